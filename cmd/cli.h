@@ -1,0 +1,85 @@
+/*
+ * cli.h - what the subcommands share. cmd/ is the only place that prints
+ * and picks exit codes.
+ *
+ * Exit status: 0 done; 1 refused or failed for a stated reason; 2 usage
+ * error, unknown task, not a repository; 125 the sandbox could not be set up.
+ */
+#ifndef AT_CMD_CLI_H
+#define AT_CMD_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/task.h"
+#include "git/repo.h"
+
+enum {
+	AT_EXIT_OK = 0,
+	AT_EXIT_FAIL = 1,
+	AT_EXIT_USAGE = 2,
+	AT_EXIT_SANDBOX = 125,
+};
+
+struct at_cli {
+	const char *dir;        /* -C DIR, or "." */
+};
+
+struct at_command {
+	const char *name;
+	int (*fn)(struct at_cli *cli, int argc, char **argv);
+	const char *usage;      /* the synopsis lines, without "usage: " */
+	const char *summary;    /* one line for `agenttask --help` */
+	const char *help;       /* the options, one per line, for `COMMAND --help` */
+};
+
+/* The command table (commands.c), ended by a zeroed entry. */
+extern const struct at_command at_commands[];
+const struct at_command *at_command_find(const char *name);
+
+/* Map an error code to the exit status above. */
+int at_exit_code(int code);
+
+/* Print "agenttask: MSG" for err on stderr; return its exit status. */
+int at_cli_fail(const struct at_error *err);
+
+/* Print "agenttask: MSG" and the command's usage on stderr; return 2. */
+int at_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Print the command's full help on stdout; return 0. */
+int at_cli_help(const char *cmd);
+
+/*
+ * Parse options with getopt_long; every command also takes -h/--help.
+ * Returns the option character, -1 at the end of the options, or 'h' / '?'
+ * for the caller to turn into at_cli_help / at_cli_usage. Resets getopt on
+ * the first call of each command.
+ */
+int at_cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
+
+/* Open the repository at -C DIR. */
+int at_cli_open(struct at_cli *cli, struct at_repo **out, struct at_error *err);
+
+/* The task named, or (name NULL) the one whose worktree holds the cwd. */
+int at_cli_task(struct at_cli *cli, struct at_repo *r, const char *name, struct at_task *out,
+		struct at_error *err);
+
+/* True when stdout is a terminal and colour is wanted by --color=WHEN ("auto" by default). */
+int at_cli_color(const char *when, bool *out);
+
+struct at_task_info;
+typedef struct cJSON at_json;
+
+/* The JSON object `list` and `status` print for one task. */
+at_json *at_cli_task_json(const struct at_task *t, const struct at_task_info *info);
+
+/* Format seconds since the epoch as ISO 8601 UTC into buf (at least 32 bytes). */
+void at_cli_time(char *buf, size_t size, int64_t t);
+
+/* Print a JSON value on stdout (pretty) and free it; 0, or exit 1 on failure. */
+int at_cli_print_json(at_json *j);
+
+#endif

@@ -1,0 +1,53 @@
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmd/commands.h"
+#include "core/lock.h"
+#include "git/worktree.h"
+
+int cmd_gc(struct at_cli *cli, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "trash-days", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct at_gc_opts opts = AT_GC_OPTS_INIT;
+	struct at_gc_report report = { 0 };
+	struct at_error err = AT_ERROR_INIT;
+	struct at_repo *repo = NULL;
+	int c, lock = -1, rc;
+	char *end;
+	long days;
+	size_t i;
+
+	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
+		switch (c) {
+		case 't':
+			days = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end || days < 0 || days > 100000)
+				return at_cli_usage("gc", "invalid --trash-days '%s'", optarg);
+			opts.trash_days = (int)days;
+			break;
+		case 'h':
+			return at_cli_help("gc");
+		default:
+			return at_cli_usage("gc", "invalid option");
+		}
+	}
+	if (optind < argc)
+		return at_cli_usage("gc", "too many arguments");
+	rc = at_cli_open(cli, &repo, &err);
+	if (rc == 0)
+		rc = at_lock_acquire(at_repo_paths(repo), &lock, &err);
+	if (rc == 0)
+		rc = at_task_gc(repo, &opts, &report, &err);
+	at_lock_release(lock);
+	at_repo_free(repo);
+	if (rc < 0)
+		return at_cli_fail(&err);
+	for (i = 0; i < report.count; i++)
+		printf("%s\n", report.items[i].what);
+	at_gc_report_release(&report);
+	return AT_EXIT_OK;
+}

@@ -1,0 +1,58 @@
+#include <stdio.h>
+
+#include "cmd/commands.h"
+#include "core/json.h"
+#include "git/worktree.h"
+
+static void print_status(const struct at_task *t, const struct at_task_info *info)
+{
+	char created[32];
+
+	at_cli_time(created, sizeof(created), t->created);
+	printf("task:         %s\n", t->name);
+	printf("branch:       %s\n", at_branch_short(t->branch));
+	printf("base:         %s at %.12s\n",
+	       t->base_branch[0] ? at_branch_short(t->base_branch) : "(detached HEAD)",
+	       t->base_commit);
+	printf("head:         %.12s (%zu commit%s ahead of base)\n", info->head_commit,
+	       info->commits_ahead, info->commits_ahead == 1 ? "" : "s");
+	printf("worktree:     %s%s\n", t->path, info->worktree_missing ? " (missing)" : "");
+	printf("changes:      %s\n", info->dirty ? "uncommitted changes" : "none uncommitted");
+	printf("created:      %s\n", created);
+}
+
+int cmd_status(struct at_cli *cli, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct at_error err = AT_ERROR_INIT;
+	struct at_repo *repo = NULL;
+	struct at_task_info info;
+	struct at_task task;
+	bool json = false;
+	int c, rc;
+
+	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
+		if (c == 'j')
+			json = true;
+		else
+			return c == 'h' ? at_cli_help("status") : at_cli_usage("status", "invalid option");
+	}
+	if (optind + 1 < argc)
+		return at_cli_usage("status", "too many arguments");
+	rc = at_cli_open(cli, &repo, &err);
+	if (rc == 0)
+		rc = at_cli_task(cli, repo, optind < argc ? argv[optind] : NULL, &task, &err);
+	if (rc == 0)
+		rc = at_task_inspect(repo, &task, &info, &err);
+	at_repo_free(repo);
+	if (rc < 0)
+		return at_cli_fail(&err);
+	if (json)
+		return at_cli_print_json(at_cli_task_json(&task, &info));
+	print_status(&task, &info);
+	return AT_EXIT_OK;
+}

@@ -1,0 +1,138 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cli.h"
+#include "core/json.h"
+#include "git/worktree.h"
+
+int at_exit_code(int code)
+{
+	switch (code) {
+	case AT_OK:
+		return AT_EXIT_OK;
+	case AT_EUSAGE:
+	case AT_ENOTFOUND:
+	case AT_ENOREPO:
+	case AT_EPOLICY:
+	case AT_ENOTASK:
+		return AT_EXIT_USAGE;
+	case AT_ESANDBOX:
+		return AT_EXIT_SANDBOX;
+	default:
+		return AT_EXIT_FAIL;
+	}
+}
+
+int at_cli_fail(const struct at_error *err)
+{
+	if (err->msg[0])
+		fprintf(stderr, "agenttask: %s\n", err->msg);
+	else
+		fprintf(stderr, "agenttask: failed (error %d)\n", err->code);
+	return at_exit_code(err->code ? err->code : AT_ESYS);
+}
+
+int at_cli_usage(const char *cmd, const char *fmt, ...)
+{
+	const struct at_command *c = cmd ? at_command_find(cmd) : NULL;
+	va_list ap;
+
+	fputs("agenttask: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (c)
+		fprintf(stderr, "usage: %s\n", c->usage);
+	return AT_EXIT_USAGE;
+}
+
+int at_cli_help(const char *cmd)
+{
+	const struct at_command *c = at_command_find(cmd);
+
+	if (!c)
+		return AT_EXIT_USAGE;
+	printf("usage: %s\n\n%s\n", c->usage, c->summary);
+	if (c->help && c->help[0])
+		printf("\n%s", c->help);
+	return AT_EXIT_OK;
+}
+
+int at_cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts)
+{
+	return getopt_long(argc, argv, shortopts, longopts, NULL);
+}
+
+int at_cli_open(struct at_cli *cli, struct at_repo **out, struct at_error *err)
+{
+	return at_repo_open(out, cli->dir ? cli->dir : ".", err);
+}
+
+int at_cli_task(struct at_cli *cli, struct at_repo *r, const char *name, struct at_task *out,
+		struct at_error *err)
+{
+	return at_task_resolve(r, name, cli->dir ? cli->dir : ".", out, err);
+}
+
+int at_cli_color(const char *when, bool *out)
+{
+	if (!when || strcmp(when, "auto") == 0)
+		*out = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+	else if (strcmp(when, "always") == 0)
+		*out = true;
+	else if (strcmp(when, "never") == 0)
+		*out = false;
+	else
+		return -1;
+	return 0;
+}
+
+void at_cli_time(char *buf, size_t size, int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, size, "%lld", (long long)t);
+}
+
+at_json *at_cli_task_json(const struct at_task *t, const struct at_task_info *info)
+{
+	at_json *o = at_json_object();
+	char created[32];
+
+	at_cli_time(created, sizeof(created), t->created);
+	if (at_json_add_string(o, "name", t->name) < 0 ||
+	    at_json_add_string(o, "branch", at_branch_short(t->branch)) < 0 ||
+	    at_json_add_string(o, "base_branch", at_branch_short(t->base_branch)) < 0 ||
+	    at_json_add_string(o, "base_commit", t->base_commit) < 0 ||
+	    at_json_add_string(o, "head_commit", info->head_commit) < 0 ||
+	    at_json_add_string(o, "path", t->path) < 0 ||
+	    at_json_add_string(o, "created", created) < 0 ||
+	    at_json_add_bool(o, "dirty", info->dirty) < 0 ||
+	    at_json_add_bool(o, "worktree_missing", info->worktree_missing) < 0 ||
+	    at_json_add_number(o, "commits_ahead", (double)info->commits_ahead) < 0) {
+		at_json_free(o);
+		return NULL;
+	}
+	return o;
+}
+
+int at_cli_print_json(at_json *j)
+{
+	char *text = at_json_print(j, true);
+
+	at_json_free(j);
+	if (!text) {
+		fputs("agenttask: out of memory\n", stderr);
+		return AT_EXIT_FAIL;
+	}
+	puts(text);
+	free(text);
+	return AT_EXIT_OK;
+}

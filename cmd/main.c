@@ -1,0 +1,58 @@
+/*
+ * main.c - agenttask [-C DIR] COMMAND [ARGS...]
+ *
+ * Global options come before the command, as with git. Everything after the
+ * command name belongs to the command.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+
+static void print_help(FILE *f)
+{
+	const struct at_command *c;
+
+	fputs("usage: agenttask [-C DIR] [--version] [--help] COMMAND [ARGS...]\n\n"
+	      "Run an AI agent's work in a task of its own: an ephemeral git worktree and\n"
+	      "branch, a sandbox bound to it, a review, then accept or discard.\n\n"
+	      "commands:\n", f);
+	for (c = at_commands; c->name; c++)
+		fprintf(f, "  %-9s %s\n", c->name, c->summary);
+	fputs("\nRun 'agenttask COMMAND --help' for a command's options.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	struct at_cli cli = { "." };
+	const struct at_command *c;
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "-C") == 0) {
+			if (++i >= argc)
+				return at_cli_usage(NULL, "option '-C' needs a directory");
+			cli.dir = argv[i];
+		} else if (strncmp(argv[i], "-C", 2) == 0) {
+			cli.dir = argv[i] + 2;
+		} else if (strcmp(argv[i], "--version") == 0) {
+			printf("agenttask %s\n", AT_VERSION);
+			return AT_EXIT_OK;
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			print_help(stdout);
+			return AT_EXIT_OK;
+		} else {
+			return at_cli_usage(NULL, "unknown option '%s'", argv[i]);
+		}
+	}
+	if (i >= argc) {
+		print_help(stderr);
+		return AT_EXIT_USAGE;
+	}
+	c = at_command_find(argv[i]);
+	if (!c)
+		return at_cli_usage(NULL, "unknown command '%s' (see 'agenttask --help')", argv[i]);
+	/* getopt starts over for the command: argv[0] is the command's name. */
+	optind = 0;
+	return c->fn(&cli, argc - i, argv + i);
+}

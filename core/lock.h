@@ -1,0 +1,22 @@
+/*
+ * lock.h - the repository-wide lock every mutating command holds.
+ *
+ * An exclusive flock(2) on <state>/lock. The kernel drops it when the holder
+ * dies, so a crash never leaves a stale lock, and finding a record still in
+ * phase AT_TASK_CREATING while holding the lock proves its creator is gone.
+ */
+#ifndef AT_CORE_LOCK_H
+#define AT_CORE_LOCK_H
+
+#include "core/task.h"
+
+/* Block until the lock is held; *fd_out is the descriptor to release. */
+int at_lock_acquire(const struct at_paths *p, int *fd_out, struct at_error *err);
+
+/* Take the lock only if free: 0 when taken, AT_EEXISTS when someone holds it. */
+int at_lock_try(const struct at_paths *p, int *fd_out, struct at_error *err);
+
+/* Release (close) the lock; accepts -1. */
+void at_lock_release(int fd);
+
+#endif

@@ -1,0 +1,287 @@
+#include "core/state.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/json.h"
+#include "core/name.h"
+#include "core/util.h"
+
+#define STATE_MAX_BYTES (64 * 1024)
+
+static const char *phase_name(enum at_task_phase ph)
+{
+	return ph == AT_TASK_READY ? "ready" : "creating";
+}
+
+char *at_task_to_json(const struct at_task *t)
+{
+	at_json *o = at_json_object();
+	char *text = NULL;
+
+	if (!o)
+		return NULL;
+	if (at_json_add_number(o, "version", 1) == 0 &&
+	    at_json_add_string(o, "name", t->name) == 0 &&
+	    at_json_add_string(o, "phase", phase_name(t->phase)) == 0 &&
+	    at_json_add_string(o, "branch", t->branch) == 0 &&
+	    at_json_add_string(o, "base_branch", t->base_branch) == 0 &&
+	    at_json_add_string(o, "base_commit", t->base_commit) == 0 &&
+	    at_json_add_string(o, "worktree_name", t->worktree_name) == 0 &&
+	    at_json_add_string(o, "path", t->path) == 0 &&
+	    at_json_add_string(o, "admin_dir", t->admin_dir) == 0 &&
+	    at_json_add_number(o, "created", (double)t->created) == 0)
+		text = at_json_print(o, true);
+	at_json_free(o);
+	return text;
+}
+
+static int copy_field(const at_json *o, const char *key, char *dst, size_t size,
+		      const char *what, struct at_error *err)
+{
+	const char *v = at_json_get_string(o, key);
+
+	if (!v)
+		return at_error_set(err, AT_ECORRUPT, "corrupt task record '%s': no string '%s'",
+				    what, key);
+	if (strlen(v) >= size)
+		return at_error_set(err, AT_ECORRUPT, "corrupt task record '%s': '%s' too long",
+				    what, key);
+	strcpy(dst, v);
+	return 0;
+}
+
+int at_task_from_json(const char *text, const char *what, struct at_task *out,
+		      struct at_error *err)
+{
+	struct at_task t;
+	at_json *o = NULL;
+	const char *phase;
+	double created;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	rc = at_json_parse(&o, text, what, err);
+	if (rc < 0)
+		return rc;
+	if (!at_json_is_object(o)) {
+		rc = at_error_set(err, AT_ECORRUPT, "corrupt task record '%s': not an object", what);
+		goto out;
+	}
+	if ((rc = copy_field(o, "name", t.name, sizeof(t.name), what, err)) < 0 ||
+	    (rc = copy_field(o, "branch", t.branch, sizeof(t.branch), what, err)) < 0 ||
+	    (rc = copy_field(o, "base_branch", t.base_branch, sizeof(t.base_branch), what, err)) < 0 ||
+	    (rc = copy_field(o, "base_commit", t.base_commit, sizeof(t.base_commit), what, err)) < 0 ||
+	    (rc = copy_field(o, "worktree_name", t.worktree_name, sizeof(t.worktree_name), what,
+			     err)) < 0 ||
+	    (rc = copy_field(o, "path", t.path, sizeof(t.path), what, err)) < 0 ||
+	    (rc = copy_field(o, "admin_dir", t.admin_dir, sizeof(t.admin_dir), what, err)) < 0)
+		goto out;
+	if (!at_name_valid(t.name)) {
+		rc = at_error_set(err, AT_ECORRUPT, "corrupt task record '%s': invalid name", what);
+		goto out;
+	}
+	phase = at_json_get_string(o, "phase");
+	if (!phase || (strcmp(phase, "ready") != 0 && strcmp(phase, "creating") != 0)) {
+		rc = at_error_set(err, AT_ECORRUPT, "corrupt task record '%s': bad 'phase'", what);
+		goto out;
+	}
+	t.phase = strcmp(phase, "ready") == 0 ? AT_TASK_READY : AT_TASK_CREATING;
+	if (!at_json_get_number(o, "created", &created)) {
+		rc = at_error_set(err, AT_ECORRUPT, "corrupt task record '%s': no number 'created'",
+				  what);
+		goto out;
+	}
+	t.created = (int64_t)created;
+	*out = t;
+	rc = 0;
+out:
+	at_json_free(o);
+	return rc;
+}
+
+static int record_path(const struct at_paths *p, const char *name, char *buf, size_t size,
+		       struct at_error *err)
+{
+	if (at_fmt(buf, size, "%s/%s.json", p->tasks_dir, name) < 0)
+		return at_error_sys(err, AT_ESYS, "path too long for task '%s'", name);
+	return 0;
+}
+
+int at_state_save(const struct at_paths *p, const struct at_task *t, struct at_error *err)
+{
+	AT_AUTOFREE char *text = NULL;
+	char path[PATH_MAX];
+
+	if (record_path(p, t->name, path, sizeof(path), err) < 0)
+		return err->code;
+	if (at_paths_ensure(p, err) < 0)
+		return err->code;
+	text = at_task_to_json(t);
+	if (!text)
+		return at_error_set(err, AT_ESYS, "out of memory writing '%s'", path);
+	if (at_write_atomic(path, text, strlen(text), 0600) < 0)
+		return at_error_sys(err, AT_ESYS, "cannot write '%s'", path);
+	return 0;
+}
+
+int at_state_load(const struct at_paths *p, const char *name, struct at_task *out,
+		  struct at_error *err)
+{
+	AT_AUTOFREE char *text = NULL;
+	char path[PATH_MAX];
+	struct at_task t;
+
+	if (at_name_check(name, err) < 0)
+		return err->code;
+	if (record_path(p, name, path, sizeof(path), err) < 0)
+		return err->code;
+	text = at_read_file(path, STATE_MAX_BYTES, NULL);
+	if (!text) {
+		if (errno == ENOENT)
+			return at_error_set(err, AT_ENOTFOUND, "no such task '%s'", name);
+		return at_error_sys(err, AT_ECORRUPT, "cannot read task record '%s'", path);
+	}
+	if (at_task_from_json(text, path, &t, err) < 0)
+		return err->code;
+	if (strcmp(t.name, name) != 0)
+		return at_error_set(err, AT_ECORRUPT, "corrupt task record '%s': names task '%s'",
+				    path, t.name);
+	*out = t;
+	return 0;
+}
+
+int at_state_remove(const struct at_paths *p, const char *name, struct at_error *err)
+{
+	char path[PATH_MAX];
+
+	if (record_path(p, name, path, sizeof(path), err) < 0)
+		return err->code;
+	if (unlink(path) < 0 && errno != ENOENT)
+		return at_error_sys(err, AT_ESYS, "cannot remove '%s'", path);
+	return 0;
+}
+
+static int task_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct at_task *)a)->name, ((const struct at_task *)b)->name);
+}
+
+static int list_add_problem(struct at_task_list *l, const char *name, const struct at_error *e)
+{
+	struct at_state_problem *np = realloc(l->problems, (l->nproblems + 1) * sizeof(*np));
+
+	if (!np)
+		return -1;
+	l->problems = np;
+	memset(&np[l->nproblems], 0, sizeof(*np));
+	snprintf(np[l->nproblems].name, sizeof(np->name), "%s", name);
+	np[l->nproblems].err = *e;
+	l->nproblems++;
+	return 0;
+}
+
+static int list_add_task(struct at_task_list *l, const struct at_task *t)
+{
+	struct at_task *nt = realloc(l->tasks, (l->count + 1) * sizeof(*nt));
+
+	if (!nt)
+		return -1;
+	l->tasks = nt;
+	nt[l->count++] = *t;
+	return 0;
+}
+
+/* "NAME.json" -> NAME in buf; false for anything else (temporary files included). */
+static bool record_name(const char *file, char *buf, size_t size)
+{
+	size_t len = strlen(file);
+
+	if (len <= 5 || strcmp(file + len - 5, ".json") != 0 || len - 5 >= size)
+		return false;
+	memcpy(buf, file, len - 5);
+	buf[len - 5] = '\0';
+	return true;
+}
+
+int at_state_list(const struct at_paths *p, struct at_task_list *out, struct at_error *err)
+{
+	struct at_task_list l = { 0 };
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir(p->tasks_dir);
+	if (!d) {
+		if (errno == ENOENT) {
+			*out = l;
+			return 0;
+		}
+		return at_error_sys(err, AT_ESYS, "cannot read '%s'", p->tasks_dir);
+	}
+	while ((de = readdir(d))) {
+		char name[AT_NAME_MAX + 1];
+		struct at_error e = AT_ERROR_INIT;
+		struct at_task t;
+		int rc;
+
+		if (!record_name(de->d_name, name, sizeof(name)) || !at_name_valid(name))
+			continue;
+		if (at_state_load(p, name, &t, &e) == 0)
+			rc = list_add_task(&l, &t);
+		else
+			rc = list_add_problem(&l, name, &e);
+		if (rc < 0) {
+			closedir(d);
+			at_task_list_release(&l);
+			return at_error_set(err, AT_ESYS, "out of memory listing tasks");
+		}
+	}
+	closedir(d);
+	if (l.count)
+		qsort(l.tasks, l.count, sizeof(*l.tasks), task_cmp);
+	*out = l;
+	return 0;
+}
+
+void at_task_list_release(struct at_task_list *l)
+{
+	if (!l)
+		return;
+	free(l->tasks);
+	free(l->problems);
+	memset(l, 0, sizeof(*l));
+}
+
+static bool path_within(const char *dir, const char *root)
+{
+	size_t n = strlen(root);
+
+	return strncmp(dir, root, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
+}
+
+int at_state_find_by_dir(const struct at_paths *p, const char *dir, struct at_task *out,
+			 struct at_error *err)
+{
+	struct at_task_list l;
+	size_t i;
+
+	if (at_state_list(p, &l, err) < 0)
+		return err->code;
+	for (i = 0; i < l.count; i++) {
+		char real[PATH_MAX];
+		const char *root = realpath(l.tasks[i].path, real) ? real : l.tasks[i].path;
+
+		if (path_within(dir, root)) {
+			*out = l.tasks[i];
+			at_task_list_release(&l);
+			return 0;
+		}
+	}
+	at_task_list_release(&l);
+	return at_error_set(err, AT_ENOTASK,
+			    "no task named and '%s' is not inside a task's worktree", dir);
+}

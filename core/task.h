@@ -1,0 +1,65 @@
+/*
+ * task.h - the task model and where agenttask keeps things in a repository.
+ *
+ * A task is a branch `agenttask/NAME` checked out in a linked worktree at
+ * `<git-common-dir>/agenttask/worktrees/NAME`. Its record lives in
+ * `<git-common-dir>/agenttask/tasks/NAME.json` (see state.h).
+ *
+ * A record in phase AT_TASK_CREATING marks a task under construction: if it is
+ * found while nobody holds the repository lock, its creator died midway and
+ * `agenttask gc` (or a new task of that name) rolls it back.
+ */
+#ifndef AT_CORE_TASK_H
+#define AT_CORE_TASK_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/error.h"
+
+#define AT_NAME_MAX 64
+#define AT_OID_HEXSZ 40
+#define AT_BRANCH_PREFIX "agenttask/"
+#define AT_WORKTREE_PREFIX "agenttask-"
+
+struct at_paths {
+	char common_dir[PATH_MAX];    /* the repository's git common dir */
+	char state_dir[PATH_MAX];     /* <common>/agenttask */
+	char tasks_dir[PATH_MAX];     /* <state>/tasks: one NAME.json per task */
+	char worktrees_dir[PATH_MAX]; /* <state>/worktrees: one NAME/ per task */
+	char logs_dir[PATH_MAX];      /* <state>/logs: one NAME.jsonl per task */
+	char lock_file[PATH_MAX];     /* <state>/lock, flock'd by mutating commands */
+};
+
+/* Fill *p for a repository whose git common dir is common_dir (absolute). */
+int at_paths_init(struct at_paths *p, const char *common_dir, struct at_error *err);
+
+/* Create the state directories (mode 0700) when missing. */
+int at_paths_ensure(const struct at_paths *p, struct at_error *err);
+
+enum at_task_phase {
+	AT_TASK_CREATING = 0,
+	AT_TASK_READY = 1,
+};
+
+struct at_task {
+	char name[AT_NAME_MAX + 1];
+	char branch[AT_NAME_MAX + 32];       /* full ref: refs/heads/agenttask/NAME */
+	char base_branch[256];               /* full ref, or "" when based on a detached HEAD */
+	char base_commit[AT_OID_HEXSZ + 1];  /* commit the task started from */
+	char worktree_name[AT_NAME_MAX + 32];/* name of <common>/worktrees/<name> */
+	char path[PATH_MAX];                 /* the worktree directory */
+	char admin_dir[PATH_MAX];            /* <common>/worktrees/<worktree_name> */
+	int64_t created;                     /* seconds since the epoch */
+	enum at_task_phase phase;
+};
+
+/* Fill the derived fields (branch, worktree name, paths) of a task named name. */
+int at_task_init(struct at_task *t, const struct at_paths *p, const char *name,
+		 struct at_error *err);
+
+/* Short form of a full branch ref ("refs/heads/main" -> "main"). */
+const char *at_branch_short(const char *ref);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * util.h - scope-bound cleanup and small helpers shared by every module.
+ *
+ * AT_AUTOFREE char *p = ...;   freed when p leaves scope
+ * AT_AUTOCLOSE int fd = ...;   closed when fd leaves scope (-1 is left alone)
+ * return AT_STEAL(&p);         hand ownership out, leaving NULL behind
+ *
+ * A function uses these or a single `out:` label, not both.
+ */
+#ifndef AT_CORE_UTIL_H
+#define AT_CORE_UTIL_H
+
+#include <stddef.h>
+
+void at_freep(void *pp);
+void at_closep(int *fd);
+
+#define AT_AUTOFREE __attribute__((cleanup(at_freep)))
+#define AT_AUTOCLOSE __attribute__((cleanup(at_closep)))
+
+static inline void *at_steal_pointer(void *pp)
+{
+	void **ptr = (void **)pp;
+	void *ret = *ptr;
+	*ptr = NULL;
+	return ret;
+}
+#define AT_STEAL(pp) at_steal_pointer(pp)
+
+static inline int at_steal_fd(int *fd)
+{
+	int ret = *fd;
+	*fd = -1;
+	return ret;
+}
+
+/* snprintf into a fixed buffer; 0, or -1 when the result would not fit. */
+int at_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Write all of buf to fd, retrying on EINTR and short writes; 0 or -1 with errno. */
+int at_write_all(int fd, const void *buf, size_t len);
+
+/* Read a whole (small) file into a NUL-terminated buffer; NULL with errno on failure. */
+char *at_read_file(const char *path, size_t max, size_t *len_out);
+
+/*
+ * Replace path with data atomically: write a temporary file beside it, fsync,
+ * rename over path, fsync the directory. A crash leaves the old content or the
+ * new, never a mix. 0, or -1 with errno.
+ */
+int at_write_atomic(const char *path, const void *data, size_t len, unsigned int mode);
+
+#endif

@@ -1,0 +1,33 @@
+/*
+ * internal.h - what the files of git/ share; never included outside git/.
+ */
+#ifndef AT_GIT_INTERNAL_H
+#define AT_GIT_INTERNAL_H
+
+#include <git2.h>
+
+#include "core/task.h"
+#include "git/repo.h"
+
+struct at_repo {
+	git_repository *repo;     /* the main worktree's repository */
+	struct at_paths paths;
+};
+
+/*
+ * Translate libgit2's last error, once, at the boundary: the message is
+ * "<what>: <libgit2 message>". git_error_last() can be NULL on libgit2 1.5.
+ */
+int at_git_error(struct at_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Open the task's worktree as a repository of its own. */
+int at_git_open_worktree(git_repository **out, const struct at_task *t, struct at_error *err);
+
+/* Commit id -> hex (buf of AT_OID_HEXSZ + 1). */
+void at_git_oid_hex(char *buf, const git_oid *id);
+
+/* Author/committer from the repository's configuration, else agenttask <agenttask@localhost>. */
+int at_git_signature(git_signature **out, git_repository *repo, struct at_error *err);
+
+#endif

@@ -1,0 +1,121 @@
+#include "git/internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int at_git_error(struct at_error *err, int code, const char *fmt, ...)
+{
+	const git_error *ge = git_error_last();
+	char what[192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (ge && ge->message)
+		return at_error_set(err, code, "%s: %s", what, ge->message);
+	return at_error_set(err, code, "%s", what);
+}
+
+void at_git_oid_hex(char *buf, const git_oid *id)
+{
+	git_oid_tostr(buf, AT_OID_HEXSZ + 1, id);
+}
+
+int at_git_signature(git_signature **out, git_repository *repo, struct at_error *err)
+{
+	if (git_signature_default(out, repo) == 0)
+		return 0;
+	if (git_signature_now(out, "agenttask", "agenttask@localhost") == 0)
+		return 0;
+	return at_git_error(err, AT_EGIT, "cannot make a signature");
+}
+
+static int repo_check(git_repository *repo, const char *dir, struct at_error *err)
+{
+	int unborn;
+
+	if (git_repository_is_bare(repo))
+		return at_error_set(err, AT_ENOREPO,
+				    "'%s' is a bare repository: agenttask needs a working tree", dir);
+	unborn = git_repository_head_unborn(repo);
+	if (unborn == 1)
+		return at_error_set(err, AT_ENOREPO,
+				    "repository '%s' has no commit yet: make a first commit", dir);
+	if (unborn < 0)
+		return at_git_error(err, AT_ENOREPO, "cannot read HEAD of '%s'", dir);
+	return 0;
+}
+
+int at_repo_open(struct at_repo **out, const char *dir, struct at_error *err)
+{
+	git_repository *found = NULL, *main_repo = NULL;
+	struct at_repo *r = NULL;
+	int rc;
+
+	git_libgit2_init();
+	if (git_repository_open_ext(&found, dir, 0, NULL) < 0) {
+		rc = at_git_error(err, AT_ENOREPO, "not a git repository '%s'", dir);
+		goto out;
+	}
+	/* Inside a linked worktree (a task's, say): work on the main one. */
+	if (git_repository_is_worktree(found)) {
+		if (git_repository_open_ext(&main_repo, git_repository_commondir(found),
+					    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+			rc = at_git_error(err, AT_ENOREPO, "cannot open the main repository of '%s'",
+					  dir);
+			goto out;
+		}
+	} else {
+		main_repo = found;
+		found = NULL;
+	}
+	rc = repo_check(main_repo, dir, err);
+	if (rc < 0)
+		goto out;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		rc = at_error_set(err, AT_ESYS, "out of memory");
+		goto out;
+	}
+	rc = at_paths_init(&r->paths, git_repository_commondir(main_repo), err);
+	if (rc < 0)
+		goto out;
+	r->repo = main_repo;
+	main_repo = NULL;
+	*out = r;
+	r = NULL;
+out:
+	free(r);
+	git_repository_free(main_repo);
+	git_repository_free(found);
+	return rc;
+}
+
+void at_repo_free(struct at_repo *r)
+{
+	if (!r)
+		return;
+	git_repository_free(r->repo);
+	free(r);
+	git_libgit2_shutdown();
+}
+
+const struct at_paths *at_repo_paths(const struct at_repo *r)
+{
+	return &r->paths;
+}
+
+const char *at_repo_workdir(const struct at_repo *r)
+{
+	return git_repository_workdir(r->repo);
+}
+
+int at_git_open_worktree(git_repository **out, const struct at_task *t, struct at_error *err)
+{
+	if (git_repository_open_ext(out, t->path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		return at_git_error(err, AT_EGIT, "cannot open the worktree of task '%s'", t->name);
+	return 0;
+}

@@ -1,0 +1,28 @@
+/*
+ * repo.h - opening the repository agenttask works on.
+ *
+ * struct at_repo is opaque outside git/: it holds the libgit2 repository of
+ * the main worktree (even when opened from inside a task's worktree) and the
+ * paths of agenttask's state (core/task.h).
+ */
+#ifndef AT_GIT_REPO_H
+#define AT_GIT_REPO_H
+
+#include "core/task.h"
+
+struct at_repo;
+
+/*
+ * Discover the repository containing dir (like git -C dir). Refuses with
+ * AT_ENOREPO: no repository, a bare repository ("needs a working tree"),
+ * and a repository with no commit yet.
+ */
+int at_repo_open(struct at_repo **out, const char *dir, struct at_error *err);
+void at_repo_free(struct at_repo *r);
+
+const struct at_paths *at_repo_paths(const struct at_repo *r);
+
+/* The main worktree's directory, with a trailing '/'. */
+const char *at_repo_workdir(const struct at_repo *r);
+
+#endif

@@ -1,0 +1,148 @@
+#include "git/snapshot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "git/internal.h"
+
+/*
+ * Bring the in-memory index of the worktree up to its files, in one pass
+ * over index-to-workdir differences (what `git add -A` does).
+ */
+static int index_add_changes(git_repository *wt, git_index *idx, const char *name,
+			     struct at_error *err)
+{
+	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
+	git_diff *diff = NULL;
+	size_t i, n;
+	int rc = 0;
+
+	dopts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
+		      GIT_DIFF_INCLUDE_TYPECHANGE;
+	dopts.ignore_submodules = GIT_SUBMODULE_IGNORE_ALL;
+	if (git_diff_index_to_workdir(&diff, wt, idx, &dopts) < 0)
+		return at_git_error(err, AT_EGIT, "cannot compare the worktree of task '%s'", name);
+	n = git_diff_num_deltas(diff);
+	for (i = 0; rc == 0 && i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
+
+		if (d->status == GIT_DELTA_DELETED)
+			rc = git_index_remove_bypath(idx, d->old_file.path);
+		else
+			rc = git_index_add_bypath(idx, path);
+		if (rc < 0)
+			rc = at_git_error(err, AT_EGIT, "cannot record '%s' of task '%s'", path, name);
+	}
+	git_diff_free(diff);
+	return rc;
+}
+
+static int snapshot(git_repository *wt, const struct at_task *t, git_index **idx_out,
+		    git_oid *tree_out, struct at_error *err)
+{
+	git_index *idx = NULL;
+	int rc;
+
+	if (git_repository_index(&idx, wt) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read the index of task '%s'", t->name);
+	rc = index_add_changes(wt, idx, t->name, err);
+	if (rc == 0 && git_index_write_tree(tree_out, idx) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot write the tree of task '%s'", t->name);
+	if (rc == 0 && idx_out)
+		*idx_out = idx;
+	else
+		git_index_free(idx);
+	return rc;
+}
+
+int at_snapshot_tree(struct at_repo *r, const struct at_task *t, char tree_hex[AT_OID_HEXSZ + 1],
+		     struct at_error *err)
+{
+	git_repository *wt = NULL;
+	git_oid tree;
+	int rc;
+
+	(void)r;
+	if ((rc = at_git_open_worktree(&wt, t, err)) < 0)
+		return rc;
+	rc = snapshot(wt, t, NULL, &tree, err);
+	if (rc == 0)
+		at_git_oid_hex(tree_hex, &tree);
+	git_repository_free(wt);
+	return rc;
+}
+
+static int build_message(char **out, const struct at_task *t, const struct at_commit_opts *o)
+{
+	const char *msg = o && o->message ? o->message : NULL;
+	const char *trailer = o ? o->trailer : NULL;
+	char dflt[128];
+	size_t len;
+	char *buf;
+
+	if (!msg) {
+		snprintf(dflt, sizeof(dflt), "agenttask: changes of task '%s'", t->name);
+		msg = dflt;
+	}
+	len = strlen(msg) + (trailer ? strlen(trailer) : 0) + 4;
+	buf = malloc(len);
+	if (!buf)
+		return -1;
+	if (trailer)
+		snprintf(buf, len, "%s\n\n%s\n", msg, trailer);
+	else
+		snprintf(buf, len, "%s\n", msg);
+	*out = buf;
+	return 0;
+}
+
+int at_task_commit(struct at_repo *r, const struct at_task *t, const struct at_commit_opts *opts,
+		   char commit_hex[AT_OID_HEXSZ + 1], bool *made, struct at_error *err)
+{
+	git_repository *wt = NULL;
+	git_signature *sig = NULL;
+	git_commit *parent = NULL;
+	git_index *idx = NULL;
+	git_tree *tree = NULL;
+	git_oid tree_id, commit_id;
+	char *msg = NULL;
+	int rc;
+
+	(void)r;
+	if ((rc = at_git_open_worktree(&wt, t, err)) < 0)
+		return rc;
+	if ((rc = snapshot(wt, t, &idx, &tree_id, err)) < 0)
+		goto out;
+	if (git_revparse_single((git_object **)&parent, wt, "HEAD^{commit}") < 0) {
+		rc = at_git_error(err, AT_EGIT, "cannot read HEAD of task '%s'", t->name);
+		goto out;
+	}
+	if (git_oid_equal(&tree_id, git_commit_tree_id(parent))) {
+		at_git_oid_hex(commit_hex, git_commit_id(parent));
+		*made = false;
+		goto out;
+	}
+	if (git_tree_lookup(&tree, wt, &tree_id) < 0 || (rc = at_git_signature(&sig, wt, err)) < 0 ||
+	    build_message(&msg, t, opts) < 0) {
+		rc = rc < 0 ? rc : at_git_error(err, AT_EGIT, "cannot prepare commit of task '%s'", t->name);
+		goto out;
+	}
+	/* The index first: a crash between the two leaves changes staged, not lost. */
+	if (git_index_write(idx) < 0 ||
+	    git_commit_create_v(&commit_id, wt, "HEAD", sig, sig, NULL, msg, tree, 1, parent) < 0) {
+		rc = at_git_error(err, AT_EGIT, "cannot commit in task '%s'", t->name);
+		goto out;
+	}
+	at_git_oid_hex(commit_hex, &commit_id);
+	*made = true;
+out:
+	free(msg);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_commit_free(parent);
+	git_index_free(idx);
+	git_repository_free(wt);
+	return rc;
+}

@@ -1,0 +1,280 @@
+#include "git/worktree.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/fs.h"
+#include "core/state.h"
+#include "core/util.h"
+#include "git/internal.h"
+
+static bool path_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/* The branch the base belongs to: the one named, else the one checked out. */
+static int resolve_base(git_repository *repo, const char *rev, git_commit **commit_out,
+			char *branch, size_t branch_size, struct at_error *err)
+{
+	git_reference *ref = NULL, *head = NULL;
+	git_object *obj = NULL;
+	int rc;
+
+	branch[0] = '\0';
+	if (git_revparse_single(&obj, repo, rev ? rev : "HEAD") < 0) {
+		rc = at_git_error(err, AT_ENOTFOUND, "unknown revision '%s'", rev ? rev : "HEAD");
+		goto out;
+	}
+	if (git_object_peel((git_object **)commit_out, obj, GIT_OBJECT_COMMIT) < 0) {
+		rc = at_git_error(err, AT_ENOTFOUND, "revision '%s' is not a commit", rev);
+		goto out;
+	}
+	if (rev && git_branch_lookup(&ref, repo, rev, GIT_BRANCH_LOCAL) == 0) {
+		snprintf(branch, branch_size, "%s", git_reference_name(ref));
+	} else if (rev && strncmp(rev, "refs/heads/", 11) == 0 &&
+		   git_reference_lookup(&ref, repo, rev) == 0) {
+		snprintf(branch, branch_size, "%s", git_reference_name(ref));
+	} else if (git_reference_lookup(&head, repo, "HEAD") == 0 &&
+		   git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
+		snprintf(branch, branch_size, "%s", git_reference_symbolic_target(head));
+	}
+	git_error_clear();
+	rc = 0;
+out:
+	git_reference_free(ref);
+	git_reference_free(head);
+	git_object_free(obj);
+	return rc;
+}
+
+/* Refuse when anything the task would occupy is already taken. */
+static int check_free(git_repository *repo, const struct at_task *t, struct at_error *err)
+{
+	git_reference *ref = NULL;
+
+	if (git_reference_lookup(&ref, repo, t->branch) == 0) {
+		git_reference_free(ref);
+		return at_error_set(err, AT_EEXISTS, "branch '%s' already exists",
+				    at_branch_short(t->branch));
+	}
+	if (path_exists(t->path))
+		return at_error_set(err, AT_EEXISTS,
+				    "worktree path '%s' already exists (see 'agenttask gc')", t->path);
+	if (path_exists(t->admin_dir))
+		return at_error_set(err, AT_EEXISTS,
+				    "worktree admin directory '%s' already exists (see 'agenttask gc')",
+				    t->admin_dir);
+	return 0;
+}
+
+static int delete_branch(git_repository *repo, const struct at_task *t, bool only_unmoved,
+			 struct at_error *err)
+{
+	git_reference *ref = NULL;
+	char tip[AT_OID_HEXSZ + 1];
+	int rc = 0;
+
+	if (git_reference_lookup(&ref, repo, t->branch) < 0) {
+		git_error_clear();
+		return 0;
+	}
+	if (git_reference_type(ref) == GIT_REFERENCE_DIRECT) {
+		at_git_oid_hex(tip, git_reference_target(ref));
+		if (only_unmoved && strcmp(tip, t->base_commit) != 0)
+			goto out;
+	}
+	if (git_reference_delete(ref) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot delete branch '%s'",
+				  at_branch_short(t->branch));
+out:
+	git_reference_free(ref);
+	return rc;
+}
+
+static int remove_parts(struct at_repo *r, const struct at_task *t, bool only_unmoved,
+			struct at_error *err)
+{
+	char log[PATH_MAX];
+
+	if (at_rmtree(t->path, err) < 0 || at_rmtree(t->admin_dir, err) < 0)
+		return err->code;
+	if (delete_branch(r->repo, t, only_unmoved, err) < 0)
+		return err->code;
+	if (at_fmt(log, sizeof(log), "%s/%s.jsonl", r->paths.logs_dir, t->name) == 0)
+		unlink(log);
+	return at_state_remove(&r->paths, t->name, err);
+}
+
+int at_task_rollback(struct at_repo *r, const struct at_task *t, struct at_error *err)
+{
+	return remove_parts(r, t, true, err);
+}
+
+int at_task_remove(struct at_repo *r, const struct at_task *t, struct at_error *err)
+{
+	return remove_parts(r, t, false, err);
+}
+
+static int add_worktree(git_repository *repo, const struct at_task *t, const git_commit *base,
+			struct at_error *err)
+{
+	git_worktree_add_options wopts = GIT_WORKTREE_ADD_OPTIONS_INIT;
+	git_reference *branch = NULL;
+	git_worktree *wt = NULL;
+	int rc = 0;
+
+	if (git_branch_create(&branch, repo, t->branch + 11, base, 0) < 0)
+		return at_git_error(err, AT_EGIT, "cannot create branch '%s'",
+				    at_branch_short(t->branch));
+	wopts.ref = branch;
+	if (git_worktree_add(&wt, repo, t->worktree_name, t->path, &wopts) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot add worktree '%s'", t->path);
+	git_worktree_free(wt);
+	git_reference_free(branch);
+	return rc;
+}
+
+/* A record still CREATING under the lock means its creator died: undo it. */
+static int clear_leftover(struct at_repo *r, const char *name, struct at_error *err)
+{
+	struct at_error e = AT_ERROR_INIT;
+	struct at_task old;
+
+	if (at_state_load(&r->paths, name, &old, &e) < 0) {
+		if (e.code == AT_ENOTFOUND)
+			return 0;
+		*err = e;
+		return e.code;
+	}
+	if (old.phase == AT_TASK_READY)
+		return at_error_set(err, AT_EEXISTS, "task '%s' already exists", name);
+	return at_task_rollback(r, &old, err);
+}
+
+int at_task_new(struct at_repo *r, const char *name, const struct at_new_opts *opts,
+		struct at_task *out, struct at_error *err)
+{
+	git_commit *base = NULL;
+	struct at_task t;
+	int rc;
+
+	if ((rc = at_task_init(&t, &r->paths, name, err)) < 0)
+		return rc;
+	if ((rc = at_paths_ensure(&r->paths, err)) < 0 || (rc = clear_leftover(r, name, err)) < 0)
+		return rc;
+	if ((rc = check_free(r->repo, &t, err)) < 0)
+		return rc;
+	rc = resolve_base(r->repo, opts ? opts->base_rev : NULL, &base, t.base_branch,
+			  sizeof(t.base_branch), err);
+	if (rc < 0)
+		return rc;
+	at_git_oid_hex(t.base_commit, git_commit_id(base));
+	t.created = (int64_t)time(NULL);
+
+	/* The CREATING record goes first: from here a crash leaves a marked task. */
+	rc = at_state_save(&r->paths, &t, err);
+	if (rc == 0)
+		rc = add_worktree(r->repo, &t, base, err);
+	if (rc == 0) {
+		t.phase = AT_TASK_READY;
+		rc = at_state_save(&r->paths, &t, err);
+	}
+	if (rc < 0) {
+		struct at_error ignored = AT_ERROR_INIT;
+		at_task_rollback(r, &t, &ignored);
+	} else {
+		*out = t;
+	}
+	git_commit_free(base);
+	return rc;
+}
+
+static size_t count_ahead(git_repository *repo, const git_oid *tip, const char *base_hex)
+{
+	git_revwalk *walk = NULL;
+	git_oid base, id;
+	size_t n = 0;
+
+	if (git_oid_fromstr(&base, base_hex) < 0 || git_revwalk_new(&walk, repo) < 0)
+		return 0;
+	if (git_revwalk_push(walk, tip) == 0 && git_revwalk_hide(walk, &base) == 0)
+		while (git_revwalk_next(&id, walk) == 0)
+			n++;
+	git_revwalk_free(walk);
+	git_error_clear();
+	return n;
+}
+
+static int worktree_dirty(const struct at_task *t, bool *dirty, struct at_error *err)
+{
+	git_status_options so = GIT_STATUS_OPTIONS_INIT;
+	git_status_list *list = NULL;
+	git_repository *wt = NULL;
+	int rc;
+
+	if ((rc = at_git_open_worktree(&wt, t, err)) < 0)
+		return rc;
+	so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	if (git_status_list_new(&list, wt, &so) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot read the status of task '%s'", t->name);
+	else
+		*dirty = git_status_list_entrycount(list) > 0;
+	git_status_list_free(list);
+	git_repository_free(wt);
+	return rc;
+}
+
+int at_task_inspect(struct at_repo *r, const struct at_task *t, struct at_task_info *out,
+		    struct at_error *err)
+{
+	struct at_task_info info;
+	git_reference *ref = NULL;
+	int rc = 0;
+
+	memset(&info, 0, sizeof(info));
+	if (git_reference_lookup(&ref, r->repo, t->branch) == 0 &&
+	    git_reference_type(ref) == GIT_REFERENCE_DIRECT) {
+		at_git_oid_hex(info.head_commit, git_reference_target(ref));
+		info.commits_ahead = count_ahead(r->repo, git_reference_target(ref), t->base_commit);
+	}
+	git_error_clear();
+	git_reference_free(ref);
+	info.worktree_missing = !path_exists(t->path);
+	if (!info.worktree_missing)
+		rc = worktree_dirty(t, &info.dirty, err);
+	if (rc == 0)
+		*out = info;
+	return rc;
+}
+
+int at_task_resolve(struct at_repo *r, const char *name, const char *cwd, struct at_task *out,
+		    struct at_error *err)
+{
+	char real[PATH_MAX];
+	struct at_task t;
+	int rc;
+
+	if (name)
+		rc = at_state_load(&r->paths, name, &t, err);
+	else if (!realpath(cwd, real))
+		rc = at_error_sys(err, AT_ESYS, "cannot resolve '%s'", cwd);
+	else
+		rc = at_state_find_by_dir(&r->paths, real, &t, err);
+	if (rc < 0)
+		return rc;
+	if (t.phase != AT_TASK_READY)
+		return at_error_set(err, AT_ENOTFOUND,
+				    "task '%s' is half-made (its creation was interrupted): run 'agenttask gc'",
+				    t.name);
+	*out = t;
+	return 0;
+}

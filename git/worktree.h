@@ -1,0 +1,74 @@
+/*
+ * worktree.h - creating, inspecting and removing tasks.
+ *
+ * Every function here that changes something expects the caller to hold the
+ * repository lock (core/lock.h).
+ */
+#ifndef AT_GIT_WORKTREE_H
+#define AT_GIT_WORKTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/task.h"
+#include "git/repo.h"
+
+struct at_new_opts {
+	const char *base_rev;   /* NULL: HEAD */
+};
+#define AT_NEW_OPTS_INIT { NULL }
+
+/*
+ * Create task `name`: branch agenttask/NAME at the base revision and a linked
+ * worktree for it. All or nothing: on failure everything made is removed
+ * again. A leftover half-made task of the same name (its creator died) is
+ * rolled back first. *out is written only on success.
+ */
+int at_task_new(struct at_repo *r, const char *name, const struct at_new_opts *opts,
+		struct at_task *out, struct at_error *err);
+
+/*
+ * Remove the task's worktree, its admin directory, its branch and its
+ * record. Safe to repeat after an interruption: missing parts are skipped.
+ */
+int at_task_remove(struct at_repo *r, const struct at_task *t, struct at_error *err);
+
+/* Undo a half-made task: like at_task_remove, but the branch only if unmoved. */
+int at_task_rollback(struct at_repo *r, const struct at_task *t, struct at_error *err);
+
+struct at_task_info {
+	char head_commit[AT_OID_HEXSZ + 1];  /* tip of the task branch, "" if missing */
+	bool worktree_missing;
+	bool dirty;             /* uncommitted or untracked (not ignored) changes */
+	size_t commits_ahead;   /* commits on the task branch not in its base commit */
+};
+
+int at_task_inspect(struct at_repo *r, const struct at_task *t, struct at_task_info *out,
+		    struct at_error *err);
+
+/* Look a task up by name, or by the directory it is run from when name is NULL. */
+int at_task_resolve(struct at_repo *r, const char *name, const char *cwd, struct at_task *out,
+		    struct at_error *err);
+
+struct at_gc_item {
+	char what[PATH_MAX + 64];   /* one line for the user: what was removed or kept */
+};
+
+struct at_gc_report {
+	struct at_gc_item *items;
+	size_t count;
+};
+
+struct at_gc_opts {
+	int trash_days;          /* prune trash older than this many days */
+};
+#define AT_GC_OPTS_INIT { 14 }
+
+/* Remove what crashes left; report each thing done. */
+int at_task_gc(struct at_repo *r, const struct at_gc_opts *opts, struct at_gc_report *report,
+	       struct at_error *err);
+void at_gc_report_release(struct at_gc_report *report);
+int at_gc_report_add(struct at_gc_report *report, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,1 @@
+at_integration_test(lifecycle.sh)

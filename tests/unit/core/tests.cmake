@@ -1,0 +1,5 @@
+#at_unit_test(test_name unit/core/test_name.c at_core)
+#at_unit_test(test_state unit/core/test_state.c at_core)
+#at_unit_test(test_lock unit/core/test_lock.c at_core)
+#at_unit_test(test_json unit/core/test_json.c at_core)
+#at_unit_test(test_fs unit/core/test_fs.c at_core)
