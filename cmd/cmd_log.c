@@ -1,13 +1,110 @@
-/* Placeholder until the 'log' command lands in this session's work. */
+/*
+ * cmd_log.c - agenttask log [NAME] [--json]: the task's audit log.
+ */
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd/commands.h"
+#include "core/audit.h"
+#include "core/json.h"
+#include "core/name.h"
+#include "git/worktree.h"
+
+static void print_argv(const at_json *argv)
+{
+	const at_json *a;
+	bool first = true;
+
+	for (a = at_json_child(argv); a; a = at_json_next(a)) {
+		const char *s = at_json_string_value(a);
+		if (!s)
+			continue;
+		printf(strpbrk(s, " \t'\"") || !*s ? "%s'%s'" : "%s%s", first ? "" : " ", s);
+		first = false;
+	}
+}
+
+static void print_entry(const at_json *e)
+{
+	const char *event = at_json_get_string(e, "event");
+	const char *time = at_json_get_string(e, "time");
+	double exit_code, duration, line;
+	bool timed_out = false;
+
+	if (event && strcmp(event, "corrupt") == 0) {
+		at_json_get_number(e, "line", &line);
+		printf("%-24s %-8s line %.0f is corrupt and was skipped (%s)\n", "-", "corrupt", line,
+		       at_json_get_string(e, "error") ? at_json_get_string(e, "error") : "");
+		return;
+	}
+	printf("%-24s %-8s ", time ? time : "-", event ? event : "?");
+	if (event && strcmp(event, "run") == 0) {
+		at_json_get_bool(e, "timed_out", &timed_out);
+		if (at_json_get_number(e, "exit_code", &exit_code))
+			printf("exit %-3.0f ", exit_code);
+		if (at_json_get_number(e, "duration_ms", &duration))
+			printf("%8.0f ms  ", duration);
+		print_argv(at_json_get(e, "argv"));
+		if (timed_out)
+			printf("  (timed out)");
+		if (at_json_get_string(e, "error"))
+			printf("  (%s)", at_json_get_string(e, "error"));
+	} else {
+		const char *what = at_json_get_string(e, "reason");
+		if (!what)
+			what = at_json_get_string(e, "message");
+		printf("%s", what ? what : "");
+	}
+	putchar('\n');
+}
 
 int cmd_log(struct at_cli *cli, int argc, char **argv)
 {
-	(void)cli;
-	(void)argc;
-	(void)argv;
-	fputs("agenttask: 'log' is not available in this build\n", stderr);
-	return AT_EXIT_FAIL;
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct at_error err = AT_ERROR_INIT;
+	struct at_repo *repo = NULL;
+	struct at_task task;
+	struct at_paths paths;
+	const char *name = NULL;
+	at_json *log = NULL;
+	const at_json *e;
+	bool json = false;
+	int c, rc;
+
+	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
+		if (c == 'j')
+			json = true;
+		else
+			return c == 'h' ? at_cli_help("log") : at_cli_usage("log", "invalid option");
+	}
+	if (optind + 1 < argc)
+		return at_cli_usage("log", "too many arguments");
+	if (optind < argc)
+		name = argv[optind];
+	rc = at_cli_open(cli, &repo, &err);
+	if (rc == 0) {
+		paths = *at_repo_paths(repo);
+		/* A named task's log is shown even after the task is gone. */
+		if (name)
+			rc = at_name_check(name, &err);
+		else if ((rc = at_cli_task(cli, repo, NULL, &task, &err)) == 0)
+			name = task.name;
+	}
+	if (rc == 0)
+		rc = at_audit_read(&paths, name, &log, &err);
+	at_repo_free(repo);
+	if (rc < 0)
+		return at_cli_fail(&err);
+	if (json)
+		return at_cli_print_json(log);
+	if (at_json_size(log) == 0)
+		printf("no entries in the log of task '%s'\n", name);
+	for (e = at_json_child(log); e; e = at_json_next(e))
+		print_entry(e);
+	at_json_free(log);
+	return AT_EXIT_OK;
 }

@@ -1,0 +1,101 @@
+#include "git/config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "git/internal.h"
+
+/* What git needs to read the repository; nothing that runs or reaches out. */
+#define KEEP_RE \
+	"^(core\\.(repositoryformatversion|filemode|symlinks|ignorecase|precomposeunicode)" \
+	"|extensions\\..+)$"
+
+struct text {
+	char *buf;
+	size_t len, cap;
+	bool oom;
+};
+
+static void text_add(struct text *t, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (t->oom)
+		return;
+	if (t->len + n + 1 > t->cap) {
+		size_t nc = (t->len + n + 1) * 2;
+		char *nb = realloc(t->buf, nc);
+		if (!nb) {
+			t->oom = true;
+			return;
+		}
+		t->buf = nb;
+		t->cap = nc;
+	}
+	memcpy(t->buf + t->len, s, n + 1);
+	t->len += n;
+}
+
+/* A value written back must stay one harmless token: letters, digits, - _ . */
+static bool value_plain(const char *v)
+{
+	if (!v || !*v)
+		return false;
+	for (; *v; v++) {
+		if (!((*v >= 'a' && *v <= 'z') || (*v >= 'A' && *v <= 'Z') ||
+		      (*v >= '0' && *v <= '9') || *v == '-' || *v == '_' || *v == '.'))
+			return false;
+	}
+	return true;
+}
+
+static void add_section(struct text *t, git_config *snap, const char *section)
+{
+	git_config_iterator *it = NULL;
+	git_config_entry *e;
+	size_t slen = strlen(section);
+
+	if (git_config_iterator_glob_new(&it, snap, KEEP_RE) < 0) {
+		t->oom = true;
+		return;
+	}
+	text_add(t, "[");
+	text_add(t, section);
+	text_add(t, "]\n");
+	if (strcmp(section, "core") == 0)
+		text_add(t, "\tbare = false\n");
+	while (git_config_next(&e, it) == 0) {
+		/* Only the repository's own file: the global config is hidden too. */
+		if (e->level != GIT_CONFIG_LEVEL_LOCAL)
+			continue;
+		if (strncmp(e->name, section, slen) != 0 || e->name[slen] != '.')
+			continue;
+		if (!value_plain(e->value) || !value_plain(e->name + slen + 1))
+			continue;
+		text_add(t, "\t");
+		text_add(t, e->name + slen + 1);
+		text_add(t, " = ");
+		text_add(t, e->value);
+		text_add(t, "\n");
+	}
+	git_config_iterator_free(it);
+}
+
+int at_git_sanitized_config(struct at_repo *r, char **out_text, struct at_error *err)
+{
+	struct text t = { NULL, 0, 0, false };
+	git_config *snap = NULL;
+
+	if (git_repository_config_snapshot(&snap, r->repo) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read the repository's configuration");
+	text_add(&t, "# agenttask: sanitized copy of the repository's config (read-only)\n");
+	add_section(&t, snap, "core");
+	add_section(&t, snap, "extensions");
+	git_config_free(snap);
+	if (t.oom) {
+		free(t.buf);
+		return at_error_set(err, AT_ESYS, "cannot build the sanitized configuration");
+	}
+	*out_text = t.buf;
+	return 0;
+}

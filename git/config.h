@@ -1,0 +1,23 @@
+/*
+ * config.h - the repository configuration a sandboxed command may see.
+ *
+ * Inside the sandbox the repository's real config is replaced: it can hold
+ * credentials (remote URLs with tokens, http.extraHeader) and settings that
+ * make git run programs (core.fsmonitor, core.hooksPath, filter drivers,
+ * aliases). What remains is what git needs to read the repository at all.
+ */
+#ifndef AT_GIT_CONFIG_H
+#define AT_GIT_CONFIG_H
+
+#include "core/error.h"
+#include "git/repo.h"
+
+/*
+ * The text of a config file holding only the repository-format settings of
+ * r's own config (core.repositoryformatversion, core.filemode, core.symlinks,
+ * core.ignorecase, core.precomposeunicode, and every extensions.* entry) plus
+ * core.bare = false. *out_text is the caller's to free().
+ */
+int at_git_sanitized_config(struct at_repo *r, char **out_text, struct at_error *err);
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * sandbox.h - run one command in a sandbox bound to a task's worktree.
+ *
+ * The sandbox is made natively (clone, the mount API, pivot_root, libseccomp);
+ * no helper program is ever executed. It works for an ordinary user through
+ * an unprivileged user namespace, and for root the same way: the command
+ * always runs in a new user namespace with every capability dropped.
+ *
+ * What the command sees (docs/security.md has the reasons):
+ *   /                 an empty tmpfs, read-only, the host root detached
+ *   /usr /bin /sbin /lib* and parts of /etc   read-only binds (merged-/usr
+ *                     symlinks stay symlinks); never shadow, sudoers, ssh keys
+ *   /tmp, /home/sandbox (= $HOME), /dev/shm   private size-capped tmpfs
+ *   /proc             a fresh procfs of the sandbox's own pid namespace
+ *   /dev              null zero full random urandom tty, devpts, shm, fd links
+ *   common_dir        read-only; its config replaced by sanitized_config,
+ *                     config.worktree files hidden, state_dir hidden under an
+ *                     empty read-only tmpfs
+ *   worktree          read-write at its own path and the working directory;
+ *                     its .git pointer file read-only
+ *   binds             the caller's --ro / --rw additions, at their own paths
+ *
+ * Namespaces: user, mount, pid, ipc, uts, cgroup, and net (loopback only)
+ * unless opts.net. The sandbox's pid 1 is a small init that runs the command
+ * in a new session, forwards signals to it, reaps orphans, and kills every
+ * remaining process when the command exits; it dies with the supervisor
+ * (PR_SET_PDEATHSIG), and with it the whole pid namespace.
+ *
+ * Every path given here must be absolute and free of symbolic links (see
+ * at_sandbox_check_path); setup refuses to follow a link met on the way.
+ */
+#ifndef AT_SANDBOX_SANDBOX_H
+#define AT_SANDBOX_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+
+#define AT_SANDBOX_HOME "/home/sandbox"
+#define AT_SANDBOX_PATH "/usr/local/bin:/usr/bin:/bin"
+#define AT_SANDBOX_CAPTURE_MAX ((size_t)1 << 20)
+
+/* Exit statuses of a run, as `agenttask run` returns them. */
+enum {
+	AT_RUN_TIMEOUT = 124,
+	AT_RUN_SETUP = 125,       /* the sandbox could not be set up */
+	AT_RUN_CANNOT_EXEC = 126,
+	AT_RUN_NOT_FOUND = 127,
+};
+
+enum at_sandbox_limit {
+	AT_LIMIT_MEMORY,          /* bytes of memory */
+	AT_LIMIT_PIDS,            /* processes and threads of the command */
+	AT_LIMIT_CPU,             /* seconds of CPU time */
+	AT_LIMIT_FSIZE,           /* bytes: largest file the command may write */
+	AT_LIMIT_COUNT
+};
+
+/* How a limit was enforced. */
+enum at_sandbox_mech {
+	AT_MECH_NONE = 0,         /* no limit asked for */
+	AT_MECH_CGROUP_V1,        /* a per-run cgroup (v1 hierarchy): the whole tree */
+	AT_MECH_RLIMIT,           /* setrlimit: per process (NPROC: per user) */
+};
+
+struct at_sandbox_bind {
+	const char *path;         /* absolute, no symlinks; bound at the same path */
+	bool writable;
+};
+
+struct at_sandbox_opts {
+	const char *worktree;          /* read-write, the working directory */
+	const char *git_pointer_file;  /* <worktree>/.git, bound read-only over itself */
+	const char *common_dir;        /* the git common dir, bound read-only */
+	const char *state_dir;         /* agenttask's state in it: hidden */
+	const char *admin_dir;         /* the worktree's admin dir in common_dir */
+	const char *sanitized_config;  /* text shown as <common_dir>/config */
+
+	char *const *argv;             /* the command; argv[0] is looked up in PATH */
+	char *const *envp;             /* the whole environment (at_sandbox_env) */
+
+	const struct at_sandbox_bind *binds;
+	size_t nbinds;
+
+	bool net;                      /* share the host's network */
+	uint64_t limits[AT_LIMIT_COUNT];  /* 0: no limit */
+	uint64_t timeout_ms;           /* 0: none; else kill everything after it */
+
+	bool capture;                  /* collect stdout/stderr in the result */
+	size_t capture_max;            /* bytes kept of each; the rest is dropped */
+};
+
+#define AT_SANDBOX_OPTS_INIT \
+	{ .capture_max = AT_SANDBOX_CAPTURE_MAX }
+
+/* Setup steps timed for --verbose, in order. */
+enum at_sandbox_step {
+	AT_STEP_CLONE,            /* clone() of the namespaces returned in the child */
+	AT_STEP_IDMAP,            /* uid/gid maps and cgroup written by the supervisor */
+	AT_STEP_NET,              /* loopback up in the new network namespace */
+	AT_STEP_MOUNTS,           /* the new root assembled */
+	AT_STEP_PIVOT,            /* pivot_root done, the old root detached */
+	AT_STEP_PRIVS,            /* capabilities dropped, no_new_privs set */
+	AT_STEP_EXEC,             /* rlimits and seccomp in place, right before execve */
+	AT_STEP_COUNT
+};
+
+struct at_sandbox_result {
+	int exit_code;            /* the command's status, 128+N, 124, 126 or 127 */
+	int term_signal;          /* signal that ended the command, or 0 */
+	bool timed_out;
+	bool exec_failed;         /* 126/127: exec_error says why */
+	char exec_error[256];
+
+	int64_t start_ms;         /* wall clock, ms since the epoch */
+	int64_t duration_ms;
+	int64_t max_rss_kb;       /* largest resident set of any process */
+	int64_t user_cpu_ms;
+	int64_t sys_cpu_ms;
+
+	enum at_sandbox_mech mech[AT_LIMIT_COUNT];
+	int64_t step_us[AT_STEP_COUNT];  /* microseconds after the clone; -1 unknown */
+
+	char *out, *err;          /* captured output (opts.capture), NUL-terminated */
+	size_t out_len, err_len;
+	bool out_truncated, err_truncated;
+};
+
+/*
+ * Run opts->argv in the sandbox and wait for it. 0 when the command ran (its
+ * status, or 126/127 when it could not be executed, is in *res);
+ * AT_ESANDBOX when the sandbox could not be set up (the command never ran,
+ * not even unsandboxed), with the failing step, path and a likely cause in
+ * err. *res must be released with at_sandbox_result_release in both cases.
+ */
+int at_sandbox_run(const struct at_sandbox_opts *opts, struct at_sandbox_result *res,
+		   struct at_error *err);
+void at_sandbox_result_release(struct at_sandbox_result *res);
+
+const char *at_sandbox_mech_name(enum at_sandbox_mech m);
+const char *at_sandbox_limit_name(enum at_sandbox_limit l);
+const char *at_sandbox_step_name(enum at_sandbox_step s);
+
+/*
+ * Options (opts.c)
+ */
+
+/* "512M", "2G", "100K", "4096" (powers of 1024; B and iB accepted); AT_EUSAGE. */
+int at_sandbox_parse_size(const char *s, uint64_t *out, struct at_error *err);
+
+/* A positive whole number no larger than max; AT_EUSAGE. */
+int at_sandbox_parse_count(const char *s, uint64_t max, uint64_t *out, struct at_error *err);
+
+/* Seconds, "30" or "1.5", as milliseconds; AT_EUSAGE. */
+int at_sandbox_parse_seconds(const char *s, uint64_t *ms_out, struct at_error *err);
+
+/*
+ * The command's environment: PATH=AT_SANDBOX_PATH and HOME=AT_SANDBOX_HOME,
+ * then TERM, LANG, LC_* and TZ from host_env, then each name in pass (taken
+ * from host_env when set there), then each K=V of set. Later entries replace
+ * earlier ones. *out is a NULL-terminated array freed with at_sandbox_env_free.
+ * AT_EUSAGE for a malformed K=V or name.
+ */
+int at_sandbox_env(char *const *host_env, char *const *pass, size_t npass, char *const *set,
+		   size_t nset, char ***out, struct at_error *err);
+void at_sandbox_env_free(char **env);
+
+/*
+ * Check a --ro/--rw path before it is used: it must be absolute, exist, and
+ * contain no symbolic link; AT_EUSAGE otherwise. Refused as well (AT_EUSAGE):
+ * anything inside common_dir but the worktree (git metadata and agenttask
+ * state, even read-only: the real config, other tasks), the worktree's .git
+ * pointer, and, writable, a parent of common_dir.
+ */
+int at_sandbox_check_bind(const struct at_sandbox_opts *opts, const char *path, bool writable,
+			  struct at_error *err);
+
+/* Is the path absolute, normalised ("/a/b", no "." "..", "//", trailing '/')? */
+bool at_sandbox_path_normal(const char *path);
+
+#endif

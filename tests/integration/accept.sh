@@ -1,0 +1,697 @@
+#!/usr/bin/env bash
+# accept: fast-forward, merge commit, squash, the checked-out base, conflicts,
+# review binding (--tree), parallel accepts; and the merge preview of status.
+. "$(dirname "$0")/lib.sh"
+
+# new_task REPO NAME [ARGS...]: create a task; its worktree path in $wt.
+new_task() {
+	local repo=$1 name=$2
+	shift 2
+	ok "new $name" -C "$repo" new "$name" "$@"
+	wt=$out
+}
+
+# task_commit WT FILE TEXT MSG: write FILE in the task's worktree and commit it there.
+task_commit() {
+	printf '%s\n' "$3" >"$1/$2"
+	git -C "$1" add -A
+	git -C "$1" commit -q -m "$4"
+}
+
+# main_commit REPO FILE TEXT MSG: the same on the user's side.
+main_commit() {
+	printf '%s\n' "$3" >"$1/$2"
+	git -C "$1" add -A
+	git -C "$1" commit -q -m "$4"
+}
+
+# The tree of a worktree's full state, by git's own reckoning (git add -A on a copy of the index).
+full_state_tree() {
+	local wt=$1 idx
+	idx=$(mktemp)
+	cp "$(git -C "$wt" rev-parse --git-path index)" "$idx"
+	GIT_INDEX_FILE=$idx git -C "$wt" add -A
+	GIT_INDEX_FILE=$idx git -C "$wt" write-tree
+	rm -f "$idx"
+}
+
+task_gone() {
+	assert_eq "$(git -C "$1" branch --list "agenttask/$2")" "" "branch agenttask/$2 removed"
+	assert_eq "$(git -C "$1" worktree list --porcelain | grep -c "agenttask/worktrees/$2\$" || true)" "0" \
+		"worktree of $2 removed"
+	expect_rc 2 "task $2 is gone" -C "$1" status "$2"
+}
+
+task_kept() {
+	assert_eq "$(git -C "$1" branch --list --format='%(refname:short)' "agenttask/$2")" "agenttask/$2" \
+		"branch kept"
+	git -C "$1" worktree list --porcelain | grep -q "agenttask/worktrees/$2\$" || fail "worktree of $2 kept"
+	ok "task $2 still known" -C "$1" status "$2"
+}
+
+# ---------------------------------------------------------------- the three ways in
+
+test_accept_fast_forwards_when_the_base_has_not_moved() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" feature.txt "feature" "add feature"
+	local tip
+	tip=$(git -C repo rev-parse agenttask/t)
+	ok "accept" -C repo accept t
+	assert_contains "$out" "fast-forward" "reported as a fast-forward"
+	assert_eq "$(git -C repo rev-parse main)" "$tip" "main is the task tip"
+	assert_eq "$(git -C repo log -1 --format=%s main)" "add feature" "no merge commit"
+	assert_eq "$(cat repo/feature.txt)" "feature" "file checked out in the main worktree"
+	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+	task_gone repo t
+	assert_fsck repo
+}
+
+test_accept_makes_a_merge_commit_when_the_base_moved() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" feature.txt "feature" "add feature"
+	main_commit repo other.txt "other" "user work"
+	local base tip
+	base=$(git -C repo rev-parse main)
+	tip=$(git -C repo rev-parse agenttask/t)
+	ok "accept" -C repo accept t
+	local parents
+	parents=$(git -C repo cat-file -p main | awk '/^parent /{print $2}' | tr '\n' ' ')
+	assert_eq "$parents" "$base $tip " "two parents: base tip, task tip"
+	assert_eq "$(git -C repo log -1 --format=%s main)" "Merge task 't' (agenttask/t) into main" "message"
+	assert_eq "$(git -C repo show main:feature.txt)" "feature" "task's file in the merge"
+	assert_eq "$(git -C repo show main:other.txt)" "other" "user's file in the merge"
+	assert_eq "$(cat repo/feature.txt)" "feature" "file on disk"
+	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+	task_gone repo t
+	assert_fsck repo
+}
+
+test_accept_message_option_names_the_merge_commit() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" feature.txt "feature" "add feature"
+	main_commit repo other.txt "other" "user work"
+	ok "accept -m" -C repo accept t -m "Bring in the feature"
+	assert_eq "$(git -C repo log -1 --format=%B main | sed '/^$/d')" "Bring in the feature" "message"
+	assert_eq "$(git -C repo rev-list --parents -1 main | wc -w)" "3" "still a merge commit"
+}
+
+test_ff_only_refuses_when_the_base_moved_and_changes_nothing() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" feature.txt "feature" "add feature"
+	echo pending >"$wt/pending.txt"
+	main_commit repo other.txt "other" "user work"
+	local base tip
+	base=$(git -C repo rev-parse main)
+	tip=$(git -C repo rev-parse agenttask/t)
+	expect_rc 1 "accept --ff-only" -C repo accept t --ff-only
+	assert_contains "$errout" "fast-forward" "says why"
+	assert_eq "$(git -C repo rev-parse main)" "$base" "main unchanged"
+	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "no pending commit made"
+	assert_eq "$(git -C "$wt" status --porcelain)" "?? pending.txt" "pending work still pending"
+	assert_no_file repo/feature.txt "main worktree untouched"
+	task_kept repo t
+}
+
+test_ff_only_fast_forwards_when_it_can() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" feature.txt "feature" "add feature"
+	ok "accept --ff-only" -C repo accept t --ff-only
+	assert_eq "$(git -C repo log -1 --format=%s main)" "add feature" "fast-forwarded"
+	task_gone repo t
+}
+
+test_squash_makes_one_commit_with_one_parent() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" a.txt "a" "first step"
+	task_commit "$wt" b.txt "b" "second step"
+	main_commit repo other.txt "other" "user work"
+	local base
+	base=$(git -C repo rev-parse main)
+	ok "accept --squash" -C repo accept t --squash
+	assert_eq "$(git -C repo rev-list --count "$base..main")" "1" "one new commit"
+	assert_eq "$(git -C repo rev-parse main^)" "$base" "its parent is the old base tip"
+	assert_eq "$(git -C repo rev-list --parents -1 main | wc -w)" "2" "one parent only"
+	assert_eq "$(git -C repo show main:a.txt)$(git -C repo show main:b.txt)" "ab" "tree has the change"
+	assert_eq "$(git -C repo show main:other.txt)" "other" "and the base's"
+	local msg
+	msg=$(git -C repo log -1 --format=%B main)
+	assert_contains "$msg" "first step" "summary lists the first subject"
+	assert_contains "$msg" "second step" "summary lists the second subject"
+	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+	task_gone repo t
+	assert_fsck repo
+}
+
+test_squash_takes_a_message() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" a.txt "a" "first step"
+	ok "accept --squash -m" -C repo accept t --squash -m "The whole feature"
+	assert_eq "$(git -C repo log -1 --format=%B main | sed '/^$/d')" "The whole feature" "message"
+	assert_eq "$(git -C repo rev-list --parents -1 main | wc -w)" "2" "one parent"
+}
+
+test_ff_only_and_squash_together_is_a_usage_error() {
+	make_repo repo
+	new_task repo t
+	expect_rc 2 "both" -C repo accept t --ff-only --squash
+	task_kept repo t
+}
+
+test_accept_of_a_task_without_changes_merges_nothing() {
+	make_repo repo
+	new_task repo t
+	local base
+	base=$(git -C repo rev-parse main)
+	ok "accept" -C repo accept t
+	assert_contains "$out" "nothing to merge" "says so"
+	assert_eq "$(git -C repo rev-parse main)" "$base" "main unchanged"
+	task_gone repo t
+}
+
+# ---------------------------------------------------------------- the task's state
+
+test_keep_keeps_the_worktree_and_the_branch() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" feature.txt "feature" "add feature"
+	ok "accept --keep" -C repo accept t --keep
+	assert_eq "$(git -C repo rev-parse main)" "$(git -C repo rev-parse agenttask/t)" "merged"
+	task_kept repo t
+	assert_file "$wt/feature.txt" "worktree files kept"
+}
+
+test_pending_changes_are_included() {
+	make_repo repo
+	new_task repo t
+	echo "edited" >>"$wt/README"
+	echo "brand new" >"$wt/untracked.txt"
+	mkdir -p "$wt/deep/dir"
+	echo "deep" >"$wt/deep/dir/file.txt"
+	rm "$wt/src/main.c"
+	ok "accept" -C repo accept t
+	assert_eq "$(git -C repo show main:README | tail -1)" "edited" "uncommitted edit"
+	assert_eq "$(git -C repo show main:untracked.txt)" "brand new" "untracked file"
+	assert_eq "$(git -C repo show main:deep/dir/file.txt)" "deep" "untracked directory"
+	assert_eq "$(git -C repo ls-tree main src/main.c)" "" "deleted file"
+	assert_eq "$(cat repo/untracked.txt)" "brand new" "on disk"
+	assert_no_file repo/src/main.c "deleted on disk"
+	assert_eq "$(git -C repo ls-files src/main.c)" "" "deleted from the index"
+	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+	assert_fsck repo
+}
+
+test_modes_and_symlinks_survive_accept() {
+	make_repo repo
+	new_task repo t
+	printf '#!/bin/sh\necho hi\n' >"$wt/run.sh"
+	chmod +x "$wt/run.sh"
+	ln -s src/main.c "$wt/link"
+	chmod +x "$wt/README"
+	main_commit repo other.txt "other" "user work"   # a merge commit, not a fast-forward
+	ok "accept" -C repo accept t
+	[ -x repo/run.sh ] || fail "run.sh is executable in the main worktree"
+	[ -x repo/README ] || fail "README became executable"
+	[ -L repo/link ] || fail "link is a symlink"
+	assert_eq "$(readlink repo/link)" "src/main.c" "link target"
+	assert_eq "$(git -C repo ls-files -s run.sh | cut -d' ' -f1)" "100755" "mode in the index"
+	assert_eq "$(git -C repo ls-tree main link | cut -d' ' -f1)" "120000" "symlink in the tree"
+	assert_eq "$(git -C repo ls-tree main README | cut -d' ' -f1)" "100755" "mode change in the tree"
+	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+}
+
+test_binary_files_survive_accept() {
+	make_repo repo
+	head -c 4096 /dev/urandom >repo/blob.bin
+	git -C repo add blob.bin
+	git -C repo commit -q -m "binary"
+	new_task repo t
+	head -c 8192 /dev/urandom >"$wt/blob.bin"
+	printf 'a\0b\0\377\376' >"$wt/new.bin"
+	cp "$wt/blob.bin" want.bin
+	cp "$wt/new.bin" want-new.bin
+	main_commit repo other.txt "other" "user work"
+	ok "accept" -C repo accept t
+	cmp -s repo/blob.bin want.bin || fail "changed binary on disk"
+	cmp -s repo/new.bin want-new.bin || fail "new binary on disk"
+	git -C repo show main:blob.bin | cmp -s - want.bin || fail "changed binary in the tree"
+	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+	assert_fsck repo
+}
+
+# ---------------------------------------------------------------- the user's checkout
+
+test_dirty_main_worktree_overlapping_refuses_and_changes_nothing() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" README "task version" "task edits README"
+	echo "user's unsaved edit" >>repo/README
+	echo staged >repo/staged.txt
+	git -C repo add staged.txt
+	local base tip status readme
+	base=$(git -C repo rev-parse main)
+	tip=$(git -C repo rev-parse agenttask/t)
+	status=$(git -C repo status --porcelain)
+	readme=$(cat repo/README)
+	expect_rc 1 "accept" -C repo accept t
+	assert_contains "$errout" "uncommitted changes" "says why"
+	assert_eq "$(printf '%s\n' "$errout" | sed -n 2p)" "README" "the file in the way is listed"
+	assert_eq "$(cat repo/README)" "$readme" "user's file untouched"
+	assert_eq "$(git -C repo status --porcelain)" "$status" "status unchanged"
+	assert_eq "$(git -C repo rev-parse main)" "$base" "base ref unchanged"
+	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "task unchanged"
+	task_kept repo t
+	assert_fsck repo
+}
+
+test_staged_overlap_refuses_too() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" src/main.c "int main(void) { return 1; }" "task edits main.c"
+	echo "/* user */" >>repo/src/main.c
+	git -C repo add src/main.c
+	local status base
+	status=$(git -C repo status --porcelain)
+	base=$(git -C repo rev-parse main)
+	expect_rc 1 "accept" -C repo accept t
+	assert_contains "$errout" "src/main.c" "listed"
+	assert_eq "$(git -C repo status --porcelain)" "$status" "status unchanged"
+	assert_eq "$(git -C repo rev-parse main)" "$base" "base ref unchanged"
+	assert_eq "$(git -C repo diff --cached --name-only)" "src/main.c" "user's staged change still staged"
+}
+
+test_untracked_user_file_in_the_way_refuses() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" notes.txt "task notes" "task adds notes"
+	echo "my own notes" >repo/notes.txt
+	local base
+	base=$(git -C repo rev-parse main)
+	expect_rc 1 "accept" -C repo accept t
+	assert_contains "$errout" "notes.txt" "listed"
+	assert_eq "$(cat repo/notes.txt)" "my own notes" "user's untracked file untouched"
+	assert_eq "$(git -C repo rev-parse main)" "$base" "base ref unchanged"
+}
+
+test_unrelated_user_changes_are_left_exactly_as_they_were() {
+	make_repo repo
+	echo "keep" >repo/other.txt
+	git -C repo add other.txt
+	git -C repo commit -q -m "other"
+	new_task repo t
+	task_commit "$wt" README "task version" "task edits README"
+	echo "added" >"$wt/added.txt"
+	echo "/* staged by user */" >>repo/src/main.c
+	git -C repo add src/main.c
+	echo "/* and more, unstaged */" >>repo/src/main.c
+	echo "unstaged" >>repo/other.txt
+	echo "scratch" >repo/scratch.txt
+	local status staged unstaged
+	status=$(git -C repo status --porcelain)
+	staged=$(git -C repo diff --cached)
+	unstaged=$(git -C repo diff)
+	ok "accept" -C repo accept t
+	assert_eq "$(git -C repo status --porcelain)" "$status" "status shows only the user's changes"
+	assert_eq "$(git -C repo diff --cached)" "$staged" "staged changes intact"
+	assert_eq "$(git -C repo diff)" "$unstaged" "unstaged changes intact"
+	assert_eq "$(cat repo/scratch.txt)" "scratch" "untracked file intact"
+	assert_eq "$(cat repo/README)" "task version" "task's file updated on disk"
+	assert_eq "$(git -C repo ls-files -s README | cut -d' ' -f2)" "$(git -C repo rev-parse main:README)" \
+		"task's file updated in the index"
+	assert_eq "$(cat repo/added.txt)" "added" "task's new file on disk"
+	assert_fsck repo
+}
+
+test_a_change_already_staged_exactly_is_not_in_the_way() {
+	# What an accept interrupted between the checkout and the ref update leaves.
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" README "task version" "task edits README"
+	echo "task version" >repo/README
+	git -C repo add README
+	ok "accept" -C repo accept t
+	assert_eq "$(git -C repo status --porcelain)" "" "clean afterwards"
+	assert_eq "$(git -C repo show main:README)" "task version" "merged"
+}
+
+test_failed_ref_update_puts_the_files_back() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" README "task version" "task edits README"
+	echo "added" >"$wt/added.txt"
+	rm "$wt/src/main.c"
+	echo "mine" >repo/scratch.txt
+	local base readme status
+	base=$(git -C repo rev-parse main)
+	readme=$(cat repo/README)
+	status=$(git -C repo status --porcelain)
+	# git's own lock on the branch makes the compare-and-swap fail after the checkout.
+	touch repo/.git/refs/heads/main.lock
+	expect_rc 1 "accept with the branch locked" -C repo accept t
+	assert_eq "$(git -C repo rev-parse main)" "$base" "base unchanged"
+	assert_eq "$(cat repo/README)" "$readme" "README put back"
+	assert_no_file repo/added.txt "added file taken away again"
+	assert_file repo/src/main.c "deleted file put back"
+	assert_eq "$(git -C repo status --porcelain)" "$status" "index and files as before"
+	task_kept repo t
+	rm repo/.git/refs/heads/main.lock
+	ok "accept once the lock is gone" -C repo accept t
+	assert_eq "$(cat repo/README)" "task version" "merged"
+	assert_eq "$(git -C repo status --porcelain)" "$status" "only the user's file differs"
+	assert_fsck repo
+}
+
+test_base_branch_not_checked_out_moves_only_the_ref() {
+	make_repo repo
+	git -C repo branch feature
+	new_task repo t --base feature
+	task_commit "$wt" feature.txt "feature" "add feature"
+	git -C repo checkout -q -b elsewhere
+	echo "user edit" >>repo/README
+	local head status
+	head=$(git -C repo rev-parse HEAD)
+	status=$(git -C repo status --porcelain)
+	ok "accept" -C repo accept t
+	assert_eq "$(git -C repo show feature:feature.txt)" "feature" "feature moved"
+	assert_eq "$(git -C repo rev-parse HEAD)" "$head" "checked-out branch untouched"
+	assert_eq "$(git -C repo symbolic-ref HEAD)" "refs/heads/elsewhere" "HEAD untouched"
+	assert_eq "$(git -C repo status --porcelain)" "$status" "main worktree untouched"
+	assert_no_file repo/feature.txt "no file written to the main worktree"
+	assert_fsck repo
+}
+
+test_base_moved_and_not_checked_out_makes_a_merge_commit() {
+	make_repo repo
+	git -C repo branch feature
+	new_task repo t --base feature
+	task_commit "$wt" feature.txt "feature" "add feature"
+	git -C repo checkout -q feature
+	main_commit repo other.txt "other" "on feature"
+	git -C repo checkout -q main
+	local base
+	base=$(git -C repo rev-parse feature)
+	ok "accept" -C repo accept t
+	assert_eq "$(git -C repo rev-parse feature^1)" "$base" "first parent: old feature tip"
+	assert_eq "$(git -C repo show feature:feature.txt)" "feature" "task's change"
+	assert_eq "$(git -C repo status --porcelain)" "" "main worktree untouched"
+	assert_fsck repo
+}
+
+test_base_checked_out_in_a_linked_worktree_is_updated_there() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" feature.txt "feature" "add feature"
+	git -C repo checkout -q -b dev
+	git -C repo worktree add -q ../wmain main
+	echo "unrelated" >wmain/scratch.txt
+	ok "accept" -C repo accept t
+	assert_eq "$(cat wmain/feature.txt)" "feature" "linked worktree's files updated"
+	assert_eq "$(git -C wmain status --porcelain)" "?? scratch.txt" "only the user's file differs"
+	assert_no_file repo/feature.txt "the main worktree (on dev) untouched"
+	assert_fsck repo
+}
+
+test_dirty_linked_worktree_of_the_base_refuses() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" README "task version" "task edits README"
+	git -C repo checkout -q -b dev
+	git -C repo worktree add -q ../wmain main
+	echo "mine" >>wmain/README
+	local base
+	base=$(git -C repo rev-parse main)
+	expect_rc 1 "accept" -C repo accept t
+	assert_contains "$errout" "wmain" "names the worktree"
+	assert_eq "$(git -C repo rev-parse main)" "$base" "base unchanged"
+	assert_eq "$(tail -1 wmain/README)" "mine" "user's edit intact"
+}
+
+test_base_given_as_a_commit_id_merges_into_the_checked_out_branch() {
+	make_repo repo
+	local sha
+	sha=$(git -C repo rev-parse HEAD~1)
+	new_task repo t --base "$sha"
+	task_commit "$wt" feature.txt "feature" "add feature"
+	local base tip
+	base=$(git -C repo rev-parse main)
+	tip=$(git -C repo rev-parse agenttask/t)
+	ok "accept" -C repo accept t
+	assert_eq "$(git -C repo rev-parse main^1) $(git -C repo rev-parse main^2)" "$base $tip" "merged into main"
+	assert_eq "$(cat repo/feature.txt)" "feature" "on disk"
+	assert_eq "$(git -C repo status --porcelain)" "" "clean"
+}
+
+test_task_on_a_detached_head_is_refused() {
+	make_repo repo
+	git -C repo checkout -q --detach HEAD
+	new_task repo t
+	task_commit "$wt" feature.txt "feature" "add feature"
+	expect_rc 1 "accept" -C repo accept t
+	assert_contains "$errout" "no base branch" "says why"
+	task_kept repo t
+}
+
+# ---------------------------------------------------------------- conflicts
+
+test_conflict_lists_paths_and_keeps_everything() {
+	make_repo repo
+	new_task repo t
+	printf 'task line\n' >"$wt/README"
+	task_commit "$wt" src/main.c "task main" "task edits main.c"
+	echo "task pending" >"$wt/pending.txt"
+	printf 'user line\n' >repo/README
+	main_commit repo src/main.c "user main" "user edits"
+	local base
+	base=$(git -C repo rev-parse main)
+	expect_rc 1 "accept" -C repo accept t
+	assert_contains "$(printf '%s\n' "$errout" | head -1)" "conflict" "error line"
+	assert_eq "$(printf '%s\n' "$errout" | tail -n +2)" "$(printf 'README\nsrc/main.c')" "paths, one per line"
+	assert_eq "$(git -C repo rev-parse main)" "$base" "base unchanged"
+	assert_eq "$(git -C repo status --porcelain)" "" "main worktree untouched"
+	assert_eq "$(cat repo/README)" "user line" "user's file"
+	task_kept repo t
+	assert_eq "$(cat "$wt/README")" "task line" "task's work kept"
+	assert_eq "$(cat "$wt/pending.txt")" "task pending" "task's pending work kept"
+	assert_fsck repo
+}
+
+# ---------------------------------------------------------------- review binding
+
+test_tree_matching_the_review_is_accepted() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" feature.txt "feature" "add feature"
+	echo "pending" >"$wt/pending.txt"
+	local tree
+	tree=$(full_state_tree "$wt")
+	ok "accept --tree" -C repo accept t --tree "$tree"
+	assert_eq "$(git -C repo rev-parse 'main^{tree}')" "$tree" "accepted exactly the reviewed tree"
+}
+
+test_tree_not_matching_the_review_is_refused_and_changes_nothing() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" feature.txt "feature" "add feature"
+	local tree base tip
+	tree=$(full_state_tree "$wt")
+	echo "sneaked in after review" >"$wt/evil.txt"
+	base=$(git -C repo rev-parse main)
+	tip=$(git -C repo rev-parse agenttask/t)
+	expect_rc 1 "accept --tree" -C repo accept t --tree "$tree"
+	assert_contains "$errout" "changed since review" "says why"
+	assert_contains "$errout" "reviewed $tree" "names the reviewed tree"
+	assert_contains "$errout" "tree is $(full_state_tree "$wt")" "names the current tree"
+	assert_eq "$(git -C repo rev-parse main)" "$base" "base unchanged"
+	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "nothing committed"
+	assert_eq "$(git -C "$wt" status --porcelain)" "?? evil.txt" "pending work still pending"
+	expect_rc 2 "a malformed tree id" -C repo accept t --tree nothex
+}
+
+test_override_without_a_policy_is_ignored_with_a_note() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" feature.txt "feature" "add feature"
+	ok "accept --override" -C repo accept t --override "urgent fix"
+	assert_contains "$errout" "nothing to override" "note"
+	assert_eq "$(git -C repo log -1 --format=%s main)" "add feature" "a plain fast-forward"
+	expect_rc 2 "an empty reason" -C repo accept x --override ""
+}
+
+# ---------------------------------------------------------------- the review gate
+
+# A repository whose base holds a policy allowing one changed file, and a task changing two.
+gated_repo() {
+	make_repo repo
+	mkdir -p repo/.agenttask
+	echo '{"max_changed_files": 1}' >repo/.agenttask/policy.json
+	git -C repo add -A
+	git -C repo commit -q -m "policy"
+	new_task repo t
+	echo a >"$wt/a.txt"
+	echo b >"$wt/b.txt"
+}
+
+test_failing_gate_refuses_and_changes_nothing() {
+	gated_repo
+	local base tip
+	base=$(git -C repo rev-parse main)
+	tip=$(git -C repo rev-parse agenttask/t)
+	expect_rc 1 "accept" -C repo accept t
+	assert_contains "$(printf '%s\n' "$errout" | head -1)" "review gate" "error line"
+	assert_contains "$errout" "max_changed_files" "the failed rule"
+	assert_eq "$(git -C repo rev-parse main)" "$base" "base unchanged"
+	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "nothing committed"
+	assert_eq "$(git -C "$wt" status --porcelain | wc -l)" "2" "pending work still pending"
+	assert_no_file repo/a.txt "main worktree untouched"
+	task_kept repo t
+}
+
+test_override_records_a_trailer_in_a_merge_commit_and_the_log() {
+	gated_repo
+	local base
+	base=$(git -C repo rev-parse main)
+	ok "accept --override" -C repo accept t --override "release blocker, reviewed by hand" --keep
+	assert_eq "$(git -C repo rev-parse main^1)" "$base" "first parent: the old base (no fast-forward)"
+	assert_eq "$(git -C repo rev-parse main^2)" "$(git -C repo rev-parse agenttask/t)" "second parent: the task"
+	assert_eq "$(git -C repo log -1 --format=%B main | git interpret-trailers --parse)" \
+		"Agenttask-Override: release blocker, reviewed by hand" "trailer"
+	ok "log --json" -C repo log t --json
+	assert_eq "$(json_get "$out" '[e["reason"] for e in j if e["event"] == "accept-override"]')" \
+		"['release blocker, reviewed by hand']" "override in the audit log"
+	assert_eq "$(cat repo/a.txt)$(cat repo/b.txt)" "ab" "merged"
+	assert_fsck repo
+}
+
+test_override_with_squash_puts_the_trailer_on_the_squash_commit() {
+	gated_repo
+	ok "accept --squash --override" -C repo accept t --squash --override "hand-checked"
+	assert_eq "$(git -C repo rev-list --parents -1 main | wc -w)" "2" "one parent"
+	assert_eq "$(git -C repo log -1 --format=%B main | git interpret-trailers --parse)" \
+		"Agenttask-Override: hand-checked" "trailer"
+}
+
+test_override_with_ff_only_is_refused() {
+	gated_repo
+	local base
+	base=$(git -C repo rev-parse main)
+	expect_rc 2 "accept --ff-only --override" -C repo accept t --ff-only --override "why"
+	assert_contains "$errout" "--ff-only" "says why"
+	assert_eq "$(git -C repo rev-parse main)" "$base" "base unchanged"
+	task_kept repo t
+}
+
+test_policy_file_option_judges_by_that_file() {
+	make_repo repo
+	new_task repo t
+	echo a >"$wt/a.txt"
+	echo '{"protected_paths": ["a.txt"]}' >policy.json
+	local base
+	base=$(git -C repo rev-parse main)
+	expect_rc 1 "accept --policy" -C repo accept t --policy "$PWD/policy.json"
+	assert_contains "$errout" "review gate" "gated by the file"
+	assert_eq "$(git -C repo rev-parse main)" "$base" "base unchanged"
+	ok "accept without it" -C repo accept t
+	assert_eq "$(git -C repo show main:a.txt)" "a" "accepted"
+}
+
+test_passing_gate_accepts() {
+	gated_repo
+	rm "$wt/b.txt"
+	ok "accept" -C repo accept t
+	assert_eq "$(git -C repo log -1 --format=%s main)" "agenttask: changes of task 't'" "fast-forward"
+}
+
+# ---------------------------------------------------------------- concurrency, names
+
+test_parallel_accepts_of_independent_tasks_all_land() {
+	make_repo repo
+	local i pids=()
+	for i in 1 2 3 4; do
+		new_task repo "t$i"
+		task_commit "$wt" "file$i.txt" "content $i" "task $i"
+	done
+	for i in 1 2 3 4; do
+		"$AT" -C repo accept "t$i" >"acc$i.out" 2>&1 &
+		pids+=($!)
+	done
+	for i in 0 1 2 3; do
+		wait "${pids[$i]}" || { cat "acc$((i + 1)).out" >&2; fail "accept of t$((i + 1)) failed"; }
+	done
+	for i in 1 2 3 4; do
+		assert_eq "$(git -C repo show "main:file$i.txt")" "content $i" "file$i in main"
+		assert_eq "$(cat "repo/file$i.txt")" "content $i" "file$i on disk"
+		task_gone repo "t$i"
+	done
+	assert_eq "$(git -C repo rev-list --merges --count main)" "3" "later ones made merge commits"
+	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+	assert_fsck repo
+}
+
+test_unknown_task_exits_two() {
+	make_repo repo
+	expect_rc 2 "unknown task" -C repo accept no-such-task
+	assert_contains "$errout" "no-such-task" "names it"
+}
+
+test_accept_from_inside_the_task_worktree_without_a_name() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" feature.txt "feature" "add feature"
+	(cd "$wt/src" && "$AT" accept >../../accept.out 2>&1) || true
+	assert_eq "$(git -C repo show main:feature.txt)" "feature" "merged"
+	task_gone repo t
+}
+
+# ---------------------------------------------------------------- status preview
+
+test_status_previews_a_clean_merge_before_and_after_the_base_moves() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" feature.txt "feature" "add feature"
+	echo pending >"$wt/pending.txt"
+	ok "status" -C repo status t
+	assert_contains "$out" "merges cleanly" "clean before"
+	ok "status --json" -C repo status t --json
+	assert_eq "$(json_get "$out" 'j["base_moved"]')" "False" "base not moved"
+	assert_eq "$(json_get "$out" 'j["base_ahead"]')" "0" "nothing ahead"
+	assert_eq "$(json_get "$out" 'j["merges_cleanly"]')" "True" "clean"
+	assert_eq "$(json_get "$out" 'j["conflicts"]')" "[]" "no conflicts"
+	main_commit repo a.txt "a" "user one"
+	main_commit repo b.txt "b" "user two"
+	ok "status" -C repo status t
+	assert_contains "$out" "main moved on by 2 commits since the task began; merges cleanly" "after"
+	ok "status --json" -C repo status t --json
+	assert_eq "$(json_get "$out" 'j["base_moved"]')" "True" "base moved"
+	assert_eq "$(json_get "$out" 'j["base_ahead"]')" "2" "two ahead"
+	assert_eq "$(json_get "$out" 'j["merges_cleanly"]')" "True" "still clean"
+}
+
+test_status_previews_a_conflict_without_writing_anything() {
+	make_repo repo
+	new_task repo t
+	printf 'task line\n' >"$wt/README"          # uncommitted: the preview sees the full state
+	main_commit repo README "user line" "user edits README"
+	local base tip wstatus mstatus
+	base=$(git -C repo rev-parse main)
+	tip=$(git -C repo rev-parse agenttask/t)
+	wstatus=$(git -C "$wt" status --porcelain)
+	mstatus=$(git -C repo status --porcelain)
+	ok "status" -C repo status t
+	assert_contains "$out" "would conflict in: README" "text"
+	ok "status --json" -C repo status t --json
+	assert_eq "$(json_get "$out" 'j["merges_cleanly"]')" "False" "not clean"
+	assert_eq "$(json_get "$out" 'j["conflicts"]')" "['README']" "conflicting paths"
+	assert_eq "$(json_get "$out" 'j["base_ahead"]')" "1" "one ahead"
+	assert_eq "$(git -C repo rev-parse main)" "$base" "base ref untouched"
+	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "task branch untouched"
+	assert_eq "$(git -C "$wt" status --porcelain)" "$wstatus" "task worktree untouched"
+	assert_eq "$(git -C repo status --porcelain)" "$mstatus" "main worktree untouched"
+}
+
+run_tests

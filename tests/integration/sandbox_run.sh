@@ -1,0 +1,706 @@
+#!/usr/bin/env bash
+# agenttask run: every promise of the sandbox, checked from inside it.
+#
+# Run as whoever runs ctest (root here) and again as uid 65534 by
+# sandbox_user.sh. Skips only when user namespaces are really unavailable;
+# with CI=true that skip is a failure.
+. "$(dirname "$0")/lib.sh"
+
+if ! unshare -Ur true 2>/dev/null; then
+	if [ "${CI:-}" = true ]; then
+		echo "FAIL: user namespaces are unavailable, and CI=true forbids skipping"
+		exit 1
+	fi
+	echo "skip: user namespaces are unavailable here"
+	exit 77
+fi
+
+ME=$(id -u)
+TAG=$((900000 + RANDOM % 90000))$ME
+
+# A repository with tasks t1 (the one run) and t2 (another task), and a
+# remote URL holding a credential. WT, WT2, COMMON are their real paths.
+sb_task() {
+	make_repo repo
+	git -C repo config remote.origin.url "https://user:SECRET-TOKEN@example.com/x.git"
+	ok "new t1" -C repo new t1
+	WT=$(realpath "$out")
+	ok "new t2" -C repo new t2
+	WT2=$(realpath "$out")
+	COMMON=$(realpath "$(git -C repo rev-parse --absolute-git-dir)")
+}
+
+# sbrun ARGS...: agenttask run t1 ARGS; $out $errout $rc.
+sbrun() {
+	at -C repo run t1 "$@"
+}
+
+# sbok WHAT ARGS...: must exit 0.
+sbok() {
+	local what=$1
+	shift
+	expect_rc 0 "$what" -C repo run t1 "$@"
+}
+
+# wait_until SECONDS COMMAND...: poll until COMMAND succeeds.
+wait_until() {
+	local n=$(($1 * 10))
+	shift
+	while ! "$@" 2>/dev/null; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+no_process() {
+	! pgrep -f "$1" >/dev/null
+}
+
+# ---- the threat model's three checks ----
+
+test_ssh_key_in_real_home_is_not_readable() {
+	# What: `cat ~/.ssh/id_rsa` (and the key by its real path) inside.
+	# Must: find no key; the real HOME is not there at all.
+	sb_task
+	local key="$HOME/.ssh/id_rsa" made=
+	if [ ! -e "$key" ]; then
+		mkdir -p "$HOME/.ssh"
+		printf -- '-----BEGIN OPENSSH PRIVATE KEY-----\nFAKE-KEY-%s\n-----END OPENSSH PRIVATE KEY-----\n' "$TAG" >"$key"
+		chmod 600 "$key"
+		made=1
+	fi
+	sbrun -- sh -c 'cat ~/.ssh/id_rsa; cat "$1"' sh "$key"
+	[ -n "$made" ] && rm -f "$key"
+	[ "$rc" != 0 ] || fail "cat of the ssh key succeeded inside"
+	assert_not_contains "$out" "PRIVATE KEY" "no key material printed"
+	sbok "HOME is private" -- sh -c 'echo "$HOME"; ls -A "$HOME" | wc -l'
+	assert_eq "$out" "/home/sandbox
+0" "HOME is the private, empty /home/sandbox"
+}
+
+test_usr_is_read_only() {
+	# What: `touch /usr/bin/malicious`. Must: fail, read-only file system.
+	sb_task
+	sbrun -- touch /usr/bin/malicious-$TAG
+	[ "$rc" != 0 ] || fail "touch /usr/bin succeeded"
+	assert_contains "$errout" "Read-only file system" "the error names the read-only fs"
+	assert_no_file /usr/bin/malicious-$TAG "nothing created on the host"
+}
+
+test_worktree_is_writable() {
+	# What: `echo passed > test_output.txt && cat test_output.txt` in the worktree.
+	# Must: print passed; the file exists on the host.
+	sb_task
+	sbok "write in the worktree" -- sh -c 'echo passed > test_output.txt && cat test_output.txt'
+	assert_eq "$out" "passed" "output"
+	assert_eq "$(cat "$WT/test_output.txt")" "passed" "file on the host"
+	sbok "cwd" -- pwd
+	assert_eq "$out" "$WT" "the working directory is the worktree, at its own path"
+}
+
+# ---- file system view ----
+
+test_host_root_is_unreachable() {
+	# What: look for host paths outside the sandbox. Must: none exist.
+	sb_task
+	touch "$_at_root/marker-$TAG"
+	sbok "look around" -- sh -c "ls -A /; test -e '$_at_root/marker-$TAG' && echo MARKER; test -e /root/.bashrc && echo ROOTHOME; test -e /etc/shadow && echo SHADOW; test -e /etc/sudoers && echo SUDOERS; test -e /etc/gshadow && echo GSHADOW; test -d /etc/ssh && echo SSH; test -e /var && echo VAR; touch /newfile 2>/dev/null && echo ROOTWRITABLE; true"
+	assert_not_contains "$out" "MARKER" "a file beside the repository is hidden"
+	assert_not_contains "$out" "ROOTHOME" "/root is hidden"
+	assert_not_contains "$out" "SHADOW" "/etc/shadow is absent"
+	assert_not_contains "$out" "SUDOERS" "/etc/sudoers is absent"
+	assert_not_contains "$out" "SSH" "/etc/ssh is absent"
+	assert_not_contains "$out" "VAR" "/var is absent"
+	assert_not_contains "$out" "ROOTWRITABLE" "/ is read-only"
+	sbok "etc basics" -- sh -c 'test -s /etc/passwd && test -e /etc/resolv.conf && echo ok'
+	assert_eq "$out" "ok" "/etc/passwd and resolv.conf are there"
+}
+
+test_merged_usr_symlinks_stay_symlinks() {
+	# What: readlink /bin, /lib inside. Must: the same links as on the host.
+	sb_task
+	local d
+	for d in bin sbin lib lib64; do
+		if [ -L "/$d" ]; then
+			sbok "readlink /$d" -- readlink "/$d"
+			assert_eq "$out" "$(readlink "/$d")" "/$d is a symlink inside too"
+		fi
+	done
+}
+
+test_every_mount_is_nosuid_and_nodev() {
+	# What: read /proc/self/mountinfo. Must: every mount nosuid; nodev but
+	# for the device nodes and devpts; /tmp, home, /dev/shm size-capped.
+	sb_task
+	sbok "mountinfo" -- cat /proc/self/mountinfo
+	local line mp opts bad=
+	while read -r line; do
+		mp=$(echo "$line" | awk '{print $5}')
+		opts=$(echo "$line" | awk '{print $6}')
+		case ",$opts," in *,nosuid,*) ;; *) bad="$bad suid:$mp" ;; esac
+		case "$mp" in
+		/dev/null | /dev/zero | /dev/full | /dev/random | /dev/urandom | /dev/tty | /dev/pts) ;;
+		*) case ",$opts," in *,nodev,*) ;; *) bad="$bad dev:$mp" ;; esac ;;
+		esac
+	done <<<"$out"
+	[ -z "$bad" ] || fail "mounts without nosuid/nodev:$bad"
+	local m
+	for m in /tmp /home/sandbox /dev/shm; do
+		echo "$out" | awk -v m="$m" '$5 == m' | grep -q 'size=' || fail "$m has no size cap"
+	done
+}
+
+test_proc_globals_are_read_only() {
+	# What: write a sysctl and the sysrq trigger (harmless values), as the
+	# invoking user (root: uid 0 of the host). Must: refused (read-only).
+	sb_task
+	sbrun -- sh -c 'echo 1 > /proc/sys/vm/drop_caches'
+	[ "$rc" != 0 ] || fail "a sysctl was writable"
+	if [ -e /proc/sysrq-trigger ]; then
+		sbrun -- sh -c 'echo h > /proc/sysrq-trigger'
+		[ "$rc" != 0 ] || fail "the sysrq trigger was writable"
+	fi
+	sbok "proc mounts" -- sh -c 'grep " /proc/sys " /proc/self/mountinfo'
+	assert_contains "$out" " ro," "/proc/sys is mounted read-only"
+}
+
+test_tmp_and_home_are_private() {
+	# What: write to /tmp and $HOME inside. Must: work, and stay inside.
+	sb_task
+	touch "/tmp/host-marker-$TAG"
+	sbok "write tmp/home" -- sh -c "echo x > /tmp/private-$TAG && echo y > \$HOME/h && ls -A /tmp"
+	rm -f "/tmp/host-marker-$TAG"
+	assert_not_contains "$out" "host-marker" "the host's /tmp is not visible"
+	assert_contains "$out" "private-$TAG" "/tmp is writable"
+	assert_no_file "/tmp/private-$TAG" "the sandbox's /tmp is not the host's"
+}
+
+test_dev_is_minimal() {
+	# What: list /dev and use its nodes. Must: only the safe nodes, working.
+	sb_task
+	sbok "ls /dev" -- sh -c 'ls -A /dev | tr "\n" " "; echo; echo x > /dev/null && head -c 4 /dev/urandom | wc -c && readlink /dev/ptmx /dev/fd && echo s > /dev/shm/s && cat /dev/shm/s'
+	assert_eq "$(echo "$out" | head -1)" "fd full null ptmx pts random shm stderr stdin stdout tty urandom zero " "/dev entries"
+	assert_contains "$out" "pts/ptmx" "ptmx points into the new devpts"
+	assert_contains "$out" "/proc/self/fd" "/dev/fd"
+}
+
+test_proc_is_the_sandboxs_own() {
+	# What: list pids in /proc. Must: only the sandbox's (init, the command).
+	sb_task
+	sbok "pids" -- sh -c 'echo /proc/[0-9]*'
+	assert_eq "$out" "/proc/1 /proc/2" "the init and the command, nothing of the host"
+}
+
+# ---- git ----
+
+test_git_works_read_only() {
+	# What: git status/log/diff inside. Must: succeed.
+	sb_task
+	echo change >>"$WT/README"
+	sbok "git status" -- git status --short
+	assert_eq "$out" " M README" "git status sees the change"
+	sbok "git log" -- git log --oneline
+	[ "$(echo "$out" | wc -l)" = 2 ] || fail "git log: $out"
+	sbok "git diff" -- git diff --stat
+	assert_contains "$out" "README" "git diff"
+}
+
+test_git_metadata_cannot_be_changed() {
+	# What: set core.hooksPath / core.fsmonitor / a filter driver, write a
+	# hook, move HEAD, commit. Must: all fail; nothing changed on the host.
+	sb_task
+	local before
+	before=$(md5sum "$COMMON/config" "$COMMON/worktrees/agenttask-t1/HEAD" | md5sum)
+	sbrun -- git config core.hooksPath /tmp/hooks
+	[ "$rc" != 0 ] || fail "git config core.hooksPath succeeded"
+	sbrun -- git config core.fsmonitor /tmp/x
+	[ "$rc" != 0 ] || fail "git config core.fsmonitor succeeded"
+	sbrun -- git config filter.evil.clean /tmp/x
+	[ "$rc" != 0 ] || fail "git config filter succeeded"
+	sbrun -- git config --worktree core.hooksPath /tmp/x
+	[ "$rc" != 0 ] || fail "git config --worktree succeeded"
+	sbrun -- sh -c "echo evil > '$COMMON/hooks/pre-commit'"
+	[ "$rc" != 0 ] || fail "writing a hook succeeded"
+	sbrun -- sh -c "echo 0000 > '$COMMON/worktrees/agenttask-t1/HEAD'"
+	[ "$rc" != 0 ] || fail "writing the task's HEAD succeeded"
+	sbrun -- sh -c 'echo "gitdir: /tmp" > .git'
+	[ "$rc" != 0 ] || fail "rewriting the .git pointer succeeded"
+	sbrun -- sh -c 'git add -A && git -c user.name=x -c user.email=x@y commit -qm x'
+	[ "$rc" != 0 ] || fail "git commit succeeded inside"
+	assert_eq "$(md5sum "$COMMON/config" "$COMMON/worktrees/agenttask-t1/HEAD" | md5sum)" "$before" "config and HEAD unchanged"
+	assert_no_file "$COMMON/hooks/pre-commit" "no hook on the host"
+	assert_eq "$(git -C repo config core.hooksPath || true)" "" "no hooksPath on the host"
+}
+
+test_real_config_is_not_readable() {
+	# What: read the repository's config inside. Must: the sanitized one,
+	# without the remote URL and its credential.
+	sb_task
+	git -C repo config http.extraHeader "Authorization: Bearer SECRET-TOKEN"
+	sbok "cat config" -- cat "$COMMON/config"
+	assert_not_contains "$out" "SECRET-TOKEN" "no credential"
+	assert_not_contains "$out" "remote" "no remote"
+	assert_contains "$out" "repositoryformatversion" "format settings kept"
+	sbrun -- git config --get remote.origin.url
+	assert_eq "$out" "" "git sees no remote URL"
+}
+
+test_other_tasks_and_state_are_invisible() {
+	# What: look for task t2's worktree, records, logs and lock. Must: absent.
+	sb_task
+	echo other >"$WT2/other-file"
+	sbok "look" -- sh -c "ls -A '$COMMON/agenttask'; ls -A '$COMMON/agenttask/worktrees'; test -e '$WT2/other-file' && echo OTHER; true"
+	assert_eq "$out" "worktrees
+t1" "only this task's worktree is in the state dir"
+	sbrun -- touch "$COMMON/agenttask/x"
+	[ "$rc" != 0 ] || fail "the state dir placeholder is writable"
+}
+
+# ---- symlinks planted in what setup mounts ----
+
+test_planted_git_pointer_symlink_is_refused() {
+	# What: the worktree's .git replaced by a symlink to /etc/passwd.
+	# Must: setup refuses (125), never follows it, the command never runs.
+	sb_task
+	mv "$WT/.git" "$WT/.git.real"
+	ln -s /etc/passwd "$WT/.git"
+	sbrun -- sh -c "echo RAN > ran-$TAG"
+	rm "$WT/.git"
+	mv "$WT/.git.real" "$WT/.git"
+	assert_eq "$rc" 125 "exit status"
+	assert_contains "$errout" "symbolic link" "the error names the link"
+	assert_no_file "$WT/ran-$TAG" "the command did not run"
+}
+
+test_rw_symlink_is_refused() {
+	# What: --rw of a symlink, and of a path through a symlinked directory.
+	# Must: exit 2 with a clear error.
+	sb_task
+	mkdir real
+	ln -s real link
+	expect_rc 2 "--rw symlink" -C repo run t1 --rw "$PWD/link" -- true
+	assert_contains "$errout" "symbolic link" "error"
+	mkdir real/sub
+	expect_rc 2 "--rw through a symlink" -C repo run t1 --rw "$PWD/link/sub" -- true
+}
+
+test_bind_policy() {
+	# What: --rw/--ro that would expose git metadata or state.
+	# Must: exit 2; allowed binds work at their own paths.
+	sb_task
+	expect_rc 2 "--rw common dir" -C repo run t1 --rw "$COMMON" -- true
+	expect_rc 2 "--rw parent of common dir" -C repo run t1 --rw "$(dirname "$COMMON")" -- true
+	expect_rc 2 "--ro config" -C repo run t1 --ro "$COMMON/config" -- true
+	expect_rc 2 "--ro other task" -C repo run t1 --ro "$WT2" -- true
+	expect_rc 2 "--rw .git pointer" -C repo run t1 --rw "$WT/.git" -- true
+	expect_rc 2 "--ro missing" -C repo run t1 --ro "$PWD/missing" -- true
+	mkdir ro rw
+	echo data >ro/f
+	sbok "--ro and --rw" --ro "$PWD/ro" --rw "$PWD/rw" -- sh -c "cat '$PWD/ro/f'; touch '$PWD/ro/g' 2>/dev/null && echo ROWRITE; echo w > '$PWD/rw/w'"
+	assert_eq "$out" "data" "--ro readable, not writable"
+	assert_eq "$(cat rw/w)" "w" "--rw writes reach the host"
+	# A --ro parent of the repository does not uncover its config or state.
+	sbok "--ro parent" --ro "$PWD" -- sh -c "cat '$COMMON/config'; ls '$COMMON/agenttask/worktrees'"
+	assert_not_contains "$out" "SECRET" "config still sanitized under a --ro parent"
+	assert_not_contains "$out" "t2" "state still hidden under a --ro parent"
+}
+
+# ---- process ----
+
+test_environment_is_scrubbed() {
+	# What: print the environment. Must: no GITHUB_TOKEN; only PATH, HOME,
+	# TERM, LANG, LC_*, TZ, and what --env/--pass-env add.
+	sb_task
+	GITHUB_TOKEN=fake-$TAG KEEPME=kept TERM=xterm-test sbok "env" --env FOO=bar --pass-env KEEPME -- env
+	assert_not_contains "$out" "GITHUB_TOKEN" "token scrubbed"
+	assert_contains "$out" "PATH=/usr/local/bin:/usr/bin:/bin" "fixed PATH"
+	assert_contains "$out" "HOME=/home/sandbox" "HOME"
+	assert_contains "$out" "TERM=xterm-test" "TERM passes"
+	assert_contains "$out" "FOO=bar" "--env"
+	assert_contains "$out" "KEEPME=kept" "--pass-env"
+	local names
+	names=$(echo "$out" | cut -d= -f1 | grep -vE '^(PATH|HOME|TERM|LANG|LC_.*|TZ|FOO|KEEPME|PWD|SHLVL|_)$' || true)
+	assert_eq "$names" "" "nothing else in the environment"
+}
+
+test_inherited_fds_are_closed() {
+	# What: fd 7 open in the calling shell. Must: closed inside.
+	sb_task
+	exec 7>"$PWD/fd7"
+	sbok "fds" -- sh -c 'for fd in 0 1 2 3 4 5 6 7 8 9 10 11 12; do [ -e /proc/$$/fd/$fd ] && printf "%s " $fd; done; true'
+	exec 7>&-
+	assert_eq "$out" "0 1 2 " "only stdin, stdout, stderr"
+}
+
+test_capabilities_seccomp_no_new_privs() {
+	# What: /proc/self/status. Must: all caps zero, NoNewPrivs 1, Seccomp 2.
+	sb_task
+	sbok "status" -- grep -E '^(Cap[A-Za-z]+|NoNewPrivs|Seccomp):' /proc/self/status
+	assert_eq "$out" "CapInh:	0000000000000000
+CapPrm:	0000000000000000
+CapEff:	0000000000000000
+CapBnd:	0000000000000000
+CapAmb:	0000000000000000
+NoNewPrivs:	1
+Seccomp:	2" "capabilities, no_new_privs, seccomp"
+}
+
+test_namespaces_and_ids() {
+	# What: compare namespaces and ids with the host's. Must: new user,
+	# mnt, pid, ipc, uts, cgroup, net; same uid/gid; setgroups denied.
+	sb_task
+	local ns host
+	for ns in user mnt pid ipc uts cgroup net; do
+		host=$(readlink /proc/self/ns/$ns)
+		sbok "ns $ns" -- readlink /proc/self/ns/$ns
+		[ "$out" != "$host" ] || fail "namespace $ns is the host's"
+	done
+	sbok "ids" -- sh -c 'id -u; id -g; cat /proc/self/uid_map /proc/self/setgroups; hostname'
+	assert_eq "$out" "$(id -u)
+$(id -g)
+$(printf '%10s %10s %10s' "$(id -u)" "$(id -u)" 1)
+deny
+agenttask" "uid/gid map, setgroups, hostname"
+}
+
+test_command_runs_in_its_own_session_under_an_init() {
+	# What: the command's session, group and parent. Must: a session
+	# leader whose parent is the sandbox's pid 1.
+	sb_task
+	sbok "stat" -- sh -c 'set -- $(cat /proc/$$/stat); echo "$1 $4 $5 $6"'
+	set -- $out
+	assert_eq "$2" 1 "parent is pid 1"
+	assert_eq "$3" "$1" "process group leader"
+	assert_eq "$4" "$1" "session leader"
+}
+
+test_cannot_mount_or_unshare_inside() {
+	# What: unshare -U, mount a tmpfs, umount /proc. Must: all refused.
+	sb_task
+	sbrun -- unshare -U true
+	[ "$rc" != 0 ] || fail "unshare -U succeeded"
+	sbrun -- unshare -m true
+	[ "$rc" != 0 ] || fail "unshare -m succeeded"
+	sbrun -- mount -t tmpfs none /tmp
+	[ "$rc" != 0 ] || fail "mount succeeded"
+	sbrun -- umount -l /tmp
+	[ "$rc" != 0 ] || fail "umount succeeded"
+}
+
+# probe.c: system calls the seccomp filter must refuse, compiled on the host.
+build_probe() {
+	cat >"$WT/probe.c" <<'EOF'
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+static void show(const char *what, long r)
+{
+	printf("%s %ld %d\n", what, r, r < 0 ? errno : 0);
+}
+int main(int argc, char **argv)
+{
+	char c = 'x';
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 1 && strcmp(argv[1], "x32") == 0)
+		show("x32", syscall(0x40000000 | SYS_getpid));
+#ifdef __x86_64__
+	if (argc > 1 && strcmp(argv[1], "i386") == 0) {
+		long r;
+		__asm__ volatile("int $0x80" : "=a"(r) : "a"(20) : "memory");
+		show("i386", r);
+	}
+#endif
+	errno = 0;
+	show("tiocsti", ioctl(0, TIOCSTI, &c));
+	show("tiocsti-high", syscall(SYS_ioctl, 0, 0xdead00000000UL | TIOCSTI, &c));
+	show("tioclinux", syscall(SYS_ioctl, 0, TIOCLINUX, &c));
+	show("clone3", syscall(SYS_clone3, NULL, 0));
+	show("unshare", unshare(CLONE_NEWUSER));
+	show("keyctl", syscall(SYS_keyctl, 0, 0, 0, 0, 0));
+	show("bpf", syscall(SYS_bpf, 0, NULL, 0));
+	show("getpid", syscall(SYS_getpid) > 0 ? 0 : -1);
+	return 0;
+}
+EOF
+	cc -o "$WT/probe" "$WT/probe.c" || fail "cannot build probe"
+}
+
+test_seccomp_refuses_tiocsti_and_friends() {
+	# What: ioctl(TIOCSTI) (also with junk in the upper 32 bits), TIOCLINUX,
+	# clone3, unshare, keyctl, bpf. Must: EPERM (clone3: ENOSYS); getpid works.
+	sb_task
+	build_probe
+	sbok "probe" -- ./probe
+	assert_eq "$out" "tiocsti -1 1
+tiocsti-high -1 1
+tioclinux -1 1
+clone3 -1 38
+unshare -1 1
+keyctl -1 1
+bpf -1 1
+getpid 0 0" "probe results"
+}
+
+test_seccomp_kills_foreign_abis() {
+	# What: an x32 system call, and an i386 one (int 0x80). Must: killed (SIGSYS, 159).
+	sb_task
+	build_probe
+	sbrun -- ./probe x32
+	assert_eq "$rc" 159 "x32 system call"
+	if [ "$(uname -m)" = x86_64 ]; then
+		sbrun -- ./probe i386
+		assert_eq "$rc" 159 "i386 system call"
+	fi
+}
+
+test_loopback_only_network() {
+	# What: list interfaces; connect to a port the host listens on.
+	# Must: only lo (up); the host's port unreachable; with --net reachable.
+	sb_task
+	/usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True)
+while True:
+    c, _ = s.accept(); c.close()' >port &
+	local lpid=$!
+	wait_until 5 test -s port || fail "no listener"
+	local port
+	port=$(cat port)
+	sbok "interfaces" -- sh -c "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; cat /sys/class/net/lo/operstate 2>/dev/null; bash -c 'exec 3<>/dev/tcp/127.0.0.1/$port' 2>/dev/null && echo CONNECTED; true"
+	assert_eq "$out" "lo" "only lo, and no connection to the host"
+	sbok "loopback works" -- /usr/bin/python3 -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+c = socket.create_connection(s.getsockname()); print("ok")'
+	assert_eq "$out" "ok" "lo is up"
+	sbok "--net" --net -- sh -c "bash -c 'exec 3<>/dev/tcp/127.0.0.1/$port' && echo CONNECTED; tail -n +3 /proc/net/dev | wc -l"
+	kill $lpid
+	assert_contains "$out" "CONNECTED" "--net reaches the host"
+	[ "$(echo "$out" | tail -1)" = "$(tail -n +3 /proc/net/dev | wc -l)" ] || fail "--net shows the host's interfaces"
+}
+
+# ---- lifetime ----
+
+test_kill9_of_agenttask_kills_everything_inside() {
+	# What: kill -9 agenttask while the command has setsid'd, double-forked
+	# and nohup'd children. Must: none of them survives.
+	sb_task
+	local s=sleep_${TAG}1
+	"$AT" -C repo run t1 -- sh -c "ln -s /usr/bin/sleep /tmp/$s; setsid sh -c '/tmp/$s 1000 & /tmp/$s 1000' & (/tmp/$s 1000 &) ; nohup /tmp/$s 1000 >/dev/null 2>&1 & /tmp/$s 1000" \
+		>/dev/null 2>&1 &
+	local pid=$!
+	wait_until 10 sh -c "[ \$(pgrep -c -f '$s 1000') -ge 5 ]" || fail "the sleeps did not start"
+	kill -9 $pid
+	wait $pid 2>/dev/null || true
+	wait_until 5 no_process "$s 1000" || fail "processes outlived agenttask: $(pgrep -a -f "$s 1000")"
+}
+
+test_orphans_die_when_the_command_exits() {
+	# What: the command leaves a setsid'd daemon and exits. Must: the run
+	# ends at once and the daemon is gone.
+	sb_task
+	local s=sleep_${TAG}2
+	sbok "daemonize" -- sh -c "ln -s /usr/bin/sleep /tmp/$s; setsid /tmp/$s 1000 >/dev/null 2>&1 & (nohup /tmp/$s 1000 >/dev/null 2>&1 &); exit 0"
+	wait_until 3 no_process "$s 1000" || fail "a daemon outlived the run"
+}
+
+test_timeout_kills_the_tree() {
+	# What: --timeout 1 on a command with a background child. Must: 124,
+	# within a few seconds, nothing left.
+	sb_task
+	local s=sleep_${TAG}3 t0 t1
+	t0=$(date +%s)
+	sbrun --timeout 1 -- sh -c "ln -s /usr/bin/sleep /tmp/$s; /tmp/$s 1000 & /tmp/$s 1000"
+	t1=$(date +%s)
+	assert_eq "$rc" 124 "exit status"
+	[ $((t1 - t0)) -le 5 ] || fail "took $((t1 - t0))s"
+	wait_until 3 no_process "$s 1000" || fail "processes outlived the timeout"
+}
+
+test_signals_reach_the_command() {
+	# What: SIGTERM and SIGINT (Ctrl-C) to agenttask. Must: reach the
+	# command, whose trap runs; its status is returned.
+	sb_task
+	local sig
+	for sig in TERM INT; do
+		rm -f "$WT/ready" "$WT/got"
+		"$AT" -C repo run t1 -- sh -c "trap 'echo $sig > got; exit 42' $sig; touch ready; while :; do sleep 0.1; done" &
+		local pid=$!
+		wait_until 10 test -e "$WT/ready" || fail "not started"
+		kill -$sig $pid
+		set +e
+		wait $pid
+		rc=$?
+		set -e
+		assert_eq "$rc" 42 "status after SIG$sig"
+		assert_eq "$(cat "$WT/got")" "$sig" "the trap ran"
+	done
+}
+
+test_interactive_shell_on_a_terminal() {
+	# What: `agenttask run t1 -- bash -i` on a pseudo-terminal: type a
+	# command, Ctrl-C a foreground sleep, exit 7. Must: all work; status 7.
+	sb_task
+	local res
+	res=$(cd repo && timeout 30 /usr/bin/python3 - "$AT" <<'EOF'
+import os, pty, select, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], ["agenttask", "run", "t1", "--", "bash", "--norc", "-i"])
+def read(t):
+    out = b""; end = time.time() + t
+    while time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if r:
+            try: out += os.read(fd, 4096)
+            except OSError: break
+    return out.decode(errors="replace")
+read(1)
+os.write(fd, b"echo typed-$((40+2))\n"); a = read(1.5)
+os.write(fd, b"sleep 100\n"); time.sleep(0.5); os.write(fd, b"\x03"); read(1)
+os.write(fd, b"echo survived\n"); b = read(1.5)
+os.write(fd, b"exit 7\n"); read(1)
+_, st = os.waitpid(pid, 0)
+print("typed-42" in a, "survived" in b, os.waitstatus_to_exitcode(st))
+EOF
+)
+	assert_eq "$res" "True True 7" "typed command ran, Ctrl-C stopped only the sleep, status"
+}
+
+test_stdin_passes_through() {
+	# What: pipe text to the command. Must: it reads it.
+	sb_task
+	out=$(echo "hello-$TAG" | "$AT" -C repo run t1 -- cat)
+	assert_eq "$out" "hello-$TAG" "stdin to stdout"
+}
+
+# ---- limits ----
+
+cgroup_expected() {
+	if [ "$ME" = 0 ] && [ -w "/sys/fs/cgroup/$1" ]; then echo cgroup-v1; else echo rlimit; fi
+}
+
+test_pids_limit_stops_a_fork_bomb() {
+	# What: a fork bomb under --pids 30 (and --timeout 20 as a backstop).
+	# Must: forks fail, the run ends, and nothing is left.
+	sb_task
+	sbrun -v --pids 30 --timeout 20 -- sh -c 'b() { b | b & }; b; sleep 2; exit 7'
+	assert_contains "$errout" "pids=30 enforced by $(cgroup_expected pids)" "mechanism"
+	sbrun --pids 10 -- sh -c 'for i in $(seq 40); do sleep 5 & done; echo started'
+	[ "$rc" != 0 ] || fail "40 children started under --pids 10"
+	assert_contains "$errout" "fork" "forks beyond the limit fail"
+	sbok "no limit: 40 children" --timeout 20 -- sh -c 'for i in $(seq 40); do sleep 0.5 & done; wait; echo done'
+}
+
+test_memory_limit() {
+	# What: allocate 300 MB under --memory 64M. Must: fail (OOM kill or ENOMEM).
+	sb_task
+	sbrun -v --memory 64M --timeout 30 -- /usr/bin/python3 -c 'x = bytearray(300 * 1024 * 1024); print("ALLOCATED")'
+	assert_contains "$errout" "memory=67108864 enforced by $(cgroup_expected memory)" "mechanism"
+	[ "$rc" != 0 ] || fail "allocation succeeded under the limit"
+	assert_not_contains "$out" "ALLOCATED" "no allocation"
+	sbok "small allocation" --memory 256M -- /usr/bin/python3 -c 'x = bytearray(32 * 1024 * 1024); print("ok")'
+}
+
+test_file_size_limit() {
+	# What: write 2 MiB under --file-size 1M. Must: SIGXFSZ (153), file <= 1 MiB.
+	sb_task
+	sbrun --file-size 1M -- sh -c 'head -c 2097152 /dev/zero > big'
+	[ "$rc" != 0 ] || fail "write succeeded"
+	[ "$(stat -c %s "$WT/big")" -le 1048576 ] || fail "file grew past the limit"
+}
+
+test_cpu_limit() {
+	# What: spin under --cpu 1. Must: killed (SIGXCPU 152 or SIGKILL 137) in seconds.
+	sb_task
+	sbrun --cpu 1 --timeout 20 -- sh -c 'while :; do :; done'
+	case "$rc" in 152 | 137) ;; *) fail "exit $rc" ;; esac
+}
+
+test_limits_hold_as_root_too() {
+	# What: as root, RLIMIT_NPROC would not bind: the pids limit must come
+	# from a cgroup (or the run is refused with 125), never be ignored.
+	[ "$ME" = 0 ] || return 0
+	sb_task
+	sbrun -v --pids 5 -- sh -c 'for i in $(seq 20); do sleep 3 & done; echo started'
+	if [ "$rc" = 125 ]; then
+		assert_contains "$errout" "RLIMIT_NPROC does not bind root" "refused, with the reason"
+	else
+		[ "$rc" != 0 ] || fail "20 children started as root under --pids 5"
+		assert_contains "$errout" "fork" "forks beyond 5 fail for root too"
+	fi
+}
+
+# ---- exit statuses, output ----
+
+test_exit_statuses() {
+	# What: commands that exit 3, are not found, cannot execute, are killed.
+	# Must: 3, 127, 126, 128+N.
+	sb_task
+	expect_rc 3 "exit 3" -C repo run t1 -- sh -c 'exit 3'
+	expect_rc 127 "not found" -C repo run t1 -- no-such-command-$TAG
+	assert_contains "$errout" "cannot execute 'no-such-command-$TAG'" "message"
+	printf 'data\n' >"$WT/notexec"
+	expect_rc 126 "not executable" -C repo run t1 -- ./notexec
+	expect_rc 137 "SIGKILL" -C repo run t1 -- sh -c 'kill -KILL $$'
+	expect_rc 143 "SIGTERM" -C repo run t1 -- sh -c 'kill -TERM $$'
+}
+
+test_json_result() {
+	# What: --json on a command writing to both streams, and 2 MiB to stdout.
+	# Must: the documented fields; output capped at 1 MiB and marked.
+	sb_task
+	expect_rc 3 "json" -C repo run t1 --json --memory 512M -- sh -c 'echo out; echo err >&2; exit 3'
+	assert_eq "$(json_get "$out" 'j["exit_code"], j["timed_out"], j["stdout"], j["stderr"]')" "(3, False, 'out\\n', 'err\\n')" "fields"
+	json_get "$out" 'j["duration_ms"] >= 0 and j["limits"]["memory"]["mechanism"]' >/dev/null
+	"$AT" -C repo run t1 --json -- sh -c 'yes | head -c 2097152' >big.json
+	assert_eq "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(len(j["stdout"]), j["stdout_truncated"], j["exit_code"])' big.json)" "1048576 True 0" "1 MiB kept, truncated"
+	expect_rc 124 "json timeout" -C repo run t1 --json --timeout 0.3 -- sleep 5
+	assert_eq "$(json_get "$out" 'j["timed_out"]')" "True" "timed_out"
+}
+
+test_audit_log() {
+	# What: two runs, then `agenttask log`. Must: both recorded with argv,
+	# status, duration, rusage; a corrupt line is reported, not fatal.
+	sb_task
+	sbok "first" -- true
+	expect_rc 5 "second" -C repo run t1 -- sh -c 'exit 5'
+	ok "log json" -C repo log t1 --json
+	assert_eq "$(json_get "$out" '[(e["event"], e["argv"][0], e["exit_code"]) for e in j]')" "[('run', 'true', 0), ('run', 'sh', 5)]" "entries"
+	json_get "$out" '[e["duration_ms"] >= 0 and e["max_rss_kb"] > 0 and "user_cpu_ms" in e and "start" in e for e in j]' | grep -qx '\[True, True\]' || fail "fields missing: $out"
+	echo '{not json' >>"$COMMON/agenttask/logs/t1.jsonl"
+	ok "log text" -C repo log t1
+	assert_contains "$out" "exit 5" "human log"
+	assert_contains "$out" "corrupt" "the corrupt line is reported"
+	( cd "$WT" && "$AT" log ) >/dev/null || fail "log without NAME in the worktree"
+}
+
+test_usage_errors() {
+	# What: bad option values. Must: exit 2 with the bad value named.
+	sb_task
+	expect_rc 2 "bad memory" -C repo run t1 --memory lots -- true
+	assert_contains "$errout" "'lots'" "names the value"
+	expect_rc 2 "bad timeout" -C repo run t1 --timeout -1 -- true
+	expect_rc 2 "bad pids" -C repo run t1 --pids 0 -- true
+	expect_rc 2 "no --" -C repo run t1 true
+	expect_rc 2 "bad env" -C repo run t1 --env NOEQUALS -- true
+}
+
+test_setup_failure_is_125_with_the_cause() {
+	# What: user namespaces disabled (user.max_user_namespaces=0 in a
+	# namespace of our own). Must: 125, the sysctl named, the command never run.
+	sb_task
+	unshare -Ur sh -c "echo 0 > /proc/sys/user/max_user_namespaces && exec '$AT' -C repo run t1 -- touch ran-$TAG" >out.txt 2>err.txt && rc=0 || rc=$?
+	assert_eq "$rc" 125 "exit status"
+	assert_contains "$(cat err.txt)" "user.max_user_namespaces=0" "the cause is named"
+	assert_no_file "$WT/ran-$TAG" "the command did not run unsandboxed"
+}
+
+run_tests

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The whole sandbox suite (sandbox_run.sh) again as an ordinary user.
+#
+# Run by root, it drops to uid/gid 65534 with setpriv, in a fresh temporary
+# directory owned by that user which is also its HOME and TMPDIR; the
+# repository, the tasks and the fake ssh key are then that user's. Run by an
+# ordinary user, it is sandbox_run.sh as that user.
+here=$(cd "$(dirname "$0")" && pwd)
+: "${AGENTTASK:?AGENTTASK must name the agenttask binary}"
+if [ "$(id -u)" != 0 ]; then
+	exec bash "$here/sandbox_run.sh"
+fi
+dir=$(mktemp -d /tmp/agenttask-user.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+chmod 755 "$dir"
+mkdir "$dir/home" "$dir/tmp"
+chown 65534:65534 "$dir/home" "$dir/tmp"
+# The binary and the scripts must be reachable by that user.
+if ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$AGENTTASK"; then
+	echo "FAIL: uid 65534 cannot execute '$AGENTTASK'"
+	exit 1
+fi
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+	env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$dir/home" TMPDIR="$dir/tmp" \
+	AGENTTASK="$AGENTTASK" CI="${CI:-}" ASAN_OPTIONS="${ASAN_OPTIONS:-}" \
+	UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" \
+	bash "$here/sandbox_run.sh"
