@@ -15,20 +15,58 @@ const struct at_command at_commands[] = {
 	  "run a command in the task's sandbox", NULL },
 	{ "diff", cmd_diff,
 	  "agenttask diff [NAME] [--stat | --name-only | --json] [--color=auto|always|never]",
-	  "show the task's whole change against its base", NULL },
+	  "show the task's whole change against its base",
+	  "  --stat         a summary per file, like git diff --stat\n"
+	  "  --name-only    only the names of the changed files\n"
+	  "  --json         print a JSON object: base, tree, files, additions, deletions\n"
+	  "  --color[=WHEN] colour the output: auto (on a terminal; default), always, never\n"
+	  "\n"
+	  "The change is everything accept would integrate: the task branch's commits\n"
+	  "and the worktree's uncommitted and untracked (not ignored) files, against\n"
+	  "the merge base of the task branch and its base branch. Paths are quoted as\n"
+	  "git quotes them (see core.quotepath). The worktree is not changed.\n" },
 	{ "commit", cmd_commit, "agenttask commit [NAME] [-m MSG]",
 	  "record every change in the worktree as one commit on the task branch",
 	  "  -m, --message MSG   commit message\n" },
 	{ "gate", cmd_gate, "agenttask gate [NAME] [--json | --markdown] [--policy FILE]\n"
 			    "agenttask gate --base REV --head REV [--json | --markdown] [--policy FILE]",
-	  "check a task (or a branch, in CI) against the review policy", NULL },
+	  "check a task (or a branch, in CI) against the review policy",
+	  "  --json         print {passed, base, tree, policy, results: [{rule, passed,\n"
+	  "                 message, paths}]}\n"
+	  "  --markdown     print a summary for a pull-request comment\n"
+	  "  --policy FILE  judge by FILE instead of the base's .agenttask/policy.json\n"
+	  "  --base REV     CI: judge the change from merge-base(REV, HEAD REV) to HEAD REV,\n"
+	  "                 with the policy read from REV, in any checkout, without a task\n"
+	  "  --head REV     with --base: the head to judge (default HEAD)\n"
+	  "\nThe policy is read from the base: the tip of the task's base branch (the\n"
+	  "task's base commit when it has none), so a task cannot loosen its own policy.\n"
+	  "Checks run sandboxed, each in a fresh scratch worktree of the state judged.\n"
+	  "Exit 0 passed (or no policy: nothing to judge), 1 failed, 2 malformed policy.\n" },
 	{ "accept", cmd_accept,
-	  "agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep] [--tree ID] [--override REASON]",
-	  "merge the task into its base branch", NULL },
+	  "agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep] [--tree ID]\n"
+	  "                        [--override REASON] [--policy FILE]",
+	  "merge the task into its base branch",
+	  "  --ff-only          fast-forward only; refuse when the base has moved on\n"
+	  "  --squash           one new commit on the base with the task's whole change\n"
+	  "  -m, --message MSG  message of the merge or squash commit\n"
+	  "  --keep             keep the task (worktree and branch) after accepting it\n"
+	  "  --tree ID          refuse unless the task's full state is still tree ID (as reviewed)\n"
+	  "  --override REASON  accept although the review gate fails; REASON is recorded in the\n"
+	  "                     audit log and as an Agenttask-Override trailer of a merge commit\n"
+	  "  --policy FILE      judge the task by FILE instead of the base's .agenttask/policy.json\n"
+	  "\nPending changes are committed on the task branch first. When the base branch is\n"
+	  "checked out, its files are updated too; uncommitted changes of yours in any file\n"
+	  "the task changes make accept refuse, other changes of yours are left as they are.\n" },
 	{ "discard", cmd_discard, "agenttask discard [NAME]",
 	  "throw a task away (saved in the trash first)", "" },
 	{ "restore", cmd_restore, "agenttask restore NAME",
-	  "bring the most recently discarded task NAME back", NULL },
+	  "bring the most recently discarded task NAME back",
+	  "The task comes back as it was discarded: its branch at the same commit, its\n"
+	  "worktree with the same files, uncommitted changes still uncommitted (unstaged)\n"
+	  "and untracked files still untracked. The trash entry is then deleted; older\n"
+	  "entries of the same name stay in the trash.\n"
+	  "Prints the worktree path. Exit 1 when a task NAME exists, 2 when there is no\n"
+	  "trash for NAME ('agenttask gc --trash-days N' prunes old entries).\n" },
 	{ "log", cmd_log, "agenttask log [NAME] [--json]", "show the task's audit log", NULL },
 	{ "gc", cmd_gc, "agenttask gc [--trash-days N]",
 	  "remove what interrupted commands left behind",

@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/fs.h"
 #include "core/state.h"
 #include "core/util.h"
 #include "git/internal.h"
+#include "git/scratch.h"
 #include "git/trash.h"
 #include "git/worktree.h"
 
@@ -108,6 +110,26 @@ static bool has_problem_named(const struct at_task_list *l, const char *name)
 	return false;
 }
 
+/*
+ * Whether an admin directory named agenttask-* is ours: its gitdir file points
+ * into <state>/worktrees, or there is none yet (a worktree add killed midway).
+ * A user's own `git worktree add ../agenttask-x` points elsewhere: not ours.
+ */
+static bool admin_dir_ours(const struct at_paths *p, const char *admin)
+{
+	AT_AUTOFREE char *text = NULL;
+	char file[PATH_MAX], real[PATH_MAX];
+	const char *root = realpath(p->worktrees_dir, real) ? real : p->worktrees_dir;
+	size_t n = strlen(root);
+
+	if (at_fmt(file, sizeof(file), "%s/gitdir", admin) < 0)
+		return false;
+	text = at_read_file(file, PATH_MAX + 16, NULL);
+	if (!text)
+		return errno == ENOENT;
+	return strncmp(text, root, n) == 0 && text[n] == '/';
+}
+
 /* <common>/worktrees/agenttask-NAME with no task record: a leftover admin directory. */
 static int gc_admin_dirs(struct at_repo *r, const struct at_task_list *l,
 			 struct at_gc_report *rep, struct at_error *err)
@@ -130,7 +152,8 @@ static int gc_admin_dirs(struct at_repo *r, const struct at_task_list *l,
 			continue;
 		if (has_task_named(l, de->d_name, true) || has_problem_named(l, name))
 			continue;
-		if (at_fmt(path, sizeof(path), "%s/%s", dir, de->d_name) < 0)
+		if (at_fmt(path, sizeof(path), "%s/%s", dir, de->d_name) < 0 ||
+		    !admin_dir_ours(&r->paths, path))
 			continue;
 		rc = at_rmtree(path, err);
 		if (rc == 0 && at_gc_report_add(rep, "removed worktree admin directory '%s'", path) < 0)
@@ -140,7 +163,10 @@ static int gc_admin_dirs(struct at_repo *r, const struct at_task_list *l,
 	return rc;
 }
 
-/* <state>/worktrees/NAME with no record: what a killed rollback left. */
+/*
+ * <state>/worktrees/NAME with no record, and .removing-NAME.PID: what a
+ * killed rollback or discard left.
+ */
 static int gc_worktree_dirs(struct at_repo *r, const struct at_task_list *l,
 			    struct at_gc_report *rep, struct at_error *err)
 {
@@ -154,13 +180,39 @@ static int gc_worktree_dirs(struct at_repo *r, const struct at_task_list *l,
 	while (rc == 0 && (de = readdir(d))) {
 		char path[PATH_MAX];
 
-		if (de->d_name[0] == '.' || has_task_named(l, de->d_name, false) ||
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    has_task_named(l, de->d_name, false) ||
 		    has_problem_named(l, de->d_name))
 			continue;
 		if (at_fmt(path, sizeof(path), "%s/%s", r->paths.worktrees_dir, de->d_name) < 0)
 			continue;
 		rc = at_rmtree(path, err);
 		if (rc == 0 && at_gc_report_add(rep, "removed stray worktree directory '%s'", path) < 0)
+			rc = at_error_set(err, AT_ESYS, "out of memory");
+	}
+	closedir(d);
+	return rc;
+}
+
+/* <state>/tasks/NAME.json.tmp.PID: a record write killed before its rename. */
+static int gc_tmp_records(struct at_repo *r, struct at_gc_report *rep, struct at_error *err)
+{
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	d = opendir(r->paths.tasks_dir);
+	if (!d)
+		return 0;
+	while (rc == 0 && (de = readdir(d))) {
+		char path[PATH_MAX];
+
+		if (!strstr(de->d_name, ".json.tmp.") ||
+		    at_fmt(path, sizeof(path), "%s/%s", r->paths.tasks_dir, de->d_name) < 0)
+			continue;
+		if (unlink(path) < 0 && errno != ENOENT)
+			rc = at_error_sys(err, AT_ESYS, "cannot remove '%s'", path);
+		else if (at_gc_report_add(rep, "removed unfinished task record '%s'", path) < 0)
 			rc = at_error_set(err, AT_ESYS, "out of memory");
 	}
 	closedir(d);
@@ -186,10 +238,14 @@ int at_task_gc(struct at_repo *r, const struct at_gc_opts *opts, struct at_gc_re
 		rc = gc_admin_dirs(r, &l, &rep, err);
 	if (rc == 0)
 		rc = gc_worktree_dirs(r, &l, &rep, err);
+	if (rc == 0)
+		rc = gc_tmp_records(r, &rep, err);
 	for (i = 0; rc == 0 && i < l.nproblems; i++)
 		at_gc_report_add(&rep, "left alone unreadable task record '%s': %s", l.problems[i].name,
 			   l.problems[i].err.msg);
 	at_task_list_release(&l);
+	if (rc == 0)
+		rc = at_scratch_sweep(r, &rep, err);
 	if (rc == 0)
 		rc = at_trash_prune(r, opts ? opts->trash_days : 14, &rep, err);
 	if (rc < 0) {

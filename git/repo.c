@@ -119,3 +119,16 @@ int at_git_open_worktree(git_repository **out, const struct at_task *t, struct a
 		return at_git_error(err, AT_EGIT, "cannot open the worktree of task '%s'", t->name);
 	return 0;
 }
+
+#ifdef AT_LIBGIT2_NO_TLS
+/*
+ * Replaces libgit2's TLS set-up (linked with -Wl,--wrap, see CMakeLists.txt).
+ * agenttask never fetches or pushes, so the TLS stream is never used, and
+ * this spares every command the parsing of the system's CA bundle.
+ */
+int __wrap_git_mbedtls_stream_global_init(void);
+int __wrap_git_mbedtls_stream_global_init(void)
+{
+	return 0;
+}
+#endif

@@ -1,11 +1,13 @@
 #include "git/trash.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/state.h"
 #include "core/util.h"
 #include "git/internal.h"
 #include "git/snapshot.h"
@@ -38,13 +40,70 @@ static int branch_tip(git_repository *repo, const struct at_task *t, git_commit 
 	return rc;
 }
 
+struct stamp {
+	long long sec;
+	long nsec;
+};
+
+/* refs/agenttask/trash/NAME/SECONDS.NANOS -> its time; false when not of that form. */
+static bool trash_stamp(const char *refname, struct stamp *out)
+{
+	const char *slash = strrchr(refname, '/');
+	char *end;
+
+	out->sec = 0;
+	out->nsec = 0;
+	if (!slash || slash[1] < '0' || slash[1] > '9')
+		return false;
+	out->sec = strtoll(slash + 1, &end, 10);
+	if (*end == '.')
+		out->nsec = strtol(end + 1, &end, 10);
+	return *end == '\0';
+}
+
+static bool stamp_before(const struct stamp *a, const struct stamp *b)
+{
+	return a->sec < b->sec || (a->sec == b->sec && a->nsec < b->nsec);
+}
+
+/* The value of trailer "KEY: value" in msg, or "" (false) when absent. */
+static bool trailer(const char *msg, const char *key, char *buf, size_t size)
+{
+	size_t klen = strlen(key), n;
+	const char *p, *v;
+
+	buf[0] = '\0';
+	for (p = msg; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, key, klen) != 0 || p[klen] != ':')
+			continue;
+		for (v = p + klen + 1; *v == ' '; v++)
+			;
+		n = strcspn(v, "\n");
+		if (n >= size)
+			return false;
+		memcpy(buf, v, n);
+		buf[n] = '\0';
+		return true;
+	}
+	return false;
+}
+
+/* False when the worktree is gone, or no longer one (a removal killed midway took its .git). */
+static bool worktree_usable(const struct at_task *t)
+{
+	char pointer[PATH_MAX + 8];
+
+	return at_fmt(pointer, sizeof(pointer), "%s/.git", t->path) == 0 &&
+	       access(pointer, F_OK) == 0;
+}
+
 static int full_state_tree(struct at_repo *r, const struct at_task *t, const git_commit *tip,
 			   git_oid *out, struct at_error *err)
 {
 	char hex[AT_OID_HEXSZ + 1];
 
-	/* A task whose worktree is gone: its commits are all there is. */
-	if (access(t->path, F_OK) != 0) {
+	/* Without a usable worktree its commits are all there is. */
+	if (!worktree_usable(t)) {
 		git_oid_cpy(out, git_commit_tree_id(tip));
 		return 0;
 	}
@@ -52,6 +111,62 @@ static int full_state_tree(struct at_repo *r, const struct at_task *t, const git
 		return err->code;
 	git_oid_fromstr(out, hex);
 	return 0;
+}
+
+/* Is entry (a trash ref) the save of this very task (same creation) at this tip? */
+static bool saved_here(git_repository *repo, const char *refname, const struct at_task *t,
+		       const git_oid *tip)
+{
+	git_commit *c = NULL;
+	git_object *obj = NULL;
+	char created[32];
+	bool same = false;
+
+	if (git_revparse_single(&obj, repo, refname) == 0 &&
+	    git_object_peel((git_object **)&c, obj, GIT_OBJECT_COMMIT) == 0)
+		same = git_commit_parentcount(c) == 1 &&
+		       git_oid_equal(git_commit_parent_id(c, 0), tip) &&
+		       trailer(git_commit_message(c), "Agenttask-Created", created,
+			       sizeof(created)) &&
+		       strtoll(created, NULL, 10) == (long long)t->created;
+	git_commit_free(c);
+	git_object_free(obj);
+	git_error_clear();
+	return same;
+}
+
+/*
+ * The newest trash entry already saved for this task at this tip, if any.
+ * A discard killed while removing the worktree saved the whole state before
+ * it removed anything; when the worktree is no longer usable, that entry is
+ * better than the commits alone, which is all a new save could hold.
+ */
+static bool already_saved(git_repository *repo, const struct at_task *t, const git_oid *tip,
+			  char *out, size_t size)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref;
+	struct stamp best = { -1, 0 }, when;
+	char glob[256];
+
+	if (at_fmt(glob, sizeof(glob), TRASH_PREFIX "%s/*", t->name) < 0 ||
+	    git_reference_iterator_glob_new(&it, repo, glob) < 0) {
+		git_error_clear();
+		return false;
+	}
+	while (git_reference_next(&ref, it) == 0) {
+		const char *rn = git_reference_name(ref);
+
+		if (trash_stamp(rn, &when) && stamp_before(&best, &when) && strlen(rn) < size &&
+		    saved_here(repo, rn, t, tip)) {
+			best = when;
+			snprintf(out, size, "%s", rn);
+		}
+		git_reference_free(ref);
+	}
+	git_reference_iterator_free(it);
+	git_error_clear();
+	return best.sec >= 0;
 }
 
 int at_trash_save(struct at_repo *r, const struct at_task *t, char *ref_out, size_t ref_size,
@@ -67,8 +182,11 @@ int at_trash_save(struct at_repo *r, const struct at_task *t, char *ref_out, siz
 	int rc;
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	if ((rc = branch_tip(r->repo, t, &tip, err)) < 0 ||
-	    (rc = full_state_tree(r, t, tip, &tree_id, err)) < 0 ||
+	if ((rc = branch_tip(r->repo, t, &tip, err)) < 0)
+		goto out;
+	if (!worktree_usable(t) && already_saved(r->repo, t, git_commit_id(tip), ref_out, ref_size))
+		goto out;
+	if ((rc = full_state_tree(r, t, tip, &tree_id, err)) < 0 ||
 	    (rc = at_git_signature(&sig, r->repo, err)) < 0)
 		goto out;
 	/* Seconds and nanoseconds: two discards of one name never share a ref. */
@@ -93,28 +211,30 @@ out:
 	return rc;
 }
 
-/* refs/agenttask/trash/NAME/SECONDS.NANOS -> SECONDS */
-static long long trash_time(const char *refname)
-{
-	const char *slash = strrchr(refname, '/');
-
-	return slash ? strtoll(slash + 1, NULL, 10) : 0;
-}
-
+/*
+ * Compared to the nanosecond, so that --trash-days 0 prunes everything
+ * discarded before now, even within the same second.
+ */
 int at_trash_prune(struct at_repo *r, int days, struct at_gc_report *rep, struct at_error *err)
 {
 	git_reference_iterator *it = NULL;
 	git_reference *ref;
-	long long cutoff = (long long)time(NULL) - (long long)days * 86400;
+	struct timespec now;
+	struct stamp cutoff, when;
 	int rc = 0, next;
 
+	clock_gettime(CLOCK_REALTIME, &now);
+	cutoff.sec = (long long)now.tv_sec - (long long)days * 86400;
+	cutoff.nsec = now.tv_nsec;
 	if (git_reference_iterator_glob_new(&it, r->repo, TRASH_PREFIX "*") < 0)
 		return at_git_error(err, AT_EGIT, "cannot list the trash");
 	while (rc == 0 && (next = git_reference_next(&ref, it)) == 0) {
 		char name[256];
 
 		snprintf(name, sizeof(name), "%s", git_reference_name(ref));
-		if (trash_time(name) < cutoff) {
+		/* An entry whose name carries no time is pruned, as before. */
+		trash_stamp(name, &when);
+		if (stamp_before(&when, &cutoff)) {
 			if (git_reference_delete(ref) < 0)
 				rc = at_git_error(err, AT_EGIT, "cannot prune '%s'", name);
 			else
@@ -124,5 +244,142 @@ int at_trash_prune(struct at_repo *r, int days, struct at_gc_report *rep, struct
 	}
 	git_reference_iterator_free(it);
 	git_error_clear();
+	return rc;
+}
+
+/* ---- restore ---- */
+
+/* The most recent refs/agenttask/trash/NAME/<time>. */
+static int newest_entry(git_repository *repo, const char *name, char *out, size_t size,
+			struct at_error *err)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref;
+	struct stamp best = { -1, 0 }, when;
+	char glob[256];
+	size_t plen;
+
+	if (at_fmt(glob, sizeof(glob), TRASH_PREFIX "%s/*", name) < 0)
+		return at_error_set(err, AT_EUSAGE, "task name too long '%s'", name);
+	plen = strlen(glob) - 1;
+	if (git_reference_iterator_glob_new(&it, repo, glob) < 0)
+		return at_git_error(err, AT_EGIT, "cannot list the trash");
+	while (git_reference_next(&ref, it) == 0) {
+		const char *rn = git_reference_name(ref);
+
+		if (!strchr(rn + plen, '/') && trash_stamp(rn, &when) && stamp_before(&best, &when) &&
+		    strlen(rn) < size) {
+			best = when;
+			snprintf(out, size, "%s", rn);
+		}
+		git_reference_free(ref);
+	}
+	git_reference_iterator_free(it);
+	git_error_clear();
+	if (best.sec < 0)
+		return at_error_set(err, AT_ENOTFOUND, "no discarded task '%s' in the trash", name);
+	return 0;
+}
+
+static bool is_hex_id(const char *s)
+{
+	return strlen(s) == AT_OID_HEXSZ && strspn(s, "0123456789abcdef") == AT_OID_HEXSZ;
+}
+
+/* The task's base as the entry recorded it; the tip itself when it did not. */
+static void base_from_trailers(const git_commit *entry, const char *tip, struct at_task *t)
+{
+	const char *msg = git_commit_message(entry);
+	char created[32];
+
+	if (!trailer(msg, "Agenttask-Base-Branch", t->base_branch, sizeof(t->base_branch)) ||
+	    (t->base_branch[0] && strncmp(t->base_branch, "refs/heads/", 11) != 0))
+		t->base_branch[0] = '\0';
+	if (!trailer(msg, "Agenttask-Base-Commit", t->base_commit, sizeof(t->base_commit)) ||
+	    !is_hex_id(t->base_commit))
+		snprintf(t->base_commit, sizeof(t->base_commit), "%s", tip);
+	if (trailer(msg, "Agenttask-Created", created, sizeof(created)) && created[0])
+		t->created = strtoll(created, NULL, 10);
+}
+
+/* The uncommitted state over the fresh checkout: files only, the index stays at HEAD. */
+static int write_back(const struct at_task *t, const git_oid *tree_id, struct at_error *err)
+{
+	git_checkout_options co = GIT_CHECKOUT_OPTIONS_INIT;
+	git_repository *wt = NULL;
+	git_tree *tree = NULL;
+	int rc;
+
+	if ((rc = at_git_open_worktree(&wt, t, err)) < 0)
+		return rc;
+	co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
+	if (git_tree_lookup(&tree, wt, tree_id) < 0 ||
+	    git_checkout_tree(wt, (const git_object *)tree, &co) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot write the uncommitted files of task '%s'",
+				  t->name);
+	git_tree_free(tree);
+	git_repository_free(wt);
+	return rc;
+}
+
+static int entry_commit(git_repository *repo, const char *refname, git_commit **out,
+			char tip[AT_OID_HEXSZ + 1], struct at_error *err)
+{
+	git_object *obj = NULL;
+	int rc = 0;
+
+	if (git_revparse_single(&obj, repo, refname) < 0 ||
+	    git_object_peel((git_object **)out, obj, GIT_OBJECT_COMMIT) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot read trash entry '%s'", refname);
+	else if (git_commit_parentcount(*out) != 1)
+		rc = at_error_set(err, AT_ECORRUPT, "trash entry '%s' has no single parent",
+				  refname);
+	else
+		at_git_oid_hex(tip, git_commit_parent_id(*out, 0));
+	git_object_free(obj);
+	return rc;
+}
+
+static void drop_entry(git_repository *repo, struct at_restore_info *info)
+{
+	git_reference *ref = NULL;
+
+	info->ref_kept = git_reference_lookup(&ref, repo, info->ref) < 0 ||
+			 git_reference_delete(ref) < 0;
+	git_reference_free(ref);
+	git_error_clear();
+}
+
+int at_trash_restore(struct at_repo *r, const char *name, struct at_task *out,
+		     struct at_restore_info *info, struct at_error *err)
+{
+	struct at_restore_info inf = { "", false };
+	git_commit *entry = NULL;
+	char tip[AT_OID_HEXSZ + 1];
+	struct at_task t, ready;
+	int rc;
+
+	if ((rc = at_task_init(&t, &r->paths, name, err)) < 0 ||
+	    (rc = newest_entry(r->repo, name, inf.ref, sizeof(inf.ref), err)) < 0 ||
+	    (rc = entry_commit(r->repo, inf.ref, &entry, tip, err)) < 0 ||
+	    (rc = at_task_new_at(r, name, tip, &t, err)) < 0)
+		goto out;
+	ready = t;
+	base_from_trailers(entry, tip, &ready);
+	ready.phase = AT_TASK_READY;
+	rc = write_back(&t, git_commit_tree_id(entry), err);
+	if (rc == 0)
+		rc = at_state_save(&r->paths, &ready, err);
+	if (rc < 0) {
+		struct at_error ignored = AT_ERROR_INIT;
+		/* t, not ready: its base_commit is the tip, so the branch goes too. */
+		at_task_rollback(r, &t, &ignored);
+		goto out;
+	}
+	drop_entry(r->repo, &inf);
+	*out = ready;
+	*info = inf;
+out:
+	git_commit_free(entry);
 	return rc;
 }

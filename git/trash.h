@@ -3,12 +3,14 @@
  *
  * Before a task is thrown away its full state (commits, uncommitted and
  * untracked files, modes) is saved as a commit under
- * refs/agenttask/trash/NAME/<time>. `agenttask restore` brings it back;
- * `agenttask gc` prunes entries older than --trash-days.
+ * refs/agenttask/trash/NAME/<seconds>.<nanoseconds>. `agenttask restore`
+ * brings the most recent one back; `agenttask gc` prunes entries older than
+ * --trash-days.
  */
 #ifndef AT_GIT_TRASH_H
 #define AT_GIT_TRASH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/task.h"
@@ -18,6 +20,25 @@
 /* Save the task's full state; writes the ref's name into ref_out. */
 int at_trash_save(struct at_repo *r, const struct at_task *t, char *ref_out, size_t ref_size,
 		  struct at_error *err);
+
+struct at_restore_info {
+	char ref[256];      /* the trash entry brought back */
+	bool ref_kept;      /* it could not be deleted afterwards (the task is back all the same) */
+};
+
+/*
+ * Bring back the most recent trash entry of task `name`: branch
+ * agenttask/NAME at the tip it had, its worktree with the committed state
+ * checked out, then the uncommitted state written over it without touching
+ * the index (modified and deleted files unstaged, new files untracked, modes
+ * and symlinks as they were), and the task's base from the entry's trailers.
+ * The entry is deleted afterwards. All or nothing.
+ *
+ *   AT_ENOTFOUND  no trash entry for name
+ *   AT_EEXISTS    a task (or branch, or worktree path) of that name exists
+ */
+int at_trash_restore(struct at_repo *r, const char *name, struct at_task *out,
+		     struct at_restore_info *info, struct at_error *err);
 
 /* Drop trash entries older than days days, reporting each one. */
 int at_trash_prune(struct at_repo *r, int days, struct at_gc_report *rep, struct at_error *err);

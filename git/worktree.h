@@ -28,6 +28,18 @@ int at_task_new(struct at_repo *r, const char *name, const struct at_new_opts *o
 		struct at_task *out, struct at_error *err);
 
 /*
+ * Create task `name` with its branch at commit tip_hex and its worktree
+ * checked out there, but leave it in phase AT_TASK_CREATING, so that the
+ * caller can finish filling it before it counts (restore writes uncommitted
+ * files back). The caller then saves it as AT_TASK_READY with its real base
+ * (at_state_save), or undoes it with at_task_rollback(). Until then the
+ * record's base_commit is tip_hex, so that a rollback - here, by the caller
+ * with *out, or by gc after a crash - deletes the branch as well.
+ */
+int at_task_new_at(struct at_repo *r, const char *name, const char *tip_hex,
+		   struct at_task *out, struct at_error *err);
+
+/*
  * Remove the task's worktree, its admin directory, its branch and its
  * record. Safe to repeat after an interruption: missing parts are skipped.
  */

@@ -1,0 +1,597 @@
+#include "core/policy.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/glob.h"
+#include "core/json.h"
+
+#define MODE_SYMLINK 0120000u
+
+static const char *const rule_keys[] = {
+	"protected_paths", "max_changed_files", "max_changed_lines", "allow_binary",
+	"allow_symlinks_out", NULL,
+};
+
+static const char *const top_keys[] = {
+	"protected_paths", "max_changed_files", "max_changed_lines", "allow_binary",
+	"allow_symlinks_out", "checks", NULL,
+};
+
+static const char *const check_keys[] = { "name", "run", "timeout", "net", NULL };
+
+/* "malformed policy 'FILE': key 'KEY': DETAIL" */
+static int bad(struct at_error *err, const char *what, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int bad(struct at_error *err, const char *what, const char *key, const char *fmt, ...)
+{
+	char detail[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	if (!key)
+		return at_error_set(err, AT_EPOLICY, "malformed policy '%s': %s", what, detail);
+	return at_error_set(err, AT_EPOLICY, "malformed policy '%s': key '%s': %s", what, key,
+			    detail);
+}
+
+static bool in_list(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (strcmp(*list, s) == 0)
+			return true;
+	return false;
+}
+
+/* Every member known and none twice (cJSON would keep both, and we read one). */
+static int check_members(const at_json *obj, const char *const *known, const char *what,
+			 const char *prefix, struct at_error *err)
+{
+	const at_json *m, *n;
+
+	for (m = at_json_child(obj); m; m = at_json_next(m)) {
+		const char *k = at_json_key(m);
+
+		if (!in_list(known, k))
+			return bad(err, what, NULL, "unknown key '%s%s'", prefix, k);
+		for (n = at_json_next(m); n; n = at_json_next(n))
+			if (strcmp(k, at_json_key(n)) == 0)
+				return bad(err, what, NULL, "duplicate key '%s%s'", prefix, k);
+	}
+	return 0;
+}
+
+static char *xstrdup(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+static int oom(struct at_error *err)
+{
+	return at_error_set(err, AT_ESYS, "out of memory");
+}
+
+/* A whole number within [0, max]. */
+static int parse_count(const at_json *j, const char *what, const char *key, double max,
+		       size_t *out, struct at_error *err)
+{
+	double v;
+
+	if (!at_json_is_number(j))
+		return bad(err, what, key, "must be a number");
+	v = at_json_number_value(j);
+	if (!isfinite(v))
+		return bad(err, what, key, "must be a whole number");
+	if (v < 0)
+		return bad(err, what, key, "must not be negative (got %g)", v);
+	if (v > max)
+		return bad(err, what, key, "must be at most %.0f (got %g)", max, v);
+	/* In range, so the conversion is defined; no libm needed for floor(). */
+	if (v != (double)(unsigned long long)v)
+		return bad(err, what, key, "must be a whole number (got %g)", v);
+	*out = (size_t)v;
+	return 0;
+}
+
+static int parse_bool(const at_json *j, const char *what, const char *key, bool *out,
+		      struct at_error *err)
+{
+	if (!at_json_is_bool(j))
+		return bad(err, what, key, "must be true or false");
+	*out = at_json_bool_value(j);
+	return 0;
+}
+
+static int parse_patterns(struct at_policy *p, const at_json *arr, const char *what,
+			  struct at_error *err)
+{
+	char norm[AT_GLOB_MAX + 1];
+	const char *why;
+	size_t i, n;
+
+	if (!at_json_is_array(arr))
+		return bad(err, what, "protected_paths", "must be an array of glob patterns");
+	n = at_json_size(arr);
+	p->protected_paths = calloc(n + 1, sizeof(char *));
+	if (!p->protected_paths)
+		return oom(err);
+	for (i = 0; i < n; i++) {
+		const char *s = at_json_string_value(at_json_at(arr, i));
+
+		if (!s)
+			return bad(err, what, "protected_paths", "item %zu is not a string", i);
+		if (at_glob_normalize(s, norm, sizeof(norm), &why) < 0)
+			return bad(err, what, "protected_paths", "bad glob '%.80s': %s", s, why);
+		p->protected_paths[i] = xstrdup(norm);
+		if (!p->protected_paths[i])
+			return oom(err);
+		p->nprotected = i + 1;
+	}
+	return 0;
+}
+
+static int parse_argv(struct at_policy_check *c, const at_json *arr, const char *what,
+		      const char *key, struct at_error *err)
+{
+	size_t i, n = at_json_size(arr);
+
+	if (!at_json_is_array(arr) || n == 0)
+		return bad(err, what, key, "must be a non-empty array of strings (the argv to run)");
+	c->argv = calloc(n + 1, sizeof(char *));
+	if (!c->argv)
+		return oom(err);
+	for (i = 0; i < n; i++) {
+		const char *s = at_json_string_value(at_json_at(arr, i));
+
+		if (!s)
+			return bad(err, what, key, "item %zu is not a string", i);
+		if (i == 0 && !*s)
+			return bad(err, what, key, "the program (item 0) is empty");
+		c->argv[i] = xstrdup(s);
+		if (!c->argv[i])
+			return oom(err);
+		c->argc = i + 1;
+	}
+	return 0;
+}
+
+static int check_name_ok(const struct at_policy *p, const char *name, const char *what,
+			 const char *key, struct at_error *err)
+{
+	const unsigned char *q;
+	size_t i;
+
+	if (!name || !*name)
+		return bad(err, what, key, "must be a non-empty string");
+	if (strlen(name) > AT_CHECK_NAME_MAX)
+		return bad(err, what, key, "longer than %d characters", AT_CHECK_NAME_MAX);
+	for (q = (const unsigned char *)name; *q; q++)
+		if (*q < 0x20 || *q == 0x7f)
+			return bad(err, what, key, "holds a control character");
+	if (in_list(rule_keys, name))
+		return bad(err, what, key, "'%s' is the name of a built-in rule", name);
+	for (i = 0; i < p->nchecks; i++)
+		if (strcmp(p->checks[i].name, name) == 0)
+			return bad(err, what, key, "'%s' names two checks", name);
+	return 0;
+}
+
+static int parse_check(struct at_policy *p, const at_json *j, size_t idx, const char *what,
+		       struct at_error *err)
+{
+	struct at_policy_check *c = &p->checks[idx];
+	char key[64], prefix[32];
+	const at_json *v;
+	size_t timeout;
+	int rc;
+
+	snprintf(prefix, sizeof(prefix), "checks[%zu].", idx);
+	snprintf(key, sizeof(key), "checks[%zu]", idx);
+	if (!at_json_is_object(j))
+		return bad(err, what, key, "must be an object with 'name' and 'run'");
+	if ((rc = check_members(j, check_keys, what, prefix, err)) < 0)
+		return rc;
+	snprintf(key, sizeof(key), "checks[%zu].name", idx);
+	if ((rc = check_name_ok(p, at_json_get_string(j, "name"), what, key, err)) < 0)
+		return rc;
+	c->name = xstrdup(at_json_get_string(j, "name"));
+	c->timeout = AT_CHECK_TIMEOUT_DEFAULT;
+	if (!c->name)
+		return oom(err);
+	/* Counted only now, so that check_name_ok compares with complete entries. */
+	p->nchecks = idx + 1;
+	snprintf(key, sizeof(key), "checks[%zu].run", idx);
+	if ((rc = parse_argv(c, at_json_get(j, "run"), what, key, err)) < 0)
+		return rc;
+	snprintf(key, sizeof(key), "checks[%zu].timeout", idx);
+	if ((v = at_json_get(j, "timeout"))) {
+		if ((rc = parse_count(v, what, key, AT_CHECK_TIMEOUT_MAX, &timeout, err)) < 0)
+			return rc;
+		if (timeout == 0)
+			return bad(err, what, key, "must be at least 1 second");
+		c->timeout = (unsigned int)timeout;
+	}
+	snprintf(key, sizeof(key), "checks[%zu].net", idx);
+	if ((v = at_json_get(j, "net")) && (rc = parse_bool(v, what, key, &c->net, err)) < 0)
+		return rc;
+	return 0;
+}
+
+static int parse_checks(struct at_policy *p, const at_json *arr, const char *what,
+			struct at_error *err)
+{
+	size_t i, n;
+	int rc;
+
+	if (!at_json_is_array(arr))
+		return bad(err, what, "checks", "must be an array of {\"name\", \"run\"} objects");
+	n = at_json_size(arr);
+	p->checks = calloc(n + 1, sizeof(*p->checks));
+	if (!p->checks)
+		return oom(err);
+	for (i = 0; i < n; i++)
+		if ((rc = parse_check(p, at_json_at(arr, i), i, what, err)) < 0)
+			return rc;
+	return 0;
+}
+
+static int parse_object(struct at_policy *p, const at_json *j, const char *what,
+			struct at_error *err)
+{
+	const at_json *v;
+	int rc = 0;
+
+	if ((v = at_json_get(j, "protected_paths")))
+		rc = parse_patterns(p, v, what, err);
+	if (rc == 0 && (v = at_json_get(j, "max_changed_files"))) {
+		p->has_max_files = true;
+		rc = parse_count(v, what, "max_changed_files", 1e15, &p->max_changed_files, err);
+	}
+	if (rc == 0 && (v = at_json_get(j, "max_changed_lines"))) {
+		p->has_max_lines = true;
+		rc = parse_count(v, what, "max_changed_lines", 1e15, &p->max_changed_lines, err);
+	}
+	if (rc == 0 && (v = at_json_get(j, "allow_binary")))
+		rc = parse_bool(v, what, "allow_binary", &p->allow_binary, err);
+	if (rc == 0 && (v = at_json_get(j, "allow_symlinks_out")))
+		rc = parse_bool(v, what, "allow_symlinks_out", &p->allow_symlinks_out, err);
+	if (rc == 0 && (v = at_json_get(j, "checks")))
+		rc = parse_checks(p, v, what, err);
+	return rc;
+}
+
+int at_policy_parse(struct at_policy *out, const char *text, const char *what,
+		    struct at_error *err)
+{
+	struct at_error perr = AT_ERROR_INIT;
+	struct at_policy p;
+	at_json *j = NULL;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	p.allow_binary = true;
+	if (at_json_parse(&j, text, what, &perr) < 0)
+		return at_error_set(err, AT_EPOLICY, "malformed policy: %s", perr.msg);
+	if (!at_json_is_object(j))
+		rc = bad(err, what, NULL, "not a JSON object");
+	else if ((rc = check_members(j, top_keys, what, "", err)) == 0)
+		rc = parse_object(&p, j, what, err);
+	at_json_free(j);
+	if (rc < 0) {
+		at_policy_release(&p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void at_policy_release(struct at_policy *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	free_strv(p->protected_paths, p->nprotected);
+	for (i = 0; p->checks && i < p->nchecks; i++) {
+		free(p->checks[i].name);
+		free_strv(p->checks[i].argv, p->checks[i].argc);
+	}
+	free(p->checks);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ---- results ---- */
+
+static struct at_rule_result *result_push(struct at_policy_result *res, const char *rule,
+					  bool passed, const char *message)
+{
+	struct at_rule_result *n = realloc(res->rules, (res->count + 1) * sizeof(*n));
+	struct at_rule_result *r;
+
+	if (!n)
+		return NULL;
+	res->rules = n;
+	r = &n[res->count];
+	memset(r, 0, sizeof(*r));
+	r->rule = xstrdup(rule);
+	r->message = xstrdup(message);
+	r->passed = passed;
+	if (!r->rule || !r->message) {
+		free(r->rule);
+		free(r->message);
+		return NULL;
+	}
+	res->count++;
+	return r;
+}
+
+static int path_push(struct at_rule_result *r, const char *path)
+{
+	char **n = realloc(r->paths, (r->npaths + 1) * sizeof(*n));
+
+	if (!n)
+		return -1;
+	r->paths = n;
+	n[r->npaths] = xstrdup(path);
+	if (!n[r->npaths])
+		return -1;
+	r->npaths++;
+	return 0;
+}
+
+int at_policy_result_add(struct at_policy_result *res, const char *rule, bool passed,
+			 const char *message, const char *output, struct at_error *err)
+{
+	struct at_rule_result *r = result_push(res, rule, passed, message);
+
+	if (!r)
+		return oom(err);
+	r->is_check = true;
+	if (output && !(r->output = xstrdup(output)))
+		return oom(err);
+	return 0;
+}
+
+bool at_policy_result_passed(const struct at_policy_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->count; i++)
+		if (!res->rules[i].passed)
+			return false;
+	return true;
+}
+
+void at_policy_result_release(struct at_policy_result *res)
+{
+	size_t i;
+
+	if (!res)
+		return;
+	for (i = 0; i < res->count; i++) {
+		free(res->rules[i].rule);
+		free(res->rules[i].message);
+		free_strv(res->rules[i].paths, res->rules[i].npaths);
+		free(res->rules[i].output);
+	}
+	free(res->rules);
+	res->rules = NULL;
+	res->count = 0;
+}
+
+/* ---- rules ---- */
+
+bool at_policy_link_escapes(const char *path, const char *target)
+{
+	const char *c, *end;
+	long depth = 0;
+
+	if (!target)
+		return true;
+	if (target[0] == '/')
+		return true;
+	/* The link's own directory: one level per '/' in its path. */
+	for (c = path; *c; c++)
+		if (*c == '/')
+			depth++;
+	for (c = target; *c; c = *end ? end + 1 : end) {
+		end = strchrnul(c, '/');
+		if (end == c || (end - c == 1 && c[0] == '.'))
+			continue;
+		if (end - c == 2 && c[0] == '.' && c[1] == '.') {
+			if (--depth < 0)
+				return true;
+		} else {
+			depth++;
+		}
+	}
+	return false;
+}
+
+static const char *protected_match(const struct at_policy *p, const struct at_change_file *f,
+				   const char **which)
+{
+	size_t i;
+
+	for (i = 0; i < p->nprotected; i++) {
+		if (at_glob_match_under(p->protected_paths[i], f->path)) {
+			*which = f->path;
+			return p->protected_paths[i];
+		}
+		if (f->old_path && at_glob_match_under(p->protected_paths[i], f->old_path)) {
+			*which = f->old_path;
+			return p->protected_paths[i];
+		}
+	}
+	return NULL;
+}
+
+static int rule_protected(const struct at_policy *p, const struct at_change_set *cs,
+			  struct at_policy_result *res)
+{
+	const char *first_pat = NULL, *first_path = NULL, *which, *pat;
+	struct at_rule_result *r;
+	char msg[512];
+	size_t i, hits = 0;
+
+	for (i = 0; i < cs->nfiles; i++)
+		if ((pat = protected_match(p, &cs->files[i], &which)) && hits++ == 0) {
+			first_pat = pat;
+			first_path = which;
+		}
+	if (hits == 0 && p->nprotected == 0)
+		snprintf(msg, sizeof(msg), "no protected paths");
+	else if (hits == 0)
+		snprintf(msg, sizeof(msg), "no change under the %zu protected pattern%s",
+			 p->nprotected, p->nprotected == 1 ? "" : "s");
+	else
+		snprintf(msg, sizeof(msg), "%zu changed path%s protected ('%s' by '%s')", hits,
+			 hits == 1 ? " is" : "s are", first_path, first_pat);
+	if (!(r = result_push(res, "protected_paths", hits == 0, msg)))
+		return -1;
+	for (i = 0; i < cs->nfiles; i++)
+		if (protected_match(p, &cs->files[i], &which) && path_push(r, which) < 0)
+			return -1;
+	return 0;
+}
+
+static int rule_max_files(const struct at_policy *p, const struct at_change_set *cs,
+			  struct at_policy_result *res)
+{
+	bool ok = !p->has_max_files || cs->nfiles <= p->max_changed_files;
+	struct at_rule_result *r;
+	char msg[256];
+	size_t i;
+
+	if (!p->has_max_files)
+		snprintf(msg, sizeof(msg), "%zu file%s changed (no limit)", cs->nfiles,
+			 cs->nfiles == 1 ? "" : "s");
+	else
+		snprintf(msg, sizeof(msg), "%zu file%s changed, %s the limit of %zu", cs->nfiles,
+			 cs->nfiles == 1 ? "" : "s", ok ? "within" : "more than",
+			 p->max_changed_files);
+	if (!(r = result_push(res, "max_changed_files", ok, msg)))
+		return -1;
+	for (i = 0; !ok && i < cs->nfiles; i++)
+		if (path_push(r, cs->files[i].path) < 0)
+			return -1;
+	return 0;
+}
+
+static int rule_max_lines(const struct at_policy *p, const struct at_change_set *cs,
+			  struct at_policy_result *res)
+{
+	size_t total = cs->additions + cs->deletions, i;
+	bool ok = !p->has_max_lines || total <= p->max_changed_lines;
+	struct at_rule_result *r;
+	char msg[256], limit[64];
+
+	if (p->has_max_lines)
+		snprintf(limit, sizeof(limit), "%s the limit of %zu", ok ? "within" : "more than",
+			 p->max_changed_lines);
+	else
+		snprintf(limit, sizeof(limit), "no limit");
+	snprintf(msg, sizeof(msg), "%zu line%s changed (+%zu -%zu), %s", total,
+		 total == 1 ? "" : "s", cs->additions, cs->deletions, limit);
+	if (!(r = result_push(res, "max_changed_lines", ok, msg)))
+		return -1;
+	for (i = 0; !ok && i < cs->nfiles; i++)
+		if (cs->files[i].additions + cs->files[i].deletions > 0 &&
+		    path_push(r, cs->files[i].path) < 0)
+			return -1;
+	return 0;
+}
+
+static bool binary_added_or_changed(const struct at_change_file *f)
+{
+	return f->binary && f->status != AT_CHANGE_DELETED;
+}
+
+static int rule_binary(const struct at_policy *p, const struct at_change_set *cs,
+		       struct at_policy_result *res)
+{
+	struct at_rule_result *r;
+	size_t i, n = 0;
+	char msg[256];
+
+	for (i = 0; i < cs->nfiles; i++)
+		n += binary_added_or_changed(&cs->files[i]);
+	if (p->allow_binary)
+		snprintf(msg, sizeof(msg), "binary files allowed (%zu added or changed)", n);
+	else if (n == 0)
+		snprintf(msg, sizeof(msg), "no binary file added or changed");
+	else
+		snprintf(msg, sizeof(msg), "%zu binary file%s added or changed", n,
+			 n == 1 ? "" : "s");
+	if (!(r = result_push(res, "allow_binary", p->allow_binary || n == 0, msg)))
+		return -1;
+	for (i = 0; !p->allow_binary && i < cs->nfiles; i++)
+		if (binary_added_or_changed(&cs->files[i]) && path_push(r, cs->files[i].path) < 0)
+			return -1;
+	return 0;
+}
+
+static bool link_out(const struct at_change_file *f)
+{
+	return f->new_mode == MODE_SYMLINK && f->status != AT_CHANGE_DELETED &&
+	       at_policy_link_escapes(f->path, f->link_target);
+}
+
+static int rule_symlinks(const struct at_policy *p, const struct at_change_set *cs,
+			 struct at_policy_result *res)
+{
+	const struct at_change_file *first = NULL;
+	struct at_rule_result *r;
+	size_t i, n = 0;
+	char msg[512];
+
+	for (i = 0; i < cs->nfiles; i++)
+		if (link_out(&cs->files[i]) && n++ == 0)
+			first = &cs->files[i];
+	if (n == 0)
+		snprintf(msg, sizeof(msg), "no symlink points outside the repository");
+	else if (p->allow_symlinks_out)
+		snprintf(msg, sizeof(msg), "symlinks out of the repository allowed (%zu)", n);
+	else
+		snprintf(msg, sizeof(msg), "%zu symlink%s outside the repository ('%s' -> '%s')",
+			 n, n == 1 ? " points" : "s point", first->path,
+			 first->link_target ? first->link_target : "?");
+	if (!(r = result_push(res, "allow_symlinks_out", p->allow_symlinks_out || n == 0, msg)))
+		return -1;
+	for (i = 0; !p->allow_symlinks_out && i < cs->nfiles; i++)
+		if (link_out(&cs->files[i]) && path_push(r, cs->files[i].path) < 0)
+			return -1;
+	return 0;
+}
+
+int at_policy_evaluate(const struct at_policy *p, const struct at_change_set *cs,
+		       struct at_policy_result *out, struct at_error *err)
+{
+	struct at_policy_result res = { NULL, 0 };
+
+	if (rule_protected(p, cs, &res) < 0 || rule_max_files(p, cs, &res) < 0 ||
+	    rule_max_lines(p, cs, &res) < 0 || rule_binary(p, cs, &res) < 0 ||
+	    rule_symlinks(p, cs, &res) < 0) {
+		at_policy_result_release(&res);
+		return oom(err);
+	}
+	*out = res;
+	return 0;
+}

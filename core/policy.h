@@ -1,0 +1,92 @@
+/*
+ * policy.h - the review policy: parsing .agenttask/policy.json and judging a
+ * change set by its rules. Pure: no libgit2, no I/O.
+ *
+ * Where the text comes from (the base revision, or --policy FILE) is the
+ * caller's business; so is running the checks, whose results the caller
+ * appends with at_policy_result_add().
+ *
+ * Every built-in rule is reported, whether the policy sets it or not (an
+ * unset limit passes with "no limit"), so that a report always shows the
+ * same rows: protected_paths, max_changed_files, max_changed_lines,
+ * allow_binary, allow_symlinks_out, then one row per check.
+ */
+#ifndef AT_CORE_POLICY_H
+#define AT_CORE_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/change.h"
+#include "core/error.h"
+
+#define AT_POLICY_PATH ".agenttask/policy.json"
+#define AT_POLICY_MAX_SIZE (1024 * 1024)
+#define AT_CHECK_TIMEOUT_DEFAULT 600     /* seconds */
+#define AT_CHECK_TIMEOUT_MAX 86400
+#define AT_CHECK_NAME_MAX 64
+
+struct at_policy_check {
+	char *name;
+	char **argv;            /* NULL-terminated, at least one element */
+	size_t argc;
+	unsigned int timeout;   /* seconds, > 0 */
+	bool net;               /* network access in the sandbox */
+};
+
+struct at_policy {
+	char **protected_paths;   /* normalized patterns (core/glob.h) */
+	size_t nprotected;
+	bool has_max_files;
+	size_t max_changed_files;
+	bool has_max_lines;
+	size_t max_changed_lines;
+	bool allow_binary;        /* default true */
+	bool allow_symlinks_out;  /* default false */
+	struct at_policy_check *checks;
+	size_t nchecks;
+};
+
+/*
+ * Parse policy text. `what` names the file in messages ("main:.agenttask/
+ * policy.json", or the --policy path). Anything malformed is AT_EPOLICY with
+ * a message naming the file, the key and what is wrong; *out is written
+ * only on success. Release with at_policy_release().
+ */
+int at_policy_parse(struct at_policy *out, const char *text, const char *what,
+		    struct at_error *err);
+void at_policy_release(struct at_policy *p);
+
+struct at_rule_result {
+	char *rule;        /* a built-in rule's key, or a check's name */
+	bool passed;
+	bool is_check;
+	char *message;     /* one line */
+	char **paths;      /* the paths concerned (for a failure: the offending ones) */
+	size_t npaths;
+	char *output;      /* a check's output (NULL for built-in rules) */
+};
+
+struct at_policy_result {
+	struct at_rule_result *rules;
+	size_t count;
+};
+
+/*
+ * Judge a change set by the built-in rules, one result each, in the order
+ * above. Only memory can fail (AT_ESYS).
+ */
+int at_policy_evaluate(const struct at_policy *p, const struct at_change_set *cs,
+		       struct at_policy_result *out, struct at_error *err);
+
+/* Append a check's result; copies rule, message and output. 0 or AT_ESYS. */
+int at_policy_result_add(struct at_policy_result *res, const char *rule, bool passed,
+			 const char *message, const char *output, struct at_error *err);
+
+bool at_policy_result_passed(const struct at_policy_result *res);
+void at_policy_result_release(struct at_policy_result *res);
+
+/* True when the symlink at path (in the repository) with target leaves the repository. */
+bool at_policy_link_escapes(const char *path, const char *target);
+
+#endif

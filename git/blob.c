@@ -1,0 +1,88 @@
+#include "git/blob.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "git/internal.h"
+
+static int lookup_commit(git_repository *repo, const char *rev, git_commit **out,
+			 struct at_error *err)
+{
+	git_object *obj = NULL;
+	int rc = 0;
+
+	if (git_revparse_single(&obj, repo, rev) < 0)
+		rc = at_git_error(err, AT_EUSAGE, "unknown revision '%s'", rev);
+	else if (git_object_peel((git_object **)out, obj, GIT_OBJECT_COMMIT) < 0)
+		rc = at_git_error(err, AT_EUSAGE, "revision '%s' is not a commit", rev);
+	git_object_free(obj);
+	return rc;
+}
+
+int at_git_resolve_commit(struct at_repo *r, const char *rev, char hex[AT_OID_HEXSZ + 1],
+			  struct at_error *err)
+{
+	git_commit *c = NULL;
+	int rc = lookup_commit(r->repo, rev, &c, err);
+
+	if (rc == 0)
+		at_git_oid_hex(hex, git_commit_id(c));
+	git_commit_free(c);
+	return rc;
+}
+
+static int copy_blob(git_repository *repo, const git_tree_entry *e, const char *rev,
+		     const char *path, size_t max, char **text, size_t *len, struct at_error *err)
+{
+	git_blob *blob = NULL;
+	git_object_size_t size;
+	char *buf;
+	int rc = 0;
+
+	if (git_tree_entry_filemode(e) != GIT_FILEMODE_BLOB &&
+	    git_tree_entry_filemode(e) != GIT_FILEMODE_BLOB_EXECUTABLE)
+		return at_error_set(err, AT_EUSAGE, "'%s' at '%s' is not a regular file", path,
+				    rev);
+	if (git_blob_lookup(&blob, repo, git_tree_entry_id(e)) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read '%s' at '%s'", path, rev);
+	size = git_blob_rawsize(blob);
+	if (size > (git_object_size_t)max) {
+		rc = at_error_set(err, AT_EUSAGE, "'%s' at '%s' is larger than %zu bytes", path,
+				  rev, max);
+	} else if (!(buf = malloc((size_t)size + 1))) {
+		rc = at_error_set(err, AT_ESYS, "out of memory");
+	} else {
+		memcpy(buf, git_blob_rawcontent(blob), (size_t)size);
+		buf[size] = '\0';
+		*text = buf;
+		*len = (size_t)size;
+	}
+	git_blob_free(blob);
+	return rc;
+}
+
+int at_git_read_file_at(struct at_repo *r, const char *rev, const char *path, size_t max,
+			char **text, size_t *len, struct at_error *err)
+{
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	int rc;
+
+	if ((rc = lookup_commit(r->repo, rev, &commit, err)) < 0)
+		return rc;
+	if (git_commit_tree(&tree, commit) < 0) {
+		rc = at_git_error(err, AT_EGIT, "cannot read the tree of '%s'", rev);
+	} else if ((rc = git_tree_entry_bypath(&e, tree, path)) == GIT_ENOTFOUND) {
+		git_error_clear();
+		rc = at_error_set(err, AT_ENOTFOUND, "no '%s' at '%s'", path, rev);
+	} else if (rc < 0) {
+		rc = at_git_error(err, AT_EGIT, "cannot look up '%s' at '%s'", path, rev);
+	} else {
+		rc = copy_blob(r->repo, e, rev, path, max, text, len, err);
+	}
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return rc;
+}

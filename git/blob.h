@@ -1,0 +1,32 @@
+/*
+ * blob.h - reading one file as it is at a revision, without a checkout.
+ *
+ * The review gate reads its policy this way, from the base revision, so a
+ * task's own edit of the policy file is never what judges it.
+ */
+#ifndef AT_GIT_BLOB_H
+#define AT_GIT_BLOB_H
+
+#include <stddef.h>
+
+#include "core/task.h"
+#include "git/repo.h"
+
+/*
+ * The content of path (repository-relative) in the tree of rev (a branch,
+ * tag, full ref or commit id), NUL-terminated, in *text (the caller frees
+ * it) with its length in *len (NUL bytes inside are kept and counted).
+ *
+ *   AT_ENOTFOUND  rev has no entry at path: the only "absent" answer
+ *   AT_EUSAGE     rev is no revision at all, or path is there but not a
+ *                 regular file (a directory, a symlink, a submodule), or it
+ *                 is larger than max bytes
+ */
+int at_git_read_file_at(struct at_repo *r, const char *rev, const char *path, size_t max,
+			char **text, size_t *len, struct at_error *err);
+
+/* The full commit id rev names (AT_EUSAGE: no such revision, or not a commit). */
+int at_git_resolve_commit(struct at_repo *r, const char *rev, char hex[AT_OID_HEXSZ + 1],
+			  struct at_error *err);
+
+#endif

@@ -1,0 +1,842 @@
+#include "git/diff.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "git/diff_format.h"
+#include "git/internal.h"
+#include "git/snapshot.h"
+
+/* git reads at most this much of a file to call it binary (a NUL in it). */
+#define BINARY_CHECK_BYTES 8000
+#define NO_NEWLINE "\\ No newline at end of file"
+
+struct at_diff {
+	git_repository *repo;      /* borrowed from the struct at_repo */
+	git_odb *odb;
+	git_diff *diff;
+	git_diff_options opts;     /* also for the halves of a type change */
+	size_t *order;             /* delta indices in git's output order (by path) */
+	size_t n;
+	bool quote_high;           /* core.quotepath */
+	int abbrev;                /* fewest hex digits on an index line */
+	bool have_files;           /* cs.files worked out */
+	struct at_change_set cs;
+};
+
+/* ---- opening ---------------------------------------------------------- */
+
+static const char *delta_path(const git_diff_delta *d)
+{
+	return d->new_file.path ? d->new_file.path : d->old_file.path;
+}
+
+struct order_key {
+	const char *path;
+	size_t idx;
+};
+
+static int order_cmp(const void *a, const void *b)
+{
+	const struct order_key *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* git lists a rename where its new name sorts; libgit2 where its old one does. */
+static int sort_deltas(struct at_diff *d, struct at_error *err)
+{
+	struct order_key *keys;
+	size_t i;
+
+	d->n = git_diff_num_deltas(d->diff);
+	keys = calloc(d->n ? d->n : 1, sizeof(*keys));
+	d->order = calloc(d->n ? d->n : 1, sizeof(*d->order));
+	if (!keys || !d->order) {
+		free(keys);
+		return at_error_set(err, AT_ESYS, "out of memory");
+	}
+	for (i = 0; i < d->n; i++) {
+		keys[i].path = delta_path(git_diff_get_delta(d->diff, i));
+		keys[i].idx = i;
+	}
+	qsort(keys, d->n, sizeof(*keys), order_cmp);
+	for (i = 0; i < d->n; i++)
+		d->order[i] = keys[i].idx;
+	free(keys);
+	return 0;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The object count in a pack index's header (version 1 or 2), 0 if unreadable. */
+static unsigned long idx_objects(int dirfd, const char *name)
+{
+	unsigned char hdr[8 + 256 * 4];
+	AT_AUTOCLOSE int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	ssize_t got;
+
+	if (fd < 0)
+		return 0;
+	got = read(fd, hdr, sizeof(hdr));
+	if (got >= (ssize_t)sizeof(hdr) && memcmp(hdr, "\377tOc", 4) == 0)
+		return be32(hdr + 8 + 255 * 4);
+	if (got >= 256 * 4 && memcmp(hdr, "\377tOc", 4) != 0)
+		return be32(hdr + 255 * 4);
+	return 0;
+}
+
+/*
+ * git's default abbreviation: about half the bits of the number of packed
+ * objects, in hex digits, never fewer than 7 (loose objects do not count).
+ */
+static int auto_abbrev(const char *common_dir)
+{
+	char path[PATH_MAX];
+	unsigned long count = 0;
+	struct dirent *de;
+	int bits = 0, len;
+	DIR *dir;
+
+	if (at_fmt(path, sizeof(path), "%s/objects/pack", common_dir) < 0 ||
+	    !(dir = opendir(path)))
+		return 7;
+	while ((de = readdir(dir)) != NULL) {
+		size_t l = strlen(de->d_name);
+		if (l > 4 && strcmp(de->d_name + l - 4, ".idx") == 0)
+			count += idx_objects(dirfd(dir), de->d_name);
+	}
+	closedir(dir);
+	while (count >>= 1)
+		bits++;
+	len = (bits + 2) / 2;
+	return len < 7 ? 7 : len;
+}
+
+static void read_config(struct at_diff *d)
+{
+	git_config *cfg = NULL;
+	int32_t abbrev;
+	int v;
+
+	d->quote_high = true;
+	d->abbrev = 0;
+	if (git_repository_config_snapshot(&cfg, d->repo) == 0) {
+		if (git_config_get_bool(&v, cfg, "core.quotepath") == 0)
+			d->quote_high = v != 0;
+		if (git_config_get_int32(&abbrev, cfg, "core.abbrev") == 0)
+			d->abbrev = abbrev < 4 ? 4 : abbrev > 40 ? 40 : abbrev;
+		else if (git_config_get_bool(&v, cfg, "core.abbrev") == 0 && !v)
+			d->abbrev = 40;
+	}
+	git_config_free(cfg);
+	git_error_clear();
+	if (!d->abbrev)
+		d->abbrev = auto_abbrev(git_repository_commondir(d->repo));
+}
+
+/* Rename detection measures similarity as git does (git/diff_format.h). */
+static int sig_buffer(void **out, const git_diff_file *file, const char *buf, size_t len,
+		      void *payload)
+{
+	(void)file;
+	(void)payload;
+	*out = at_diff_sig_new(buf, len);
+	return *out ? 0 : -1;
+}
+
+static int sig_file(void **out, const git_diff_file *file, const char *path, void *payload)
+{
+	size_t len = 0;
+	AT_AUTOFREE char *buf = at_read_file(path, (size_t)1 << 30, &len);
+
+	if (!buf) {
+		*out = NULL;   /* unreadable: no similarity, not an error */
+		return 0;
+	}
+	return sig_buffer(out, file, buf, len, payload);
+}
+
+static void sig_free(void *sig, void *payload)
+{
+	(void)payload;
+	at_diff_sig_free(sig);
+}
+
+static int sig_similarity(int *score, void *a, void *b, void *payload)
+{
+	(void)payload;
+	*score = at_diff_sig_score(a, b);
+	return 0;
+}
+
+static int compare_trees(struct at_diff *d, const git_oid *base, const git_oid *tree_id,
+			 struct at_error *err)
+{
+	git_diff_similarity_metric metric = { sig_file, sig_buffer, sig_free, sig_similarity, NULL };
+	git_diff_find_options fo = GIT_DIFF_FIND_OPTIONS_INIT;
+	git_commit *commit = NULL;
+	git_tree *old = NULL, *new = NULL;
+	int rc = 0;
+
+	if (git_commit_lookup(&commit, d->repo, base) < 0 || git_commit_tree(&old, commit) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot read the base commit '%s'", d->cs.base);
+	else if (git_tree_lookup(&new, d->repo, tree_id) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot read the tree '%s'", d->cs.tree);
+	else if (git_diff_tree_to_tree(&d->diff, d->repo, old, new, &d->opts) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot compare '%s' with '%s'", d->cs.base,
+				  d->cs.tree);
+	fo.flags = GIT_DIFF_FIND_RENAMES;
+	fo.metric = &metric;
+	if (rc == 0 && git_diff_find_similar(d->diff, &fo) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot find renames");
+	git_tree_free(new);
+	git_tree_free(old);
+	git_commit_free(commit);
+	return rc;
+}
+
+/* Compare base (a commit) with tree_id; d is freed on failure. */
+static int diff_new(struct at_diff **out, struct at_repo *r, const git_oid *base,
+		    const git_oid *tree_id, struct at_error *err)
+{
+	struct at_diff *d = calloc(1, sizeof(*d));
+	int rc;
+
+	if (!d)
+		return at_error_set(err, AT_ESYS, "out of memory");
+	d->repo = r->repo;
+	at_git_oid_hex(d->cs.base, base);
+	at_git_oid_hex(d->cs.tree, tree_id);
+	git_diff_options_init(&d->opts, GIT_DIFF_OPTIONS_VERSION);
+	/* git's defaults: type changes seen as such, the indent heuristic on. */
+	d->opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE | GIT_DIFF_INDENT_HEURISTIC;
+	if (git_repository_odb(&d->odb, d->repo) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot open the object database");
+	else
+		rc = compare_trees(d, base, tree_id, err);
+	if (rc == 0)
+		rc = sort_deltas(d, err);
+	if (rc < 0) {
+		at_diff_free(d);
+		return rc;
+	}
+	read_config(d);
+	*out = d;
+	return 0;
+}
+
+/* The merge base of the task branch and its base branch, else base_commit. */
+static int task_base(git_repository *repo, const struct at_task *t, git_oid *out,
+		     struct at_error *err)
+{
+	git_oid tip, base_tip, mb;
+
+	if (git_oid_fromstr(out, t->base_commit) < 0)
+		return at_error_set(err, AT_ECORRUPT, "task '%s' has an invalid base commit '%s'",
+				    t->name, t->base_commit);
+	if (git_reference_name_to_id(&tip, repo, t->branch) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read branch '%s' of task '%s'",
+				    at_branch_short(t->branch), t->name);
+	/* A base branch that is gone or shares no history leaves base_commit. */
+	if (t->base_branch[0] && git_reference_name_to_id(&base_tip, repo, t->base_branch) == 0 &&
+	    git_merge_base(&mb, repo, &tip, &base_tip) == 0)
+		git_oid_cpy(out, &mb);
+	git_error_clear();
+	return 0;
+}
+
+int at_diff_open_task(struct at_diff **out, struct at_repo *r, const struct at_task *t,
+		      struct at_error *err)
+{
+	char tree_hex[AT_OID_HEXSZ + 1];
+	git_oid base, tree;
+	int rc;
+
+	if ((rc = task_base(r->repo, t, &base, err)) < 0)
+		return rc;
+	if ((rc = at_snapshot_tree(r, t, tree_hex, err)) < 0)
+		return rc;
+	if (git_oid_fromstr(&tree, tree_hex) < 0)
+		return at_error_set(err, AT_EGIT, "invalid tree id '%s'", tree_hex);
+	return diff_new(out, r, &base, &tree, err);
+}
+
+static int peel_commit(git_repository *repo, const char *rev, git_oid *out, struct at_error *err)
+{
+	git_object *obj = NULL, *commit = NULL;
+	int rc = 0;
+
+	if (git_revparse_single(&obj, repo, rev) < 0)
+		rc = at_git_error(err, AT_ENOTFOUND, "unknown revision '%s'", rev);
+	else if (git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) < 0)
+		rc = at_git_error(err, AT_ENOTFOUND, "revision '%s' is not a commit", rev);
+	else
+		git_oid_cpy(out, git_object_id(commit));
+	git_object_free(commit);
+	git_object_free(obj);
+	return rc;
+}
+
+int at_diff_open_revs(struct at_diff **out, struct at_repo *r, const char *base_rev,
+		      const char *head_rev, struct at_error *err)
+{
+	git_oid base, head, mb;
+	git_commit *commit = NULL;
+	int rc;
+
+	if ((rc = peel_commit(r->repo, base_rev, &base, err)) < 0 ||
+	    (rc = peel_commit(r->repo, head_rev, &head, err)) < 0)
+		return rc;
+	if (git_merge_base(&mb, r->repo, &base, &head) < 0)
+		return at_git_error(err, AT_ENOTFOUND, "'%s' and '%s' have no common ancestor",
+				    base_rev, head_rev);
+	if (git_commit_lookup(&commit, r->repo, &head) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read revision '%s'", head_rev);
+	rc = diff_new(out, r, &mb, git_commit_tree_id(commit), err);
+	git_commit_free(commit);
+	return rc;
+}
+
+void at_diff_free(struct at_diff *d)
+{
+	if (!d)
+		return;
+	at_change_set_release(&d->cs);
+	free(d->order);
+	git_diff_free(d->diff);
+	git_odb_free(d->odb);
+	free(d);
+}
+
+/* ---- the change set --------------------------------------------------- */
+
+static enum at_change_status change_status(git_delta_t s)
+{
+	switch (s) {
+	case GIT_DELTA_ADDED:
+		return AT_CHANGE_ADDED;
+	case GIT_DELTA_DELETED:
+		return AT_CHANGE_DELETED;
+	case GIT_DELTA_RENAMED:
+		return AT_CHANGE_RENAMED;
+	case GIT_DELTA_COPIED:
+		return AT_CHANGE_COPIED;
+	case GIT_DELTA_TYPECHANGE:
+		return AT_CHANGE_TYPECHANGE;
+	default:
+		return AT_CHANGE_MODIFIED;
+	}
+}
+
+/* git's test: a NUL in the first 8000 bytes. */
+static bool blob_is_binary(git_repository *repo, const git_oid *id)
+{
+	git_blob *blob = NULL;
+	bool bin = false;
+
+	if (!git_oid_is_zero(id) && git_blob_lookup(&blob, repo, id) == 0) {
+		git_object_size_t size = git_blob_rawsize(blob);
+		bin = memchr(git_blob_rawcontent(blob), 0,
+			     size < BINARY_CHECK_BYTES ? (size_t)size : BINARY_CHECK_BYTES) != NULL;
+	}
+	git_blob_free(blob);
+	git_error_clear();
+	return bin;
+}
+
+/* The old side's blob against the new side's, whatever their file types. */
+static int blob_patch(struct at_diff *d, const git_diff_delta *delta, git_patch **out)
+{
+	git_blob *a = NULL, *b = NULL;
+	int rc = -1;
+
+	if (git_blob_lookup(&a, d->repo, &delta->old_file.id) == 0 &&
+	    git_blob_lookup(&b, d->repo, &delta->new_file.id) == 0)
+		rc = git_patch_from_blobs(out, a, delta->old_file.path, b, delta->new_file.path,
+					  &d->opts);
+	git_blob_free(a);
+	git_blob_free(b);
+	return rc;
+}
+
+/* Lines added and deleted, and whether git would call the change binary. */
+static int line_stats(struct at_diff *d, size_t idx, struct at_change_file *f,
+		      struct at_error *err)
+{
+	const git_diff_delta *delta = git_diff_get_delta(d->diff, idx);
+	git_patch *p = NULL;
+
+	/* Same content (a pure rename or mode change): nothing to count. */
+	if (git_oid_equal(&delta->old_file.id, &delta->new_file.id)) {
+		f->binary = blob_is_binary(d->repo, &delta->new_file.id);
+		return 0;
+	}
+	/* libgit2 counts nothing for a type change; git counts old content against new. */
+	if (delta->status == GIT_DELTA_TYPECHANGE ? blob_patch(d, delta, &p) < 0
+						  : git_patch_from_diff(&p, d->diff, idx) < 0) {
+		git_patch_free(p);
+		return at_git_error(err, AT_EGIT, "cannot compare '%s'", f->path);
+	}
+	if (git_patch_line_stats(NULL, &f->additions, &f->deletions, p) < 0) {
+		git_patch_free(p);
+		return at_git_error(err, AT_EGIT, "cannot count the changes of '%s'", f->path);
+	}
+	f->binary = (git_patch_get_delta(p)->flags & GIT_DIFF_FLAG_BINARY) != 0;
+	git_patch_free(p);
+	return 0;
+}
+
+static int link_target(git_repository *repo, const git_oid *id, char **out, struct at_error *err)
+{
+	git_blob *blob = NULL;
+
+	if (git_blob_lookup(&blob, repo, id) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read a symbolic link's target");
+	*out = strndup(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	git_blob_free(blob);
+	return *out ? 0 : at_error_set(err, AT_ESYS, "out of memory");
+}
+
+static int fill_file(struct at_diff *d, size_t idx, struct at_change_file *f,
+		     struct at_error *err)
+{
+	const git_diff_delta *delta = git_diff_get_delta(d->diff, idx);
+
+	f->status = change_status(delta->status);
+	f->old_mode = delta->old_file.mode;
+	f->new_mode = delta->new_file.mode;
+	f->path = strdup(delta_path(delta));
+	f->old_path = strdup(delta->old_file.path ? delta->old_file.path : delta_path(delta));
+	if (!f->path || !f->old_path)
+		return at_error_set(err, AT_ESYS, "out of memory");
+	if (f->new_mode == GIT_FILEMODE_LINK &&
+	    link_target(d->repo, &delta->new_file.id, &f->link_target, err) < 0)
+		return err->code;
+	return line_stats(d, idx, f, err);
+}
+
+static int fill_files(struct at_diff *d, struct at_error *err)
+{
+	struct at_change_set *cs = &d->cs;
+	size_t i;
+
+	cs->files = calloc(d->n ? d->n : 1, sizeof(*cs->files));
+	if (!cs->files)
+		return at_error_set(err, AT_ESYS, "out of memory");
+	for (i = 0; i < d->n; i++) {
+		struct at_change_file *f = &cs->files[i];
+
+		cs->nfiles = i + 1;   /* so that a release frees a half-filled entry */
+		if (fill_file(d, d->order[i], f, err) < 0)
+			return err->code;
+		cs->additions += f->additions;
+		cs->deletions += f->deletions;
+	}
+	d->have_files = true;
+	return 0;
+}
+
+int at_diff_changes(struct at_diff *d, const struct at_change_set **out, struct at_error *err)
+{
+	if (!d->have_files && fill_files(d, err) < 0) {
+		char base[AT_OID_HEXSZ + 1], tree[AT_OID_HEXSZ + 1];
+
+		memcpy(base, d->cs.base, sizeof(base));
+		memcpy(tree, d->cs.tree, sizeof(tree));
+		at_change_set_release(&d->cs);
+		memcpy(d->cs.base, base, sizeof(base));
+		memcpy(d->cs.tree, tree, sizeof(tree));
+		return err->code;
+	}
+	*out = &d->cs;
+	return 0;
+}
+
+static int steal_changes(struct at_diff *d, struct at_change_set *out, struct at_error *err)
+{
+	const struct at_change_set *cs;
+	int rc = at_diff_changes(d, &cs, err);
+
+	if (rc == 0) {
+		*out = d->cs;
+		memset(&d->cs, 0, sizeof(d->cs));
+		d->have_files = false;
+	}
+	at_diff_free(d);
+	return rc;
+}
+
+int at_diff_task(struct at_repo *r, const struct at_task *t, struct at_change_set *out,
+		 struct at_error *err)
+{
+	struct at_diff *d = NULL;
+	int rc = at_diff_open_task(&d, r, t, err);
+
+	return rc < 0 ? rc : steal_changes(d, out, err);
+}
+
+int at_diff_revs(struct at_repo *r, const char *base_rev, const char *head_rev,
+		 struct at_change_set *out, struct at_error *err)
+{
+	struct at_diff *d = NULL;
+	int rc = at_diff_open_revs(&d, r, base_rev, head_rev, err);
+
+	return rc < 0 ? rc : steal_changes(d, out, err);
+}
+
+/* ---- the patch -------------------------------------------------------- */
+
+struct out {
+	at_diff_line_cb cb;
+	void *payload;
+	struct at_error *err;
+};
+
+static int put(struct out *o, char origin, const char *s, size_t len)
+{
+	if (o->cb(origin, s, len, o->payload) == 0)
+		return 0;
+	return at_error_sys(o->err, AT_ESYS, "cannot write the diff");
+}
+
+static int putf(struct out *o, char origin, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int putf(struct out *o, char origin, const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	int n, rc;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return at_error_set(o->err, AT_ESYS, "out of memory");
+	rc = put(o, origin, s, (size_t)n);
+	free(s);
+	return rc;
+}
+
+/* The shortest unique abbreviation of at least d->abbrev digits, like git's. */
+static void abbrev_id(struct at_diff *d, const git_oid *id, char buf[AT_OID_HEXSZ + 1])
+{
+	int len = d->abbrev;
+	git_oid found;
+
+	if (!git_oid_is_zero(id))
+		while (len < AT_OID_HEXSZ &&
+		       git_odb_exists_prefix(&found, d->odb, id, (size_t)len) == GIT_EAMBIGUOUS)
+			len++;
+	git_error_clear();
+	git_oid_tostr(buf, (size_t)len + 1, id);
+}
+
+struct side {
+	const char *path;
+	unsigned int mode;         /* 0: this side does not exist */
+	git_oid id;
+};
+
+struct file_hdr {
+	struct side a, b;
+	git_delta_t status;
+	int similarity;
+	bool binary;
+	bool hunks;
+};
+
+static void side_of(struct side *s, const git_diff_file *f)
+{
+	s->path = f->path;
+	s->mode = f->mode;
+	git_oid_cpy(&s->id, &f->id);
+}
+
+/* The mode lines and the rename lines, in git's order. */
+static int emit_meta(struct at_diff *d, struct out *o, const struct file_hdr *h)
+{
+	const char *kind = h->status == GIT_DELTA_COPIED ? "copy" : "rename";
+	AT_AUTOFREE char *from = NULL, *to = NULL;
+	int rc = 0;
+
+	if (!h->a.mode)
+		rc = putf(o, 'F', "new file mode %06o", h->b.mode);
+	else if (!h->b.mode)
+		rc = putf(o, 'F', "deleted file mode %06o", h->a.mode);
+	else if (h->a.mode != h->b.mode && (rc = putf(o, 'F', "old mode %06o", h->a.mode)) == 0)
+		rc = putf(o, 'F', "new mode %06o", h->b.mode);
+	if (rc < 0 || (h->status != GIT_DELTA_RENAMED && h->status != GIT_DELTA_COPIED))
+		return rc;
+	from = at_diff_quote("", h->a.path, d->quote_high);
+	to = at_diff_quote("", h->b.path, d->quote_high);
+	if (!from || !to)
+		return at_error_set(o->err, AT_ESYS, "out of memory");
+	if ((rc = putf(o, 'F', "similarity index %d%%", h->similarity)) == 0 &&
+	    (rc = putf(o, 'F', "%s from %s", kind, from)) == 0)
+		rc = putf(o, 'F', "%s to %s", kind, to);
+	return rc;
+}
+
+static int emit_index(struct at_diff *d, struct out *o, const struct file_hdr *h)
+{
+	char a[AT_OID_HEXSZ + 1], b[AT_OID_HEXSZ + 1];
+
+	if (git_oid_equal(&h->a.id, &h->b.id))
+		return 0;
+	abbrev_id(d, &h->a.id, a);
+	abbrev_id(d, &h->b.id, b);
+	if (h->a.mode == h->b.mode)
+		return putf(o, 'F', "index %s..%s %06o", a, b, h->a.mode);
+	return putf(o, 'F', "index %s..%s", a, b);
+}
+
+/* "--- a/x" / "+++ b/x", or the binary notice; git adds a tab after a name with a space. */
+static int emit_labels(struct out *o, const struct file_hdr *h, const char *qa, const char *qb)
+{
+	const char *la = h->a.mode ? qa : "/dev/null", *lb = h->b.mode ? qb : "/dev/null";
+	int rc;
+
+	if (git_oid_equal(&h->a.id, &h->b.id))
+		return 0;
+	if (h->binary)
+		return putf(o, 'B', "Binary files %s and %s differ", la, lb);
+	if (!h->hunks)
+		return 0;
+	rc = putf(o, 'F', "--- %s%s", la, strchr(la, ' ') ? "\t" : "");
+	return rc < 0 ? rc : putf(o, 'F', "+++ %s%s", lb, strchr(lb, ' ') ? "\t" : "");
+}
+
+static int emit_header(struct at_diff *d, struct out *o, const struct file_hdr *h)
+{
+	AT_AUTOFREE char *qa = at_diff_quote("a/", h->a.path, d->quote_high);
+	AT_AUTOFREE char *qb = at_diff_quote("b/", h->b.path, d->quote_high);
+	int rc;
+
+	if (!qa || !qb)
+		return at_error_set(o->err, AT_ESYS, "out of memory");
+	if ((rc = putf(o, 'F', "diff --git %s %s", qa, qb)) < 0 || (rc = emit_meta(d, o, h)) < 0 ||
+	    (rc = emit_index(d, o, h)) < 0)
+		return rc;
+	return emit_labels(o, h, qa, qb);
+}
+
+static size_t chomp(const char *s, size_t len)
+{
+	return len > 0 && s[len - 1] == '\n' ? len - 1 : len;
+}
+
+static int emit_line(struct out *o, const git_diff_line *line)
+{
+	switch (line->origin) {
+	case GIT_DIFF_LINE_CONTEXT_EOFNL:
+	case GIT_DIFF_LINE_ADD_EOFNL:
+	case GIT_DIFF_LINE_DEL_EOFNL:
+		return put(o, line->origin, NO_NEWLINE, strlen(NO_NEWLINE));
+	default:
+		return put(o, line->origin, line->content, chomp(line->content, line->content_len));
+	}
+}
+
+static int emit_hunks(struct out *o, git_patch *p)
+{
+	size_t h, l, nlines, nh = git_patch_num_hunks(p);
+	const git_diff_hunk *hunk;
+	const git_diff_line *line;
+	int rc = 0;
+
+	for (h = 0; rc == 0 && h < nh; h++) {
+		if (git_patch_get_hunk(&hunk, &nlines, p, h) < 0)
+			return at_git_error(o->err, AT_EGIT, "cannot read a hunk");
+		rc = put(o, 'H', hunk->header, chomp(hunk->header, hunk->header_len));
+		for (l = 0; rc == 0 && l < nlines; l++) {
+			if (git_patch_get_line_in_hunk(&line, p, h, l) < 0)
+				return at_git_error(o->err, AT_EGIT, "cannot read a line");
+			rc = emit_line(o, line);
+		}
+	}
+	return rc;
+}
+
+static int emit_patch(struct at_diff *d, struct out *o, git_patch *p, struct file_hdr *h)
+{
+	int rc;
+
+	h->binary = (git_patch_get_delta(p)->flags & GIT_DIFF_FLAG_BINARY) != 0;
+	h->hunks = git_patch_num_hunks(p) > 0;
+	rc = emit_header(d, o, h);
+	return rc < 0 ? rc : emit_hunks(o, p);
+}
+
+/* One side of a type change as a whole file deleted (old) or added (new). */
+static int emit_half(struct at_diff *d, struct out *o, const git_diff_delta *delta, bool old)
+{
+	const git_diff_file *f = old ? &delta->old_file : &delta->new_file;
+	struct file_hdr h = { .status = old ? GIT_DELTA_DELETED : GIT_DELTA_ADDED };
+	git_blob *blob = NULL;
+	git_patch *p = NULL;
+	int rc;
+
+	side_of(old ? &h.a : &h.b, f);
+	(old ? &h.b : &h.a)->path = f->path;
+	if (git_blob_lookup(&blob, d->repo, &f->id) < 0 ||
+	    git_patch_from_blobs(&p, old ? blob : NULL, f->path, old ? NULL : blob, f->path,
+				 &d->opts) < 0)
+		rc = at_git_error(o->err, AT_EGIT, "cannot compare '%s'", f->path);
+	else
+		rc = emit_patch(d, o, p, &h);
+	git_patch_free(p);
+	git_blob_free(blob);
+	return rc;
+}
+
+static int emit_delta(struct at_diff *d, struct out *o, size_t idx)
+{
+	const git_diff_delta *delta = git_diff_get_delta(d->diff, idx);
+	struct file_hdr h = { .status = delta->status, .similarity = delta->similarity };
+	git_patch *p = NULL;
+	int rc;
+
+	/* git shows a file <-> symlink change as a deletion, then an addition. */
+	if (delta->status == GIT_DELTA_TYPECHANGE) {
+		rc = emit_half(d, o, delta, true);
+		return rc < 0 ? rc : emit_half(d, o, delta, false);
+	}
+	side_of(&h.a, &delta->old_file);
+	side_of(&h.b, &delta->new_file);
+	if (git_patch_from_diff(&p, d->diff, idx) < 0)
+		return at_git_error(o->err, AT_EGIT, "cannot compare '%s'", delta_path(delta));
+	rc = emit_patch(d, o, p, &h);
+	git_patch_free(p);
+	return rc;
+}
+
+int at_diff_patch(struct at_diff *d, at_diff_line_cb cb, void *payload, struct at_error *err)
+{
+	struct out o = { cb, payload, err };
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < d->n; i++)
+		rc = emit_delta(d, &o, d->order[i]);
+	return rc;
+}
+
+/* ---- --stat and --name-only ------------------------------------------- */
+
+static uint64_t blob_size(struct at_diff *d, const git_oid *id)
+{
+	git_object_t type;
+	size_t len = 0;
+
+	if (git_oid_is_zero(id) || git_odb_read_header(&len, &type, d->odb, id) < 0)
+		len = 0;
+	git_error_clear();
+	return len;
+}
+
+static int stat_item(struct at_diff *d, size_t i, struct at_diff_stat_item *it)
+{
+	const struct at_change_file *f = &d->cs.files[i];
+	const git_diff_delta *delta = git_diff_get_delta(d->diff, d->order[i]);
+	char *name;
+
+	if (f->status == AT_CHANGE_RENAMED || f->status == AT_CHANGE_COPIED)
+		name = at_diff_rename_name(f->old_path, f->path, d->quote_high);
+	else
+		name = at_diff_quote("", f->path, d->quote_high);
+	it->name = name;
+	it->additions = f->additions;
+	it->deletions = f->deletions;
+	it->binary = f->binary;
+	/* Binary with the same content on both sides (a pure rename): just "Bin". */
+	if (f->binary && !git_oid_equal(&delta->old_file.id, &delta->new_file.id)) {
+		it->old_size = blob_size(d, &delta->old_file.id);
+		it->new_size = blob_size(d, &delta->new_file.id);
+	}
+	return name ? 0 : -1;
+}
+
+static void stat_items_free(struct at_diff_stat_item *items, size_t n)
+{
+	size_t i;
+
+	for (i = 0; items && i < n; i++)
+		free((char *)items[i].name);
+	free(items);
+}
+
+static int write_stat(struct at_diff *d, const struct at_diff_stat_style *style, FILE *f)
+{
+	struct at_diff_stat_item *items = calloc(d->n ? d->n : 1, sizeof(*items));
+	size_t i;
+	int rc = items ? 0 : -1;
+
+	for (i = 0; rc == 0 && i < d->n; i++)
+		rc = stat_item(d, i, &items[i]);
+	if (rc == 0)
+		rc = at_diff_stat_write(f, items, d->n, style);
+	stat_items_free(items, d->n);
+	return rc;
+}
+
+/* Run a writer on a memory stream; the text to *out. */
+static int to_text(struct at_diff *d, const struct at_diff_stat_opts *opts, char **out,
+		   struct at_error *err, bool stat)
+{
+	struct at_diff_stat_style style = { 0, "", "", "" };
+	const struct at_change_set *cs;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f;
+	int rc;
+
+	if ((rc = at_diff_changes(d, &cs, err)) < 0)
+		return rc;
+	if (opts) {
+		style.width = opts->width;
+		style.add = opts->add_color ? opts->add_color : "";
+		style.del = opts->del_color ? opts->del_color : "";
+		style.reset = opts->reset && (opts->add_color || opts->del_color) ? opts->reset : "";
+	}
+	if (!(f = open_memstream(&buf, &len)))
+		return at_error_sys(err, AT_ESYS, "cannot make the diff text");
+	if (stat) {
+		rc = write_stat(d, &style, f);
+	} else {
+		for (i = 0; i < cs->nfiles; i++) {
+			AT_AUTOFREE char *q = at_diff_quote("", cs->files[i].path, d->quote_high);
+			if (!q || fprintf(f, "%s\n", q) < 0)
+				rc = -1;
+		}
+	}
+	if (fclose(f) != 0 || rc < 0) {
+		free(buf);
+		return at_error_set(err, AT_ESYS, "out of memory making the diff text");
+	}
+	*out = buf;
+	return 0;
+}
+
+int at_diff_stat(struct at_diff *d, const struct at_diff_stat_opts *opts, char **out,
+		 struct at_error *err)
+{
+	return to_text(d, opts, out, err, true);
+}
+
+int at_diff_names(struct at_diff *d, char **out, struct at_error *err)
+{
+	return to_text(d, NULL, out, err, false);
+}

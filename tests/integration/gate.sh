@@ -1,0 +1,448 @@
+#!/usr/bin/env bash
+# The review gate: the policy (read from the base), every rule, checks in the
+# sandbox, the JSON and Markdown reports, and CI mode on plain branches.
+. "$(dirname "$0")/lib.sh"
+
+# set_policy JSON: commit .agenttask/policy.json on main of ./repo.
+set_policy() {
+	mkdir -p repo/.agenttask
+	printf '%s\n' "$1" >repo/.agenttask/policy.json
+	git -C repo add .agenttask/policy.json
+	git -C repo commit -q -m "policy"
+}
+
+# policy_repo JSON: a repository whose main holds that policy, and a task t ($wt).
+policy_repo() {
+	make_repo repo
+	mkdir -p repo/secrets
+	printf 'key\n' >repo/secrets/key
+	git -C repo add secrets
+	git -C repo commit -q -m "secrets"
+	set_policy "$1"
+	ok "new" -C repo new t
+	wt=$out
+}
+
+# rule_field JSON RULE FIELD: a field of one rule's result.
+rule_field() {
+	json_get "$1" "[r for r in j['results'] if r['rule'] == '$2'][0]['$3']"
+}
+
+scratch_left() {
+	local state
+	state="$(git -C repo rev-parse --absolute-git-dir)"
+	find "$state/agenttask/scratch" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l
+	ls "$state/worktrees" 2>/dev/null | grep -c '^agenttask\.gate-' || true
+}
+
+# ---- no policy, usage ----
+
+test_gate_without_a_policy_passes_with_a_note() {
+	make_repo repo
+	ok "new" -C repo new t
+	printf 'x\n' >>"$out/README"
+	ok "gate" -C repo gate t
+	assert_contains "$out" "no policy at .agenttask/policy.json in main" "note"
+	ok "gate --json" -C repo gate t --json
+	assert_eq "$(json_get "$out" 'j["passed"]')" "True" "passed"
+	assert_eq "$(json_get "$out" 'j["policy"]')" "None" "policy is null"
+	assert_eq "$(json_get "$out" 'len(j["results"])')" "0" "no results"
+	assert_contains "$(json_get "$out" 'j["note"]')" "no policy" "note in JSON"
+}
+
+test_gate_usage_errors_exit_2() {
+	make_repo repo
+	ok "new" -C repo new t
+	expect_rc 2 "--json with --markdown" -C repo gate t --json --markdown
+	expect_rc 2 "--head without --base" -C repo gate --head main
+	expect_rc 2 "NAME with --base" -C repo gate t --base main
+	expect_rc 2 "unknown task" -C repo gate nope
+	expect_rc 2 "unknown base revision" -C repo gate --base nope
+	assert_contains "$errout" "unknown revision 'nope'" "message"
+	ok "help" gate --help
+	assert_contains "$out" "--base REV" "help lists --base"
+}
+
+# ---- each rule, passing and failing ----
+
+test_protected_paths_pass_and_fail() {
+	policy_repo '{"protected_paths": ["secrets", "**/*.pem"]}'
+	printf 'change\n' >>"$wt/README"
+	ok "unprotected change passes" -C repo gate t --json
+	assert_eq "$(rule_field "$out" protected_paths passed)" "True" "passes"
+
+	mkdir -p "$wt/deep/er"
+	printf 'cert\n' >"$wt/deep/er/server.pem"
+	printf 'leak\n' >>"$wt/secrets/key"
+	expect_rc 1 "protected change fails" -C repo gate t --json
+	assert_eq "$(json_get "$out" 'j["passed"]')" "False" "gate failed"
+	assert_eq "$(rule_field "$out" protected_paths passed)" "False" "rule failed"
+	assert_eq "$(rule_field "$out" protected_paths paths)" "['deep/er/server.pem', 'secrets/key']" "paths"
+	expect_rc 1 "text" -C repo gate t
+	assert_contains "$out" "FAIL  protected_paths" "text report"
+	assert_contains "$out" "secrets/key" "text lists the path"
+}
+
+test_protected_paths_see_the_old_path_of_a_rename() {
+	policy_repo '{"protected_paths": ["secrets/*"]}'
+	git -C "$wt" mv secrets/key public-key
+	expect_rc 1 "moving a protected file out fails" -C repo gate t --json
+	assert_eq "$(rule_field "$out" protected_paths paths)" "['secrets/key']" "old path"
+}
+
+test_max_changed_files_pass_and_fail() {
+	policy_repo '{"max_changed_files": 2}'
+	printf 'a\n' >"$wt/a"
+	printf 'b\n' >"$wt/b"
+	ok "two files" -C repo gate t --json
+	assert_eq "$(rule_field "$out" max_changed_files passed)" "True" "at the limit"
+	printf 'c\n' >"$wt/c"
+	expect_rc 1 "three files" -C repo gate t --json
+	assert_eq "$(rule_field "$out" max_changed_files passed)" "False" "over the limit"
+	assert_eq "$(rule_field "$out" max_changed_files paths)" "['a', 'b', 'c']" "paths"
+	assert_contains "$(rule_field "$out" max_changed_files message)" "limit of 2" "message"
+}
+
+test_max_changed_lines_pass_and_fail() {
+	policy_repo '{"max_changed_lines": 2}'
+	printf 'one\ntwo\n' >>"$wt/README"
+	ok "two lines, at the limit" -C repo gate t --json
+	assert_eq "$(rule_field "$out" max_changed_lines passed)" "True" "within"
+	git -C "$wt" rm -q src/main.c
+	git -C "$wt" commit -q -m "remove main.c"
+	expect_rc 1 "committed and uncommitted lines count" -C repo gate t --json
+	assert_eq "$(rule_field "$out" max_changed_lines passed)" "False" "over"
+	assert_contains "$(rule_field "$out" max_changed_lines message)" "3 lines changed (+2 -1)" "counts"
+}
+
+test_allow_binary_pass_and_fail() {
+	policy_repo '{"allow_binary": false}'
+	printf 'text\n' >"$wt/notes.txt"
+	ok "text passes" -C repo gate t
+	printf '\000\001\002\377' >"$wt/blob.bin"
+	expect_rc 1 "binary fails" -C repo gate t --json
+	assert_eq "$(rule_field "$out" allow_binary paths)" "['blob.bin']" "paths"
+	ok "allowed by another policy" -C repo gate t --policy <(printf '{"allow_binary": true}')
+}
+
+test_allow_symlinks_out_pass_and_fail() {
+	policy_repo '{}'
+	ln -s README "$wt/inside"
+	ln -s ../README "$wt/src/up"
+	ok "links inside pass" -C repo gate t --json
+	assert_eq "$(rule_field "$out" allow_symlinks_out passed)" "True" "inside"
+	ln -s ../../outside "$wt/src/out"
+	ln -s /etc/passwd "$wt/abs"
+	expect_rc 1 "links out fail by default" -C repo gate t --json
+	assert_eq "$(rule_field "$out" allow_symlinks_out paths)" "['abs', 'src/out']" "paths"
+	ok "allowed" -C repo gate t --policy <(printf '{"allow_symlinks_out": true}')
+}
+
+# ---- where the policy comes from ----
+
+test_policy_is_read_from_the_base_even_when_the_task_edits_it() {
+	policy_repo '{"protected_paths": ["secrets"]}'
+	printf '{}\n' >"$wt/.agenttask/policy.json"
+	git -C "$wt" commit -q -am "loosen the policy"
+	printf 'leak\n' >>"$wt/secrets/key"
+	git -C "$wt" commit -q -am "change a protected file"
+	expect_rc 1 "the task's own policy edit is not read" -C repo gate t --json
+	assert_eq "$(rule_field "$out" protected_paths paths)" "['secrets/key']" "judged by main's policy"
+	assert_eq "$(json_get "$out" 'j["policy"]')" "main:.agenttask/policy.json" "policy source"
+	assert_eq "$(json_get "$out" 'j["policy_commit"]')" "$(git -C repo rev-parse main)" "policy commit"
+}
+
+test_policy_tightened_on_the_base_branch_applies() {
+	policy_repo '{}'
+	printf 'leak\n' >>"$wt/secrets/key"
+	ok "passes under the old policy" -C repo gate t
+	set_policy '{"protected_paths": ["secrets"]}'
+	expect_rc 1 "the base branch tip's policy judges" -C repo gate t
+}
+
+test_malformed_policy_exits_2_naming_file_and_key() {
+	policy_repo '{"max_changed_files": "ten"}'
+	expect_rc 2 "wrong type" -C repo gate t
+	assert_contains "$errout" "main:.agenttask/policy.json" "names the file"
+	assert_contains "$errout" "'max_changed_files'" "names the key"
+	assert_eq "$out" "" "no report"
+	set_policy '{"protected_paths": ["ok"], "allow_everything": true}'
+	expect_rc 2 "unknown key" -C repo gate t --json
+	assert_contains "$errout" "unknown key 'allow_everything'" "unknown key"
+	set_policy '{"checks": [{"name": "x", "run": []}]}'
+	expect_rc 2 "empty argv" -C repo gate t
+	assert_contains "$errout" "'checks[0].run'" "check key"
+	set_policy '{"protected_paths": ["a**"]}'
+	expect_rc 2 "bad glob" -C repo gate t
+	assert_contains "$errout" "bad glob 'a**'" "glob"
+	set_policy '{"max_changed_lines": -5}'
+	expect_rc 2 "negative" -C repo gate t
+	assert_contains "$errout" "negative" "negative"
+	set_policy '{"max_changed_files": 1'
+	expect_rc 2 "invalid JSON" -C repo gate t
+	assert_contains "$errout" "invalid JSON" "invalid JSON"
+	printf '{"max_changed_files": -1}\n' >bad.json
+	expect_rc 2 "--policy FILE" -C repo gate t --policy "$PWD/bad.json"
+	assert_contains "$errout" "$PWD/bad.json" "names the file given"
+	expect_rc 2 "missing --policy FILE" -C repo gate t --policy "$PWD/none.json"
+}
+
+test_policy_that_is_not_a_file_is_malformed() {
+	make_repo repo
+	mkdir -p repo/.agenttask/policy.json
+	printf '{}\n' >repo/.agenttask/policy.json/x
+	git -C repo add -A
+	git -C repo commit -q -m "a directory"
+	ok "new" -C repo new t
+	expect_rc 2 "a directory is not a policy" -C repo gate t
+	assert_contains "$errout" "not a regular file" "message"
+}
+
+# ---- checks ----
+
+test_checks_pass_and_fail_with_their_output() {
+	policy_repo '{"checks": [
+		{"name": "good", "run": ["sh", "-c", "echo all good"]},
+		{"name": "bad", "run": ["sh", "-c", "echo to-stdout; echo to-stderr >&2; exit 3"]}]}'
+	expect_rc 1 "one check fails" -C repo gate t --json
+	assert_eq "$(rule_field "$out" good passed)" "True" "good passes"
+	assert_eq "$(json_get "$out" "repr([r for r in j['results'] if r['rule'] == 'good'][0]['output'])")" \
+		"'all good\\n'" "output kept"
+	assert_eq "$(rule_field "$out" bad passed)" "False" "bad fails"
+	assert_contains "$(rule_field "$out" bad message)" "exit 3" "exit status"
+	assert_contains "$(rule_field "$out" bad output)" "to-stdout" "stdout kept"
+	assert_contains "$(rule_field "$out" bad output)" "to-stderr" "stderr kept"
+	expect_rc 1 "text" -C repo gate t
+	assert_contains "$out" "| to-stderr" "failing output shown"
+	assert_not_contains "$out" "all good" "passing output not shown"
+}
+
+test_checks_run_on_the_full_state_and_leave_the_task_alone() {
+	policy_repo '{"checks": [{"name": "sees", "run": ["sh", "-c",
+		"test \"$(cat new.txt)\" = uncommitted && test ! -e build/out && grep -q changed README && touch made-by-check && git status --porcelain"]}]}'
+	printf 'build/\n' >"$wt/.gitignore"
+	mkdir -p "$wt/build"
+	printf 'ignored\n' >"$wt/build/out"
+	printf 'uncommitted\n' >"$wt/new.txt"
+	printf 'changed\n' >>"$wt/README"
+	ok "diff" -C repo diff t --json
+	local tree
+	tree=$(json_get "$out" 'j["tree"]')
+	ok "check sees the uncommitted state, not ignored files" -C repo gate t --json
+	assert_contains "$(rule_field "$out" sees output)" " M README" "git works in the check; changes unstaged"
+	assert_contains "$(rule_field "$out" sees output)" "?? new.txt" "new file untracked"
+	assert_no_file "$wt/made-by-check" "the check did not write into the task"
+	ok "diff again" -C repo diff t --json
+	assert_eq "$(json_get "$out" 'j["tree"]')" "$tree" "the task's state is unchanged"
+}
+
+test_each_check_gets_a_fresh_worktree() {
+	policy_repo '{"checks": [
+		{"name": "first", "run": ["sh", "-c", "rm README && touch planted"]},
+		{"name": "second", "run": ["sh", "-c", "test -e README && test ! -e planted"]}]}'
+	ok "the second check does not see what the first did" -C repo gate t
+}
+
+test_check_cannot_write_outside_its_worktree() {
+	policy_repo '{}'
+	local outside="$PWD/outside" main="$PWD/repo/README"
+	local before
+	before=$(sha256sum <"$main")
+	set_policy "{\"checks\": [
+		{\"name\": \"sneaky\", \"run\": [\"sh\", \"-c\", \"echo hacked >> '$main'; echo hacked > '$outside'; true\"]},
+		{\"name\": \"system\", \"run\": [\"sh\", \"-c\", \"echo hacked > /usr/agenttask-escape\"]},
+		{\"name\": \"gitdir\", \"run\": [\"sh\", \"-c\", \"echo hacked > \\\"\$(git rev-parse --git-common-dir)/config\\\"\"]}]}"
+	expect_rc 1 "writes outside fail" -C repo gate t --json
+	assert_eq "$(rule_field "$out" system passed)" "False" "system dirs are read-only"
+	assert_eq "$(rule_field "$out" gitdir passed)" "False" "git metadata is read-only"
+	assert_eq "$(sha256sum <"$main")" "$before" "the main worktree is untouched"
+	assert_no_file "$outside" "nothing written outside"
+	assert_no_file /usr/agenttask-escape "nothing written to /usr"
+	assert_not_contains "$(cat repo/.git/config)" "hacked" "repository config untouched"
+}
+
+test_check_timeout_fails_the_check() {
+	policy_repo '{"checks": [{"name": "slow", "run": ["sleep", "60"], "timeout": 1}]}'
+	local start=$SECONDS
+	expect_rc 1 "timeout" -C repo gate t --json
+	[ $((SECONDS - start)) -lt 20 ] || fail "the gate waited for the check"
+	assert_eq "$(rule_field "$out" slow passed)" "False" "fails"
+	assert_contains "$(rule_field "$out" slow message)" "timed out after 1 s" "message"
+}
+
+test_check_that_cannot_be_executed_fails() {
+	policy_repo '{"checks": [{"name": "missing", "run": ["no-such-program-here"]}]}'
+	expect_rc 1 "missing program" -C repo gate t --json
+	assert_contains "$(rule_field "$out" missing message)" "no-such-program-here" "message"
+}
+
+test_scratch_worktrees_are_removed_afterwards() {
+	policy_repo '{"checks": [{"name": "a", "run": ["true"]}, {"name": "b", "run": ["false"]}]}'
+	expect_rc 1 "gate" -C repo gate t
+	assert_eq "$(scratch_left | tr '\n' ' ')" "0 0 " "no scratch worktree or admin dir left"
+	assert_eq "$(git -C repo worktree list --porcelain | grep -c '^worktree ')" "2" "main and the task only"
+	assert_fsck repo
+}
+
+test_a_killed_gate_leaves_a_scratch_worktree_that_the_next_gate_sweeps() {
+	policy_repo '{"checks": [{"name": "slow", "run": ["sleep", "60"]}]}'
+	"$AT" -C repo gate t >/dev/null 2>&1 &
+	local pid=$! i
+	for i in $(seq 50); do
+		[ "$(scratch_left | head -1)" = 1 ] && break
+		sleep 0.1
+	done
+	sleep 0.3
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null || true
+	assert_eq "$(scratch_left | tr '\n' ' ')" "1 1 " "left behind by the killed gate"
+	# Past the grace period given to a scratch worktree being born.
+	find "$(git -C repo rev-parse --absolute-git-dir)/agenttask/scratch" -mindepth 1 -maxdepth 1 \
+		-exec touch -d '-5 minutes' {} +
+	set_policy '{"checks": [{"name": "quick", "run": ["true"]}]}'
+	ok "the next gate" -C repo gate t
+	assert_eq "$(scratch_left | tr '\n' ' ')" "0 0 " "swept"
+	assert_fsck repo
+}
+
+# ---- reports ----
+
+test_json_report_structure() {
+	policy_repo '{"protected_paths": ["secrets"], "checks": [{"name": "c", "run": ["true"]}]}'
+	printf 'x\n' >>"$wt/README"
+	git -C repo commit -q --allow-empty -m "main moves on"
+	ok "gate --json" -C repo gate t --json
+	assert_eq "$(json_get "$out" 'sorted(j.keys())')" \
+		"['base', 'passed', 'policy', 'policy_commit', 'results', 'tree']" "top-level keys"
+	assert_eq "$(json_get "$out" 'j["passed"]')" "True" "passed"
+	assert_eq "$(json_get "$out" '[r["rule"] for r in j["results"]]')" \
+		"['protected_paths', 'max_changed_files', 'max_changed_lines', 'allow_binary', 'allow_symlinks_out', 'c']" \
+		"every rule, then the checks by name"
+	assert_eq "$(json_get "$out" 'all({"rule", "passed", "message", "paths"} <= set(r) for r in j["results"])')" \
+		"True" "each result has rule, passed, message, paths"
+	assert_eq "$(json_get "$out" 'j["base"]')" \
+		"$(git -C repo merge-base main agenttask/t)" "base is the merge base"
+	local tree
+	tree=$(json_get "$out" 'j["tree"]')
+	ok "diff --json" -C repo diff t --json
+	assert_eq "$tree" "$(json_get "$out" 'j["tree"]')" "the tree diff --json reports"
+}
+
+test_markdown_report() {
+	policy_repo '{"protected_paths": ["secrets"], "checks": [
+		{"name": "pass|ing", "run": ["sh", "-c", "echo quiet"]},
+		{"name": "failing", "run": ["sh", "-c", "echo \"line with \\`\\`\\` fence and <tag>\"; exit 1"]}]}'
+	printf 'leak\n' >>"$wt/secrets/key"
+	expect_rc 1 "gate --markdown" -C repo gate t --markdown
+	assert_eq "$(printf '%s\n' "$out" | head -1)" "## ❌ agenttask gate failed" "heading"
+	assert_contains "$out" "| | Rule | Result | Paths |" "table"
+	assert_contains "$out" "| ❌ | <code>protected&#95;paths</code> |" "failed rule row"
+	assert_contains "$out" "<code>secrets/key</code>" "path in the table"
+	assert_contains "$out" "| ✅ | <code>pass&#124;ing</code> (check) |" "escaped check name"
+	assert_contains "$out" "<details><summary>❌ check <code>failing</code>: exit 1" "details"
+	assert_contains "$out" '````text' "a fence longer than the output's backticks"
+	assert_contains "$out" 'line with ``` fence and <tag>' "output verbatim inside the fence"
+	assert_not_contains "$out" "quiet" "passing output not shown"
+	rm -rf "$wt/secrets"
+	git -C "$wt" checkout -q -- secrets
+	set_policy '{}'
+	ok "passing" -C repo gate t --markdown
+	assert_eq "$(printf '%s\n' "$out" | head -1)" "## ✅ agenttask gate passed" "passing heading"
+}
+
+test_gate_is_logged_in_the_task_audit_log() {
+	policy_repo '{"max_changed_files": 0}'
+	printf 'x\n' >>"$wt/README"
+	expect_rc 1 "gate" -C repo gate t
+	local log
+	log="$(git -C repo rev-parse --absolute-git-dir)/agenttask/logs/t.jsonl"
+	assert_file "$log" "audit log"
+	local last
+	last=$(grep '"event":"gate"' "$log" | tail -1)
+	assert_eq "$(json_get "$last" 'j["passed"]')" "False" "verdict logged"
+	assert_eq "$(json_get "$last" 'j["failed"]')" "['max_changed_files']" "failed rules logged"
+}
+
+# ---- CI mode ----
+
+# A repository with a policy on main and a branch agent/x forked from it.
+ci_repo() {
+	make_repo repo
+	mkdir -p repo/secrets
+	printf 'key\n' >repo/secrets/key
+	git -C repo add secrets
+	git -C repo commit -q -m "secrets"
+	set_policy "$1"
+	git -C repo branch agent/x
+}
+
+on_branch() {
+	git -C repo checkout -q "$1"
+}
+
+test_ci_mode_clean_change_passes() {
+	ci_repo '{"protected_paths": ["secrets"], "max_changed_files": 1}'
+	on_branch agent/x
+	printf 'more\n' >>repo/README
+	git -C repo commit -q -am "docs"
+	on_branch main
+	printf 'main moves\n' >repo/other
+	git -C repo add other
+	git -C repo commit -q -m "main work"
+	ok "gate --base --head" -C repo gate --base main --head agent/x --json
+	assert_eq "$(json_get "$out" 'j["passed"]')" "True" "passed"
+	assert_eq "$(json_get "$out" 'j["base"]')" "$(git -C repo merge-base main agent/x)" "from the merge base"
+	assert_eq "$(json_get "$out" 'j["tree"]')" "$(git -C repo rev-parse 'agent/x^{tree}')" "head's tree"
+	assert_eq "$(rule_field "$out" max_changed_files message)" "1 file changed, within the limit of 1" "main's own work not counted"
+	on_branch agent/x
+	ok "--head defaults to HEAD" -C repo gate --base main
+}
+
+test_ci_mode_protected_change_fails() {
+	ci_repo '{"protected_paths": ["secrets"]}'
+	on_branch agent/x
+	printf 'leak\n' >>repo/secrets/key
+	git -C repo commit -q -am "leak"
+	on_branch main
+	expect_rc 1 "protected change" -C repo gate --base main --head agent/x --json
+	assert_eq "$(rule_field "$out" protected_paths paths)" "['secrets/key']" "paths"
+}
+
+test_ci_mode_judges_by_the_base_policy_when_head_loosens_it() {
+	ci_repo '{"protected_paths": ["secrets"]}'
+	on_branch agent/x
+	printf '{}\n' >repo/.agenttask/policy.json
+	printf 'leak\n' >>repo/secrets/key
+	git -C repo commit -q -am "loosen and leak"
+	expect_rc 1 "base's policy judges" -C repo gate --base main --head agent/x --json
+	assert_eq "$(rule_field "$out" protected_paths paths)" "['secrets/key']" "still protected"
+	assert_eq "$(json_get "$out" 'j["policy"]')" "main:.agenttask/policy.json" "policy source"
+}
+
+test_ci_mode_runs_checks_on_head_in_a_removed_worktree() {
+	ci_repo '{"checks": [{"name": "head", "run": ["sh", "-c", "cat README; git rev-parse HEAD"]}]}'
+	on_branch agent/x
+	printf 'from head\n' >>repo/README
+	git -C repo commit -q -am "head change"
+	on_branch main
+	ok "checks" -C repo gate --base main --head agent/x --json
+	assert_contains "$(rule_field "$out" head output)" "from head" "head's files"
+	assert_contains "$(rule_field "$out" head output)" "$(git -C repo rev-parse agent/x)" "HEAD detached at head"
+	assert_eq "$(scratch_left | tr '\n' ' ')" "0 0 " "worktree removed"
+	assert_eq "$(git -C repo worktree list --porcelain | grep -c '^worktree ')" "1" "only the main worktree"
+	assert_eq "$(git -C repo status --porcelain)" "" "the checkout is untouched"
+}
+
+test_ci_mode_in_a_clone() {
+	ci_repo '{"protected_paths": ["secrets"]}'
+	on_branch agent/x
+	printf 'leak\n' >>repo/secrets/key
+	git -C repo commit -q -am "leak"
+	on_branch main
+	git clone -q repo clone
+	git -C clone checkout -q agent/x
+	expect_rc 1 "remote-tracking base" -C clone gate --base origin/main --head HEAD
+	assert_contains "$out" "origin/main:.agenttask/policy.json" "policy named by the base given"
+}
+
+run_tests

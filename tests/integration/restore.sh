@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# Discard that can be undone: restore, the trash, and gc pruning it.
+. "$(dirname "$0")/lib.sh"
+
+# state_of DIR: one line per file and symlink below DIR (.git left out):
+# path, then mode and sha256 for a file, or the target for a symlink.
+state_of() {
+	(
+		cd "$1"
+		find . -path ./.git -prune -o \( -type f -o -type l \) -print | LC_ALL=C sort |
+			while IFS= read -r f; do
+				if [ -L "$f" ]; then
+					printf '%s link %s\n' "$f" "$(readlink "$f")"
+				else
+					printf '%s %s %s\n' "$f" "$(stat -c %a "$f")" \
+						"$(sha256sum <"$f" | cut -d' ' -f1)"
+				fi
+			done
+	)
+}
+
+trash_refs() {
+	git -C repo for-each-ref --format='%(refname)' "refs/agenttask/trash/$1/"
+}
+
+# A task with a commit of its own and every kind of uncommitted change.
+make_busy_task() {
+	make_repo repo
+	printf '#!/bin/sh\necho tool\n' >repo/tool.sh
+	chmod +x repo/tool.sh
+	git -C repo add tool.sh
+	git -C repo commit -q -m "a tool"
+	ok "new" -C repo new t
+	wt=$out
+	printf 'committed in the task\n' >"$wt/committed.txt"
+	git -C "$wt" add committed.txt
+	git -C "$wt" commit -q -m "task commit"
+	printf 'changed, not committed\n' >>"$wt/README"
+	rm "$wt/src/main.c"
+	chmod -x "$wt/tool.sh"
+	printf 'untracked\n' >"$wt/new.txt"
+	mkdir -p "$wt/deep/er"
+	printf '\000\001binary\377' >"$wt/deep/er/blob.bin"
+	printf '#!/bin/sh\nexit 0\n' >"$wt/run.sh"
+	chmod 755 "$wt/run.sh"
+	ln -s README "$wt/link"
+	ln -s ../README "$wt/deep/up"
+}
+
+test_restore_brings_the_task_back_byte_for_byte() {
+	make_busy_task
+	local before status tip
+	before=$(state_of "$wt")
+	status=$(git -C "$wt" status --porcelain)
+	tip=$(git -C repo rev-parse agenttask/t)
+	[ -n "$status" ] || fail "the task should have uncommitted changes"
+
+	ok "discard" -C repo discard t
+	assert_no_file "$wt" "worktree removed by discard"
+	assert_eq "$(trash_refs t | wc -l)" "1" "one trash entry"
+
+	ok "restore" -C repo restore t
+	assert_eq "$out" "$wt" "restore prints the worktree path"
+	assert_eq "$(state_of "$wt")" "$before" "every file, mode and symlink as before"
+	assert_eq "$(git -C "$wt" status --porcelain)" "$status" "git status as before"
+	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "branch at its old tip"
+	assert_eq "$(git -C "$wt" symbolic-ref HEAD)" "refs/heads/agenttask/t" "worktree on the branch"
+	git -C repo worktree list --porcelain | grep -qx "worktree $wt" || fail "worktree not registered"
+	assert_eq "$(trash_refs t)" "" "the trash entry is gone after restore"
+	assert_fsck repo
+}
+
+test_restore_keeps_the_base_branch_and_commit() {
+	make_repo repo
+	git -C repo branch feature main~1
+	ok "new" -C repo new t --base feature
+	ok "status" -C repo status t --json
+	local base_branch base_commit created
+	base_branch=$(json_get "$out" 'j["base_branch"]')
+	base_commit=$(json_get "$out" 'j["base_commit"]')
+	created=$(json_get "$out" 'j["created"]')
+	ok "discard" -C repo discard t
+	ok "restore" -C repo restore t
+	ok "status" -C repo status t --json
+	assert_eq "$(json_get "$out" 'j["base_branch"]')" "$base_branch" "base branch"
+	assert_eq "$(json_get "$out" 'j["base_commit"]')" "$base_commit" "base commit"
+	assert_eq "$(json_get "$out" 'j["base_commit"]')" "$(git -C repo rev-parse feature)" "base commit is feature's"
+	assert_eq "$(json_get "$out" 'j["created"]')" "$created" "creation time"
+	assert_eq "$(json_get "$out" 'j["commits_ahead"]')" "0" "nothing ahead"
+}
+
+test_restore_takes_the_most_recent_of_two_discards() {
+	make_repo repo
+	ok "new" -C repo new t
+	printf 'first\n' >"$out/which"
+	ok "discard 1" -C repo discard t
+	ok "new again" -C repo new t
+	printf 'second\n' >"$out/which"
+	ok "discard 2" -C repo discard t
+	assert_eq "$(trash_refs t | wc -l)" "2" "two trash entries"
+
+	ok "restore" -C repo restore t
+	assert_eq "$(cat "$out/which")" "second" "the later discard comes back"
+	assert_eq "$(trash_refs t | wc -l)" "1" "one entry left"
+	assert_eq "$(git -C repo show "$(trash_refs t):which")" "first" "the older one stays in the trash"
+
+	ok "discard 3" -C repo discard t
+	ok "restore again" -C repo restore t
+	assert_eq "$(cat "$out/which")" "second" "the most recent again"
+	assert_fsck repo
+}
+
+test_restore_refuses_when_the_task_exists() {
+	make_repo repo
+	ok "new" -C repo new t
+	ok "discard" -C repo discard t
+	ok "new again" -C repo new t
+	local wt=$out
+	printf 'keep me\n' >"$wt/mine"
+	expect_rc 1 "restore over an existing task" -C repo restore t
+	assert_contains "$errout" "'t'" "message names the task"
+	assert_eq "$(cat "$wt/mine")" "keep me" "existing task untouched"
+	assert_eq "$(trash_refs t | wc -l)" "1" "trash entry kept"
+}
+
+test_restore_without_trash_fails_with_2() {
+	make_repo repo
+	expect_rc 2 "restore of a name never discarded" -C repo restore nothing
+	assert_contains "$errout" "no discarded task 'nothing'" "message"
+	expect_rc 2 "restore of a bad name" -C repo restore 'bad/name'
+	expect_rc 2 "restore without NAME" -C repo restore
+	assert_eq "$(git -C repo branch --list 'agenttask/*')" "" "no branch made"
+}
+
+test_restore_changes_nothing_when_the_worktree_path_is_taken() {
+	make_repo repo
+	ok "new" -C repo new t
+	local wt=$out
+	ok "discard" -C repo discard t
+	mkdir -p "$wt"
+	expect_rc 1 "restore onto an occupied path" -C repo restore t
+	assert_contains "$errout" "already exists" "message"
+	assert_eq "$(git -C repo branch --list 'agenttask/*')" "" "no branch left behind"
+	assert_eq "$(trash_refs t | wc -l)" "1" "trash entry kept"
+	ok "list" -C repo list --json
+	assert_eq "$(json_get "$out" 'len(j)')" "0" "no task record left behind"
+	rmdir "$wt"
+	ok "restore once the path is free" -C repo restore t
+}
+
+test_restore_brings_staged_changes_back_unstaged() {
+	make_repo repo
+	ok "new" -C repo new t
+	local wt=$out
+	printf 'staged\n' >>"$wt/README"
+	git -C "$wt" add README
+	ok "discard" -C repo discard t
+	ok "restore" -C repo restore t
+	assert_eq "$(tail -n1 "$wt/README")" "staged" "content back"
+	assert_eq "$(git -C "$wt" status --porcelain)" " M README" "unstaged: the trash holds no index"
+}
+
+test_gc_trash_days_0_prunes_the_trash() {
+	make_repo repo
+	ok "new" -C repo new t
+	ok "discard" -C repo discard t
+	local ref
+	ref=$(trash_refs t)
+	ok "gc keeping 14 days" -C repo gc
+	assert_eq "$(trash_refs t)" "$ref" "recent trash kept by default"
+	ok "gc" -C repo gc --trash-days 0
+	assert_contains "$out" "pruned trash '$ref'" "gc reports the pruning"
+	assert_eq "$(trash_refs t)" "" "trash pruned"
+	expect_rc 2 "restore after pruning" -C repo restore t
+	assert_fsck repo
+}
+
+# What a discard killed while removing the worktree leaves: the record, the
+# branch, the admin dir and part of the worktree, its .git pointer gone.
+test_discard_after_a_killed_discard_keeps_the_full_save() {
+	make_repo repo
+	ok "new" -C repo new t
+	local wt=$out common tip
+	common=$(git -C repo rev-parse --absolute-git-dir)
+	printf 'precious\n' >"$wt/precious.txt"
+	tip=$(git -C repo rev-parse agenttask/t)
+	cp -a "$common/agenttask/tasks/t.json" record.json
+	cp -a "$common/worktrees/agenttask-t" admin
+	cp -a "$wt" half
+	ok "discard" -C repo discard t
+	local saved
+	saved=$(trash_refs t)
+	# Put back the state of the kill.
+	cp -a record.json "$common/agenttask/tasks/t.json"
+	cp -a admin "$common/worktrees/agenttask-t"
+	git -C repo branch agenttask/t "$tip"
+	rm half/.git half/README
+	cp -a half "$wt"
+
+	ok "discard again" -C repo discard t
+	assert_eq "$(trash_refs t)" "$saved" "the complete save stands; no worse entry on top"
+	ok "restore" -C repo restore t
+	assert_eq "$(cat "$wt/precious.txt")" "precious" "uncommitted work back"
+	assert_eq "$(git -C "$wt" status --porcelain)" "?? precious.txt" "and nothing lost"
+}
+
+test_restore_help() {
+	ok "help" restore --help
+	assert_contains "$out" "usage: agenttask restore NAME" "usage"
+}
+
+run_tests
