@@ -46,8 +46,11 @@ int at_exit_code(int code);
 /* Print "agenttask: MSG" for err on stderr; return its exit status. */
 int at_cli_fail(const struct at_error *err);
 
-/* Print "agenttask: MSG" and the command's usage on stderr; return 2. */
+/* Print "agenttask: MSG (see 'agenttask CMD --help')", one line on stderr; return 2. */
 int at_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Print what at_cli_getopt() found wrong with the options, as at_cli_usage(); return 2. */
+int at_cli_bad_option(const char *cmd);
 
 /* Print the command's full help on stdout; return 0. */
 int at_cli_help(const char *cmd);

@@ -135,7 +135,7 @@ static int parse_args(int argc, char **argv, struct accept_args *a)
 		case 'h':
 			return at_cli_help("accept");
 		default:
-			return at_cli_usage("accept", "invalid option");
+			return at_cli_bad_option("accept");
 		}
 	}
 	if (optind + 1 < argc)

@@ -27,7 +27,7 @@ int cmd_commit(struct at_cli *cli, int argc, char **argv)
 		case 'h':
 			return at_cli_help("commit");
 		default:
-			return at_cli_usage("commit", "invalid option");
+			return at_cli_bad_option("commit");
 		}
 	}
 	if (optind + 1 < argc)

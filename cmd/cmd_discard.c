@@ -18,7 +18,7 @@ int cmd_discard(struct at_cli *cli, int argc, char **argv)
 	int c, lock = -1, rc;
 
 	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1)
-		return c == 'h' ? at_cli_help("discard") : at_cli_usage("discard", "invalid option");
+		return c == 'h' ? at_cli_help("discard") : at_cli_bad_option("discard");
 	if (optind + 1 < argc)
 		return at_cli_usage("discard", "too many arguments");
 	rc = at_cli_open(cli, &repo, &err);

@@ -56,7 +56,7 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 		case 'h':
 			return at_cli_help("gate");
 		default:
-			return at_cli_usage("gate", "invalid option");
+			return at_cli_bad_option("gate");
 		}
 	}
 	if (optind + 1 < argc)

@@ -32,7 +32,7 @@ int cmd_gc(struct at_cli *cli, int argc, char **argv)
 		case 'h':
 			return at_cli_help("gc");
 		default:
-			return at_cli_usage("gc", "invalid option");
+			return at_cli_bad_option("gc");
 		}
 	}
 	if (optind < argc)

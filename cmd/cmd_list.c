@@ -37,7 +37,7 @@ int cmd_list(struct at_cli *cli, int argc, char **argv)
 		if (c == 'j')
 			json = true;
 		else
-			return c == 'h' ? at_cli_help("list") : at_cli_usage("list", "invalid option");
+			return c == 'h' ? at_cli_help("list") : at_cli_bad_option("list");
 	}
 	if (optind < argc)
 		return at_cli_usage("list", "too many arguments");

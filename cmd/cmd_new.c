@@ -25,7 +25,7 @@ int cmd_new(struct at_cli *cli, int argc, char **argv)
 		case 'h':
 			return at_cli_help("new");
 		default:
-			return at_cli_usage("new", "invalid option");
+			return at_cli_bad_option("new");
 		}
 	}
 	if (optind + 1 != argc)

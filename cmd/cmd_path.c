@@ -14,7 +14,7 @@ int cmd_path(struct at_cli *cli, int argc, char **argv)
 	int c, rc;
 
 	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1)
-		return c == 'h' ? at_cli_help("path") : at_cli_usage("path", "invalid option");
+		return c == 'h' ? at_cli_help("path") : at_cli_bad_option("path");
 	if (optind + 1 != argc)
 		return at_cli_usage("path", optind >= argc ? "missing task NAME" : "too many arguments");
 	rc = at_cli_open(cli, &repo, &err);

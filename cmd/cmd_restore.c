@@ -17,7 +17,7 @@ int cmd_restore(struct at_cli *cli, int argc, char **argv)
 	int c, lock = -1, rc;
 
 	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1)
-		return c == 'h' ? at_cli_help("restore") : at_cli_usage("restore", "invalid option");
+		return c == 'h' ? at_cli_help("restore") : at_cli_bad_option("restore");
 	if (optind + 1 != argc)
 		return at_cli_usage("restore",
 				    optind >= argc ? "missing task NAME" : "too many arguments");

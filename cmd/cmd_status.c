@@ -115,7 +115,7 @@ int cmd_status(struct at_cli *cli, int argc, char **argv)
 		if (c == 'j')
 			json = true;
 		else
-			return c == 'h' ? at_cli_help("status") : at_cli_usage("status", "invalid option");
+			return c == 'h' ? at_cli_help("status") : at_cli_bad_option("status");
 	}
 	if (optind + 1 < argc)
 		return at_cli_usage("status", "too many arguments");

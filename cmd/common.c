@@ -38,17 +38,24 @@ int at_cli_fail(const struct at_error *err)
 
 int at_cli_usage(const char *cmd, const char *fmt, ...)
 {
-	const struct at_command *c = cmd ? at_command_find(cmd) : NULL;
 	va_list ap;
 
 	fputs("agenttask: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
+	if (cmd)
+		fprintf(stderr, " (see 'agenttask %s --help')", cmd);
 	fputc('\n', stderr);
-	if (c)
-		fprintf(stderr, "usage: %s\n", c->usage);
 	return AT_EXIT_USAGE;
+}
+
+/* What getopt found wrong, kept for at_cli_bad_option(): getopt itself is silenced. */
+static char bad_option[128];
+
+int at_cli_bad_option(const char *cmd)
+{
+	return at_cli_usage(cmd, "%s", bad_option[0] ? bad_option : "invalid option");
 }
 
 int at_cli_help(const char *cmd)
@@ -65,7 +72,25 @@ int at_cli_help(const char *cmd)
 
 int at_cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts)
 {
-	return getopt_long(argc, argv, shortopts, longopts, NULL);
+	const char *arg;
+	int c;
+
+	opterr = 0;
+	c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	if (c != '?' && c != ':')
+		return c;
+	arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+	if (optopt && strncmp(arg, "--", 2) != 0)
+		snprintf(bad_option, sizeof(bad_option),
+			 strchr(shortopts, optopt) ? "option '-%c' needs a value" : "unknown option '-%c'",
+			 optopt);
+	else if (!optopt)
+		snprintf(bad_option, sizeof(bad_option), "unknown option '%.80s'", arg);
+	else if (strchr(arg, '='))
+		snprintf(bad_option, sizeof(bad_option), "option '%.80s' takes no value", arg);
+	else
+		snprintf(bad_option, sizeof(bad_option), "option '%.80s' needs a value", arg);
+	return '?';
 }
 
 int at_cli_open(struct at_cli *cli, struct at_repo **out, struct at_error *err)
@@ -108,6 +133,7 @@ at_json *at_cli_task_json(const struct at_task *t, const struct at_task_info *in
 
 	at_cli_time(created, sizeof(created), t->created);
 	if (at_json_add_string(o, "name", t->name) < 0 ||
+	    at_json_add_string(o, "phase", t->phase == AT_TASK_READY ? "ready" : "half-made") < 0 ||
 	    at_json_add_string(o, "branch", at_branch_short(t->branch)) < 0 ||
 	    at_json_add_string(o, "base_branch", at_branch_short(t->base_branch)) < 0 ||
 	    at_json_add_string(o, "base_commit", t->base_commit) < 0 ||

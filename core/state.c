@@ -91,8 +91,9 @@ int at_task_from_json(const char *text, const char *what, struct at_task *out,
 		goto out;
 	}
 	t.phase = strcmp(phase, "ready") == 0 ? AT_TASK_READY : AT_TASK_CREATING;
-	if (!at_json_get_number(o, "created", &created)) {
-		rc = at_error_set(err, AT_ECORRUPT, "corrupt task record '%s': no number 'created'",
+	/* Range-checked before the conversion: an out-of-range double is undefined behaviour. */
+	if (!at_json_get_number(o, "created", &created) || !(created >= 0 && created < 1e15)) {
+		rc = at_error_set(err, AT_ECORRUPT, "corrupt task record '%s': no valid 'created'",
 				  what);
 		goto out;
 	}
@@ -129,6 +130,27 @@ int at_state_save(const struct at_paths *p, const struct at_task *t, struct at_e
 	return 0;
 }
 
+/*
+ * The branch and the directories are derived from the name, never taken from
+ * the file: discard and gc remove them, and a record edited to name another
+ * branch or directory (refs/heads/main, $HOME) must not make them remove that.
+ * This also follows a repository that was moved, worktrees and all.
+ */
+static int derive_paths(const struct at_paths *p, const struct at_task *rec, struct at_task *out,
+			struct at_error *err)
+{
+	struct at_task t;
+
+	if (at_task_init(&t, p, rec->name, err) < 0)
+		return err->code;
+	memcpy(t.base_branch, rec->base_branch, sizeof(t.base_branch));
+	memcpy(t.base_commit, rec->base_commit, sizeof(t.base_commit));
+	t.created = rec->created;
+	t.phase = rec->phase;
+	*out = t;
+	return 0;
+}
+
 int at_state_load(const struct at_paths *p, const char *name, struct at_task *out,
 		  struct at_error *err)
 {
@@ -151,8 +173,7 @@ int at_state_load(const struct at_paths *p, const char *name, struct at_task *ou
 	if (strcmp(t.name, name) != 0)
 		return at_error_set(err, AT_ECORRUPT, "corrupt task record '%s': names task '%s'",
 				    path, t.name);
-	*out = t;
-	return 0;
+	return derive_paths(p, &t, out, err);
 }
 
 int at_state_remove(const struct at_paths *p, const char *name, struct at_error *err)

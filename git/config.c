@@ -2,13 +2,31 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "git/internal.h"
 
-/* What git needs to read the repository; nothing that runs or reaches out. */
-#define KEEP_RE \
-	"^(core\\.(repositoryformatversion|filemode|symlinks|ignorecase|precomposeunicode)" \
-	"|extensions\\..+)$"
+/*
+ * What git needs to read the repository; nothing that runs or reaches out.
+ * Every extensions.* entry is kept as well. (A table rather than
+ * git_config_iterator_glob_new: that regex iterator leaks in libgit2 1.5.)
+ */
+static const char *const keep_core[] = {
+	"core.repositoryformatversion", "core.filemode", "core.symlinks", "core.ignorecase",
+	"core.precomposeunicode",
+};
+
+static bool keep_entry(const char *name)
+{
+	size_t i;
+
+	if (strncmp(name, "extensions.", 11) == 0)
+		return name[11] != '\0';
+	for (i = 0; i < sizeof(keep_core) / sizeof(keep_core[0]); i++)
+		if (strcasecmp(name, keep_core[i]) == 0)
+			return true;
+	return false;
+}
 
 struct text {
 	char *buf;
@@ -55,7 +73,7 @@ static void add_section(struct text *t, git_config *snap, const char *section)
 	git_config_entry *e;
 	size_t slen = strlen(section);
 
-	if (git_config_iterator_glob_new(&it, snap, KEEP_RE) < 0) {
+	if (git_config_iterator_new(&it, snap) < 0) {
 		t->oom = true;
 		return;
 	}
@@ -66,7 +84,7 @@ static void add_section(struct text *t, git_config *snap, const char *section)
 		text_add(t, "\tbare = false\n");
 	while (git_config_next(&e, it) == 0) {
 		/* Only the repository's own file: the global config is hidden too. */
-		if (e->level != GIT_CONFIG_LEVEL_LOCAL)
+		if (e->level != GIT_CONFIG_LEVEL_LOCAL || !keep_entry(e->name))
 			continue;
 		if (strncmp(e->name, section, slen) != 0 || e->name[slen] != '.')
 			continue;

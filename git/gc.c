@@ -195,7 +195,8 @@ static int gc_worktree_dirs(struct at_repo *r, const struct at_task_list *l,
 }
 
 /* <state>/tasks/NAME.json.tmp.PID: a record write killed before its rename. */
-static int gc_tmp_records(struct at_repo *r, struct at_gc_report *rep, struct at_error *err)
+static int gc_tmp_records(struct at_repo *r, struct at_gc_report *rep,
+			  struct at_error *err)
 {
 	struct dirent *de;
 	DIR *d;

@@ -11,6 +11,8 @@
 
 struct at_repo {
 	git_repository *repo;     /* the main worktree's repository */
+	git_repository *here;     /* the user's linked worktree the command runs in, or NULL
+				     (main worktree, or a task's): HEAD and the base come from it */
 	struct at_paths paths;
 };
 

@@ -49,6 +49,21 @@ static int repo_check(git_repository *repo, const char *dir, struct at_error *er
 	return 0;
 }
 
+/* A task's worktree has HEAD on agenttask/NAME: tasks are based on the main worktree's HEAD. */
+static bool in_task_worktree(git_repository *repo)
+{
+	git_reference *head = NULL;
+	bool task = false;
+
+	if (git_reference_lookup(&head, repo, "HEAD") == 0 &&
+	    git_reference_type(head) == GIT_REFERENCE_SYMBOLIC)
+		task = strncmp(git_reference_symbolic_target(head), "refs/heads/" AT_BRANCH_PREFIX,
+			       strlen("refs/heads/" AT_BRANCH_PREFIX)) == 0;
+	git_reference_free(head);
+	git_error_clear();
+	return task;
+}
+
 int at_repo_open(struct at_repo **out, const char *dir, struct at_error *err)
 {
 	git_repository *found = NULL, *main_repo = NULL;
@@ -85,6 +100,10 @@ int at_repo_open(struct at_repo **out, const char *dir, struct at_error *err)
 		goto out;
 	r->repo = main_repo;
 	main_repo = NULL;
+	if (found && !in_task_worktree(found)) {
+		r->here = found;
+		found = NULL;
+	}
 	*out = r;
 	r = NULL;
 out:
@@ -99,6 +118,7 @@ void at_repo_free(struct at_repo *r)
 	if (!r)
 		return;
 	git_repository_free(r->repo);
+	git_repository_free(r->here);
 	free(r);
 	git_libgit2_shutdown();
 }

@@ -7,6 +7,26 @@
 #include "git/internal.h"
 
 /*
+ * An untracked repository inside the worktree (an agent's `git clone`, say)
+ * is reported as "dir/": record it as git does, a gitlink to its HEAD.
+ */
+static int add_path(git_index *idx, const char *path)
+{
+	size_t len = strlen(path);
+	char *dir;
+	int rc;
+
+	if (len < 2 || path[len - 1] != '/')
+		return git_index_add_bypath(idx, path);
+	dir = strndup(path, len - 1);
+	if (!dir)
+		return -1;
+	rc = git_index_add_bypath(idx, dir);
+	free(dir);
+	return rc;
+}
+
+/*
  * Bring the in-memory index of the worktree up to its files, in one pass
  * over index-to-workdir differences (what `git add -A` does).
  */
@@ -31,7 +51,7 @@ static int index_add_changes(git_repository *wt, git_index *idx, const char *nam
 		if (d->status == GIT_DELTA_DELETED)
 			rc = git_index_remove_bypath(idx, d->old_file.path);
 		else
-			rc = git_index_add_bypath(idx, path);
+			rc = add_path(idx, path);
 		if (rc < 0)
 			rc = at_git_error(err, AT_EGIT, "cannot record '%s' of task '%s'", path, name);
 	}

@@ -20,12 +20,17 @@ static bool path_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
-/* The branch the base belongs to: the one named, else the one checked out. */
-static int resolve_base(git_repository *repo, const char *rev, git_commit **commit_out,
+/*
+ * The branch the base belongs to: the one named, else the one checked out
+ * where the command runs (a linked worktree of the user's, or the main one).
+ * The commit is looked up in the main repository, which creates the branch.
+ */
+static int resolve_base(struct at_repo *r, const char *rev, git_commit **commit_out,
 			char *branch, size_t branch_size, struct at_error *err)
 {
+	git_repository *repo = r->here ? r->here : r->repo;
 	git_reference *ref = NULL, *head = NULL;
-	git_object *obj = NULL;
+	git_object *obj = NULL, *peeled = NULL;
 	int rc;
 
 	branch[0] = '\0';
@@ -33,8 +38,12 @@ static int resolve_base(git_repository *repo, const char *rev, git_commit **comm
 		rc = at_git_error(err, AT_ENOTFOUND, "unknown revision '%s'", rev ? rev : "HEAD");
 		goto out;
 	}
-	if (git_object_peel((git_object **)commit_out, obj, GIT_OBJECT_COMMIT) < 0) {
+	if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0) {
 		rc = at_git_error(err, AT_ENOTFOUND, "revision '%s' is not a commit", rev);
+		goto out;
+	}
+	if (git_commit_lookup(commit_out, r->repo, git_object_id(peeled)) < 0) {
+		rc = at_git_error(err, AT_EGIT, "cannot read commit of '%s'", rev ? rev : "HEAD");
 		goto out;
 	}
 	if (rev && git_branch_lookup(&ref, repo, rev, GIT_BRANCH_LOCAL) == 0) {
@@ -51,6 +60,7 @@ static int resolve_base(git_repository *repo, const char *rev, git_commit **comm
 out:
 	git_reference_free(ref);
 	git_reference_free(head);
+	git_object_free(peeled);
 	git_object_free(obj);
 	return rc;
 }
@@ -173,26 +183,46 @@ static int find_gitattributes(const char *root, const git_tree_entry *e, void *f
 	return -1;   /* stops the walk */
 }
 
+static bool has_key(const git_config *cfg, const char *key)
+{
+	git_config_entry *e = NULL;
+	bool found = git_config_get_entry(&e, cfg, key) == 0;
+
+	git_config_entry_free(e);
+	return found;
+}
+
+/* core.autocrlf (true, or input: not a bool), core.eol crlf, or an attributes file named. */
 static bool config_converts(git_repository *repo)
 {
-	git_config *cfg = NULL;
 	const char *eol = NULL;
-	git_config_entry *e = NULL;
-	bool convert = true;
+	git_config *cfg = NULL;
 	int autocrlf = 0;
+	bool convert = true;
 
-	if (git_repository_config_snapshot(&cfg, repo) == 0) {
-		convert = git_config_get_entry(&e, cfg, "core.attributesFile") == 0 ||
-			  (git_config_get_bool(&autocrlf, cfg, "core.autocrlf") < 0 &&
-			   git_config_get_entry(&e, cfg, "core.autocrlf") == 0) ||
-			  autocrlf ||
+	if (git_repository_config_snapshot(&cfg, repo) == 0)
+		convert = has_key(cfg, "core.attributesFile") ||
+			  (has_key(cfg, "core.autocrlf") &&
+			   (git_config_get_bool(&autocrlf, cfg, "core.autocrlf") < 0 || autocrlf)) ||
 			  (git_config_get_string(&eol, cfg, "core.eol") == 0 &&
 			   strcmp(eol, "crlf") == 0);
-	}
-	git_config_entry_free(e);
 	git_config_free(cfg);
 	git_error_clear();
 	return convert;
+}
+
+/* The user's attributes file, where libgit2 looks for it. */
+static bool user_attributes_exist(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char path[PATH_MAX];
+
+	if (xdg && xdg[0])
+		return at_fmt(path, sizeof(path), "%s/git/attributes", xdg) < 0 || path_exists(path);
+	if (home && home[0])
+		return at_fmt(path, sizeof(path), "%s/.config/git/attributes", home) < 0 ||
+		       path_exists(path);
+	return false;
 }
 
 /*
@@ -206,27 +236,19 @@ static bool config_converts(git_repository *repo)
  */
 static bool filters_may_apply(git_repository *repo, const git_commit *base)
 {
-	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
-	char info[PATH_MAX], user[PATH_MAX];
+	char info[PATH_MAX];
 	git_tree *tree = NULL;
-	bool found;
+	bool found = false;
 
-	if (config_converts(repo) || path_exists("/etc/gitattributes"))
+	if (config_converts(repo) || user_attributes_exist() || path_exists("/etc/gitattributes"))
 		return true;
 	if (at_fmt(info, sizeof(info), "%sinfo/attributes", git_repository_commondir(repo)) < 0 ||
 	    path_exists(info))
 		return true;
-	if (xdg && xdg[0] ? at_fmt(user, sizeof(user), "%s/git/attributes", xdg) < 0
-			  : home && at_fmt(user, sizeof(user), "%s/.config/git/attributes", home) < 0)
-		return true;
-	if (((xdg && xdg[0]) || home) && path_exists(user))
-		return true;
-	if (git_commit_tree(&tree, base) < 0) {
-		git_error_clear();
-		return true;
-	}
-	found = false;
-	git_tree_walk(tree, GIT_TREEWALK_PRE, find_gitattributes, &found);
+	if (git_commit_tree(&tree, base) < 0)
+		found = true;
+	else
+		git_tree_walk(tree, GIT_TREEWALK_PRE, find_gitattributes, &found);
 	git_error_clear();
 	git_tree_free(tree);
 	return found;
@@ -282,7 +304,7 @@ int at_task_new(struct at_repo *r, const char *name, const struct at_new_opts *o
 		return rc;
 	if ((rc = check_free(r->repo, &t, err)) < 0)
 		return rc;
-	rc = resolve_base(r->repo, opts ? opts->base_rev : NULL, &base, t.base_branch,
+	rc = resolve_base(r, opts ? opts->base_rev : NULL, &base, t.base_branch,
 			  sizeof(t.base_branch), err);
 	if (rc < 0)
 		return rc;

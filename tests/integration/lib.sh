@@ -17,7 +17,20 @@ unset GIT_DIR GIT_WORK_TREE
 
 _at_root=$(mktemp -d "${TMPDIR:-/tmp}/agenttask-test.XXXXXX")
 chmod 755 "$_at_root"
-trap 'chmod -R u+rwX "$_at_root" 2>/dev/null; rm -rf "$_at_root"' EXIT
+_at_ran=0
+_at_exit() {
+	local status=$?
+	chmod -R u+rwX "$_at_root" 2>/dev/null
+	rm -rf "$_at_root"
+	# A script that never reached run_tests has tested nothing: that is a
+	# failure, unless it skipped on purpose (exit 77).
+	if [ "$_at_ran" = 0 ] && [ "$status" != 77 ]; then
+		echo "error: $0 ended before run_tests: no test ran" >&2
+		exit 1
+	fi
+	exit $status
+}
+trap _at_exit EXIT
 
 fail() {
 	echo "    FAIL: $*" >&2
@@ -110,6 +123,7 @@ json_get() {
 
 run_tests() {
 	local t passed=0 failed=0 skipped=0 status
+	_at_ran=1
 	for t in $(declare -F | awk '{print $3}' | grep '^test_'); do
 		local dir
 		dir=$(mktemp -d "$_at_root/$t.XXXXXX")

@@ -1,6 +1,96 @@
 #!/usr/bin/env bash
-# The task lifecycle: new, list, status, path, commit, discard, gc.
+# The task lifecycle: new, list, status, path, commit, discard; the command
+# line itself (help, version, exit codes, -C, NAME from the cwd).
 . "$(dirname "$0")/lib.sh"
+
+# common_dir REPO: the repository's git common dir, absolute.
+common_dir() {
+	git -C "$1" rev-parse --path-format=absolute --git-common-dir
+}
+
+# one_line_error WHAT: stderr ($errout) is exactly one line "agenttask: ..." holding WHAT.
+one_line_error() {
+	assert_eq "$(printf '%s\n' "$errout" | wc -l)" "1" "one line on stderr ($errout)"
+	assert_contains "$errout" "agenttask: " "error prefix"
+	assert_contains "$errout" "$1" "error message"
+}
+
+# ---------------------------------------------------------------- the CLI
+
+test_version_and_help_exit_zero() {
+	ok "version" --version
+	[[ $out =~ ^agenttask\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "version line: '$out'"
+	ok "help" --help
+	local c
+	for c in new list status path commit discard gc; do
+		assert_contains "$out" "  $c " "--help lists '$c'"
+	done
+}
+
+test_every_command_has_help() {
+	local c
+	for c in new list status path commit discard gc; do
+		ok "$c --help" "$c" --help
+		assert_contains "$out" "usage: agenttask $c" "$c --help"
+		assert_eq "$errout" "" "$c --help writes nothing on stderr"
+	done
+}
+
+test_help_needs_no_repository() {
+	ok "help outside a repository" -C / new --help
+	assert_contains "$out" "usage: agenttask new"
+}
+
+test_usage_errors_exit_two() {
+	make_repo repo
+	expect_rc 2 "no command" -C repo
+	expect_rc 2 "unknown command" -C repo frobnicate
+	assert_contains "$errout" "'frobnicate'" "names the unknown command"
+	expect_rc 2 "unknown global option" --frobnicate
+	expect_rc 2 "-C without a directory" -C
+	expect_rc 2 "unknown command option" -C repo list --frobnicate
+	assert_eq "$errout" "agenttask: unknown option '--frobnicate' (see 'agenttask list --help')" "one line that names the option"
+	expect_rc 2 "option without its value" -C repo new --base
+	assert_eq "$errout" "agenttask: option '--base' needs a value (see 'agenttask new --help')" "one line that names the option"
+	expect_rc 2 "new without NAME" -C repo new
+	expect_rc 2 "new with two names" -C repo new a b
+	expect_rc 2 "path without NAME" -C repo path
+	expect_rc 2 "list with an argument" -C repo list extra
+	expect_rc 2 "gc with a bad --trash-days" -C repo gc --trash-days=-1
+	expect_rc 2 "gc with a non-number" -C repo gc --trash-days soon
+	assert_eq "$(git -C repo branch --list 'agenttask/*')" "" "no branch made by usage errors"
+}
+
+test_not_a_repository_exits_two() {
+	mkdir plain
+	expect_rc 2 "list outside a repository" -C plain list
+	one_line_error "not a git repository"
+	expect_rc 2 "new outside a repository" -C plain new x
+	one_line_error "'plain'"
+	expect_rc 2 "-C a missing directory" -C does-not-exist list
+	assert_no_file plain/.git "nothing created"
+}
+
+test_empty_repository_is_refused_clearly() {
+	git init -q -b main empty
+	expect_rc 2 "new in an empty repository" -C empty new x
+	one_line_error "no commit"
+	expect_rc 2 "list in an empty repository" -C empty list
+	assert_eq "$(git -C empty for-each-ref)" "" "no ref made"
+	assert_no_file "$(common_dir empty)/agenttask" "no state made"
+}
+
+test_bare_repository_is_refused_clearly() {
+	make_repo repo
+	git clone -q --bare repo bare.git
+	expect_rc 2 "new in a bare repository" -C bare.git new x
+	one_line_error "bare"
+	assert_eq "$(git -C bare.git branch --list 'agenttask/*')" "" "no branch made"
+	assert_no_file bare.git/agenttask "no state made"
+	expect_rc 2 "list in a bare repository" -C bare.git list
+}
+
+# ---------------------------------------------------------------- new
 
 test_new_creates_branch_and_worktree() {
 	make_repo repo
@@ -11,5 +101,515 @@ test_new_creates_branch_and_worktree() {
 	assert_eq "$(git -C repo rev-parse agenttask/fix-bug)" "$(git -C repo rev-parse main)" "branch at base"
 	assert_eq "$(git -C "$wt" symbolic-ref HEAD)" "refs/heads/agenttask/fix-bug" "worktree HEAD"
 	assert_eq "$(git -C "$wt" status --porcelain)" "" "fresh worktree is clean"
+	assert_file "$wt/src/main.c" "files checked out"
+	assert_eq "$(git -C repo status --porcelain)" "" "main worktree untouched"
+	assert_eq "$(git -C repo symbolic-ref HEAD)" "refs/heads/main" "main HEAD untouched"
 	assert_fsck repo
 }
+
+test_new_records_base_and_creation_time() {
+	make_repo repo
+	local before after
+	before=$(date +%s)
+	ok "new" -C repo new t
+	after=$(date +%s)
+	ok "list --json" -C repo list --json
+	assert_eq "$(json_get "$out" 'len(j)')" "1" "one task"
+	assert_eq "$(json_get "$out" 'j[0]["name"]')" "t" "name"
+	assert_eq "$(json_get "$out" 'j[0]["branch"]')" "agenttask/t" "branch"
+	assert_eq "$(json_get "$out" 'j[0]["base_branch"]')" "main" "base branch"
+	assert_eq "$(json_get "$out" 'j[0]["base_commit"]')" "$(git -C repo rev-parse main)" "base commit"
+	assert_eq "$(json_get "$out" 'j[0]["head_commit"]')" "$(git -C repo rev-parse main)" "head commit"
+	assert_eq "$(json_get "$out" 'j[0]["path"]')" "$(common_dir repo)/agenttask/worktrees/t" "path"
+	assert_eq "$(json_get "$out" 'j[0]["dirty"]')" "False" "dirty"
+	local created
+	created=$(json_get "$out" 'int(__import__("calendar").timegm(__import__("time").strptime(j[0]["created"], "%Y-%m-%dT%H:%M:%SZ")))')
+	[ "$created" -ge "$before" ] && [ "$created" -le "$after" ] ||
+		fail "created $created not within [$before, $after]"
+}
+
+test_new_with_base_branch_records_that_branch() {
+	make_repo repo
+	git -C repo branch feature HEAD~1
+	ok "new --base feature" -C repo new t --base feature
+	assert_eq "$(git -C repo rev-parse agenttask/t)" "$(git -C repo rev-parse feature)" "branch at feature"
+	ok "status --json" -C repo status t --json
+	assert_eq "$(json_get "$out" 'j["base_branch"]')" "feature" "base branch"
+	assert_eq "$(json_get "$out" 'j["base_commit"]')" "$(git -C repo rev-parse feature)" "base commit"
+	assert_eq "$(git -C repo symbolic-ref HEAD)" "refs/heads/main" "HEAD untouched"
+}
+
+test_new_with_base_commit_records_checked_out_branch() {
+	make_repo repo
+	local sha
+	sha=$(git -C repo rev-parse HEAD~1)
+	ok "new --base SHA" -C repo new t --base "$sha"
+	assert_eq "$(git -C repo rev-parse agenttask/t)" "$sha" "branch at the commit"
+	ok "status --json" -C repo status t --json
+	assert_eq "$(json_get "$out" 'j["base_commit"]')" "$sha" "base commit is the one given"
+	assert_eq "$(json_get "$out" 'j["base_branch"]')" "main" "base branch is the checked-out one"
+	assert_eq "$(json_get "$out" 'j["commits_ahead"]')" "0" "nothing ahead"
+}
+
+test_new_on_detached_head_has_no_base_branch() {
+	make_repo repo
+	git -C repo checkout -q --detach HEAD~1
+	ok "new" -C repo new t
+	ok "status --json" -C repo status t --json
+	assert_eq "$(json_get "$out" 'j["base_branch"]')" "" "no base branch"
+	assert_eq "$(json_get "$out" 'j["base_commit"]')" "$(git -C repo rev-parse HEAD)" "base commit"
+}
+
+test_new_with_unknown_base_makes_nothing() {
+	make_repo repo
+	expect_rc 2 "unknown base" -C repo new t --base no-such-rev
+	one_line_error "'no-such-rev'"
+	assert_eq "$(git -C repo branch --list 'agenttask/*')" "" "no branch"
+	assert_eq "$(git -C repo worktree list | wc -l)" "1" "no worktree"
+	assert_no_file "$(common_dir repo)/agenttask/worktrees/t" "no directory"
+	assert_no_file "$(common_dir repo)/agenttask/tasks/t.json" "no record"
+	ok "the name is still free" -C repo new t
+}
+
+test_new_rejects_bad_names_and_makes_nothing() {
+	make_repo repo
+	local long65 name
+	long65=$(printf 'a%.0s' $(seq 65))
+	for name in "" ".hidden" "-x" "_x" "a..b" "a/b" "../x" "a b" "a." "x.lock" "café" \
+		"a:b" "a~1" "a^" "a*" "$long65"; do
+		expect_rc 2 "name '$name'" -C repo new -- "$name"
+		one_line_error "task name"
+	done
+	assert_eq "$(git -C repo for-each-ref --format='%(refname)' refs/heads/agenttask)" "" "no branch"
+	assert_eq "$(git -C repo worktree list | wc -l)" "1" "no worktree"
+	local tasks
+	tasks=$(common_dir repo)/agenttask/tasks
+	[ ! -d "$tasks" ] || assert_eq "$(ls -A "$tasks")" "" "no record"
+	assert_fsck repo
+}
+
+test_new_accepts_names_at_the_limits() {
+	make_repo repo
+	local long64
+	long64=$(printf 'b%.0s' $(seq 64))
+	ok "64 characters" -C repo new "$long64"
+	ok "one digit" -C repo new 7
+	ok "dots dashes underscores" -C repo new "v1.2_rc-3"
+	assert_eq "$(git -C repo branch --list 'agenttask/*' | wc -l)" "3" "three branches"
+	assert_fsck repo
+}
+
+test_new_refuses_an_existing_name() {
+	make_repo repo
+	ok "new" -C repo new t
+	local wt=$out
+	echo work >"$wt/work.txt"
+	expect_rc 1 "same name again" -C repo new t
+	one_line_error "'t'"
+	assert_eq "$(cat "$wt/work.txt")" "work" "existing task untouched"
+	assert_eq "$(git -C repo worktree list | wc -l)" "2" "still one task worktree"
+}
+
+test_new_refuses_a_branch_the_user_made() {
+	make_repo repo
+	git -C repo branch agenttask/mine HEAD~1
+	local before
+	before=$(git -C repo rev-parse agenttask/mine)
+	expect_rc 1 "branch exists" -C repo new mine
+	one_line_error "'agenttask/mine'"
+	assert_eq "$(git -C repo rev-parse agenttask/mine)" "$before" "user's branch untouched"
+	assert_eq "$(git -C repo worktree list | wc -l)" "1" "no worktree"
+	assert_no_file "$(common_dir repo)/agenttask/tasks/mine.json" "no record"
+}
+
+# ---------------------------------------------------------------- list, status, path
+
+test_list_shows_every_task() {
+	make_repo repo
+	ok "new a" -C repo new alpha
+	ok "new b" -C repo new beta --base HEAD~1
+	ok "list" -C repo list
+	assert_eq "$(printf '%s\n' "$out" | wc -l)" "2" "two rows"
+	assert_contains "$out" "alpha" "alpha listed"
+	assert_contains "$out" "beta" "beta listed"
+	assert_contains "$out" "$(common_dir repo)/agenttask/worktrees/beta" "path listed"
+	assert_contains "$out" "$(git -C repo rev-parse --short=12 HEAD~1)" "beta's commit listed"
+	ok "list --json" -C repo list --json
+	assert_eq "$(json_get "$out" '",".join(t["name"] for t in j)')" "alpha,beta" "names, sorted"
+	assert_eq "$(json_get "$out" 'all({"name","branch","base_branch","base_commit","head_commit","path","created","dirty"} <= set(t) for t in j)')" \
+		"True" "every task has every field"
+}
+
+test_list_of_no_tasks_is_empty() {
+	make_repo repo
+	ok "list" -C repo list
+	assert_eq "$out" "" "no rows"
+	ok "list --json" -C repo list --json
+	assert_eq "$(json_get "$out" 'j')" "[]" "empty array"
+}
+
+test_dirty_flag_follows_the_worktree() {
+	make_repo repo
+	printf '*.log\n' >repo/.gitignore
+	git -C repo add .gitignore
+	git -C repo commit -q -m ignore
+	ok "new" -C repo new t
+	local wt=$out
+	echo noise >"$wt/build.log"
+	ok "list --json" -C repo list --json
+	assert_eq "$(json_get "$out" 'j[0]["dirty"]')" "False" "ignored file is not dirt"
+	echo change >>"$wt/README"
+	ok "list --json" -C repo list --json
+	assert_eq "$(json_get "$out" 'j[0]["dirty"]')" "True" "modified file"
+	git -C "$wt" checkout -q README
+	echo new >"$wt/untracked"
+	ok "status --json" -C repo status t --json
+	assert_eq "$(json_get "$out" 'j["dirty"]')" "True" "untracked file"
+	ok "status" -C repo status t
+	assert_contains "$out" "uncommitted" "human status says so"
+}
+
+test_status_and_path_of_a_task() {
+	make_repo repo
+	ok "new" -C repo new t
+	local wt=$out
+	ok "path" -C repo path t
+	assert_eq "$out" "$wt" "path"
+	ok "status" -C repo status t
+	assert_contains "$out" "agenttask/t" "status names the branch"
+	assert_contains "$out" "main" "status names the base"
+	ok "status --json" -C repo status t --json
+	assert_eq "$(json_get "$out" 'j["path"]')" "$wt" "json path"
+	assert_eq "$(json_get "$out" 'j["name"]')" "t" "json name"
+}
+
+test_unknown_task_exits_two() {
+	make_repo repo
+	expect_rc 2 "status" -C repo status nope
+	one_line_error "'nope'"
+	expect_rc 2 "path" -C repo path nope
+	one_line_error "'nope'"
+	expect_rc 2 "commit" -C repo commit nope
+	expect_rc 2 "discard" -C repo discard nope
+	one_line_error "'nope'"
+	expect_rc 2 "invalid name" -C repo status ../x
+}
+
+test_name_defaults_to_the_task_of_the_cwd() {
+	make_repo repo
+	ok "new a" -C repo new a
+	ok "new b" -C repo new b
+	local wt
+	wt=$(cd "$(common_dir repo)/agenttask/worktrees/b" && pwd)
+	mkdir -p "$wt/src/deep"
+	(
+		cd "$wt/src/deep"
+		ok "status from inside" status --json
+		assert_eq "$(json_get "$out" 'j["name"]')" "b" "task of the cwd"
+		echo x >here.txt
+		ok "commit from inside" commit -m inside
+		ok "list from inside" list
+		assert_eq "$(printf '%s\n' "$out" | wc -l)" "2" "list from inside sees all"
+		ok "path with a name from inside" path a
+		assert_contains "$out" "/agenttask/worktrees/a" "other task's path"
+	)
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/b)" "inside" "committed to b"
+	assert_eq "$(git -C repo rev-parse agenttask/a)" "$(git -C repo rev-parse main)" "a untouched"
+	ok "-C a subdirectory of the task" -C "$wt/src" status --json
+	assert_eq "$(json_get "$out" 'j["name"]')" "b" "task of -C"
+	expect_rc 2 "no NAME in the main worktree" -C repo status
+	one_line_error "not inside a task"
+}
+
+test_dash_c_with_a_subdirectory_of_the_main_worktree() {
+	make_repo repo
+	ok "new from a subdirectory" -C repo/src new t
+	assert_eq "$out" "$(common_dir repo)/agenttask/worktrees/t" "same repository"
+	ok "list from a subdirectory" -C repo/src list
+	assert_contains "$out" "t " "listed"
+}
+
+# ---------------------------------------------------------------- commit
+
+test_commit_records_every_kind_of_change() {
+	make_repo repo
+	printf 'old\n' >repo/gone.txt
+	printf '#!/bin/sh\n' >repo/run.sh
+	mkdir -p repo/sub
+	echo inside >repo/sub/file
+	printf 'ignored/\n*.o\n' >repo/.gitignore
+	git -C repo add -A
+	git -C repo commit -q -m more
+	ok "new" -C repo new t
+	local wt=$out base
+	base=$(git -C repo rev-parse agenttask/t)
+
+	echo changed >>"$wt/README"                   # modified
+	rm "$wt/gone.txt"                             # deleted
+	echo spaced >"$wt/with space.txt"             # untracked, a space
+	echo accent >"$wt/été ünïcode.txt"            # untracked, non-ASCII
+	mkdir -p "$wt/new/dir"
+	echo deep >"$wt/new/dir/file.c"               # untracked in a new directory
+	chmod +x "$wt/run.sh"                         # mode change only
+	printf '#!/bin/sh\necho hi\n' >"$wt/tool"
+	chmod 755 "$wt/tool"                          # new executable
+	ln -s README "$wt/link"                       # symlink
+	ln -s new/dir "$wt/dirlink"                   # symlink to a directory
+	mkdir -p "$wt/ignored"
+	echo no >"$wt/ignored/secret"                 # ignored directory
+	echo no >"$wt/main.o"                         # ignored pattern
+	git -C "$wt" add README                       # a staged change is included too
+	rm "$wt/src/main.c"
+	ln -s ../README "$wt/src/main.c"              # file replaced by a symlink
+	rm -rf "$wt/sub"
+	echo now-a-file >"$wt/sub"                    # directory replaced by a file
+
+	ok "commit" -C repo commit t -m "all of it"
+	assert_contains "$out" "agenttask/t" "says where"
+	assert_eq "$(git -C repo rev-list --count "$base..agenttask/t")" "1" "exactly one commit"
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t)" "all of it" "message"
+	assert_eq "$(git -C repo rev-parse agenttask/t~1)" "$base" "parent is the old tip"
+
+	local tree
+	tree=$(git -C repo ls-tree -r agenttask/t)
+	assert_contains "$tree" "$(printf '100644 blob %s\tREADME' "$(git -C repo hash-object "$wt/README")")" "modified content"
+	assert_not_contains "$tree" "gone.txt" "deletion"
+	assert_contains "$tree" "	with space.txt" "file with a space"
+	assert_eq "$(git -C repo ls-tree --name-only -z agenttask/t | tr '\0' '\n' | grep -c 'été ünïcode.txt')" "1" "non-ASCII name"
+	assert_contains "$tree" "	new/dir/file.c" "new directory"
+	assert_contains "$tree" "100755 blob $(git -C repo rev-parse HEAD:run.sh)	run.sh" "mode change"
+	assert_contains "$tree" "100755 blob" "new executable"
+	assert_contains "$(git -C repo ls-tree agenttask/t tool)" "100755" "tool is executable"
+	assert_contains "$(git -C repo ls-tree agenttask/t link)" "120000" "symlink"
+	assert_eq "$(git -C repo cat-file -p agenttask/t:link)" "README" "symlink target"
+	assert_contains "$(git -C repo ls-tree agenttask/t dirlink)" "120000" "symlink to a directory"
+	assert_contains "$(git -C repo ls-tree agenttask/t src/main.c)" "120000" "file that became a symlink"
+	assert_contains "$(git -C repo ls-tree agenttask/t sub)" "100644 blob" "directory that became a file"
+	assert_not_contains "$tree" "sub/file" "the directory's file is gone"
+	assert_not_contains "$tree" "ignored/" "ignored directory"
+	assert_not_contains "$tree" "main.o" "ignored file"
+
+	assert_eq "$(git -C "$wt" status --porcelain)" "" "worktree clean after commit"
+	assert_file "$wt/main.o" "ignored file left in place"
+	assert_eq "$(git -C repo rev-parse main)" "$(git -C repo rev-parse HEAD)" "main untouched"
+	assert_eq "$(git -C repo status --porcelain)" "" "main worktree untouched"
+	assert_fsck repo
+}
+
+test_commit_with_nothing_to_commit_makes_no_commit() {
+	make_repo repo
+	ok "new" -C repo new t
+	local before
+	before=$(git -C repo rev-parse agenttask/t)
+	ok "commit" -C repo commit t
+	assert_contains "$out" "nothing to commit" "says so"
+	assert_eq "$(git -C repo rev-parse agenttask/t)" "$before" "no commit"
+}
+
+test_commit_default_message_names_the_task() {
+	make_repo repo
+	ok "new" -C repo new t
+	echo x >"$out/x"
+	ok "commit" -C repo commit t
+	assert_contains "$(git -C repo log -1 --format=%B agenttask/t)" "'t'" "default message"
+}
+
+test_commit_author_comes_from_the_repository_config() {
+	make_repo repo
+	ok "new" -C repo new t
+	echo x >"$out/x"
+	ok "commit" -C repo commit t
+	assert_eq "$(git -C repo log -1 --format='%an <%ae>|%cn <%ce>' agenttask/t)" \
+		"Repo User <user@example.com>|Repo User <user@example.com>" "author and committer"
+}
+
+test_commit_author_falls_back_without_any_config() {
+	make_repo repo
+	git -C repo config --unset user.name
+	git -C repo config --unset user.email
+	ok "new" -C repo new t
+	echo x >"$out/x"
+	mkdir home
+	(
+		export HOME=$PWD/home XDG_CONFIG_HOME=$PWD/home/.config GIT_CONFIG_NOSYSTEM=1
+		unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
+		if git config user.name >/dev/null 2>&1 || git config --system user.name >/dev/null 2>&1 ||
+			git config -f /etc/gitconfig user.name >/dev/null 2>&1; then
+			exit 77
+		fi
+		ok "commit" -C repo commit t
+	) || { [ $? -eq 77 ] && exit 77; fail "commit without configuration"; }
+	assert_eq "$(git -C repo log -1 --format='%an%ae' agenttask/t)" "agenttaskagenttask@localhost" "fallback author"
+	assert_eq "$(git -C repo log -1 --format='%cn%ce' agenttask/t)" "agenttaskagenttask@localhost" "fallback committer"
+}
+
+test_commit_twice_stacks_commits() {
+	make_repo repo
+	ok "new" -C repo new t
+	local wt=$out
+	echo 1 >"$wt/one"
+	ok "first" -C repo commit t -m one
+	echo 2 >"$wt/two"
+	ok "second" -C repo commit t --message two
+	assert_eq "$(git -C repo log --format=%s main..agenttask/t | tr '\n' ' ')" "two one " "two commits"
+	ok "status --json" -C repo status t --json
+	assert_eq "$(json_get "$out" 'j["commits_ahead"]')" "2" "commits ahead"
+	assert_eq "$(json_get "$out" 'j["head_commit"]')" "$(git -C repo rev-parse agenttask/t)" "head commit"
+}
+
+# ---------------------------------------------------------------- discard
+
+test_discard_removes_the_task_and_keeps_main() {
+	make_repo repo
+	ok "new keep" -C repo new keep
+	ok "new" -C repo new t
+	local wt=$out cd main_before
+	cd=$(common_dir repo)
+	main_before=$(git -C repo rev-parse main)
+	echo work >"$wt/work.txt"
+	ok "commit" -C repo commit t -m work
+	ok "discard" -C repo discard t
+	assert_contains "$out" "refs/agenttask/trash/t/" "names the trash ref"
+	assert_no_file "$wt" "worktree directory"
+	assert_no_file "$cd/worktrees/agenttask-t" "admin directory"
+	assert_no_file "$cd/agenttask/tasks/t.json" "record"
+	assert_eq "$(git -C repo branch --list agenttask/t)" "" "branch"
+	git -C repo worktree list --porcelain | grep -q "worktrees/t$" && fail "git still lists the worktree"
+	assert_eq "$(git -C repo rev-parse main)" "$main_before" "base branch untouched"
+	assert_eq "$(git -C repo status --porcelain)" "" "main worktree untouched"
+	assert_eq "$(git -C repo branch --list agenttask/keep | wc -l)" "1" "other task kept"
+	ok "list" -C repo list
+	assert_not_contains "$out" "t  " "not listed"
+	assert_contains "$out" "keep" "other task listed"
+	ok "the name can be used again" -C repo new t
+	assert_fsck repo
+}
+
+test_discard_saves_the_full_state_in_the_trash() {
+	make_repo repo
+	printf '*.log\n' >repo/.gitignore
+	git -C repo add .gitignore
+	git -C repo commit -q -m ignore
+	ok "new" -C repo new t
+	local wt=$out
+	echo committed >"$wt/committed.txt"
+	ok "commit" -C repo commit t -m committed
+	local tip
+	tip=$(git -C repo rev-parse agenttask/t)
+	echo modified >>"$wt/README"
+	echo untracked >"$wt/untracked file.txt"
+	rm "$wt/src/main.c"
+	chmod +x "$wt/committed.txt"
+	ln -s README "$wt/link"
+	echo ignored >"$wt/debug.log"
+	local readme_blob
+	readme_blob=$(git -C repo hash-object "$wt/README")
+	ok "discard" -C repo discard t
+	local refs
+	refs=$(git -C repo for-each-ref --format='%(refname)' refs/agenttask/trash/t/)
+	assert_eq "$(printf '%s\n' "$refs" | wc -l)" "1" "one trash entry"
+	[ -n "$refs" ] || fail "no trash entry"
+	local tree
+	tree=$(git -C repo ls-tree -r "$refs")
+	assert_contains "$tree" "$readme_blob	README" "uncommitted modification saved"
+	assert_contains "$tree" "	untracked file.txt" "untracked file saved"
+	assert_contains "$tree" "	committed.txt" "committed file saved"
+	assert_contains "$(git -C repo ls-tree "$refs" committed.txt)" "100755" "mode change saved"
+	assert_contains "$(git -C repo ls-tree "$refs" link)" "120000" "symlink saved"
+	assert_not_contains "$tree" "src/main.c" "deletion saved"
+	assert_not_contains "$tree" "debug.log" "ignored file not saved"
+	assert_eq "$(git -C repo rev-parse "$refs^1")" "$tip" "parent is the branch tip"
+	assert_contains "$(git -C repo log -1 --format=%B "$refs")" "Agenttask-Base-Commit: $(git -C repo rev-parse main)" "base recorded"
+	assert_fsck repo
+}
+
+test_discard_twice_keeps_both_trash_entries() {
+	make_repo repo
+	ok "new" -C repo new t
+	echo one >"$out/f"
+	ok "discard 1" -C repo discard t
+	ok "new again" -C repo new t
+	echo two >"$out/f"
+	ok "discard 2" -C repo discard t
+	assert_eq "$(git -C repo for-each-ref refs/agenttask/trash/t/ | wc -l)" "2" "two entries"
+}
+
+test_discard_from_inside_the_worktree() {
+	make_repo repo
+	ok "new" -C repo new t
+	local wt=$out
+	(
+		cd "$wt"
+		ok "discard without NAME" discard
+	)
+	assert_no_file "$wt" "worktree removed"
+	assert_eq "$(git -C repo branch --list agenttask/t)" "" "branch removed"
+}
+
+test_discard_does_not_follow_links_out_of_the_worktree() {
+	make_repo repo
+	mkdir outside
+	echo precious >outside/keep.txt
+	ok "new" -C repo new t
+	local wt=$out
+	ln -s "$PWD/outside" "$wt/escape"
+	ln -s "$PWD/outside/keep.txt" "$wt/escape-file"
+	mkdir -p "$wt/ro/inner"
+	echo x >"$wt/ro/inner/f"
+	chmod 500 "$wt/ro/inner" "$wt/ro"
+	ok "discard" -C repo discard t
+	assert_no_file "$wt" "worktree removed"
+	assert_eq "$(cat outside/keep.txt)" "precious" "outside content survives"
+}
+
+test_main_worktree_changes_survive_the_lifecycle() {
+	make_repo repo
+	echo local >>repo/README
+	echo mine >repo/untracked.txt
+	ok "new" -C repo new t
+	echo x >"$out/x"
+	ok "commit" -C repo commit t
+	ok "discard" -C repo discard t
+	assert_eq "$(git -C repo status --porcelain | sort | tr '\n' ' ')" " M README ?? untracked.txt " "user's changes untouched"
+}
+
+test_new_in_a_linked_worktree_is_based_on_its_branch() {
+	make_repo repo
+	git -C repo worktree add -q -b feat ../feat
+	echo f >feat/f
+	git -C feat add f
+	git -C feat commit -q -m feat
+	ok "new from the user's linked worktree" -C feat new t
+	local rec
+	ok "status --json" -C repo status t --json
+	assert_eq "$(json_get "$out" 'j["base_branch"]')" "feat" "base branch is the worktree's"
+	assert_eq "$(json_get "$out" 'j["base_commit"]')" "$(git -C feat rev-parse HEAD)" "base commit is the worktree's HEAD"
+	ok "new from inside a task worktree" -C "$(git -C repo rev-parse --absolute-git-dir)/agenttask/worktrees/t" new u
+	ok "status --json" -C repo status u --json
+	assert_eq "$(json_get "$out" 'j["base_branch"]')" "main" "a task's own branch is never a base by default"
+}
+
+test_commit_records_an_embedded_repository_as_a_gitlink() {
+	make_repo repo
+	ok "new" -C repo new t
+	local wt=$out
+	git init -q "$wt/inner"
+	echo x >"$wt/inner/f"
+	git -C "$wt/inner" add f
+	git -C "$wt/inner" commit -q -m inner
+	ok "commit with an embedded repository" -C repo commit t
+	assert_eq "$(git -C repo ls-tree agenttask/t inner | cut -c1-13)" "160000 commit" "gitlink, as git add records it"
+	ok "discard with an embedded repository" -C repo discard t
+}
+
+test_list_json_marks_half_made_tasks() {
+	make_repo repo
+	ok "new" -C repo new t
+	local rec
+	rec="$(git -C repo rev-parse --absolute-git-dir)/agenttask/tasks/t.json"
+	sed -i 's/"ready"/"creating"/' "$rec"
+	at -C repo list --json
+	assert_eq "$(json_get "$out" 'j[0]["phase"]')" "half-made" "phase of an interrupted task"
+}
+
+run_tests

@@ -1,0 +1,277 @@
+/* Unit tests for core/fs.c: removing trees without following links. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/fs.h"
+#include "core/util.h"
+
+struct fixture {
+	char root[PATH_MAX];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	char tmpl[] = "/tmp/at-test-fs.XXXXXX";
+
+	if (!f || !mkdtemp(tmpl) || !realpath(tmpl, f->root))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[2 * PATH_MAX + 64];
+
+	/* Not at_rmtree: the code under test does not clean up after itself. */
+	if (at_fmt(cmd, sizeof(cmd), "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", f->root,
+		   f->root) < 0 || system(cmd) != 0)
+		return -1;
+	free(f);
+	return 0;
+}
+
+static void join(char *buf, const struct fixture *f, const char *rel)
+{
+	assert_int_equal(at_fmt(buf, PATH_MAX, "%s/%s", f->root, rel), 0);
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+static int put_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -1;
+	if (at_write_all(fd, text, strlen(text)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+static void test_fs__rmtree_removes_a_nested_tree(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	char top[PATH_MAX], deep[PATH_MAX], file[PATH_MAX];
+
+	join(top, f, "tree");
+	join(deep, f, "tree/a/b/c");
+	assert_int_equal(at_mkdirs(deep, 0755, &err), 0);
+	join(file, f, "tree/a/b/c/file");
+	assert_int_equal(put_file(file, "x"), 0);
+	join(file, f, "tree/top file");
+	assert_int_equal(put_file(file, "y"), 0);
+	join(file, f, "tree/a/.hidden");
+	assert_int_equal(put_file(file, "z"), 0);
+	assert_int_equal(at_rmtree(top, &err), 0);
+	assert_false(exists(top));
+	assert_true(exists(f->root));
+}
+
+static void test_fs__rmtree_of_a_missing_path_succeeds(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	char path[PATH_MAX];
+
+	join(path, f, "nothing/here");
+	assert_int_equal(at_rmtree(path, &err), 0);
+	join(path, f, "nothing");
+	assert_int_equal(at_rmtree(path, &err), 0);
+	assert_int_equal(err.code, 0);
+}
+
+static void test_fs__rmtree_refuses_root_and_relative_names(void **state)
+{
+	struct at_error err = AT_ERROR_INIT;
+
+	(void)state;
+	assert_int_equal(at_rmtree("/", &err), AT_EUSAGE);
+	at_error_clear(&err);
+	assert_int_equal(at_rmtree("relative", &err), AT_EUSAGE);
+	at_error_clear(&err);
+	assert_int_equal(at_rmtree("/tmp/", &err), AT_EUSAGE);
+	assert_true(exists("/tmp"));
+}
+
+/* Build a tree with read-only and inaccessible directories and remove it: 0 on success. */
+static int readonly_tree_is_removed(const char *root)
+{
+	struct at_error err = AT_ERROR_INIT;
+	char top[PATH_MAX], p[PATH_MAX];
+
+	if (at_fmt(top, sizeof(top), "%s/ro", root) < 0 ||
+	    at_fmt(p, sizeof(p), "%s/ro/a/b", root) < 0 || at_mkdirs(p, 0755, &err) < 0)
+		return 1;
+	if (at_fmt(p, sizeof(p), "%s/ro/a/b/file", root) < 0 || put_file(p, "x") < 0)
+		return 2;
+	if (at_fmt(p, sizeof(p), "%s/ro/a/b", root) < 0 || chmod(p, 0500) < 0)
+		return 3;
+	if (at_fmt(p, sizeof(p), "%s/ro/a", root) < 0 || chmod(p, 0000) < 0)
+		return 4;
+	if (chmod(top, 0555) < 0)
+		return 5;
+	if (at_rmtree(top, &err) < 0)
+		return 6;
+	return exists(top) ? 7 : 0;
+}
+
+static void test_fs__rmtree_removes_read_only_directories(void **state)
+{
+	struct fixture *f = *state;
+	int status;
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		assert_int_equal(readonly_tree_is_removed(f->root), 0);
+		return;
+	}
+	/* root ignores permissions: run it as an ordinary user so they bite. */
+	assert_int_equal(chown(f->root, 65534, 65534), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(100);
+		_exit(readonly_tree_is_removed(f->root));
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 100)
+		skip();  /* cannot become an ordinary user here (no uid 65534 mapped) */
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void test_fs__rmtree_does_not_follow_a_symlink_to_an_outside_directory(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	char outside[PATH_MAX], precious[PATH_MAX], top[PATH_MAX], link[PATH_MAX], p[PATH_MAX];
+
+	join(outside, f, "outside");
+	assert_int_equal(at_mkdirs(outside, 0755, &err), 0);
+	join(precious, f, "outside/precious");
+	assert_int_equal(put_file(precious, "keep me"), 0);
+	join(top, f, "wt/sub");
+	assert_int_equal(at_mkdirs(top, 0755, &err), 0);
+	join(link, f, "wt/sub/home");
+	assert_int_equal(symlink(outside, link), 0);
+	join(link, f, "wt/file-link");
+	assert_int_equal(symlink(precious, link), 0);
+	join(link, f, "wt/dangling");
+	assert_int_equal(symlink("/nonexistent/target", link), 0);
+
+	join(top, f, "wt");
+	assert_int_equal(at_rmtree(top, &err), 0);
+	assert_false(exists(top));
+	assert_true(exists(precious));
+	join(p, f, "outside");
+	assert_true(exists(p));
+}
+
+static void test_fs__rmtree_of_a_symlink_removes_only_the_link(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	char outside[PATH_MAX], precious[PATH_MAX], link[PATH_MAX];
+
+	join(outside, f, "target");
+	assert_int_equal(at_mkdirs(outside, 0755, &err), 0);
+	join(precious, f, "target/precious");
+	assert_int_equal(put_file(precious, "keep me"), 0);
+	join(link, f, "link");
+	assert_int_equal(symlink(outside, link), 0);
+	assert_int_equal(at_rmtree(link, &err), 0);
+	assert_false(exists(link));
+	assert_true(exists(precious));
+}
+
+static void test_fs__rmtree_removes_a_plain_file(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	char file[PATH_MAX];
+
+	join(file, f, "plain");
+	assert_int_equal(put_file(file, "x"), 0);
+	assert_int_equal(at_rmtree(file, &err), 0);
+	assert_false(exists(file));
+}
+
+static void test_fs__mkdirs_creates_every_component_with_the_mode(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	char path[PATH_MAX], mid[PATH_MAX];
+	struct stat st;
+	mode_t old = umask(0);
+
+	join(path, f, "m/n/o");
+	assert_int_equal(at_mkdirs(path, 0700, &err), 0);
+	umask(old);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0700);
+	join(mid, f, "m/n");
+	assert_int_equal(stat(mid, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	/* Existing directories are fine. */
+	assert_int_equal(at_mkdirs(path, 0700, &err), 0);
+}
+
+static void test_fs__mkdirs_fails_on_a_file_in_the_way_naming_it(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	char file[PATH_MAX], path[PATH_MAX];
+
+	join(file, f, "blocker");
+	assert_int_equal(put_file(file, "x"), 0);
+	join(path, f, "blocker/below");
+	assert_int_equal(at_mkdirs(path, 0755, &err), AT_ESYS);
+	assert_non_null(strstr(err.msg, "blocker"));
+}
+
+/* Every test gets a fresh temporary directory. */
+#define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TEST(test_fs__rmtree_removes_a_nested_tree),
+		TEST(test_fs__rmtree_of_a_missing_path_succeeds),
+		TEST(test_fs__rmtree_refuses_root_and_relative_names),
+		TEST(test_fs__rmtree_removes_read_only_directories),
+		TEST(test_fs__rmtree_does_not_follow_a_symlink_to_an_outside_directory),
+		TEST(test_fs__rmtree_of_a_symlink_removes_only_the_link),
+		TEST(test_fs__rmtree_removes_a_plain_file),
+		TEST(test_fs__mkdirs_creates_every_component_with_the_mode),
+		TEST(test_fs__mkdirs_fails_on_a_file_in_the_way_naming_it),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,229 @@
+/* Unit tests for core/lock.c: the repository lock every mutating command holds. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/fs.h"
+#include "core/lock.h"
+
+struct fixture {
+	char root[PATH_MAX];
+	struct at_paths paths;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct at_error err = AT_ERROR_INIT;
+	char tmpl[] = "/tmp/at-test-lock.XXXXXX";
+
+	if (!f || !mkdtemp(tmpl) || !realpath(tmpl, f->root))
+		return -1;
+	if (at_paths_init(&f->paths, f->root, &err) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+
+	at_rmtree(f->root, &err);
+	free(f);
+	return 0;
+}
+
+/* In a child: at_lock_try's result, as an exit status (0 taken, 1 held, 2 other). */
+static int child_try(const struct at_paths *p)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct at_error err = AT_ERROR_INIT;
+		int fd = -1;
+		int rc = at_lock_try(p, &fd, &err);
+
+		_exit(rc == 0 ? 0 : rc == AT_EEXISTS && strstr(err.msg, "lock") ? 1 : 2);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static void test_lock__acquire_creates_the_state_directory_and_lock_file(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	struct stat st;
+	int fd = -1;
+
+	assert_int_equal(at_lock_acquire(&f->paths, &fd, &err), 0);
+	assert_true(fd >= 0);
+	assert_int_equal(stat(f->paths.lock_file, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(stat(f->paths.state_dir, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	at_lock_release(fd);
+}
+
+static void test_lock__descriptor_is_close_on_exec(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	int fd = -1;
+
+	assert_int_equal(at_lock_acquire(&f->paths, &fd, &err), 0);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	at_lock_release(fd);
+}
+
+static void test_lock__try_from_another_process_reports_held(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	int fd = -1;
+
+	assert_int_equal(at_lock_acquire(&f->paths, &fd, &err), 0);
+	assert_int_equal(child_try(&f->paths), 1);
+	at_lock_release(fd);
+	assert_int_equal(child_try(&f->paths), 0);
+}
+
+static void test_lock__try_in_the_same_process_reports_held(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	int fd = -1, fd2 = -1;
+
+	assert_int_equal(at_lock_try(&f->paths, &fd, &err), 0);
+	assert_int_equal(at_lock_try(&f->paths, &fd2, &err), AT_EEXISTS);
+	assert_int_equal(fd2, -1);
+	assert_non_null(strstr(err.msg, f->paths.lock_file));
+	at_lock_release(fd);
+}
+
+static void test_lock__acquire_blocks_until_the_holder_releases(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	struct pollfd pfd;
+	int pipefd[2], fd = -1, status;
+	char byte;
+	pid_t pid;
+
+	assert_int_equal(at_lock_acquire(&f->paths, &fd, &err), 0);
+	assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct at_error e = AT_ERROR_INIT;
+		int cfd = -1;
+
+		/* The inherited descriptor shares the parent's lock: drop it. */
+		close(fd);
+		close(pipefd[0]);
+		if (at_lock_acquire(&f->paths, &cfd, &e) < 0)
+			_exit(2);
+		_exit(write(pipefd[1], "L", 1) == 1 ? 0 : 3);
+	}
+	close(pipefd[1]);
+	pfd.fd = pipefd[0];
+	pfd.events = POLLIN;
+	/* While the parent holds the lock the child must not get it. */
+	assert_int_equal(poll(&pfd, 1, 300), 0);
+	at_lock_release(fd);
+	assert_int_equal(poll(&pfd, 1, 10000), 1);
+	assert_int_equal(read(pipefd[0], &byte, 1), 1);
+	assert_int_equal(byte, 'L');
+	close(pipefd[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void test_lock__dies_with_its_holder(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	int pipefd[2], fd = -1, status;
+	char byte;
+	pid_t pid;
+
+	assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct at_error e = AT_ERROR_INIT;
+		int cfd = -1;
+
+		close(pipefd[0]);
+		if (at_lock_acquire(&f->paths, &cfd, &e) < 0 || write(pipefd[1], "L", 1) != 1)
+			_exit(2);
+		pause();
+		_exit(0);
+	}
+	close(pipefd[1]);
+	assert_int_equal(read(pipefd[0], &byte, 1), 1);
+	close(pipefd[0]);
+	assert_int_equal(at_lock_try(&f->paths, &fd, &err), AT_EEXISTS);
+	at_error_clear(&err);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	/* No stale lock after a crash: the kernel dropped it. */
+	assert_int_equal(at_lock_try(&f->paths, &fd, &err), 0);
+	at_lock_release(fd);
+}
+
+static void test_lock__release_accepts_minus_one(void **state)
+{
+	(void)state;
+	at_lock_release(-1);
+}
+
+static void test_lock__unusable_state_directory_is_an_error(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	int fd = -1;
+
+	/* A file where the state directory should be. */
+	assert_int_equal(close(open(f->paths.state_dir, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)), 0);
+	assert_true(at_lock_acquire(&f->paths, &fd, &err) < 0);
+	assert_int_equal(fd, -1);
+	assert_non_null(strstr(err.msg, f->paths.state_dir));
+}
+
+/* Every test gets a fresh temporary directory. */
+#define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TEST(test_lock__acquire_creates_the_state_directory_and_lock_file),
+		TEST(test_lock__descriptor_is_close_on_exec),
+		TEST(test_lock__try_from_another_process_reports_held),
+		TEST(test_lock__try_in_the_same_process_reports_held),
+		TEST(test_lock__acquire_blocks_until_the_holder_releases),
+		TEST(test_lock__dies_with_its_holder),
+		TEST(test_lock__release_accepts_minus_one),
+		TEST(test_lock__unusable_state_directory_is_an_error),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
