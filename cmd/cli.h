@@ -76,6 +76,16 @@ int at_cli_color(const char *when, bool *out);
 struct at_task_info;
 typedef struct cJSON at_json;
 
+/*
+ * Append {"event": event, key: value, ...} to the task's audit log; the
+ * arguments after event are key/value string pairs ended by NULL. The log
+ * is kept when the task is removed: it is the record of what happened.
+ * A failure to write it is reported on stderr but does not fail the command
+ * that already happened.
+ */
+void at_cli_audit(struct at_repo *r, const char *task, const char *event, ...)
+	__attribute__((sentinel));
+
 /* The JSON object `list` and `status` print for one task. */
 at_json *at_cli_task_json(const struct at_task *t, const struct at_task_info *info);
 

@@ -190,8 +190,8 @@ static int run_gate(struct at_cli *cli, struct accept_run *run, struct accept_ar
 
 /*
  * The override goes to the task's audit log before anything merges: no
- * overridden accept without a record. That log goes with the task (unless
- * --keep); the durable record is the Agenttask-Override trailer in history.
+ * overridden accept without a record. The log outlives the task, and the
+ * Agenttask-Override trailer records it in history too.
  */
 static int record_override(const struct accept_run *run, const struct accept_args *a,
 			   struct at_error *err)
@@ -210,6 +210,21 @@ static int record_override(const struct accept_run *run, const struct accept_arg
 	return rc;
 }
 
+static const char *merge_kind_name(enum at_merge_kind kind)
+{
+	switch (kind) {
+	case AT_MERGED_UP_TO_DATE:
+		return "up-to-date";
+	case AT_MERGED_FAST_FORWARD:
+		return "fast-forward";
+	case AT_MERGED_COMMIT:
+		return "merge";
+	case AT_MERGED_SQUASH:
+		return "squash";
+	}
+	return "unknown";
+}
+
 /* Under the lock: the task again (it may be gone by now), merge, remove. */
 static int run_locked(struct accept_run *run, const struct accept_args *a, struct at_error *err)
 {
@@ -222,6 +237,10 @@ static int run_locked(struct accept_run *run, const struct accept_args *a, struc
 		rc = record_override(run, a, err);
 	if (rc == 0)
 		rc = at_merge_accept(run->repo, &run->task, &a->merge, &run->res, err);
+	if (rc == 0)
+		at_cli_audit(run->repo, run->task.name, "accept", "base_branch",
+			     at_branch_short(run->res.base_branch), "commit", run->res.new_tip,
+			     "result", merge_kind_name(run->res.kind), NULL);
 	/* The base has moved: a failure from here on is reported, not returned. */
 	if (rc == 0 && !a->keep)
 		run->remove_failed = at_task_remove(run->repo, &run->task, err) < 0;

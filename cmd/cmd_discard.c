@@ -31,6 +31,8 @@ int cmd_discard(struct at_cli *cli, int argc, char **argv)
 		rc = at_trash_save(repo, &task, trash, sizeof(trash), &err);
 	if (rc == 0)
 		rc = at_task_remove(repo, &task, &err);
+	if (rc == 0)
+		at_cli_audit(repo, task.name, "discard", "trash", trash, NULL);
 	at_lock_release(lock);
 	at_repo_free(repo);
 	if (rc < 0)

@@ -36,6 +36,9 @@ int cmd_new(struct at_cli *cli, int argc, char **argv)
 		rc = at_lock_acquire(at_repo_paths(repo), &lock, &err);
 	if (rc == 0)
 		rc = at_task_new(repo, argv[optind], &opts, &task, &err);
+	if (rc == 0)
+		at_cli_audit(repo, task.name, "new", "base_branch", at_branch_short(task.base_branch),
+			     "base_commit", task.base_commit, NULL);
 	at_lock_release(lock);
 	at_repo_free(repo);
 	if (rc < 0)

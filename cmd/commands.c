@@ -67,7 +67,10 @@ const struct at_command at_commands[] = {
 	  "entries of the same name stay in the trash.\n"
 	  "Prints the worktree path. Exit 1 when a task NAME exists, 2 when there is no\n"
 	  "trash for NAME ('agenttask gc --trash-days N' prunes old entries).\n" },
-	{ "log", cmd_log, "agenttask log [NAME] [--json]", "show the task's audit log", NULL },
+	{ "log", cmd_log, "agenttask log [NAME] [--json]", "show the task's audit log",
+	  "  --json         print the log as a JSON array (one object per event)\n"
+	  "\nEvery run is logged: argv, start, duration, exit status, resource use; and\n"
+	  "every gate and accept --override. The log outlives the task's removal.\n" },
 	{ "gc", cmd_gc, "agenttask gc [--trash-days N]",
 	  "remove what interrupted commands left behind",
 	  "  --trash-days N   prune discarded tasks older than N days (default 14)\n" },

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
+#include "core/audit.h"
 #include "core/json.h"
 #include "git/worktree.h"
 
@@ -161,4 +162,28 @@ int at_cli_print_json(at_json *j)
 	puts(text);
 	free(text);
 	return AT_EXIT_OK;
+}
+
+void at_cli_audit(struct at_repo *r, const char *task, const char *event, ...)
+{
+	struct at_error err = AT_ERROR_INIT;
+	at_json *e = at_json_object();
+	const char *key, *val;
+	va_list ap;
+	int rc = e ? at_json_add_string(e, "event", event) : -1;
+
+	va_start(ap, event);
+	while (rc == 0 && (key = va_arg(ap, const char *)) != NULL) {
+		val = va_arg(ap, const char *);
+		rc = at_json_add_string(e, key, val);
+	}
+	va_end(ap);
+	if (rc < 0)
+		at_error_set(&err, AT_ESYS, "out of memory");
+	else
+		at_audit_append(at_repo_paths(r), task, e, &err);
+	if (at_error_isset(&err))
+		fprintf(stderr, "agenttask: warning: audit log of task '%s' not written: %s\n", task,
+			err.msg);
+	at_json_free(e);
 }

@@ -130,14 +130,11 @@ static int remove_worktree_dir(const struct at_repo *r, const struct at_task *t,
 static int remove_parts(struct at_repo *r, const struct at_task *t, bool only_unmoved,
 			struct at_error *err)
 {
-	char log[PATH_MAX];
-
+	/* The audit log (logs/NAME.jsonl) stays: it records what happened. */
 	if (remove_worktree_dir(r, t, err) < 0 || at_rmtree(t->admin_dir, err) < 0)
 		return err->code;
 	if (delete_branch(r->repo, t, only_unmoved, err) < 0)
 		return err->code;
-	if (at_fmt(log, sizeof(log), "%s/%s.jsonl", r->paths.logs_dir, t->name) == 0)
-		unlink(log);
 	return at_state_remove(&r->paths, t->name, err);
 }
 

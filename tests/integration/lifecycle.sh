@@ -612,4 +612,17 @@ test_list_json_marks_half_made_tasks() {
 	assert_eq "$(json_get "$out" 'j[0]["phase"]')" "half-made" "phase of an interrupted task"
 }
 
+test_audit_log_records_the_lifecycle_and_outlives_the_task() {
+	make_repo repo
+	ok "new" -C repo new t
+	echo x >"$out/x"
+	ok "accept" -C repo accept t
+	ok "new again" -C repo new t
+	ok "discard" -C repo discard t
+	ok "log of a removed task" -C repo log t --json
+	assert_eq "$(json_get "$out" '" ".join(e["event"] for e in j)')" "new accept new discard" "events in order"
+	assert_eq "$(json_get "$out" 'j[1]["commit"]')" "$(git -C repo rev-parse main)" "accept names the new tip"
+	assert_contains "$(json_get "$out" 'j[3]["trash"]')" "refs/agenttask/trash/t/" "discard names the trash entry"
+}
+
 run_tests
