@@ -673,8 +673,8 @@ test_audit_log() {
 	sbok "first" -- true
 	expect_rc 5 "second" -C repo run t1 -- sh -c 'exit 5'
 	ok "log json" -C repo log t1 --json
-	assert_eq "$(json_get "$out" '[(e["event"], e["argv"][0], e["exit_code"]) for e in j]')" "[('run', 'true', 0), ('run', 'sh', 5)]" "entries"
-	json_get "$out" '[e["duration_ms"] >= 0 and e["max_rss_kb"] > 0 and "user_cpu_ms" in e and "start" in e for e in j]' | grep -qx '\[True, True\]' || fail "fields missing: $out"
+	assert_eq "$(json_get "$out" '[(e["event"], e["argv"][0], e["exit_code"]) for e in j if e["event"] == "run"]')" "[('run', 'true', 0), ('run', 'sh', 5)]" "entries"
+	json_get "$out" '[e["duration_ms"] >= 0 and e["max_rss_kb"] > 0 and "user_cpu_ms" in e and "start" in e for e in j if e["event"] == "run"]' | grep -qx '\[True, True\]' || fail "fields missing: $out"
 	echo '{not json' >>"$COMMON/agenttask/logs/t1.jsonl"
 	ok "log text" -C repo log t1
 	assert_contains "$out" "exit 5" "human log"
