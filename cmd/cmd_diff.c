@@ -2,7 +2,9 @@
  * agenttask diff [NAME] [--stat | --name-only | --json] [--color=WHEN]
  *
  * The task's whole change (commits, uncommitted and untracked files) against
- * its merge base, printed as `git diff` prints it, colours included.
+ * its merge base, printed as `git diff` prints it, colours included (of
+ * git's whitespace-error marks: blanks at the end of an added line and
+ * spaces before a tab in its indent, not blank lines at the end of a file).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
+#include "cmd/preview.h"
 #include "core/json.h"
 #include "git/diff.h"
 
@@ -219,7 +222,7 @@ static at_json *file_json(const struct at_change_file *f)
 	return o;
 }
 
-/* The --json object; other keys (a conflict preview, say) can join it. */
+/* The --json object, without the conflict preview's keys (show() adds them). */
 static at_json *diff_json(const struct at_task *t, const struct at_change_set *cs)
 {
 	at_json *o = at_json_object(), *files = at_json_array();
@@ -281,26 +284,61 @@ static int make_names(struct at_diff *d, char **out, struct at_error *err, bool 
 	return at_diff_names(d, out, err);
 }
 
-static int show(const struct diff_args *a, const struct at_task *t, struct at_diff *d,
-		bool color, struct at_error *err)
+/*
+ * With the patch, when the base has moved on since the task began, say so
+ * and whether the task still merges cleanly. On stderr: stdout stays a patch
+ * that `git apply` takes.
+ */
+static int patch_preview(struct at_repo *r, const struct at_task *t, struct at_diff *d,
+			 struct at_error *err)
 {
 	const struct at_change_set *cs;
+	struct at_cli_preview p = { .ok = false };
+	int rc;
+
+	if ((rc = at_diff_changes(d, &cs, err)) < 0)
+		return rc;
+	at_cli_preview_load(&p, r, t, cs->tree);
+	if (!p.ok || p.pv.base_moved) {
+		fputs("agenttask: note: ", stderr);
+		at_cli_preview_print(stderr, t, &p);
+	}
+	at_cli_preview_release(&p);
+	return 0;
+}
+
+static int show(const struct diff_args *a, struct at_repo *r, const struct at_task *t,
+		struct at_diff *d, bool color, struct at_error *err)
+{
+	struct at_cli_preview p = { .ok = false };
+	const struct at_change_set *cs;
+	at_json *j;
 	int rc;
 
 	switch (a->mode) {
 	case MODE_JSON:
 		if ((rc = at_diff_changes(d, &cs, err)) < 0)
 			return rc;
-		if (at_cli_print_json(diff_json(t, cs)) != AT_EXIT_OK)
-			return at_error_set(err, AT_ESYS, "cannot print the diff as JSON");
-		return 0;
+		at_cli_preview_load(&p, r, t, cs->tree);
+		j = diff_json(t, cs);
+		if (j && at_cli_preview_json(j, &p) < 0) {
+			at_json_free(j);
+			j = NULL;
+		}
+		at_cli_preview_release(&p);
+		if (!j)
+			return at_error_set(err, AT_ESYS, "out of memory");
+		/* at_cli_print_json has said what failed */
+		return at_cli_print_json(j) == AT_EXIT_OK ? 0 : AT_ESYS;
 	case MODE_STAT:
 		return print_text(make_stat, d, color, err);
 	case MODE_NAMES:
 		return print_text(make_names, d, false, err);
 	case MODE_PATCH:
 	default:
-		return at_diff_patch(d, print_line, &color, err);
+		if ((rc = at_diff_patch(d, print_line, &color, err)) < 0)
+			return rc;
+		return patch_preview(r, t, d, err);
 	}
 }
 
@@ -314,15 +352,18 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, modes = 0;
+	bool clash = false;
+	int c;
 
 	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
+		enum diff_mode m = c == 's' ? MODE_STAT : c == 'n' ? MODE_NAMES : MODE_JSON;
+
 		switch (c) {
 		case 's':
 		case 'n':
 		case 'j':
-			modes++;
-			a->mode = c == 's' ? MODE_STAT : c == 'n' ? MODE_NAMES : MODE_JSON;
+			clash = clash || (a->mode != MODE_PATCH && a->mode != m);
+			a->mode = m;
 			break;
 		case 'c':
 			a->color = optarg ? optarg : "always";
@@ -334,7 +375,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 			return -at_cli_usage("diff", "invalid option");
 		}
 	}
-	if (modes > 1)
+	if (clash)
 		return -at_cli_usage("diff", "--stat, --name-only and --json cannot be combined");
 	if (optind + 1 < argc)
 		return -at_cli_usage("diff", "too many arguments");
@@ -363,11 +404,12 @@ int cmd_diff(struct at_cli *cli, int argc, char **argv)
 	if (rc == 0)
 		rc = at_diff_open_task(&d, repo, &task, &err);
 	if (rc == 0)
-		rc = show(&a, &task, d, color, &err);
-	/* A conflict preview (has the base moved, does the task still merge) goes here. */
+		rc = show(&a, repo, &task, d, color, &err);
 	if (rc == 0 && fflush(stdout) != 0)
 		rc = at_error_sys(&err, AT_ESYS, "cannot write the diff");
 	at_diff_free(d);
 	at_repo_free(repo);
-	return rc < 0 ? at_cli_fail(&err) : AT_EXIT_OK;
+	if (rc < 0)   /* without a message: it has been printed already */
+		return at_error_isset(&err) ? at_cli_fail(&err) : AT_EXIT_FAIL;
+	return AT_EXIT_OK;
 }

@@ -2,76 +2,15 @@
 
 #include "cmd/commands.h"
 #include "core/json.h"
-#include "git/merge.h"
+#include "cmd/preview.h"
 #include "git/worktree.h"
 
-/* What accepting now would do; a preview that fails does not fail status. */
-struct preview {
-	struct at_merge_preview pv;
-	struct at_error err;
-	bool ok;
-};
-
-static void print_preview(const struct at_task *t, const struct preview *p)
-{
-	const char *base = at_branch_short(t->base_branch);
-	size_t i;
-
-	printf("merge:        ");
-	if (!p->ok) {
-		printf("cannot preview: %s\n", p->err.msg);
-		return;
-	}
-	if (!p->pv.has_base_branch) {
-		printf("no base branch to accept into (the task began on a detached HEAD)\n");
-		return;
-	}
-	if (p->pv.base_moved)
-		printf("%s moved on by %zu commit%s since the task began; ", base, p->pv.base_ahead,
-		       p->pv.base_ahead == 1 ? "" : "s");
-	else
-		printf("%s has not moved since the task began; ", base);
-	if (p->pv.clean) {
-		printf("merges cleanly\n");
-		return;
-	}
-	printf("would conflict in: ");
-	for (i = 0; i < p->pv.conflicts.count; i++)
-		printf("%s%s", i ? ", " : "", p->pv.conflicts.paths[i]);
-	putchar('\n');
-}
-
-static int add_preview_json(at_json *o, const struct preview *p)
-{
-	at_json *conflicts = at_json_array();
-	size_t i;
-
-	if (!o || !conflicts) {
-		at_json_free(conflicts);
-		return -1;
-	}
-	for (i = 0; p->ok && i < p->pv.conflicts.count; i++)
-		if (at_json_append(conflicts, at_json_string(p->pv.conflicts.paths[i])) < 0) {
-			at_json_free(conflicts);
-			return -1;
-		}
-	if (at_json_add_bool(o, "base_moved", p->ok && p->pv.base_moved) < 0 ||
-	    at_json_add_number(o, "base_ahead", p->ok ? (double)p->pv.base_ahead : 0) < 0 ||
-	    (p->ok ? at_json_add_bool(o, "merges_cleanly", p->pv.clean) :
-		     at_json_add_null(o, "merges_cleanly")) < 0 ||
-	    at_json_add(o, "conflicts", conflicts) < 0)
-		return -1;
-	if (!p->ok && at_json_add_string(o, "preview_error", p->err.msg) < 0)
-		return -1;
-	return 0;
-}
-
 static int print_json(const struct at_task *t, const struct at_task_info *info,
-		      const struct preview *p)
+		      const struct at_cli_preview *p)
 {
 	at_json *o = at_cli_task_json(t, info);
 
-	if (add_preview_json(o, p) < 0) {
+	if (at_cli_preview_json(o, p) < 0) {
 		at_json_free(o);
 		fputs("agenttask: out of memory\n", stderr);
 		return AT_EXIT_FAIL;
@@ -105,7 +44,7 @@ int cmd_status(struct at_cli *cli, int argc, char **argv)
 	};
 	struct at_error err = AT_ERROR_INIT;
 	struct at_repo *repo = NULL;
-	struct preview preview = { .err = AT_ERROR_INIT };
+	struct at_cli_preview preview = { .ok = false };
 	struct at_task_info info;
 	struct at_task task;
 	bool json = false;
@@ -125,7 +64,7 @@ int cmd_status(struct at_cli *cli, int argc, char **argv)
 	if (rc == 0)
 		rc = at_task_inspect(repo, &task, &info, &err);
 	if (rc == 0)
-		preview.ok = at_merge_preview(repo, &task, &preview.pv, &preview.err) == 0;
+		at_cli_preview_load(&preview, repo, &task, NULL);
 	at_repo_free(repo);
 	if (rc < 0)
 		return at_cli_fail(&err);
@@ -133,10 +72,10 @@ int cmd_status(struct at_cli *cli, int argc, char **argv)
 		rc = print_json(&task, &info, &preview);
 	} else {
 		print_status(&task, &info);
-		print_preview(&task, &preview);
+		fputs("merge:        ", stdout);
+		at_cli_preview_print(stdout, &task, &preview);
 		rc = AT_EXIT_OK;
 	}
-	if (preview.ok)
-		at_merge_preview_release(&preview.pv);
+	at_cli_preview_release(&preview);
 	return rc;
 }

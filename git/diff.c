@@ -1,7 +1,6 @@
 #include "git/diff.h"
 
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -184,7 +183,9 @@ static int sig_similarity(int *score, void *a, void *b, void *payload)
 static int compare_trees(struct at_diff *d, const git_oid *base, const git_oid *tree_id,
 			 struct at_error *err)
 {
-	git_diff_similarity_metric metric = { sig_file, sig_buffer, sig_free, sig_similarity, NULL };
+	git_diff_similarity_metric metric = {
+		sig_file, sig_buffer, sig_free, sig_similarity, NULL
+	};
 	git_diff_find_options fo = GIT_DIFF_FIND_OPTIONS_INIT;
 	git_commit *commit = NULL;
 	git_tree *old = NULL, *new = NULL;
@@ -383,6 +384,9 @@ static int line_stats(struct at_diff *d, size_t idx, struct at_change_file *f,
 		f->binary = blob_is_binary(d->repo, &delta->new_file.id);
 		return 0;
 	}
+	if (delta->status == GIT_DELTA_TYPECHANGE && (delta->old_file.mode == GIT_FILEMODE_COMMIT ||
+						      delta->new_file.mode == GIT_FILEMODE_COMMIT))
+		return 0;   /* a submodule on one side: no lines to count */
 	/* libgit2 counts nothing for a type change; git counts old content against new. */
 	if (delta->status == GIT_DELTA_TYPECHANGE ? blob_patch(d, delta, &p) < 0
 						  : git_patch_from_diff(&p, d->diff, idx) < 0) {
@@ -448,16 +452,22 @@ static int fill_files(struct at_diff *d, struct at_error *err)
 	return 0;
 }
 
+/* Forget the files of a change set, keeping its base and tree. */
+static void drop_files(struct at_change_set *cs)
+{
+	struct at_change_set keep;
+
+	memset(&keep, 0, sizeof(keep));
+	memcpy(keep.base, cs->base, sizeof(keep.base));
+	memcpy(keep.tree, cs->tree, sizeof(keep.tree));
+	at_change_set_release(cs);
+	*cs = keep;
+}
+
 int at_diff_changes(struct at_diff *d, const struct at_change_set **out, struct at_error *err)
 {
 	if (!d->have_files && fill_files(d, err) < 0) {
-		char base[AT_OID_HEXSZ + 1], tree[AT_OID_HEXSZ + 1];
-
-		memcpy(base, d->cs.base, sizeof(base));
-		memcpy(tree, d->cs.tree, sizeof(tree));
-		at_change_set_release(&d->cs);
-		memcpy(d->cs.base, base, sizeof(base));
-		memcpy(d->cs.tree, tree, sizeof(tree));
+		drop_files(&d->cs);
 		return err->code;
 	}
 	*out = &d->cs;
@@ -691,6 +701,8 @@ static int emit_half(struct at_diff *d, struct out *o, const git_diff_delta *del
 
 	side_of(old ? &h.a : &h.b, f);
 	(old ? &h.b : &h.a)->path = f->path;
+	if (f->mode == GIT_FILEMODE_COMMIT)   /* a submodule: no content to show */
+		return emit_header(d, o, &h);
 	if (git_blob_lookup(&blob, d->repo, &f->id) < 0 ||
 	    git_patch_from_blobs(&p, old ? blob : NULL, f->path, old ? NULL : blob, f->path,
 				 &d->opts) < 0)
@@ -809,7 +821,8 @@ static int to_text(struct at_diff *d, const struct at_diff_stat_opts *opts, char
 		style.width = opts->width;
 		style.add = opts->add_color ? opts->add_color : "";
 		style.del = opts->del_color ? opts->del_color : "";
-		style.reset = opts->reset && (opts->add_color || opts->del_color) ? opts->reset : "";
+		if (opts->reset && (opts->add_color || opts->del_color))
+			style.reset = opts->reset;
 	}
 	if (!(f = open_memstream(&buf, &len)))
 		return at_error_sys(err, AT_ESYS, "cannot make the diff text");

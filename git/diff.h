@@ -20,8 +20,9 @@
  * addition. Paths are quoted as git quotes them: non-ASCII bytes as octal
  * escapes unless core.quotepath is false. The index line abbreviates object
  * ids as git does (core.abbrev, else a length that grows with the number of
- * packed objects, extended until unique). Not reproduced: diff drivers that
- * run external programs (textconv) and rename/copy detection beyond renames.
+ * packed objects, extended until unique). Rename similarity is git's measure.
+ * Not reproduced: textconv drivers, copy detection, renames of symlinks
+ * (shown as a deletion and an addition).
  *
  * git/ makes the text, cmd/ prints it.
  */
@@ -40,7 +41,7 @@ struct at_diff;
 int at_diff_open_task(struct at_diff **out, struct at_repo *r, const struct at_task *t,
 		      struct at_error *err);
 
-/* Compare head_rev's tree with merge-base(base_rev, head_rev) (AT_ENOTFOUND: unknown, unrelated). */
+/* Compare head_rev's tree with merge-base(base_rev, head_rev); AT_ENOTFOUND: unknown, unrelated. */
 int at_diff_open_revs(struct at_diff **out, struct at_repo *r, const char *base_rev,
 		      const char *head_rev, struct at_error *err);
 
@@ -49,7 +50,9 @@ void at_diff_free(struct at_diff *d);
 
 /*
  * The change set, worked out on first use and owned by d (valid until
- * at_diff_free). Files in path order; a typechange is one file, status T.
+ * at_diff_free). Files in path order (the new path); a type change is one
+ * file, status T; old_path is always set (equal to path unless renamed);
+ * binary files count no lines.
  */
 int at_diff_changes(struct at_diff *d, const struct at_change_set **out, struct at_error *err);
 

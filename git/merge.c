@@ -850,8 +850,8 @@ static int ancestor_tree(git_repository *repo, const git_oid *a, const git_oid *
 	return rc < 0 ? rc : 0;
 }
 
-static int preview_merge(struct at_repo *r, const struct at_task *t, git_commit *base,
-			 struct at_merge_preview *pv, struct at_error *err)
+static int preview_merge(struct at_repo *r, const struct at_task *t, const char *state_hex,
+			 git_commit *base, struct at_merge_preview *pv, struct at_error *err)
 {
 	git_tree *anc = NULL, *ours = NULL, *theirs = NULL;
 	git_commit *tip = NULL;
@@ -859,8 +859,13 @@ static int preview_merge(struct at_repo *r, const struct at_task *t, git_commit 
 	git_oid state, ignored;
 	int rc;
 
-	if ((rc = ref_commit(r->repo, t->branch, "task branch", &tip, err)) < 0 ||
-	    (rc = full_state_tree(r, t, tip, &state, err)) < 0 ||
+	if ((rc = ref_commit(r->repo, t->branch, "task branch", &tip, err)) < 0)
+		goto out;
+	if (state_hex && git_oid_fromstr(&state, state_hex) < 0) {
+		rc = at_error_set(err, AT_EUSAGE, "invalid tree id '%s'", state_hex);
+		goto out;
+	}
+	if ((!state_hex && (rc = full_state_tree(r, t, tip, &state, err)) < 0) ||
 	    (rc = ancestor_tree(r->repo, git_commit_id(base), git_commit_id(tip), &anc, err)) < 0)
 		goto out;
 	if (git_commit_tree(&ours, base) < 0 || git_tree_lookup(&theirs, r->repo, &state) < 0 ||
@@ -885,6 +890,12 @@ out:
 int at_merge_preview(struct at_repo *r, const struct at_task *t, struct at_merge_preview *out,
 		     struct at_error *err)
 {
+	return at_merge_preview_tree(r, t, NULL, out, err);
+}
+
+int at_merge_preview_tree(struct at_repo *r, const struct at_task *t, const char *state_tree,
+			  struct at_merge_preview *out, struct at_error *err)
+{
 	struct at_merge_preview pv;
 	git_commit *base = NULL;
 	git_oid began;
@@ -904,7 +915,7 @@ int at_merge_preview(struct at_repo *r, const struct at_task *t, struct at_merge
 		return rc;
 	pv.base_moved = !git_oid_equal(git_commit_id(base), &began);
 	pv.base_ahead = pv.base_moved ? count_between(r->repo, git_commit_id(base), &began) : 0;
-	rc = preview_merge(r, t, base, &pv, err);
+	rc = preview_merge(r, t, state_tree, base, &pv, err);
 	git_commit_free(base);
 	if (rc < 0)
 		at_path_list_release(&pv.conflicts);

@@ -107,6 +107,10 @@ struct at_merge_preview {
 int at_merge_preview(struct at_repo *r, const struct at_task *t, struct at_merge_preview *out,
 		     struct at_error *err);
 
+/* The same, for a full-state tree the caller has already computed (hex id). */
+int at_merge_preview_tree(struct at_repo *r, const struct at_task *t, const char *state_tree,
+			  struct at_merge_preview *out, struct at_error *err);
+
 void at_merge_preview_release(struct at_merge_preview *p);
 void at_path_list_release(struct at_path_list *l);
 

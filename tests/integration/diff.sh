@@ -1,0 +1,436 @@
+#!/usr/bin/env bash
+# agenttask diff: the task's whole change against its merge base, with the
+# git command line as the oracle. The oracle stages the worktree's full
+# state into a throwaway index (GIT_INDEX_FILE), so that neither the task's
+# index nor its files are touched, and runs `git diff --cached MERGE-BASE`.
+. "$(dirname "$0")/lib.sh"
+
+unset COLUMNS NO_COLOR
+
+# new_task REPO NAME: create a task; its worktree path in $wt.
+new_task() {
+	ok "new $2" -C "$1" new "$2"
+	wt=$out
+}
+
+# oracle WT BASE ARGS...: `git diff --cached BASE ARGS` of the worktree's full state.
+oracle() {
+	local wt=$1 base=$2 idx
+	shift 2
+	idx=$(mktemp "$_at_root/index.XXXXXX")
+	# -p: a copy with a newer mtime would hide racily-clean files from git
+	cp -p "$(git -C "$wt" rev-parse --path-format=absolute --git-path index)" "$idx"
+	GIT_INDEX_FILE=$idx git -C "$wt" add -A
+	GIT_INDEX_FILE=$idx git -C "$wt" diff --cached "$base" "$@"
+	rm -f "$idx"
+}
+
+# oracle_tree WT: the id of the tree of the worktree's full state.
+oracle_tree() {
+	local idx
+	idx=$(mktemp "$_at_root/index.XXXXXX")
+	cp -p "$(git -C "$1" rev-parse --path-format=absolute --git-path index)" "$idx"
+	GIT_INDEX_FILE=$idx git -C "$1" add -A
+	GIT_INDEX_FILE=$idx git -C "$1" write-tree
+	rm -f "$idx"
+}
+
+# same_as_git WHAT REPO NAME WT BASE ARGS...: agenttask diff NAME ARGS and the
+# oracle must print the same bytes.
+same_as_git() {
+	local what=$1 repo=$2 name=$3 wt=$4 base=$5
+	shift 5
+	oracle "$wt" "$base" "$@" >want.out
+	"$AT" -C "$repo" diff "$name" "$@" >got.out || fail "$what: agenttask diff $name $* failed"
+	if ! cmp -s want.out got.out; then
+		diff -u want.out got.out | head -60 >&2 || true
+		fail "$what: 'agenttask diff $name $*' differs from git diff"
+	fi
+}
+
+merge_base() {
+	git -C "$1" merge-base main "agenttask/$2"
+}
+
+# A repository with files of every kind, and a task changing each of them:
+# committed and uncommitted, untracked, ignored, spaces and non-ASCII names,
+# symlinks, a mode change, binary files, a rename, deletions, no final newline.
+make_rich_task() {
+	make_repo repo
+	printf 'a\nb\nc\n' >repo/f
+	printf 'x\n' >"repo/my file.txt"
+	printf 'foo\n' >"repo/naïve-ü.txt"
+	printf 'run\n' >repo/tool.sh
+	printf 'rn content line\nmore\nmore2\nmore3\n' >repo/old
+	mkdir -p repo/lib/deep
+	printf 'deep one\ndeep two\ndeep three\n' >repo/lib/deep/mod.c
+	printf 'last' >repo/eol
+	printf 'bin\0ary' >repo/bin.dat
+	ln -s f repo/link
+	printf 'f\n' >repo/typechange
+	printf 'gone\n' >repo/gone.txt
+	: >repo/empty-gone
+	printf 'one\r\ntwo\r\n' >repo/crlf.txt
+	printf 'ignored.log\nbuild/\n' >repo/.gitignore
+	{
+		echo 'int compute(int x)'
+		echo '{'
+		for i in 1 2 3 4 5 6 7 8 9; do echo "	x += $i;"; done
+		echo '	return x;'
+		echo '}'
+	} >repo/func.c
+	git -C repo add -A
+	git -C repo commit -q -m "files of every kind"
+
+	new_task repo rich
+	# committed on the task branch
+	printf 'a\nB\nc\nd\n' >"$wt/f"
+	chmod +x "$wt/tool.sh"
+	git -C "$wt" mv old new
+	printf 'more4\n' >>"$wt/new"
+	git -C "$wt" mv lib/deep/mod.c lib/mod.c
+	git -C "$wt" commit -q -am "committed part"
+	# uncommitted and untracked
+	printf 'y\n' >>"$wt/my file.txt"
+	printf 'z\n' >>"$wt/naïve-ü.txt"
+	printf 'last2' >"$wt/eol"
+	printf 'bin\0ary2' >"$wt/bin.dat"
+	printf 'n\0b' >"$wt/newbin"
+	ln -sf tool.sh "$wt/link"
+	rm "$wt/typechange"
+	ln -s f "$wt/typechange"
+	ln -s "my file.txt" "$wt/new link"
+	rm "$wt/gone.txt" "$wt/empty-gone"
+	: >"$wt/empty-new"
+	printf 'new\n' >"$wt/new file.txt"
+	printf 'one\r\nTWO\r\n' >"$wt/crlf.txt"
+	sed -i 's/x += 6;/x -= 6;/' "$wt/func.c"
+	printf 'a\n\n   \nx \t\n\tb\n \tc\n' >"$wt/ws.txt"
+	mkdir -p "$wt/sub dir" "$wt/build"
+	printf 'nested\n' >"$wt/sub dir/n.txt"
+	printf 'noise\n' >"$wt/ignored.log"
+	printf 'noise\n' >"$wt/build/out.o"
+}
+
+# ---------------------------------------------------------------- output
+
+test_diff_shows_committed_uncommitted_and_untracked_like_git() {
+	make_repo repo
+	new_task repo t
+	printf 'committed\n' >>"$wt/README"
+	git -C "$wt" commit -q -am "on the task branch"
+	printf 'uncommitted\n' >>"$wt/src/main.c"
+	printf 'untracked\n' >"$wt/NEW.txt"
+	printf '*.log\n' >"$wt/.gitignore"
+	printf 'ignored\n' >"$wt/debug.log"
+	local base
+	base=$(merge_base repo t)
+	same_as_git "patch" repo t "$wt" "$base"
+	ok "name-only" -C repo diff t --name-only
+	assert_eq "$out" "$(printf '.gitignore\nNEW.txt\nREADME\nsrc/main.c')" "every kind of change, nothing ignored"
+	ok "patch" -C repo diff t
+	assert_contains "$out" "+committed" "committed change"
+	assert_contains "$out" "+uncommitted" "uncommitted change"
+	assert_contains "$out" "+untracked" "untracked file"
+	assert_not_contains "$out" "debug.log" "ignored file"
+}
+
+test_diff_matches_git_for_every_kind_of_file() {
+	make_rich_task
+	local base
+	base=$(merge_base repo rich)
+	same_as_git "patch" repo rich "$wt" "$base"
+	same_as_git "stat" repo rich "$wt" "$base" --stat
+	same_as_git "name-only" repo rich "$wt" "$base" --name-only
+	same_as_git "coloured patch" repo rich "$wt" "$base" --color=always
+	same_as_git "coloured stat" repo rich "$wt" "$base" --stat --color=always
+	COLUMNS=50 same_as_git "stat at 50 columns" repo rich "$wt" "$base" --stat
+}
+
+test_diff_names_special_changes_as_git_does() {
+	make_rich_task
+	ok "patch" -C repo diff rich
+	assert_contains "$out" 'Binary files a/bin.dat and b/bin.dat differ' "binary change"
+	assert_contains "$out" 'Binary files /dev/null and b/newbin differ' "binary addition"
+	assert_contains "$out" "$(printf 'diff --git a/tool.sh b/tool.sh\nold mode 100644\nnew mode 100755')" "mode change"
+	assert_contains "$out" "$(printf 'rename from old\nrename to new')" "rename"
+	assert_contains "$out" "$(printf 'rename from lib/deep/mod.c\nrename to lib/mod.c')" "rename across directories"
+	assert_contains "$out" "$(printf 'diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644')" "deletion"
+	assert_contains "$out" "$(printf 'diff --git a/new link b/new link\nnew file mode 120000')" "new symlink"
+	assert_contains "$out" "$(printf 'deleted file mode 100644')" "type change: the file goes"
+	assert_contains "$out" "$(printf 'diff --git a/typechange b/typechange\nnew file mode 120000')" "type change: the link comes"
+	assert_contains "$out" 'diff --git "a/na\303\257ve-\303\274.txt" "b/na\303\257ve-\303\274.txt"' "non-ASCII quoted"
+	assert_contains "$out" "$(printf -- '--- a/my file.txt\t')" "name with a space: git's tab"
+	assert_contains "$out" '\ No newline at end of file' "no final newline"
+	assert_contains "$out" '@@ int compute(int x)' "function context"
+	assert_not_contains "$out" "ignored.log" "ignored file"
+	assert_not_contains "$out" "build/out.o" "ignored directory"
+	ok "stat" -C repo diff rich --stat
+	assert_contains "$out" "lib/{deep => }/mod.c" "rename in --stat"
+	assert_contains "$out" "Bin 7 -> 8 bytes" "binary in --stat"
+}
+
+test_diff_honours_core_quotepath() {
+	make_rich_task
+	git -C repo config core.quotepath false
+	local base
+	base=$(merge_base repo rich)
+	same_as_git "patch" repo rich "$wt" "$base"
+	same_as_git "name-only" repo rich "$wt" "$base" --name-only
+	ok "name-only" -C repo diff rich --name-only
+	assert_contains "$out" "naïve-ü.txt" "UTF-8 name as is"
+}
+
+test_diff_abbreviates_ids_as_git_does() {
+	make_rich_task
+	git -C repo config core.abbrev 12
+	same_as_git "core.abbrev 12" repo rich "$wt" "$(merge_base repo rich)"
+	git -C repo config --unset core.abbrev
+	# Past 2^14 packed objects git's default abbreviation grows to 8 digits.
+	local i
+	for ((i = 0; i < 17000; i++)); do
+		printf 'blob\ndata <<E\n%d\nE\n' "$i"
+	done | git -C repo fast-import --quiet
+	same_as_git "many packed objects" repo rich "$wt" "$(merge_base repo rich)"
+	ok "patch" -C repo diff rich
+	echo "$out" | grep -Eq '^index [0-9a-f]{8}\.\.[0-9a-f]{8} ' || fail "no 8-digit index line"
+}
+
+test_diff_finds_renames_with_gits_similarity() {
+	make_repo repo
+	seq 1 40 >repo/a.txt
+	seq 100 130 >repo/b.txt
+	git -C repo add -A
+	git -C repo commit -q -m "two files"
+	new_task repo t
+	git -C "$wt" mv a.txt moved-a.txt
+	seq 41 47 >>"$wt/moved-a.txt"
+	git -C "$wt" mv b.txt moved-b.txt
+	seq 200 240 >"$wt/moved-b.txt"   # too different: a deletion and an addition
+	same_as_git "renames" repo t "$wt" "$(merge_base repo t)"
+	ok "patch" -C repo diff t
+	assert_contains "$out" "rename to moved-a.txt" "similar file renamed"
+	assert_contains "$out" "similarity index $(oracle "$wt" "$(merge_base repo t)" | sed -n 's/^similarity index //p')" "git's percentage"
+	assert_not_contains "$out" "rename to moved-b.txt" "dissimilar file not renamed"
+}
+
+test_diff_is_against_the_merge_base_after_the_base_moves() {
+	make_repo repo
+	new_task repo t
+	printf 'task line\n' >>"$wt/README"
+	printf 'base moved on\n' >repo/LATER.txt
+	printf 'main line\n' >>repo/src/main.c
+	git -C repo add -A
+	git -C repo commit -q -m "main moves on"
+	local base
+	base=$(merge_base repo t)
+	assert_eq "$base" "$(git -C repo rev-parse main~1)" "merge base is where the task started"
+	same_as_git "patch" repo t "$wt" "$base"
+	ok "patch" -C repo diff t
+	assert_not_contains "$out" "LATER.txt" "the base's new file is not shown as deleted"
+	assert_not_contains "$out" "main line" "the base's new line is not shown as removed"
+	ok "json" -C repo diff t --json
+	assert_eq "$(json_get "$out" 'j["base"]')" "$base" "JSON base is the merge base"
+	# The task merged main in: the merge base moves with it.
+	git -C "$wt" commit -q -am "task work"
+	git -C "$wt" merge -q --no-edit main
+	ok "json after merge" -C repo diff t --json
+	assert_eq "$(json_get "$out" 'j["base"]')" "$(git -C repo rev-parse main)" "merge base after merging main"
+	assert_eq "$(json_get "$out" '[f["path"] for f in j["files"]]')" "['README']" "only the task's change"
+}
+
+test_diff_uses_base_commit_when_base_branch_is_gone() {
+	make_repo repo
+	git -C repo branch feature
+	ok "new --base feature" -C repo new t --base feature
+	wt=$out
+	printf 'x\n' >"$wt/x.txt"
+	git -C repo branch -D -q feature
+	ok "json" -C repo diff t --json
+	assert_eq "$(json_get "$out" 'j["base"]')" "$(git -C repo rev-parse main)" "base commit"
+	assert_eq "$(json_get "$out" '[f["path"] for f in j["files"]]')" "['x.txt']" "files"
+}
+
+# new checks out without libgit2's filters only when no attribute or
+# setting could ask for one (git/worktree.c): where they can, the files must
+# still come out as git writes them.
+test_new_converts_line_endings_when_attributes_ask() {
+	make_repo repo
+	printf '*.txt eol=crlf\n' >repo/.gitattributes
+	mkdir -p repo/docs
+	printf 'one\ntwo\n' >repo/docs/a.txt
+	printf 'one\ntwo\n' >repo/b.dat
+	git -C repo add -A
+	git -C repo commit -q -m "attributes"
+	new_task repo t
+	git -C repo worktree add -q -b by-git "$PWD/by-git" main
+	cmp -s "$wt/docs/a.txt" by-git/docs/a.txt || fail "eol=crlf file differs from git's checkout"
+	assert_eq "$(od -c "$wt/docs/a.txt" | head -1)" "$(printf 'one\r\ntwo\r\n' | od -c | head -1)" "CRLF written"
+	cmp -s "$wt/b.dat" repo/b.dat || fail "file without attributes changed"
+	"$AT" -C repo diff t >out.diff || fail "diff"
+	assert_eq "$(wc -c <out.diff)" "0" "converted files are no change"
+}
+
+test_new_honours_core_autocrlf() {
+	make_repo repo
+	git -C repo config core.autocrlf true
+	new_task repo t
+	assert_eq "$(od -c "$wt/README" | head -1)" "$(printf 'hello\r\nline two\r\n' | od -c | head -1)" "autocrlf applied"
+	git -C repo config core.autocrlf false
+	new_task repo u
+	cmp -s "$wt/README" repo/README || fail "no conversion without autocrlf"
+}
+
+# ---------------------------------------------------------------- JSON
+
+test_diff_json_describes_each_file_and_adds_up() {
+	make_rich_task
+	ok "json" -C repo diff rich --json
+	local j=$out
+	assert_eq "$(json_get "$j" 'j["base"]')" "$(merge_base repo rich)" "base"
+	assert_eq "$(json_get "$j" 'j["tree"]')" "$(oracle_tree "$wt")" "tree of the full state"
+	assert_eq "$(json_get "$j" 'sum(f["additions"] for f in j["files"]) == j["additions"]')" "True" "additions add up"
+	assert_eq "$(json_get "$j" 'sum(f["deletions"] for f in j["files"]) == j["deletions"]')" "True" "deletions add up"
+	# git's own counts (numstat: "-" for binary files)
+	local want
+	want=$(oracle "$wt" "$(merge_base repo rich)" --numstat | awk '$1 != "-" {a += $1; d += $2} END {print a, d}')
+	assert_eq "$(json_get "$j" '"%d %d" % (j["additions"], j["deletions"])')" "$want" "totals as git counts"
+	assert_eq "$(json_get "$j" '[f["path"] for f in j["files"]] == sorted(f["path"] for f in j["files"])')" "True" "sorted by path"
+	assert_eq "$(json_get "$j" '[f for f in j["files"] if f["path"] == "bin.dat"][0]["binary"]')" "True" "binary"
+	assert_eq "$(json_get "$j" '[f for f in j["files"] if f["path"] == "f"][0]["binary"]')" "False" "text"
+	assert_eq "$(json_get "$j" '[(f["status"], f["old_path"]) for f in j["files"] if f["path"] == "new"][0]')" "('renamed', 'old')" "rename"
+	assert_eq "$(json_get "$j" '[f["status"] for f in j["files"] if f["path"] == "gone.txt"][0]')" "deleted" "deletion"
+	assert_eq "$(json_get "$j" '[f["status"] for f in j["files"] if f["path"] == "new file.txt"][0]')" "added" "addition"
+	assert_eq "$(json_get "$j" '[f["status"] for f in j["files"] if f["path"] == "typechange"][0]')" "typechange" "type change"
+	assert_eq "$(json_get "$j" '[(f["old_mode"], f["new_mode"]) for f in j["files"] if f["path"] == "tool.sh"][0]')" "('100644', '100755')" "modes"
+	assert_eq "$(json_get "$j" '[f["link_target"] for f in j["files"] if f["path"] == "link"][0]')" "tool.sh" "link target"
+	assert_eq "$(json_get "$j" '[f["path"] for f in j["files"] if f["path"] == "naïve-ü.txt"]')" "['naïve-ü.txt']" "UTF-8 path unquoted in JSON"
+	assert_eq "$(json_get "$j" 'len(j["files"])')" "$(oracle "$wt" "$(merge_base repo rich)" --name-only | wc -l)" "one entry per file git lists"
+}
+
+test_diff_of_a_task_without_changes_is_empty() {
+	make_repo repo
+	new_task repo t
+	"$AT" -C repo diff t >patch.out || fail "diff failed"
+	assert_eq "$(wc -c <patch.out)" "0" "no patch"
+	"$AT" -C repo diff t --stat >stat.out || fail "diff --stat failed"
+	assert_eq "$(wc -c <stat.out)" "0" "no stat"
+	ok "json" -C repo diff t --json
+	assert_eq "$(json_get "$out" '(j["files"], j["additions"], j["deletions"])')" "([], 0, 0)" "empty change"
+	assert_eq "$(json_get "$out" 'j["tree"]')" "$(git -C repo rev-parse 'main^{tree}')" "tree is the base's"
+}
+
+# ---------------------------------------------------------------- colour
+
+test_diff_colours_only_when_asked_or_on_a_terminal() {
+	make_repo repo
+	new_task repo t
+	printf 'more\n' >>"$wt/README"
+	local esc=$'\033['
+	ok "always" -C repo diff t --color=always
+	assert_contains "$out" "${esc}1mdiff --git" "bold header"
+	assert_contains "$out" "${esc}32m+" "green addition"
+	assert_contains "$out" "${esc}36m@@" "cyan hunk header"
+	ok "--color" -C repo diff t --color
+	assert_contains "$out" "$esc" "--color alone means always"
+	ok "never" -C repo diff t --color=never
+	assert_not_contains "$out" "$esc" "no colour with never"
+	ok "default on a pipe" -C repo diff t
+	assert_not_contains "$out" "$esc" "no colour on a pipe"
+	ok "stat always" -C repo diff t --stat --color=always
+	assert_contains "$out" "${esc}32m+" "green graph"
+	ok "json ignores colour" -C repo diff t --json --color=always
+	assert_not_contains "$out" "$esc" "JSON never coloured"
+	if command -v script >/dev/null; then
+		script -qec "'$AT' -C repo diff t" /dev/null >tty.out </dev/null || true
+		grep -q $'\033\[' tty.out || fail "no colour on a terminal"
+		NO_COLOR=1 script -qec "'$AT' -C repo diff t" /dev/null >tty.out </dev/null || true
+		if grep -q $'\033\[' tty.out; then fail "colour despite NO_COLOR"; fi
+	fi
+}
+
+# ---------------------------------------------------------------- errors
+
+test_diff_of_unknown_task_exits_two_naming_it() {
+	make_repo repo
+	expect_rc 2 "unknown task" -C repo diff nope
+	assert_contains "$errout" "'nope'" "task named"
+	assert_eq "$(echo "$errout" | wc -l)" "1" "one line"
+	assert_eq "$out" "" "nothing on stdout"
+}
+
+test_diff_rejects_bad_options() {
+	make_repo repo
+	new_task repo t
+	expect_rc 2 "two modes" -C repo diff t --stat --json
+	expect_rc 2 "bad colour" -C repo diff t --color=sometimes
+	assert_contains "$errout" "sometimes" "bad value named"
+	expect_rc 2 "two names" -C repo diff t u
+	expect_rc 2 "unknown option" -C repo diff t --patience
+	ok "help" -C repo diff --help
+	assert_contains "$out" "--name-only" "help lists options"
+}
+
+test_diff_from_inside_the_worktree_needs_no_name() {
+	make_repo repo
+	new_task repo t
+	printf 'inside\n' >>"$wt/README"
+	mkdir -p "$wt/src/deeper"
+	"$AT" -C repo diff t >by-name.out || fail "diff by name"
+	(cd "$wt/src/deeper" && "$AT" diff) >from-inside.out || fail "diff from inside"
+	cmp -s by-name.out from-inside.out || fail "diff from inside differs"
+	assert_contains "$(cat from-inside.out)" "+inside" "the task's change"
+	expect_rc 2 "no name outside a task" -C repo diff
+}
+
+test_diff_leaves_index_and_files_untouched() {
+	make_rich_task
+	local index before_sum before_time before_status before_files
+	index=$(git -C "$wt" rev-parse --path-format=absolute --git-path index)
+	before_status=$(git -C "$wt" status --porcelain)   # first: git status may refresh the index
+	before_sum=$(sha256sum <"$index")
+	before_time=$(stat -c %y "$index")
+	before_files=$(cd "$wt" && find . -path ./.git -prune -o -print0 | sort -z | xargs -0 stat -c '%n %s %Y %a' --)
+	sleep 1.1   # so that a rewrite would show in the mtime
+	"$AT" -C repo diff rich >/dev/null || fail "diff"
+	"$AT" -C repo diff rich --stat >/dev/null || fail "diff --stat"
+	"$AT" -C repo diff rich --name-only >/dev/null || fail "diff --name-only"
+	"$AT" -C repo diff rich --json >/dev/null || fail "diff --json"
+	(cd "$wt" && "$AT" diff >/dev/null) || fail "diff from inside"
+	assert_eq "$(sha256sum <"$index")" "$before_sum" "index bytes"
+	assert_eq "$(stat -c %y "$index")" "$before_time" "index mtime"
+	assert_eq "$(git -C "$wt" status --porcelain)" "$before_status" "git status"
+	assert_eq "$(cd "$wt" && find . -path ./.git -prune -o -print0 | sort -z | xargs -0 stat -c '%n %s %Y %a' --)" "$before_files" "files on disk"
+	assert_fsck repo
+}
+
+test_diff_previews_the_merge_when_the_base_moved() {
+	make_repo repo
+	ok "new" -C repo new t
+	local wt=$out
+	echo task >"$wt/task.txt"
+	ok "diff --json before the base moves" -C repo diff t --json
+	assert_eq "$(json_get "$out" '(j["base_moved"], j["base_ahead"], j["merges_cleanly"], j["conflicts"])')" "(False, 0, True, [])" "unmoved base"
+	ok "patch before the base moves" -C repo diff t
+	assert_eq "$errout" "" "no note while the base has not moved"
+	echo other >repo/other.txt
+	git -C repo add other.txt
+	git -C repo commit -q -m other
+	ok "diff --json after an unrelated commit on the base" -C repo diff t --json
+	assert_eq "$(json_get "$out" '(j["base_moved"], j["base_ahead"], j["merges_cleanly"])')" "(True, 1, True)" "moved, still clean"
+	ok "patch after the base moved" -C repo diff t
+	assert_eq "$errout" "agenttask: note: main moved on by 1 commit since the task began; merges cleanly" "note on stderr"
+	assert_not_contains "$out" "moved on" "the patch on stdout stays a patch"
+	echo theirs >"$wt/README"
+	echo ours >repo/README
+	git -C repo commit -q -am "conflicting"
+	ok "diff --json with a conflicting base" -C repo diff t --json
+	assert_eq "$(json_get "$out" '(j["base_moved"], j["base_ahead"], j["merges_cleanly"], j["conflicts"])')" "(True, 2, False, ['README'])" "conflict previewed"
+	local before
+	before=$(git -C repo rev-parse main agenttask/t; git -C "$wt" status --porcelain; git -C repo status --porcelain)
+	ok "patch with a conflicting base" -C repo diff t
+	assert_contains "$errout" "would conflict in: README" "note names the conflicting path"
+	assert_eq "$(git -C repo rev-parse main agenttask/t; git -C "$wt" status --porcelain; git -C repo status --porcelain)" "$before" "the preview writes nothing"
+}
+
+run_tests
