@@ -288,6 +288,42 @@ static int clear_leftover(struct at_repo *r, const char *name, struct at_error *
 	return at_task_rollback(r, &old, err);
 }
 
+/* Name checked, leftovers of a dead creator undone, nothing in the way. */
+static int prepare_task(struct at_repo *r, const char *name, struct at_task *t,
+			struct at_error *err)
+{
+	int rc;
+
+	if ((rc = at_task_init(t, &r->paths, name, err)) < 0 ||
+	    (rc = at_paths_ensure(&r->paths, err)) < 0 || (rc = clear_leftover(r, name, err)) < 0)
+		return rc;
+	return check_free(r->repo, t, err);
+}
+
+/*
+ * The CREATING record goes first: from there on a crash leaves a marked task.
+ * Then the branch and the worktree at commit; on failure all of it goes again.
+ * With ready, the record is flipped to AT_TASK_READY last.
+ */
+static int make_task(struct at_repo *r, struct at_task *t, const git_commit *commit, bool ready,
+		     struct at_error *err)
+{
+	struct at_error ignored = AT_ERROR_INIT;
+	int rc;
+
+	t->created = (int64_t)time(NULL);
+	rc = at_state_save(&r->paths, t, err);
+	if (rc == 0)
+		rc = add_worktree(r->repo, t, commit, err);
+	if (rc == 0 && ready) {
+		t->phase = AT_TASK_READY;
+		rc = at_state_save(&r->paths, t, err);
+	}
+	if (rc < 0)
+		at_task_rollback(r, t, &ignored);
+	return rc;
+}
+
 int at_task_new(struct at_repo *r, const char *name, const struct at_new_opts *opts,
 		struct at_task *out, struct at_error *err)
 {
@@ -295,33 +331,16 @@ int at_task_new(struct at_repo *r, const char *name, const struct at_new_opts *o
 	struct at_task t;
 	int rc;
 
-	if ((rc = at_task_init(&t, &r->paths, name, err)) < 0)
-		return rc;
-	if ((rc = at_paths_ensure(&r->paths, err)) < 0 || (rc = clear_leftover(r, name, err)) < 0)
-		return rc;
-	if ((rc = check_free(r->repo, &t, err)) < 0)
+	if ((rc = prepare_task(r, name, &t, err)) < 0)
 		return rc;
 	rc = resolve_base(r, opts ? opts->base_rev : NULL, &base, t.base_branch,
 			  sizeof(t.base_branch), err);
 	if (rc < 0)
 		return rc;
 	at_git_oid_hex(t.base_commit, git_commit_id(base));
-	t.created = (int64_t)time(NULL);
-
-	/* The CREATING record goes first: from here a crash leaves a marked task. */
-	rc = at_state_save(&r->paths, &t, err);
+	rc = make_task(r, &t, base, true, err);
 	if (rc == 0)
-		rc = add_worktree(r->repo, &t, base, err);
-	if (rc == 0) {
-		t.phase = AT_TASK_READY;
-		rc = at_state_save(&r->paths, &t, err);
-	}
-	if (rc < 0) {
-		struct at_error ignored = AT_ERROR_INIT;
-		at_task_rollback(r, &t, &ignored);
-	} else {
 		*out = t;
-	}
 	git_commit_free(base);
 	return rc;
 }
@@ -334,25 +353,14 @@ int at_task_new_at(struct at_repo *r, const char *name, const char *tip_hex,
 	git_oid id;
 	int rc;
 
-	if ((rc = at_task_init(&t, &r->paths, name, err)) < 0)
-		return rc;
-	if ((rc = at_paths_ensure(&r->paths, err)) < 0 || (rc = clear_leftover(r, name, err)) < 0)
-		return rc;
-	if ((rc = check_free(r->repo, &t, err)) < 0)
+	if ((rc = prepare_task(r, name, &t, err)) < 0)
 		return rc;
 	if (git_oid_fromstr(&id, tip_hex) < 0 || git_commit_lookup(&tip, r->repo, &id) < 0)
 		return at_git_error(err, AT_ENOTFOUND, "unknown commit '%s'", tip_hex);
 	at_git_oid_hex(t.base_commit, &id);
-	t.created = (int64_t)time(NULL);
-	rc = at_state_save(&r->paths, &t, err);
+	rc = make_task(r, &t, tip, false, err);
 	if (rc == 0)
-		rc = add_worktree(r->repo, &t, tip, err);
-	if (rc < 0) {
-		struct at_error ignored = AT_ERROR_INIT;
-		at_task_rollback(r, &t, &ignored);
-	} else {
 		*out = t;
-	}
 	git_commit_free(tip);
 	return rc;
 }
