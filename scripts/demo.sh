@@ -8,8 +8,15 @@ trap 'rm -rf "$demo"' EXIT
 export GIT_AUTHOR_NAME="Demo User" GIT_AUTHOR_EMAIL="demo@example.com"
 export GIT_COMMITTER_NAME="Demo User" GIT_COMMITTER_EMAIL="demo@example.com"
 
-step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
-run() { step "$*"; "$@"; }
+step() {
+	printf '\n\033[1m$'
+	printf ' %q' "$@"
+	printf '\033[0m\n'
+}
+run() {
+	step "$@"
+	"$@"
+}
 
 cd "$demo"
 git init -q -b main project
@@ -38,7 +45,9 @@ step "$AT" run fix-greeting -- cat "$HOME/.ssh/id_rsa"
 
 run "$AT" list
 run "$AT" diff fix-greeting
-run "$AT" accept fix-greeting -m "Greet agenttask"
+run "$AT" commit fix-greeting -m "Greet agenttask"
+run "$AT" accept fix-greeting
 run git log --oneline --graph
+run "$AT" log fix-greeting
 run ./greet.sh
 run git worktree list
