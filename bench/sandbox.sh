@@ -1,62 +1,189 @@
 #!/usr/bin/env bash
 # bench/sandbox.sh - start-up cost of `agenttask run` against bubblewrap at
-# the same isolation, in one hyperfine run.
+# the same isolation, in one hyperfine run, and where agenttask's time goes.
 #
-#   bench/sandbox.sh [AGENTTASK] [RUNS]
+#   bench/sandbox.sh [AGENTTASK] [RUNS] [STEP_RUNS]
 #
-# bwrap gets the same namespaces (--unshare-all), --die-with-parent,
-# --new-session, the same binds (system dirs, the same /etc entries, private
-# /tmp and home, /dev, /proc, the git common dir read-only with a sanitized
-# config over it, the state dir hidden, the worktree read-write, its .git
-# pointer read-only), a cleared environment and all capabilities dropped.
-# It gets no seccomp filter (bwrap only loads a precompiled one), which
-# favours bwrap slightly. Also measured: agenttask with --net (no network
-# namespace), to isolate that step, and the per-step timings of --verbose.
-set -eu
-AT=${1:-$(dirname "$0")/../build-sb/cmd/agenttask}
-AT=$(realpath "$AT")
-RUNS=${2:-200}
-command -v hyperfine >/dev/null || { echo "hyperfine is needed" >&2; exit 1; }
-command -v bwrap >/dev/null || { echo "bwrap is needed" >&2; exit 1; }
+# AGENTTASK is the binary to measure (default build/cmd/agenttask, built with
+# optimisation: `make build`); RUNS the timed runs of each command (default
+# 300); STEP_RUNS the runs whose --verbose step times are summarised (default
+# 100). Needs bwrap, hyperfine and python3. Prints markdown tables for the
+# "## Sandbox start-up" section of docs/performance.md; it writes nothing.
+#
+# bwrap gets what `agenttask run` sets up: every namespace (--unshare-all,
+# and --unshare-user so that root gets a user namespace too), its own host
+# name, --die-with-parent, --new-session, --cap-drop ALL, a cleared
+# environment, the same system and /etc entries (a symbolic link into /usr
+# stays one, another is bound as what it points to), private /tmp, home and
+# /dev/shm, a minimal read-only /dev, a fresh /proc, the git common dir
+# read-only with a sanitized config over it, the state dir under a
+# read-only tmpfs, the worktree read-write, its .git read-only, and / made
+# read-only. It gets no seccomp filter (bwrap only loads a compiled one),
+# which favours it slightly. The --net rows keep the host's network on both
+# sides (agenttask --net, bwrap --share-net): the difference to the default
+# rows is the cost of the network namespace.
+#
+# hyperfine runs each command's runs in one block: on a loaded machine the
+# load moves between blocks and can favour either side by 30% or more. So the
+# four sandbox commands are then timed again interleaved (one run of each per
+# round, the order reversed every other round); the script prints the load
+# average, and the median and minimum next to the mean.
+set -euo pipefail
 
-dir=$(mktemp -d /tmp/agenttask-bench.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
-export GIT_CONFIG_NOSYSTEM=1
-git init -q -b main "$dir/repo"
-git -C "$dir/repo" -c user.name=b -c user.email=b@b commit -q --allow-empty -m init
-WT=$(realpath "$("$AT" -C "$dir/repo" new bench)")
-COMMON=$(realpath "$(git -C "$dir/repo" rev-parse --absolute-git-dir)")
-printf '[core]\n\tbare = false\n\trepositoryformatversion = 0\n' >"$dir/config"
+here=$(cd "$(dirname "$0")/.." && pwd)
+AT=$(realpath "${1:-$here/build/cmd/agenttask}")
+RUNS=${2:-300}
+STEP_RUNS=${3:-100}
 
-b=(bwrap --unshare-all --die-with-parent --new-session --cap-drop ALL --clearenv
-	--setenv PATH /usr/local/bin:/usr/bin:/bin --setenv HOME /home/sandbox)
+[ -x "$AT" ] || { echo "bench/sandbox.sh: no agenttask binary at '$AT'" >&2; exit 2; }
+for tool in bwrap hyperfine python3 git; do
+	command -v "$tool" >/dev/null || { echo "bench/sandbox.sh: '$tool' is needed" >&2; exit 2; }
+done
+
+export GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
+work=$(mktemp -d "${TMPDIR:-/tmp}/agenttask-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+git init -q -b main "$work/repo"
+git -C "$work/repo" -c user.name=b -c user.email=b@b commit -q --allow-empty -m init
+WT=$(realpath "$("$AT" -C "$work/repo" new bench)")
+COMMON=$(realpath "$(git -C "$work/repo" rev-parse --absolute-git-dir)")
+printf '[core]\n\trepositoryformatversion = 0\n\tbare = false\n' >"$work/config"
+
+# The bwrap command line, mirroring sandbox/mounts.c's plan.
+b=(bwrap --unshare-all --unshare-user --hostname agenttask --die-with-parent --new-session
+	--cap-drop ALL --clearenv --setenv PATH /usr/local/bin:/usr/bin:/bin
+	--setenv HOME /home/sandbox)
 for d in usr bin sbin lib lib64 lib32 libx32; do
-	if [ -L "/$d" ]; then b+=(--symlink "$(readlink "/$d")" "/$d")
-	elif [ -d "/$d" ]; then b+=(--ro-bind "/$d" "/$d"); fi
+	if [ -L "/$d" ]; then
+		b+=(--symlink "$(readlink "/$d")" "/$d")
+	elif [ -d "/$d" ]; then
+		b+=(--ro-bind "/$d" "/$d")
+	fi
 done
 for e in passwd group hosts resolv.conf nsswitch.conf host.conf gai.conf ld.so.cache ld.so.conf \
 	ld.so.conf.d localtime timezone ssl ca-certificates ca-certificates.conf alternatives \
 	mime.types protocols services bash.bashrc profile profile.d inputrc os-release \
 	debian_version locale.alias manpath.config; do
-	[ -e "/etc/$e" ] && b+=(--ro-bind "/etc/$e" "/etc/$e")
+	p=/etc/$e
+	if [ -L "$p" ]; then
+		real=$(realpath "$p")
+		case $real in
+		/usr/*) b+=(--symlink "$(readlink "$p")" "$p") ;;
+		*) b+=(--ro-bind "$real" "$p") ;;
+		esac
+	elif [ -e "$p" ]; then
+		b+=(--ro-bind "$p" "$p")
+	fi
 done
-b+=(--tmpfs /tmp --tmpfs /home/sandbox --dev /dev --proc /proc
-	--ro-bind "$COMMON" "$COMMON" --ro-bind "$dir/config" "$COMMON/config"
+b+=(--tmpfs /tmp --tmpfs /home/sandbox --dev /dev --tmpfs /dev/shm --remount-ro /dev
+	--proc /proc --ro-bind "$COMMON" "$COMMON" --ro-bind "$work/config" "$COMMON/config"
 	--tmpfs "$COMMON/agenttask" --bind "$WT" "$WT" --ro-bind "$WT/.git" "$WT/.git"
-	--remount-ro / --chdir "$WT")
+	--remount-ro "$COMMON/agenttask" --remount-ro / --chdir "$WT")
+bnet=("${b[0]}" --share-net "${b[@]:1}")
 
-"${b[@]}" /bin/true || { echo "bwrap cannot run here" >&2; exit 1; }
-cd "$dir/repo"
-hyperfine -N --warmup 20 --runs "$RUNS" --export-markdown "$dir/result.md" \
-	-n "agenttask run" "$AT run bench -- /bin/true" \
-	-n "agenttask run --net" "$AT run bench --net -- /bin/true" \
-	-n "bwrap (same isolation)" "${b[*]} /bin/true"
-cat "$dir/result.md"
+"${b[@]}" /bin/true || { echo "bench/sandbox.sh: bwrap cannot run here" >&2; exit 1; }
+cd "$work/repo"
+"$AT" run bench -- /bin/true || { echo "bench/sandbox.sh: agenttask run fails here" >&2; exit 1; }
+echo "mounts inside: agenttask $("$AT" run bench -- cat /proc/self/mountinfo | wc -l)," \
+	"bwrap $("${b[@]}" /bin/cat /proc/self/mountinfo | wc -l)"
 
-echo
-echo "per-step (median of 50 runs, ms after clone, from --verbose):"
-for i in $(seq 50); do "$AT" run bench -v -- /bin/true 2>&1 >/dev/null | grep 'step'; done |
-	awk '{s[$3] = s[$3] " " $4} END {for (k in s) print k, s[k]}' |
-	while read -r name vals; do
-		printf '  %-14s %s\n' "$name" "$(echo "$vals" | tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
-	done | sort -k2 -n
+q() { printf '%q ' "$@"; }
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+hyperfine -N --warmup 20 --runs "$RUNS" --style basic --export-json "$work/result.json" \
+	-n "agenttask run" "$(q "$AT" run bench -- /bin/true)" \
+	-n "bwrap" "$(q "${b[@]}" /bin/true)" \
+	-n "agenttask run --net" "$(q "$AT" run bench --net -- /bin/true)" \
+	-n "bwrap --share-net" "$(q "${bnet[@]}" /bin/true)" \
+	-n "agenttask path" "$(q "$AT" path bench)" >&2
+
+# The same, interleaved; each command line NUL-separated in a file.
+printf '%s\0' "$AT" run bench -- /bin/true >"$work/cmd.0"
+printf '%s\0' "${b[@]}" /bin/true >"$work/cmd.1"
+printf '%s\0' "$AT" run bench --net -- /bin/true >"$work/cmd.2"
+printf '%s\0' "${bnet[@]}" /bin/true >"$work/cmd.3"
+python3 - "$RUNS" "$work"/cmd.{0,1,2,3} >"$work/interleaved.json" <<'EOF'
+import json, os, sys, time
+
+rounds, files = int(sys.argv[1]), sys.argv[2:]
+names = ["agenttask run", "bwrap", "agenttask run --net", "bwrap --share-net"]
+cmds = [open(f, "rb").read().split(b"\0")[:-1] for f in files]
+null = os.open(os.devnull, os.O_WRONLY)
+times = [[] for _ in cmds]
+for r in range(rounds):
+    for k in (range(len(cmds)) if r % 2 == 0 else reversed(range(len(cmds)))):
+        t0 = time.perf_counter()
+        pid = os.posix_spawnp(cmds[k][0], cmds[k], os.environ,
+                             file_actions=[(os.POSIX_SPAWN_DUP2, null, 1)])
+        _, status = os.waitpid(pid, 0)
+        times[k].append(time.perf_counter() - t0)
+        if status:
+            sys.exit("bench/sandbox.sh: '%s' failed" % names[k])
+json.dump({"results": [{"command": n, "times": t} for n, t in zip(names, times)]}, sys.stdout)
+EOF
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# --verbose: the step lines of STEP_RUNS runs, with and without --net.
+for mode in default --net; do
+	opts=(-v)
+	[ "$mode" = default ] || opts+=("$mode")
+	for ((i = 0; i < STEP_RUNS; i++)); do
+		"$AT" run bench "${opts[@]}" -- /bin/true 2>&1 >/dev/null | sed "s/^/$mode /"
+	done
+done >"$work/steps.txt"
+
+python3 - "$work/result.json" "$work/interleaved.json" "$work/steps.txt" "$load_before" \
+	"$load_after" <<'EOF'
+import json, os, platform, re, statistics, sys
+
+result, interleaved, steps, load_before, load_after = sys.argv[1:6]
+
+def table(path, title):
+    runs = {r["command"]: sorted(t * 1000 for t in r["times"])
+            for r in json.load(open(path))["results"]}
+
+    def stats(name):
+        t = runs[name]
+        return statistics.mean(t), statistics.stdev(t), statistics.median(t), t[0]
+
+    print("\n%s, %d runs each:\n" % (title, len(runs["bwrap"])))
+    print("| Command | Mean ± σ [ms] | Median [ms] | Min [ms] | Ratio to bwrap: mean / median / min |")
+    print("|:---|---:|---:|---:|---:|")
+    for name, ref in [("agenttask run", "bwrap"), ("bwrap", "bwrap"),
+                      ("agenttask run --net", "bwrap --share-net"),
+                      ("bwrap --share-net", "bwrap --share-net"), ("agenttask path", None)]:
+        if name not in runs:
+            continue
+        m, sd, med, lo = stats(name)
+        ratio = "—"
+        if ref:
+            rm, _, rmed, rlo = stats(ref)
+            ratio = "%.2f / %.2f / %.2f" % (m / rm, med / rmed, lo / rlo)
+        print("| `%s` | %.2f ± %.2f | %.2f | %.2f | %s |" % (name, m, sd, med, lo, ratio))
+
+print("\nLinux %s, %d CPUs; load average %s before, %s after."
+      % (platform.release(), os.cpu_count() or 0, load_before, load_after))
+table(result, "hyperfine (one block of runs per command)")
+table(interleaved, "Interleaved (one run of each per round)")
+
+# "default agenttask: step mounts 1.234 ms after clone", "... resolved in 0.5 ms (...)".
+vals = {}
+for line in open(steps):
+    mode, rest = line.split(" ", 1)
+    m = re.match(r"agenttask: step (\S+)\s+([\d.]+) ms", rest) or \
+        re.match(r"agenttask: (?:task|sandbox) (resolved|prepared) in ([\d.]+) ms", rest)
+    if m:
+        vals.setdefault(m.group(1), {}).setdefault(mode, []).append(float(m.group(2)))
+
+print("\nSteps of `agenttask run -v` over %s runs (min / median, ms):\n"
+      % len(vals["exec"]["default"]))
+print("| Step | default | --net |")
+print("|:---|---:|---:|")
+for name, v in vals.items():
+    cells = []
+    for mode in ("default", "--net"):
+        t = sorted(v.get(mode, []))
+        cells.append("%.3f / %.3f" % (t[0], statistics.median(t)) if t else "—")
+    label = {"resolved": "task resolved (before the sandbox)",
+             "prepared": "sandbox prepared (before clone)"}.get(name, name + " (after clone)")
+    print("| %s | %s | %s |" % (label, cells[0], cells[1]))
+EOF

@@ -231,6 +231,7 @@ struct run_paths {
 	char worktree[PATH_MAX], common[PATH_MAX], state[PATH_MAX], admin[PATH_MAX];
 	char pointer[PATH_MAX + 8];
 	char *config;
+	int64_t resolve_us;       /* --verbose: the repository opened, all of the above */
 };
 
 static int resolve(struct at_cli *cli, const char *name, struct run_paths *rp,
@@ -263,6 +264,14 @@ static int resolve(struct at_cli *cli, const char *name, struct run_paths *rp,
 	}
 	at_repo_free(repo);
 	return rc;
+}
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 static void iso_time(char *buf, size_t size, int64_t ms)
@@ -358,7 +367,8 @@ static void audit(const struct run_paths *rp, const struct run_args *a,
 	at_json_free(e);
 }
 
-static void print_verbose(const struct run_args *a, const struct at_sandbox_result *res)
+static void print_verbose(const struct run_args *a, const struct run_paths *rp,
+			  const struct at_sandbox_result *res)
 {
 	int i;
 
@@ -371,6 +381,11 @@ static void print_verbose(const struct run_args *a, const struct at_sandbox_resu
 	if (a->timeout_ms)
 		fprintf(stderr, "agenttask: timeout %.3fs enforced by the supervisor\n",
 			(double)a->timeout_ms / 1000);
+	fprintf(stderr, "agenttask: task resolved in %.3f ms (repository, task, config)\n",
+		(double)rp->resolve_us / 1000);
+	if (res->prepare_us >= 0)
+		fprintf(stderr, "agenttask: sandbox prepared in %.3f ms (mounts, seccomp)\n",
+			(double)res->prepare_us / 1000);
 	for (i = 0; i < AT_STEP_COUNT; i++) {
 		if (res->step_us[i] >= 0)
 			fprintf(stderr, "agenttask: step %-13s %8.3f ms after clone\n",
@@ -451,7 +466,7 @@ static int run(const struct run_args *a, const struct run_paths *rp)
 		fprintf(stderr, "agenttask: timed out after %.3fs: everything in the sandbox was killed\n",
 			(double)a->timeout_ms / 1000);
 	if (a->verbose)
-		print_verbose(a, &res);
+		print_verbose(a, rp, &res);
 	audit(rp, a, &res, code, rc < 0 ? &err : NULL);
 	if (a->json)
 		code = print_json(a, &res, code, rc < 0 ? &err : NULL);
@@ -471,10 +486,11 @@ int cmd_run(struct at_cli *cli, int argc, char **argv)
 	memset(&rp, 0, sizeof(rp));
 	rc = parse_args(argc, argv, &a);
 	if (rc < 0) {
-		if (resolve(cli, a.name, &rp, &err) < 0)
-			rc = at_cli_fail(&err);
-		else
-			rc = run(&a, &rp);
+		int64_t t0 = now_us();
+		int resolved = resolve(cli, a.name, &rp, &err);
+
+		rp.resolve_us = now_us() - t0;
+		rc = resolved < 0 ? at_cli_fail(&err) : run(&a, &rp);
 	}
 	free(rp.config);
 	run_args_release(&a);

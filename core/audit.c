@@ -30,6 +30,22 @@ static int add_time(at_json *entry)
 	return at_json_add_string(entry, "time", buf);
 }
 
+/* The logs directory is made only when missing: every run appends here. */
+static int open_log(const struct at_paths *p, const char *path, struct at_error *err)
+{
+	int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW;
+	int fd = open(path, flags, 0600);
+
+	if (fd < 0 && errno == ENOENT) {
+		if (at_mkdirs(p->logs_dir, 0700, err) < 0)
+			return -1;
+		fd = open(path, flags, 0600);
+	}
+	if (fd < 0)
+		at_error_sys(err, AT_ESYS, "cannot open '%s'", path);
+	return fd;
+}
+
 int at_audit_append(const struct at_paths *p, const char *task, at_json *entry,
 		    struct at_error *err)
 {
@@ -56,11 +72,9 @@ int at_audit_append(const struct at_paths *p, const char *task, at_json *entry,
 		return at_error_set(err, AT_ESYS, "out of memory");
 	memcpy(line, text, len);
 	line[len] = '\n';
-	if (at_mkdirs(p->logs_dir, 0700, err) < 0)
-		return err->code;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	fd = open_log(p, path, err);
 	if (fd < 0)
-		return at_error_sys(err, AT_ESYS, "cannot open '%s'", path);
+		return err->code;
 	/* One write: with O_APPEND the line lands whole, after any other. */
 	do {
 		n = write(fd, line, len + 1);

@@ -25,6 +25,7 @@
 /* The child's steps, for the error messages (see step_message in sandbox.c). */
 enum at_sb_step {
 	SB_SYNC = 1,
+	SB_IDMAP,
 	SB_CGROUPNS,
 	SB_HOSTNAME,
 	SB_NET,
@@ -55,8 +56,7 @@ enum at_sb_step {
 enum at_sb_report_kind {
 	SB_REPORT_SETUP = 1,      /* setup failed at step */
 	SB_REPORT_EXEC,           /* execve failed: err */
-	SB_REPORT_TIMING,         /* the command is about to be executed */
-	SB_REPORT_EXIT,           /* the command ended with wait status `status` */
+	SB_REPORT_EXIT,           /* the command ended with wait status `status`; t_ns */
 };
 
 /* One message on the report pipe; smaller than PIPE_BUF, so written whole. */
@@ -112,7 +112,9 @@ struct at_sb_child {
 	uint64_t limits[AT_LIMIT_COUNT];
 	bool rlimit[AT_LIMIT_COUNT];  /* enforce this limit with setrlimit */
 	int last_cap;
-	int sync_fd;              /* read end: one byte when maps and cgroup are set */
+	char uid_map[32], gid_map[32];  /* "<id> <id> 1\n": our own ids, kept */
+	int sync_fd;              /* read end; the supervisor holds the write end */
+	bool wait_sync;           /* wait for its byte: we have been put in the cgroup */
 	int report_fd;            /* write end of the report pipe */
 	int out_fd, err_fd;       /* capture pipes' write ends, or -1 */
 	sigset_t *saved_mask;     /* the supervisor's mask, restored for the command */
@@ -173,7 +175,8 @@ struct at_sb_super {
 	struct rusage ru;
 	bool have_setup_fail, have_exec_fail, have_timing, have_cmd_status;
 	struct at_sb_report setup_fail, exec_fail;
-	int64_t t_ns[AT_STEP_COUNT];
+	int64_t t_ns[AT_STEP_COUNT];  /* from the init's exit report */
+	int64_t t_done_ns;            /* when the init was reaped */
 	int cmd_status;
 	char *out_buf, *err_buf;
 	size_t out_len, err_len;

@@ -3,20 +3,21 @@
  * carried out by the child.
  *
  * The plan is a list of operations on paths relative to the new root. The
- * child opens every host source first (each path component with O_NOFOLLOW,
- * so a planted symbolic link anywhere is refused, never followed), then
- * builds the new root on a tmpfs with the file-descriptor-based mount API:
- * open_tree() clones a source, mount_setattr() makes it read-only / nosuid /
- * nodev *before* it is attached, and move_mount() attaches it onto a mount
- * point that was itself opened component by component without following
- * links. No path string is ever handed to mount(2), so nothing planted in a
- * path can redirect a mount.
+ * child opens every host source first (openat2 with RESOLVE_NO_SYMLINKS, so
+ * a planted symbolic link anywhere on the path is refused, never followed),
+ * then builds the new root on a tmpfs with the file-descriptor-based mount
+ * API: open_tree() clones a source, mount_setattr() makes it read-only /
+ * nosuid / nodev *before* it is attached, and move_mount() attaches it onto
+ * a mount point that was itself opened the same way. No path string is ever
+ * handed to mount(2), so nothing planted in a path can redirect a mount.
  */
 #include "sandbox/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,73 +336,104 @@ void at_sb_plan_free(struct at_sb_op *ops, size_t nops)
 
 /* ---- carrying it out (child side: async-signal-safe from here on) ---- */
 
-enum { WALK_OPEN, WALK_MKDIR, WALK_MKFILE };
-
 /*
- * Open rel[0..len) below dirfd as an O_PATH descriptor, one component at a
- * time with O_NOFOLLOW: a symbolic link anywhere fails with ELOOP instead of
- * being followed, and ".." is refused. Mount points are crossed, so the
- * result is the topmost mount at that path. WALK_MKDIR / WALK_MKFILE create
- * what is missing (intermediate components always as directories).
+ * Every planned path is normalised (at_sandbox_path_normal, and the plan's
+ * own constants): checked again here, so that "." and ".." never reach the
+ * kernel and every component fits NAME_MAX.
  */
-static int walk(int dirfd, const char *rel, size_t len, int create)
+static bool rel_path_ok(const char *rel, size_t len)
 {
-	char comp[NAME_MAX + 1];
-	int cur = openat(dirfd, ".", O_PATH | O_CLOEXEC | O_DIRECTORY);
 	size_t pos = 0;
 
-	while (cur >= 0 && pos < len) {
-		size_t end = pos, clen;
-		bool last;
-		struct stat st;
-		int next;
+	if (len >= PATH_MAX)
+		return false;
+	while (pos < len) {
+		size_t end = pos;
 
 		while (end < len && rel[end] != '/')
 			end++;
-		clen = end - pos;
-		last = end >= len;
-		if (clen == 0 || clen > NAME_MAX) {
-			close(cur);
-			errno = clen ? ENAMETOOLONG : EINVAL;
-			return -1;
-		}
-		memcpy(comp, rel + pos, clen);
-		comp[clen] = '\0';
-		if (comp[0] == '.' && (clen == 1 || (clen == 2 && comp[1] == '.'))) {
-			close(cur);
-			errno = EINVAL;
-			return -1;
-		}
-
-		next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && errno == ENOENT && create != WALK_OPEN) {
-			if (last && create == WALK_MKFILE) {
-				int f = openat(cur, comp,
-					       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-					       0644);
-				if (f >= 0)
-					close(f);
-			} else {
-				(void)mkdirat(cur, comp, 0755);
-			}
-			next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		}
-		close(cur);
-		if (next < 0)
-			return -1;
-		if (fstat(next, &st) < 0) {
-			close(next);
-			return -1;
-		}
-		if (S_ISLNK(st.st_mode) || (!last && !S_ISDIR(st.st_mode))) {
-			close(next);
-			errno = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
-			return -1;
-		}
-		cur = next;
+		if (end == pos || end - pos > NAME_MAX)
+			return false;
+		if (rel[pos] == '.' && (end - pos == 1 || (end - pos == 2 && rel[pos + 1] == '.')))
+			return false;
 		pos = end + 1;
 	}
+	return len == 0 || rel[len - 1] != '/';
+}
+
+/*
+ * One openat2() for a whole path: O_PATH below dirfd, refusing a symbolic
+ * link met anywhere, the last component included (ELOOP), and any escape
+ * from dirfd. Mount points are crossed, so the result is the topmost mount
+ * at that path.
+ */
+static int open_beneath(int dirfd, const char *path)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH,
+	};
+
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+/*
+ * Make the directories missing of path below dirfd: the deepest existing
+ * ancestor is found first, then each missing component is created and
+ * opened as above. path is modified while working, and restored.
+ */
+static int make_dirs(int dirfd, char *path, size_t len)
+{
+	size_t end = len, pos;
+	int cur;
+
+	for (;;) {
+		while (end > 0 && path[end - 1] != '/')
+			end--;
+		if (end == 0) {
+			cur = open_beneath(dirfd, ".");
+			break;
+		}
+		path[--end] = '\0';
+		cur = open_beneath(dirfd, path);
+		path[end] = '/';
+		if (cur >= 0 || errno != ENOENT)
+			break;
+	}
+	for (pos = end ? end + 1 : 0; cur >= 0 && pos < len;) {
+		size_t stop = pos;
+		int next;
+
+		while (stop < len && path[stop] != '/')
+			stop++;
+		path[stop] = '\0';
+		(void)mkdirat(cur, path + pos, 0755);
+		next = open_beneath(cur, path + pos);
+		if (stop < len)
+			path[stop] = '/';
+		close(cur);
+		cur = next;
+		pos = stop + 1;
+	}
 	return cur;
+}
+
+/* Open rel[0..len) below dirfd (see open_beneath); with make, make what is missing. */
+static int walk(int dirfd, const char *rel, size_t len, bool make)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (!rel_path_ok(rel, len)) {
+		errno = len >= PATH_MAX ? ENAMETOOLONG : EINVAL;
+		return -1;
+	}
+	memcpy(path, rel, len);
+	path[len] = '\0';
+	fd = open_beneath(dirfd, len ? path : ".");
+	if (fd >= 0 || errno != ENOENT || !make)
+		return fd;
+	return make_dirs(dirfd, path, len);
 }
 
 static size_t str_len(const char *s)
@@ -413,37 +445,93 @@ static size_t str_len(const char *s)
 	return n;
 }
 
-/* Open the directory holding target (created as needed); *base is its last component. */
-static int walk_parent(int rootfd, const char *target, const char **base)
-{
-	size_t len = str_len(target), cut = len;
+/*
+ * The new root being built. dir is the last directory something was made in,
+ * kept open: most targets are siblings (/etc/..., /dev/...), and each would
+ * otherwise walk the same path again. A mount attached at that directory or
+ * above it would hide what the descriptor refers to: attaching one there
+ * forgets it (see attach).
+ */
+struct build {
+	int rootfd;
+	int dir_fd;
+	size_t dir_len;
+	char dir[PATH_MAX];
+};
 
+/* The directory holding target, made as needed (borrowed: do not close); *base is the rest. */
+static int target_dir(struct build *b, const char *target, const char **base)
+{
+	size_t cut = str_len(target), len;
+	int fd;
+
+	if (cut == 0 || !rel_path_ok(target, cut)) {
+		errno = EINVAL;
+		return -1;
+	}
 	while (cut > 0 && target[cut - 1] != '/')
 		cut--;
 	*base = target + cut;
-	return walk(rootfd, target, cut > 0 ? cut - 1 : 0, WALK_MKDIR);
+	len = cut > 0 ? cut - 1 : 0;
+	if (b->dir_fd >= 0 && b->dir_len == len && memcmp(b->dir, target, len) == 0)
+		return b->dir_fd;
+	fd = walk(b->rootfd, target, len, true);
+	if (fd < 0)
+		return -1;
+	if (b->dir_fd >= 0)
+		close(b->dir_fd);
+	b->dir_fd = fd;
+	b->dir_len = len;
+	memcpy(b->dir, target, len);
+	return fd;
 }
 
-static int attach(int mnt, int rootfd, const struct at_sb_op *op)
+/*
+ * The mount point of op, made if missing (a directory, or an empty file for
+ * OPF_ISFILE), opened without following links.
+ */
+static int open_target(struct build *b, const struct at_sb_op *op)
 {
-	int tgt = walk(rootfd, op->target, str_len(op->target),
-		       (op->flags & OPF_ISFILE) ? WALK_MKFILE : WALK_MKDIR);
-	int rc;
+	const char *base;
+	int dir = target_dir(b, op->target, &base), fd;
+
+	if (dir < 0)
+		return -1;
+	if (op->flags & OPF_ISFILE) {
+		/* A file we have just made (O_EXCL) is a mount point as good as its O_PATH twin. */
+		fd = openat(dir, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	} else {
+		(void)mkdirat(dir, base, 0755);
+	}
+	return open_beneath(dir, base);
+}
+
+static int attach(struct build *b, int mnt, const struct at_sb_op *op)
+{
+	size_t len = str_len(op->target);
+	int tgt = open_target(b, op), rc;
 
 	if (tgt < 0)
 		return -1;
 	rc = move_mount(mnt, "", tgt, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
 	close(tgt);
+	if (b->dir_fd >= 0 && len <= b->dir_len && memcmp(b->dir, op->target, len) == 0 &&
+	    (len == b->dir_len || b->dir[len] == '/')) {
+		close(b->dir_fd);
+		b->dir_fd = -1;
+	}
 	return rc;
 }
 
-static int do_bind(int rootfd, struct at_sb_op *op)
+static int do_bind(struct build *b, struct at_sb_op *op)
 {
 	struct mount_attr attr = { 0 };
 	int src = op->src_fd, tree, rc;
 
 	if (op->flags & OPF_INROOT) {
-		src = walk(rootfd, op->source, str_len(op->source), WALK_OPEN);
+		src = walk(b->rootfd, op->source, str_len(op->source), false);
 		if (src < 0 && errno == ENOENT && (op->flags & OPF_OPTIONAL))
 			return 0;
 	}
@@ -460,13 +548,14 @@ static int do_bind(int rootfd, struct at_sb_op *op)
 		attr.attr_set |= MOUNT_ATTR_RDONLY;
 	rc = mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr));
 	if (rc == 0)
-		rc = attach(tree, rootfd, op);
+		rc = attach(b, tree, op);
 	close(tree);
 	return rc;
 }
 
 /* A new file system instance (tmpfs, proc, devpts), configured, then attached. */
-static int do_newfs(int rootfd, const struct at_sb_op *op, const char *type, unsigned int attrs)
+static int do_newfs(struct build *b, const struct at_sb_op *op, const char *type,
+		    unsigned int attrs)
 {
 	int fs = fsopen(type, FSOPEN_CLOEXEC), mnt, rc = -1;
 
@@ -486,35 +575,30 @@ static int do_newfs(int rootfd, const struct at_sb_op *op, const char *type, uns
 	mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
 	if (mnt < 0)
 		goto out;
-	rc = attach(mnt, rootfd, op);
+	rc = attach(b, mnt, op);
 	close(mnt);
 out:
 	close(fs);
 	return rc;
 }
 
-static int do_symlink(int rootfd, const struct at_sb_op *op)
+static int do_symlink(struct build *b, const struct at_sb_op *op)
 {
 	const char *base;
-	int dir = walk_parent(rootfd, op->target, &base), rc;
+	int dir = target_dir(b, op->target, &base);
 
-	if (dir < 0)
-		return -1;
-	rc = symlinkat(op->arg, dir, base);
-	close(dir);
-	return rc;
+	return dir < 0 ? -1 : symlinkat(op->arg, dir, base);
 }
 
-static int do_file(int rootfd, const struct at_sb_op *op)
+static int do_file(struct build *b, const struct at_sb_op *op)
 {
 	const char *base;
-	int dir = walk_parent(rootfd, op->target, &base), fd;
+	int dir = target_dir(b, op->target, &base), fd;
 	size_t off = 0;
 
 	if (dir < 0)
 		return -1;
 	fd = openat(dir, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	close(dir);
 	if (fd < 0)
 		return -1;
 	while (off < op->arg_len) {
@@ -530,10 +614,10 @@ static int do_file(int rootfd, const struct at_sb_op *op)
 	return close(fd);
 }
 
-static int do_rdonly(int rootfd, const struct at_sb_op *op)
+static int do_rdonly(struct build *b, const struct at_sb_op *op)
 {
 	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
-	int fd = walk(rootfd, op->target, str_len(op->target), WALK_OPEN), rc;
+	int fd = walk(b->rootfd, op->target, str_len(op->target), false), rc;
 
 	if (fd < 0)
 		return -1;
@@ -542,37 +626,37 @@ static int do_rdonly(int rootfd, const struct at_sb_op *op)
 	return rc;
 }
 
-static int do_op(int rootfd, struct at_sb_op *op, int *step)
+static int do_op(struct build *b, struct at_sb_op *op, int *step)
 {
 	switch (op->kind) {
 	case OP_BIND:
 		*step = SB_BIND;
-		return do_bind(rootfd, op);
+		return do_bind(b, op);
 	case OP_TMPFS:
 		*step = SB_TMPFS;
-		return do_newfs(rootfd, op, "tmpfs", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+		return do_newfs(b, op, "tmpfs", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 	case OP_PROC:
 		*step = SB_PROC;
-		return do_newfs(rootfd, op, "proc",
+		return do_newfs(b, op, "proc",
 				MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
 	case OP_DEVPTS:
 		/* Devices allowed here, or no pty could be opened. */
 		*step = SB_DEVPTS;
-		return do_newfs(rootfd, op, "devpts", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+		return do_newfs(b, op, "devpts", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
 	case OP_SYMLINK:
 		*step = SB_SYMLINK;
-		return do_symlink(rootfd, op);
+		return do_symlink(b, op);
 	case OP_FILE:
 		*step = SB_FILE;
-		return do_file(rootfd, op);
+		return do_file(b, op);
 	case OP_DIR: {
-		int fd = walk(rootfd, op->target, str_len(op->target), WALK_MKDIR);
+		int fd = walk(b->rootfd, op->target, str_len(op->target), true);
 		*step = SB_MKPATH;
 		return fd < 0 ? -1 : close(fd);
 	}
 	case OP_RDONLY:
 		*step = SB_RDONLY;
-		return do_rdonly(rootfd, op);
+		return do_rdonly(b, op);
 	}
 	errno = EINVAL;
 	return -1;
@@ -607,19 +691,12 @@ static int make_root(void)
 	return mnt;
 }
 
-int at_sb_mounts_build(struct at_sb_child *c, int *step, const char **what)
+/* Every source is opened before anything is mounted over anything. */
+static int open_sources(struct at_sb_child *c, const char **what)
 {
-	int host, rootfd;
+	int host = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	size_t i;
 
-	*what = NULL;
-	*step = SB_PRIVATE;
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return -1;
-
-	/* Every source is opened before anything is mounted over anything. */
-	*step = SB_SOURCE;
-	host = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (host < 0)
 		return -1;
 	for (i = 0; i < c->nops; i++) {
@@ -628,7 +705,7 @@ int at_sb_mounts_build(struct at_sb_child *c, int *step, const char **what)
 		if (op->kind != OP_BIND || (op->flags & OPF_INROOT))
 			continue;
 		*what = op->source;
-		op->src_fd = walk(host, op->source + 1, str_len(op->source + 1), WALK_OPEN);
+		op->src_fd = walk(host, op->source + 1, str_len(op->source + 1), false);
 		if (op->src_fd < 0) {
 			c->failed_op = (int)i;
 			close(host);
@@ -636,19 +713,38 @@ int at_sb_mounts_build(struct at_sb_child *c, int *step, const char **what)
 		}
 	}
 	close(host);
+	*what = NULL;
+	return 0;
+}
+
+int at_sb_mounts_build(struct at_sb_child *c, int *step, const char **what)
+{
+	struct build b;
+	size_t i;
+
+	*what = NULL;
+	*step = SB_PRIVATE;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return -1;
+	*step = SB_SOURCE;
+	if (open_sources(c, what) < 0)
+		return -1;
 
 	*step = SB_ROOT;
-	*what = NULL;
-	rootfd = make_root();
-	if (rootfd < 0)
+	b.rootfd = make_root();
+	b.dir_fd = -1;
+	b.dir_len = 0;
+	if (b.rootfd < 0)
 		return -1;
 	for (i = 0; i < c->nops; i++) {
 		struct at_sb_op *op = &c->ops[i];
 
 		*what = (op->kind == OP_BIND && !(op->flags & OPF_INROOT)) ? op->source : op->target;
-		if (do_op(rootfd, op, step) < 0) {
+		if (do_op(&b, op, step) < 0) {
 			c->failed_op = (int)i;
-			close(rootfd);
+			if (b.dir_fd >= 0)
+				close(b.dir_fd);
+			close(b.rootfd);
 			return -1;
 		}
 		if (op->src_fd >= 0) {
@@ -656,8 +752,10 @@ int at_sb_mounts_build(struct at_sb_child *c, int *step, const char **what)
 			op->src_fd = -1;
 		}
 	}
+	if (b.dir_fd >= 0)
+		close(b.dir_fd);
 	*what = NULL;
-	return rootfd;
+	return b.rootfd;
 }
 
 int at_sb_pivot(int rootfd, const char *cwd, int *step, const char **what)

@@ -11,6 +11,7 @@
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -91,11 +92,69 @@ static int drop_capabilities(int last_cap)
 }
 
 /*
+ * Our uid and gid map to themselves (root to root: still without a single
+ * capability once they are dropped). A process may map its own ids in the
+ * user namespace it was just created in, so no round trip through the
+ * supervisor is needed. setgroups is denied first, as the kernel requires
+ * before an unprivileged gid_map, and so the command can never drop a group
+ * that a file's permissions deny access by.
+ */
+static int write_idmaps(const struct at_sb_child *c, const char **what)
+{
+	static const char *const files[] = { "setgroups", "uid_map", "gid_map" };
+	static const char *const paths[] = {
+		"/proc/self/setgroups", "/proc/self/uid_map", "/proc/self/gid_map"
+	};
+	const char *text[] = { "deny", c->uid_map, c->gid_map };
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		int fd = open(paths[i], O_WRONLY | O_CLOEXEC), saved;
+
+		*what = files[i];
+		if (fd < 0)
+			return -1;
+		if (at_write_all(fd, text[i], strlen(text[i])) < 0) {
+			saved = errno;
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		close(fd);
+	}
+	*what = NULL;
+	return 0;
+}
+
+/*
+ * The supervisor holds the write end of the sync pipe until the run is
+ * over: POLLHUP (or EOF) means it died before our death signal was armed,
+ * and nobody would ever kill us. With a cgroup to join, wait for its byte:
+ * it is written once the supervisor has moved us in.
+ */
+static int check_supervisor(const struct at_sb_child *c)
+{
+	struct pollfd pfd = { .fd = c->sync_fd, .events = POLLIN };
+	char byte;
+
+	errno = 0;
+	if (c->wait_sync) {
+		if (read(c->sync_fd, &byte, 1) == 1)
+			return 0;
+	} else if (poll(&pfd, 1, 0) >= 0 && !(pfd.revents & (POLLHUP | POLLERR))) {
+		return 0;
+	}
+	errno = errno ? errno : EPIPE;
+	return -1;
+}
+
+/*
  * The sandbox's pid 1, from clone() on; it runs with the mask of signals the
  * supervisor blocked. The order matters:
- *   - die with the supervisor, then wait until it has written our uid/gid
- *     maps and put us in the run's cgroup (before anything runs);
- *   - the cgroup namespace is made only now, rooted at that cgroup;
+ *   - die with the supervisor, and make sure it is still there (and, with
+ *     limits, that it has put us in the run's cgroup) before anything runs;
+ *   - our own uid/gid maps; the cgroup namespace is made only now, rooted
+ *     at that cgroup;
  *   - network, then mounts: every source opened before anything is mounted
  *     over anything, the new root assembled, pivot_root, old root detached;
  *   - capabilities dropped after the mounts (they need CAP_SYS_ADMIN in our
@@ -106,20 +165,17 @@ static int drop_capabilities(int last_cap)
  */
 static int child_setup(struct at_sb_child *c, int64_t *t, int *step, const char **what)
 {
-	char byte;
 	int rootfd;
 
 	t[AT_STEP_CLONE] = at_sb_now_ns();
 	*what = NULL;
 	*step = SB_SYNC;
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || check_supervisor(c) < 0)
 		return -1;
-	/* EOF: the supervisor died before the death signal was armed. */
-	if (read(c->sync_fd, &byte, 1) != 1) {
-		errno = errno ? errno : EPIPE;
-		return -1;
-	}
 	close(c->sync_fd);
+	*step = SB_IDMAP;
+	if (write_idmaps(c, what) < 0)
+		return -1;
 	t[AT_STEP_IDMAP] = at_sb_now_ns();
 
 	*step = SB_CGROUPNS;
@@ -234,8 +290,8 @@ void at_sb_command_exec(struct at_sb_child *c, int64_t *t)
 				  at_sandbox_limit_name((enum at_sandbox_limit)which), t);
 		_exit(AT_RUN_SETUP);
 	}
+	/* Read by the init once we have called execve (our memory is its). */
 	t[AT_STEP_EXEC] = at_sb_now_ns();
-	report_send(c->report_fd, SB_REPORT_TIMING, 0, 0, -1, NULL, t);
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &c->seccomp) < 0) {
 		at_sb_report_fail(c->report_fd, SB_SECCOMP, errno, NULL, t);
 		_exit(AT_RUN_SETUP);
@@ -258,7 +314,8 @@ struct run {
 
 static const char *const limit_names[AT_LIMIT_COUNT] = { "memory", "pids", "cpu", "file-size" };
 static const char *const step_names[AT_STEP_COUNT] = {
-	"clone", "idmap+cgroup", "net", "mounts", "pivot_root", "privileges", "exec",
+	"clone", "idmap+cgroup", "net", "mounts", "pivot_root", "privileges", "exec", "exited",
+	"done",
 };
 
 const char *at_sandbox_limit_name(enum at_sandbox_limit l)
@@ -332,6 +389,7 @@ static const char *step_format(int step)
 {
 	switch (step) {
 	case SB_SYNC: return "cannot start the sandbox";
+	case SB_IDMAP: return "cannot write the sandbox's %s";
 	case SB_CGROUPNS: return "cannot create the cgroup namespace";
 	case SB_HOSTNAME: return "cannot set the sandbox's host name";
 	case SB_NET: return "cannot bring up the loopback interface";
@@ -372,37 +430,6 @@ static int setup_error(const struct run *r, const struct at_sb_report *rep, stru
 							  : "cannot mount '%s' read-write",
 				     rep->path);
 	return sandbox_error(err, rep->err, step_format(rep->step), rep->path);
-}
-
-static int write_proc(int pid, const char *file, const char *text, struct at_error *err)
-{
-	char path[64];
-	AT_AUTOCLOSE int fd = -1;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || at_write_all(fd, text, strlen(text)) < 0)
-		return sandbox_error(err, errno, "cannot write the sandbox's %s", file);
-	return 0;
-}
-
-/*
- * The invoking uid and gid map to themselves (root to root: still without a
- * single capability once the child has dropped them). setgroups is denied
- * first, as the kernel requires before an unprivileged gid_map, and so the
- * command can never drop a group that a file's permissions deny access by.
- */
-static int write_idmaps(int pid, struct at_error *err)
-{
-	char map[64];
-
-	if (write_proc(pid, "setgroups", "deny", err) < 0)
-		return err->code;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
-	if (write_proc(pid, "uid_map", map, err) < 0)
-		return err->code;
-	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
-	return write_proc(pid, "gid_map", map, err);
 }
 
 static int check_opts(const struct at_sandbox_opts *o, struct at_error *err)
@@ -468,6 +495,11 @@ static int prepare(struct run *r, const struct at_sandbox_opts *o, struct at_san
 	r->c.envp = o->envp;
 	r->c.path_env = find_path_env(o->envp);
 	r->c.new_net = !o->net;
+	snprintf(r->c.uid_map, sizeof(r->c.uid_map), "%u %u 1\n", (unsigned)getuid(),
+		 (unsigned)getuid());
+	snprintf(r->c.gid_map, sizeof(r->c.gid_map), "%u %u 1\n", (unsigned)getgid(),
+		 (unsigned)getgid());
+	r->c.wait_sync = r->cg.ndirs > 0;
 	r->c.last_cap = read_sysctl("/proc/sys/kernel/cap_last_cap");
 	if (r->c.last_cap < 0)
 		r->c.last_cap = CAP_LAST_CAP;
@@ -493,7 +525,11 @@ static int prepare(struct run *r, const struct at_sandbox_opts *o, struct at_san
 	return 0;
 }
 
-/* Clone the sandbox's init, set it up from outside, and let it go. */
+/*
+ * Clone the sandbox's init; with limits, move it into the run's cgroup and
+ * let it go. The write end of the sync pipe stays open until the run is
+ * over: the init checks that it is, to know the supervisor is alive.
+ */
 static int start(struct run *r, const struct at_sandbox_opts *o, struct at_error *err)
 {
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
@@ -523,7 +559,9 @@ static int start(struct run *r, const struct at_sandbox_opts *o, struct at_error
 		close(r->err[1]);
 		r->out[1] = r->err[1] = -1;
 	}
-	if (write_idmaps((int)pid, err) < 0 || at_sb_cgroup_attach(&r->cg, (int)pid, err) < 0) {
+	if (!r->c.wait_sync)
+		return 0;
+	if (at_sb_cgroup_attach(&r->cg, (int)pid, err) < 0) {
 		kill((pid_t)pid, SIGKILL);
 		return err->code;
 	}
@@ -531,8 +569,6 @@ static int start(struct run *r, const struct at_sandbox_opts *o, struct at_error
 		kill((pid_t)pid, SIGKILL);
 		return at_error_sys(err, AT_ESANDBOX, "cannot start the sandbox");
 	}
-	close(r->sync[1]);
-	r->sync[1] = -1;
 	return 0;
 }
 
@@ -563,6 +599,8 @@ static int finish(struct run *r, const struct at_sandbox_opts *o, struct at_sand
 		if (!res->err)
 			res->err = calloc(1, 1);
 	}
+	if (s->t_done_ns)
+		s->t_ns[AT_STEP_DONE] = s->t_done_ns;
 	for (i = 0; i < AT_STEP_COUNT; i++)
 		res->step_us[i] = s->have_timing && s->t_ns[i]
 					  ? (s->t_ns[i] - r->c.t_clone_ns) / 1000
@@ -628,10 +666,12 @@ int at_sandbox_run(const struct at_sandbox_opts *o, struct at_sandbox_result *re
 		   struct at_error *err)
 {
 	struct run r;
-	struct timespec t0, t1;
+	struct timespec now;
+	int64_t t0;
 	int rc, i;
 
 	memset(res, 0, sizeof(*res));
+	res->prepare_us = -1;
 	for (i = 0; i < AT_STEP_COUNT; i++)
 		res->step_us[i] = -1;
 	memset(&r, 0, sizeof(r));
@@ -639,9 +679,9 @@ int at_sandbox_run(const struct at_sandbox_opts *o, struct at_sandbox_result *re
 	r.out[0] = r.out[1] = r.err[0] = r.err[1] = -1;
 	r.s.sig_fd = r.s.report_fd = r.s.out_fd = r.s.err_fd = -1;
 
-	clock_gettime(CLOCK_REALTIME, &t0);
-	res->start_ms = (int64_t)t0.tv_sec * 1000 + t0.tv_nsec / 1000000;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_REALTIME, &now);
+	res->start_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+	t0 = at_sb_now_ns();
 
 	rc = check_opts(o, err);
 	if (rc == 0)
@@ -649,6 +689,7 @@ int at_sandbox_run(const struct at_sandbox_opts *o, struct at_sandbox_result *re
 	if (rc == 0)
 		rc = start(&r, o, err);
 	if (r.s.init_pid > 0) {
+		res->prepare_us = (r.c.t_clone_ns - t0) / 1000;
 		/* Even after a failed start: wait for the init to be gone. */
 		r.s.report_fd = r.report[0];
 		r.s.out_fd = r.out[0];
@@ -661,9 +702,7 @@ int at_sandbox_run(const struct at_sandbox_opts *o, struct at_sandbox_result *re
 		if (rc == 0)
 			rc = finish(&r, o, res, err);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	res->duration_ms = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000 +
-			   (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	res->duration_ms = (at_sb_now_ns() - t0) / 1000000;
 	run_release(&r);
 	return rc;
 }

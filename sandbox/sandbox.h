@@ -95,15 +95,17 @@ struct at_sandbox_opts {
 #define AT_SANDBOX_OPTS_INIT \
 	{ .capture_max = AT_SANDBOX_CAPTURE_MAX }
 
-/* Setup steps timed for --verbose, in order. */
+/* Steps of a run timed for --verbose, in order. */
 enum at_sandbox_step {
 	AT_STEP_CLONE,            /* clone() of the namespaces returned in the child */
-	AT_STEP_IDMAP,            /* uid/gid maps and cgroup written by the supervisor */
+	AT_STEP_IDMAP,            /* uid/gid maps written (and the cgroup joined) */
 	AT_STEP_NET,              /* loopback up in the new network namespace */
 	AT_STEP_MOUNTS,           /* the new root assembled */
 	AT_STEP_PIVOT,            /* pivot_root done, the old root detached */
 	AT_STEP_PRIVS,            /* capabilities dropped, no_new_privs set */
-	AT_STEP_EXEC,             /* rlimits and seccomp in place, right before execve */
+	AT_STEP_EXEC,             /* session, fds, rlimits done: seccomp, then execve */
+	AT_STEP_EXITED,           /* the command exited; all else in the sandbox killed, reaped */
+	AT_STEP_DONE,             /* the init gone, namespaces torn down, seen by the supervisor */
 	AT_STEP_COUNT
 };
 
@@ -121,6 +123,7 @@ struct at_sandbox_result {
 	int64_t sys_cpu_ms;
 
 	enum at_sandbox_mech mech[AT_LIMIT_COUNT];
+	int64_t prepare_us;       /* before the clone (mount plan, seccomp filter); -1 */
 	int64_t step_us[AT_STEP_COUNT];  /* microseconds after the clone; -1 unknown */
 
 	char *out, *err;          /* captured output (opts.capture), NUL-terminated */

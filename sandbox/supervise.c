@@ -1,23 +1,25 @@
 /*
  * supervise.c - the two processes that watch a run.
  *
- * The sandbox's init (pid 1 of its pid namespace) forks the command in a new
+ * The sandbox's init (pid 1 of its pid namespace) starts the command in a new
  * session, forwards the signals the supervisor passes on to the command's
  * process group, reaps every orphan, and when the command exits kills
  * whatever is left (daemons, setsid'd or double-forked children: the run is
- * over) before it reports the command's wait status and exits. When pid 1
- * exits the kernel kills every process of the namespace; pid 1 itself dies
- * with the supervisor (PR_SET_PDEATHSIG), so kill -9 of agenttask takes the
- * whole sandbox with it.
+ * over) before it reports the command's wait status, with the step times,
+ * and exits. When pid 1 exits the kernel kills every process of the
+ * namespace; pid 1 itself dies with the supervisor (PR_SET_PDEATHSIG), so
+ * kill -9 of agenttask takes the whole sandbox with it.
  *
  * The supervisor (agenttask) waits with one poll(2) loop on a signalfd (child
  * exit, signals to forward), the report pipe, and the capture pipes, and
- * enforces --timeout by killing pid 1.
+ * enforces --timeout by killing pid 1. It reaps pid 1 before it returns, so
+ * that nothing of the run, processes or mounts, outlives at_sandbox_run.
  */
 #include "sandbox/internal.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* exec_path's buffer, a report, libc: far less; ASan's redzones included. */
+#define COMMAND_STACK_SIZE (64 * 1024)
+
 const int at_sb_forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, 0 };
 
 /* ---- the init (child side: async-signal-safe) ---- */
@@ -35,6 +40,37 @@ const int at_sb_forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUS
 static void noop_handler(int sig)
 {
 	(void)sig;
+}
+
+struct command_arg {
+	struct at_sb_child *c;
+	int64_t *t_ns;
+};
+
+static int command_main(void *arg)
+{
+	struct command_arg *a = arg;
+
+	at_sb_command_exec(a->c, a->t_ns);
+}
+
+/*
+ * The command's process borrows the init's memory until its execve (the
+ * CLONE_VM | CLONE_VFORK of posix_spawn): no page tables are copied, and the
+ * init sleeps meanwhile, so nothing it holds changes under it. The command
+ * runs on its own stack, a buffer in this frame, which stays untouched by
+ * the sleeping init; it writes nothing of the init's memory but t_ns. It
+ * gets its own copy of the signal handlers (no CLONE_SIGHAND) and of the
+ * file descriptor table (no CLONE_FILES), so what it resets or closes
+ * before execve is its own.
+ */
+static pid_t command_start(struct at_sb_child *c, int64_t *t_ns)
+{
+	char stack[COMMAND_STACK_SIZE] __attribute__((aligned(16)));
+	struct command_arg arg = { c, t_ns };
+
+	return (pid_t)clone(command_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD,
+			    &arg);
 }
 
 void at_sb_init_run(struct at_sb_child *c, int64_t *t_ns)
@@ -60,9 +96,7 @@ void at_sb_init_run(struct at_sb_child *c, int64_t *t_ns)
 	}
 	sigaction(SIGCHLD, &sa, NULL);
 
-	cmd = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, 0);
-	if (cmd == 0)
-		at_sb_command_exec(c, t_ns);
+	cmd = command_start(c, t_ns);
 	if (cmd < 0) {
 		at_sb_report_fail(c->report_fd, SB_FORK, errno, NULL, t_ns);
 		_exit(AT_RUN_SETUP);
@@ -98,9 +132,12 @@ void at_sb_init_run(struct at_sb_child *c, int64_t *t_ns)
 	kill(-1, SIGKILL);
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
+	t_ns[AT_STEP_EXITED] = at_sb_now_ns();
+	/* One report at the end: the supervisor sleeps while the command runs. */
 	memset(&rep, 0, sizeof(rep));
 	rep.kind = SB_REPORT_EXIT;
 	rep.status = status;
+	memcpy(rep.t_ns, t_ns, sizeof(rep.t_ns));
 	(void)!write(c->report_fd, &rep, sizeof(rep));
 	_exit(0);
 }
@@ -167,13 +204,11 @@ static void handle_report(struct at_sb_super *s, const struct at_sb_report *rep)
 		s->exec_fail = *rep;
 		s->have_exec_fail = true;
 		break;
-	case SB_REPORT_TIMING:
-		memcpy(s->t_ns, rep->t_ns, sizeof(s->t_ns));
-		s->have_timing = true;
-		break;
 	case SB_REPORT_EXIT:
 		s->cmd_status = rep->status;
 		s->have_cmd_status = true;
+		memcpy(s->t_ns, rep->t_ns, sizeof(s->t_ns));
+		s->have_timing = true;
 		break;
 	}
 }
@@ -194,12 +229,27 @@ static void read_report(struct at_sb_super *s)
 		handle_report(s, &rep);
 }
 
-static void read_signal(struct at_sb_super *s)
+/* wait4() for the init, blocking or not (WNOHANG). */
+static void reap_init(struct at_sb_super *s, int options)
 {
-	struct signalfd_siginfo si;
 	struct rusage ru;
 	int status;
 	pid_t p;
+
+	do
+		p = wait4(s->init_pid, &status, options, &ru);
+	while (p < 0 && errno == EINTR);
+	if (p == s->init_pid) {
+		s->t_done_ns = at_sb_now_ns();
+		s->init_done = true;
+		s->init_status = status;
+		s->ru = ru;
+	}
+}
+
+static void read_signal(struct at_sb_super *s)
+{
+	struct signalfd_siginfo si;
 
 	if (read(s->sig_fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
 		return;
@@ -208,12 +258,7 @@ static void read_signal(struct at_sb_super *s)
 			kill(s->init_pid, (int)si.ssi_signo);
 		return;
 	}
-	p = wait4(s->init_pid, &status, WNOHANG, &ru);
-	if (p == s->init_pid) {
-		s->init_done = true;
-		s->init_status = status;
-		s->ru = ru;
-	}
+	reap_init(s, WNOHANG);
 }
 
 int at_sb_supervise(struct at_sb_super *s)
@@ -267,6 +312,13 @@ int at_sb_supervise(struct at_sb_super *s)
 			else if (caps[i])
 				capture_read(caps[i]);
 		}
+		/*
+		 * After its exit report the init only exits: no signal is left
+		 * to pass on, no timeout to enforce. One blocking wait instead
+		 * of waking up for the report pipe's end, then for SIGCHLD.
+		 */
+		if (s->have_cmd_status && !s->init_done && out.fd < 0 && err.fd < 0)
+			reap_init(s, 0);
 	}
 	s->out_fd = out.fd;
 	s->err_fd = err.fd;
