@@ -18,7 +18,7 @@
 #include "core/audit.h"
 #include "core/json.h"
 #include "core/util.h"
-#include "git/config.h"
+#include "cmd/sandbox_run.h"
 #include "git/worktree.h"
 #include "sandbox/sandbox.h"
 
@@ -224,13 +224,11 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	return -1;
 }
 
-/* Real paths (no symlinks) of everything the sandbox binds. */
+/* The task, and the real paths (no symlinks) of everything the sandbox binds. */
 struct run_paths {
 	struct at_paths paths;    /* as agenttask knows them, for the audit log */
 	char task[AT_NAME_MAX + 1];
-	char worktree[PATH_MAX], common[PATH_MAX], state[PATH_MAX], admin[PATH_MAX];
-	char pointer[PATH_MAX + 8];
-	char *config;
+	struct at_sandbox_target target;
 	int64_t resolve_us;       /* --verbose: the repository opened, all of the above */
 };
 
@@ -245,22 +243,10 @@ static int resolve(struct at_cli *cli, const char *name, struct run_paths *rp,
 	if (rc == 0)
 		rc = at_cli_task(cli, repo, name, &t, err);
 	if (rc == 0)
-		rc = at_git_sanitized_config(repo, &rp->config, err);
+		rc = at_cli_sandbox_target(repo, &t, &rp->target, err);
 	if (rc == 0) {
 		rp->paths = *at_repo_paths(repo);
 		memcpy(rp->task, t.name, sizeof(rp->task));
-		if (!realpath(t.path, rp->worktree))
-			rc = at_error_sys(err, AT_ENOTFOUND, "the worktree of task '%s' is missing '%s'",
-					  t.name, t.path);
-		else if (!realpath(rp->paths.common_dir, rp->common))
-			rc = at_error_sys(err, AT_ESYS, "cannot resolve '%s'", rp->paths.common_dir);
-		else if (at_fmt(rp->state, sizeof(rp->state), "%s/agenttask", rp->common) < 0)
-			rc = at_error_sys(err, AT_ESYS, "path too long '%s'", rp->common);
-		else if (!realpath(t.admin_dir, rp->admin))
-			rc = at_error_sys(err, AT_ECORRUPT, "the git admin dir of task '%s' is missing '%s'",
-					  t.name, t.admin_dir);
-		else
-			snprintf(rp->pointer, sizeof(rp->pointer), "%s/.git", rp->worktree);
 	}
 	at_repo_free(repo);
 	return rc;
@@ -434,12 +420,7 @@ static int run(const struct run_args *a, const struct run_paths *rp)
 	size_t i;
 	int rc, code;
 
-	o.worktree = rp->worktree;
-	o.git_pointer_file = rp->pointer;
-	o.common_dir = rp->common;
-	o.state_dir = rp->state;
-	o.admin_dir = rp->admin;
-	o.sanitized_config = rp->config;
+	at_cli_sandbox_opts(&rp->target, &o);
 	o.argv = a->cmd;
 	o.binds = a->binds;
 	o.nbinds = a->nbinds;
@@ -492,7 +473,7 @@ int cmd_run(struct at_cli *cli, int argc, char **argv)
 		rp.resolve_us = now_us() - t0;
 		rc = resolved < 0 ? at_cli_fail(&err) : run(&a, &rp);
 	}
-	free(rp.config);
+	at_cli_sandbox_target_release(&rp.target);
 	run_args_release(&a);
 	return rc;
 }
