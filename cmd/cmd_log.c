@@ -24,6 +24,27 @@ static void print_argv(const at_json *argv)
 	}
 }
 
+/* Any other event: its string and boolean members, key=value ("reason=..."). */
+static void print_fields(const at_json *e)
+{
+	const at_json *m;
+	bool first = true;
+
+	for (m = at_json_child(e); m; m = at_json_next(m)) {
+		const char *key = at_json_key(m), *val = at_json_string_value(m);
+
+		if (!key || strcmp(key, "event") == 0 || strcmp(key, "time") == 0)
+			continue;
+		if (at_json_is_bool(m))
+			val = at_json_bool_value(m) ? "true" : "false";
+		if (!val)
+			continue;
+		printf(strpbrk(val, " \t'\"") || !*val ? "%s%s='%s'" : "%s%s=%s", first ? "" : " ",
+		       key, val);
+		first = false;
+	}
+}
+
 static void print_entry(const at_json *e)
 {
 	const char *event = at_json_get_string(e, "event");
@@ -50,10 +71,7 @@ static void print_entry(const at_json *e)
 		if (at_json_get_string(e, "error"))
 			printf("  (%s)", at_json_get_string(e, "error"));
 	} else {
-		const char *what = at_json_get_string(e, "reason");
-		if (!what)
-			what = at_json_get_string(e, "message");
-		printf("%s", what ? what : "");
+		print_fields(e);
 	}
 	putchar('\n');
 }
