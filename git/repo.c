@@ -151,4 +151,11 @@ int __wrap_git_mbedtls_stream_global_init(void)
 {
 	return 0;
 }
+
+/* Likewise libssh2's (and through it OpenSSL's) set-up: no SSH transport either. */
+int __wrap_git_transport_ssh_global_init(void);
+int __wrap_git_transport_ssh_global_init(void)
+{
+	return 0;
+}
 #endif
