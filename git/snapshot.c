@@ -59,6 +59,66 @@ static int index_add_changes(git_repository *wt, git_index *idx, const char *nam
 	return rc;
 }
 
+/* What turns HEAD's tree into the index's: an upsert or a removal per differing path. */
+struct tree_updates {
+	git_tree_update *v;
+	size_t n;
+};
+
+static int collect_update(const git_diff_delta *d, float progress, void *payload)
+{
+	struct tree_updates *u = payload;
+	git_tree_update *up = &u->v[u->n++];
+
+	(void)progress;
+	memset(up, 0, sizeof(*up));
+	if (d->status == GIT_DELTA_DELETED) {
+		up->action = GIT_TREE_UPDATE_REMOVE;
+		up->path = d->old_file.path;
+	} else {
+		up->action = GIT_TREE_UPDATE_UPSERT;
+		up->path = d->new_file.path;
+		git_oid_cpy(&up->id, &d->new_file.id);
+		up->filemode = (git_filemode_t)d->new_file.mode;
+	}
+	return 0;
+}
+
+/*
+ * The tree of the index, built from HEAD's tree with only the paths where
+ * the index differs from it: every other subtree is HEAD's, as is, instead
+ * of being hashed again from the index's entries. Returns 1 when it cannot
+ * (no HEAD, conflicts, a path that changes between file and directory or
+ * to and from a gitlink, which git_tree_create_updated() refuses): the
+ * caller then writes the whole index, and reports any error.
+ */
+static int tree_from_head(git_repository *wt, git_index *idx, git_oid *out)
+{
+	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
+	struct tree_updates u = { NULL, 0 };
+	git_object *head = NULL;
+	git_diff *diff = NULL;
+	int rc = 1;
+
+	dopts.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
+	dopts.ignore_submodules = GIT_SUBMODULE_IGNORE_NONE;
+	if (git_index_has_conflicts(idx) ||
+	    git_revparse_single(&head, wt, "HEAD^{tree}") < 0 ||
+	    git_diff_tree_to_index(&diff, wt, (git_tree *)head, idx, &dopts) < 0)
+		goto out;
+	u.v = calloc(git_diff_num_deltas(diff) + 1, sizeof(*u.v));
+	if (!u.v || git_diff_foreach(diff, collect_update, NULL, NULL, NULL, &u) < 0)
+		goto out;
+	if (git_tree_create_updated(out, wt, (git_tree *)head, u.n, u.v) == 0)
+		rc = 0;
+out:
+	git_error_clear();
+	free(u.v);
+	git_diff_free(diff);
+	git_object_free(head);
+	return rc;
+}
+
 static int snapshot(git_repository *wt, const struct at_task *t, git_index **idx_out,
 		    git_oid *tree_out, struct at_error *err)
 {
@@ -68,7 +128,12 @@ static int snapshot(git_repository *wt, const struct at_task *t, git_index **idx
 	if (git_repository_index(&idx, wt) < 0)
 		return at_git_error(err, AT_EGIT, "cannot read the index of task '%s'", t->name);
 	rc = index_add_changes(wt, idx, t->name, err);
-	if (rc == 0 && git_index_write_tree(tree_out, idx) < 0)
+	/*
+	 * An index that will be written keeps writing its tree in full: that
+	 * fills its cached-tree extension, which later snapshots and git reuse.
+	 */
+	if (rc == 0 && (idx_out || tree_from_head(wt, idx, tree_out) != 0) &&
+	    git_index_write_tree(tree_out, idx) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot write the tree of task '%s'", t->name);
 	if (rc == 0 && idx_out)
 		*idx_out = idx;

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# The task's full-state tree (at_snapshot_tree, via `agenttask diff --json`)
+# against git's own: `git add -A && git write-tree` into a copy of the
+# worktree's index. The tree must be the same to the byte, whichever kinds of
+# change the worktree holds, and the worktree's index must be left untouched.
+. "$(dirname "$0")/lib.sh"
+
+# new_task REPO NAME: create a task; its worktree path in $wt.
+new_task() {
+	ok "new $2" -C "$1" new "$2"
+	wt=$out
+}
+
+index_of() {
+	git -C "$1" rev-parse --path-format=absolute --git-path index
+}
+
+# oracle_tree WT: the id of the tree of the worktree's full state, by git.
+oracle_tree() {
+	local idx
+	idx=$(mktemp "$_at_root/index.XXXXXX")
+	# -p: a copy with a newer mtime would hide racily-clean files from git
+	cp -p "$(index_of "$1")" "$idx"
+	GIT_INDEX_FILE=$idx git -C "$1" add -A 2>/dev/null
+	GIT_INDEX_FILE=$idx git -C "$1" write-tree
+	rm -f "$idx"
+}
+
+# same_tree_as_git WHAT WT NAME: diff's tree (left in $tree) equals git's,
+# the index and git's view of the worktree are unchanged by it.
+same_tree_as_git() {
+	local what=$1 wt=$2 name=$3 before status_before
+	before=$(mktemp "$_at_root/index.XXXXXX")
+	cp -p "$(index_of "$wt")" "$before"
+	status_before=$(git -C "$wt" status --porcelain --untracked-files=all)
+	cp -p "$before" "$(index_of "$wt")"
+	ok "diff $name" -C repo diff "$name" --json
+	tree=$(json_get "$out" 'j["tree"]')
+	cmp -s "$before" "$(index_of "$wt")" || fail "$what: diff changed the index on disk"
+	assert_eq "$tree" "$(oracle_tree "$wt")" "$what: tree"
+	assert_eq "$(git -C "$wt" status --porcelain --untracked-files=all)" "$status_before" \
+		"$what: worktree status"
+	rm -f "$before"
+}
+
+test_snapshot__staged_only_change_is_in_the_tree() {
+	make_repo repo
+	new_task repo t
+	# the index differs from HEAD, the files from the index do not
+	printf 'staged\n' >>"$wt/README"
+	printf 'staged new\n' >"$wt/src/new.c"
+	git -C "$wt" add README src/new.c
+	git -C "$wt" rm -q --cached src/main.c
+	rm "$wt/src/main.c"
+	same_tree_as_git "staged only" "$wt" t
+	[ "$tree" != "$(git -C "$wt" rev-parse 'HEAD^{tree}')" ] || fail "staged changes missing"
+}
+
+test_snapshot__every_kind_of_change_matches_git() {
+	make_repo repo
+	mkdir -p repo/gone repo/keep/deep
+	printf 'a\n' >repo/gone/one
+	printf 'b\n' >repo/keep/deep/two
+	printf '#!/bin/sh\n' >repo/script
+	printf 'x\n' >repo/becomes-dir
+	git -C repo add -A
+	git -C repo commit -q -m "more files"
+	new_task repo t
+	printf 'staged\n' >"$wt/staged-new"
+	printf 'more\n' >>"$wt/src/main.c"
+	git -C "$wt" add staged-new src/main.c
+	printf 'unstaged\n' >>"$wt/README"
+	printf 'untracked\n' >"$wt/untracked"
+	mkdir -p "$wt/new dir/sub"
+	printf 'space\n' >"$wt/new dir/sub/a file"
+	printf 'utf8\n' >"$wt/caf$(printf '\303\251').txt"
+	rm -r "$wt/gone"
+	git -C "$wt" rm -q keep/deep/two
+	chmod +x "$wt/script"
+	ln -s README "$wt/link"
+	rm "$wt/becomes-dir"
+	mkdir "$wt/becomes-dir"
+	printf 'inside\n' >"$wt/becomes-dir/file"
+	git init -q "$wt/embedded"
+	printf 'e\n' >"$wt/embedded/e"
+	git -C "$wt/embedded" add e
+	git -C "$wt/embedded" -c user.name=e -c user.email=e@e commit -q -m e
+	printf 'ignored\n' >"$wt/.gitignore"
+	same_tree_as_git "every kind" "$wt" t
+	git -C repo cat-file -e "$tree" || fail "tree not in the object database"
+}
+
+test_snapshot__directory_replaced_by_file_matches_git() {
+	make_repo repo
+	new_task repo t
+	rm -r "$wt/src"
+	printf 'now a file\n' >"$wt/src"
+	same_tree_as_git "dir to file" "$wt" t
+}
+
+test_snapshot__staged_type_changes_match_git() {
+	make_repo repo
+	new_task repo t
+	rm "$wt/README"
+	ln -s src/main.c "$wt/README"
+	git -C "$wt" add README
+	rm "$wt/src/main.c"
+	mkdir "$wt/src/main.c"
+	printf 'x\n' >"$wt/src/main.c/x"
+	git -C "$wt" add -A src
+	same_tree_as_git "staged type changes" "$wt" t
+}
+
+test_snapshot__unchanged_worktree_is_head_tree() {
+	make_repo repo
+	new_task repo t
+	same_tree_as_git "unchanged" "$wt" t
+	assert_eq "$tree" "$(git -C "$wt" rev-parse 'HEAD^{tree}')" "unchanged: HEAD's tree"
+}
+
+test_snapshot__crlf_attributes_match_git() {
+	make_repo repo
+	printf '*.txt text eol=crlf\n*.bin binary\n' >repo/.gitattributes
+	mkdir -p repo/docs
+	printf 'one\ntwo\n' >repo/docs/a.txt
+	git -C repo add -A
+	git -C repo commit -q -m "crlf"
+	new_task repo t
+	printf 'one\r\ntwo\r\nthree\r\n' >"$wt/docs/a.txt"
+	printf 'lf only\n' >"$wt/docs/new.txt"
+	printf 'mixed\r\nlines\n' >"$wt/docs/mixed.txt"
+	printf 'raw\r\n' >"$wt/data.bin"
+	same_tree_as_git "eol=crlf" "$wt" t
+	assert_eq "$(git -C repo cat-file -p "$tree:docs/a.txt" | od -c | head -1)" \
+		"$(printf 'one\ntwo\nthree\n' | od -c | head -1)" "crlf normalised in the blob"
+}
+
+test_snapshot__deleting_a_whole_directory_matches_git() {
+	make_repo repo
+	new_task repo t
+	git -C "$wt" rm -q -r src
+	mkdir -p "$wt/a/b/c"
+	printf 'deep\n' >"$wt/a/b/c/d"
+	same_tree_as_git "whole directory" "$wt" t
+	git -C repo cat-file -p "$tree" | grep -q '	src$' && fail "empty directory left in the tree"
+	true
+}
+
+run_tests
