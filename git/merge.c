@@ -856,11 +856,20 @@ static int preview_merge(struct at_repo *r, const struct at_task *t, const char 
 	git_tree *anc = NULL, *ours = NULL, *theirs = NULL;
 	git_commit *tip = NULL;
 	git_index *idx = NULL;
-	git_oid state, ignored;
+	git_oid state;
 	int rc;
 
 	if ((rc = ref_commit(r->repo, t->branch, "task branch", &tip, err)) < 0)
 		goto out;
+	/*
+	 * A base that is an ancestor of the task branch (it has not moved, or the
+	 * task already holds it) merges cleanly whatever the worktree holds.
+	 */
+	if (git_oid_equal(git_commit_id(base), git_commit_id(tip)) ||
+	    git_graph_descendant_of(r->repo, git_commit_id(tip), git_commit_id(base)) == 1) {
+		pv->clean = true;
+		goto out;
+	}
 	if (state_hex && git_oid_fromstr(&state, state_hex) < 0) {
 		rc = at_error_set(err, AT_EUSAGE, "invalid tree id '%s'", state_hex);
 		goto out;
@@ -873,11 +882,10 @@ static int preview_merge(struct at_repo *r, const struct at_task *t, const char 
 		rc = at_git_error(err, AT_EGIT, "cannot merge task '%s' in memory", t->name);
 		goto out;
 	}
-	rc = merged_tree(r->repo, idx, t, &ignored, &pv->conflicts, err);
-	if (rc == AT_ECONFLICT) {
-		at_error_clear(err);
-		rc = 0;
-	}
+	/* Only the conflicts matter here: the merged tree is not written. */
+	if (git_index_has_conflicts(idx))
+		rc = collect_conflicts(idx, &pv->conflicts, err);
+	git_index_free(idx);
 	pv->clean = pv->conflicts.count == 0;
 out:
 	git_tree_free(anc);
