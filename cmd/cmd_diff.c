@@ -372,7 +372,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 			at_cli_help("diff");
 			return 1;
 		default:
-			return -at_cli_usage("diff", "invalid option");
+			return -at_cli_bad_option("diff");
 		}
 	}
 	if (clash)

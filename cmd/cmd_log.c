@@ -97,7 +97,7 @@ int cmd_log(struct at_cli *cli, int argc, char **argv)
 		if (c == 'j')
 			json = true;
 		else
-			return c == 'h' ? at_cli_help("log") : at_cli_usage("log", "invalid option");
+			return c == 'h' ? at_cli_help("log") : at_cli_bad_option("log");
 	}
 	if (optind + 1 < argc)
 		return at_cli_usage("log", "too many arguments");

@@ -209,7 +209,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		if (c == 'h')
 			return print_help();
 		if (c == '?')
-			return at_cli_usage("run", "invalid option");
+			return at_cli_bad_option("run");
 		if (parse_option(a, c, optarg, &err) < 0)
 			return at_cli_usage("run", "%s", err.msg);
 	}
