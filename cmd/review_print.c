@@ -17,6 +17,46 @@
 #define MD_PATHS 10
 #define TEXT_PATHS 20
 
+/*
+ * The length of the control sequence at s: a C0 control but '\n' and '\t',
+ * DEL, or a C1 control in UTF-8 (0xC2 0x80-0x9F, which some terminals read
+ * as ESC [ and friends); 0 for anything else. Paths, symlink targets and a
+ * check's output are the task's: written raw, ESC ... could move the cursor
+ * and rewrite a FAIL line as ok, set the window title or the clipboard.
+ */
+static size_t control_len(const char *s)
+{
+	unsigned char c = (unsigned char)s[0];
+
+	if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+		return 1;
+	if (c == 0xc2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9f)
+		return 2;
+	return 0;
+}
+
+/* Write s[0..len), each control sequence shown as \xNN instead. */
+static void put_safe_n(const char *s, size_t len, FILE *f)
+{
+	const char *end = s + len;
+
+	while (s < end) {
+		size_t n = control_len(s);
+
+		if (n == 0) {
+			fputc(*s++, f);
+			continue;
+		}
+		for (; n > 0 && s < end; n--)
+			fprintf(f, "\\x%02x", (unsigned char)*s++);
+	}
+}
+
+static void put_safe(const char *s, FILE *f)
+{
+	put_safe_n(s, strlen(s), f);
+}
+
 static const char *rule_label(const struct at_rule_result *r)
 {
 	return r->is_check ? "check" : "rule";
@@ -45,7 +85,9 @@ static void print_output(const char *output, FILE *f)
 		fprintf(f, "        | ...\n");
 	for (; *p; p = nl + 1) {
 		nl = strchrnul(p, '\n');
-		fprintf(f, "        | %.*s\n", (int)(nl - p), p);
+		fputs("        | ", f);
+		put_safe_n(p, (size_t)(nl - p), f);
+		fputc('\n', f);
 		if (!*nl)
 			break;
 	}
@@ -55,8 +97,11 @@ static void print_paths(const struct at_rule_result *r, FILE *f)
 {
 	size_t i;
 
-	for (i = 0; i < r->npaths && i < TEXT_PATHS; i++)
-		fprintf(f, "        %s\n", r->paths[i]);
+	for (i = 0; i < r->npaths && i < TEXT_PATHS; i++) {
+		fputs("        ", f);
+		put_safe(r->paths[i], f);
+		fputc('\n', f);
+	}
 	if (r->npaths > TEXT_PATHS)
 		fprintf(f, "        ... and %zu more\n", r->npaths - TEXT_PATHS);
 }
@@ -70,7 +115,11 @@ void at_gate_report_print_failures(const struct at_gate_report *rep, FILE *f)
 
 		if (r->passed)
 			continue;
-		fprintf(f, "  failed %s '%s': %s\n", rule_label(r), r->rule, r->message);
+		fprintf(f, "  failed %s '", rule_label(r));
+		put_safe(r->rule, f);
+		fputs("': ", f);
+		put_safe(r->message, f);
+		fputc('\n', f);
 		print_paths(r, f);
 		if (r->output && *r->output)
 			print_output(r->output, f);
@@ -91,7 +140,11 @@ void at_gate_report_print(const struct at_gate_report *rep, FILE *f)
 	for (i = 0; i < rep->res.count; i++) {
 		const struct at_rule_result *r = &rep->res.rules[i];
 
-		fprintf(f, "  %-4s  %-20s %s\n", r->passed ? "ok" : "FAIL", r->rule, r->message);
+		fprintf(f, "  %-4s  ", r->passed ? "ok" : "FAIL");
+		put_safe(r->rule, f);
+		fprintf(f, "%*s", strlen(r->rule) < 20 ? (int)(21 - strlen(r->rule)) : 1, "");
+		put_safe(r->message, f);
+		fputc('\n', f);
 		if (r->passed)
 			continue;
 		print_paths(r, f);
@@ -174,7 +227,13 @@ static void md_escape(const char *s, FILE *f)
 		case '\\': fputs("&#92;", f); break;
 		case '\n':
 		case '\r': fputc(' ', f); break;
-		default: fputc(*s, f);
+		default:
+			if (control_len(s)) {
+				put_safe_n(s, control_len(s), f);
+				s += control_len(s) - 1;
+			} else {
+				fputc(*s, f);
+			}
 		}
 	}
 }
@@ -241,7 +300,7 @@ static void md_details(const struct at_rule_result *r, FILE *f)
 	for (i = 0; i < (fence < 3 ? 3 : fence); i++)
 		fputc('`', f);
 	fputs("text\n", f);
-	fputs(out, f);
+	put_safe(out, f);
 	if (!*out || out[strlen(out) - 1] != '\n')
 		fputc('\n', f);
 	for (i = 0; i < (fence < 3 ? 3 : fence); i++)

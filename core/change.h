@@ -31,7 +31,8 @@ struct at_change_file {
 	unsigned int new_mode;
 	size_t additions;
 	size_t deletions;
-	bool binary;
+	bool binary;          /* git's test: a NUL in the first 8000 bytes (diff output) */
+	bool has_nul;         /* binary, or a NUL anywhere in the new content (the gate's test) */
 	char *link_target;    /* for a symlink on the new side: its target, else NULL */
 };
 

@@ -118,6 +118,30 @@ bool at_glob_match_under(const char *pattern, const char *path)
 	return false;
 }
 
+bool at_glob_match_below(const char *pattern, const char *path)
+{
+	const char *p = pattern, *s = path, *send = path + strlen(path);
+
+	if (!*pattern || !*path)
+		return false;
+	for (;;) {
+		const char *pe = comp_end(p), *se;
+
+		/* '**' takes the rest of path, and whatever follows goes below it. */
+		if (is_globstar(p, pe))
+			return true;
+		se = path_comp_end(s, send);
+		if (!comp_match(p, (size_t)(pe - p), s, (size_t)(se - s)))
+			return false;
+		if (!*pe)
+			return false;
+		if (se == send)
+			return true;
+		p = pe + 1;
+		s = se + 1;
+	}
+}
+
 static const char *check_component(const char *c, const char *end)
 {
 	const char *q;

@@ -31,4 +31,10 @@ bool at_glob_match(const char *pattern, const char *path);
 /* True when the pattern matches path or one of its leading directories. */
 bool at_glob_match_under(const char *pattern, const char *path);
 
+/*
+ * True when the pattern could match a path below path ("path/..."): its
+ * leading components match all of path's, and it has more (or a '**').
+ */
+bool at_glob_match_below(const char *pattern, const char *path);
+
 #endif

@@ -10,6 +10,7 @@
 #include "core/json.h"
 
 #define MODE_SYMLINK 0120000u
+#define MODE_GITLINK 0160000u
 
 static const char *const rule_keys[] = {
 	"protected_paths", "max_changed_files", "max_changed_lines", "allow_binary",
@@ -398,10 +399,19 @@ void at_policy_result_release(struct at_policy_result *res)
 
 /* ---- rules ---- */
 
+/*
+ * Judged on the text alone, so conservatively: a ".." that follows a name
+ * ("x/../y") counts as leaving, because "x" may itself be a symlink (added
+ * by the same change, or already there) and ".." then climbs from wherever
+ * it points: with a/l -> "..", the link "a/l/.." is the repository's parent
+ * although it reads as "a". Leading ".." components climb the link's own
+ * directories, which are real directories in a git tree.
+ */
 bool at_policy_link_escapes(const char *path, const char *target)
 {
 	const char *c, *end;
 	long depth = 0;
+	bool descended = false;
 
 	if (!target)
 		return true;
@@ -416,13 +426,27 @@ bool at_policy_link_escapes(const char *path, const char *target)
 		if (end == c || (end - c == 1 && c[0] == '.'))
 			continue;
 		if (end - c == 2 && c[0] == '.' && c[1] == '.') {
-			if (--depth < 0)
+			if (descended || --depth < 0)
 				return true;
 		} else {
 			depth++;
+			descended = true;
 		}
 	}
 	return false;
+}
+
+/*
+ * A symlink or a submodule is a directory to whoever checks the tree out:
+ * one added at ".github" makes ".github/workflows/x" appear without any
+ * changed path under it. So it counts as a change to every protected path
+ * that could lie below it.
+ */
+static bool redirects_below(const char *pattern, const struct at_change_file *f)
+{
+	return f->status != AT_CHANGE_DELETED &&
+	       (f->new_mode == MODE_SYMLINK || f->new_mode == MODE_GITLINK) &&
+	       at_glob_match_below(pattern, f->path);
 }
 
 static const char *protected_match(const struct at_policy *p, const struct at_change_file *f,
@@ -431,7 +455,8 @@ static const char *protected_match(const struct at_policy *p, const struct at_ch
 	size_t i;
 
 	for (i = 0; i < p->nprotected; i++) {
-		if (at_glob_match_under(p->protected_paths[i], f->path)) {
+		if (at_glob_match_under(p->protected_paths[i], f->path) ||
+		    redirects_below(p->protected_paths[i], f)) {
 			*which = f->path;
 			return p->protected_paths[i];
 		}
@@ -521,7 +546,7 @@ static int rule_max_lines(const struct at_policy *p, const struct at_change_set 
 
 static bool binary_added_or_changed(const struct at_change_file *f)
 {
-	return f->binary && f->status != AT_CHANGE_DELETED;
+	return (f->binary || f->has_nul) && f->status != AT_CHANGE_DELETED;
 }
 
 static int rule_binary(const struct at_policy *p, const struct at_change_set *cs,

@@ -86,7 +86,11 @@ int at_policy_result_add(struct at_policy_result *res, const char *rule, bool pa
 bool at_policy_result_passed(const struct at_policy_result *res);
 void at_policy_result_release(struct at_policy_result *res);
 
-/* True when the symlink at path (in the repository) with target leaves the repository. */
+/*
+ * True when the symlink at path (in the repository) with target leaves the
+ * repository, or may: a ".." after a name ("x/../y") counts as leaving, since
+ * the name may be a symlink itself.
+ */
 bool at_policy_link_escapes(const char *path, const char *target);
 
 #endif

@@ -341,20 +341,26 @@ static enum at_change_status change_status(git_delta_t s)
 	}
 }
 
-/* git's test: a NUL in the first 8000 bytes. */
-static bool blob_is_binary(git_repository *repo, const git_oid *id)
+/* A NUL in the first `limit` bytes of the blob. */
+static bool blob_has_nul(git_repository *repo, const git_oid *id, git_object_size_t limit)
 {
 	git_blob *blob = NULL;
 	bool bin = false;
 
 	if (!git_oid_is_zero(id) && git_blob_lookup(&blob, repo, id) == 0) {
 		git_object_size_t size = git_blob_rawsize(blob);
-		bin = memchr(git_blob_rawcontent(blob), 0,
-			     size < BINARY_CHECK_BYTES ? (size_t)size : BINARY_CHECK_BYTES) != NULL;
+		bin = memchr(git_blob_rawcontent(blob), 0, (size_t)(size < limit ? size : limit)) !=
+		      NULL;
 	}
 	git_blob_free(blob);
 	git_error_clear();
 	return bin;
+}
+
+/* git's test: a NUL in the first 8000 bytes. */
+static bool blob_is_binary(git_repository *repo, const git_oid *id)
+{
+	return blob_has_nul(repo, id, BINARY_CHECK_BYTES);
 }
 
 /* The old side's blob against the new side's, whatever their file types. */
@@ -428,7 +434,13 @@ static int fill_file(struct at_diff *d, size_t idx, struct at_change_file *f,
 	if (f->new_mode == GIT_FILEMODE_LINK &&
 	    link_target(d->repo, &delta->new_file.id, &f->link_target, err) < 0)
 		return err->code;
-	return line_stats(d, idx, f, err);
+	if (line_stats(d, idx, f, err) < 0)
+		return err->code;
+	/* The policy's test, which 8000 bytes of text in front cannot fool. */
+	f->has_nul = f->binary || ((f->new_mode == GIT_FILEMODE_BLOB ||
+				    f->new_mode == GIT_FILEMODE_BLOB_EXECUTABLE) &&
+				   blob_has_nul(d->repo, &delta->new_file.id, UINT64_MAX));
+	return 0;
 }
 
 static int fill_files(struct at_diff *d, struct at_error *err)

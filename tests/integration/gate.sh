@@ -90,6 +90,18 @@ test_protected_paths_see_the_old_path_of_a_rename() {
 	assert_eq "$(rule_field "$out" protected_paths paths)" "['secrets/key']" "old path"
 }
 
+test_protected_paths_see_a_symlinked_parent() {
+	# What: ".github/workflows" is protected but absent from main; the task
+	# adds ci/workflows/evil.yml and the link .github -> ci, so that a
+	# checkout has .github/workflows/evil.yml. Must: the link is protected.
+	policy_repo '{"protected_paths": [".github/workflows"]}'
+	mkdir -p "$wt/ci/workflows"
+	printf 'on: push\n' >"$wt/ci/workflows/evil.yml"
+	ln -s ci "$wt/.github"
+	expect_rc 1 "the link is a change under the pattern" -C repo gate t --json
+	assert_eq "$(rule_field "$out" protected_paths paths)" "['.github']" "paths"
+}
+
 test_max_changed_files_pass_and_fail() {
 	policy_repo '{"max_changed_files": 2}'
 	printf 'a\n' >"$wt/a"
@@ -125,6 +137,15 @@ test_allow_binary_pass_and_fail() {
 	ok "allowed by another policy" -C repo gate t --policy <(printf '{"allow_binary": true}')
 }
 
+test_allow_binary_sees_a_binary_behind_8000_bytes_of_text() {
+	# What: a shell script with a binary payload appended after 8000 bytes
+	# of text (git's own test reads only the first 8000). Must: binary.
+	policy_repo '{"allow_binary": false}'
+	{ printf '#!/bin/sh\n'; head -c 9000 /dev/zero | tr '\0' '#'; printf '\nexit 0\n\177ELF\002\001\001\000\000'; } >"$wt/installer.sh"
+	expect_rc 1 "the payload fails" -C repo gate t --json
+	assert_eq "$(rule_field "$out" allow_binary paths)" "['installer.sh']" "paths"
+}
+
 test_allow_symlinks_out_pass_and_fail() {
 	policy_repo '{}'
 	ln -s README "$wt/inside"
@@ -136,6 +157,18 @@ test_allow_symlinks_out_pass_and_fail() {
 	expect_rc 1 "links out fail by default" -C repo gate t --json
 	assert_eq "$(rule_field "$out" allow_symlinks_out paths)" "['abs', 'src/out']" "paths"
 	ok "allowed" -C repo gate t --policy <(printf '{"allow_symlinks_out": true}')
+}
+
+test_allow_symlinks_out_sees_a_chain_through_another_link() {
+	# What: a/l1 -> .. (the root: inside) and up -> a/l1/.. (reads as "a",
+	# really the repository's parent). Must: up fails the rule.
+	policy_repo '{}'
+	mkdir "$wt/a"
+	ln -s .. "$wt/a/l1"
+	ln -s a/l1/.. "$wt/up"
+	[ -e "$wt/up/$(basename "$wt")" ] || fail "up does not reach the worktree's parent"
+	expect_rc 1 "the chain fails" -C repo gate t --json
+	assert_eq "$(rule_field "$out" allow_symlinks_out paths)" "['up']" "paths"
 }
 
 # ---- where the policy comes from ----
@@ -261,6 +294,31 @@ test_check_cannot_write_outside_its_worktree() {
 	assert_not_contains "$(cat repo/.git/config)" "hacked" "repository config untouched"
 }
 
+test_accept_refuses_a_state_that_changed_while_the_gate_ran() {
+	# What: accept runs the gate, whose check takes 3 s; meanwhile a
+	# protected file changes in the worktree (an agent still at work).
+	# Must: accept refuses (the state is not the gated tree); main unchanged.
+	policy_repo '{"protected_paths": ["secrets"], "checks": [{"name": "slow", "run": ["sleep", "3"]}]}'
+	printf 'fine\n' >"$wt/notes.txt"
+	local main
+	main=$(git -C repo rev-parse main)
+	"$AGENTTASK" -C repo accept t >accept.out 2>accept.err &
+	local pid=$!
+	wait_for_scratch() { [ "$(scratch_left | head -1)" -ge 1 ]; }
+	local n=50
+	until wait_for_scratch 2>/dev/null; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || fail "the check never started"
+		sleep 0.1
+	done
+	printf 'leak\n' >>"$wt/secrets/key"
+	local rc=0
+	wait $pid || rc=$?
+	[ $rc != 0 ] || fail "accept succeeded: $(cat accept.out)"
+	assert_contains "$(cat accept.err)" "changed since the gate ran" "says why"
+	assert_eq "$(git -C repo rev-parse main)" "$main" "main unchanged"
+}
+
 test_check_timeout_fails_the_check() {
 	policy_repo '{"checks": [{"name": "slow", "run": ["sleep", "60"], "timeout": 1}]}'
 	local start=$SECONDS
@@ -348,6 +406,30 @@ test_markdown_report() {
 	set_policy '{}'
 	ok "passing" -C repo gate t --markdown
 	assert_eq "$(printf '%s\n' "$out" | head -1)" "## ✅ agenttask gate passed" "passing heading"
+}
+
+test_reports_show_the_tasks_control_characters_escaped() {
+	# What: a check (the task's own script) prints ESC sequences (rewrite
+	# the line as "ok", set the clipboard) and a changed protected path has
+	# ESC in its name. Must: the text and Markdown reports show them as
+	# \x1b, never the raw byte; JSON keeps the exact text.
+	policy_repo '{"protected_paths": ["secrets"], "checks": [{"name": "c", "run": ["sh", "evil.sh"]}]}'
+	printf 'printf "\\033]52;c;aGk=\\007\\033[2K\\r  ok\\n"; printf "\\302\\233" ; exit 1\n' >"$wt/evil.sh"
+	printf 'x\n' >"$wt/secrets/$(printf 'a\033[2Kb')"
+	local esc
+	esc=$(printf '\033')
+	expect_rc 1 "text" -C repo gate t
+	assert_not_contains "$out" "$esc" "no raw ESC in the text report"
+	assert_not_contains "$out" "$(printf '\302\233')" "no raw C1 CSI in the text report"
+	assert_contains "$out" '| \x1b]52;c;aGk=\x07\x1b[2K\x0d  ok' "the output, escaped"
+	assert_contains "$out" '\xc2\x9b' "C1 CSI escaped"
+	assert_contains "$out" 'secrets/a\x1b[2Kb' "the path, escaped"
+	expect_rc 1 "markdown" -C repo gate t --markdown
+	assert_not_contains "$out" "$esc" "no raw ESC in the Markdown report"
+	assert_contains "$out" '\x1b]52;c;aGk=' "the output, escaped"
+	expect_rc 1 "json" -C repo gate t --json
+	assert_eq "$(json_get "$out" "[r for r in j['results'] if r['rule'] == 'c'][0]['output'].startswith('\\x1b]52')")" \
+		"True" "JSON keeps the exact output"
 }
 
 test_gate_is_logged_in_the_task_audit_log() {

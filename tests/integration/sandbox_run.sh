@@ -233,6 +233,31 @@ test_git_metadata_cannot_be_changed() {
 	assert_eq "$(git -C repo config core.hooksPath || true)" "" "no hooksPath on the host"
 }
 
+test_links_planted_inside_are_never_followed_by_the_host() {
+	# What: inside, README becomes a link to a host secret and sub a link to
+	# a host directory; commit and accept; then a second task turns sub into
+	# a real directory holding sub/keep, and is accepted. Must: the commit
+	# holds the link text, never the secret; accept writes links into the
+	# main worktree, and then replaces the link sub, never writing through it.
+	sb_task
+	mkdir outside
+	printf 'precious\n' >outside/keep
+	printf 'HOST-SECRET-%s\n' "$TAG" >secret
+	sbok "plant" -- sh -c "rm README && ln -s '$PWD/secret' README && ln -s '$PWD/outside' sub"
+	ok "commit" -C repo commit t1 -m links
+	assert_eq "$(git -C repo cat-file -p agenttask/t1:README)" "$PWD/secret" "the link, not the secret"
+	ok "accept" -C repo accept t1
+	[ -L repo/README ] && [ -L repo/sub ] || fail "accept did not write links"
+	ok "new t3" -C repo new t3
+	at -C repo run t3 -- sh -c 'rm sub && mkdir sub && echo PWNED > sub/keep && echo PWNED > sub/new'
+	assert_eq "$rc" 0 "run t3"
+	ok "accept t3" -C repo accept t3
+	assert_eq "$(cat outside/keep)" "precious" "nothing written through the old link"
+	assert_no_file outside/new "nothing created through the old link"
+	assert_eq "$(cat repo/sub/keep)" "PWNED" "sub is a directory now"
+	assert_eq "$(cat secret)" "HOST-SECRET-$TAG" "the secret unchanged"
+}
+
 test_real_config_is_not_readable() {
 	# What: read the repository's config inside. Must: the sanitized one,
 	# without the remote URL and its credential.
@@ -255,6 +280,83 @@ test_other_tasks_and_state_are_invisible() {
 t1" "only this task's worktree is in the state dir"
 	sbrun -- touch "$COMMON/agenttask/x"
 	[ "$rc" != 0 ] || fail "the state dir placeholder is writable"
+}
+
+test_read_only_git_files_cannot_be_hardlinked_into_the_worktree() {
+	# What: hard-link the task's HEAD, a hook sample and the objects dir's
+	# files into the writable worktree, then write through the link (same
+	# inode: it would change the host's file). Must: link() fails (EXDEV:
+	# another mount), the host's files unchanged.
+	sb_task
+	local head="$COMMON/worktrees/agenttask-t1/HEAD" before obj
+	before=$(md5sum "$head" | cut -d' ' -f1)
+	obj=$(find "$COMMON/objects" -type f | head -1)
+	sbrun -- sh -c "ln '$head' h1 || ln '$obj' h2 || ln '$COMMON/description' h3 || exit 1; echo evil > h1"
+	[ "$rc" != 0 ] || fail "a hard link out of the worktree was made"
+	assert_contains "$errout" "cross-device" "refused as cross-device"
+	assert_eq "$(md5sum "$head" | cut -d' ' -f1)" "$before" "HEAD unchanged"
+	assert_no_file "$WT/h1" "no link"
+}
+
+test_the_init_cannot_be_inspected() {
+	# What: the sandbox's pid 1 is a copy of agenttask, whose memory holds
+	# the host's environment. Read its environ, memory, namespaces, root,
+	# open its descriptors (pipes to the supervisor), attach to it. Must: all refused (it is not dumpable);
+	# the host's secret never shows.
+	sb_task
+	HOST_SECRET_ENV=secret-$TAG sbrun -- sh -c '
+		for f in environ mem ns/mnt; do
+			head -c 1 /proc/1/$f >/dev/null 2>&1 && echo "READ $f"
+		done
+		ls /proc/1/root/ >/dev/null 2>&1 && echo "READ root"
+		# Root may list the numbers (it owns the directory), never follow them.
+		for fd in 0 1 2 3 4 5 6 7 8 9; do
+			readlink /proc/1/fd/$fd >/dev/null 2>&1 && echo "READ fd $fd"
+			(: </proc/1/fd/$fd) 2>/dev/null && echo "READ fd $fd"
+		done
+		grep -a HOST_SECRET_ENV /proc/1/environ 2>/dev/null
+		/usr/bin/python3 -c "
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+sys.exit(0 if libc.ptrace(16, 1, 0, 0) == 0 else 1)" && echo ATTACHED
+		true'
+	assert_eq "$rc" 0 "the probe ran"
+	assert_not_contains "$out" "READ" "nothing of pid 1 readable"
+	assert_not_contains "$out" "secret-$TAG" "the host environment does not leak"
+	assert_not_contains "$out" "ATTACHED" "ptrace of pid 1 refused"
+}
+
+test_host_unix_sockets_are_unreachable() {
+	# What: an ssh-agent-like socket named by $SSH_AUTH_SOCK, and an
+	# abstract unix socket (like X11's @/tmp/.X11-unix/X0 or a D-Bus bus)
+	# that the host listens on. Must: the variable is not passed, the path
+	# does not exist inside, the abstract name is unreachable (abstract
+	# sockets belong to the network namespace); with --net it is reachable.
+	sb_task
+	/usr/bin/python3 -c '
+import socket, time
+a = socket.socket(socket.AF_UNIX); a.bind("\0agenttask-test-'"$TAG"'"); a.listen(8)
+p = socket.socket(socket.AF_UNIX); p.bind("agent.sock"); p.listen(8)
+open("ready", "w").close()
+time.sleep(60)' &
+	local lpid=$!
+	wait_until 5 test -e ready || fail "no listener"
+	SSH_AUTH_SOCK="$PWD/agent.sock" sbrun -- /usr/bin/python3 -c '
+import os, socket, sys
+print(os.environ.get("SSH_AUTH_SOCK", "unset"), os.path.exists(sys.argv[1]))
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect("\0agenttask-test-'"$TAG"'"); print("CONNECTED")
+except OSError as e:
+    print("refused")' "$PWD/agent.sock"
+	local inside=$out
+	sbrun --net -- /usr/bin/python3 -c '
+import socket
+socket.socket(socket.AF_UNIX).connect("\0agenttask-test-'"$TAG"'"); print("CONNECTED")'
+	kill $lpid
+	assert_eq "$inside" "unset False
+refused" "no agent socket, no abstract socket"
+	assert_eq "$out" "CONNECTED" "--net shares the host's abstract sockets"
 }
 
 # ---- symlinks planted in what setup mounts ----
@@ -376,7 +478,8 @@ test_command_runs_in_its_own_session_under_an_init() {
 }
 
 test_cannot_mount_or_unshare_inside() {
-	# What: unshare -U, mount a tmpfs, umount /proc. Must: all refused.
+	# What: unshare -U, mount a tmpfs, umount /proc, mknod a device in the
+	# worktree. Must: all refused.
 	sb_task
 	sbrun -- unshare -U true
 	[ "$rc" != 0 ] || fail "unshare -U succeeded"
@@ -386,6 +489,11 @@ test_cannot_mount_or_unshare_inside() {
 	[ "$rc" != 0 ] || fail "mount succeeded"
 	sbrun -- umount -l /tmp
 	[ "$rc" != 0 ] || fail "umount succeeded"
+	# A device node in the worktree would outlive the run on the host,
+	# where the worktree's file system allows devices.
+	sbrun -- mknod dev-null-copy c 1 3
+	[ "$rc" != 0 ] || fail "mknod succeeded"
+	assert_no_file "$WT/dev-null-copy" "no device node in the worktree"
 }
 
 # probe.c: system calls the seccomp filter must refuse, compiled on the host.

@@ -119,6 +119,23 @@ static void test_glob__match_under_covers_everything_below(void **state)
 	assert_false(at_glob_match_under("a/b", "a/bc/d"));
 }
 
+static void test_glob__match_below_is_a_pattern_reaching_under_a_path(void **state)
+{
+	(void)state;
+	assert_true(at_glob_match_below(".github/workflows", ".github"));
+	assert_true(at_glob_match_below("a/b/c", "a/b"));
+	assert_true(at_glob_match_below("*/workflows", "anything"));
+	assert_true(at_glob_match_below("**/secrets", "a"));
+	assert_true(at_glob_match_below("a/**", "a"));
+	assert_false(at_glob_match_below("secrets", "secrets"));
+	assert_false(at_glob_match_below("secrets", "secrets/a"));
+	assert_false(at_glob_match_below(".github/workflows", ".gitlab"));
+	assert_false(at_glob_match_below("a/b/c", "a/x"));
+	assert_false(at_glob_match_below("a/b", "a/b/c"));
+	assert_false(at_glob_match_below("", "a"));
+	assert_false(at_glob_match_below("a/b", ""));
+}
+
 static void test_glob__long_directory_names_still_match(void **state)
 {
 	char path[6000];
@@ -216,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_glob__question_mark_is_one_utf8_character),
 		cmocka_unit_test(test_glob__globstar_spans_zero_or_more_components),
 		cmocka_unit_test(test_glob__match_under_covers_everything_below),
+		cmocka_unit_test(test_glob__match_below_is_a_pattern_reaching_under_a_path),
 		cmocka_unit_test(test_glob__long_directory_names_still_match),
 		cmocka_unit_test(test_glob__normalize_drops_leading_and_trailing_slash),
 		cmocka_unit_test(test_glob__normalize_refuses_bad_patterns),
