@@ -267,6 +267,30 @@ static int parse_object(struct at_policy *p, const at_json *j, const char *what,
 	return rc;
 }
 
+/*
+ * The policy protects itself: a task may not loosen the policy that judges
+ * the tasks after it. A change under .agenttask/ fails like any protected
+ * path (a person changes the policy on the base, or accepts with --override).
+ */
+static int protect_policy_dir(struct at_policy *p, struct at_error *err)
+{
+	char **np;
+	size_t i;
+
+	for (i = 0; i < p->nprotected; i++)
+		if (strcmp(p->protected_paths[i], AT_POLICY_DIR) == 0)
+			return 0;
+	np = realloc(p->protected_paths, (p->nprotected + 2) * sizeof(char *));
+	if (!np)
+		return oom(err);
+	p->protected_paths = np;
+	np[p->nprotected] = xstrdup(AT_POLICY_DIR);
+	if (!np[p->nprotected])
+		return oom(err);
+	np[++p->nprotected] = NULL;
+	return 0;
+}
+
 int at_policy_parse(struct at_policy *out, const char *text, const char *what,
 		    struct at_error *err)
 {
@@ -283,6 +307,8 @@ int at_policy_parse(struct at_policy *out, const char *text, const char *what,
 		rc = bad(err, what, NULL, "not a JSON object");
 	else if ((rc = check_members(j, top_keys, what, "", err)) == 0)
 		rc = parse_object(&p, j, what, err);
+	if (rc == 0)
+		rc = protect_policy_dir(&p, err);
 	at_json_free(j);
 	if (rc < 0) {
 		at_policy_release(&p);

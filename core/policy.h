@@ -20,7 +20,8 @@
 #include "core/change.h"
 #include "core/error.h"
 
-#define AT_POLICY_PATH ".agenttask/policy.json"
+#define AT_POLICY_DIR ".agenttask"
+#define AT_POLICY_PATH AT_POLICY_DIR "/policy.json"
 #define AT_POLICY_MAX_SIZE (1024 * 1024)
 #define AT_CHECK_TIMEOUT_DEFAULT 600     /* seconds */
 #define AT_CHECK_TIMEOUT_MAX 86400

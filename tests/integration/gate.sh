@@ -180,7 +180,7 @@ test_policy_is_read_from_the_base_even_when_the_task_edits_it() {
 	printf 'leak\n' >>"$wt/secrets/key"
 	git -C "$wt" commit -q -am "change a protected file"
 	expect_rc 1 "the task's own policy edit is not read" -C repo gate t --json
-	assert_eq "$(rule_field "$out" protected_paths paths)" "['secrets/key']" "judged by main's policy"
+	assert_eq "$(rule_field "$out" protected_paths paths)" "['.agenttask/policy.json', 'secrets/key']" "judged by main's policy, which also protects itself"
 	assert_eq "$(json_get "$out" 'j["policy"]')" "main:.agenttask/policy.json" "policy source"
 	assert_eq "$(json_get "$out" 'j["policy_commit"]')" "$(git -C repo rev-parse main)" "policy commit"
 }
@@ -497,7 +497,7 @@ test_ci_mode_judges_by_the_base_policy_when_head_loosens_it() {
 	printf 'leak\n' >>repo/secrets/key
 	git -C repo commit -q -am "loosen and leak"
 	expect_rc 1 "base's policy judges" -C repo gate --base main --head agent/x --json
-	assert_eq "$(rule_field "$out" protected_paths paths)" "['secrets/key']" "still protected"
+	assert_eq "$(rule_field "$out" protected_paths paths)" "['.agenttask/policy.json', 'secrets/key']" "still protected, and the loosening itself is a protected change"
 	assert_eq "$(json_get "$out" 'j["policy"]')" "main:.agenttask/policy.json" "policy source"
 }
 
@@ -525,6 +525,20 @@ test_ci_mode_in_a_clone() {
 	git -C clone checkout -q agent/x
 	expect_rc 1 "remote-tracking base" -C clone gate --base origin/main --head HEAD
 	assert_contains "$out" "origin/main:.agenttask/policy.json" "policy named by the base given"
+}
+
+test_a_task_cannot_loosen_the_policy_for_the_tasks_after_it() {
+	# What: a task whose only change loosens .agenttask/policy.json.
+	# Must: the gate fails on the policy's own directory, and accept refuses
+	# unless a person overrides it.
+	policy_repo '{"max_changed_files": 100}'
+	printf '{"allow_binary": true}\n' >"$wt/.agenttask/policy.json"
+	expect_rc 1 "a policy edit by a task is a protected change" -C repo gate t --json
+	assert_eq "$(rule_field "$out" protected_paths paths)" "['.agenttask/policy.json']" "names the policy file"
+	expect_rc 1 "accept refuses" -C repo accept t
+	assert_eq "$(git -C repo show main:.agenttask/policy.json)" '{"max_changed_files": 100}' "main's policy unchanged"
+	ok "accept with a person's override" -C repo accept t --override "policy change reviewed"
+	assert_eq "$(git -C repo show main:.agenttask/policy.json)" '{"allow_binary": true}' "the overridden change is in"
 }
 
 run_tests

@@ -46,12 +46,24 @@ static void test_policy__empty_object_gives_defaults(void **state)
 
 	(void)state;
 	parse_ok(&p, "{}");
-	assert_int_equal(p.nprotected, 0);
+	/* The policy's own directory is always protected. */
+	assert_int_equal(p.nprotected, 1);
+	assert_string_equal(p.protected_paths[0], ".agenttask");
 	assert_false(p.has_max_files);
 	assert_false(p.has_max_lines);
 	assert_true(p.allow_binary);
 	assert_false(p.allow_symlinks_out);
 	assert_int_equal(p.nchecks, 0);
+	at_policy_release(&p);
+}
+
+static void test_policy__protects_its_own_directory_once(void **state)
+{
+	struct at_policy p;
+
+	(void)state;
+	parse_ok(&p, "{\"protected_paths\": [\".agenttask\"]}");
+	assert_int_equal(p.nprotected, 1);
 	at_policy_release(&p);
 }
 
@@ -66,9 +78,10 @@ static void test_policy__parses_every_key(void **state)
 		     " \"checks\": [{\"name\": \"unit\", \"run\": [\"make\", \"test\", \"\"],"
 		     "               \"timeout\": 30, \"net\": true},"
 		     "              {\"name\": \"lint\", \"run\": [\"./lint\"]}]}");
-	assert_int_equal(p.nprotected, 2);
+	assert_int_equal(p.nprotected, 3);
 	assert_string_equal(p.protected_paths[0], "secrets");
 	assert_string_equal(p.protected_paths[1], "**/*.pem");
+	assert_string_equal(p.protected_paths[2], ".agenttask");
 	assert_true(p.has_max_files);
 	assert_int_equal(p.max_changed_files, 10);
 	assert_true(p.has_max_lines);
@@ -445,6 +458,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy__empty_object_gives_defaults),
 		cmocka_unit_test(test_policy__parses_every_key),
+		cmocka_unit_test(test_policy__protects_its_own_directory_once),
 		cmocka_unit_test(test_policy__refuses_invalid_json_and_non_objects),
 		cmocka_unit_test(test_policy__refuses_unknown_and_duplicate_keys),
 		cmocka_unit_test(test_policy__refuses_wrong_types),
