@@ -57,8 +57,13 @@ const struct at_command at_commands[] = {
 	  "\nPending changes are committed on the task branch first. When the base branch is\n"
 	  "checked out, its files are updated too; uncommitted changes of yours in any file\n"
 	  "the task changes make accept refuse, other changes of yours are left as they are.\n" },
-	{ "discard", cmd_discard, "agenttask discard [NAME]",
-	  "throw a task away (saved in the trash first)", "" },
+	{ "discard", cmd_discard, "agenttask discard [NAME] [--force]",
+	  "throw a task away (saved in the trash first)",
+	  "  -f, --force    when the worktree holds something git cannot record (a name\n"
+	  "                 git refuses, an unreadable file), save the commits only\n"
+	  "\nThe task's full state (commits, uncommitted and untracked files, modes) is\n"
+	  "saved under refs/agenttask/trash/NAME/ first; 'agenttask restore NAME' brings\n"
+	  "it back until 'agenttask gc' prunes it (14 days by default).\n" },
 	{ "restore", cmd_restore, "agenttask restore NAME",
 	  "bring the most recently discarded task NAME back",
 	  "The task comes back as it was discarded: its branch at the same commit, its\n"

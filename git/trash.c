@@ -172,6 +172,12 @@ static bool already_saved(git_repository *repo, const struct at_task *t, const g
 int at_trash_save(struct at_repo *r, const struct at_task *t, char *ref_out, size_t ref_size,
 		  struct at_error *err)
 {
+	return at_trash_save_ext(r, t, false, ref_out, ref_size, err);
+}
+
+int at_trash_save_ext(struct at_repo *r, const struct at_task *t, bool commits_only,
+		      char *ref_out, size_t ref_size, struct at_error *err)
+{
 	git_signature *sig = NULL;
 	git_commit *tip = NULL;
 	git_tree *tree = NULL;
@@ -186,8 +192,11 @@ int at_trash_save(struct at_repo *r, const struct at_task *t, char *ref_out, siz
 		goto out;
 	if (!worktree_usable(t) && already_saved(r->repo, t, git_commit_id(tip), ref_out, ref_size))
 		goto out;
-	if ((rc = full_state_tree(r, t, tip, &tree_id, err)) < 0 ||
-	    (rc = at_git_signature(&sig, r->repo, err)) < 0)
+	if (commits_only)
+		git_oid_cpy(&tree_id, git_commit_tree_id(tip));
+	else if ((rc = full_state_tree(r, t, tip, &tree_id, err)) < 0)
+		goto out;
+	if ((rc = at_git_signature(&sig, r->repo, err)) < 0)
 		goto out;
 	/* Seconds and nanoseconds: two discards of one name never share a ref. */
 	if (trash_message(msg, sizeof(msg), t) < 0 ||

@@ -21,6 +21,13 @@
 int at_trash_save(struct at_repo *r, const struct at_task *t, char *ref_out, size_t ref_size,
 		  struct at_error *err);
 
+/*
+ * As at_trash_save; with commits_only, save the branch's commits alone (for
+ * `discard --force`, when the worktree holds something git cannot record).
+ */
+int at_trash_save_ext(struct at_repo *r, const struct at_task *t, bool commits_only,
+		      char *ref_out, size_t ref_size, struct at_error *err);
+
 struct at_restore_info {
 	char ref[256];      /* the trash entry brought back */
 	bool ref_kept;      /* it could not be deleted afterwards (the task is back all the same) */

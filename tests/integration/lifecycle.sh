@@ -625,4 +625,27 @@ test_audit_log_records_the_lifecycle_and_outlives_the_task() {
 	assert_contains "$(json_get "$out" 'j[3]["trash"]')" "refs/agenttask/trash/t/" "discard names the trash entry"
 }
 
+test_discard_refuses_what_it_cannot_save_unless_forced() {
+	# What: the worktree holds a path git refuses to record.
+	# Must: discard removes nothing and says why; --force saves the commits only.
+	make_repo repo
+	ok "new" -C repo new t
+	local wt=$out
+	echo committed >"$wt/c"
+	ok "commit" -C repo commit t -m "work"
+	local tip
+	tip=$(git -C repo rev-parse agenttask/t)
+	mkdir "$wt/.git "
+	touch "$wt/.git /x"
+	expect_rc 1 "discard of an unrecordable worktree" -C repo discard t
+	assert_contains "$errout" "'.git /x'" "names the path"
+	assert_contains "$errout" "--force" "says how to go on"
+	assert_file "$wt/c" "nothing removed"
+	ok "discard --force" -C repo discard t --force
+	assert_no_file "$wt" "worktree removed"
+	assert_eq "$(git -C repo rev-parse "$(git -C repo for-each-ref --format='%(refname)' refs/agenttask/trash/t)^")" "$tip" "the commits are in the trash"
+	ok "restore" -C repo restore t
+	assert_eq "$(cat "$out/c")" "committed" "committed work restored"
+}
+
 run_tests
