@@ -19,34 +19,7 @@
 #include "core/fs.h"
 #include "core/lock.h"
 
-struct fixture {
-	char root[PATH_MAX];
-	struct at_paths paths;
-};
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-	struct at_error err = AT_ERROR_INIT;
-	char tmpl[] = "/tmp/at-test-lock.XXXXXX";
-
-	if (!f || !mkdtemp(tmpl) || !realpath(tmpl, f->root))
-		return -1;
-	if (at_paths_init(&f->paths, f->root, &err) < 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	struct at_error err = AT_ERROR_INIT;
-
-	at_rmtree(f->root, &err);
-	free(f);
-	return 0;
-}
+#include "tests/unit/fixture.h"
 
 /* In a child: at_lock_try's result, as an exit status (0 taken, 1 held, 2 other). */
 static int child_try(const struct at_paths *p)

@@ -20,34 +20,7 @@
 #include "core/state.h"
 #include "core/util.h"
 
-struct fixture {
-	char root[PATH_MAX];
-	struct at_paths paths;
-};
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-	struct at_error err = AT_ERROR_INIT;
-	char tmpl[] = "/tmp/at-test-state.XXXXXX";
-
-	if (!f || !mkdtemp(tmpl) || !realpath(tmpl, f->root))
-		return -1;
-	if (at_paths_init(&f->paths, f->root, &err) < 0 || at_paths_ensure(&f->paths, &err) < 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	struct at_error err = AT_ERROR_INIT;
-
-	at_rmtree(f->root, &err);
-	free(f);
-	return 0;
-}
+#include "tests/unit/fixture.h"
 
 static void make_task(const struct fixture *f, const char *name, struct at_task *t)
 {
@@ -477,7 +450,7 @@ static void test_state__find_by_dir_finds_the_task_containing_it(void **state)
 }
 
 /* Every test gets a fresh temporary directory. */
-#define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define TEST(f) cmocka_unit_test_setup_teardown(f, setup_ensured, teardown)
 
 int main(void)
 {

@@ -16,35 +16,7 @@
 #include "core/audit.h"
 #include "core/fs.h"
 
-struct fixture {
-	char root[PATH_MAX];
-	struct at_paths paths;
-};
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-	char tmpl[] = "/tmp/at-test-audit.XXXXXX";
-	struct at_error err = AT_ERROR_INIT;
-
-	if (!f || !mkdtemp(tmpl))
-		return -1;
-	strcpy(f->root, tmpl);
-	if (at_paths_init(&f->paths, f->root, &err) < 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	struct at_error err = AT_ERROR_INIT;
-
-	at_rmtree(f->root, &err);
-	free(f);
-	return 0;
-}
+#include "tests/unit/fixture.h"
 
 static void append_run(struct fixture *f, int code)
 {
