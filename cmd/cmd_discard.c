@@ -1,3 +1,4 @@
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,7 +17,11 @@ static int save(struct at_repo *repo, const struct at_task *t, bool force, char 
 		size_t size, bool *partial, struct at_error *err)
 {
 	struct at_error full = AT_ERROR_INIT;
+	char where[PATH_MAX];
 
+	/* A moved worktree is not saved here: refuse before the trash is written. */
+	if (at_task_moved(t, where, sizeof(where)))
+		return at_task_remove(repo, t, err);
 	if (at_trash_save(repo, t, trash, size, &full) == 0)
 		return 0;
 	if (!force) {

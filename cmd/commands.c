@@ -63,7 +63,9 @@ const struct at_command at_commands[] = {
 	  "                 git refuses, an unreadable file), save the commits only\n"
 	  "\nThe task's full state (commits, uncommitted and untracked files, modes) is\n"
 	  "saved under refs/agenttask/trash/NAME/ first; 'agenttask restore NAME' brings\n"
-	  "it back until 'agenttask gc' prunes it (14 days by default).\n" },
+	  "it back until 'agenttask gc' prunes it (14 days by default). Ignored files\n"
+	  "(build output, node_modules/, .env) are not saved: they go with the worktree.\n"
+	  "A task whose worktree was moved ('git worktree move') is refused.\n" },
 	{ "restore", cmd_restore, "agenttask restore NAME",
 	  "bring the most recently discarded task NAME back",
 	  "The task comes back as it was discarded: its branch at the same commit, its\n"

@@ -71,6 +71,7 @@ static int gc_orphaned(struct at_repo *r, const struct at_task *t, struct at_gc_
 static int gc_records(struct at_repo *r, struct at_task_list *l, struct at_gc_report *rep,
 		      struct at_error *err)
 {
+	char where[PATH_MAX];
 	size_t i;
 
 	for (i = 0; i < l->count; i++) {
@@ -80,6 +81,10 @@ static int gc_records(struct at_repo *r, struct at_task_list *l, struct at_gc_re
 			if (at_task_rollback(r, t, err) < 0 ||
 			    at_gc_report_add(rep, "removed half-made task '%s'", t->name) < 0)
 				return err->code ? err->code : AT_ESYS;
+		} else if (!is_dir(t->path) && at_task_moved(t, where, sizeof(where))) {
+			if (at_gc_report_add(rep, "left alone task '%s': its worktree was moved to "
+					     "'%s'", t->name, where) < 0)
+				return at_error_set(err, AT_ESYS, "out of memory");
 		} else if (!is_dir(t->path)) {
 			if (gc_orphaned(r, t, rep, err) < 0)
 				return err->code ? err->code : AT_ESYS;

@@ -166,8 +166,34 @@ int at_task_rollback(struct at_repo *r, const struct at_task *t, struct at_error
 	return remove_parts(r, t, true, err);
 }
 
+bool at_task_moved(const struct at_task *t, char *where, size_t size)
+{
+	AT_AUTOFREE char *text = NULL;
+	char file[PATH_MAX];
+	struct stat st;
+	size_t len;
+
+	if (path_exists(t->path) || at_fmt(file, sizeof(file), "%s/gitdir", t->admin_dir) < 0 ||
+	    !(text = at_read_file(file, PATH_MAX + 16, &len)))
+		return false;
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+		text[--len] = '\0';
+	if (len > 5 && strcmp(text + len - 5, "/.git") == 0)
+		text[len - 5] = '\0';
+	if (strcmp(text, t->path) == 0 || stat(text, &st) < 0 || !S_ISDIR(st.st_mode))
+		return false;
+	return at_fmt(where, size, "%s", text) == 0;
+}
+
 int at_task_remove(struct at_repo *r, const struct at_task *t, struct at_error *err)
 {
+	char where[PATH_MAX];
+
+	if (at_task_moved(t, where, sizeof(where)))
+		return at_error_set(err, AT_EDIRTY,
+				    "the worktree of task '%s' was moved to '%s'; move it back "
+				    "first (git worktree move '%s' '%s')",
+				    t->name, where, where, t->path);
 	return remove_parts(r, t, false, err);
 }
 

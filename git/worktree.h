@@ -42,8 +42,17 @@ int at_task_new_at(struct at_repo *r, const char *name, const char *tip_hex,
 /*
  * Remove the task's worktree, its admin directory, its branch and its
  * record. Safe to repeat after an interruption: missing parts are skipped.
+ * Refuses (AT_EDIRTY, nothing removed) a task whose worktree was moved.
  */
 int at_task_remove(struct at_repo *r, const struct at_task *t, struct at_error *err);
+
+/*
+ * Whether the task's worktree is gone from its path because it was moved
+ * (`git worktree move`): git's admin directory names another directory that
+ * exists. Then *where (of size) holds that directory. Removing such a task
+ * would cut the moved worktree, uncommitted changes and all, off from git.
+ */
+bool at_task_moved(const struct at_task *t, char *where, size_t size);
 
 /* Undo a half-made task: like at_task_remove, but the branch only if unmoved. */
 int at_task_rollback(struct at_repo *r, const struct at_task *t, struct at_error *err);

@@ -11,3 +11,4 @@ set_tests_properties(integration.sandbox_run integration.sandbox_user PROPERTIES
 at_integration_test(diff.sh)
 at_integration_test(gate.sh)
 at_integration_test(snapshot.sh)
+at_integration_test(datasafety.sh)

@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# Attacks on the promise that nothing the user did not choose to lose is lost:
+# accept refusing over user files in unusual places, accept killed midway,
+# gc and discard of a task whose worktree the user moved, discard of ignored
+# files. git is the oracle throughout.
+. "$(dirname "$0")/lib.sh"
+
+# state DIR: everything of the user's that a refusal must leave alone: status
+# (with ignored files), stashes, refs, reflog lengths, and every file's bytes.
+state() {
+	(
+		cd "$1"
+		git status --porcelain --ignored
+		git stash list
+		git for-each-ref --format='%(refname) %(objectname)'
+		wc -l <.git/logs/HEAD
+		find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 sha1sum
+		find . -path ./.git -prune -o -print | sort
+	)
+}
+
+# refused_unchanged REPO TASK: accept TASK must refuse (exit 1) and change nothing.
+refused_unchanged() {
+	local before
+	before=$(state "$1")
+	expect_rc 1 "accept over the user's files" -C "$1" accept "$2"
+	assert_eq "$(state "$1")" "$before" "the refused accept changed the repository"
+	assert_fsck "$1"
+}
+
+# The task turns directory src/ into a file; the user has an untracked file in src/.
+test_dir_to_file_over_a_users_untracked_file_refuses() {
+	make_repo repo
+	ok "new" -C repo new t
+	w=$("$AT" -C repo path t)
+	git -C "$w" rm -q src/main.c
+	echo file >"$w/src"
+	echo mine >repo/src/user.txt
+	refused_unchanged repo t
+	assert_contains "$errout" "src/user.txt" "the path in the way is named"
+}
+
+# The task deletes directory d/ for a file; the user's ignored build output is in d/.
+test_dir_to_file_over_a_users_ignored_files_refuses() {
+	make_repo repo
+	echo 'build/' >repo/.gitignore
+	mkdir repo/d && echo a >repo/d/a
+	git -C repo add -A && git -C repo commit -q -m d
+	ok "new" -C repo new t
+	w=$("$AT" -C repo path t)
+	git -C "$w" rm -rq d
+	echo file >"$w/d"
+	mkdir -p repo/d/build && echo cache >repo/d/build/obj
+	refused_unchanged repo t
+}
+
+# The task adds x.env, which the user's main worktree holds as an ignored secret.
+test_ignored_file_at_a_path_the_task_adds_refuses() {
+	make_repo repo
+	echo '*.env' >repo/.gitignore
+	git -C repo add .gitignore && git -C repo commit -q -m ignore
+	ok "new" -C repo new t
+	w=$("$AT" -C repo path t)
+	echo from-task >"$w/x.env"
+	git -C "$w" add -f x.env && git -C "$w" commit -q -m env
+	echo SECRET >repo/x.env
+	refused_unchanged repo t
+	assert_eq "$(cat repo/x.env)" "SECRET" "the user's ignored file"
+}
+
+# The task turns README into a directory; the user changed README.
+test_file_to_dir_over_a_users_change_refuses() {
+	make_repo repo
+	ok "new" -C repo new t
+	w=$("$AT" -C repo path t)
+	rm "$w/README" && mkdir "$w/README" && echo in >"$w/README/f"
+	echo mine >>repo/README
+	refused_unchanged repo t
+}
+
+# A cherry-pick stopped on a conflict in the main worktree.
+test_accept_during_a_cherry_pick_refuses() {
+	make_repo repo
+	git -C repo checkout -q -b other && echo o >repo/README && git -C repo commit -q -am o
+	git -C repo checkout -q main && echo m >repo/README && git -C repo commit -q -am m
+	ok "new" -C repo new t
+	echo new >"$("$AT" -C repo path t)/added"
+	git -C repo cherry-pick other >/dev/null 2>&1 || true
+	assert_file repo/.git/CHERRY_PICK_HEAD "the cherry-pick stopped"
+	refused_unchanged repo t
+	git -C repo cherry-pick --abort
+	ok "accept once the user is done" -C repo accept t
+	assert_file repo/added "the task's file"
+}
+
+# The base branch checked out in two worktrees: both are updated, the user's
+# unrelated change in either stays.
+test_base_checked_out_twice_updates_both_and_keeps_user_changes() {
+	make_repo repo
+	git -C repo worktree add -q --force ../second main
+	ok "new" -C repo new t
+	echo new >"$("$AT" -C repo path t)/added"
+	echo mine >>second/README
+	ok "accept" -C repo accept t
+	assert_eq "$(cat repo/added)" "new" "main worktree updated"
+	assert_eq "$(cat second/added)" "new" "second worktree updated"
+	assert_eq "$(git -C second status --porcelain)" " M README" "the user's change in second"
+	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+}
+
+# accept killed with SIGKILL at several moments: the user's staged, unstaged
+# and untracked changes survive, git fsck passes, and accept run again lands
+# exactly the tree an uninterrupted accept lands.
+make_accept_repo() {
+	local w i
+	make_repo "$1"
+	mkdir "$1/many"
+	for i in $(seq 1 400); do echo "file $i" >"$1/many/f$i"; done
+	git -C "$1" add -A && git -C "$1" commit -q -m many
+	ok "new" -C "$1" new t
+	w=$("$AT" -C "$1" path t)
+	for i in $(seq 1 400); do echo "task $i" >>"$w/many/f$i"; done
+	rm "$w/src/main.c" && echo new >"$w/added"
+	echo mine >>"$1/README"
+	echo untracked >"$1/mine.txt"
+	echo staged >"$1/st.txt" && git -C "$1" add st.txt
+}
+
+test_accept_killed_midway_then_accept_again_loses_nothing() {
+	local d want
+	make_accept_repo oracle
+	ok "uninterrupted accept" -C oracle accept t
+	want=$(git -C oracle rev-parse 'main^{tree}')
+	for d in 0.01 0.05 0.1 0.2 0.4; do
+		rm -rf repo
+		make_accept_repo repo
+		"$AT" -C repo accept t >/dev/null 2>&1 &
+		sleep "$d"
+		kill -9 $! 2>/dev/null || true
+		wait $! 2>/dev/null || true
+		assert_fsck repo
+		assert_eq "$(tail -1 repo/README)" "mine" "unstaged change after a kill at ${d}s"
+		assert_eq "$(cat repo/mine.txt)" "untracked" "untracked file after a kill at ${d}s"
+		assert_eq "$(git -C repo show :st.txt)" "staged" "staged file after a kill at ${d}s"
+		if "$AT" -C repo list | grep -q '^t '; then
+			ok "accept again after a kill at ${d}s" -C repo accept t
+		fi
+		assert_eq "$(git -C repo rev-parse 'main^{tree}')" "$want" "tree after a kill at ${d}s"
+		assert_eq "$(git -C repo status --porcelain | sort)" \
+			"$(printf ' M README\nA  st.txt\n?? mine.txt\n' | sort)" \
+			"status after a kill at ${d}s"
+		assert_fsck repo
+	done
+}
+
+# The user moved the task's worktree with `git worktree move`: gc must not cut
+# it off from git (its uncommitted change would then be in no trash), and
+# discard refuses without writing a trash entry. Moved back, all works.
+test_gc_and_discard_leave_a_moved_worktree_alone() {
+	make_repo repo
+	ok "new" -C repo new t
+	w=$("$AT" -C repo path t)
+	echo committed >"$w/c" && ok "commit" -C repo commit t -m c
+	git -C repo worktree move "$w" "$PWD/moved"
+	echo uncommitted >>moved/README
+	ok "gc" -C repo gc
+	assert_contains "$out" "moved" "gc says why it left the task"
+	assert_eq "$(git -C moved status --porcelain)" " M README" "the moved worktree still works"
+	assert_eq "$(git -C repo for-each-ref refs/agenttask)" "" "gc wrote no trash"
+	expect_rc 1 "discard of a moved worktree" -C repo discard t
+	assert_contains "$errout" "moved" "discard says why"
+	assert_eq "$(git -C repo for-each-ref refs/agenttask)" "" "discard wrote no trash"
+	assert_eq "$(git -C moved status --porcelain)" " M README" "the moved worktree still works"
+	git -C repo worktree move "$PWD/moved" "$w"
+	ok "discard once moved back" -C repo discard t
+	ok "restore" -C repo restore t
+	assert_eq "$(git -C "$w" status --porcelain)" " M README" "the change came back"
+	assert_eq "$(cat "$w/c")" "committed" "the commit came back"
+	assert_fsck repo
+}
+
+# Documented: discard saves untracked files but not ignored ones (build
+# output, node_modules/, .env): they are deleted with the worktree.
+test_discard_saves_untracked_but_not_ignored_files() {
+	make_repo repo
+	printf 'node_modules/\n.env\n' >repo/.gitignore
+	git -C repo add .gitignore && git -C repo commit -q -m ignore
+	ok "new" -C repo new t
+	w=$("$AT" -C repo path t)
+	mkdir "$w/node_modules" && echo dep >"$w/node_modules/x.js"
+	echo KEY=1 >"$w/.env"
+	echo notes >"$w/notes.txt"
+	ok "discard" -C repo discard t
+	assert_no_file "$w" "the worktree is gone"
+	ok "restore" -C repo restore t
+	assert_eq "$(cat "$w/notes.txt")" "notes" "the untracked file came back"
+	assert_no_file "$w/.env" "ignored files are not saved"
+	assert_no_file "$w/node_modules" "ignored directories are not saved"
+}
+
+# A task name reused: discard, new, discard again. Restore brings back the
+# newest; the older entry stays in the trash, whole.
+test_reused_name_keeps_both_discards_and_restores_newest_first() {
+	make_repo repo
+	ok "new" -C repo new t
+	echo first >"$("$AT" -C repo path t)/f"
+	ok "discard" -C repo discard t
+	ok "new again" -C repo new t
+	echo second >"$("$AT" -C repo path t)/f"
+	ok "discard again" -C repo discard t
+	assert_eq "$(git -C repo for-each-ref refs/agenttask/trash | wc -l)" "2" "both entries kept"
+	ok "restore" -C repo restore t
+	assert_eq "$(cat "$("$AT" -C repo path t)/f")" "second" "newest first"
+	left=$(git -C repo for-each-ref --format='%(refname)' refs/agenttask/trash)
+	assert_eq "$(git -C repo show "$left:f")" "first" "the older entry is intact"
+	assert_fsck repo
+}
+
+run_tests
