@@ -15,13 +15,18 @@ trap 'rm -rf "$dir"' EXIT
 chmod 755 "$dir"
 mkdir "$dir/home" "$dir/tmp"
 chown 65534:65534 "$dir/home" "$dir/tmp"
-# The binary and the scripts must be reachable by that user.
-if ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$AGENTTASK"; then
-	echo "FAIL: uid 65534 cannot execute '$AGENTTASK'"
+# The checkout may lie where that user cannot reach (under /root, say): it
+# runs copies of the binary and of the scripts, made here.
+mkdir "$dir/bin" "$dir/scripts"
+cp "$AGENTTASK" "$dir/bin/agenttask"
+cp "$here"/*.sh "$dir/scripts/"
+chmod -R a+rX "$dir/bin" "$dir/scripts"
+if ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$dir/bin/agenttask"; then
+	echo "FAIL: uid 65534 cannot execute '$dir/bin/agenttask'"
 	exit 1
 fi
 setpriv --reuid=65534 --regid=65534 --clear-groups \
 	env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$dir/home" TMPDIR="$dir/tmp" \
-	AGENTTASK="$AGENTTASK" CI="${CI:-}" ASAN_OPTIONS="${ASAN_OPTIONS:-}" \
+	AGENTTASK="$dir/bin/agenttask" CI="${CI:-}" ASAN_OPTIONS="${ASAN_OPTIONS:-}" \
 	UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" \
-	bash "$here/sandbox_run.sh"
+	bash "$dir/scripts/sandbox_run.sh"
