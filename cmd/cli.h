@@ -63,6 +63,13 @@ int at_cli_help(const char *cmd);
  */
 int at_cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
 
+/*
+ * Arguments of the form `[NAME] [--json]` (status, log): -1 to go on with
+ * *name (NULL when absent) and *json set, or the exit status to return
+ * (after --help or a usage error).
+ */
+int at_cli_name_json_args(const char *cmd, int argc, char **argv, const char **name, bool *json);
+
 /* Open the repository at -C DIR. */
 int at_cli_open(struct at_cli *cli, struct at_repo **out, struct at_error *err);
 

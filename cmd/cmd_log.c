@@ -78,31 +78,18 @@ static void print_entry(const at_json *e)
 
 int cmd_log(struct at_cli *cli, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct at_error err = AT_ERROR_INIT;
 	struct at_repo *repo = NULL;
 	struct at_task task;
 	struct at_paths paths;
-	const char *name = NULL;
+	const char *name;
 	at_json *log = NULL;
 	const at_json *e;
-	bool json = false;
-	int c, rc;
+	bool json;
+	int rc;
 
-	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
-		if (c == 'j')
-			json = true;
-		else
-			return c == 'h' ? at_cli_help("log") : at_cli_bad_option("log");
-	}
-	if (optind + 1 < argc)
-		return at_cli_usage("log", "too many arguments");
-	if (optind < argc)
-		name = argv[optind];
+	if ((rc = at_cli_name_json_args("log", argc, argv, &name, &json)) >= 0)
+		return rc;
 	rc = at_cli_open(cli, &repo, &err);
 	if (rc == 0) {
 		paths = *at_repo_paths(repo);

@@ -37,30 +37,20 @@ static void print_status(const struct at_task *t, const struct at_task_info *inf
 
 int cmd_status(struct at_cli *cli, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct at_error err = AT_ERROR_INIT;
 	struct at_repo *repo = NULL;
 	struct at_cli_preview preview = { .ok = false };
 	struct at_task_info info;
 	struct at_task task;
-	bool json = false;
-	int c, rc;
+	const char *name;
+	bool json;
+	int rc;
 
-	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
-		if (c == 'j')
-			json = true;
-		else
-			return c == 'h' ? at_cli_help("status") : at_cli_bad_option("status");
-	}
-	if (optind + 1 < argc)
-		return at_cli_usage("status", "too many arguments");
+	if ((rc = at_cli_name_json_args("status", argc, argv, &name, &json)) >= 0)
+		return rc;
 	rc = at_cli_open(cli, &repo, &err);
 	if (rc == 0)
-		rc = at_cli_task(cli, repo, optind < argc ? argv[optind] : NULL, &task, &err);
+		rc = at_cli_task(cli, repo, name, &task, &err);
 	if (rc == 0)
 		rc = at_task_inspect(repo, &task, &info, &err);
 	if (rc == 0)

@@ -94,6 +94,28 @@ int at_cli_getopt(int argc, char **argv, const char *shortopts, const struct opt
 	return '?';
 }
 
+int at_cli_name_json_args(const char *cmd, int argc, char **argv, const char **name, bool *json)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*json = false;
+	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
+		if (c == 'j')
+			*json = true;
+		else
+			return c == 'h' ? at_cli_help(cmd) : at_cli_bad_option(cmd);
+	}
+	if (optind + 1 < argc)
+		return at_cli_usage(cmd, "too many arguments");
+	*name = optind < argc ? argv[optind] : NULL;
+	return -1;
+}
+
 int at_cli_open(struct at_cli *cli, struct at_repo **out, struct at_error *err)
 {
 	return at_repo_open(out, cli->dir ? cli->dir : ".", err);

@@ -814,23 +814,6 @@ void at_merge_result_release(struct at_merge_result *res)
 		at_path_list_release(&res->paths);
 }
 
-/* Preview */
-
-static size_t count_between(git_repository *repo, const git_oid *tip, const git_oid *since)
-{
-	git_revwalk *walk = NULL;
-	git_oid id;
-	size_t n = 0;
-
-	if (git_revwalk_new(&walk, repo) == 0 && git_revwalk_push(walk, tip) == 0 &&
-	    git_revwalk_hide(walk, since) == 0)
-		while (git_revwalk_next(&id, walk) == 0)
-			n++;
-	git_revwalk_free(walk);
-	git_error_clear();
-	return n;
-}
-
 /* The tree of the merge base of two commits; NULL (and 0) when they share no history. */
 static int ancestor_tree(git_repository *repo, const git_oid *a, const git_oid *b,
 			 git_tree **out, struct at_error *err)
@@ -922,7 +905,7 @@ int at_merge_preview_tree(struct at_repo *r, const struct at_task *t, const char
 	if (rc < 0)
 		return rc;
 	pv.base_moved = !git_oid_equal(git_commit_id(base), &began);
-	pv.base_ahead = pv.base_moved ? count_between(r->repo, git_commit_id(base), &began) : 0;
+	pv.base_ahead = pv.base_moved ? at_git_count_between(r->repo, git_commit_id(base), &began) : 0;
 	rc = preview_merge(r, t, state_tree, base, &pv, err);
 	git_commit_free(base);
 	if (rc < 0)

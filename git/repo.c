@@ -24,6 +24,21 @@ void at_git_oid_hex(char *buf, const git_oid *id)
 	git_oid_tostr(buf, AT_OID_HEXSZ + 1, id);
 }
 
+size_t at_git_count_between(git_repository *repo, const git_oid *tip, const git_oid *since)
+{
+	git_revwalk *walk = NULL;
+	git_oid id;
+	size_t n = 0;
+
+	if (git_revwalk_new(&walk, repo) == 0 && git_revwalk_push(walk, tip) == 0 &&
+	    git_revwalk_hide(walk, since) == 0)
+		while (git_revwalk_next(&id, walk) == 0)
+			n++;
+	git_revwalk_free(walk);
+	git_error_clear();
+	return n;
+}
+
 int at_git_signature(git_signature **out, git_repository *repo, struct at_error *err)
 {
 	if (git_signature_default(out, repo) == 0)

@@ -391,22 +391,6 @@ int at_task_new_at(struct at_repo *r, const char *name, const char *tip_hex,
 	return rc;
 }
 
-static size_t count_ahead(git_repository *repo, const git_oid *tip, const char *base_hex)
-{
-	git_revwalk *walk = NULL;
-	git_oid base, id;
-	size_t n = 0;
-
-	if (git_oid_fromstr(&base, base_hex) < 0 || git_revwalk_new(&walk, repo) < 0)
-		return 0;
-	if (git_revwalk_push(walk, tip) == 0 && git_revwalk_hide(walk, &base) == 0)
-		while (git_revwalk_next(&id, walk) == 0)
-			n++;
-	git_revwalk_free(walk);
-	git_error_clear();
-	return n;
-}
-
 static int worktree_dirty(const struct at_task *t, bool *dirty, struct at_error *err)
 {
 	git_status_options so = GIT_STATUS_OPTIONS_INIT;
@@ -438,7 +422,11 @@ int at_task_inspect(struct at_repo *r, const struct at_task *t, struct at_task_i
 	if (git_reference_lookup(&ref, r->repo, t->branch) == 0 &&
 	    git_reference_type(ref) == GIT_REFERENCE_DIRECT) {
 		at_git_oid_hex(info.head_commit, git_reference_target(ref));
-		info.commits_ahead = count_ahead(r->repo, git_reference_target(ref), t->base_commit);
+		git_oid base;
+
+		if (git_oid_fromstr(&base, t->base_commit) == 0)
+			info.commits_ahead =
+			    at_git_count_between(r->repo, git_reference_target(ref), &base);
 	}
 	git_error_clear();
 	git_reference_free(ref);
