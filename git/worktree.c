@@ -11,6 +11,7 @@
 #include "core/fs.h"
 #include "core/state.h"
 #include "core/util.h"
+#include "git/checkout.h"
 #include "git/internal.h"
 
 static bool path_exists(const char *path)
@@ -277,6 +278,39 @@ static bool filters_may_apply(git_repository *repo, const git_commit *base)
 	return found;
 }
 
+/*
+ * The files of the new worktree: at_checkout_fresh() where it can, libgit2's
+ * checkout where it declines (filters disabled when none can apply).
+ */
+static int check_out(git_worktree *wt, const git_commit *base, bool filters,
+		     struct at_error *err)
+{
+	git_checkout_options copts = GIT_CHECKOUT_OPTIONS_INIT;
+	git_repository *repo = NULL;
+	git_tree *tree = NULL;
+	int rc;
+
+	if (git_repository_open_from_worktree(&repo, wt) < 0 ||
+	    git_tree_lookup(&tree, repo, git_commit_tree_id(base)) < 0) {
+		rc = at_git_error(err, AT_EGIT, "cannot open the new worktree '%s'",
+				  git_worktree_path(wt));
+		goto out;
+	}
+	rc = filters ? AT_CHECKOUT_DECLINED : at_checkout_fresh(repo, tree, err);
+	if (rc == AT_CHECKOUT_DECLINED) {
+		copts.checkout_strategy = GIT_CHECKOUT_SAFE;
+		copts.disable_filters = !filters;
+		rc = 0;
+		if (git_checkout_tree(repo, (const git_object *)tree, &copts) < 0)
+			rc = at_git_error(err, AT_EGIT, "cannot check out worktree '%s'",
+					  git_worktree_path(wt));
+	}
+out:
+	git_tree_free(tree);
+	git_repository_free(repo);
+	return rc;
+}
+
 static int add_worktree(git_repository *repo, const struct at_task *t, const git_commit *base,
 			struct at_error *err)
 {
@@ -288,10 +322,13 @@ static int add_worktree(git_repository *repo, const struct at_task *t, const git
 	if (git_branch_create(&branch, repo, t->branch + 11, base, 0) < 0)
 		return at_git_error(err, AT_EGIT, "cannot create branch '%s'",
 				    at_branch_short(t->branch));
+	/* git_worktree_add() always checks out: a dry run here, the real one in check_out(). */
 	wopts.ref = branch;
-	wopts.checkout_options.disable_filters = !filters_may_apply(repo, base);
+	wopts.checkout_options.checkout_strategy = GIT_CHECKOUT_NONE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
 	if (git_worktree_add(&wt, repo, t->worktree_name, t->path, &wopts) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot add worktree '%s'", t->path);
+	else
+		rc = check_out(wt, base, filters_may_apply(repo, base), err);
 	git_worktree_free(wt);
 	git_reference_free(branch);
 	return rc;

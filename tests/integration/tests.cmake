@@ -11,4 +11,5 @@ set_tests_properties(integration.sandbox_run integration.sandbox_user PROPERTIES
 at_integration_test(diff.sh)
 at_integration_test(gate.sh)
 at_integration_test(snapshot.sh)
+at_integration_test(checkout.sh)
 at_integration_test(datasafety.sh)

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# The checkout of `agenttask new` (git/checkout.c: files written by worker
+# threads, the index written by agenttask) against git's own checkout of
+# the same commit: the same files, modes, links and index entries, stat data
+# git accepts as clean, and every tree it must not write left to libgit2,
+# which refuses it with nothing made.
+. "$(dirname "$0")/lib.sh"
+
+# A commit of every kind of entry: nested directories, an empty file, a
+# binary, an executable, names with spaces and non-ASCII, a relative and a
+# dangling symlink, a gitlink, and (FILES) enough files for several workers.
+make_rich_repo() {
+	local dir=$1 files=${2:-0} i
+	make_repo "$dir"
+	mkdir -p "$dir/deep/er/still" "$dir/sp ace" "$dir/bulk"
+	printf 'deep\n' >"$dir/deep/er/still/file.txt"
+	: >"$dir/empty"
+	printf '\000\001\002binary\377\n' >"$dir/blob.bin"
+	printf '#!/bin/sh\necho hi\n' >"$dir/run.sh"
+	chmod +x "$dir/run.sh"
+	printf 'spaced\n' >"$dir/sp ace/na me.txt"
+	printf 'accents\n' >"$dir/caf$(printf '\303\251').txt"
+	ln -s ../README "$dir/deep/to-readme"
+	ln -s does/not/exist "$dir/dangling"
+	for ((i = 0; i < files; i++)); do
+		printf 'bulk file %d\n' "$i" >"$dir/bulk/f$i.txt"
+	done
+	git -C "$dir" add -A
+	git -C "$dir" update-index --add --cacheinfo 160000,"$(git -C "$dir" rev-parse HEAD)",sub
+	git -C "$dir" commit -q -m "every kind of entry"
+}
+
+# stat_data_mismatches WT: index entries (git ls-files --debug) whose stat
+# data is not their file's lstat(), one line each.
+stat_data_mismatches() {
+	git -C "$1" ls-files --debug | python3 -c '
+import os, re, sys
+wt, lines = sys.argv[1], sys.stdin.read().split("\n")
+for i in range(0, len(lines) - 1, 6):
+    path, f = lines[i], " ".join(lines[i + 1:i + 6])
+    v = dict((k, int(a)) for k, a in re.findall(r"(\w+): (\d+)", f))
+    v.update(("c" + k, tuple(map(int, a.split(":")))) for k, a in re.findall(r"(c?m?time): (\d+:\d+)", f))
+    st = os.lstat(os.path.join(wt, path))
+    want = {"ctime": (st.st_ctime_ns // 10**9, st.st_ctime_ns % 10**9),
+            "mtime": (st.st_mtime_ns // 10**9, st.st_mtime_ns % 10**9),
+            "dev": st.st_dev & 0xffffffff, "ino": st.st_ino & 0xffffffff,
+            "uid": st.st_uid, "gid": st.st_gid, "size": st.st_size & 0xffffffff}
+    got = {"ctime": v["cctime"], "mtime": v["cmtime"], "dev": v["dev"], "ino": v["ino"],
+           "uid": v["uid"], "gid": v["gid"], "size": v["size"]}
+    if os.path.isdir(os.path.join(wt, path)):
+        want["size"] = 0
+    if got != want:
+        print(path, got, want)
+' "$1"
+}
+
+# same_checkout_as_git REPO WT: WT holds what `git worktree add` makes of
+# WT's HEAD, and git finds WT's index clean without re-reading a file.
+same_checkout_as_git() {
+	local repo=$1 wt=$2 ref
+	ref=$_at_root/git-wt.$$.$RANDOM
+	git -C "$repo" worktree add -q --detach "$ref" "$(git -C "$wt" rev-parse HEAD)"
+	diff -r --no-dereference -x .git "$ref" "$wt" || fail "files differ from git's checkout"
+	assert_eq "$(cd "$wt" && find . -path ./.git -prune -o -printf '%y %m %p %l\n' | sort)" \
+		"$(cd "$ref" && find . -path ./.git -prune -o -printf '%y %m %p %l\n' | sort)" \
+		"types, modes and link targets"
+	assert_eq "$(git -C "$wt" ls-files -s)" "$(git -C "$ref" ls-files -s)" "index entries"
+	# diff-files compares stat data only: an entry listed has stat data
+	# that does not match its file; git does not compare nanoseconds, so
+	# every field of every entry is compared with lstat() as well.
+	assert_eq "$(git -C "$wt" diff-files)" "" "stat data of the index"
+	assert_eq "$(stat_data_mismatches "$wt")" "" "stat data against lstat()"
+	assert_eq "$(git -C "$wt" status --porcelain --ignored --untracked-files=all)" "" "status"
+	git -C "$repo" worktree remove --force "$ref"
+}
+
+test_checkout_writes_what_git_writes() {
+	make_rich_repo repo
+	ok "new t" -C repo new t
+	same_checkout_as_git repo "$out"
+	[ -d "$out/sub" ] && [ -z "$(ls -A "$out/sub")" ] || fail "gitlink: not an empty directory"
+	assert_eq "$(readlink "$out/deep/to-readme")" "../README" "relative link"
+	assert_eq "$(cat "$out/deep/to-readme")" "$(cat repo/README)" "link resolves"
+	assert_fsck repo
+}
+
+test_checkout_with_many_files_uses_workers_and_stays_exact() {
+	make_rich_repo repo 3000
+	ok "new t" -C repo new t
+	same_checkout_as_git repo "$out"
+	assert_eq "$(git -C "$out" ls-files bulk | wc -l)" "3000" "bulk files in the index"
+	ok "diff of a fresh task" -C repo diff t --name-only
+	assert_eq "$out" "" "a fresh task has no change"
+}
+
+test_checkout_honours_the_umask() {
+	make_rich_repo repo
+	(umask 077 && "$AT" -C repo new t >/dev/null) || fail "new t under umask 077"
+	wt=$("$AT" -C repo path t)
+	assert_eq "$(stat -c %a "$wt/run.sh") $(stat -c %a "$wt/README") $(stat -c %a "$wt/deep")" \
+		"700 600 700" "modes under umask 077"
+}
+
+test_checkout_index_is_read_by_libgit2_and_git_alike() {
+	make_rich_repo repo 1500
+	ok "new t" -C repo new t
+	wt=$out
+	printf 'changed\n' >>"$wt/bulk/f7.txt"
+	rm "$wt/blob.bin"
+	ok "diff" -C repo diff t --name-only
+	assert_eq "$out" "$(printf 'blob.bin\nbulk/f7.txt')" "agenttask's view"
+	assert_eq "$(git -C "$wt" status --porcelain)" "$(printf ' D blob.bin\n M bulk/f7.txt')" \
+		"git's view"
+	ok "commit" -C repo commit t -m change
+	assert_eq "$(git -C "$wt" status --porcelain)" "" "clean after commit"
+	assert_fsck repo
+}
+
+test_checkout_with_core_symlinks_false_writes_link_files() {
+	make_rich_repo repo
+	git -C repo config core.symlinks false
+	ok "new t" -C repo new t
+	[ -f "$out/deep/to-readme" ] && [ ! -L "$out/deep/to-readme" ] ||
+		fail "core.symlinks=false: a link was made"
+	assert_eq "$(cat "$out/deep/to-readme")" "../README" "link file holds the target"
+	assert_eq "$(git -C "$out" status --porcelain)" "" "status"
+}
+
+# commit_with_entry REPO NAME: a commit whose root tree holds a directory
+# NAME with a file inside (a name no `git add` makes, written with mktree).
+commit_with_entry() {
+	local repo=$1 name=$2 blob sub root
+	blob=$(printf '[core]\n\thooksPath = /tmp/evil\n' | git -C "$repo" hash-object -w --stdin)
+	sub=$(printf '100644 blob %s\tconfig\n' "$blob" | git -C "$repo" mktree)
+	root=$( (git -C "$repo" ls-tree HEAD; printf '040000 tree %s\t%s\n' "$sub" "$name") |
+		git -C "$repo" mktree)
+	git -C "$repo" commit-tree -p HEAD -m "evil tree" "$root"
+}
+
+test_checkout_refuses_git_dir_spellings_and_makes_nothing() {
+	local name commit
+	make_repo repo
+	for name in .GIT .Git git~1 GIT~1 ".git." ".git  "; do
+		commit=$(commit_with_entry repo "$name")
+		expect_rc 1 "new on a tree with '$name'" -C repo new t --base "$commit"
+		assert_contains "$errout" "t" "error for '$name'"
+		assert_no_file "repo/.git/agenttask/worktrees/t" "worktree for '$name'"
+		assert_no_file "repo/.git/worktrees/agenttask-t" "admin dir for '$name'"
+		[ -z "$(git -C repo branch --list 'agenttask/*')" ] || fail "branch left for '$name'"
+		assert_eq "$(git -C repo worktree list | wc -l)" "1" "worktrees for '$name'"
+	done
+	assert_no_file "repo/.git/agenttask/tasks/t.json" "task record"
+}
+
+test_checkout_of_an_unusual_name_is_left_to_libgit2() {
+	local commit
+	make_repo repo
+	# A backslash is a plain character to git on Linux, but not to NTFS:
+	# agenttask's checkout declines it and libgit2's writes it.
+	commit=$(commit_with_entry repo 'back\slash')
+	ok "new on a tree with a backslash" -C repo new t --base "$commit"
+	assert_eq "$(head -1 "$out/back\\slash/config")" "[core]" "file written"
+	assert_eq "$(git -C "$out" status --porcelain)" "" "status"
+	# ".git" with a zero-width non-joiner: ".git" to HFS+, which git and
+	# libgit2 protect against only on macOS; on Linux it is an ordinary name.
+	commit=$(commit_with_entry repo ".g$(printf '\342\200\214')it")
+	ok "new on a tree with an HFS spelling of .git" -C repo new u --base "$commit"
+	assert_eq "$(head -1 "$out/.g$(printf '\342\200\214')it/config")" "[core]" "file written"
+	assert_eq "$(git -C "$out" status --porcelain)" "" "status of u"
+}
+
+run_tests
