@@ -4,7 +4,7 @@
 
 DEBIAN_PACKAGES := build-essential cmake pkg-config git python3 \
 	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev \
-	bubblewrap hyperfine util-linux procps iproute2
+	libssl-dev bubblewrap hyperfine util-linux procps iproute2
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 BUILD_ASAN ?= build-asan

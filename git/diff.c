@@ -18,7 +18,8 @@
 #define NO_NEWLINE "\\ No newline at end of file"
 
 struct at_diff {
-	git_repository *repo;      /* borrowed from the struct at_repo */
+	git_repository *repo;      /* the struct at_repo's, or owned */
+	git_repository *owned;     /* a task's worktree: its attributes and index apply */
 	git_odb *odb;
 	git_diff *diff;
 	git_diff_options opts;     /* also for the halves of a type change */
@@ -209,15 +210,18 @@ static int compare_trees(struct at_diff *d, const git_oid *base, const git_oid *
 }
 
 /* Compare base (a commit) with tree_id; d is freed on failure. */
-static int diff_new(struct at_diff **out, struct at_repo *r, const git_oid *base,
-		    const git_oid *tree_id, struct at_error *err)
+static int diff_new(struct at_diff **out, git_repository *repo, git_repository *owned,
+		    const git_oid *base, const git_oid *tree_id, struct at_error *err)
 {
 	struct at_diff *d = calloc(1, sizeof(*d));
 	int rc;
 
-	if (!d)
+	if (!d) {
+		git_repository_free(owned);
 		return at_error_set(err, AT_ESYS, "out of memory");
-	d->repo = r->repo;
+	}
+	d->repo = repo;
+	d->owned = owned;
 	at_git_oid_hex(d->cs.base, base);
 	at_git_oid_hex(d->cs.tree, tree_id);
 	git_diff_options_init(&d->opts, GIT_DIFF_OPTIONS_VERSION);
@@ -258,20 +262,26 @@ static int task_base(git_repository *repo, const struct at_task *t, git_oid *out
 	return 0;
 }
 
+/*
+ * The diff is made in the task's worktree repository, where the snapshot
+ * read the index: the patch's attribute lookups (binary, diff drivers) then
+ * use the task's .gitattributes and that index, not the main worktree's.
+ */
 int at_diff_open_task(struct at_diff **out, struct at_repo *r, const struct at_task *t,
 		      struct at_error *err)
 {
-	char tree_hex[AT_OID_HEXSZ + 1];
+	git_repository *wt = NULL;
 	git_oid base, tree;
 	int rc;
 
-	if ((rc = task_base(r->repo, t, &base, err)) < 0)
+	if ((rc = task_base(r->repo, t, &base, err)) < 0 ||
+	    (rc = at_git_open_worktree(&wt, t, err)) < 0)
 		return rc;
-	if ((rc = at_snapshot_tree(r, t, tree_hex, err)) < 0)
+	if ((rc = at_git_snapshot_tree(wt, t, &tree, err)) < 0) {
+		git_repository_free(wt);
 		return rc;
-	if (git_oid_fromstr(&tree, tree_hex) < 0)
-		return at_error_set(err, AT_EGIT, "invalid tree id '%s'", tree_hex);
-	return diff_new(out, r, &base, &tree, err);
+	}
+	return diff_new(out, wt, wt, &base, &tree, err);
 }
 
 static int peel_commit(git_repository *repo, const char *rev, git_oid *out, struct at_error *err)
@@ -305,7 +315,7 @@ int at_diff_open_revs(struct at_diff **out, struct at_repo *r, const char *base_
 				    base_rev, head_rev);
 	if (git_commit_lookup(&commit, r->repo, &head) < 0)
 		return at_git_error(err, AT_EGIT, "cannot read revision '%s'", head_rev);
-	rc = diff_new(out, r, &mb, git_commit_tree_id(commit), err);
+	rc = diff_new(out, r->repo, NULL, &mb, git_commit_tree_id(commit), err);
 	git_commit_free(commit);
 	return rc;
 }
@@ -318,6 +328,7 @@ void at_diff_free(struct at_diff *d)
 	free(d->order);
 	git_diff_free(d->diff);
 	git_odb_free(d->odb);
+	git_repository_free(d->owned);
 	free(d);
 }
 

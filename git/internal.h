@@ -26,6 +26,10 @@ int at_git_error(struct at_error *err, int code, const char *fmt, ...)
 /* Open the task's worktree as a repository of its own. */
 int at_git_open_worktree(git_repository **out, const struct at_task *t, struct at_error *err);
 
+/* at_snapshot_tree() in the task's worktree repository wt, already open. */
+int at_git_snapshot_tree(git_repository *wt, const struct at_task *t, git_oid *tree,
+			 struct at_error *err);
+
 /* Commits reachable from tip but not from since (0 when they cannot be walked). */
 size_t at_git_count_between(git_repository *repo, const git_oid *tip, const git_oid *since);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "git/internal.h"
+#include "git/scan.h"
 
 /*
  * An untracked repository inside the worktree (an agent's `git clone`, say)
@@ -26,17 +27,35 @@ static int add_path(git_index *idx, const char *path)
 	return rc;
 }
 
+static int apply_change(git_index *idx, bool deleted, const char *path, const char *name,
+			struct at_error *err)
+{
+	if ((deleted ? git_index_remove_bypath(idx, path) : add_path(idx, path)) < 0)
+		return at_git_error(err, AT_EGIT, "cannot record '%s' of task '%s'", path, name);
+	return 0;
+}
+
 /*
- * Bring the in-memory index of the worktree up to its files, in one pass
- * over index-to-workdir differences (what `git add -A` does).
+ * Bring the in-memory index of the worktree up to its files (what `git add
+ * -A` does): from at_scan_worktree(), else from libgit2's index-to-workdir
+ * diff where the scan declines.
  */
 static int index_add_changes(git_repository *wt, git_index *idx, const char *name,
 			     struct at_error *err)
 {
 	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
+	struct at_scan scan = AT_SCAN_INIT;
 	git_diff *diff = NULL;
 	size_t i, n;
-	int rc = 0;
+	int rc;
+
+	rc = at_scan_worktree(wt, idx, &scan, err);
+	for (i = 0; rc == 0 && i < scan.n; i++)
+		rc = apply_change(idx, scan.v[i].kind == AT_SCAN_DELETED, scan.v[i].path, name, err);
+	at_scan_free(&scan);
+	if (rc != AT_SCAN_DECLINED)
+		return rc;
+	rc = 0;
 
 	dopts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
 		      GIT_DIFF_INCLUDE_TYPECHANGE;
@@ -48,12 +67,7 @@ static int index_add_changes(git_repository *wt, git_index *idx, const char *nam
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 		const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
 
-		if (d->status == GIT_DELTA_DELETED)
-			rc = git_index_remove_bypath(idx, d->old_file.path);
-		else
-			rc = add_path(idx, path);
-		if (rc < 0)
-			rc = at_git_error(err, AT_EGIT, "cannot record '%s' of task '%s'", path, name);
+		rc = apply_change(idx, d->status == GIT_DELTA_DELETED, path, name, err);
 	}
 	git_diff_free(diff);
 	return rc;
@@ -140,6 +154,12 @@ static int snapshot(git_repository *wt, const struct at_task *t, git_index **idx
 	else
 		git_index_free(idx);
 	return rc;
+}
+
+int at_git_snapshot_tree(git_repository *wt, const struct at_task *t, git_oid *tree,
+			 struct at_error *err)
+{
+	return snapshot(wt, t, NULL, tree, err);
 }
 
 int at_snapshot_tree(struct at_repo *r, const struct at_task *t, char tree_hex[AT_OID_HEXSZ + 1],

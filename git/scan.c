@@ -1,0 +1,615 @@
+#include "git/scan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "git/internal.h"
+
+#define MAX_THREADS 8
+#define ENTRIES_PER_THREAD 2000   /* fewer index entries a thread: not worth starting one */
+
+/* An index entry, as the walk needs it. */
+struct tracked {
+	const char *path;         /* the index's own string */
+	const git_index_entry *e;
+	bool seen;                /* found in the worktree (each written by one thread) */
+};
+
+/* Open addressing: every tracked path, and every directory above one. */
+struct slot {
+	uint64_t hash;
+	const char *key;          /* NULL: empty */
+	size_t len;
+	ssize_t file;             /* index into tracked[], or -1 for a directory */
+};
+
+struct table {
+	struct slot *v;
+	size_t mask;
+};
+
+struct candidate {
+	char *path;
+	bool dir;
+};
+
+/* What one thread found; merged at the end. */
+struct found {
+	struct at_scan changes;
+	struct candidate *cand;   /* untracked, before the ignore rules */
+	size_t ncand, capcand;
+};
+
+struct walk {
+	struct tracked *tracked;
+	size_t ntracked;
+	struct table table;
+	struct timespec index_mtime;
+	int root;
+	/* The stack of directories to read, "" for the root, else "a/b/". */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	char **stack;
+	size_t nstack, capstack;
+	size_t busy;              /* threads reading a directory */
+	atomic_bool declined;
+	atomic_int sys_errno;     /* first failure, with its path */
+	char *failed_path;
+};
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (len--) {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static struct slot *table_find(const struct table *t, const char *key, size_t len, uint64_t h)
+{
+	size_t i = (size_t)h & t->mask;
+
+	for (;; i = (i + 1) & t->mask) {
+		struct slot *s = &t->v[i];
+
+		if (!s->key || (s->hash == h && s->len == len && memcmp(s->key, key, len) == 0))
+			return s;
+	}
+}
+
+static void table_put(struct table *t, const char *key, size_t len, ssize_t file)
+{
+	uint64_t h = hash_bytes(key, len);
+	struct slot *s = table_find(t, key, len, h);
+
+	if (s->key)
+		return;
+	s->hash = h;
+	s->key = key;
+	s->len = len;
+	s->file = file;
+}
+
+static int table_build(struct walk *w)
+{
+	size_t i, want = 16, slots = 0;
+	const char *p;
+
+	for (i = 0; i < w->ntracked; i++)
+		for (p = w->tracked[i].path, slots++; *p; p++)
+			slots += *p == '/';
+	while (want < slots * 2)
+		want *= 2;
+	if (!(w->table.v = calloc(want, sizeof(*w->table.v))))
+		return -1;
+	w->table.mask = want - 1;
+	for (i = 0; i < w->ntracked; i++) {
+		const char *path = w->tracked[i].path, *prev = i ? w->tracked[i - 1].path : "";
+		size_t same = 0;
+
+		table_put(&w->table, path, strlen(path), (ssize_t)i);
+		/* The directories this path shares with the one before are in already. */
+		while (path[same] && path[same] == prev[same])
+			same++;
+		while (same > 0 && path[same - 1] != '/')
+			same--;
+		for (p = path + same; *p; p++)
+			if (*p == '/')
+				table_put(&w->table, path, (size_t)(p - path), -1);
+	}
+	return 0;
+}
+
+static int push_change(struct at_scan *s, enum at_scan_kind kind, const char *path, size_t len)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		struct at_scan_change *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		s->v = v;
+		s->cap = cap;
+	}
+	if (!(s->v[s->n].path = strndup(path, len)))
+		return -1;
+	s->v[s->n++].kind = kind;
+	return 0;
+}
+
+static int push_candidate(struct found *f, const char *path, bool dir)
+{
+	if (f->ncand == f->capcand) {
+		size_t cap = f->capcand ? f->capcand * 2 : 16;
+		struct candidate *v = realloc(f->cand, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		f->cand = v;
+		f->capcand = cap;
+	}
+	if (!(f->cand[f->ncand].path = strdup(path)))
+		return -1;
+	f->cand[f->ncand++].dir = dir;
+	return 0;
+}
+
+static void fail(struct walk *w, const char *path)
+{
+	int expected = 0, e = errno ? errno : EIO;
+
+	if (atomic_compare_exchange_strong(&w->sys_errno, &expected, e))
+		w->failed_path = strdup(path);
+}
+
+static bool failed(struct walk *w)
+{
+	return atomic_load(&w->declined) || atomic_load(&w->sys_errno) != 0;
+}
+
+static int open_dir(int root, const char *path)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+
+	if (!path[0])
+		return fcntl(root, F_DUPFD_CLOEXEC, 0);
+	return (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
+}
+
+static bool time_eq(const git_index_time *t, const struct timespec *ts)
+{
+	return t->seconds == (int32_t)ts->tv_sec && t->nanoseconds == (uint32_t)ts->tv_nsec;
+}
+
+/* Could the file hold other bytes than its entry says? */
+static bool stat_changed(const struct walk *w, const git_index_entry *e, const struct stat *st)
+{
+	bool is_link = S_ISLNK(st->st_mode), entry_link = e->mode == GIT_FILEMODE_LINK;
+
+	if (is_link != entry_link || !time_eq(&e->mtime, &st->st_mtim) ||
+	    !time_eq(&e->ctime, &st->st_ctim) || e->ino != (uint32_t)st->st_ino ||
+	    e->file_size != (uint32_t)st->st_size || e->uid != (uint32_t)st->st_uid ||
+	    e->gid != (uint32_t)st->st_gid)
+		return true;
+	if (!is_link && ((st->st_mode & 0100) != 0) != (e->mode == GIT_FILEMODE_BLOB_EXECUTABLE))
+		return true;
+	/* Racily clean: written in the index's own tick, a later change would not show. */
+	return (int64_t)e->mtime.seconds > (int64_t)w->index_mtime.tv_sec ||
+	       ((int64_t)e->mtime.seconds == (int64_t)w->index_mtime.tv_sec &&
+		(long)e->mtime.nanoseconds >= w->index_mtime.tv_nsec);
+}
+
+static int push_dir(struct walk *w, char *prefix)
+{
+	pthread_mutex_lock(&w->lock);
+	if (w->nstack == w->capstack) {
+		size_t cap = w->capstack ? w->capstack * 2 : 64;
+		char **v = realloc(w->stack, cap * sizeof(*v));
+
+		if (!v) {
+			pthread_mutex_unlock(&w->lock);
+			free(prefix);
+			return -1;
+		}
+		w->stack = v;
+		w->capstack = cap;
+	}
+	w->stack[w->nstack++] = prefix;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+/* The type of a directory entry, from readdir or, where it does not say, lstat. */
+static int entry_type(int dfd, const struct dirent *de)
+{
+	struct stat st;
+
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type;
+	if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return DT_UNKNOWN;
+	return S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG
+	       : S_ISLNK(st.st_mode) ? DT_LNK : DT_FIFO;
+}
+
+/* One entry of a tracked directory; path is prefix + name. */
+static int visit(struct walk *w, struct found *f, int dfd, const struct dirent *de, char *path,
+		 size_t len)
+{
+	struct slot *s = table_find(&w->table, path, len, hash_bytes(path, len));
+	int type = entry_type(dfd, de);
+	struct stat st;
+	char *sub;
+
+	if (type != DT_REG && type != DT_LNK && type != DT_DIR) {
+		atomic_store(&w->declined, true);
+		return 0;
+	}
+	if (!s->key)
+		return push_candidate(f, path, type == DT_DIR);
+	if (s->file < 0) {
+		if (type != DT_DIR) {
+			atomic_store(&w->declined, true);   /* a tracked directory became a file */
+			return 0;
+		}
+		if (!(sub = malloc(len + 2)))
+			return -1;
+		memcpy(sub, path, len);
+		memcpy(sub + len, "/", 2);
+		return push_dir(w, sub);
+	}
+	if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;   /* gone meanwhile: deleted */
+	if (S_ISDIR(st.st_mode) || (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))) {
+		atomic_store(&w->declined, true);
+		return 0;
+	}
+	w->tracked[s->file].seen = true;
+	if (stat_changed(w, w->tracked[s->file].e, &st))
+		return push_change(&f->changes, AT_SCAN_CHANGED, path, len);
+	return 0;
+}
+
+static int read_dir(struct walk *w, struct found *f, const char *prefix)
+{
+	size_t plen = strlen(prefix);
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *dir;
+	int dfd, rc = 0;
+
+	if ((dfd = open_dir(w->root, prefix)) < 0) {
+		if (errno == ENOENT)
+			return 0;   /* gone meanwhile: what was under it is deleted */
+		if (errno == ENOTDIR || errno == ELOOP || errno == EXDEV) {
+			atomic_store(&w->declined, true);
+			return 0;
+		}
+		return -1;
+	}
+	if (!(dir = fdopendir(dfd))) {
+		close(dfd);
+		return -1;
+	}
+	memcpy(path, prefix, plen);
+	while (rc == 0 && !failed(w)) {
+		size_t nlen;
+
+		errno = 0;
+		if (!(de = readdir(dir))) {
+			rc = errno ? -1 : 0;
+			break;
+		}
+		nlen = strlen(de->d_name);
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (strcmp(de->d_name, ".git") == 0) {
+			if (plen)   /* a repository inside a tracked directory */
+				atomic_store(&w->declined, true);
+			continue;
+		}
+		if (plen + nlen + 2 > sizeof(path)) {
+			atomic_store(&w->declined, true);
+			break;
+		}
+		memcpy(path + plen, de->d_name, nlen + 1);
+		rc = visit(w, f, dirfd(dir), de, path, plen + nlen);
+	}
+	if (rc < 0)
+		fail(w, prefix[0] ? prefix : ".");
+	closedir(dir);
+	return rc;
+}
+
+static void *worker(void *arg)
+{
+	struct walk *w = ((void **)arg)[0];
+	struct found *f = ((void **)arg)[1];
+	char *prefix;
+
+	for (;;) {
+		pthread_mutex_lock(&w->lock);
+		while (w->nstack == 0 && w->busy > 0 && !failed(w))
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (w->nstack == 0 || failed(w)) {
+			pthread_cond_broadcast(&w->cond);
+			pthread_mutex_unlock(&w->lock);
+			return NULL;
+		}
+		prefix = w->stack[--w->nstack];
+		w->busy++;
+		pthread_mutex_unlock(&w->lock);
+
+		if (read_dir(w, f, prefix) < 0 && atomic_load(&w->sys_errno) == 0)
+			fail(w, prefix);
+		free(prefix);
+
+		pthread_mutex_lock(&w->lock);
+		w->busy--;
+		pthread_cond_broadcast(&w->cond);
+		pthread_mutex_unlock(&w->lock);
+	}
+}
+
+/* Every index entry this walk can judge; false where libgit2 must. */
+static bool load_tracked(struct walk *w, git_index *idx)
+{
+	size_t i, n = git_index_entrycount(idx);
+
+	if (git_index_has_conflicts(idx) || !(w->tracked = calloc(n ? n : 1, sizeof(*w->tracked))))
+		return false;
+	for (i = 0; i < n; i++) {
+		const git_index_entry *e = git_index_get_byindex(idx, i);
+
+		if (GIT_INDEX_ENTRY_STAGE(e) != 0 || (e->flags_extended & GIT_INDEX_ENTRY_EXTENDED_FLAGS) ||
+		    (e->mode != GIT_FILEMODE_BLOB && e->mode != GIT_FILEMODE_BLOB_EXECUTABLE &&
+		     e->mode != GIT_FILEMODE_LINK))
+			return false;
+		w->tracked[i].path = e->path;
+		w->tracked[i].e = e;
+	}
+	w->ntracked = n;
+	return true;
+}
+
+static bool ignore_case(git_repository *wt)
+{
+	git_config *cfg = NULL;
+	int icase = 0;
+
+	if (git_repository_config_snapshot(&cfg, wt) == 0 &&
+	    git_config_get_bool(&icase, cfg, "core.ignorecase") < 0)
+		icase = 0;
+	git_config_free(cfg);
+	git_error_clear();
+	return icase != 0;
+}
+
+static int change_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct at_scan_change *)a)->path,
+		      ((const struct at_scan_change *)b)->path);
+}
+
+static bool holds_repository(int root, const char *dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	return at_fmt(path, sizeof(path), "%s/.git", dir) == 0 &&
+	       fstatat(root, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static int untracked(git_repository *wt, struct walk *w, struct at_scan *out, const char *path,
+		     bool dir, struct at_error *err);
+
+/* Everything not ignored under an untracked directory (one thread: they are few). */
+static int untracked_dir(git_repository *wt, struct walk *w, struct at_scan *out,
+			 const char *path, struct at_error *err)
+{
+	char sub[PATH_MAX];
+	struct dirent *de;
+	DIR *dir;
+	int dfd, rc = 0, type;
+
+	if ((dfd = open_dir(w->root, path)) < 0)
+		return errno == ENOENT ? 0 : at_error_sys(err, AT_ESYS, "cannot read '%s'", path);
+	if (!(dir = fdopendir(dfd))) {
+		close(dfd);
+		return at_error_sys(err, AT_ESYS, "cannot read '%s'", path);
+	}
+	while (rc == 0 && (de = readdir(dir))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		type = entry_type(dirfd(dir), de);
+		if (at_fmt(sub, sizeof(sub), "%s/%s", path, de->d_name) < 0)
+			rc = AT_SCAN_DECLINED;
+		else if (type == DT_REG || type == DT_LNK || type == DT_DIR)
+			rc = untracked(wt, w, out, sub, type == DT_DIR, err);
+		else
+			rc = AT_SCAN_DECLINED;
+	}
+	closedir(dir);
+	return rc;
+}
+
+static int untracked(git_repository *wt, struct walk *w, struct at_scan *out, const char *path,
+		     bool dir, struct at_error *err)
+{
+	char key[PATH_MAX];
+	int ignored = 0;
+
+	if (at_fmt(key, sizeof(key), "%s%s", path, dir ? "/" : "") < 0)
+		return AT_SCAN_DECLINED;
+	if (git_ignore_path_is_ignored(&ignored, wt, key) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read the ignore rules for '%s'", path);
+	if (ignored)
+		return 0;
+	if (dir && !holds_repository(w->root, path))
+		return untracked_dir(wt, w, out, path, err);
+	if (push_change(out, AT_SCAN_UNTRACKED, key, strlen(key)) < 0)
+		return at_error_set(err, AT_ESYS, "out of memory");
+	return 0;
+}
+
+static size_t thread_count(size_t entries)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = cpus > 0 ? (size_t)cpus : 1;
+
+	if (n > MAX_THREADS)
+		n = MAX_THREADS;
+	if (n > entries / ENTRIES_PER_THREAD)
+		n = entries / ENTRIES_PER_THREAD;
+	return n ? n : 1;
+}
+
+/* Walk the tracked directories with n threads (this one included). */
+static int walk_tracked(struct walk *w, struct found *found, size_t n)
+{
+	void *args[MAX_THREADS][2];
+	pthread_t threads[MAX_THREADS];
+	size_t i, started = 0;
+	char *root = strdup("");
+
+	if (!root || push_dir(w, root) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		args[i][0] = w;
+		args[i][1] = &found[i];
+	}
+	for (i = 1; i < n && pthread_create(&threads[i], NULL, worker, args[i]) == 0; i++)
+		started = i;
+	worker(args[0]);
+	for (i = 1; i <= started; i++)
+		pthread_join(threads[i], NULL);
+	return 0;
+}
+
+static void found_free(struct found *f)
+{
+	size_t i;
+
+	at_scan_free(&f->changes);
+	for (i = 0; i < f->ncand; i++)
+		free(f->cand[i].path);
+	free(f->cand);
+}
+
+/* The threads' changes, the deleted entries, then the untracked ones not ignored. */
+static int collect(git_repository *wt, struct walk *w, struct found *found, size_t n,
+		   struct at_scan *out, struct at_error *err)
+{
+	size_t i, j;
+	int rc = 0;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < found[i].changes.n; j++) {
+			if (push_change(out, found[i].changes.v[j].kind, found[i].changes.v[j].path,
+					strlen(found[i].changes.v[j].path)) < 0)
+				return at_error_set(err, AT_ESYS, "out of memory");
+		}
+	for (i = 0; i < w->ntracked; i++)
+		if (!w->tracked[i].seen &&
+		    push_change(out, AT_SCAN_DELETED, w->tracked[i].path, strlen(w->tracked[i].path)) < 0)
+			return at_error_set(err, AT_ESYS, "out of memory");
+	for (i = 0; rc == 0 && i < n; i++)
+		for (j = 0; rc == 0 && j < found[i].ncand; j++)
+			rc = untracked(wt, w, out, found[i].cand[j].path, found[i].cand[j].dir, err);
+	if (rc == 0)
+		qsort(out->v, out->n, sizeof(*out->v), change_cmp);
+	return rc;
+}
+
+int at_scan_worktree(git_repository *wt, git_index *idx, struct at_scan *out,
+		     struct at_error *err)
+{
+	struct found found[MAX_THREADS];
+	struct walk w;
+	struct stat st;
+	size_t i, n = 0;
+	int rc = AT_SCAN_DECLINED;
+
+	memset(&w, 0, sizeof(w));
+	memset(found, 0, sizeof(found));
+	w.root = -1;
+	pthread_mutex_init(&w.lock, NULL);
+	pthread_cond_init(&w.cond, NULL);
+	atomic_init(&w.declined, false);
+	atomic_init(&w.sys_errno, 0);
+	if (!git_repository_workdir(wt) || ignore_case(wt) || !load_tracked(&w, idx))
+		goto out;
+	if (stat(git_index_path(idx), &st) == 0)
+		w.index_mtime = st.st_mtim;
+	else if (errno != ENOENT)
+		goto out;
+	if (table_build(&w) < 0) {
+		rc = at_error_set(err, AT_ESYS, "out of memory");
+		goto out;
+	}
+	if ((w.root = open(git_repository_workdir(wt), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		rc = at_error_sys(err, AT_ESYS, "cannot open worktree '%s'", git_repository_workdir(wt));
+		goto out;
+	}
+	n = thread_count(w.ntracked);
+	if (walk_tracked(&w, found, n) < 0) {
+		rc = at_error_set(err, AT_ESYS, "out of memory");
+		goto out;
+	}
+	if (atomic_load(&w.sys_errno)) {
+		errno = atomic_load(&w.sys_errno);
+		rc = at_error_sys(err, AT_ESYS, "cannot read '%s' in the worktree",
+				  w.failed_path ? w.failed_path : ".");
+		goto out;
+	}
+	if (atomic_load(&w.declined))
+		goto out;
+	rc = collect(wt, &w, found, n, out, err);
+out:
+	if (rc != 0)
+		at_scan_free(out);
+	for (i = 0; i < MAX_THREADS; i++)
+		found_free(&found[i]);
+	for (i = 0; i < w.nstack; i++)
+		free(w.stack[i]);
+	free(w.stack);
+	free(w.failed_path);
+	free(w.table.v);
+	free(w.tracked);
+	if (w.root >= 0)
+		close(w.root);
+	pthread_cond_destroy(&w.cond);
+	pthread_mutex_destroy(&w.lock);
+	return rc;
+}
+
+void at_scan_free(struct at_scan *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i].path);
+	free(s->v);
+	s->v = NULL;
+	s->n = s->cap = 0;
+}

@@ -1,0 +1,345 @@
+/*
+ * Unit tests for git/scan.c: at_scan_worktree() on real repositories made
+ * with libgit2 in a temporary directory. Each test builds an index whose
+ * files were written an hour before it (so that none is racily clean),
+ * changes the worktree, and checks the exact list of changes reported, or
+ * that the scan declines and leaves the decision to libgit2.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "core/fs.h"
+#include "git/scan.h"
+
+struct repo {
+	char root[PATH_MAX];
+	git_repository *repo;
+};
+
+static void put(struct repo *r, const char *path, const char *text)
+{
+	char full[PATH_MAX * 2], dir[PATH_MAX * 2], *slash;
+	FILE *f;
+
+	snprintf(full, sizeof(full), "%s/%s", r->root, path);
+	snprintf(dir, sizeof(dir), "%s", full);
+	for (slash = dir + strlen(r->root) + 1; (slash = strchr(slash, '/')); slash++) {
+		*slash = '\0';
+		mkdir(dir, 0777);
+		*slash = '/';
+	}
+	assert_non_null(f = fopen(full, "w"));
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void full_path(struct repo *r, const char *path, char *out, size_t size)
+{
+	snprintf(out, size, "%s/%s", r->root, path);
+}
+
+/* Every file as an hour old: an index written now holds none racily clean. */
+static void age(struct repo *r, const char *path)
+{
+	struct timespec ts[2];
+	char full[PATH_MAX * 2];
+
+	clock_gettime(CLOCK_REALTIME, &ts[0]);
+	ts[0].tv_sec -= 3600;
+	ts[1] = ts[0];
+	full_path(r, path, full, sizeof(full));
+	assert_int_equal(utimensat(AT_FDCWD, full, ts, AT_SYMLINK_NOFOLLOW), 0);
+}
+
+static void track(struct repo *r, const char *const *paths)
+{
+	git_index *idx;
+
+	assert_int_equal(git_repository_index(&idx, r->repo), 0);
+	for (; *paths; paths++) {
+		age(r, *paths);
+		assert_int_equal(git_index_add_bypath(idx, *paths), 0);
+	}
+	assert_int_equal(git_index_write(idx), 0);
+	git_index_free(idx);
+}
+
+static int setup(void **state)
+{
+	struct repo *r = calloc(1, sizeof(*r));
+	char tmpl[] = "/tmp/at-scan-test.XXXXXX";
+
+	if (!r || !mkdtemp(tmpl) || !realpath(tmpl, r->root) ||
+	    git_repository_init(&r->repo, r->root, 0) < 0)
+		return -1;
+	*state = r;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct repo *r = *state;
+	struct at_error err = AT_ERROR_INIT;
+
+	git_repository_free(r->repo);
+	at_rmtree(r->root, &err);
+	free(r);
+	return 0;
+}
+
+/* Scan; the changes as "C path", "D path", "U path" lines, or "declined". */
+static char *scan_text(struct repo *r)
+{
+	struct at_scan s = AT_SCAN_INIT;
+	struct at_error err = AT_ERROR_INIT;
+	git_index *idx;
+	char *text = calloc(1, 1 << 16);
+	size_t i;
+	int rc;
+
+	assert_non_null(text);
+	assert_int_equal(git_repository_index(&idx, r->repo), 0);
+	assert_int_equal(git_index_read(idx, true), 0);
+	rc = at_scan_worktree(r->repo, idx, &s, &err);
+	git_index_free(idx);
+	if (rc == AT_SCAN_DECLINED) {
+		assert_int_equal(s.n, 0);
+		strcpy(text, "declined");
+		return text;
+	}
+	if (rc != 0)
+		fail_msg("scan failed: %s", err.msg);
+	for (i = 0; i < s.n; i++)
+		snprintf(text + strlen(text), (1 << 16) - strlen(text), "%c %s\n",
+			 "CDU"[s.v[i].kind], s.v[i].path);
+	at_scan_free(&s);
+	return text;
+}
+
+static void expect(struct repo *r, const char *want)
+{
+	char *got = scan_text(r);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static const char *const base_files[] = { ".gitignore", "README", "src/main.c",
+					  "src/lib/util.c", "docs/guide.md", NULL };
+
+static void make_base(struct repo *r)
+{
+	put(r, "README", "hello\n");
+	put(r, "src/main.c", "int main(void) { return 0; }\n");
+	put(r, "src/lib/util.c", "int util;\n");
+	put(r, "docs/guide.md", "# guide\n");
+	put(r, ".gitignore", "*.log\nbuild/\n");
+	track(r, base_files);
+}
+
+static void test_scan__clean_worktree_has_no_change(void **state)
+{
+	struct repo *r = *state;
+
+	make_base(r);
+	expect(r, "");
+}
+
+static void test_scan__modified_deleted_and_mode_changes(void **state)
+{
+	struct repo *r = *state;
+	char full[PATH_MAX * 2];
+
+	make_base(r);
+	put(r, "README", "hello, changed\n");
+	full_path(r, "src/lib/util.c", full, sizeof(full));
+	assert_int_equal(unlink(full), 0);
+	full_path(r, "docs/guide.md", full, sizeof(full));
+	assert_int_equal(chmod(full, 0755), 0);
+	expect(r, "C README\nC docs/guide.md\nD src/lib/util.c\n");
+}
+
+static void test_scan__a_deleted_directory_deletes_every_entry(void **state)
+{
+	struct repo *r = *state;
+	char full[PATH_MAX * 2];
+	struct at_error err = AT_ERROR_INIT;
+
+	make_base(r);
+	full_path(r, "src", full, sizeof(full));
+	assert_int_equal(at_rmtree(full, &err), 0);
+	expect(r, "D src/lib/util.c\nD src/main.c\n");
+}
+
+static void test_scan__untracked_files_follow_the_ignore_rules(void **state)
+{
+	struct repo *r = *state;
+
+	make_base(r);
+	put(r, "new.txt", "new\n");
+	put(r, "debug.log", "ignored\n");
+	put(r, "build/out.o", "ignored directory\n");
+	put(r, "src/new/deep/file.c", "untracked directory\n");
+	put(r, "src/new/deep/trace.log", "ignored inside it\n");
+	put(r, "vendor/lib/.git/HEAD", "ref: refs/heads/main\n");
+	put(r, "vendor/lib/code.c", "an embedded repository\n");
+	expect(r, "U new.txt\nU src/new/deep/file.c\nU vendor/lib/\n");
+}
+
+static void test_scan__racily_clean_entries_are_reported(void **state)
+{
+	struct repo *r = *state;
+	struct timespec ts[2];
+	git_index *idx;
+
+	make_base(r);
+	/*
+	 * README's entry matches its file, but the file is no older than the
+	 * index: a change in the same clock tick would not show in its stat
+	 * data, so it must be hashed. The files an hour old need not.
+	 */
+	put(r, "README", "HELLO\n");
+	assert_int_equal(git_repository_index(&idx, r->repo), 0);
+	assert_int_equal(git_index_add_bypath(idx, "README"), 0);
+	assert_int_equal(git_index_write(idx), 0);
+	clock_gettime(CLOCK_REALTIME, &ts[0]);
+	ts[0].tv_sec -= 60;
+	ts[1] = ts[0];
+	assert_int_equal(utimensat(AT_FDCWD, git_index_path(idx), ts, 0), 0);
+	git_index_free(idx);
+	expect(r, "C README\n");
+}
+
+static void test_scan__symlinks_are_compared_as_links(void **state)
+{
+	struct repo *r = *state;
+	const char *const links[] = { "link", NULL };
+	char full[PATH_MAX * 2];
+
+	make_base(r);
+	full_path(r, "link", full, sizeof(full));
+	assert_int_equal(symlink("README", full), 0);
+	track(r, links);
+	expect(r, "");
+	assert_int_equal(unlink(full), 0);
+	assert_int_equal(symlink("src/main.c", full), 0);
+	expect(r, "C link\n");
+}
+
+static void test_scan__type_changes_and_special_files_are_declined(void **state)
+{
+	struct repo *r = *state;
+	char full[PATH_MAX * 2];
+	struct at_error err = AT_ERROR_INIT;
+
+	make_base(r);
+	/* a tracked file became a directory */
+	full_path(r, "README", full, sizeof(full));
+	assert_int_equal(unlink(full), 0);
+	put(r, "README/inner", "x\n");
+	expect(r, "declined");
+	assert_int_equal(at_rmtree(full, &err), 0);
+	put(r, "README", "hello\n");
+
+	/* a tracked directory became a file */
+	full_path(r, "src/lib", full, sizeof(full));
+	assert_int_equal(at_rmtree(full, &err), 0);
+	put(r, "src/lib", "now a file\n");
+	expect(r, "declined");
+	assert_int_equal(unlink(full), 0);
+
+	/* a tracked directory became a symbolic link */
+	assert_int_equal(symlink("/etc", full), 0);
+	expect(r, "declined");
+	assert_int_equal(unlink(full), 0);
+	put(r, "src/lib/util.c", "int util;\n");
+
+	/* a fifo */
+	full_path(r, "pipe", full, sizeof(full));
+	assert_int_equal(mkfifo(full, 0600), 0);
+	expect(r, "declined");
+	assert_int_equal(unlink(full), 0);
+
+	/* a repository inside a tracked directory */
+	put(r, "src/.git/HEAD", "ref: refs/heads/main\n");
+	expect(r, "declined");
+}
+
+static void test_scan__ignorecase_is_declined(void **state)
+{
+	struct repo *r = *state;
+	git_config *cfg;
+
+	make_base(r);
+	assert_int_equal(git_repository_config(&cfg, r->repo), 0);
+	assert_int_equal(git_config_set_bool(cfg, "core.ignorecase", 1), 0);
+	git_config_free(cfg);
+	expect(r, "declined");
+}
+
+/* Enough entries for several threads: every change found, each once. */
+static void test_scan__many_directories_with_threads(void **state)
+{
+	struct repo *r = *state;
+	static char names[6000][32];
+	static const char *paths[6001];
+	char full[PATH_MAX * 2];
+	size_t i;
+
+	for (i = 0; i < 6000; i++) {
+		snprintf(names[i], sizeof(names[i]), "d%02zu/s%zu/f%zu.txt", i % 60, i % 7, i);
+		put(r, names[i], names[i]);
+		paths[i] = names[i];
+	}
+	paths[6000] = NULL;
+	track(r, paths);
+	put(r, "d00/s0/f0.txt", "changed content\n");
+	full_path(r, "d59/s0/f5999.txt", full, sizeof(full));
+	assert_int_equal(unlink(full), 0);
+	put(r, "d31/s3/new.txt", "new\n");
+	expect(r, "C d00/s0/f0.txt\nU d31/s3/new.txt\nD d59/s0/f5999.txt\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_scan__clean_worktree_has_no_change, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_scan__modified_deleted_and_mode_changes, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_scan__a_deleted_directory_deletes_every_entry,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan__untracked_files_follow_the_ignore_rules,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan__racily_clean_entries_are_reported, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_scan__symlinks_are_compared_as_links, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_scan__type_changes_and_special_files_are_declined,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan__ignorecase_is_declined, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan__many_directories_with_threads, setup,
+						teardown),
+	};
+	int rc;
+
+	git_libgit2_init();
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
+	return rc;
+}
