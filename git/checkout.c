@@ -17,6 +17,7 @@
 #include <openssl/evp.h>
 
 #include "core/util.h"
+#include "git/cache_tree.h"
 #include "git/internal.h"
 
 #define MAX_WORKERS 8
@@ -133,19 +134,6 @@ static void plan_free(struct plan *plan)
 	for (i = 0; i < plan->n; i++)
 		free(plan->v[i].path);
 	free(plan->v);
-}
-
-static bool symlinks_supported(git_repository *wt)
-{
-	git_config *cfg = NULL;
-	int symlinks = 1;
-
-	if (git_repository_config_snapshot(&cfg, wt) == 0 &&
-	    git_config_get_bool(&symlinks, cfg, "core.symlinks") < 0)
-		symlinks = 1;
-	git_config_free(cfg);
-	git_error_clear();
-	return symlinks != 0;
 }
 
 static void job_fail(struct job *job, const char *what, const char *path)
@@ -372,13 +360,38 @@ static int sha1(unsigned char out[GIT_OID_RAWSZ], const unsigned char *buf, size
  * The index git would write after this checkout, without extensions, in
  * one buffer: to index.lock, then renamed over the index.
  */
-static int write_index(git_repository *wt, struct plan *plan, struct at_error *err)
+/* The cache-tree extension for the plan, directories included (before they leave it). */
+static int cache_tree(const struct plan *plan, const git_oid *root, unsigned char **ext,
+		      size_t *len)
 {
-	size_t i, count = 0, size = 12 + GIT_OID_RAWSZ;
+	struct at_tree_item *items = calloc(plan->n ? plan->n : 1, sizeof(*items));
+	size_t i;
+	int rc;
+
+	if (!items)
+		return -1;
+	for (i = 0; i < plan->n; i++) {
+		items[i].path = plan->v[i].path;
+		items[i].dir = plan->v[i].mode == GIT_FILEMODE_TREE;
+		items[i].id = &plan->v[i].id;
+	}
+	rc = at_cache_tree_encode(root, items, plan->n, ext, len);
+	free(items);
+	return rc;
+}
+
+static int write_index(git_repository *wt, struct plan *plan, const git_oid *root,
+		       struct at_error *err)
+{
+	size_t i, count = 0, size = 12 + GIT_OID_RAWSZ, extlen = 0;
 	char path[PATH_MAX], lock[PATH_MAX];
-	unsigned char *buf, *p;
+	unsigned char *buf, *p, *ext = NULL;
 	bool sorted = true;
 	int fd, rc = 0;
+
+	if (cache_tree(plan, root, &ext, &extlen) < 0)
+		return at_error_set(err, AT_ESYS, "out of memory writing the index");
+	size += 8 + extlen;
 
 	/* The directories leave the plan: an index holds files, links and gitlinks. */
 	for (i = 0; i < plan->n; i++) {
@@ -395,11 +408,15 @@ static int write_index(git_repository *wt, struct plan *plan, struct at_error *e
 	if (!sorted)
 		qsort(plan->v, count, sizeof(*plan->v), entry_cmp);
 	if (at_fmt(path, sizeof(path), "%sindex", git_repository_path(wt)) < 0 ||
-	    at_fmt(lock, sizeof(lock), "%s.lock", path) < 0)
+	    at_fmt(lock, sizeof(lock), "%s.lock", path) < 0) {
+		free(ext);
 		return at_error_set(err, AT_ESYS, "index path of '%s' too long",
 				    git_repository_path(wt));
-	if (!(buf = malloc(size)))
+	}
+	if (!(buf = malloc(size))) {
+		free(ext);
 		return at_error_set(err, AT_ESYS, "out of memory writing the index '%s'", path);
+	}
 	p = buf;
 	memcpy(p, "DIRC", 4);
 	p += 4;
@@ -407,6 +424,12 @@ static int write_index(git_repository *wt, struct plan *plan, struct at_error *e
 	put32(&p, (uint32_t)count);
 	for (i = 0; i < count; i++)
 		p = put_entry(p, &plan->v[i]);
+	memcpy(p, "TREE", 4);
+	p += 4;
+	put32(&p, (uint32_t)extlen);
+	memcpy(p, ext, extlen);
+	p += extlen;
+	free(ext);
 	if (sha1(p, buf, (size_t)(p - buf)) < 0) {
 		free(buf);
 		return at_error_set(err, AT_ESYS, "cannot hash the index '%s'", path);
@@ -435,7 +458,7 @@ int at_checkout_fresh(git_repository *wt, git_tree *tree, struct at_error *err)
 	struct job job;
 	int rc;
 
-	if (!symlinks_supported(wt))
+	if (!at_git_config_bool(wt, "core.symlinks", true))
 		return AT_CHECKOUT_DECLINED;
 	if (git_tree_walk(tree, GIT_TREEWALK_PRE, plan_entry, &plan) < 0 && !plan.declined) {
 		rc = at_git_error(err, AT_EGIT, "cannot read the tree to check out");
@@ -461,7 +484,7 @@ int at_checkout_fresh(git_repository *wt, git_tree *tree, struct at_error *err)
 		rc = at_error_sys(err, AT_ESYS, "cannot open worktree '%s'",
 				  git_repository_workdir(wt));
 	else if ((rc = write_files(wt, &job, err)) == 0)
-		rc = write_index(wt, &plan, err);
+		rc = write_index(wt, &plan, git_tree_id(tree), err);
 	if (job.root >= 0)
 		close(job.root);
 	pthread_mutex_destroy(&job.lock);

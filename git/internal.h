@@ -26,9 +26,32 @@ int at_git_error(struct at_error *err, int code, const char *fmt, ...)
 /* Open the task's worktree as a repository of its own. */
 int at_git_open_worktree(git_repository **out, const struct at_task *t, struct at_error *err);
 
-/* at_snapshot_tree() in the task's worktree repository wt, already open. */
-int at_git_snapshot_tree(git_repository *wt, const struct at_task *t, git_oid *tree,
+/*
+ * at_snapshot_tree() in the task's worktree repository wt, already open.
+ * *fast: the tree came from at_git_snapshot_fast() (so no attributes file
+ * exists anywhere), and wt's index was not read.
+ */
+int at_git_snapshot_tree(git_repository *wt, const struct at_task *t, git_oid *tree, bool *fast,
 			 struct at_error *err);
+
+/*
+ * Could a filter (CRLF conversion, ident, a filter driver) apply to some
+ * file through the configuration (core.autocrlf, core.eol crlf,
+ * core.attributesFile) or an attributes file outside the tree (the
+ * repository's info/attributes, the user's, the system's)? When not, and no
+ * .gitattributes is in the tree, a file's blob is its bytes as they are.
+ */
+bool at_git_filters_configured(git_repository *repo);
+
+/*
+ * The same tree without libgit2's index (git/snapshot_fast.c), where blobs
+ * are a file's bytes as they are; AT_SNAPSHOT_DECLINED where it cannot.
+ */
+#define AT_SNAPSHOT_DECLINED 1
+int at_git_snapshot_fast(git_repository *wt, git_oid *tree, struct at_error *err);
+
+/* A boolean setting of repo's configuration; dflt when unset or not a boolean. */
+bool at_git_config_bool(git_repository *repo, const char *key, bool dflt);
 
 /* Commits reachable from tip but not from since (0 when they cannot be walked). */
 size_t at_git_count_between(git_repository *repo, const git_oid *tip, const git_oid *since);

@@ -27,12 +27,16 @@ struct tracked {
 	bool seen;                /* found in the worktree (each written by one thread) */
 };
 
-/* Open addressing: every tracked path, and every directory above one. */
+/*
+ * Open addressing: every tracked path, and every directory above one. A
+ * slot is 16 bytes, so that the table of 20,000 files stays in the cache:
+ * the key is the first len bytes of tracked[entry].path.
+ */
 struct slot {
-	uint64_t hash;
-	const char *key;          /* NULL: empty */
-	size_t len;
-	ssize_t file;             /* index into tracked[], or -1 for a directory */
+	uint32_t hash;
+	uint32_t len;
+	uint32_t entry;           /* 0: empty; else index into tracked[] + 1 */
+	uint32_t dir;             /* the key is a directory above the entry */
 };
 
 struct table {
@@ -69,40 +73,42 @@ struct walk {
 	char *failed_path;
 };
 
-static uint64_t hash_bytes(const char *s, size_t len)
+static uint32_t hash_bytes(const char *s, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL;
+	uint32_t h = 2166136261u;
 
 	while (len--) {
 		h ^= (unsigned char)*s++;
-		h *= 1099511628211ULL;
+		h *= 16777619u;
 	}
-	return h;
+	return h ^ (h >> 15);
 }
 
-static struct slot *table_find(const struct table *t, const char *key, size_t len, uint64_t h)
+static struct slot *table_find(const struct walk *w, const char *key, size_t len, uint32_t h)
 {
-	size_t i = (size_t)h & t->mask;
+	size_t i = h & w->table.mask;
 
-	for (;; i = (i + 1) & t->mask) {
-		struct slot *s = &t->v[i];
+	for (;; i = (i + 1) & w->table.mask) {
+		struct slot *s = &w->table.v[i];
 
-		if (!s->key || (s->hash == h && s->len == len && memcmp(s->key, key, len) == 0))
+		if (!s->entry || (s->hash == h && s->len == len &&
+				  memcmp(w->tracked[s->entry - 1].path, key, len) == 0))
 			return s;
 	}
 }
 
-static void table_put(struct table *t, const char *key, size_t len, ssize_t file)
+static void table_put(struct walk *w, size_t entry, size_t len, bool dir)
 {
-	uint64_t h = hash_bytes(key, len);
-	struct slot *s = table_find(t, key, len, h);
+	const char *key = w->tracked[entry].path;
+	uint32_t h = hash_bytes(key, len);
+	struct slot *s = table_find(w, key, len, h);
 
-	if (s->key)
+	if (s->entry)
 		return;
 	s->hash = h;
-	s->key = key;
-	s->len = len;
-	s->file = file;
+	s->len = (uint32_t)len;
+	s->entry = (uint32_t)entry + 1;
+	s->dir = dir;
 }
 
 static int table_build(struct walk *w)
@@ -110,10 +116,12 @@ static int table_build(struct walk *w)
 	size_t i, want = 16, slots = 0;
 	const char *p;
 
+	if (w->ntracked >= UINT32_MAX / 2)
+		return -1;
 	for (i = 0; i < w->ntracked; i++)
 		for (p = w->tracked[i].path, slots++; *p; p++)
 			slots += *p == '/';
-	while (want < slots * 2)
+	while (want < slots + slots / 2)
 		want *= 2;
 	if (!(w->table.v = calloc(want, sizeof(*w->table.v))))
 		return -1;
@@ -122,7 +130,7 @@ static int table_build(struct walk *w)
 		const char *path = w->tracked[i].path, *prev = i ? w->tracked[i - 1].path : "";
 		size_t same = 0;
 
-		table_put(&w->table, path, strlen(path), (ssize_t)i);
+		table_put(w, i, strlen(path), false);
 		/* The directories this path shares with the one before are in already. */
 		while (path[same] && path[same] == prev[same])
 			same++;
@@ -130,7 +138,7 @@ static int table_build(struct walk *w)
 			same--;
 		for (p = path + same; *p; p++)
 			if (*p == '/')
-				table_put(&w->table, path, (size_t)(p - path), -1);
+				table_put(w, i, (size_t)(p - path), true);
 	}
 	return 0;
 }
@@ -255,7 +263,7 @@ static int entry_type(int dfd, const struct dirent *de)
 static int visit(struct walk *w, struct found *f, int dfd, const struct dirent *de, char *path,
 		 size_t len)
 {
-	struct slot *s = table_find(&w->table, path, len, hash_bytes(path, len));
+	struct slot *s = table_find(w, path, len, hash_bytes(path, len));
 	int type = entry_type(dfd, de);
 	struct stat st;
 	char *sub;
@@ -264,9 +272,9 @@ static int visit(struct walk *w, struct found *f, int dfd, const struct dirent *
 		atomic_store(&w->declined, true);
 		return 0;
 	}
-	if (!s->key)
+	if (!s->entry)
 		return push_candidate(f, path, type == DT_DIR);
-	if (s->file < 0) {
+	if (s->dir) {
 		if (type != DT_DIR) {
 			atomic_store(&w->declined, true);   /* a tracked directory became a file */
 			return 0;
@@ -283,8 +291,8 @@ static int visit(struct walk *w, struct found *f, int dfd, const struct dirent *
 		atomic_store(&w->declined, true);
 		return 0;
 	}
-	w->tracked[s->file].seen = true;
-	if (stat_changed(w, w->tracked[s->file].e, &st))
+	w->tracked[s->entry - 1].seen = true;
+	if (stat_changed(w, w->tracked[s->entry - 1].e, &st))
 		return push_change(&f->changes, AT_SCAN_CHANGED, path, len);
 	return 0;
 }
@@ -372,16 +380,17 @@ static void *worker(void *arg)
 }
 
 /* Every index entry this walk can judge; false where libgit2 must. */
-static bool load_tracked(struct walk *w, git_index *idx)
+static bool load_tracked(struct walk *w, const git_index_entry *v, size_t n)
 {
-	size_t i, n = git_index_entrycount(idx);
+	size_t i;
 
-	if (git_index_has_conflicts(idx) || !(w->tracked = calloc(n ? n : 1, sizeof(*w->tracked))))
+	if (!(w->tracked = calloc(n ? n : 1, sizeof(*w->tracked))))
 		return false;
 	for (i = 0; i < n; i++) {
-		const git_index_entry *e = git_index_get_byindex(idx, i);
+		const git_index_entry *e = &v[i];
 
-		if (GIT_INDEX_ENTRY_STAGE(e) != 0 || (e->flags_extended & GIT_INDEX_ENTRY_EXTENDED_FLAGS) ||
+		if (GIT_INDEX_ENTRY_STAGE(e) != 0 || (e->flags & GIT_INDEX_ENTRY_VALID) ||
+		    (e->flags_extended & GIT_INDEX_ENTRY_EXTENDED_FLAGS) ||
 		    (e->mode != GIT_FILEMODE_BLOB && e->mode != GIT_FILEMODE_BLOB_EXECUTABLE &&
 		     e->mode != GIT_FILEMODE_LINK))
 			return false;
@@ -390,19 +399,6 @@ static bool load_tracked(struct walk *w, git_index *idx)
 	}
 	w->ntracked = n;
 	return true;
-}
-
-static bool ignore_case(git_repository *wt)
-{
-	git_config *cfg = NULL;
-	int icase = 0;
-
-	if (git_repository_config_snapshot(&cfg, wt) == 0 &&
-	    git_config_get_bool(&icase, cfg, "core.ignorecase") < 0)
-		icase = 0;
-	git_config_free(cfg);
-	git_error_clear();
-	return icase != 0;
 }
 
 static int change_cmp(const void *a, const void *b)
@@ -472,10 +468,15 @@ static int untracked(git_repository *wt, struct walk *w, struct at_scan *out, co
 	return 0;
 }
 
+/*
+ * Two threads a CPU, as measured: on 2 CPUs, `agenttask diff` of 20,000
+ * files on tmpfs took 35 ms with 4 threads, 41 with 2, 37 with 8, 51 with 1
+ * (hyperfine, one session).
+ */
 static size_t thread_count(size_t entries)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t n = cpus > 0 ? (size_t)cpus : 1;
+	size_t n = cpus > 0 ? 2 * (size_t)cpus : 1;
 
 	if (n > MAX_THREADS)
 		n = MAX_THREADS;
@@ -536,32 +537,29 @@ static int collect(git_repository *wt, struct walk *w, struct found *found, size
 	for (i = 0; rc == 0 && i < n; i++)
 		for (j = 0; rc == 0 && j < found[i].ncand; j++)
 			rc = untracked(wt, w, out, found[i].cand[j].path, found[i].cand[j].dir, err);
-	if (rc == 0)
+	if (rc == 0 && out->n > 1)
 		qsort(out->v, out->n, sizeof(*out->v), change_cmp);
 	return rc;
 }
 
-int at_scan_worktree(git_repository *wt, git_index *idx, struct at_scan *out,
-		     struct at_error *err)
+int at_scan_entries(git_repository *wt, const git_index_entry *entries, size_t count,
+		    const struct timespec *index_mtime, struct at_scan *out, struct at_error *err)
 {
 	struct found found[MAX_THREADS];
 	struct walk w;
-	struct stat st;
 	size_t i, n = 0;
 	int rc = AT_SCAN_DECLINED;
 
 	memset(&w, 0, sizeof(w));
 	memset(found, 0, sizeof(found));
 	w.root = -1;
+	w.index_mtime = *index_mtime;
 	pthread_mutex_init(&w.lock, NULL);
 	pthread_cond_init(&w.cond, NULL);
 	atomic_init(&w.declined, false);
 	atomic_init(&w.sys_errno, 0);
-	if (!git_repository_workdir(wt) || ignore_case(wt) || !load_tracked(&w, idx))
-		goto out;
-	if (stat(git_index_path(idx), &st) == 0)
-		w.index_mtime = st.st_mtim;
-	else if (errno != ENOENT)
+	if (!git_repository_workdir(wt) || at_git_config_bool(wt, "core.ignorecase", false) ||
+	    !load_tracked(&w, entries, count))
 		goto out;
 	if (table_build(&w) < 0) {
 		rc = at_error_set(err, AT_ESYS, "out of memory");
@@ -600,6 +598,30 @@ out:
 		close(w.root);
 	pthread_cond_destroy(&w.cond);
 	pthread_mutex_destroy(&w.lock);
+	return rc;
+}
+
+int at_scan_worktree(git_repository *wt, git_index *idx, struct at_scan *out,
+		     struct at_error *err)
+{
+	size_t i, n = git_index_entrycount(idx);
+	struct timespec mtime = { 0, 0 };
+	git_index_entry *v;
+	struct stat st;
+	int rc;
+
+	if (git_index_has_conflicts(idx))
+		return AT_SCAN_DECLINED;
+	if (stat(git_index_path(idx), &st) == 0)
+		mtime = st.st_mtim;
+	else if (errno != ENOENT)
+		return AT_SCAN_DECLINED;
+	if (!(v = calloc(n ? n : 1, sizeof(*v))))
+		return at_error_set(err, AT_ESYS, "out of memory");
+	for (i = 0; i < n; i++)
+		v[i] = *git_index_get_byindex(idx, i);
+	rc = at_scan_entries(wt, v, n, &mtime, out, err);
+	free(v);
 	return rc;
 }
 

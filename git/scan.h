@@ -6,9 +6,9 @@
  * its own, and on 20,000 files it was most of `agenttask diff`. Here the
  * worktree is walked one directory descriptor at a time (fstatat() of one
  * path component, never through a symbolic link; openat2() with
- * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS for each directory), by one thread
- * per CPU taking directories from a shared stack, against a hash of the
- * index's paths. It reports:
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS for each directory), by two
+ * threads a CPU taking directories from a shared stack, against a hash of
+ * the index's paths. It reports:
  *
  *   AT_SCAN_CHANGED    a tracked file or link whose stat data (mtime, ctime,
  *                      inode, size, uid, gid, type, executable bit) differs
@@ -24,14 +24,16 @@
  *
  * Ignored directories are not entered. It declines, reporting nothing, where
  * libgit2's diff is the one to decide: an index with conflicts,
- * intent-to-add or skip-worktree entries or gitlinks, core.ignorecase, a
- * tracked path whose type changed between file and directory, a tracked
- * directory holding a ".git", a special file (fifo, socket, device).
+ * intent-to-add, skip-worktree or assume-unchanged entries or gitlinks,
+ * core.ignorecase, a tracked path whose type changed between file and
+ * directory, a tracked directory holding a ".git", a special file (fifo,
+ * socket, device).
  */
 #ifndef AT_GIT_SCAN_H
 #define AT_GIT_SCAN_H
 
 #include <stddef.h>
+#include <time.h>
 
 #include <git2.h>
 
@@ -60,6 +62,13 @@ struct at_scan {
  */
 int at_scan_worktree(git_repository *wt, git_index *idx, struct at_scan *out,
 		     struct at_error *err);
+
+/*
+ * The same for entries read otherwise (git/index_file.h): count entries in
+ * the index's order, the index file's mtime for the racily clean check.
+ */
+int at_scan_entries(git_repository *wt, const git_index_entry *entries, size_t count,
+		    const struct timespec *index_mtime, struct at_scan *out, struct at_error *err);
 
 void at_scan_free(struct at_scan *s);
 

@@ -156,10 +156,13 @@ static int snapshot(git_repository *wt, const struct at_task *t, git_index **idx
 	return rc;
 }
 
-int at_git_snapshot_tree(git_repository *wt, const struct at_task *t, git_oid *tree,
+int at_git_snapshot_tree(git_repository *wt, const struct at_task *t, git_oid *tree, bool *fast,
 			 struct at_error *err)
 {
-	return snapshot(wt, t, NULL, tree, err);
+	int rc = at_git_snapshot_fast(wt, tree, err);
+
+	*fast = rc == 0;
+	return rc == AT_SNAPSHOT_DECLINED ? snapshot(wt, t, NULL, tree, err) : rc;
 }
 
 int at_snapshot_tree(struct at_repo *r, const struct at_task *t, char tree_hex[AT_OID_HEXSZ + 1],
@@ -167,12 +170,13 @@ int at_snapshot_tree(struct at_repo *r, const struct at_task *t, char tree_hex[A
 {
 	git_repository *wt = NULL;
 	git_oid tree;
+	bool fast;
 	int rc;
 
 	(void)r;
 	if ((rc = at_git_open_worktree(&wt, t, err)) < 0)
 		return rc;
-	rc = snapshot(wt, t, NULL, &tree, err);
+	rc = at_git_snapshot_tree(wt, t, &tree, &fast, err);
 	if (rc == 0)
 		at_git_oid_hex(tree_hex, &tree);
 	git_repository_free(wt);

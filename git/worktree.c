@@ -207,48 +207,6 @@ static int find_gitattributes(const char *root, const git_tree_entry *e, void *f
 	return -1;   /* stops the walk */
 }
 
-static bool has_key(const git_config *cfg, const char *key)
-{
-	git_config_entry *e = NULL;
-	bool found = git_config_get_entry(&e, cfg, key) == 0;
-
-	git_config_entry_free(e);
-	return found;
-}
-
-/* core.autocrlf (true, or input: not a bool), core.eol crlf, or an attributes file named. */
-static bool config_converts(git_repository *repo)
-{
-	const char *eol = NULL;
-	git_config *cfg = NULL;
-	int autocrlf = 0;
-	bool convert = true;
-
-	if (git_repository_config_snapshot(&cfg, repo) == 0)
-		convert = has_key(cfg, "core.attributesFile") ||
-			  (has_key(cfg, "core.autocrlf") &&
-			   (git_config_get_bool(&autocrlf, cfg, "core.autocrlf") < 0 || autocrlf)) ||
-			  (git_config_get_string(&eol, cfg, "core.eol") == 0 &&
-			   strcmp(eol, "crlf") == 0);
-	git_config_free(cfg);
-	git_error_clear();
-	return convert;
-}
-
-/* The user's attributes file, where libgit2 looks for it. */
-static bool user_attributes_exist(void)
-{
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	char path[PATH_MAX];
-
-	if (xdg && xdg[0])
-		return at_fmt(path, sizeof(path), "%s/git/attributes", xdg) < 0 || path_exists(path);
-	if (home && home[0])
-		return at_fmt(path, sizeof(path), "%s/.config/git/attributes", home) < 0 ||
-		       path_exists(path);
-	return false;
-}
-
 /*
  * Could a checkout filter (CRLF conversion, ident, a filter driver) touch
  * base's files? Only through attributes (a .gitattributes in the tree, the
@@ -260,14 +218,10 @@ static bool user_attributes_exist(void)
  */
 static bool filters_may_apply(git_repository *repo, const git_commit *base)
 {
-	char info[PATH_MAX];
 	git_tree *tree = NULL;
 	bool found = false;
 
-	if (config_converts(repo) || user_attributes_exist() || path_exists("/etc/gitattributes"))
-		return true;
-	if (at_fmt(info, sizeof(info), "%sinfo/attributes", git_repository_commondir(repo)) < 0 ||
-	    path_exists(info))
+	if (at_git_filters_configured(repo))
 		return true;
 	if (git_commit_tree(&tree, base) < 0)
 		found = true;

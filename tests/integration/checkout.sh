@@ -54,6 +54,25 @@ for i in range(0, len(lines) - 1, 6):
 ' "$1"
 }
 
+# cache_tree_of WT: the TREE extension of WT's index, in hex.
+cache_tree_of() {
+	python3 - "$(git -C "$1" rev-parse --path-format=absolute --git-path index)" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+n, p = struct.unpack(">I", d[8:12])[0], 12
+for _ in range(n):
+    flags = struct.unpack(">H", d[p + 60:p + 62])[0]
+    fixed = 64 if flags & 0x4000 else 62
+    name = d.index(b"\0", p + fixed) - (p + fixed)
+    p += (fixed + name + 8) & ~7
+while p < len(d) - 20:
+    sig, size = d[p:p + 4], struct.unpack(">I", d[p + 4:p + 8])[0]
+    if sig == b"TREE":
+        print(d[p + 8:p + 8 + size].hex())
+    p += 8 + size
+PY
+}
+
 # same_checkout_as_git REPO WT: WT holds what `git worktree add` makes of
 # WT's HEAD, and git finds WT's index clean without re-reading a file.
 same_checkout_as_git() {
@@ -65,6 +84,10 @@ same_checkout_as_git() {
 		"$(cd "$ref" && find . -path ./.git -prune -o -printf '%y %m %p %l\n' | sort)" \
 		"types, modes and link targets"
 	assert_eq "$(git -C "$wt" ls-files -s)" "$(git -C "$ref" ls-files -s)" "index entries"
+	# The cache-tree extension, byte for byte git's, and git trusts it.
+	assert_eq "$(cache_tree_of "$wt")" "$(cache_tree_of "$ref")" "cache-tree extension"
+	[ -n "$(cache_tree_of "$wt")" ] || fail "no cache-tree extension"
+	assert_eq "$(git -C "$wt" write-tree)" "$(git -C "$wt" rev-parse 'HEAD^{tree}')" "write-tree"
 	# diff-files compares stat data only: an entry listed has stat data
 	# that does not match its file; git does not compare nanoseconds, so
 	# every field of every entry is compared with lstat() as well.

@@ -40,6 +40,18 @@ same_tree_as_git() {
 	assert_eq "$tree" "$(oracle_tree "$wt")" "$what: tree"
 	assert_eq "$(git -C "$wt" status --porcelain --untracked-files=all)" "$status_before" \
 		"$what: worktree status"
+	# Any attributes file sends the snapshot down libgit2's general path
+	# (an empty one changes no blob): both paths must make the same tree.
+	local attrs
+	attrs=$(git -C "$wt" rev-parse --path-format=absolute --git-common-dir)/info/attributes
+	if [ ! -e "$attrs" ]; then
+		mkdir -p "$(dirname "$attrs")"
+		: >"$attrs"
+		ok "diff $name (general path)" -C repo diff "$name" --json
+		rm -f "$attrs"
+		assert_eq "$(json_get "$out" 'j["tree"]')" "$tree" "$what: tree of the general path"
+		cmp -s "$before" "$(index_of "$wt")" || fail "$what: general path changed the index"
+	fi
 	rm -f "$before"
 }
 
@@ -144,6 +156,42 @@ test_snapshot__deleting_a_whole_directory_matches_git() {
 	same_tree_as_git "whole directory" "$wt" t
 	git -C repo cat-file -p "$tree" | grep -q '	src$' && fail "empty directory left in the tree"
 	true
+}
+
+test_snapshot__index_versions_and_cache_tree_match_git() {
+	local version
+	make_repo repo
+	new_task repo t
+	printf 'more\n' >>"$wt/src/main.c"
+	printf 'new\n' >"$wt/src/new.c"
+	git -C "$wt" add src/new.c
+	printf 'untracked\n' >"$wt/untracked"
+	for version in 2 3 4 2; do
+		git -C "$wt" update-index --index-version "$version"
+		same_tree_as_git "index version $version" "$wt" t
+	done
+	# A commit by git writes a full cache tree; then a change under it.
+	git -C "$wt" commit -q -am "by git"
+	printf 'after\n' >>"$wt/README"
+	same_tree_as_git "after git commit" "$wt" t
+	# A split index: libgit2 cannot read one, and says so.
+	git -C "$wt" update-index --split-index
+	expect_rc 1 "diff with a split index" -C repo diff t --json
+	assert_contains "$errout" "'link'" "split index error"
+}
+
+test_snapshot__staged_then_deleted_and_added_then_removed_match_git() {
+	make_repo repo
+	new_task repo t
+	printf 'staged, then deleted\n' >"$wt/gone-again"
+	git -C "$wt" add gone-again
+	rm "$wt/gone-again"
+	git -C "$wt" rm -q --cached README
+	printf 'changed too\n' >>"$wt/README"
+	printf 'staged\n' >"$wt/src/extra.c"
+	git -C "$wt" add src/extra.c
+	printf 'and changed after\n' >>"$wt/src/extra.c"
+	same_tree_as_git "staged then changed" "$wt" t
 }
 
 run_tests

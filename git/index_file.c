@@ -1,0 +1,249 @@
+#include "git/index_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HEADER_SIZE 12
+#define CHECKSUM_SIZE 20
+#define ENTRY_FIXED 62           /* stat data, mode, id, flags */
+#define FLAG_EXTENDED 0x4000
+#define NAME_MASK 0x0fff
+
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint16_t get16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* git's offset varint (version 4): each continuation adds one before the shift. */
+static bool get_varint(const unsigned char **p, const unsigned char *end, size_t *out)
+{
+	const unsigned char *q = *p;
+	size_t val;
+
+	if (q >= end)
+		return false;
+	val = *q & 127;
+	while (*q++ & 128) {
+		if (q >= end || val > (SIZE_MAX >> 8))
+			return false;
+		val = ((val + 1) << 7) | (*q & 127);
+	}
+	*p = q;
+	*out = val;
+	return true;
+}
+
+struct parser {
+	const unsigned char *p, *end;   /* end: where the extensions or checksum begin */
+	unsigned version;
+	char *paths;                    /* every path, NUL-terminated, one after another */
+	size_t used, cap;
+	size_t prev_off, prev_len;      /* the previous path (version 4 compression) */
+};
+
+static bool path_room(struct parser *ps, size_t len)
+{
+	char *bigger;
+	size_t cap;
+
+	if (ps->used + len + 1 <= ps->cap)
+		return true;
+	cap = ps->cap ? ps->cap : 4096;
+	while (cap < ps->used + len + 1)
+		cap *= 2;
+	if (!(bigger = realloc(ps->paths, cap)))
+		return false;
+	ps->paths = bigger;
+	ps->cap = cap;
+	return true;
+}
+
+/* One entry; its path is stored at the offset written to *path_off. */
+static bool parse_entry(struct parser *ps, git_index_entry *e, size_t *path_off)
+{
+	const unsigned char *start = ps->p, *name;
+	size_t fixed = ENTRY_FIXED, len, strip = 0, keep;
+	const unsigned char *nul;
+
+	if ((size_t)(ps->end - start) < fixed)
+		return false;
+	e->ctime.seconds = (int32_t)get32(start);
+	e->ctime.nanoseconds = get32(start + 4);
+	e->mtime.seconds = (int32_t)get32(start + 8);
+	e->mtime.nanoseconds = get32(start + 12);
+	e->dev = get32(start + 16);
+	e->ino = get32(start + 20);
+	e->mode = get32(start + 24);
+	e->uid = get32(start + 28);
+	e->gid = get32(start + 32);
+	e->file_size = get32(start + 36);
+	memcpy(e->id.id, start + 40, GIT_OID_RAWSZ);
+	e->flags = get16(start + 60);
+	e->flags_extended = 0;
+	if (e->flags & FLAG_EXTENDED) {
+		if (ps->version < 3 || (size_t)(ps->end - start) < fixed + 2)
+			return false;
+		e->flags_extended = get16(start + 62);
+		fixed += 2;
+	}
+	name = start + fixed;
+	if (ps->version == 4 && !get_varint(&name, ps->end, &strip))
+		return false;
+	if (!(nul = memchr(name, '\0', (size_t)(ps->end - name))))
+		return false;
+	len = (size_t)(nul - name);
+	if (ps->version == 4) {
+		if (strip > ps->prev_len)
+			return false;
+		keep = ps->prev_len - strip;
+		if (!path_room(ps, keep + len))
+			return false;
+		memmove(ps->paths + ps->used, ps->paths + ps->prev_off, keep);
+		memcpy(ps->paths + ps->used + keep, name, len);
+		len += keep;
+		ps->p = nul + 1;
+	} else {
+		if (!path_room(ps, len))
+			return false;
+		memcpy(ps->paths + ps->used, name, len);
+		/* NUL padding to a multiple of eight, at least one byte. */
+		ps->p = start + ((fixed + len + 8) & ~(size_t)7);
+		if (ps->p > ps->end)
+			return false;
+	}
+	if (len == 0 || ((e->flags & NAME_MASK) != NAME_MASK && (e->flags & NAME_MASK) != len))
+		return false;
+	ps->paths[ps->used + len] = '\0';
+	*path_off = ps->used;
+	ps->prev_off = ps->used;
+	ps->prev_len = len;
+	ps->used += len + 1;
+	return true;
+}
+
+/*
+ * The extensions up to the checksum: all optional (uppercase), each within
+ * bounds; the cache tree kept.
+ */
+static bool read_extensions(const unsigned char *p, const unsigned char *end, struct at_index *out)
+{
+	while (p < end) {
+		uint32_t size;
+
+		if ((size_t)(end - p) < 8 || p[0] < 'A' || p[0] > 'Z')
+			return false;
+		size = get32(p + 4);
+		if (size > (size_t)(end - p) - 8)
+			return false;
+		if (memcmp(p, "TREE", 4) == 0 && !out->trees &&
+		    !at_cache_tree_decode(p + 8, size, &out->trees, &out->ntrees)) {
+			out->trees = NULL;
+			out->ntrees = 0;
+		}
+		p += 8 + size;
+	}
+	return true;
+}
+
+static int parse(const unsigned char *buf, size_t size, struct at_index *out)
+{
+	struct parser ps;
+	size_t i, count, *offs = NULL;
+	int rc = AT_INDEX_DECLINED;
+
+	memset(&ps, 0, sizeof(ps));
+	if (size < HEADER_SIZE + CHECKSUM_SIZE || memcmp(buf, "DIRC", 4) != 0)
+		return AT_INDEX_DECLINED;
+	ps.version = get32(buf + 4);
+	count = get32(buf + 8);
+	if (ps.version < 2 || ps.version > 4 || count > size / 40)
+		return AT_INDEX_DECLINED;
+	ps.p = buf + HEADER_SIZE;
+	ps.end = buf + size - CHECKSUM_SIZE;
+	if (!(out->v = calloc(count ? count : 1, sizeof(*out->v))) ||
+	    !(offs = calloc(count ? count : 1, sizeof(*offs))))
+		goto out;
+	for (i = 0; i < count; i++)
+		if (!parse_entry(&ps, &out->v[i], &offs[i]))
+			goto out;
+	if (!read_extensions(ps.p, ps.end, out))
+		goto out;
+	for (i = 0; i < count; i++) {
+		out->v[i].path = ps.paths + offs[i];
+		if (i > 0 && strcmp(out->v[i - 1].path, out->v[i].path) > 0)
+			goto out;
+	}
+	out->n = count;
+	out->paths = ps.paths;
+	ps.paths = NULL;
+	rc = 0;
+out:
+	free(offs);
+	free(ps.paths);
+	if (rc != 0) {
+		free(out->v);
+		at_cache_tree_free(out->trees, out->ntrees);
+		out->v = NULL;
+		out->trees = NULL;
+		out->ntrees = 0;
+	}
+	return rc;
+}
+
+int at_index_read(const char *path, struct at_index *out, struct at_error *err)
+{
+	unsigned char *buf = NULL;
+	struct stat st;
+	size_t done = 0;
+	int fd, rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? AT_INDEX_DECLINED
+				       : at_error_sys(err, AT_ESYS, "cannot open '%s'", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		rc = at_error_sys(err, AT_ESYS, "cannot read '%s'", path);
+		goto out;
+	}
+	if (!(buf = malloc((size_t)st.st_size + 1))) {
+		rc = at_error_set(err, AT_ESYS, "out of memory reading '%s'", path);
+		goto out;
+	}
+	while (done < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + done, (size_t)st.st_size - done);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rc = r < 0 ? at_error_sys(err, AT_ESYS, "cannot read '%s'", path)
+				   : AT_INDEX_DECLINED;   /* shrank meanwhile */
+			goto out;
+		}
+		done += (size_t)r;
+	}
+	out->mtime = st.st_mtim;
+	rc = parse(buf, done, out);
+out:
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+void at_index_free(struct at_index *idx)
+{
+	free(idx->v);
+	free(idx->paths);
+	at_cache_tree_free(idx->trees, idx->ntrees);
+	memset(idx, 0, sizeof(*idx));
+}
