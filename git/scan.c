@@ -417,11 +417,11 @@ static bool holds_repository(int root, const char *dir)
 }
 
 static int untracked(git_repository *wt, struct walk *w, struct at_scan *out, const char *path,
-		     bool dir, struct at_error *err);
+		     bool dir, int depth, struct at_error *err);
 
 /* Everything not ignored under an untracked directory (one thread: they are few). */
 static int untracked_dir(git_repository *wt, struct walk *w, struct at_scan *out,
-			 const char *path, struct at_error *err)
+			 const char *path, int depth, struct at_error *err)
 {
 	char sub[PATH_MAX];
 	struct dirent *de;
@@ -441,7 +441,7 @@ static int untracked_dir(git_repository *wt, struct walk *w, struct at_scan *out
 		if (at_fmt(sub, sizeof(sub), "%s/%s", path, de->d_name) < 0)
 			rc = AT_SCAN_DECLINED;
 		else if (type == DT_REG || type == DT_LNK || type == DT_DIR)
-			rc = untracked(wt, w, out, sub, type == DT_DIR, err);
+			rc = untracked(wt, w, out, sub, type == DT_DIR, depth + 1, err);
 		else
 			rc = AT_SCAN_DECLINED;
 	}
@@ -449,8 +449,15 @@ static int untracked_dir(git_repository *wt, struct walk *w, struct at_scan *out
 	return rc;
 }
 
+/*
+ * One untracked path; depth counts the untracked directories above it.
+ * Deeper than MAX_UNTRACKED_DEPTH (a tree an agent made to exhaust the
+ * stack of this recursion) declines: libgit2's iterator keeps its own.
+ */
+#define MAX_UNTRACKED_DEPTH 64
+
 static int untracked(git_repository *wt, struct walk *w, struct at_scan *out, const char *path,
-		     bool dir, struct at_error *err)
+		     bool dir, int depth, struct at_error *err)
 {
 	char key[PATH_MAX];
 	int ignored = 0;
@@ -462,7 +469,8 @@ static int untracked(git_repository *wt, struct walk *w, struct at_scan *out, co
 	if (ignored)
 		return 0;
 	if (dir && !holds_repository(w->root, path))
-		return untracked_dir(wt, w, out, path, err);
+		return depth >= MAX_UNTRACKED_DEPTH ? AT_SCAN_DECLINED
+						    : untracked_dir(wt, w, out, path, depth, err);
 	if (push_change(out, AT_SCAN_UNTRACKED, key, strlen(key)) < 0)
 		return at_error_set(err, AT_ESYS, "out of memory");
 	return 0;
@@ -536,7 +544,7 @@ static int collect(git_repository *wt, struct walk *w, struct found *found, size
 			return at_error_set(err, AT_ESYS, "out of memory");
 	for (i = 0; rc == 0 && i < n; i++)
 		for (j = 0; rc == 0 && j < found[i].ncand; j++)
-			rc = untracked(wt, w, out, found[i].cand[j].path, found[i].cand[j].dir, err);
+			rc = untracked(wt, w, out, found[i].cand[j].path, found[i].cand[j].dir, 0, err);
 	if (rc == 0 && out->n > 1)
 		qsort(out->v, out->n, sizeof(*out->v), change_cmp);
 	return rc;

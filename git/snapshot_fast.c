@@ -313,9 +313,10 @@ static const git_index_entry *find_entry(const struct at_index *idx, const char 
 }
 
 /*
- * After the index's updates: the worktree's. A path the scan reports and
- * the index does not hold is not in HEAD either (the walk would have
- * removed it); one it holds is in HEAD unless the walk added it.
+ * After the index's updates, the worktree's. Whether a path is in HEAD is
+ * decided by its first update: a path of HEAD that the index lacks has the
+ * walk's removal first; a path the index added, the walk's upsert (not in
+ * HEAD). With no update from the walk, a path the index holds is HEAD's.
  */
 static int worktree_changes(git_repository *wt, const struct at_index *idx,
 			    const struct at_scan *scan, struct updates *u, struct at_error *err)

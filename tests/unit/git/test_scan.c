@@ -292,6 +292,29 @@ static void test_scan__ignorecase_is_declined(void **state)
 	expect(r, "declined");
 }
 
+/* An untracked tree deep enough to matter for a recursion is left to libgit2. */
+static void test_scan__deep_untracked_trees(void **state)
+{
+	struct repo *r = *state;
+	char path[1024] = "";
+	char want[1100];
+	int i;
+
+	make_base(r);
+	for (i = 0; i < 10; i++)
+		strcat(path, "d/");
+	strcat(path, "leaf");
+	put(r, path, "deep\n");
+	snprintf(want, sizeof(want), "U %s\n", path);
+	expect(r, want);
+	path[0] = '\0';
+	for (i = 0; i < 70; i++)
+		strcat(path, "e/");
+	strcat(path, "leaf");
+	put(r, path, "deeper\n");
+	expect(r, "declined");
+}
+
 /* Enough entries for several threads: every change found, each once. */
 static void test_scan__many_directories_with_threads(void **state)
 {
@@ -333,6 +356,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_scan__type_changes_and_special_files_are_declined,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan__ignorecase_is_declined, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan__deep_untracked_trees, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan__many_directories_with_threads, setup,
 						teardown),
 	};
