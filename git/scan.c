@@ -28,15 +28,14 @@ struct tracked {
 };
 
 /*
- * Open addressing: every tracked path, and every directory above one. A
- * slot is 16 bytes, so that the table of 20,000 files stays in the cache:
- * the key is the first len bytes of tracked[entry].path.
+ * Open addressing: every directory above a tracked path. The key is the
+ * first len bytes of tracked[entry].path, the entry the first under that
+ * directory.
  */
 struct slot {
 	uint32_t hash;
 	uint32_t len;
 	uint32_t entry;           /* 0: empty; else index into tracked[] + 1 */
-	uint32_t dir;             /* the key is a directory above the entry */
 };
 
 struct table {
@@ -97,7 +96,7 @@ static struct slot *table_find(const struct walk *w, const char *key, size_t len
 	}
 }
 
-static void table_put(struct walk *w, size_t entry, size_t len, bool dir)
+static void table_put(struct walk *w, size_t entry, size_t len)
 {
 	const char *key = w->tracked[entry].path;
 	uint32_t h = hash_bytes(key, len);
@@ -108,20 +107,29 @@ static void table_put(struct walk *w, size_t entry, size_t len, bool dir)
 	s->hash = h;
 	s->len = (uint32_t)len;
 	s->entry = (uint32_t)entry + 1;
-	s->dir = dir;
 }
 
+/* The directories of the index (files are found by binary search in their directory's range). */
 static int table_build(struct walk *w)
 {
-	size_t i, want = 16, slots = 0;
+	size_t i, want = 16, dirs = 0;
 	const char *p;
 
 	if (w->ntracked >= UINT32_MAX / 2)
 		return -1;
-	for (i = 0; i < w->ntracked; i++)
-		for (p = w->tracked[i].path, slots++; *p; p++)
-			slots += *p == '/';
-	while (want < slots + slots / 2)
+	for (i = 0; i < w->ntracked; i++) {
+		const char *path = w->tracked[i].path, *prev = i ? w->tracked[i - 1].path : "";
+		size_t same = 0;
+
+		/* The directories this path shares with the one before are counted already. */
+		while (path[same] && path[same] == prev[same])
+			same++;
+		while (same > 0 && path[same - 1] != '/')
+			same--;
+		for (p = path + same; *p; p++)
+			dirs += *p == '/';
+	}
+	while (want < dirs * 2)
 		want *= 2;
 	if (!(w->table.v = calloc(want, sizeof(*w->table.v))))
 		return -1;
@@ -130,17 +138,37 @@ static int table_build(struct walk *w)
 		const char *path = w->tracked[i].path, *prev = i ? w->tracked[i - 1].path : "";
 		size_t same = 0;
 
-		table_put(w, i, strlen(path), false);
-		/* The directories this path shares with the one before are in already. */
 		while (path[same] && path[same] == prev[same])
 			same++;
 		while (same > 0 && path[same - 1] != '/')
 			same--;
 		for (p = path + same; *p; p++)
 			if (*p == '/')
-				table_put(w, i, (size_t)(p - path), true);
+				table_put(w, i, (size_t)(p - path));
 	}
 	return 0;
+}
+
+/* The first tracked entry in [lo, hi) whose path is not below key (strcmp order). */
+static size_t lower_bound(const struct walk *w, const char *key, size_t lo, size_t hi)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(w->tracked[mid].path, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The entry at path in [lo, hi), or -1. */
+static ssize_t find_file(const struct walk *w, const char *path, size_t lo, size_t hi)
+{
+	size_t i = lower_bound(w, path, lo, hi);
+
+	return i < hi && strcmp(w->tracked[i].path, path) == 0 ? (ssize_t)i : -1;
 }
 
 static int push_change(struct at_scan *s, enum at_scan_kind kind, const char *path, size_t len)
@@ -259,11 +287,12 @@ static int entry_type(int dfd, const struct dirent *de)
 	       : S_ISLNK(st.st_mode) ? DT_LNK : DT_FIFO;
 }
 
-/* One entry of a tracked directory; path is prefix + name. */
+/* One entry of a tracked directory; path is prefix + name; [lo, hi): the entries under it. */
 static int visit(struct walk *w, struct found *f, int dfd, const struct dirent *de, char *path,
-		 size_t len)
+		 size_t len, size_t lo, size_t hi)
 {
 	struct slot *s = table_find(w, path, len, hash_bytes(path, len));
+	ssize_t file = s->entry ? -1 : find_file(w, path, lo, hi);
 	int type = entry_type(dfd, de);
 	struct stat st;
 	char *sub;
@@ -272,9 +301,9 @@ static int visit(struct walk *w, struct found *f, int dfd, const struct dirent *
 		atomic_store(&w->declined, true);
 		return 0;
 	}
-	if (!s->entry)
+	if (!s->entry && file < 0)
 		return push_candidate(f, path, type == DT_DIR);
-	if (s->dir) {
+	if (s->entry) {
 		if (type != DT_DIR) {
 			atomic_store(&w->declined, true);   /* a tracked directory became a file */
 			return 0;
@@ -291,20 +320,24 @@ static int visit(struct walk *w, struct found *f, int dfd, const struct dirent *
 		atomic_store(&w->declined, true);
 		return 0;
 	}
-	w->tracked[s->entry - 1].seen = true;
-	if (stat_changed(w, w->tracked[s->entry - 1].e, &st))
+	w->tracked[file].seen = true;
+	if (stat_changed(w, w->tracked[file].e, &st))
 		return push_change(&f->changes, AT_SCAN_CHANGED, path, len);
 	return 0;
 }
 
 static int read_dir(struct walk *w, struct found *f, const char *prefix)
 {
-	size_t plen = strlen(prefix);
+	size_t plen = strlen(prefix), lo, hi;
 	char path[PATH_MAX];
 	struct dirent *de;
 	DIR *dir;
 	int dfd, rc = 0;
 
+	if (plen + 2 > sizeof(path)) {
+		atomic_store(&w->declined, true);
+		return 0;
+	}
 	if ((dfd = open_dir(w->root, prefix)) < 0) {
 		if (errno == ENOENT)
 			return 0;   /* gone meanwhile: what was under it is deleted */
@@ -318,6 +351,12 @@ static int read_dir(struct walk *w, struct found *f, const char *prefix)
 		close(dfd);
 		return -1;
 	}
+	/* The entries under prefix: from "prefix" up to "prefix" with its '/' turned '0'. */
+	memcpy(path, prefix, plen + 1);
+	lo = plen ? lower_bound(w, path, 0, w->ntracked) : 0;
+	if (plen)
+		path[plen - 1] = '/' + 1;
+	hi = plen ? lower_bound(w, path, lo, w->ntracked) : w->ntracked;
 	memcpy(path, prefix, plen);
 	while (rc == 0 && !failed(w)) {
 		size_t nlen;
@@ -341,7 +380,7 @@ static int read_dir(struct walk *w, struct found *f, const char *prefix)
 			break;
 		}
 		memcpy(path + plen, de->d_name, nlen + 1);
-		rc = visit(w, f, dirfd(dir), de, path, plen + nlen);
+		rc = visit(w, f, dirfd(dir), de, path, plen + nlen, lo, hi);
 	}
 	if (rc < 0)
 		fail(w, prefix[0] ? prefix : ".");

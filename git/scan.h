@@ -7,8 +7,9 @@
  * worktree is walked one directory descriptor at a time (fstatat() of one
  * path component, never through a symbolic link; openat2() with
  * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS for each directory), by two
- * threads a CPU taking directories from a shared stack, against a hash of
- * the index's paths. It reports:
+ * threads a CPU taking directories from a shared stack, against the
+ * index's entries (a hash of its directories; a file by binary search in
+ * its directory's range of the sorted entries). It reports:
  *
  *   AT_SCAN_CHANGED    a tracked file or link whose stat data (mtime, ctime,
  *                      inode, size, uid, gid, type, executable bit) differs
