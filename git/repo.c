@@ -190,4 +190,18 @@ int __wrap_git_transport_ssh_global_init(void)
 {
 	return 0;
 }
+
+/*
+ * And HTTP's Negotiate authentication (GSSAPI): never offered, since no
+ * HTTP request is ever made; replacing it keeps libgit2's GSSAPI code, and
+ * the Kerberos libraries, out of the binary.
+ */
+int __wrap_git_http_auth_negotiate(void **out, const void *url);
+int __wrap_git_http_auth_negotiate(void **out, const void *url)
+{
+	(void)url;
+	*out = NULL;
+	git_error_set_str(GIT_ERROR_NET, "agenttask does not authenticate to remotes");
+	return -1;
+}
 #endif

@@ -516,14 +516,14 @@ static int untracked(git_repository *wt, struct walk *w, struct at_scan *out, co
 }
 
 /*
- * Two threads a CPU, as measured: on 2 CPUs, `agenttask diff` of 20,000
- * files on tmpfs took 35 ms with 4 threads, 41 with 2, 37 with 8, 51 with 1
- * (hyperfine, one session).
+ * Three threads a CPU, as measured: on 2 CPUs, `agenttask diff` of 20,000
+ * files on tmpfs took (two hyperfine runs) 51 ms with 1 thread, 41 with 2,
+ * 31-33 with 4, 29-30 with 6, 28-31 with 8, 35 with 12.
  */
 static size_t thread_count(size_t entries)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t n = cpus > 0 ? 2 * (size_t)cpus : 1;
+	size_t n = cpus > 0 ? 3 * (size_t)cpus : 1;
 
 	if (n > MAX_THREADS)
 		n = MAX_THREADS;

@@ -6,7 +6,7 @@
  * its own, and on 20,000 files it was most of `agenttask diff`. Here the
  * worktree is walked one directory descriptor at a time (fstatat() of one
  * path component, never through a symbolic link; openat2() with
- * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS for each directory), by two
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS for each directory), by three
  * threads a CPU taking directories from a shared stack, against the
  * index's entries (a hash of its directories; a file by binary search in
  * its directory's range of the sorted entries). It reports:
