@@ -46,9 +46,11 @@ bool at_git_filters_configured(git_repository *repo);
 /*
  * The same tree without libgit2's index (git/snapshot_fast.c), where blobs
  * are a file's bytes as they are; AT_SNAPSHOT_DECLINED where it cannot.
+ * cache_path: the task's directory cache (git/dircache.h), or NULL.
  */
 #define AT_SNAPSHOT_DECLINED 1
-int at_git_snapshot_fast(git_repository *wt, git_oid *tree, struct at_error *err);
+int at_git_snapshot_fast(git_repository *wt, const char *cache_path, git_oid *tree,
+			 struct at_error *err);
 
 /* A boolean setting of repo's configuration; dflt when unset or not a boolean. */
 bool at_git_config_bool(git_repository *repo, const char *key, bool dflt);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "git/dircache.h"
 #include "git/internal.h"
 
 #define MAX_THREADS 8
@@ -53,6 +54,9 @@ struct found {
 	struct at_scan changes;
 	struct candidate *cand;   /* untracked, before the ignore rules */
 	size_t ncand, capcand;
+	struct at_dircache_dir *dirs;   /* each directory read, for the next scan's cache */
+	size_t ndirs, capdirs;
+	size_t listed, known;
 };
 
 struct walk {
@@ -70,6 +74,8 @@ struct walk {
 	atomic_bool declined;
 	atomic_int sys_errno;     /* first failure, with its path */
 	char *failed_path;
+	bool use_cache;
+	struct at_dircache cache; /* what the last scan recorded */
 };
 
 static uint32_t hash_bytes(const char *s, size_t len)
@@ -287,6 +293,24 @@ static int entry_type(int dfd, const struct dirent *de)
 	       : S_ISLNK(st.st_mode) ? DT_LNK : DT_FIFO;
 }
 
+/* Tracked file tracked[i], named name in dfd (path: from the root, len bytes). */
+static int check_file(struct walk *w, struct found *f, int dfd, const char *name,
+		      const char *path, size_t len, size_t i)
+{
+	struct stat st;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;   /* gone: deleted */
+	if (S_ISDIR(st.st_mode) || (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))) {
+		atomic_store(&w->declined, true);
+		return 0;
+	}
+	w->tracked[i].seen = true;
+	if (stat_changed(w, w->tracked[i].e, &st))
+		return push_change(&f->changes, AT_SCAN_CHANGED, path, len);
+	return 0;
+}
+
 /* One entry of a tracked directory; path is prefix + name; [lo, hi): the entries under it. */
 static int visit(struct walk *w, struct found *f, int dfd, const struct dirent *de, char *path,
 		 size_t len, size_t lo, size_t hi)
@@ -294,7 +318,6 @@ static int visit(struct walk *w, struct found *f, int dfd, const struct dirent *
 	struct slot *s = table_find(w, path, len, hash_bytes(path, len));
 	ssize_t file = s->entry ? -1 : find_file(w, path, lo, hi);
 	int type = entry_type(dfd, de);
-	struct stat st;
 	char *sub;
 
 	if (type != DT_REG && type != DT_LNK && type != DT_DIR) {
@@ -314,23 +337,114 @@ static int visit(struct walk *w, struct found *f, int dfd, const struct dirent *
 		memcpy(sub + len, "/", 2);
 		return push_dir(w, sub);
 	}
-	if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : -1;   /* gone meanwhile: deleted */
-	if (S_ISDIR(st.st_mode) || (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))) {
-		atomic_store(&w->declined, true);
-		return 0;
+	return check_file(w, f, dfd, de->d_name, path, len, (size_t)file);
+}
+
+/* Keep what this directory held, for the next scan's cache. */
+static int record_dir(struct found *f, const char *prefix, const struct stat *st,
+		      const char *names, size_t names_len)
+{
+	struct at_dircache_dir *d;
+
+	if (f->ndirs == f->capdirs) {
+		size_t cap = f->capdirs ? f->capdirs * 2 : 64;
+		struct at_dircache_dir *v = realloc(f->dirs, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		f->dirs = v;
+		f->capdirs = cap;
 	}
-	w->tracked[file].seen = true;
-	if (stat_changed(w, w->tracked[file].e, &st))
-		return push_change(&f->changes, AT_SCAN_CHANGED, path, len);
+	d = &f->dirs[f->ndirs];
+	memset(d, 0, sizeof(*d));
+	d->ctime = st->st_ctim;
+	d->mtime = st->st_mtim;
+	d->ino = (uint64_t)st->st_ino;
+	d->dev = (uint64_t)st->st_dev;
+	if (!(d->prefix = strdup(prefix)) || !(d->names = malloc(names_len ? names_len : 1))) {
+		at_dircache_dir_free(d);
+		return -1;
+	}
+	if (names_len)
+		memcpy(d->names, names, names_len);
+	d->names_len = names_len;
+	f->ndirs++;
 	return 0;
+}
+
+/* An untracked name of this directory, as the cache keeps it: 'f' or 'd', the name, a NUL. */
+static int add_name(char **buf, size_t *len, size_t *cap, bool dir, const char *name)
+{
+	size_t n = strlen(name) + 2;
+
+	if (*len + n > *cap) {
+		size_t c = *cap ? *cap * 2 : 256;
+		char *b;
+
+		while (c < *len + n)
+			c *= 2;
+		if (!(b = realloc(*buf, c)))
+			return -1;
+		*buf = b;
+		*cap = c;
+	}
+	(*buf)[(*len)++] = dir ? 'd' : 'f';
+	memcpy(*buf + *len, name, n - 1);
+	*len += n - 1;
+	return 0;
+}
+
+/*
+ * A directory the cache vouches for: its names are its tracked entries
+ * (each stat'ed; the subdirectories read next) and the untracked names
+ * recorded, not listed again. path holds prefix (plen bytes) on entry.
+ */
+static int read_known(struct walk *w, struct found *f, int dfd, char *path, size_t plen,
+		      size_t lo, size_t hi, const struct at_dircache_dir *known)
+{
+	const char *n, *end = known->names + known->names_len;
+	size_t i = lo;
+	int rc = 0;
+
+	while (rc == 0 && i < hi && !failed(w)) {
+		const char *full = w->tracked[i].path, *slash = strchr(full + plen, '/');
+		size_t len;
+		char *sub;
+
+		if (!slash) {
+			rc = check_file(w, f, dfd, full + plen, full, strlen(full), i++);
+			continue;
+		}
+		/* A tracked subdirectory: read next; its entries skipped here. */
+		len = (size_t)(slash - full);
+		if (len + 2 > PATH_MAX || !(sub = strndup(full, len + 1)))
+			return -1;
+		memcpy(path, full, len);
+		memcpy(path + len, "0", 2);   /* '/' + 1: past every "sub/..." */
+		i = lower_bound(w, path, i, hi);
+		rc = push_dir(w, sub);
+	}
+	for (n = known->names; rc == 0 && n < end; n += strlen(n) + 1) {
+		size_t nlen = strlen(n + 1), len = plen + nlen;
+
+		if (plen + nlen + 2 > PATH_MAX)
+			return -1;
+		memcpy(path + plen, n + 1, nlen + 1);
+		/* Tracked since: its entry was handled above. */
+		if (find_file(w, path, lo, hi) >= 0 || table_find(w, path, len, hash_bytes(path, len))->entry)
+			continue;
+		rc = push_candidate(f, path, n[0] == 'd');
+	}
+	return rc;
 }
 
 static int read_dir(struct walk *w, struct found *f, const char *prefix)
 {
-	size_t plen = strlen(prefix), lo, hi;
-	char path[PATH_MAX];
+	size_t plen = strlen(prefix), lo, hi, names_len = 0, names_cap = 0;
+	const struct at_dircache_dir *known = NULL;
+	char path[PATH_MAX], *names = NULL;
 	struct dirent *de;
+	struct stat dst;
 	DIR *dir;
 	int dfd, rc = 0;
 
@@ -347,9 +461,12 @@ static int read_dir(struct walk *w, struct found *f, const char *prefix)
 		}
 		return -1;
 	}
-	if (!(dir = fdopendir(dfd))) {
-		close(dfd);
-		return -1;
+	if (w->use_cache) {
+		if (fstat(dfd, &dst) < 0) {
+			close(dfd);
+			return -1;
+		}
+		known = at_dircache_trusted(&w->cache, prefix, &dst);
 	}
 	/* The entries under prefix: from "prefix" up to "prefix" with its '/' turned '0'. */
 	memcpy(path, prefix, plen + 1);
@@ -358,8 +475,22 @@ static int read_dir(struct walk *w, struct found *f, const char *prefix)
 		path[plen - 1] = '/' + 1;
 	hi = plen ? lower_bound(w, path, lo, w->ntracked) : w->ntracked;
 	memcpy(path, prefix, plen);
+	if (known) {
+		rc = read_known(w, f, dfd, path, plen, lo, hi, known);
+		close(dfd);
+		if (rc == 0 && record_dir(f, prefix, &dst, known->names, known->names_len) < 0)
+			rc = -1;
+		f->known++;
+		if (rc < 0)
+			fail(w, prefix[0] ? prefix : ".");
+		return rc;
+	}
+	if (!(dir = fdopendir(dfd))) {
+		close(dfd);
+		return -1;
+	}
 	while (rc == 0 && !failed(w)) {
-		size_t nlen;
+		size_t nlen, before = f->ncand;
 
 		errno = 0;
 		if (!(de = readdir(dir))) {
@@ -381,7 +512,13 @@ static int read_dir(struct walk *w, struct found *f, const char *prefix)
 		}
 		memcpy(path + plen, de->d_name, nlen + 1);
 		rc = visit(w, f, dirfd(dir), de, path, plen + nlen, lo, hi);
+		if (rc == 0 && w->use_cache && f->ncand > before)
+			rc = add_name(&names, &names_len, &names_cap, f->cand[before].dir, de->d_name);
 	}
+	if (rc == 0 && w->use_cache && !failed(w))
+		rc = record_dir(f, prefix, &dst, names, names_len);
+	f->listed++;
+	free(names);
 	if (rc < 0)
 		fail(w, prefix[0] ? prefix : ".");
 	closedir(dir);
@@ -558,6 +695,9 @@ static void found_free(struct found *f)
 {
 	size_t i;
 
+	for (i = 0; i < f->ndirs; i++)
+		at_dircache_dir_free(&f->dirs[i]);
+	free(f->dirs);
 	at_scan_free(&f->changes);
 	for (i = 0; i < f->ncand; i++)
 		free(f->cand[i].path);
@@ -589,12 +729,32 @@ static int collect(git_repository *wt, struct walk *w, struct found *found, size
 	return rc;
 }
 
+/* The cache for the next scan: every directory read, listed or known. */
+static void save_cache(const char *path, const struct timespec *started, struct found *found,
+		       size_t n)
+{
+	struct at_dircache_dir *all;
+	size_t i, j, total = 0;
+
+	for (i = 0; i < n; i++)
+		total += found[i].ndirs;
+	if (!(all = calloc(total ? total : 1, sizeof(*all))))
+		return;
+	for (i = 0, total = 0; i < n; i++)
+		for (j = 0; j < found[i].ndirs; j++)
+			all[total++] = found[i].dirs[j];
+	at_dircache_save(path, started, all, total);
+	free(all);
+}
+
 int at_scan_entries(git_repository *wt, const git_index_entry *entries, size_t count,
-		    const struct timespec *index_mtime, struct at_scan *out, struct at_error *err)
+		    const struct timespec *index_mtime, const char *cache_path,
+		    struct at_scan *out, struct at_error *err)
 {
 	struct found found[MAX_THREADS];
+	struct timespec started = { 0, 0 };
 	struct walk w;
-	size_t i, n = 0;
+	size_t i, n = 0, listed = 0, known = 0;
 	int rc = AT_SCAN_DECLINED;
 
 	memset(&w, 0, sizeof(w));
@@ -616,6 +776,11 @@ int at_scan_entries(git_repository *wt, const git_index_entry *entries, size_t c
 		rc = at_error_sys(err, AT_ESYS, "cannot open worktree '%s'", git_repository_workdir(wt));
 		goto out;
 	}
+	if (cache_path && at_dircache_usable(w.root)) {
+		w.use_cache = true;
+		at_dircache_load(cache_path, &w.cache);
+		clock_gettime(CLOCK_REALTIME, &started);
+	}
 	n = thread_count(w.ntracked);
 	if (walk_tracked(&w, found, n) < 0) {
 		rc = at_error_set(err, AT_ESYS, "out of memory");
@@ -630,6 +795,16 @@ int at_scan_entries(git_repository *wt, const git_index_entry *entries, size_t c
 	if (atomic_load(&w.declined))
 		goto out;
 	rc = collect(wt, &w, found, n, out, err);
+	for (i = 0; i < n; i++) {
+		listed += found[i].listed;
+		known += found[i].known;
+	}
+	if (rc == 0) {
+		out->dirs_listed = listed;
+		out->dirs_known = known;
+	}
+	if (rc == 0 && w.use_cache && listed > 0)
+		save_cache(cache_path, &started, found, n);
 out:
 	if (rc != 0)
 		at_scan_free(out);
@@ -641,6 +816,7 @@ out:
 	free(w.failed_path);
 	free(w.table.v);
 	free(w.tracked);
+	at_dircache_free(&w.cache);
 	if (w.root >= 0)
 		close(w.root);
 	pthread_cond_destroy(&w.cond);
@@ -667,7 +843,7 @@ int at_scan_worktree(git_repository *wt, git_index *idx, struct at_scan *out,
 		return at_error_set(err, AT_ESYS, "out of memory");
 	for (i = 0; i < n; i++)
 		v[i] = *git_index_get_byindex(idx, i);
-	rc = at_scan_entries(wt, v, n, &mtime, out, err);
+	rc = at_scan_entries(wt, v, n, &mtime, NULL, out, err);
 	free(v);
 	return rc;
 }

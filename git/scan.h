@@ -52,9 +52,11 @@ struct at_scan_change {
 struct at_scan {
 	struct at_scan_change *v;   /* sorted by path */
 	size_t n, cap;
+	size_t dirs_listed;         /* tracked directories read with getdents */
+	size_t dirs_known;          /* ... taken from the directory cache instead */
 };
 
-#define AT_SCAN_INIT { NULL, 0, 0 }
+#define AT_SCAN_INIT { NULL, 0, 0, 0, 0 }
 
 /*
  * Compare WT's worktree with IDX (WT's index, as read; not changed). Returns
@@ -67,9 +69,12 @@ int at_scan_worktree(git_repository *wt, git_index *idx, struct at_scan *out,
 /*
  * The same for entries read otherwise (git/index_file.h): count entries in
  * the index's order, the index file's mtime for the racily clean check.
+ * With cache_path, directories the cache there vouches for are not listed
+ * again (git/dircache.h), and the cache is brought up to date.
  */
 int at_scan_entries(git_repository *wt, const git_index_entry *entries, size_t count,
-		    const struct timespec *index_mtime, struct at_scan *out, struct at_error *err);
+		    const struct timespec *index_mtime, const char *cache_path,
+		    struct at_scan *out, struct at_error *err);
 
 void at_scan_free(struct at_scan *s);
 

@@ -1,9 +1,11 @@
 #include "git/snapshot.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "git/internal.h"
 #include "git/scan.h"
 
@@ -159,7 +161,12 @@ static int snapshot(git_repository *wt, const struct at_task *t, git_index **idx
 int at_git_snapshot_tree(git_repository *wt, const struct at_task *t, git_oid *tree, bool *fast,
 			 struct at_error *err)
 {
-	int rc = at_git_snapshot_fast(wt, tree, err);
+	char cache[PATH_MAX];
+	int rc;
+
+	rc = at_fmt(cache, sizeof(cache), "%sagenttask/cache/%s.scan", git_repository_commondir(wt),
+		    t->name);
+	rc = at_git_snapshot_fast(wt, rc == 0 ? cache : NULL, tree, err);
 
 	*fast = rc == 0;
 	return rc == AT_SNAPSHOT_DECLINED ? snapshot(wt, t, NULL, tree, err) : rc;

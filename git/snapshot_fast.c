@@ -407,7 +407,8 @@ static bool declines(const struct at_index *idx, const struct at_scan *scan)
 	return false;
 }
 
-int at_git_snapshot_fast(git_repository *wt, git_oid *tree_out, struct at_error *err)
+int at_git_snapshot_fast(git_repository *wt, const char *cache_path, git_oid *tree_out,
+			 struct at_error *err)
 {
 	struct at_index idx = AT_INDEX_INIT;
 	struct at_scan scan = AT_SCAN_INIT;
@@ -431,7 +432,7 @@ int at_git_snapshot_fast(git_repository *wt, git_oid *tree_out, struct at_error 
 		rc = AT_SNAPSHOT_DECLINED;
 		goto out;
 	}
-	rc = at_scan_entries(wt, idx.v, idx.n, &idx.mtime, &scan, err);
+	rc = at_scan_entries(wt, idx.v, idx.n, &idx.mtime, cache_path, &scan, err);
 	if (rc == AT_SCAN_DECLINED || (rc == 0 && declines(&idx, &scan))) {
 		rc = AT_SNAPSHOT_DECLINED;
 		goto out;

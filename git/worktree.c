@@ -131,9 +131,14 @@ static int remove_worktree_dir(const struct at_repo *r, const struct at_task *t,
 static int remove_parts(struct at_repo *r, const struct at_task *t, bool only_unmoved,
 			struct at_error *err)
 {
+	char cache[PATH_MAX];
+
 	/* The audit log (logs/NAME.jsonl) stays: it records what happened. */
 	if (remove_worktree_dir(r, t, err) < 0 || at_rmtree(t->admin_dir, err) < 0)
 		return err->code;
+	/* The scan's directory cache (git/dircache.h) goes with the worktree. */
+	if (at_fmt(cache, sizeof(cache), "%s/cache/%s.scan", r->paths.state_dir, t->name) == 0)
+		unlink(cache);
 	if (delete_branch(r->repo, t, only_unmoved, err) < 0)
 		return err->code;
 	return at_state_remove(&r->paths, t->name, err);

@@ -131,6 +131,51 @@ static char *scan_text(struct repo *r)
 	return text;
 }
 
+/* As scan_text, through at_scan_entries with the directory cache at cache. */
+static char *scan_cached(struct repo *r, const char *cache, size_t *listed, size_t *known)
+{
+	struct at_scan s = AT_SCAN_INIT;
+	struct at_error err = AT_ERROR_INIT;
+	struct timespec mtime = { 0, 0 };
+	git_index_entry *v;
+	git_index *idx;
+	struct stat st;
+	char *text = calloc(1, 1 << 16);
+	size_t i, n;
+	int rc;
+
+	assert_non_null(text);
+	assert_int_equal(git_repository_index(&idx, r->repo), 0);
+	assert_int_equal(git_index_read(idx, true), 0);
+	n = git_index_entrycount(idx);
+	assert_non_null(v = calloc(n + 1, sizeof(*v)));
+	for (i = 0; i < n; i++)
+		v[i] = *git_index_get_byindex(idx, i);
+	if (stat(git_index_path(idx), &st) == 0)
+		mtime = st.st_mtim;
+	rc = at_scan_entries(r->repo, v, n, &mtime, cache, &s, &err);
+	free(v);
+	git_index_free(idx);
+	if (rc != 0)
+		fail_msg("scan failed (%d): %s", rc, err.msg);
+	for (i = 0; i < s.n; i++)
+		snprintf(text + strlen(text), (1 << 16) - strlen(text), "%c %s\n",
+			 "CDU"[s.v[i].kind], s.v[i].path);
+	*listed = s.dirs_listed;
+	*known = s.dirs_known;
+	at_scan_free(&s);
+	return text;
+}
+
+static void expect_cached(struct repo *r, const char *cache, const char *want, size_t *listed,
+			  size_t *known)
+{
+	char *got = scan_cached(r, cache, listed, known);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
 static void expect(struct repo *r, const char *want)
 {
 	char *got = scan_text(r);
@@ -315,6 +360,87 @@ static void test_scan__deep_untracked_trees(void **state)
 	expect(r, "declined");
 }
 
+/* Where agenttask keeps the cache of task "t" (its state directory made). */
+static void cache_path(struct repo *r, char *out, size_t size)
+{
+	snprintf(out, size, "%s/.git/agenttask", r->root);
+	assert_int_equal(mkdir(out, 0700), 0);
+	snprintf(out, size, "%s/.git/agenttask/cache/t.scan", r->root);
+}
+
+/*
+ * The directory cache: a directory is listed again unless its ctime, mtime
+ * and inode are those recorded more than a second before the recording
+ * scan; whatever changed in between is found either way.
+ */
+static void test_scan__directory_cache_is_trusted_only_when_it_may_be(void **state)
+{
+	struct repo *r = *state;
+	char cache[PATH_MAX * 3], full[PATH_MAX * 2];
+	struct timespec ts[2];
+	size_t listed, known;
+	struct stat st;
+
+	make_base(r);
+	cache_path(r, cache, sizeof(cache));
+	expect_cached(r, cache, "", &listed, &known);
+	assert_int_equal(known, 0);
+	assert_int_equal(listed, 4);   /* the root, docs/, src/, src/lib/ */
+	assert_int_equal(stat(cache, &st), 0);
+
+	/* At once: the directories changed less than a second before that scan. */
+	expect_cached(r, cache, "", &listed, &known);
+	assert_int_equal(known, 0);
+
+	sleep(2);
+	expect_cached(r, cache, "", &listed, &known);   /* recorded a second later ... */
+	expect_cached(r, cache, "", &listed, &known);   /* ... and now trusted */
+	assert_int_equal(listed, 0);
+	assert_true(known > 0);
+
+	/* A tracked file changed in place: the directory is trusted, the file stat'ed. */
+	put(r, "src/main.c", "int main(void) { return 1; }\n");
+	expect_cached(r, cache, "C src/main.c\n", &listed, &known);
+	assert_int_equal(listed, 0);
+
+	/* A new file whose directory's mtime is then set back: its ctime tells. */
+	full_path(r, "docs", full, sizeof(full));
+	assert_int_equal(stat(full, &st), 0);
+	put(r, "docs/hidden.md", "sneaked in\n");
+	ts[0] = st.st_atim;
+	ts[1] = st.st_mtim;
+	assert_int_equal(utimensat(AT_FDCWD, full, ts, 0), 0);
+	expect_cached(r, cache, "U docs/hidden.md\nC src/main.c\n", &listed, &known);
+	assert_true(listed > 0);
+
+	/* A deleted file and a new untracked directory, both found. */
+	full_path(r, "src/lib/util.c", full, sizeof(full));
+	assert_int_equal(unlink(full), 0);
+	put(r, "src/new/x.c", "x\n");
+	expect_cached(r, cache,
+		      "U docs/hidden.md\nD src/lib/util.c\nC src/main.c\nU src/new/x.c\n",
+		      &listed, &known);
+}
+
+static void test_scan__damaged_directory_cache_is_ignored(void **state)
+{
+	struct repo *r = *state;
+	char cache[PATH_MAX * 3];
+	size_t listed, known;
+	FILE *f;
+
+	make_base(r);
+	cache_path(r, cache, sizeof(cache));
+	expect_cached(r, cache, "", &listed, &known);
+	/* names a directory as known, with nothing in it, far in the future */
+	assert_non_null(f = fopen(cache, "w"));
+	fputs("agenttask-dircache 1\n9999999999 0 1\n1 2 3 4 5 6 0 999\nsrc/", f);
+	fclose(f);
+	put(r, "src/untracked.c", "u\n");
+	expect_cached(r, cache, "U src/untracked.c\n", &listed, &known);
+	assert_int_equal(known, 0);
+}
+
 /* Enough entries for several threads: every change found, each once. */
 static void test_scan__many_directories_with_threads(void **state)
 {
@@ -357,6 +483,10 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan__ignorecase_is_declined, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan__deep_untracked_trees, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan__directory_cache_is_trusted_only_when_it_may_be,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan__damaged_directory_cache_is_ignored, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_scan__many_directories_with_threads, setup,
 						teardown),
 	};
