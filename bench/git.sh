@@ -7,7 +7,11 @@
 #   agenttask new NAME              vs  git worktree add -b BRANCH PATH main
 #   agenttask diff NAME             vs  git -C WORKTREE diff BASE
 #
-# and writes the table, with agenttask/git ratios, into the section
+# then the two diff commands again interleaved (ROUNDS rounds of one run
+# each, the order reversed every other round: hyperfine times each command
+# in one block, and the load a block inherits from the one before, such as
+# the freeing of the previous block's 20,000-file worktrees, falls on one
+# side only), and writes the tables, with agenttask/git ratios, into the section
 # "## Task creation and diff (vs git)" of docs/performance.md (only that
 # section: the rest of the file is left as it is).
 #
@@ -21,6 +25,7 @@ DOC=${AT_BENCH_DOC:-$here/docs/performance.md}
 DIRS=200
 FILES=100
 RUNS=10
+ROUNDS=200
 
 [ -x "$AT" ] || { echo "bench/git.sh: no agenttask binary at '$AT'" >&2; exit 2; }
 for tool in git hyperfine python3; do
@@ -97,11 +102,35 @@ hyperfine --warmup 2 --runs "$RUNS" --style basic \
 	--prepare true -n "git add -A + diff --cached" \
 	"cp -p $(q "$diff_index") $(q "$work/index") && GIT_INDEX_FILE=$(q "$work/index") git -C $(q "$diff_wt") add -A && GIT_INDEX_FILE=$(q "$work/index") git -C $(q "$diff_wt") diff --cached $base"
 
-python3 - "$work/result.json" "$DOC" "$DIRS" "$FILES" "$fstype" <<'EOF'
-import json, os, platform, re, subprocess, sys
+# The diffs again, interleaved; each command line NUL-separated in a file.
+printf '%s\0' "$AT" -C "$repo" diff diffed >"$work/cmd.0"
+printf '%s\0' git -C "$diff_wt" diff "$base" >"$work/cmd.1"
+python3 - "$ROUNDS" "$work"/cmd.{0,1} >"$work/interleaved.json" <<'EOF'
+import json, os, sys, time
+
+rounds, files = int(sys.argv[1]), sys.argv[2:]
+names = ["agenttask diff", "git diff"]
+cmds = [open(f, "rb").read().split(b"\0")[:-1] for f in files]
+null = os.open(os.devnull, os.O_WRONLY)
+times = [[] for _ in cmds]
+for r in range(rounds):
+    for k in (range(len(cmds)) if r % 2 == 0 else reversed(range(len(cmds)))):
+        t0 = time.perf_counter()
+        pid = os.posix_spawnp(cmds[k][0], cmds[k], os.environ,
+                              file_actions=[(os.POSIX_SPAWN_DUP2, null, 1)])
+        _, status = os.waitpid(pid, 0)
+        times[k].append(time.perf_counter() - t0)
+        if status:
+            sys.exit("bench/git.sh: '%s' failed" % names[k])
+json.dump({"results": [{"command": n, "times": t} for n, t in zip(names, times)]}, sys.stdout)
+EOF
+
+python3 - "$work/result.json" "$DOC" "$DIRS" "$FILES" "$fstype" "$work/interleaved.json" <<'EOF'
+import json, os, platform, re, statistics, subprocess, sys
 
 result, doc, dirs, files, fstype = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 runs = {r["command"]: r for r in json.load(open(result))["results"]}
+inter = {r["command"]: r["times"] for r in json.load(open(sys.argv[6]))["results"]}
 
 def ms(r):
     return "%.1f ± %.1f" % (r["mean"] * 1000, r["stddev"] * 1000)
@@ -135,6 +164,17 @@ out = ["## Task creation and diff (vs git)", "",
 for what, at, g in rows:
     ratio = runs[at]["mean"] / runs[g]["mean"]
     out.append("| %s: `%s` vs `%s` | %s | %s | %.2f |" % (what, at, g, ms(runs[at]), ms(runs[g]), ratio))
+a, g = inter["agenttask diff"], inter["git diff"]
+out += ["",
+        "The diffs again, interleaved (%d rounds of one run each, the order reversed every "
+        "other round; milliseconds):" % len(a), "",
+        "| command | mean | median | min |",
+        "|---|---|---|---|"]
+for name, v in (("agenttask diff", a), ("git diff", g)):
+    out.append("| `%s` | %.1f | %.1f | %.1f |" % (name, 1000 * statistics.mean(v),
+               1000 * statistics.median(v), 1000 * min(v)))
+out.append("| ratio | %.2f | %.2f | %.2f |" % (statistics.mean(a) / statistics.mean(g),
+           statistics.median(a) / statistics.median(g), min(a) / min(g)))
 out += ["",
         "What each side does:",
         "",

@@ -33,12 +33,15 @@ struct at_index {
 	git_index_entry *v;       /* in the file's order (by path, then stage) */
 	size_t n;
 	struct timespec mtime;    /* of the file: entries no older are racily clean */
-	char *paths;              /* where every v[i].path points */
+	char *paths;              /* version 4: where every v[i].path points */
 	struct at_cache_tree *trees;   /* the cache-tree extension, sorted; NULL: none */
 	size_t ntrees;
+	void *map;                /* the file's bytes: versions 2 and 3 point into them */
+	size_t map_len;
+	size_t v_len;             /* bytes mapped for v */
 };
 
-#define AT_INDEX_INIT { NULL, 0, { 0, 0 }, NULL, NULL, 0 }
+#define AT_INDEX_INIT { NULL, 0, { 0, 0 }, NULL, NULL, 0, NULL, 0, 0 }
 
 /* Read the index file at path. 0, AT_INDEX_DECLINED, or a negative code with err set. */
 int at_index_read(const char *path, struct at_index *out, struct at_error *err);
