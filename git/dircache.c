@@ -89,6 +89,21 @@ static bool read_line(struct reader *r, long long *v, int n)
 	return *s == '\0';
 }
 
+/* Each name: 'f' or 'd', then a name that is one path component, then a NUL. */
+static bool names_valid(const char *names, size_t len)
+{
+	const char *p = names, *end = names + len, *nul;
+
+	while (p < end) {
+		if (!(nul = memchr(p, '\0', (size_t)(end - p))) || (p[0] != 'f' && p[0] != 'd') ||
+		    nul == p + 1 || memchr(p + 1, '/', (size_t)(nul - p - 1)) ||
+		    strcmp(p + 1, ".") == 0 || strcmp(p + 1, "..") == 0)
+			return false;
+		p = nul + 1;
+	}
+	return true;
+}
+
 static bool parse(const char *buf, size_t len, struct at_dircache *out)
 {
 	struct reader r = { buf, buf + len };
@@ -98,7 +113,8 @@ static bool parse(const char *buf, size_t len, struct at_dircache *out)
 	if (len < strlen(MAGIC) || memcmp(buf, MAGIC, strlen(MAGIC)) != 0)
 		return false;
 	r.p += strlen(MAGIC);
-	if (!read_line(&r, head, 3) || head[1] >= 1000000000LL || head[2] > 10000000LL)
+	/* A record takes at least 16 bytes: no count the file cannot hold. */
+	if (!read_line(&r, head, 3) || head[1] >= 1000000000LL || head[2] > (long long)(len / 16))
 		return false;
 	out->scanned.tv_sec = (time_t)head[0];
 	out->scanned.tv_nsec = (long)head[1];
@@ -126,6 +142,10 @@ static bool parse(const char *buf, size_t len, struct at_dircache *out)
 		}
 		memcpy(d->names, r.p + plen, nlen);
 		d->names_len = nlen;
+		if (!names_valid(d->names, nlen)) {
+			out->n = i + 1;
+			return false;
+		}
 		r.p += plen + nlen + 1;
 		out->n = i + 1;
 		if (i > 0 && strcmp(out->v[i - 1].prefix, d->prefix) >= 0)

@@ -425,8 +425,9 @@ static void test_scan__directory_cache_is_trusted_only_when_it_may_be(void **sta
 static void test_scan__damaged_directory_cache_is_ignored(void **state)
 {
 	struct repo *r = *state;
-	char cache[PATH_MAX * 3];
+	char cache[PATH_MAX * 3], full[PATH_MAX * 2];
 	size_t listed, known;
+	struct stat st;
 	FILE *f;
 
 	make_base(r);
@@ -437,6 +438,17 @@ static void test_scan__damaged_directory_cache_is_ignored(void **state)
 	fputs("agenttask-dircache 1\n9999999999 0 1\n1 2 3 4 5 6 0 999\nsrc/", f);
 	fclose(f);
 	put(r, "src/untracked.c", "u\n");
+	expect_cached(r, cache, "U src/untracked.c\n", &listed, &known);
+	assert_int_equal(known, 0);
+	/* matching src/ exactly, but for a name that leaves its directory */
+	full_path(r, "src", full, sizeof(full));
+	assert_int_equal(stat(full, &st), 0);
+	assert_non_null(f = fopen(cache, "w"));
+	fprintf(f, "agenttask-dircache 1\n9999999999 0 1\n%lld %ld %lld %ld %llu %llu 6 4\nsrc/",
+		(long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec, (long long)st.st_mtim.tv_sec,
+		st.st_mtim.tv_nsec, (unsigned long long)st.st_ino, (unsigned long long)st.st_dev);
+	fwrite("f../x\0\n", 1, 7, f);
+	fclose(f);
 	expect_cached(r, cache, "U src/untracked.c\n", &listed, &known);
 	assert_int_equal(known, 0);
 }
