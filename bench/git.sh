@@ -105,25 +105,8 @@ hyperfine --warmup 2 --runs "$RUNS" --style basic \
 # The diffs again, interleaved; each command line NUL-separated in a file.
 printf '%s\0' "$AT" -C "$repo" diff diffed >"$work/cmd.0"
 printf '%s\0' git -C "$diff_wt" diff "$base" >"$work/cmd.1"
-python3 - "$ROUNDS" "$work"/cmd.{0,1} >"$work/interleaved.json" <<'EOF'
-import json, os, sys, time
-
-rounds, files = int(sys.argv[1]), sys.argv[2:]
-names = ["agenttask diff", "git diff"]
-cmds = [open(f, "rb").read().split(b"\0")[:-1] for f in files]
-null = os.open(os.devnull, os.O_WRONLY)
-times = [[] for _ in cmds]
-for r in range(rounds):
-    for k in (range(len(cmds)) if r % 2 == 0 else reversed(range(len(cmds)))):
-        t0 = time.perf_counter()
-        pid = os.posix_spawnp(cmds[k][0], cmds[k], os.environ,
-                              file_actions=[(os.POSIX_SPAWN_DUP2, null, 1)])
-        _, status = os.waitpid(pid, 0)
-        times[k].append(time.perf_counter() - t0)
-        if status:
-            sys.exit("bench/git.sh: '%s' failed" % names[k])
-json.dump({"results": [{"command": n, "times": t} for n, t in zip(names, times)]}, sys.stdout)
-EOF
+python3 "$here/bench/interleave.py" "$ROUNDS" "agenttask diff" "$work/cmd.0" "git diff" "$work/cmd.1" \
+	>"$work/interleaved.json"
 
 python3 - "$work/result.json" "$DOC" "$DIRS" "$FILES" "$fstype" "$work/interleaved.json" <<'EOF'
 import json, os, platform, re, statistics, subprocess, sys

@@ -101,25 +101,8 @@ printf '%s\0' "$AT" run bench -- /bin/true >"$work/cmd.0"
 printf '%s\0' "${b[@]}" /bin/true >"$work/cmd.1"
 printf '%s\0' "$AT" run bench --net -- /bin/true >"$work/cmd.2"
 printf '%s\0' "${bnet[@]}" /bin/true >"$work/cmd.3"
-python3 - "$RUNS" "$work"/cmd.{0,1,2,3} >"$work/interleaved.json" <<'EOF'
-import json, os, sys, time
-
-rounds, files = int(sys.argv[1]), sys.argv[2:]
-names = ["agenttask run", "bwrap", "agenttask run --net", "bwrap --share-net"]
-cmds = [open(f, "rb").read().split(b"\0")[:-1] for f in files]
-null = os.open(os.devnull, os.O_WRONLY)
-times = [[] for _ in cmds]
-for r in range(rounds):
-    for k in (range(len(cmds)) if r % 2 == 0 else reversed(range(len(cmds)))):
-        t0 = time.perf_counter()
-        pid = os.posix_spawnp(cmds[k][0], cmds[k], os.environ,
-                             file_actions=[(os.POSIX_SPAWN_DUP2, null, 1)])
-        _, status = os.waitpid(pid, 0)
-        times[k].append(time.perf_counter() - t0)
-        if status:
-            sys.exit("bench/sandbox.sh: '%s' failed" % names[k])
-json.dump({"results": [{"command": n, "times": t} for n, t in zip(names, times)]}, sys.stdout)
-EOF
+python3 "$here/bench/interleave.py" "$RUNS" "agenttask run" "$work/cmd.0" "bwrap" "$work/cmd.1" \
+	"agenttask run --net" "$work/cmd.2" "bwrap --share-net" "$work/cmd.3" >"$work/interleaved.json"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --verbose: the step lines of STEP_RUNS runs, with and without --net.

@@ -4,8 +4,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/util.h"
@@ -96,4 +98,21 @@ int at_mkdirs(const char *path, unsigned int mode, struct at_error *err)
 	if (mkdir(buf, (mode_t)mode) < 0 && errno != EEXIST)
 		return at_error_sys(err, AT_ESYS, "cannot create '%s'", buf);
 	return 0;
+}
+
+int at_open_beneath(int dirfd, const char *path, int flags)
+{
+	struct open_how how = {
+		.flags = (unsigned long long)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH,
+	};
+
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+bool at_path_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
 }

@@ -150,21 +150,6 @@ static void job_fail(struct job *job, const char *what, const char *path)
 	atomic_store(&job->failed, true);
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, buf, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* One file, link or gitlink's directory, and its stat data for the index. */
 static int write_entry(struct job *job, git_odb *odb, struct entry *e)
 {
@@ -205,7 +190,7 @@ static int write_entry(struct job *job, git_odb *odb, struct entry *e)
 		    e->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0777 : 0666);
 	if (fd < 0)
 		goto sys_failed;
-	rc = write_all(fd, data, size) < 0 || fstat(fd, &e->st) < 0 ? -1 : 0;
+	rc = at_write_all(fd, data, size) < 0 || fstat(fd, &e->st) < 0 ? -1 : 0;
 	if (close(fd) < 0 || rc < 0) {
 		rc = -1;
 		goto sys_failed;
@@ -439,7 +424,7 @@ static int write_index(git_repository *wt, struct plan *plan, const git_oid *roo
 		free(buf);
 		return at_error_sys(err, AT_ESYS, "cannot create '%s'", lock);
 	}
-	if (write_all(fd, (const char *)buf, size) < 0)
+	if (at_write_all(fd, buf, size) < 0)
 		rc = at_error_sys(err, AT_ESYS, "cannot write '%s'", lock);
 	if (close(fd) < 0 && rc == 0)
 		rc = at_error_sys(err, AT_ESYS, "cannot write '%s'", lock);

@@ -4,15 +4,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/fs.h"
 #include "core/util.h"
 #include "git/internal.h"
-
-static bool path_exists(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == 0;
-}
 
 static bool has_key(const git_config *cfg, const char *key)
 {
@@ -49,10 +43,10 @@ static bool user_attributes_exist(void)
 	char path[PATH_MAX];
 
 	if (xdg && xdg[0])
-		return at_fmt(path, sizeof(path), "%s/git/attributes", xdg) < 0 || path_exists(path);
+		return at_fmt(path, sizeof(path), "%s/git/attributes", xdg) < 0 || at_path_exists(path);
 	if (home && home[0])
 		return at_fmt(path, sizeof(path), "%s/.config/git/attributes", home) < 0 ||
-		       path_exists(path);
+		       at_path_exists(path);
 	return false;
 }
 
@@ -73,8 +67,8 @@ bool at_git_filters_configured(git_repository *repo)
 {
 	char info[PATH_MAX];
 
-	if (config_converts(repo) || user_attributes_exist() || path_exists("/etc/gitattributes"))
+	if (config_converts(repo) || user_attributes_exist() || at_path_exists("/etc/gitattributes"))
 		return true;
 	return at_fmt(info, sizeof(info), "%sinfo/attributes", git_repository_commondir(repo)) < 0 ||
-	       path_exists(info);
+	       at_path_exists(info);
 }

@@ -157,7 +157,17 @@ static bool read_extensions(const unsigned char *p, const unsigned char *end, st
 	return true;
 }
 
-static void *populated(size_t len);
+/*
+ * Anonymous memory, its pages populated at once (a fault for each page of a
+ * 1.6 MB index and its entries was a fifth of the read). NULL on failure.
+ */
+static void *populated(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+		       -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
 
 static int parse(const unsigned char *buf, size_t size, struct at_index *out)
 {
@@ -206,18 +216,6 @@ out:
 		out->ntrees = 0;
 	}
 	return rc;
-}
-
-/*
- * Anonymous memory, its pages populated at once (a fault for each page of a
- * 1.6 MB index and its entries was a fifth of the read). NULL on failure.
- */
-static void *populated(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-		       -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
 }
 
 int at_index_read(const char *path, struct at_index *out, struct at_error *err)

@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -11,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/fs.h"
 #include "core/util.h"
 #include "git/dircache.h"
 #include "git/internal.h"
@@ -115,7 +114,23 @@ static void table_put(struct walk *w, size_t entry, size_t len)
 	s->entry = (uint32_t)entry + 1;
 }
 
-/* The directories of the index (files are found by binary search in their directory's range). */
+/* How much of tracked[i]'s path is directories it shares with tracked[i - 1]'s. */
+static size_t shared_dirs(const struct walk *w, size_t i)
+{
+	const char *path = w->tracked[i].path, *prev = i ? w->tracked[i - 1].path : "";
+	size_t same = 0;
+
+	while (path[same] && path[same] == prev[same])
+		same++;
+	while (same > 0 && path[same - 1] != '/')
+		same--;
+	return same;
+}
+
+/*
+ * The directories of the index (files are found by binary search in their
+ * directory's range), each entered once: by the first path under it.
+ */
 static int table_build(struct walk *w)
 {
 	size_t i, want = 16, dirs = 0;
@@ -123,35 +138,18 @@ static int table_build(struct walk *w)
 
 	if (w->ntracked >= UINT32_MAX / 2)
 		return -1;
-	for (i = 0; i < w->ntracked; i++) {
-		const char *path = w->tracked[i].path, *prev = i ? w->tracked[i - 1].path : "";
-		size_t same = 0;
-
-		/* The directories this path shares with the one before are counted already. */
-		while (path[same] && path[same] == prev[same])
-			same++;
-		while (same > 0 && path[same - 1] != '/')
-			same--;
-		for (p = path + same; *p; p++)
+	for (i = 0; i < w->ntracked; i++)
+		for (p = w->tracked[i].path + shared_dirs(w, i); *p; p++)
 			dirs += *p == '/';
-	}
 	while (want < dirs * 2)
 		want *= 2;
 	if (!(w->table.v = calloc(want, sizeof(*w->table.v))))
 		return -1;
 	w->table.mask = want - 1;
-	for (i = 0; i < w->ntracked; i++) {
-		const char *path = w->tracked[i].path, *prev = i ? w->tracked[i - 1].path : "";
-		size_t same = 0;
-
-		while (path[same] && path[same] == prev[same])
-			same++;
-		while (same > 0 && path[same - 1] != '/')
-			same--;
-		for (p = path + same; *p; p++)
+	for (i = 0; i < w->ntracked; i++)
+		for (p = w->tracked[i].path + shared_dirs(w, i); *p; p++)
 			if (*p == '/')
-				table_put(w, i, (size_t)(p - path));
-	}
+				table_put(w, i, (size_t)(p - w->tracked[i].path));
 	return 0;
 }
 
@@ -226,14 +224,9 @@ static bool failed(struct walk *w)
 
 static int open_dir(int root, const char *path)
 {
-	struct open_how how = {
-		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-
 	if (!path[0])
 		return fcntl(root, F_DUPFD_CLOEXEC, 0);
-	return (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
+	return at_open_beneath(root, path, O_RDONLY | O_DIRECTORY);
 }
 
 static bool time_eq(const git_index_time *t, const struct timespec *ts)

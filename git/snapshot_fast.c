@@ -28,14 +28,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/fs.h"
 #include "core/util.h"
 #include "git/index_file.h"
 #include "git/internal.h"
@@ -217,16 +216,6 @@ static int staged_changes(git_tree *head, const struct at_index *idx, struct upd
 
 /* ---- the worktree's changes, hashed --------------------------------------- */
 
-static int open_beneath(int root, const char *path, int flags)
-{
-	struct open_how how = {
-		.flags = (unsigned long long)(flags | O_NOFOLLOW | O_CLOEXEC),
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-
-	return (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
-}
-
 static int hash_stream(git_odb *odb, int fd, size_t size, git_oid *id)
 {
 	git_odb_stream *stream = NULL;
@@ -263,7 +252,7 @@ static int hash_path(git_odb *odb, int root, const char *path, git_oid *id,
 	ssize_t len;
 	int fd, rc = -1;
 
-	if ((fd = open_beneath(root, path, O_PATH)) < 0 || fstat(fd, &st) < 0) {
+	if ((fd = at_open_beneath(root, path, O_PATH | O_NOFOLLOW)) < 0 || fstat(fd, &st) < 0) {
 		rc = fd < 0 && (errno == ENOENT || errno == ELOOP || errno == ENOTDIR) ? 1 : -1;
 		goto out;
 	}
@@ -281,7 +270,7 @@ static int hash_path(git_odb *odb, int root, const char *path, git_oid *id,
 	}
 	close(fd);
 	/* O_NONBLOCK: a fifo swapped in meanwhile must not hang the open. */
-	if ((fd = open_beneath(root, path, O_RDONLY | O_NONBLOCK)) < 0 || fstat(fd, &st) < 0 ||
+	if ((fd = at_open_beneath(root, path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW)) < 0 || fstat(fd, &st) < 0 ||
 	    !S_ISREG(st.st_mode)) {
 		rc = 1;
 		goto out;

@@ -14,13 +14,6 @@
 #include "git/checkout.h"
 #include "git/internal.h"
 
-static bool path_exists(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == 0;
-}
-
 /*
  * The branch the base belongs to: the one named, else the one checked out
  * where the command runs (a linked worktree of the user's, or the main one).
@@ -76,10 +69,10 @@ static int check_free(git_repository *repo, const struct at_task *t, struct at_e
 		return at_error_set(err, AT_EEXISTS, "branch '%s' already exists",
 				    at_branch_short(t->branch));
 	}
-	if (path_exists(t->path))
+	if (at_path_exists(t->path))
 		return at_error_set(err, AT_EEXISTS,
 				    "worktree path '%s' already exists (see 'agenttask gc')", t->path);
-	if (path_exists(t->admin_dir))
+	if (at_path_exists(t->admin_dir))
 		return at_error_set(err, AT_EEXISTS,
 				    "worktree admin directory '%s' already exists (see 'agenttask gc')",
 				    t->admin_dir);
@@ -179,7 +172,7 @@ bool at_task_moved(const struct at_task *t, char *where, size_t size)
 	struct stat st;
 	size_t len;
 
-	if (path_exists(t->path) || at_fmt(file, sizeof(file), "%s/gitdir", t->admin_dir) < 0 ||
+	if (at_path_exists(t->path) || at_fmt(file, sizeof(file), "%s/gitdir", t->admin_dir) < 0 ||
 	    !(text = at_read_file(file, PATH_MAX + 16, &len)))
 		return false;
 	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
@@ -426,7 +419,7 @@ int at_task_inspect(struct at_repo *r, const struct at_task *t, struct at_task_i
 	}
 	git_error_clear();
 	git_reference_free(ref);
-	info.worktree_missing = !path_exists(t->path);
+	info.worktree_missing = !at_path_exists(t->path);
 	if (!info.worktree_missing)
 		rc = worktree_dirty(t, &info.dirty, err);
 	if (rc == 0)

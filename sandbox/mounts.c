@@ -26,6 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/fs.h"
 #include "core/util.h"
 
 #define ROOT_SIZE "16m"
@@ -362,19 +363,13 @@ static bool rel_path_ok(const char *rel, size_t len)
 }
 
 /*
- * One openat2() for a whole path: O_PATH below dirfd, refusing a symbolic
- * link met anywhere, the last component included (ELOOP), and any escape
- * from dirfd. Mount points are crossed, so the result is the topmost mount
- * at that path.
+ * One openat2() for a whole path (at_open_beneath: no link followed, the
+ * last component included, no escape from dirfd), O_PATH. Mount points are
+ * crossed, so the result is the topmost mount at that path.
  */
 static int open_beneath(int dirfd, const char *path)
 {
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH,
-	};
-
-	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	return at_open_beneath(dirfd, path, O_PATH);
 }
 
 /*
