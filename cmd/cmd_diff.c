@@ -1,8 +1,10 @@
 /*
  * agenttask diff [NAME] [--stat | --name-only | --json] [--color=WHEN]
+ * agenttask diff --base REV [--head REV] [--stat | --name-only | --json] [--color=WHEN]
  *
  * The task's whole change (commits, uncommitted and untracked files) against
- * its merge base, printed as `git diff` prints it, colours included (of
+ * its merge base (in CI: REV's tree against merge-base(--base, --head), what
+ * `gate --base` judges), printed as `git diff` prints it, colours included (of
  * git's whitespace-error marks: blanks at the end of an added line and
  * spaces before a tab in its indent, not blank lines at the end of a file).
  */
@@ -31,6 +33,7 @@ struct diff_args {
 	enum diff_mode mode;
 	const char *color;      /* --color=WHEN, NULL: auto */
 	const char *name;       /* NULL: the task holding the cwd */
+	const char *base, *head;   /* CI mode: two revisions, no task */
 };
 
 static void put(const char *s, size_t len)
@@ -231,7 +234,7 @@ static at_json *diff_json(const struct at_task *t, const struct at_change_set *c
 
 	for (i = 0; rc == 0 && i < cs->nfiles; i++)
 		rc = at_json_append(files, file_json(&cs->files[i]));
-	if (rc == 0)
+	if (rc == 0 && t)
 		rc = at_json_add_string(o, "task", t->name);
 	if (rc == 0)
 		rc = at_json_add_string(o, "base", cs->base);
@@ -319,9 +322,10 @@ static int show(const struct diff_args *a, struct at_repo *r, const struct at_ta
 	case MODE_JSON:
 		if ((rc = at_diff_changes(d, &cs, err)) < 0)
 			return rc;
-		at_cli_preview_load(&p, r, t, cs->tree);
+		if (t)
+			at_cli_preview_load(&p, r, t, cs->tree);
 		j = diff_json(t, cs);
-		if (j && at_cli_preview_json(j, &p) < 0) {
+		if (j && t && at_cli_preview_json(j, &p) < 0) {
 			at_json_free(j);
 			j = NULL;
 		}
@@ -338,7 +342,7 @@ static int show(const struct diff_args *a, struct at_repo *r, const struct at_ta
 	default:
 		if ((rc = at_diff_patch(d, print_line, &color, err)) < 0)
 			return rc;
-		return patch_preview(r, t, d, err);
+		return t ? patch_preview(r, t, d, err) : 0;
 	}
 }
 
@@ -349,6 +353,8 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		{ "name-only", no_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "color", optional_argument, NULL, 'c' },
+		{ "base", required_argument, NULL, 'b' },
+		{ "head", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -368,6 +374,12 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		case 'c':
 			a->color = optarg ? optarg : "always";
 			break;
+		case 'b':
+			a->base = optarg;
+			break;
+		case 'H':
+			a->head = optarg;
+			break;
 		case 'h':
 			at_cli_help("diff");
 			return 1;
@@ -380,12 +392,18 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 	if (optind + 1 < argc)
 		return -at_cli_usage("diff", "too many arguments");
 	a->name = optind < argc ? argv[optind] : NULL;
+	if (a->head && !a->base)
+		return -at_cli_usage("diff", "--head needs --base");
+	if (a->base && a->name)
+		return -at_cli_usage("diff", "a task NAME and --base exclude each other");
+	if (a->base && !a->head)
+		a->head = "HEAD";
 	return 0;
 }
 
 int cmd_diff(struct at_cli *cli, int argc, char **argv)
 {
-	struct diff_args a = { MODE_PATCH, NULL, NULL };
+	struct diff_args a = { MODE_PATCH, NULL, NULL, NULL, NULL };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_repo *repo = NULL;
 	struct at_diff *d = NULL;
@@ -399,12 +417,18 @@ int cmd_diff(struct at_cli *cli, int argc, char **argv)
 		return at_cli_usage("diff", "invalid --color '%s': use auto, always or never",
 				    a.color);
 	rc = at_cli_open(cli, &repo, &err);
-	if (rc == 0)
-		rc = at_cli_task(cli, repo, a.name, &task, &err);
-	if (rc == 0)
-		rc = at_diff_open_task(&d, repo, &task, &err);
-	if (rc == 0)
-		rc = show(&a, repo, &task, d, color, &err);
+	if (rc == 0 && a.base) {
+		rc = at_diff_open_revs(&d, repo, a.base, a.head, &err);
+		if (rc == 0)
+			rc = show(&a, repo, NULL, d, color, &err);
+	} else {
+		if (rc == 0)
+			rc = at_cli_task(cli, repo, a.name, &task, &err);
+		if (rc == 0)
+			rc = at_diff_open_task(&d, repo, &task, &err);
+		if (rc == 0)
+			rc = show(&a, repo, &task, d, color, &err);
+	}
 	if (rc == 0 && fflush(stdout) != 0)
 		rc = at_error_sys(&err, AT_ESYS, "cannot write the diff");
 	at_diff_free(d);

@@ -14,12 +14,16 @@ const struct at_command at_commands[] = {
 	{ "run", cmd_run, "agenttask run [NAME] [OPTIONS] -- CMD [ARG...]",
 	  "run a command in the task's sandbox", NULL },
 	{ "diff", cmd_diff,
-	  "agenttask diff [NAME] [--stat | --name-only | --json] [--color=auto|always|never]",
+	  "agenttask diff [NAME] [--stat | --name-only | --json] [--color=auto|always|never]\n"
+	  "agenttask diff --base REV [--head REV] [--stat | --name-only | --json] [--color=WHEN]",
 	  "show the task's whole change against its base",
 	  "  --stat         a summary per file, like git diff --stat\n"
 	  "  --name-only    only the names of the changed files\n"
 	  "  --json         print a JSON object: base, tree, files, additions, deletions\n"
 	  "  --color[=WHEN] colour the output: auto (on a terminal; default), always, never\n"
+	  "  --base REV     CI mode, without a task: the head's change against its merge\n"
+	  "                 base with REV, what gate --base judges\n"
+	  "  --head REV     with --base: the head revision (default HEAD)\n"
 	  "\n"
 	  "The change is everything accept would integrate: the task branch's commits\n"
 	  "and the worktree's uncommitted and untracked (not ignored) files, against\n"

@@ -12,6 +12,7 @@
 
 #include "core/util.h"
 #include "git/diff_format.h"
+#include "git/renames.h"
 #include "git/internal.h"
 #include "git/snapshot.h"
 #include "git/tree_changes.h"
@@ -26,7 +27,7 @@ struct at_diff {
 	git_odb *odb;
 	git_diff *diff;
 	git_diff_options opts;     /* also for the halves of a type change */
-	size_t *order;             /* delta indices in git's output order (by path) */
+	struct at_diff_entry *ent; /* the files in git's output order (git/renames.h) */
 	size_t n;
 	bool quote_high;           /* core.quotepath */
 	int abbrev;                /* fewest hex digits on an index line */
@@ -39,43 +40,6 @@ struct at_diff {
 static const char *delta_path(const git_diff_delta *d)
 {
 	return d->new_file.path ? d->new_file.path : d->old_file.path;
-}
-
-struct order_key {
-	const char *path;
-	size_t idx;
-};
-
-static int order_cmp(const void *a, const void *b)
-{
-	const struct order_key *x = a, *y = b;
-	int c = strcmp(x->path, y->path);
-
-	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-/* git lists a rename where its new name sorts; libgit2 where its old one does. */
-static int sort_deltas(struct at_diff *d, struct at_error *err)
-{
-	struct order_key *keys;
-	size_t i;
-
-	d->n = git_diff_num_deltas(d->diff);
-	keys = calloc(d->n ? d->n : 1, sizeof(*keys));
-	d->order = calloc(d->n ? d->n : 1, sizeof(*d->order));
-	if (!keys || !d->order) {
-		free(keys);
-		return at_error_set(err, AT_ESYS, "out of memory");
-	}
-	for (i = 0; i < d->n; i++) {
-		keys[i].path = delta_path(git_diff_get_delta(d->diff, i));
-		keys[i].idx = i;
-	}
-	qsort(keys, d->n, sizeof(*keys), order_cmp);
-	for (i = 0; i < d->n; i++)
-		d->order[i] = keys[i].idx;
-	free(keys);
-	return 0;
 }
 
 static uint32_t be32(const unsigned char *p)
@@ -149,41 +113,6 @@ static void read_config(struct at_diff *d)
 		d->abbrev = auto_abbrev(git_repository_commondir(d->repo));
 }
 
-/* Rename detection measures similarity as git does (git/diff_format.h). */
-static int sig_buffer(void **out, const git_diff_file *file, const char *buf, size_t len,
-		      void *payload)
-{
-	(void)file;
-	(void)payload;
-	*out = at_diff_sig_new(buf, len);
-	return *out ? 0 : -1;
-}
-
-static int sig_file(void **out, const git_diff_file *file, const char *path, void *payload)
-{
-	size_t len = 0;
-	AT_AUTOFREE char *buf = at_read_file(path, (size_t)1 << 30, &len);
-
-	if (!buf) {
-		*out = NULL;   /* unreadable: no similarity, not an error */
-		return 0;
-	}
-	return sig_buffer(out, file, buf, len, payload);
-}
-
-static void sig_free(void *sig, void *payload)
-{
-	(void)payload;
-	at_diff_sig_free(sig);
-}
-
-static int sig_similarity(int *score, void *a, void *b, void *payload)
-{
-	(void)payload;
-	*score = at_diff_sig_score(a, b);
-	return 0;
-}
-
 /*
  * The tree-to-tree diff, restricted to the paths that differ (an exact
  * pathspec, git/tree_changes.h) when there are at most this many: the
@@ -212,10 +141,6 @@ static int diff_trees(struct at_diff *d, git_tree *old, git_tree *new)
 static int compare_trees(struct at_diff *d, const git_oid *base, const git_oid *tree_id,
 			 struct at_error *err)
 {
-	git_diff_similarity_metric metric = {
-		sig_file, sig_buffer, sig_free, sig_similarity, NULL
-	};
-	git_diff_find_options fo = GIT_DIFF_FIND_OPTIONS_INIT;
 	git_commit *commit = NULL;
 	git_tree *old = NULL, *new = NULL;
 	int rc = 0;
@@ -227,10 +152,6 @@ static int compare_trees(struct at_diff *d, const git_oid *base, const git_oid *
 	else if (diff_trees(d, old, new) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot compare '%s' with '%s'", d->cs.base,
 				  d->cs.tree);
-	fo.flags = GIT_DIFF_FIND_RENAMES;
-	fo.metric = &metric;
-	if (rc == 0 && git_diff_find_similar(d->diff, &fo) < 0)
-		rc = at_git_error(err, AT_EGIT, "cannot find renames");
 	git_tree_free(new);
 	git_tree_free(old);
 	git_commit_free(commit);
@@ -259,8 +180,8 @@ static int diff_new(struct at_diff **out, git_repository *repo, git_repository *
 		rc = at_git_error(err, AT_EGIT, "cannot open the object database");
 	else
 		rc = compare_trees(d, base, tree_id, err);
-	if (rc == 0)
-		rc = sort_deltas(d, err);
+	if (rc == 0 && at_diff_entries(d->repo, d->diff, &d->ent, &d->n) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot find the renames");
 	if (rc < 0) {
 		at_diff_free(d);
 		return rc;
@@ -365,7 +286,7 @@ void at_diff_free(struct at_diff *d)
 	if (!d)
 		return;
 	at_change_set_release(&d->cs);
-	free(d->order);
+	free(d->ent);
 	git_diff_free(d->diff);
 	git_odb_free(d->odb);
 	git_repository_free(d->owned);
@@ -414,49 +335,93 @@ static bool blob_is_binary(git_repository *repo, const git_oid *id)
 	return blob_has_nul(repo, id, BINARY_CHECK_BYTES);
 }
 
-/* The old side's blob against the new side's, whatever their file types. */
-static int blob_patch(struct at_diff *d, const git_diff_delta *delta, git_patch **out)
-{
-	git_blob *a = NULL, *b = NULL;
-	int rc = -1;
+/*
+ * The content of one side of a delta as git diffs it: a blob's bytes, or for
+ * a gitlink the line "Subproject commit <id>" (git counts and shows that
+ * line, so a submodule swapped for a file is not a change of no lines).
+ * *blob holds the bytes of a blob until the caller frees it.
+ */
+struct side_text {
+	git_blob *blob;
+	const char *buf;
+	size_t len;
+	char line[64];
+};
 
-	if (git_blob_lookup(&a, d->repo, &delta->old_file.id) == 0 &&
-	    git_blob_lookup(&b, d->repo, &delta->new_file.id) == 0)
-		rc = git_patch_from_blobs(out, a, delta->old_file.path, b, delta->new_file.path,
-					  &d->opts);
-	git_blob_free(a);
-	git_blob_free(b);
-	return rc;
+static int side_text(struct at_diff *d, const git_diff_file *f, struct side_text *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (f->mode == GIT_FILEMODE_COMMIT) {
+		char hex[AT_OID_HEXSZ + 1];
+
+		at_git_oid_hex(hex, &f->id);
+		t->len = (size_t)snprintf(t->line, sizeof(t->line), "Subproject commit %s\n", hex);
+		t->buf = t->line;
+		return 0;
+	}
+	if (git_blob_lookup(&t->blob, d->repo, &f->id) < 0)
+		return -1;
+	t->buf = git_blob_rawcontent(t->blob);
+	t->len = (size_t)git_blob_rawsize(t->blob);
+	return 0;
+}
+
+/*
+ * One side against the other (a missing side is empty), whatever their file
+ * types. The patch points into ta and tb: release them after it.
+ */
+static int sides_patch(struct at_diff *d, const git_diff_file *a, const git_diff_file *b,
+		       struct side_text *ta, struct side_text *tb, git_patch **out)
+{
+	memset(ta, 0, sizeof(*ta));
+	memset(tb, 0, sizeof(*tb));
+	if ((a && side_text(d, a, ta) < 0) || (b && side_text(d, b, tb) < 0))
+		return -1;
+	return git_patch_from_buffers(out, ta->buf, ta->len, a ? a->path : NULL, tb->buf, tb->len,
+				      b ? b->path : NULL, &d->opts);
+}
+
+static void side_text_release(struct side_text *t)
+{
+	git_blob_free(t->blob);
+	t->blob = NULL;
 }
 
 /* Lines added and deleted, and whether git would call the change binary. */
-static int line_stats(struct at_diff *d, size_t idx, struct at_change_file *f,
+/*
+ * A type change or a rename: made from the two sides here (libgit2 counts
+ * nothing for the one and has no delta for the other), else libgit2's patch.
+ */
+static bool own_patch(const struct at_diff_entry *e)
+{
+	return e->status == GIT_DELTA_TYPECHANGE || e->old_idx != AT_DIFF_NO_DELTA;
+}
+
+static int line_stats(struct at_diff *d, const struct at_diff_entry *e, struct at_change_file *f,
 		      struct at_error *err)
 {
-	const git_diff_delta *delta = git_diff_get_delta(d->diff, idx);
+	const git_diff_file *a = at_diff_entry_old(d->diff, e), *b = at_diff_entry_new(d->diff, e);
+	struct side_text ta = { 0 }, tb = { 0 };
 	git_patch *p = NULL;
+	int rc = 0;
 
 	/* Same content (a pure rename or mode change): nothing to count. */
-	if (git_oid_equal(&delta->old_file.id, &delta->new_file.id)) {
-		f->binary = blob_is_binary(d->repo, &delta->new_file.id);
+	if (git_oid_equal(&a->id, &b->id)) {
+		f->binary = blob_is_binary(d->repo, &b->id);
 		return 0;
 	}
-	if (delta->status == GIT_DELTA_TYPECHANGE && (delta->old_file.mode == GIT_FILEMODE_COMMIT ||
-						      delta->new_file.mode == GIT_FILEMODE_COMMIT))
-		return 0;   /* a submodule on one side: no lines to count */
 	/* libgit2 counts nothing for a type change; git counts old content against new. */
-	if (delta->status == GIT_DELTA_TYPECHANGE ? blob_patch(d, delta, &p) < 0
-						  : git_patch_from_diff(&p, d->diff, idx) < 0) {
-		git_patch_free(p);
-		return at_git_error(err, AT_EGIT, "cannot compare '%s'", f->path);
-	}
-	if (git_patch_line_stats(NULL, &f->additions, &f->deletions, p) < 0) {
-		git_patch_free(p);
-		return at_git_error(err, AT_EGIT, "cannot count the changes of '%s'", f->path);
-	}
-	f->binary = (git_patch_get_delta(p)->flags & GIT_DIFF_FLAG_BINARY) != 0;
+	if (own_patch(e) ? sides_patch(d, a, b, &ta, &tb, &p) < 0
+			 : git_patch_from_diff(&p, d->diff, e->idx) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot compare '%s'", f->path);
+	else if (git_patch_line_stats(NULL, &f->additions, &f->deletions, p) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot count the changes of '%s'", f->path);
+	else
+		f->binary = (git_patch_get_delta(p)->flags & GIT_DIFF_FLAG_BINARY) != 0;
 	git_patch_free(p);
-	return 0;
+	side_text_release(&ta);
+	side_text_release(&tb);
+	return rc;
 }
 
 static int link_target(git_repository *repo, const git_oid *id, char **out, struct at_error *err)
@@ -470,27 +435,27 @@ static int link_target(git_repository *repo, const git_oid *id, char **out, stru
 	return *out ? 0 : at_error_set(err, AT_ESYS, "out of memory");
 }
 
-static int fill_file(struct at_diff *d, size_t idx, struct at_change_file *f,
+static int fill_file(struct at_diff *d, const struct at_diff_entry *e, struct at_change_file *f,
 		     struct at_error *err)
 {
-	const git_diff_delta *delta = git_diff_get_delta(d->diff, idx);
+	const git_diff_file *a = at_diff_entry_old(d->diff, e), *b = at_diff_entry_new(d->diff, e);
 
-	f->status = change_status(delta->status);
-	f->old_mode = delta->old_file.mode;
-	f->new_mode = delta->new_file.mode;
-	f->path = strdup(delta_path(delta));
-	f->old_path = strdup(delta->old_file.path ? delta->old_file.path : delta_path(delta));
+	f->status = change_status(e->status);
+	f->old_mode = a->mode;
+	f->new_mode = b->mode;
+	f->path = strdup(b->path ? b->path : a->path);
+	f->old_path = strdup(a->path ? a->path : f->path ? f->path : "");
 	if (!f->path || !f->old_path)
 		return at_error_set(err, AT_ESYS, "out of memory");
 	if (f->new_mode == GIT_FILEMODE_LINK &&
-	    link_target(d->repo, &delta->new_file.id, &f->link_target, err) < 0)
+	    link_target(d->repo, &b->id, &f->link_target, err) < 0)
 		return err->code;
-	if (line_stats(d, idx, f, err) < 0)
+	if (line_stats(d, e, f, err) < 0)
 		return err->code;
 	/* The policy's test, which 8000 bytes of text in front cannot fool. */
 	f->has_nul = f->binary || ((f->new_mode == GIT_FILEMODE_BLOB ||
 				    f->new_mode == GIT_FILEMODE_BLOB_EXECUTABLE) &&
-				   blob_has_nul(d->repo, &delta->new_file.id, UINT64_MAX));
+				   blob_has_nul(d->repo, &b->id, UINT64_MAX));
 	return 0;
 }
 
@@ -506,7 +471,7 @@ static int fill_files(struct at_diff *d, struct at_error *err)
 		struct at_change_file *f = &cs->files[i];
 
 		cs->nfiles = i + 1;   /* so that a release frees a half-filled entry */
-		if (fill_file(d, d->order[i], f, err) < 0)
+		if (fill_file(d, &d->ent[i], f, err) < 0)
 			return err->code;
 		cs->additions += f->additions;
 		cs->deletions += f->deletions;
@@ -758,43 +723,46 @@ static int emit_half(struct at_diff *d, struct out *o, const git_diff_delta *del
 {
 	const git_diff_file *f = old ? &delta->old_file : &delta->new_file;
 	struct file_hdr h = { .status = old ? GIT_DELTA_DELETED : GIT_DELTA_ADDED };
-	git_blob *blob = NULL;
+	struct side_text ta, tb;
 	git_patch *p = NULL;
 	int rc;
 
 	side_of(old ? &h.a : &h.b, f);
 	(old ? &h.b : &h.a)->path = f->path;
-	if (f->mode == GIT_FILEMODE_COMMIT)   /* a submodule: no content to show */
-		return emit_header(d, o, &h);
-	if (git_blob_lookup(&blob, d->repo, &f->id) < 0 ||
-	    git_patch_from_blobs(&p, old ? blob : NULL, f->path, old ? NULL : blob, f->path,
-				 &d->opts) < 0)
+	if (sides_patch(d, old ? f : NULL, old ? NULL : f, &ta, &tb, &p) < 0)
 		rc = at_git_error(o->err, AT_EGIT, "cannot compare '%s'", f->path);
 	else
 		rc = emit_patch(d, o, p, &h);
 	git_patch_free(p);
-	git_blob_free(blob);
+	side_text_release(&ta);
+	side_text_release(&tb);
 	return rc;
 }
 
-static int emit_delta(struct at_diff *d, struct out *o, size_t idx)
+static int emit_entry(struct at_diff *d, struct out *o, const struct at_diff_entry *e)
 {
-	const git_diff_delta *delta = git_diff_get_delta(d->diff, idx);
-	struct file_hdr h = { .status = delta->status, .similarity = delta->similarity };
+	const git_diff_delta *delta = git_diff_get_delta(d->diff, e->idx);
+	const git_diff_file *a = at_diff_entry_old(d->diff, e), *b = at_diff_entry_new(d->diff, e);
+	struct file_hdr h = { .status = e->status, .similarity = e->similarity };
+	struct side_text ta = { 0 }, tb = { 0 };
 	git_patch *p = NULL;
 	int rc;
 
 	/* git shows a file <-> symlink change as a deletion, then an addition. */
-	if (delta->status == GIT_DELTA_TYPECHANGE) {
+	if (e->status == GIT_DELTA_TYPECHANGE) {
 		rc = emit_half(d, o, delta, true);
 		return rc < 0 ? rc : emit_half(d, o, delta, false);
 	}
-	side_of(&h.a, &delta->old_file);
-	side_of(&h.b, &delta->new_file);
-	if (git_patch_from_diff(&p, d->diff, idx) < 0)
-		return at_git_error(o->err, AT_EGIT, "cannot compare '%s'", delta_path(delta));
-	rc = emit_patch(d, o, p, &h);
+	side_of(&h.a, a);
+	side_of(&h.b, b);
+	if (own_patch(e) ? sides_patch(d, a, b, &ta, &tb, &p) < 0
+			 : git_patch_from_diff(&p, d->diff, e->idx) < 0)
+		rc = at_git_error(o->err, AT_EGIT, "cannot compare '%s'", delta_path(delta));
+	else
+		rc = emit_patch(d, o, p, &h);
 	git_patch_free(p);
+	side_text_release(&ta);
+	side_text_release(&tb);
 	return rc;
 }
 
@@ -805,7 +773,7 @@ int at_diff_patch(struct at_diff *d, at_diff_line_cb cb, void *payload, struct a
 	int rc = 0;
 
 	for (i = 0; rc == 0 && i < d->n; i++)
-		rc = emit_delta(d, &o, d->order[i]);
+		rc = emit_entry(d, &o, &d->ent[i]);
 	return rc;
 }
 
@@ -825,7 +793,8 @@ static uint64_t blob_size(struct at_diff *d, const git_oid *id)
 static int stat_item(struct at_diff *d, size_t i, struct at_diff_stat_item *it)
 {
 	const struct at_change_file *f = &d->cs.files[i];
-	const git_diff_delta *delta = git_diff_get_delta(d->diff, d->order[i]);
+	const git_diff_file *a = at_diff_entry_old(d->diff, &d->ent[i]);
+	const git_diff_file *b = at_diff_entry_new(d->diff, &d->ent[i]);
 	char *name;
 
 	if (f->status == AT_CHANGE_RENAMED || f->status == AT_CHANGE_COPIED)
@@ -837,9 +806,9 @@ static int stat_item(struct at_diff *d, size_t i, struct at_diff_stat_item *it)
 	it->deletions = f->deletions;
 	it->binary = f->binary;
 	/* Binary with the same content on both sides (a pure rename): just "Bin". */
-	if (f->binary && !git_oid_equal(&delta->old_file.id, &delta->new_file.id)) {
-		it->old_size = blob_size(d, &delta->old_file.id);
-		it->new_size = blob_size(d, &delta->new_file.id);
+	if (f->binary && !git_oid_equal(&a->id, &b->id)) {
+		it->old_size = blob_size(d, &a->id);
+		it->new_size = blob_size(d, &b->id);
 	}
 	return name ? 0 : -1;
 }

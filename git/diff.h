@@ -16,13 +16,18 @@
  * The text is git's: `git diff` headers and hunks, files in git's order (by
  * path), renames found as git finds them by default (always on here,
  * whatever diff.renames says, so that the policy sees the same change set on
- * every machine), a type change (file <-> symlink) as a deletion and an
- * addition. Paths are quoted as git quotes them: non-ASCII bytes as octal
+ * every machine; exact renames of symlinks and gitlinks too: git/entries.h),
+ * a type change (file <-> symlink <-> gitlink) as a deletion and an
+ * addition, a gitlink's side as the line "Subproject commit <id>", and a
+ * directory that became a file (or the other way) as every path on both
+ * sides. Paths are quoted as git quotes them: non-ASCII bytes as octal
  * escapes unless core.quotepath is false. The index line abbreviates object
  * ids as git does (core.abbrev, else a length that grows with the number of
  * packed objects, extended until unique). Rename similarity is git's measure.
- * Not reproduced: textconv drivers, copy detection, renames of symlinks
- * (shown as a deletion and an addition).
+ * Not reproduced: textconv drivers, copy detection (-C), and which of several
+ * identical sources git's tie-break pairs with a regular file's rename.
+ * tests/integration/diff_differential.sh holds all of this against git
+ * over generated pairs of trees.
  *
  * git/ makes the text, cmd/ prints it.
  */

@@ -364,21 +364,21 @@ static int sig_cut(struct at_diff_sig *sig, const unsigned char *buf, size_t len
 	uint32_t a1 = 0, a2 = 0, n = 0;
 	size_t i, cap = len / 16 + 16;
 
+	/*
+	 * As git's hash_chars(): a last span without its newline is never
+	 * hashed, so it counts as changed even where both sides end in it.
+	 */
 	sig->spans = malloc(cap * sizeof(*sig->spans));
-	for (i = 0; sig->spans && i <= len; i++) {
-		uint32_t c = i < len ? buf[i] : 0, old = a1;
+	for (i = 0; sig->spans && i < len; i++) {
+		uint32_t c = buf[i], old = a1;
 
-		if (i < len) {
-			if (text && c == '\r' && i + 1 < len && buf[i + 1] == '\n')
-				continue;
-			a1 = (a1 << 7) ^ (a2 >> 25);
-			a2 = (a2 << 7) ^ (old >> 25);
-			a1 += c;
-			if (++n < SPAN_MAX && c != '\n')
-				continue;
-		} else if (n == 0) {
-			break;
-		}
+		if (text && c == '\r' && i + 1 < len && buf[i + 1] == '\n')
+			continue;
+		a1 = (a1 << 7) ^ (a2 >> 25);
+		a2 = (a2 << 7) ^ (old >> 25);
+		a1 += c;
+		if (++n < SPAN_MAX && c != '\n')
+			continue;
 		if (sig->n == cap) {
 			struct span *more = realloc(sig->spans, 2 * cap * sizeof(*more));
 			if (!more)
@@ -432,12 +432,16 @@ void at_diff_sig_free(struct at_diff_sig *sig)
 	free(sig);
 }
 
-int at_diff_sig_score(const struct at_diff_sig *a, const struct at_diff_sig *b)
+int at_diff_sig_estimate(const struct at_diff_sig *a, const struct at_diff_sig *b, int min_score)
 {
 	size_t i = 0, j = 0, max = a->size > b->size ? a->size : b->size;
-	double copied = 0, score;
+	size_t base = a->size < b->size ? a->size : b->size;
+	double copied = 0;
 
-	if (max == 0)
+	/* Sizes too far apart to reach min_score: not compared at all. */
+	if ((double)max * (AT_DIFF_MAX_SCORE - min_score) < (double)(max - base) * AT_DIFF_MAX_SCORE)
+		return 0;
+	if (b->size == 0)
 		return 0;
 	while (i < a->n && j < b->n) {
 		if (a->spans[i].hash < b->spans[j].hash) {
@@ -449,7 +453,5 @@ int at_diff_sig_score(const struct at_diff_sig *a, const struct at_diff_sig *b)
 			copied += x < y ? x : y;
 		}
 	}
-	/* git keeps the score in 60000ths and truncates twice. */
-	score = (double)(int)(copied * 60000.0 / (double)max);
-	return (int)(score * 100 / 60000.0);
+	return (int)(copied * AT_DIFF_MAX_SCORE / (double)max);
 }

@@ -72,7 +72,14 @@ struct at_diff_sig;
 struct at_diff_sig *at_diff_sig_new(const char *buf, size_t len);
 void at_diff_sig_free(struct at_diff_sig *sig);
 
-/* The similarity index git prints, 0-100 (the same lines in any order: 100). */
-int at_diff_sig_score(const struct at_diff_sig *a, const struct at_diff_sig *b);
+/* git's scores are in 60000ths; the similarity index it prints is score * 100 / this. */
+#define AT_DIFF_MAX_SCORE 60000
+
+/*
+ * git's estimate_similarity() of a (old) and b (new), 0..AT_DIFF_MAX_SCORE
+ * (the same lines in any order: the maximum); 0 without comparing when
+ * their sizes are too far apart for min_score.
+ */
+int at_diff_sig_estimate(const struct at_diff_sig *a, const struct at_diff_sig *b, int min_score);
 
 #endif

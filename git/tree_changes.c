@@ -80,10 +80,14 @@ static void both(struct paths *p, const git_tree_entry *x, const git_tree_entry 
 	    git_tree_entry_filemode(x) == git_tree_entry_filemode(y))
 		return;
 	if (git_tree_entry_type(x) != GIT_OBJECT_TREE || git_tree_entry_type(y) != GIT_OBJECT_TREE) {
-		/* a file changed, or a type change: every path on either side */
-		if (git_tree_entry_type(x) == GIT_OBJECT_TREE)
-			add_all(p, x, prefix);
-		if (git_tree_entry_type(y) == GIT_OBJECT_TREE || git_tree_entry_type(x) != GIT_OBJECT_TREE)
+		/*
+		 * A file changed, or a type change: every path on either side.
+		 * A directory that became a file (or the other way) is both the
+		 * files under the directory and the file itself; two files at
+		 * the same name are one path.
+		 */
+		add_all(p, x, prefix);
+		if (git_tree_entry_type(x) == GIT_OBJECT_TREE || git_tree_entry_type(y) == GIT_OBJECT_TREE)
 			add_all(p, y, prefix);
 		return;
 	}

@@ -214,6 +214,38 @@ test_diff_finds_renames_with_gits_similarity() {
 	assert_not_contains "$out" "rename to moved-b.txt" "dissimilar file not renamed"
 }
 
+test_diff_pairs_renames_as_git_does_where_libgit2_would_not() {
+	# git's rename detection, not libgit2's: a moved symlink is a rename; a
+	# file that became a symlink is a type change, never a rename source for
+	# a new file holding its content; a unique base name pairs first; and
+	# of two new files with one source's content, the first takes it.
+	make_repo repo
+	mkdir repo/lib repo/old
+	ln -s /etc/hosts repo/link
+	seq 1 30 >repo/typed
+	seq 1 50 >repo/lib/util.c
+	seq 1 50 | sed 's/^/x/' >repo/old/util.c
+	ln -s target repo/twice
+	git -C repo add -A
+	git -C repo commit -q -m "kinds"
+	new_task repo t
+	mv "$wt/link" "$wt/link2"
+	rm "$wt/typed"
+	ln -s elsewhere "$wt/typed"
+	seq 1 30 >"$wt/copy-of-typed"
+	mkdir "$wt/new"
+	{ seq 1 50; echo more; } >"$wt/new/util.c"
+	rm "$wt/lib/util.c"
+	rm "$wt/twice"
+	ln -s target "$wt/twice-a"
+	ln -s target "$wt/twice-b"
+	same_as_git "renames" repo t "$wt" "$(merge_base repo t)"
+	same_as_git "name-status" repo t "$wt" "$(merge_base repo t)" --name-only
+	ok "json" -C repo diff t --json
+	assert_eq "$(json_get "$out" '[(f["status"], f.get("old_path", "")) for f in j["files"] if f["path"] in ("link2", "typed", "twice-a", "twice-b")]')" \
+		"[('renamed', 'link'), ('renamed', 'twice'), ('added', ''), ('typechange', '')]" "statuses"
+}
+
 test_diff_is_against_the_merge_base_after_the_base_moves() {
 	make_repo repo
 	new_task repo t

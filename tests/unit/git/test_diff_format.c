@@ -189,7 +189,7 @@ static int score(const char *a, const char *b)
 
 	assert_non_null(x);
 	assert_non_null(y);
-	s = at_diff_sig_score(x, y);
+	s = at_diff_sig_estimate(x, y, 0) * 100 / AT_DIFF_MAX_SCORE;
 	at_diff_sig_free(x);
 	at_diff_sig_free(y);
 	return s;
@@ -208,6 +208,21 @@ static void test_diff__similarity_matches_git(void **state)
 	assert_int_equal(score("one\ntwo\n", "two\none\n"), 100);
 	assert_int_equal(score("one\r\ntwo\r\n", "one\ntwo\n"), 80);
 	assert_int_equal(score("", ""), 0);
+	/* git never hashes a last line without its newline ("similarity index 50%") */
+	assert_int_equal(score("same\nlast", "same\nlastX"), 50);
+}
+
+static void test_diff__estimate_skips_sizes_too_far_apart(void **state)
+{
+	struct at_diff_sig *x = at_diff_sig_new("a\n", 2);
+	struct at_diff_sig *y = at_diff_sig_new("a\nb\nc\nd\n", 8);
+
+	(void)state;
+	assert_int_equal(at_diff_sig_estimate(x, y, 0), 15000);
+	/* 2 bytes of 8 can never make 50%: git does not compare them */
+	assert_int_equal(at_diff_sig_estimate(x, y, 30000), 0);
+	at_diff_sig_free(x);
+	at_diff_sig_free(y);
 }
 
 int main(void)
@@ -224,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_diff__stat_keeps_both_signs_when_scaled),
 		cmocka_unit_test(test_diff__stat_summary_singular_and_empty),
 		cmocka_unit_test(test_diff__similarity_matches_git),
+		cmocka_unit_test(test_diff__estimate_skips_sizes_too_far_apart),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,433 @@
+#include "git/renames.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "git/diff_format.h"
+
+#define NONE ((size_t)-1)
+#define MAX_IDENTICAL 100         /* exact candidates git looks at for one destination */
+#define MIN_SCORE 30000           /* 50%: git's default rename threshold */
+#define MIN_BASENAME_SCORE 45000  /* 75%: halfway from there to identical */
+#define RENAME_LIMIT 1000         /* diff.renameLimit's default */
+#define CANDIDATES 4              /* NUM_CANDIDATE_PER_DST */
+
+/* A deleted file (a rename source) or an added one (a destination). */
+struct cand {
+	size_t delta;
+	const git_diff_file *f;       /* a source's old side, a destination's new side */
+	const char *base;             /* the part of the path after the last '/' */
+	unsigned used;                /* source: 1 once a rename took it */
+	size_t src;                   /* destination: its source (index in src[]), or NONE */
+	int score;                    /* destination: the pair's score */
+	struct at_diff_sig *sig;      /* made on first use */
+	bool no_sig;                  /* unreadable: never alike */
+};
+
+struct renames {
+	git_repository *repo;
+	struct cand *src, *dst;
+	size_t nsrc, ndst;
+};
+
+static bool is_reg(const git_diff_file *f)
+{
+	return f->mode == GIT_FILEMODE_BLOB || f->mode == GIT_FILEMODE_BLOB_EXECUTABLE;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static const char *delta_path(git_diff *diff, size_t idx)
+{
+	const git_diff_delta *d = git_diff_get_delta(diff, idx);
+
+	return d->new_file.path ? d->new_file.path : d->old_file.path;
+}
+
+static int by_path(const void *a, const void *b, void *diff)
+{
+	const struct at_diff_entry *x = a, *y = b;
+	int c = strcmp(delta_path(diff, x->idx), delta_path(diff, y->idx));
+
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static void record(struct renames *rn, size_t dst, size_t src, int score)
+{
+	rn->dst[dst].src = src;
+	rn->dst[dst].score = score;
+	rn->src[src].used = 1;
+}
+
+/* ---- 1. exact renames ------------------------------------------------- */
+
+/* Sources ordered by object id, then by their own (path) order. */
+static int by_id(const void *a, const void *b, void *arg)
+{
+	const struct renames *rn = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = git_oid_cmp(&rn->src[x].f->id, &rn->src[y].f->id);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+static size_t first_with_id(const struct renames *rn, const size_t *order, const git_oid *id)
+{
+	size_t lo = 0, hi = rn->nsrc;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (git_oid_cmp(&rn->src[order[mid]].f->id, id) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* diffcore-rename's find_identical_files for destination d. */
+static void find_identical(struct renames *rn, const size_t *order, size_t d)
+{
+	const git_diff_file *t = rn->dst[d].f;
+	size_t i = first_with_id(rn, order, &t->id), best = NONE, looked = 0;
+	int best_score = -1;
+
+	for (; i < rn->nsrc && looked < MAX_IDENTICAL; i++, looked++) {
+		const struct cand *s = &rn->src[order[i]];
+		int score;
+
+		if (!git_oid_equal(&s->f->id, &t->id))
+			break;
+		/* A symlink or gitlink only with its own kind; a source once (no -C). */
+		if (((!is_reg(s->f) || !is_reg(t)) && s->f->mode != t->mode) || s->used)
+			continue;
+		score = 1 + (strcmp(s->base, rn->dst[d].base) == 0);
+		if (score > best_score) {
+			best = order[i];
+			best_score = score;
+			if (score == 2)
+				break;
+		}
+	}
+	if (best != NONE)
+		record(rn, d, best, AT_DIFF_MAX_SCORE);
+}
+
+static int exact_renames(struct renames *rn)
+{
+	size_t *order = calloc(rn->nsrc ? rn->nsrc : 1, sizeof(*order)), i;
+
+	if (!order)
+		return -1;
+	for (i = 0; i < rn->nsrc; i++)
+		order[i] = i;
+	qsort_r(order, rn->nsrc, sizeof(*order), by_id, rn);
+	for (i = 0; i < rn->ndst; i++)
+		find_identical(rn, order, i);
+	free(order);
+	return 0;
+}
+
+/* ---- similarity ------------------------------------------------------- */
+
+static struct at_diff_sig *sig_of(struct renames *rn, struct cand *c)
+{
+	git_blob *blob = NULL;
+
+	if (c->sig || c->no_sig)
+		return c->sig;
+	if (git_blob_lookup(&blob, rn->repo, &c->f->id) == 0)
+		c->sig = at_diff_sig_new(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	git_blob_free(blob);
+	git_error_clear();
+	c->no_sig = !c->sig;
+	return c->sig;
+}
+
+/* estimate_similarity(): regular files only; 0 when unreadable. */
+static int estimate(struct renames *rn, struct cand *s, struct cand *d, int min_score)
+{
+	struct at_diff_sig *a, *b;
+
+	if (!is_reg(s->f) || !is_reg(d->f))
+		return 0;
+	if (!(a = sig_of(rn, s)) || !(b = sig_of(rn, d)))
+		return 0;
+	return at_diff_sig_estimate(a, b, min_score);
+}
+
+/* ---- 2. unique base names --------------------------------------------- */
+
+struct by_base {
+	const char *base;
+	size_t idx;
+};
+
+static int base_cmp(const void *a, const void *b)
+{
+	const struct by_base *x = a, *y = b;
+	int c = strcmp(x->base, y->base);
+
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* The candidates not yet paired, sorted by base name; NULL out of memory. */
+static struct by_base *bases(struct cand *c, size_t n, bool sources, size_t *count)
+{
+	struct by_base *v = calloc(n ? n : 1, sizeof(*v));
+	size_t i, k = 0;
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (sources ? c[i].used == 0 : c[i].src == NONE)
+			v[k++] = (struct by_base){ c[i].base, i };
+	qsort(v, k, sizeof(*v), base_cmp);
+	*count = k;
+	return v;
+}
+
+/* The one candidate of that base name, or NONE (none, or more than one). */
+static size_t unique_base(const struct by_base *v, size_t n, const char *base)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(v[mid].base, base) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n || strcmp(v[lo].base, base) != 0)
+		return NONE;
+	if (lo + 1 < n && strcmp(v[lo + 1].base, base) == 0)
+		return NONE;
+	return v[lo].idx;
+}
+
+static int basename_renames(struct renames *rn)
+{
+	size_t ns = 0, nd = 0, i;
+	struct by_base *s = bases(rn->src, rn->nsrc, true, &ns);
+	struct by_base *d = bases(rn->dst, rn->ndst, false, &nd);
+
+	if (!s || !d) {
+		free(s);
+		free(d);
+		return -1;
+	}
+	for (i = 0; i < rn->nsrc; i++) {
+		size_t j;
+		int score;
+
+		if (rn->src[i].used || unique_base(s, ns, rn->src[i].base) != i ||
+		    (j = unique_base(d, nd, rn->src[i].base)) == NONE || rn->dst[j].src != NONE)
+			continue;
+		score = estimate(rn, &rn->src[i], &rn->dst[j], MIN_BASENAME_SCORE);
+		if (score >= MIN_BASENAME_SCORE)
+			record(rn, j, i, score);
+	}
+	free(s);
+	free(d);
+	return 0;
+}
+
+/* ---- 3. every remaining pair ------------------------------------------ */
+
+struct score {
+	size_t dst, src;              /* dst NONE: an empty slot */
+	int score, name_score;
+	size_t pos;                   /* for a stable sort */
+};
+
+/* git's score_compare: < 0 when a is the better pair. */
+static int score_cmp(const struct score *a, const struct score *b)
+{
+	return a->score == b->score ? b->name_score - a->name_score : b->score - a->score;
+}
+
+static int score_sort(const void *a, const void *b)
+{
+	const struct score *x = a, *y = b;
+	int c = score_cmp(x, y);
+
+	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* record_if_better: keep the best CANDIDATES for one destination. */
+static void keep_if_better(struct score *m, const struct score *o)
+{
+	int i, worst = 0;
+
+	for (i = 1; i < CANDIDATES; i++)
+		if (score_cmp(&m[i], &m[worst]) > 0)
+			worst = i;
+	if (score_cmp(&m[worst], o) > 0)
+		m[worst] = *o;
+}
+
+static int matrix_renames(struct renames *rn)
+{
+	size_t nsrc = 0, ndst = 0, i, j, k = 0;
+	struct score *mx;
+
+	for (i = 0; i < rn->nsrc; i++)
+		nsrc += rn->src[i].used == 0;
+	for (i = 0; i < rn->ndst; i++)
+		ndst += rn->dst[i].src == NONE;
+	if (!nsrc || !ndst)
+		return 0;
+	/* Too many: git skips this step (and says so); the exact renames stand. */
+	if ((ndst > RENAME_LIMIT && nsrc > RENAME_LIMIT) ||
+	    (uint64_t)ndst * nsrc > (uint64_t)RENAME_LIMIT * RENAME_LIMIT)
+		return 0;
+	if (!(mx = calloc(ndst * CANDIDATES, sizeof(*mx))))
+		return -1;
+	for (i = 0; i < rn->ndst; i++) {
+		struct score *m = &mx[k * CANDIDATES];
+
+		if (rn->dst[i].src != NONE)
+			continue;
+		for (j = 0; j < CANDIDATES; j++)
+			m[j] = (struct score){ NONE, NONE, 0, 0, 0 };
+		for (j = 0; j < rn->nsrc; j++) {
+			struct score o = { i, j, 0, 0, 0 };
+
+			if (rn->src[j].used)
+				continue;
+			o.score = estimate(rn, &rn->src[j], &rn->dst[i], MIN_SCORE);
+			o.name_score = strcmp(rn->src[j].base, rn->dst[i].base) == 0;
+			keep_if_better(m, &o);
+		}
+		k++;
+	}
+	for (i = 0; i < k * CANDIDATES; i++)
+		mx[i].pos = i;
+	qsort(mx, k * CANDIDATES, sizeof(*mx), score_sort);
+	for (i = 0; i < k * CANDIDATES; i++) {
+		if (mx[i].dst == NONE || mx[i].score < MIN_SCORE)
+			break;
+		if (rn->dst[mx[i].dst].src != NONE || rn->src[mx[i].src].used)
+			continue;
+		record(rn, mx[i].dst, mx[i].src, mx[i].score);
+	}
+	free(mx);
+	return 0;
+}
+
+/* ---- the entries ------------------------------------------------------ */
+
+/* Sources and destinations from the entries (in path order). */
+static int gather(struct renames *rn, git_diff *diff, const struct at_diff_entry *ent, size_t n)
+{
+	size_t i;
+
+	rn->src = calloc(n ? n : 1, sizeof(*rn->src));
+	rn->dst = calloc(n ? n : 1, sizeof(*rn->dst));
+	if (!rn->src || !rn->dst)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, ent[i].idx);
+		struct cand *c;
+
+		if (d->status == GIT_DELTA_DELETED)
+			c = &rn->src[rn->nsrc++], c->f = &d->old_file;
+		else if (d->status == GIT_DELTA_ADDED)
+			c = &rn->dst[rn->ndst++], c->f = &d->new_file;
+		else
+			continue;
+		c->delta = ent[i].idx;
+		c->base = base_name(c->f->path);
+		c->src = NONE;
+	}
+	return 0;
+}
+
+/* Pairs into the entries: a source taken is no longer a deletion. */
+static size_t apply(struct renames *rn, struct at_diff_entry *ent, size_t n)
+{
+	size_t i, d = 0, s = 0, kept = 0;
+
+	for (i = 0; i < n; i++) {
+		struct at_diff_entry e = ent[i];
+
+		if (s < rn->nsrc && rn->src[s].delta == e.idx && rn->src[s++].used)
+			continue;
+		if (d < rn->ndst && rn->dst[d].delta == e.idx) {
+			const struct cand *c = &rn->dst[d++];
+
+			if (c->src != NONE) {
+				e.old_idx = rn->src[c->src].delta;
+				e.similarity = (int)((double)c->score * 100 / AT_DIFF_MAX_SCORE);
+				e.status = GIT_DELTA_RENAMED;
+			}
+		}
+		ent[kept++] = e;
+	}
+	return kept;
+}
+
+static void renames_release(struct renames *rn)
+{
+	size_t i;
+
+	for (i = 0; rn->src && i < rn->nsrc; i++)
+		at_diff_sig_free(rn->src[i].sig);
+	for (i = 0; rn->dst && i < rn->ndst; i++)
+		at_diff_sig_free(rn->dst[i].sig);
+	free(rn->src);
+	free(rn->dst);
+}
+
+int at_diff_entries(git_repository *repo, git_diff *diff, struct at_diff_entry **out,
+		    size_t *n_out)
+{
+	size_t n = git_diff_num_deltas(diff), i;
+	struct at_diff_entry *ent = calloc(n ? n : 1, sizeof(*ent));
+	struct renames rn = { repo, NULL, NULL, 0, 0 };
+	int rc = ent ? 0 : -1;
+
+	for (i = 0; rc == 0 && i < n; i++)
+		ent[i] = (struct at_diff_entry){ i, AT_DIFF_NO_DELTA,
+						 git_diff_get_delta(diff, i)->status, 0 };
+	if (rc == 0) {
+		qsort_r(ent, n, sizeof(*ent), by_path, diff);
+		rc = gather(&rn, diff, ent, n);
+	}
+	if (rc == 0)
+		rc = exact_renames(&rn);
+	if (rc == 0)
+		rc = basename_renames(&rn);
+	if (rc == 0)
+		rc = matrix_renames(&rn);
+	if (rc == 0) {
+		*n_out = apply(&rn, ent, n);
+		*out = ent;
+	} else {
+		free(ent);
+	}
+	renames_release(&rn);
+	return rc;
+}
+
+const git_diff_file *at_diff_entry_old(git_diff *diff, const struct at_diff_entry *e)
+{
+	size_t idx = e->old_idx != AT_DIFF_NO_DELTA ? e->old_idx : e->idx;
+
+	return &git_diff_get_delta(diff, idx)->old_file;
+}
+
+const git_diff_file *at_diff_entry_new(git_diff *diff, const struct at_diff_entry *e)
+{
+	return &git_diff_get_delta(diff, e->idx)->new_file;
+}
