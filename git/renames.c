@@ -250,9 +250,17 @@ struct score {
 	size_t pos;                   /* for a stable sort */
 };
 
-/* git's score_compare: < 0 when a is the better pair. */
+/*
+ * git's score_compare: < 0 when a is the better pair. An empty slot is worse
+ * than any pair, even one of score 0: which slot a later pair replaces, and
+ * so the order of equal pairs, depends on it.
+ */
 static int score_cmp(const struct score *a, const struct score *b)
 {
+	if (a->dst == NONE)
+		return b->dst != NONE;
+	if (b->dst == NONE)
+		return -1;
 	return a->score == b->score ? b->name_score - a->name_score : b->score - a->score;
 }
 

@@ -35,8 +35,8 @@ def git(repo, *args, data=None, env=None):
 
 
 def text(rng, lines=None):
-    # Every file's content is its own (a unique first line): which of two
-    # identical sources git pairs with a rename is its tie-break, not review.
+    # A fresh file's content is its own (a unique first line); POOL repeats
+    # some on purpose.
     n = lines if lines is not None else rng.randint(0, 12)
     body = "".join("line %d %08x\n" % (i, rng.getrandbits(32)) for i in range(n))
     body = "id %016x\n" % rng.getrandbits(64) + body
@@ -45,9 +45,23 @@ def text(rng, lines=None):
     return body
 
 
+# Leaves made so far: a quarter of new leaves repeat one, so that several
+# sources can hold a destination's content and git's tie-break is tested.
+POOL = []
+
+
 def leaf(rng, kind, gitlinks):
     if kind == "gitlink" and not gitlinks:
         kind = "file"
+    same = [l for l in POOL if l[0] == kind or (kind in ("file", "exec") and l[0] in ("file", "exec"))]
+    if same and rng.random() < 0.25:
+        return [kind, rng.choice(same)[1]]
+    l = leaf_new(rng, kind)
+    POOL.append(l)
+    return l
+
+
+def leaf_new(rng, kind):
     if kind in ("file", "exec"):
         data = text(rng)
         if rng.random() < 0.12:
