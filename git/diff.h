@@ -24,8 +24,7 @@
  * escapes unless core.quotepath is false. The index line abbreviates object
  * ids as git does (core.abbrev, else a length that grows with the number of
  * packed objects, extended until unique). Rename similarity is git's measure.
- * Not reproduced: textconv drivers, copy detection (-C), and which of several
- * identical sources git's tie-break pairs with a regular file's rename.
+ * Not reproduced: textconv drivers, copy detection (-C).
  * tests/integration/diff_differential.sh holds all of this against git
  * over generated pairs of trees.
  *
