@@ -160,6 +160,16 @@ static bool split_port(const char *pattern, char *host, size_t size, const char 
 	return copy_str(host, size, pattern);
 }
 
+bool at_net_split_authority(const char *s, char host[AT_NET_HOST_MAX + 3], uint16_t *port)
+{
+	const char *port_text;
+
+	*port = 0;
+	if (!split_port(s, host, AT_NET_HOST_MAX + 3, &port_text))
+		return false;
+	return !port_text || parse_port(port_text, port);
+}
+
 static int parse_host(const char *pattern, const char *host, struct at_net_rule *r,
 		      struct at_error *err)
 {

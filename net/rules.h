@@ -79,4 +79,12 @@ const struct at_net_rule *at_net_rules_match(const struct at_net_rules *rules, c
 bool at_net_host_canon(const char *host, char out[AT_NET_HOST_MAX + 1], struct in6_addr *ip,
 		       bool *is_ip);
 
+/*
+ * Split "host", "host:port", "[v6]" or "[v6]:port" (or a bare IPv6 literal,
+ * without a port) into host (brackets kept) and port (0 when none). false
+ * when the port is not 1-65535 or the text does not fit; the host is not
+ * checked (at_net_host_canon does that).
+ */
+bool at_net_split_authority(const char *s, char host[AT_NET_HOST_MAX + 3], uint16_t *port);
+
 #endif
