@@ -50,9 +50,6 @@ static const struct prefix4 v4_table[] = {
 	{ V4(224, 0, 0, 0), 4, AT_NET_MULTICAST },
 	{ V4(240, 0, 0, 0), 4, AT_NET_RESERVED },         /* RFC 1112 class E */
 	{ V4(192, 0, 0, 0), 24, AT_NET_RESERVED },        /* RFC 6890 IETF protocol assignments */
-	{ V4(192, 0, 2, 0), 24, AT_NET_RESERVED },        /* RFC 5737 documentation */
-	{ V4(198, 51, 100, 0), 24, AT_NET_RESERVED },
-	{ V4(203, 0, 113, 0), 24, AT_NET_RESERVED },
 	{ V4(10, 0, 0, 0), 8, AT_NET_PRIVATE },           /* RFC 1918 */
 	{ V4(172, 16, 0, 0), 12, AT_NET_PRIVATE },
 	{ V4(192, 168, 0, 0), 16, AT_NET_PRIVATE },
@@ -83,7 +80,6 @@ static const struct prefix6 v6_table[] = {
 	{ { 0xfe, 0x80 }, 10, AT_NET_LINK_LOCAL },
 	{ { 0xff }, 8, AT_NET_MULTICAST },
 	{ { 0x01 }, 64, AT_NET_RESERVED },                /* 100::/64 discard, RFC 6666 */
-	{ { 0x20, 0x01, 0x0d, 0xb8 }, 32, AT_NET_RESERVED },  /* documentation, RFC 3849 */
 	{ { 0x00, 0x64, 0xff, 0x9b, 0x00, 0x01 }, 48, AT_NET_PRIVATE },  /* local NAT64, RFC 8215 */
 	{ { 0xfe, 0xc0 }, 10, AT_NET_PRIVATE },           /* site-local, RFC 3879 deprecated */
 	{ { 0xfc }, 7, AT_NET_PRIVATE },                  /* unique local, RFC 4193 */

@@ -7,9 +7,10 @@
  *   loopback, unspecified ("this network", 0.0.0.0/8 and ::),
  *   link-local (169.254.0.0/16, fe80::/10), the cloud metadata addresses
  *   (list and sources in addr.c), multicast, broadcast, the host's own
- *   interface addresses (and their broadcast addresses), and what is reserved
- *   or cannot be routed on the internet (240.0.0.0/4, documentation ranges,
- *   the IPv6 discard prefix, deprecated IPv4-compatible ::a.b.c.d).
+ *   interface addresses (and their broadcast addresses, even in a private
+ *   range), and what is reserved and reaches no ordinary host (240.0.0.0/4,
+ *   192.0.0.0/24, the IPv6 discard prefix, deprecated IPv4-compatible
+ *   ::a.b.c.d).
  * Private ranges (RFC 1918, 100.64.0.0/10 shared address space, fc00::/7,
  * deprecated site-local fec0::/10) are refused only when asked.
  *
@@ -21,8 +22,11 @@
  * NAT64 prefix 64:ff9b:1::/48 embeds its address at a length the operator
  * chose, so it counts as private.
  *
- * 198.18.0.0/15 (benchmarking) is allowed: it is what the tests' remote hosts
- * use, and refusing it would protect nothing on the host.
+ * 198.18.0.0/15 (benchmarking) and the documentation ranges (192.0.2.0/24,
+ * 198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32) are dialled: they reach no
+ * service of the host's, the tests' remote hosts use the first, and some
+ * networks (this project's own build machines) put real services in the
+ * others. Refusing them would break such setups and protect nothing.
  */
 #ifndef AT_NET_ADDR_H
 #define AT_NET_ADDR_H

@@ -18,6 +18,7 @@
 #define REQUEST_TIMEOUT_MS 30000
 #define PIPE_CHUNK (1 << 20)
 #define PUMP_ROUNDS 32
+#define PIPE_SIZE (1 << 20)
 
 static int64_t wall_ms(void)
 {
@@ -140,6 +141,14 @@ void at_conn_free(struct at_conn *c)
 	free(c);
 }
 
+/* "host:port", "[v6]:port": how messages name what the client asked for. */
+static const char *target(struct at_conn *c)
+{
+	snprintf(c->target, sizeof(c->target), strchr(c->host, ':') ? "[%s]:%u" : "%s:%u", c->host,
+		 c->port);
+	return c->target;
+}
+
 static void set_reason(struct at_conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_reason(struct at_conn *c, const char *fmt, ...)
 {
@@ -205,8 +214,7 @@ static void decide(struct at_conn *c, const char *host, uint16_t port)
 	c->rule = NULL;
 	const struct at_net_rule *r = at_net_rules_match(c->p->opts.rules, c->host, port);
 	if (!r) {
-		set_reason(c, "'%s:%u' is not allowed: no allowed-host pattern matches it",
-			   c->host, port);
+		set_reason(c, "'%s' is not allowed: no allowed-host pattern matches it", target(c));
 		refuse(c, 403, 2);
 		return;
 	}
@@ -237,8 +245,8 @@ void at_conn_resolved(struct at_resolve_job *job)
 	if (job->naddrs == 0 && job->refused != AT_NET_PUBLIC) {
 		c->allowed = false;
 		memcpy(c->addr, job->refused_addr, sizeof(c->addr));
-		set_reason(c, "'%s:%u' (allowed by '%s') is refused: it resolves to %s, %s, "
-			   "which is never dialled", c->host, c->port, c->rule, job->refused_addr,
+		set_reason(c, "'%s' (allowed by '%s') is refused: it resolves to %s, %s, "
+			   "which is never dialled", target(c), c->rule, job->refused_addr,
 			   at_net_class_name(job->refused));
 		c->rule = NULL;
 		refuse(c, 403, 2);
@@ -297,7 +305,7 @@ static void start_connect(struct at_conn *c)
 			at_proxy_interest(c->p, c->ufd, &c->utag, &c->uev, EPOLLOUT);
 			return;
 		}
-		set_reason(c, "cannot connect to '%s:%u' at %s: %s", c->host, c->port, c->addr,
+		set_reason(c, "cannot connect to '%s' at %s: %s", target(c), c->addr,
 			   strerror(errno));
 	}
 	refuse(c, 502, 5);
@@ -305,7 +313,10 @@ static void start_connect(struct at_conn *c)
 
 static bool make_pipe(struct at_half *h)
 {
-	return pipe2(h->pipe, O_NONBLOCK | O_CLOEXEC) == 0;
+	if (pipe2(h->pipe, O_NONBLOCK | O_CLOEXEC) < 0)
+		return false;
+	fcntl(h->pipe[1], F_SETPIPE_SZ, PIPE_SIZE);
+	return true;
 }
 
 static void update_interest(struct at_conn *c);
@@ -487,7 +498,7 @@ static void connect_event(struct at_conn *c)
 	if (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0)
 		soerr = errno;
 	if (soerr) {
-		set_reason(c, "cannot connect to '%s:%u' at %s: %s", c->host, c->port, c->addr,
+		set_reason(c, "cannot connect to '%s' at %s: %s", target(c), c->addr,
 			   strerror(soerr));
 		start_connect(c);
 		return;
@@ -498,7 +509,7 @@ static void connect_event(struct at_conn *c)
 void at_conn_timeout(struct at_conn *c)
 {
 	if (c->st == AT_CONN_CONNECTING) {
-		set_reason(c, "cannot connect to '%s:%u' at %s: timed out", c->host, c->port,
+		set_reason(c, "cannot connect to '%s' at %s: timed out", target(c),
 			   c->addr);
 		if (c->icand < c->ncand)
 			start_connect(c);

@@ -61,6 +61,7 @@ struct at_conn {
 	char host[AT_NET_HOST_MAX + 1];
 	uint16_t port;
 	char addr[INET6_ADDRSTRLEN];
+	char target[AT_NET_HOST_MAX + 10];  /* "host:port" for messages */
 	const char *rule;
 	bool allowed;
 	char reason[256];
