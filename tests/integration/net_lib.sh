@@ -147,9 +147,10 @@ net_setup() {
 	export NET_CERT NET_LOOPBACK_PORT NET_NS
 }
 
-# as_user CMD...: run CMD as the user the test is running for ($NET_USER: root or nobody).
+# as_user CMD...: run CMD as the user the case is for: $NET_USER "nobody" is
+# uid 65534; anything else (root, me) is the invoking user.
 as_user() {
-	if [ "${NET_USER:-root}" = root ]; then
+	if [ "${NET_USER:-root}" != nobody ]; then
 		"$@"
 	else
 		setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp "$@"

@@ -34,7 +34,7 @@ trap '_net_status=$?; kill $OTHER_PID $ABSTRACT_PID 2>/dev/null; net_teardown; (
 
 # A repository and task 't' owned by the user of the case, in the test's directory.
 setup_task() {
-	[ "${NET_USER:-root}" = root ] || chown 65534:65534 .
+	[ "${NET_USER:-root}" != nobody ] || chown 65534:65534 .
 	as_user git init -q -b main repo
 	as_user git -C repo -c user.name=u -c user.email=u@u commit -q --allow-empty -m init
 	as_user "$ATBIN" -C repo new t >/dev/null
@@ -125,6 +125,26 @@ try:
 except OSError as e:
     print("error", e.strerror)' "$ABSTRACT"
 	assert_eq "$out" "error Connection refused" "the host's abstract socket"
+}
+
+# The command holds no descriptor of the proxy's sockets and cannot take the
+# proxy's port (to impersonate it to other processes in the sandbox).
+case_the_command_cannot_take_the_proxys_socket_or_port() {
+	setup_task
+	atn run t --allow-host remote.test -- python3 -c 'import os, socket
+def link(f):
+    try:
+        return os.readlink("/proc/self/fd/" + f)
+    except OSError:
+        return ""
+print("sockets:", sum(1 for f in os.listdir("/proc/self/fd") if link(f).startswith("socket:")))
+s = socket.socket()
+try:
+    s.bind(("127.0.0.1", 3128)); print("bound")
+except OSError as e:
+    print("bind", e.strerror)'
+	assert_contains "$out" "sockets: 0" "no proxy socket inherited: $out $errout"
+	assert_contains "$out" "bind Address already in use" "the port is the proxy's"
 }
 
 case_300_concurrent_connections() {
