@@ -209,8 +209,14 @@ void at_net_run_prepare(struct at_net_run *n, struct at_sandbox_opts *o)
 
 void at_net_run_stop(struct at_net_run *n)
 {
+	int64_t t0;
+
+	if (!n->proxy)
+		return;
+	t0 = mono_us();
 	at_net_proxy_stop(n->proxy);
 	n->proxy = NULL;
+	n->stop_us = mono_us() - t0;
 }
 
 static at_json *conn_json(const struct at_net_run_conn *c)
@@ -270,8 +276,8 @@ void at_net_run_print(const struct at_net_run *n, FILE *f)
 {
 	if (!at_net_run_active(n))
 		return;
-	fprintf(f, "agenttask: proxy started in %.3f ms on 127.0.0.1:%d\n",
-		(double)n->start_us / 1000, AT_NET_RUN_PROXY_PORT);
+	fprintf(f, "agenttask: proxy on 127.0.0.1:%d started in %.3f ms, stopped in %.3f ms\n",
+		AT_NET_RUN_PROXY_PORT, (double)n->start_us / 1000, (double)n->stop_us / 1000);
 	for (size_t i = 0; i < n->nconns; i++) {
 		const struct at_net_run_conn *c = &n->conns[i];
 		fprintf(f, "agenttask: net %s %s %s:%u%s%s%s%s up %llu down %llu bytes %lld ms%s%s\n",

@@ -64,7 +64,7 @@ struct at_net_run {
 	struct at_sandbox_listen listen[1 + 2 * AT_NET_RUN_FORWARDS_MAX];
 	size_t nlisten;
 	struct at_net_proxy *proxy;
-	int64_t start_us;         /* the proxy's start-up, for --verbose */
+	int64_t start_us, stop_us;  /* the proxy's start and stop, for --verbose */
 
 	pthread_mutex_t lock;     /* the records, written by the proxy's thread */
 	struct at_net_run_conn *conns;

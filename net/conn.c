@@ -248,7 +248,6 @@ void at_conn_resolved(struct at_resolve_job *job)
 		set_reason(c, "'%s' (allowed by '%s') is refused: it resolves to %s, %s, "
 			   "which is never dialled", target(c), c->rule, job->refused_addr,
 			   at_net_class_name(job->refused));
-		c->rule = NULL;
 		refuse(c, 403, 2);
 	} else if (job->naddrs == 0) {
 		set_reason(c, "cannot resolve '%s': %s", c->host,

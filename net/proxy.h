@@ -66,9 +66,10 @@ struct at_net_record {
 	enum at_net_proto proto;
 	const char *host;         /* canonical as the client named it; "" if unreadable */
 	uint16_t port;
-	const char *addr;         /* the address dialled, "" if none */
+	const char *addr;         /* the address dialled, or the one refused; "" if none */
 	bool allowed;             /* passed the rules and the address check */
-	const char *rule;         /* the pattern that allowed it; NULL for FORWARD or none */
+	const char *rule;         /* the pattern that matched (even if the address was then
+				     refused); NULL for FORWARD or when none did */
 	const char *reason;       /* why it was refused or failed; NULL if it did not */
 	uint64_t bytes_up;        /* sandbox to remote */
 	uint64_t bytes_down;      /* remote to sandbox */
