@@ -21,7 +21,9 @@
  *   binds             the caller's --ro / --rw additions, at their own paths
  *
  * Namespaces: user, mount, pid, ipc, uts, cgroup, and net (loopback only)
- * unless opts.net. The sandbox's pid 1 is a small init that runs the command
+ * unless opts.net. In that new network namespace the child can also make
+ * listening sockets for the caller (opts.listen), handed over before the
+ * command starts: a server outside serves them, none runs inside. The sandbox's pid 1 is a small init that runs the command
  * in a new session, forwards signals to it, reaps orphans, and kills every
  * remaining process when the command exits; it dies with the supervisor
  * (PR_SET_PDEATHSIG), and with it the whole pid namespace.
