@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 void at_freep(void *pp)
@@ -22,6 +23,27 @@ void at_closep(int *fd)
 		close(*fd);
 		errno = saved;
 	}
+}
+
+void at_time_iso(char *buf, size_t size, int64_t secs)
+{
+	time_t t = (time_t)secs;
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, size, "%lld", (long long)secs);
+}
+
+void at_time_iso_ms(char *buf, size_t size, int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	char base[AT_TIME_MAX];
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		snprintf(buf, size, "%lld", (long long)ms);
+	else
+		snprintf(buf, size, "%s.%03dZ", base, (int)(ms % 1000));
 }
 
 int at_fmt(char *buf, size_t size, const char *fmt, ...)

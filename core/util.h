@@ -11,6 +11,7 @@
 #define AT_CORE_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 void at_freep(void *pp);
 void at_closep(int *fd);
@@ -33,6 +34,13 @@ static inline int at_steal_fd(int *fd)
 	*fd = -1;
 	return ret;
 }
+
+/* Seconds since the epoch as ISO 8601 UTC, "2024-05-01T12:00:00Z" (buf: AT_TIME_MAX bytes). */
+#define AT_TIME_MAX 32
+void at_time_iso(char *buf, size_t size, int64_t secs);
+
+/* The same for milliseconds, with them: "2024-05-01T12:00:00.123Z". */
+void at_time_iso_ms(char *buf, size_t size, int64_t ms);
 
 /* snprintf into a fixed buffer; 0, or -1 when the result would not fit. */
 int at_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

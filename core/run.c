@@ -1,0 +1,92 @@
+#include "core/run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const limit_names[AT_LIMIT_COUNT] = {
+	[AT_LIMIT_MEMORY] = "memory", [AT_LIMIT_PIDS] = "pids", [AT_LIMIT_CPU] = "cpu",
+	[AT_LIMIT_FSIZE] = "file-size",
+};
+
+static const char *const mech_names[AT_MECH_COUNT] = {
+	[AT_MECH_NONE] = "none", [AT_MECH_CGROUP_V1] = "cgroup-v1", [AT_MECH_RLIMIT] = "rlimit",
+};
+
+const char *at_limit_name(enum at_limit l)
+{
+	return (unsigned int)l < AT_LIMIT_COUNT ? limit_names[l] : "?";
+}
+
+const char *at_limit_mech_name(enum at_limit_mech m)
+{
+	return (unsigned int)m < AT_MECH_COUNT ? mech_names[m] : "?";
+}
+
+/* The one table of the setup steps: a name, and what it means when it fails. */
+static const struct {
+	const char *name;
+	const char *failure;
+} steps[AT_STEP_COUNT] = {
+	[AT_STEP_NONE] = { "none", "sandbox setup failed" },
+	[AT_STEP_CLONE] = { "clone", "cannot create the sandbox's namespaces" },
+	[AT_STEP_SYNC] = { "sync", "cannot start the sandbox" },
+	[AT_STEP_IDMAP] = { "idmap+cgroup", "cannot write the sandbox's %s" },
+	[AT_STEP_CGROUPNS] = { "cgroupns", "cannot create the cgroup namespace" },
+	[AT_STEP_HOSTNAME] = { "hostname", "cannot set the sandbox's host name" },
+	[AT_STEP_NET] = { "net", "cannot bring up the loopback interface" },
+	[AT_STEP_PRIVATE] = { "private", "cannot make the mount tree private" },
+	[AT_STEP_SOURCE] = { "source", "cannot open '%s'" },
+	[AT_STEP_ROOT] = { "root", "cannot mount the sandbox's root tmpfs" },
+	[AT_STEP_MKPATH] = { "mkpath", "cannot create mount point '/%s'" },
+	[AT_STEP_BIND] = { "bind", "cannot bind-mount '%s'" },
+	[AT_STEP_TMPFS] = { "tmpfs", "cannot mount a tmpfs on '/%s'" },
+	[AT_STEP_PROC] = { "proc", "cannot mount /proc" },
+	[AT_STEP_DEVPTS] = { "devpts", "cannot mount /dev/pts" },
+	[AT_STEP_SYMLINK] = { "symlink", "cannot create symbolic link '/%s'" },
+	[AT_STEP_FILE] = { "file", "cannot write '/%s'" },
+	[AT_STEP_RDONLY] = { "rdonly", "cannot make '/%s' read-only" },
+	[AT_STEP_MOUNTS] = { "mounts", "cannot assemble the sandbox's root" },
+	[AT_STEP_PIVOT] = { "pivot_root", "cannot pivot_root into the new root" },
+	[AT_STEP_CHDIR] = { "chdir", "cannot change directory to '%s'" },
+	[AT_STEP_CAPS] = { "capabilities", "cannot drop capabilities" },
+	[AT_STEP_PRIVS] = { "privileges", "cannot set no_new_privs" },
+	[AT_STEP_FORK] = { "fork", "cannot fork the command" },
+	[AT_STEP_SIGNALS] = { "signals", "cannot restore the signal mask" },
+	[AT_STEP_SETSID] = { "setsid", "cannot start a new session" },
+	[AT_STEP_FDS] = { "fds", "cannot set up the command's file descriptors" },
+	[AT_STEP_RLIMIT] = { "rlimits", "cannot set the %s limit" },
+	[AT_STEP_EXEC] = { "exec", "cannot execute the command" },
+	[AT_STEP_SECCOMP] = { "seccomp", "cannot load the seccomp filter" },
+	[AT_STEP_EXITED] = { "exited", "the command's end was not seen" },
+	[AT_STEP_DONE] = { "done", "the sandbox ended without a status" },
+};
+
+const char *at_run_step_name(enum at_run_step s)
+{
+	return (unsigned int)s < AT_STEP_COUNT && steps[s].name ? steps[s].name : "?";
+}
+
+const char *at_run_step_failure(enum at_run_step s)
+{
+	return (unsigned int)s < AT_STEP_COUNT && steps[s].failure ? steps[s].failure
+								     : "sandbox setup failed";
+}
+
+void at_run_result_init(struct at_run_result *res)
+{
+	int i;
+
+	memset(res, 0, sizeof(*res));
+	res->prepare_us = -1;
+	for (i = 0; i < AT_STEP_COUNT; i++)
+		res->step_us[i] = -1;
+}
+
+void at_run_result_release(struct at_run_result *res)
+{
+	if (!res)
+		return;
+	free(res->out);
+	free(res->err);
+	res->out = res->err = NULL;
+}

@@ -1,0 +1,137 @@
+/*
+ * run.h - a sandboxed run as plain data: the limits asked for, the steps of
+ * its setup, and its result.
+ *
+ * sandbox/ fills a struct at_run_result, app/ hands it to the front ends,
+ * core/audit.h logs it; none of them needs the others' headers for it.
+ */
+#ifndef AT_CORE_RUN_H
+#define AT_CORE_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The sandbox's fixed HOME and PATH. */
+#define AT_RUN_HOME "/home/sandbox"
+#define AT_RUN_PATH "/usr/local/bin:/usr/bin:/bin"
+/* Output kept of each stream when captured, unless the caller says less. */
+#define AT_RUN_CAPTURE_MAX ((size_t)1 << 20)
+
+/* Exit statuses of a run, as `agenttask run` returns them. */
+enum {
+	AT_RUN_TIMEOUT = 124,
+	AT_RUN_SETUP = 125,       /* the sandbox could not be set up */
+	AT_RUN_CANNOT_EXEC = 126,
+	AT_RUN_NOT_FOUND = 127,
+};
+
+/* ---- limits: the values asked for, and how each was enforced ---- */
+
+enum at_limit {
+	AT_LIMIT_MEMORY,          /* bytes of memory */
+	AT_LIMIT_PIDS,            /* processes and threads of the command */
+	AT_LIMIT_CPU,             /* seconds of CPU time */
+	AT_LIMIT_FSIZE,           /* bytes: largest file the command may write */
+	AT_LIMIT_COUNT
+};
+
+enum at_limit_mech {
+	AT_MECH_NONE = 0,         /* no limit asked for */
+	AT_MECH_CGROUP_V1,        /* a per-run cgroup (v1 hierarchy): the whole tree */
+	AT_MECH_RLIMIT,           /* setrlimit: per process (NPROC: per user) */
+	AT_MECH_COUNT
+};
+
+struct at_limits {
+	uint64_t value[AT_LIMIT_COUNT];   /* 0: no limit */
+};
+
+/* "memory", "pids", "cpu", "file-size"; "none", "cgroup-v1", "rlimit" ("?" out of range). */
+const char *at_limit_name(enum at_limit l);
+const char *at_limit_mech_name(enum at_limit_mech m);
+
+/* ---- the steps of a run's setup: one enum, one table (name, what failed) ---- */
+
+enum at_run_step {
+	AT_STEP_NONE = 0,
+	AT_STEP_CLONE,            /* timed: clone() of the namespaces returned in the child */
+	AT_STEP_SYNC,             /* the supervisor alive (and the cgroup joined) */
+	AT_STEP_IDMAP,            /* timed: uid/gid maps written */
+	AT_STEP_CGROUPNS,
+	AT_STEP_HOSTNAME,
+	AT_STEP_NET,              /* timed: loopback up in the new network namespace */
+	AT_STEP_PRIVATE,          /* the mount tree made private */
+	AT_STEP_SOURCE,           /* every bind source opened */
+	AT_STEP_ROOT,             /* the new root's tmpfs */
+	AT_STEP_MKPATH,           /* a mount point or directory made */
+	AT_STEP_BIND,
+	AT_STEP_TMPFS,
+	AT_STEP_PROC,
+	AT_STEP_DEVPTS,
+	AT_STEP_SYMLINK,
+	AT_STEP_FILE,
+	AT_STEP_RDONLY,
+	AT_STEP_MOUNTS,           /* timed: the new root assembled */
+	AT_STEP_PIVOT,            /* timed: pivot_root done, the old root detached */
+	AT_STEP_CHDIR,
+	AT_STEP_CAPS,             /* capabilities dropped */
+	AT_STEP_PRIVS,            /* timed: no_new_privs set, the init not dumpable */
+	AT_STEP_FORK,             /* the command's process started */
+	AT_STEP_SIGNALS,
+	AT_STEP_SETSID,
+	AT_STEP_FDS,
+	AT_STEP_RLIMIT,
+	AT_STEP_EXEC,             /* timed: session, fds, rlimits done: seccomp, then execve */
+	AT_STEP_SECCOMP,
+	AT_STEP_EXITED,           /* timed: the command exited; all else in the sandbox reaped */
+	AT_STEP_DONE,             /* timed: the init gone, namespaces torn down */
+	AT_STEP_COUNT
+};
+
+/* Its name ("clone", "mounts", ...) for --verbose. */
+const char *at_run_step_name(enum at_run_step s);
+
+/*
+ * What failed at that step, as a format with at most one %s (the path or
+ * thing concerned): "cannot bind-mount '%s'".
+ */
+const char *at_run_step_failure(enum at_run_step s);
+
+/* ---- a run ---- */
+
+/* A path the caller asked to see in the sandbox (--ro, --rw), at its own path. */
+struct at_run_bind {
+	const char *path;         /* absolute, normalised, no symbolic link on the way */
+	bool writable;
+};
+
+struct at_run_result {
+	int exit_code;            /* the command's status, 128+N, 124, 126 or 127 */
+	int term_signal;          /* signal that ended the command, or 0 */
+	bool timed_out;
+	bool cancelled;           /* the caller's cancel descriptor became readable */
+	bool exec_failed;         /* 126/127: exec_error says why */
+	char exec_error[256];
+
+	int64_t start_ms;         /* wall clock, ms since the epoch */
+	int64_t duration_ms;
+	int64_t max_rss_kb;       /* largest resident set of any process */
+	int64_t user_cpu_ms;
+	int64_t sys_cpu_ms;
+
+	enum at_limit_mech mech[AT_LIMIT_COUNT];
+	int64_t prepare_us;       /* before the clone (mount plan, seccomp filter); -1 */
+	int64_t step_us[AT_STEP_COUNT];  /* microseconds after the clone; -1 not timed */
+
+	char *out, *err;          /* captured output, NUL-terminated (NULL when not captured) */
+	size_t out_len, err_len;
+	bool out_truncated, err_truncated;
+};
+
+/* Zero it, with every time unknown (-1). */
+void at_run_result_init(struct at_run_result *res);
+/* Free the captured output; accepts NULL. */
+void at_run_result_release(struct at_run_result *res);
+
+#endif

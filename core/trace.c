@@ -1,0 +1,29 @@
+#include "core/trace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+void at_trace(const char *event, const char *detail)
+{
+	const char *file = getenv(AT_TRACE_ENV);
+	char line[4200];
+	int fd, n, saved = errno;
+
+	if (!file || !*file)
+		return;
+	n = snprintf(line, sizeof(line), "%s %s\n", event, detail ? detail : "");
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return;
+	fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0) {
+		(void)!write(fd, line, (size_t)n);
+		close(fd);
+	}
+	errno = saved;
+}
