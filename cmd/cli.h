@@ -1,6 +1,8 @@
 /*
- * cli.h - what the subcommands share. cmd/ is the only place that prints
- * and picks exit codes.
+ * cli.h - what the subcommands share. cmd/ is the CLI front end: each
+ * cmd_<name>.c parses its arguments, calls one use case (app/), and prints
+ * the result. It is the only place that prints and picks exit codes, and it
+ * holds no use-case logic: a second front end calls the same app/ functions.
  *
  * Exit status: 0 done; 1 refused or failed for a stated reason; 2 usage
  * error, unknown task, not a repository; 125 the sandbox could not be set up.
@@ -12,31 +14,33 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
-#include "core/error.h"
-#include "core/task.h"
-#include "git/repo.h"
+#include "app/app.h"
+#include "core/json.h"
 
 enum {
 	AT_EXIT_OK = 0,
 	AT_EXIT_FAIL = 1,
 	AT_EXIT_USAGE = 2,
 	AT_EXIT_SANDBOX = 125,
-};
-
-struct at_cli {
-	const char *dir;        /* -C DIR, or "." */
+	/*
+	 * Not an exit status: what a command returns for --help. main.c then
+	 * prints the command's help from the table, which only main.c and
+	 * commands.c see: the table refers to the commands, never the other way.
+	 */
+	AT_EXIT_HELP = 256,
 };
 
 struct at_command {
 	const char *name;
-	int (*fn)(struct at_cli *cli, int argc, char **argv);
+	int (*fn)(const struct at_app *app, int argc, char **argv);
 	const char *usage;      /* the synopsis lines, without "usage: " */
 	const char *summary;    /* one line for `agenttask --help` */
 	const char *help;       /* the options, one per line, for `COMMAND --help` */
 };
 
-/* The command table (commands.c), ended by a zeroed entry. */
+/* The command table (commands.c), ended by a zeroed entry; for main.c. */
 extern const struct at_command at_commands[];
 const struct at_command *at_command_find(const char *name);
 
@@ -46,58 +50,38 @@ int at_exit_code(int code);
 /* Print "agenttask: MSG" for err on stderr; return its exit status. */
 int at_cli_fail(const struct at_error *err);
 
+/* As at_cli_fail, but a usage error (AT_EUSAGE) is shown as at_cli_usage shows it. */
+int at_cli_fail_usage(const char *cmd, const struct at_error *err);
+
 /* Print "agenttask: MSG (see 'agenttask CMD --help')", one line on stderr; return 2. */
 int at_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Print what at_cli_getopt() found wrong with the options, as at_cli_usage(); return 2. */
 int at_cli_bad_option(const char *cmd);
 
-/* Print the command's full help on stdout; return 0. */
-int at_cli_help(const char *cmd);
-
 /*
  * Parse options with getopt_long; every command also takes -h/--help.
  * Returns the option character, -1 at the end of the options, or 'h' / '?'
- * for the caller to turn into at_cli_help / at_cli_usage. Resets getopt on
- * the first call of each command.
+ * for the caller to turn into AT_EXIT_HELP / at_cli_bad_option. Resets
+ * getopt on the first call of each command.
  */
 int at_cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
 
 /*
  * Arguments of the form `[NAME] [--json]` (status, log): -1 to go on with
- * *name (NULL when absent) and *json set, or the exit status to return
- * (after --help or a usage error).
+ * *name (NULL when absent) and *json set, or what to return (AT_EXIT_HELP,
+ * or the exit status of a usage error).
  */
 int at_cli_name_json_args(const char *cmd, int argc, char **argv, const char **name, bool *json);
 
-/* Open the repository at -C DIR. */
-int at_cli_open(struct at_cli *cli, struct at_repo **out, struct at_error *err);
-
-/* The task named, or (name NULL) the one whose worktree holds the cwd. */
-int at_cli_task(struct at_cli *cli, struct at_repo *r, const char *name, struct at_task *out,
-		struct at_error *err);
+/* A command that takes no option but --help, and `NAME` or `[NAME]`: as above. */
+int at_cli_name_args(const char *cmd, int argc, char **argv, bool required, const char **name);
 
 /* True when stdout is a terminal and colour is wanted by --color=WHEN ("auto" by default). */
 int at_cli_color(const char *when, bool *out);
 
-struct at_task_info;
-typedef struct cJSON at_json;
-
-/*
- * Append {"event": event, key: value, ...} to the task's audit log; the
- * arguments after event are key/value string pairs ended by NULL. The log
- * is kept when the task is removed: it is the record of what happened.
- * A failure to write it is reported on stderr but does not fail the command
- * that already happened.
- */
-void at_cli_audit(struct at_repo *r, const char *task, const char *event, ...)
-	__attribute__((sentinel));
-
-/* The JSON object `list` and `status` print for one task. */
-at_json *at_cli_task_json(const struct at_task *t, const struct at_task_info *info);
-
-/* Format seconds since the epoch as ISO 8601 UTC into buf (at least 32 bytes). */
-void at_cli_time(char *buf, size_t size, int64_t t);
+/* "agenttask: warning: ..." for each line, on stderr. */
+void at_cli_warnings(const struct at_strlist *warnings);
 
 /* Print a JSON value on stdout (pretty) and free it; 0, or exit 1 on failure. */
 int at_cli_print_json(at_json *j);

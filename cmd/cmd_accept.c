@@ -1,99 +1,14 @@
 /*
- * agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep] [--tree ID]
- *                  [--override REASON] [--policy FILE]
- *
- * The order matters: the --tree check and the gate come first (the gate may
- * run checks for a long time, so it runs before the lock is taken, and the
- * tree it judged is then bound into the merge: a task that changes after the
- * gate is refused). Everything that writes happens under the lock, in
- * at_merge_accept, which decides every refusal before it writes anything.
- *
- * --override REASON only matters when the gate fails. It is recorded twice:
- * in the task's audit log (before anything merges; the log goes with the
- * task unless --keep) and as an "Agenttask-Override: REASON" trailer of the
- * new commit, the record that lasts. A fast-forward makes no commit, so an
- * override turns it into a merge commit (git merge --no-ff), and is refused
- * with --ff-only.
+ * cmd_accept.c - agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep]
+ *                [--tree ID] [--override REASON] [--policy FILE]
+ * (app/accept.h has the order of things and what an override records.)
  */
-#include <ctype.h>
-#include <stdio.h>
-#include <string.h>
-
+#include "app/accept.h"
 #include "cmd/commands.h"
-#include "cmd/review.h"
-#include "core/audit.h"
-#include "core/json.h"
-#include "core/lock.h"
-#include "git/merge.h"
-#include "git/worktree.h"
-
-#define OVERRIDE_MAX 500
-
-struct accept_args {
-	const char *name;
-	struct at_merge_opts merge;
-	const char *override;
-	const char *policy;
-	bool keep;
-};
-
-struct accept_run {
-	struct at_repo *repo;
-	struct at_task task;
-	struct at_gate_report *failed;   /* the failed gate, printed after the error */
-	char gated_tree[AT_OID_HEXSZ + 1];
-	char trailer[OVERRIDE_MAX + 32];
-	bool overriding;
-	bool remove_failed;              /* merged, but the task could not be removed */
-	struct at_merge_result res;
-};
-
-static bool is_tree_id(const char *s)
-{
-	size_t i;
-
-	for (i = 0; s[i]; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return false;
-	return i == AT_OID_HEXSZ;
-}
-
-static bool is_blank(const char *s)
-{
-	for (; *s; s++)
-		if (!isspace((unsigned char)*s))
-			return false;
-	return true;
-}
-
-/* A reason is one line of printable text: it becomes a commit trailer. */
-static bool is_reason(const char *s)
-{
-	size_t i;
-
-	for (i = 0; s[i]; i++)
-		if (iscntrl((unsigned char)s[i]))
-			return false;
-	return i > 0 && i <= OVERRIDE_MAX && !is_blank(s);
-}
-
-static int check_args(const struct accept_args *a, bool ff_only, bool squash)
-{
-	if (ff_only && squash)
-		return at_cli_usage("accept", "--ff-only and --squash cannot be combined");
-	if (a->merge.message && is_blank(a->merge.message))
-		return at_cli_usage("accept", "empty commit message");
-	if (a->merge.expect_tree && !is_tree_id(a->merge.expect_tree))
-		return at_cli_usage("accept", "invalid tree id '%s' (expected %d hex digits)",
-				    a->merge.expect_tree, AT_OID_HEXSZ);
-	if (a->override && !is_reason(a->override))
-		return at_cli_usage("accept", "--override needs a reason: one line of text, "
-				    "at most %d characters", OVERRIDE_MAX);
-	return -1;
-}
+#include "cmd/print.h"
 
 /* -1 to go on, else the exit status. */
-static int parse_args(int argc, char **argv, struct accept_args *a)
+static int parse_args(int argc, char **argv, struct at_app_accept_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "ff-only", no_argument, NULL, 'F' },
@@ -106,222 +21,97 @@ static int parse_args(int argc, char **argv, struct accept_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct at_error err = AT_ERROR_INIT;
 	bool ff_only = false, squash = false;
 	int c;
 
 	while ((c = at_cli_getopt(argc, argv, "m:h", longopts)) != -1) {
 		switch (c) {
-		case 'F':
-			ff_only = true;
-			break;
-		case 'S':
-			squash = true;
-			break;
-		case 'm':
-			a->merge.message = optarg;
-			break;
-		case 'k':
-			a->keep = true;
-			break;
-		case 't':
-			a->merge.expect_tree = optarg;
-			break;
-		case 'o':
-			a->override = optarg;
-			break;
-		case 'p':
-			a->policy = optarg;
-			break;
-		case 'h':
-			return at_cli_help("accept");
-		default:
-			return at_cli_bad_option("accept");
+		case 'F': ff_only = true; break;
+		case 'S': squash = true; break;
+		case 'm': o->message = optarg; break;
+		case 'k': o->keep = true; break;
+		case 't': o->expect_tree = optarg; break;
+		case 'o': o->override = optarg; break;
+		case 'p': o->policy_file = optarg; break;
+		case 'h': return AT_EXIT_HELP;
+		default: return at_cli_bad_option("accept");
 		}
 	}
 	if (optind + 1 < argc)
 		return at_cli_usage("accept", "too many arguments");
-	a->name = optind < argc ? argv[optind] : NULL;
-	a->merge.mode = ff_only ? AT_MERGE_FF_ONLY : squash ? AT_MERGE_SQUASH : AT_MERGE_AUTO;
-	return check_args(a, ff_only, squash);
+	if (ff_only && squash)
+		return at_cli_usage("accept", "--ff-only and --squash cannot be combined");
+	o->name = optind < argc ? argv[optind] : NULL;
+	o->mode = ff_only ? AT_MERGE_FF_ONLY : squash ? AT_MERGE_SQUASH : AT_MERGE_AUTO;
+	return at_app_accept_check(o, &err) < 0 ? at_cli_usage("accept", "%s", err.msg) : -1;
 }
 
-/*
- * With a policy, the gate must pass, or be overridden with a reason. The
- * override is recorded as a trailer of a new commit, so it forces one: a
- * fast-forward becomes a merge commit (like git merge --no-ff).
- */
-static int run_gate(struct at_cli *cli, struct accept_run *run, struct accept_args *a,
-		    struct at_error *err)
+static void print_result(const struct at_app_accept_opts *o, const struct at_app_accept_result *r)
 {
-	struct at_gate_report *rep = NULL;
-	int rc;
+	const char *base = at_branch_short(r->merge.base_branch), *name = r->task.name;
+	const char *over = r->overriding ? " (gate overridden)" : "";
+	char tip[AT_OID_HEXSZ + 1];
 
-	if ((rc = at_review_task(cli, run->repo, &run->task, a->policy, &rep, err)) < 0)
-		return rc;
-	if (at_gate_report_has_policy(rep)) {
-		snprintf(run->gated_tree, sizeof(run->gated_tree), "%s", at_gate_report_tree(rep));
-		if (run->gated_tree[0])
-			a->merge.gated_tree = run->gated_tree;
-	}
-	if (!at_gate_report_has_policy(rep) || at_gate_report_passed(rep)) {
-		if (a->override)
-			fprintf(stderr, "agenttask: note: nothing to override (%s); "
-				"--override ignored\n", at_gate_report_has_policy(rep) ?
-				"the gate passed" : "no review policy");
-		at_gate_report_free(rep);
-		return 0;
-	}
-	if (!a->override) {
-		run->failed = rep;
-		return at_error_set(err, AT_EGATE, "task '%s' failed the review gate "
-				    "(fix it, or accept with --override REASON)", run->task.name);
-	}
-	at_gate_report_free(rep);
-	if (a->merge.mode == AT_MERGE_FF_ONLY)
-		return at_error_set(err, AT_EUSAGE, "--override is recorded in a new commit, which "
-				    "--ff-only forbids: drop --ff-only");
-	run->overriding = true;
-	snprintf(run->trailer, sizeof(run->trailer), "Agenttask-Override: %s", a->override);
-	a->merge.trailer = run->trailer;
-	if (a->merge.mode == AT_MERGE_AUTO)
-		a->merge.mode = AT_MERGE_NO_FF;
-	return 0;
-}
-
-/*
- * The override goes to the task's audit log before anything merges: no
- * overridden accept without a record. The log outlives the task, and the
- * Agenttask-Override trailer records it in history too.
- */
-static int record_override(const struct accept_run *run, const struct accept_args *a,
-			   struct at_error *err)
-{
-	at_json *e = at_json_object();
-	int rc;
-
-	if (!e || at_json_add_string(e, "event", "accept-override") < 0 ||
-	    at_json_add_string(e, "reason", a->override) < 0 ||
-	    at_json_add_string(e, "tree", run->gated_tree) < 0 ||
-	    at_json_add_string(e, "base_branch", at_branch_short(run->task.base_branch)) < 0)
-		rc = at_error_set(err, AT_ESYS, "out of memory");
-	else
-		rc = at_audit_append(at_repo_paths(run->repo), run->task.name, e, err);
-	at_json_free(e);
-	return rc;
-}
-
-static const char *merge_kind_name(enum at_merge_kind kind)
-{
-	switch (kind) {
+	at_oid_fmt(tip, &r->merge.new_tip);
+	switch (r->merge.kind) {
 	case AT_MERGED_UP_TO_DATE:
-		return "up-to-date";
-	case AT_MERGED_FAST_FORWARD:
-		return "fast-forward";
-	case AT_MERGED_COMMIT:
-		return "merge";
-	case AT_MERGED_SQUASH:
-		return "squash";
-	}
-	return "unknown";
-}
-
-/* Under the lock: the task again (it may be gone by now), merge, remove. */
-static int run_locked(struct accept_run *run, const struct accept_args *a, struct at_error *err)
-{
-	int lock = -1, rc;
-
-	rc = at_lock_acquire(at_repo_paths(run->repo), &lock, err);
-	if (rc == 0)
-		rc = at_task_resolve(run->repo, run->task.name, ".", &run->task, err);
-	if (rc == 0 && run->overriding)
-		rc = record_override(run, a, err);
-	if (rc == 0)
-		rc = at_merge_accept(run->repo, &run->task, &a->merge, &run->res, err);
-	if (rc == 0)
-		at_cli_audit(run->repo, run->task.name, "accept", "base_branch",
-			     at_branch_short(run->res.base_branch), "commit", run->res.new_tip,
-			     "result", merge_kind_name(run->res.kind), NULL);
-	/* The base has moved: a failure from here on is reported, not returned. */
-	if (rc == 0 && !a->keep)
-		run->remove_failed = at_task_remove(run->repo, &run->task, err) < 0;
-	at_lock_release(lock);
-	return rc;
-}
-
-static void print_result(const struct accept_run *run, const struct accept_args *a)
-{
-	const struct at_merge_result *res = &run->res;
-	const char *base = at_branch_short(res->base_branch);
-
-	switch (res->kind) {
-	case AT_MERGED_UP_TO_DATE:
-		printf("'%s' already has all of task '%s': nothing to merge\n", base,
-		       run->task.name);
+		printf("'%s' already has all of task '%s': nothing to merge\n", base, name);
 		break;
 	case AT_MERGED_FAST_FORWARD:
-		printf("accepted task '%s': fast-forwarded '%s' to %.12s\n", run->task.name, base,
-		       res->new_tip);
+		printf("accepted task '%s': fast-forwarded '%s' to %.12s\n", name, base, tip);
 		break;
 	case AT_MERGED_COMMIT:
-		printf("accepted task '%s': merged into '%s' as %.12s%s\n", run->task.name, base,
-		       res->new_tip, run->overriding ? " (gate overridden)" : "");
+		printf("accepted task '%s': merged into '%s' as %.12s%s\n", name, base, tip, over);
 		break;
 	case AT_MERGED_SQUASH:
-		printf("accepted task '%s': squashed into '%s' as %.12s%s\n", run->task.name, base,
-		       res->new_tip, run->overriding ? " (gate overridden)" : "");
+		printf("accepted task '%s': squashed into '%s' as %.12s%s\n", name, base, tip, over);
 		break;
 	}
-	if (res->updated_worktree[0])
-		printf("updated the checkout of '%s' in '%s'\n", base, res->updated_worktree);
-	if (a->keep)
-		printf("kept task '%s' (--keep)\n", run->task.name);
-	else if (!run->remove_failed)
-		printf("removed task '%s'\n", run->task.name);
+	if (r->merge.updated_worktree[0])
+		printf("updated the checkout of '%s' in '%s'\n", base, r->merge.updated_worktree);
+	if (o->keep)
+		printf("kept task '%s' (--keep)\n", name);
+	else if (!r->remove_failed)
+		printf("removed task '%s'\n", name);
 }
 
-static int report_failure(struct accept_run *run, const struct at_error *err)
+static int print_failure(const struct at_app_accept_result *r, const struct at_error *err)
 {
 	int status = at_cli_fail(err);
 	size_t i;
 
-	for (i = 0; i < run->res.paths.count; i++)
-		fprintf(stderr, "%s\n", run->res.paths.paths[i]);
-	if (run->failed)
-		at_gate_report_print_failures(run->failed, stderr);
+	for (i = 0; i < r->merge.paths.n; i++)
+		fprintf(stderr, "%s\n", r->merge.paths.v[i]);
+	if (r->failed_gate)
+		at_cli_print_gate_failures(r->failed_gate, stderr);
 	return status;
 }
 
-int cmd_accept(struct at_cli *cli, int argc, char **argv)
+int cmd_accept(const struct at_app *app, int argc, char **argv)
 {
-	struct accept_args a = { NULL, AT_MERGE_OPTS_INIT, NULL, NULL, false };
+	struct at_app_accept_opts o = { .mode = AT_MERGE_AUTO };
 	struct at_error err = AT_ERROR_INIT;
-	struct accept_run run;
-	int rc, status;
+	struct at_app_accept_result res;
+	size_t i;
+	int rc;
 
-	if ((status = parse_args(argc, argv, &a)) >= 0)
-		return status;
-	memset(&run, 0, sizeof(run));
-	rc = at_cli_open(cli, &run.repo, &err);
-	if (rc == 0)
-		rc = at_cli_task(cli, run.repo, a.name, &run.task, &err);
-	/* A stale review is refused before the gate spends time on it. */
-	if (rc == 0 && a.merge.expect_tree)
-		rc = at_merge_check_tree(run.repo, &run.task, a.merge.expect_tree, &err);
-	if (rc == 0)
-		rc = run_gate(cli, &run, &a, &err);
-	if (rc == 0)
-		rc = run_locked(&run, &a, &err);
-	if (rc == 0)
-		print_result(&run, &a);
-	if (rc == 0 && run.remove_failed) {
+	if ((rc = parse_args(argc, argv, &o)) >= 0)
+		return rc;
+	fflush(NULL);
+	rc = at_app_accept(app, &o, &res, &err);
+	for (i = 0; i < res.notes.n; i++)
+		fprintf(stderr, "agenttask: note: %s\n", res.notes.v[i]);
+	at_cli_warnings(&res.warnings);
+	if (rc < 0)
+		rc = print_failure(&res, &err);
+	else
+		print_result(&o, &res);
+	if (rc == 0 && res.remove_failed) {
 		fprintf(stderr, "agenttask: task '%s' was accepted but not removed: %s\n",
-			run.task.name, err.msg);
-		status = AT_EXIT_FAIL;
-	} else {
-		status = rc == 0 ? AT_EXIT_OK : report_failure(&run, &err);
+			res.task.name, res.remove_err.msg);
+		rc = AT_EXIT_FAIL;
 	}
-	at_gate_report_free(run.failed);
-	at_merge_result_release(&run.res);
-	at_repo_free(run.repo);
-	return status;
+	at_app_accept_result_release(&res);
+	return rc;
 }

@@ -1,51 +1,41 @@
-#include <stdio.h>
-
+/* cmd_commit.c - agenttask commit [NAME] [-m MSG] */
+#include "app/commit.h"
 #include "cmd/commands.h"
-#include "core/lock.h"
-#include "git/snapshot.h"
 
-int cmd_commit(struct at_cli *cli, int argc, char **argv)
+int cmd_commit(const struct at_app *app, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "message", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct at_commit_opts opts = AT_COMMIT_OPTS_INIT;
+	struct at_app_commit_opts o = { NULL, NULL };
+	struct at_app_commit_result res;
 	struct at_error err = AT_ERROR_INIT;
-	struct at_repo *repo = NULL;
-	char commit[AT_OID_HEXSZ + 1];
-	struct at_task task;
-	bool made = false;
-	int c, lock = -1, rc;
+	char hex[AT_OID_HEXSZ + 1];
+	int c, rc;
 
 	while ((c = at_cli_getopt(argc, argv, "m:h", longopts)) != -1) {
 		switch (c) {
 		case 'm':
-			opts.message = optarg;
+			o.message = optarg;
 			break;
 		case 'h':
-			return at_cli_help("commit");
+			return AT_EXIT_HELP;
 		default:
 			return at_cli_bad_option("commit");
 		}
 	}
 	if (optind + 1 < argc)
 		return at_cli_usage("commit", "too many arguments");
-	rc = at_cli_open(cli, &repo, &err);
-	if (rc == 0)
-		rc = at_lock_acquire(at_repo_paths(repo), &lock, &err);
-	if (rc == 0)
-		rc = at_cli_task(cli, repo, optind < argc ? argv[optind] : NULL, &task, &err);
-	if (rc == 0)
-		rc = at_task_commit(repo, &task, &opts, commit, &made, &err);
-	at_lock_release(lock);
-	at_repo_free(repo);
-	if (rc < 0)
-		return at_cli_fail(&err);
-	if (made)
-		printf("committed %.12s on '%s'\n", commit, at_branch_short(task.branch));
-	else
-		printf("nothing to commit in task '%s'\n", task.name);
-	return AT_EXIT_OK;
+	o.name = optind < argc ? argv[optind] : NULL;
+	rc = at_app_commit(app, &o, &res, &err);
+	at_cli_warnings(&res.warnings);
+	at_oid_fmt(hex, &res.commit);
+	if (rc == 0 && res.made)
+		printf("committed %.12s on '%s'\n", hex, at_branch_short(res.task.branch));
+	else if (rc == 0)
+		printf("nothing to commit in task '%s'\n", res.task.name);
+	at_app_commit_result_release(&res);
+	return rc < 0 ? at_cli_fail(&err) : AT_EXIT_OK;
 }

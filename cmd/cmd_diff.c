@@ -1,351 +1,89 @@
 /*
- * agenttask diff [NAME] [--stat | --name-only | --json] [--color=WHEN]
- * agenttask diff --base REV [--head REV] [--stat | --name-only | --json] [--color=WHEN]
+ * cmd_diff.c - agenttask diff [NAME] [--stat | --name-only | --json] [--color=WHEN]
+ *              agenttask diff --base REV [--head REV] [--stat | --name-only | --json]
  *
  * The task's whole change (commits, uncommitted and untracked files) against
  * its merge base (in CI: REV's tree against merge-base(--base, --head), what
- * `gate --base` judges), printed as `git diff` prints it, colours included (of
- * git's whitespace-error marks: blanks at the end of an added line and
- * spaces before a tab in its indent, not blank lines at the end of a file).
+ * `gate --base` judges), printed as `git diff` prints it (cmd/diff_print.c).
  */
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
+#include "app/diff.h"
+#include "app/json.h"
 #include "cmd/commands.h"
-#include "cmd/preview.h"
-#include "core/json.h"
-#include "git/diff.h"
-
-/* git's default colours (color.diff.*). */
-#define COLOR_META "\033[1m"
-#define COLOR_FRAG "\033[36m"
-#define COLOR_OLD "\033[31m"
-#define COLOR_NEW "\033[32m"
-#define COLOR_WS "\033[41m"     /* whitespace errors on added lines */
-#define COLOR_RESET "\033[m"
+#include "cmd/diff_print.h"
+#include "cmd/print.h"
 
 enum diff_mode { MODE_PATCH, MODE_STAT, MODE_NAMES, MODE_JSON };
 
 struct diff_args {
 	enum diff_mode mode;
-	const char *color;      /* --color=WHEN, NULL: auto */
-	const char *name;       /* NULL: the task holding the cwd */
-	const char *base, *head;   /* CI mode: two revisions, no task */
+	const char *color;         /* --color=WHEN, NULL: auto */
+	struct at_app_diff_opts o;
 };
-
-static void put(const char *s, size_t len)
-{
-	fwrite(s, 1, len, stdout);
-}
-
-/* A header line: bold, and a '\t' git puts after a name with a space stays outside. */
-static void print_meta(const char *s, size_t len)
-{
-	bool tab = len > 0 && s[len - 1] == '\t';
-
-	fputs(COLOR_META, stdout);
-	put(s, len - tab);
-	fputs(COLOR_RESET, stdout);
-	if (tab)
-		putchar('\t');
-}
-
-/* "@@ -1,2 +1,3 @@" in cyan, then the blanks and the function context plain. */
-static void print_frag(const char *s, size_t len)
-{
-	const char *end = len > 2 ? memmem(s + 2, len - 2, "@@", 2) : NULL;
-	size_t frag = end ? (size_t)(end - s) + 2 : len, blank = frag;
-
-	fputs(COLOR_FRAG, stdout);
-	put(s, frag);
-	fputs(COLOR_RESET, stdout);
-	while (blank < len && (s[blank] == ' ' || s[blank] == '\t'))
-		blank++;
-	if (blank > frag) {
-		put(s + frag, blank - frag);
-		fputs(COLOR_RESET, stdout);
-	}
-	if (blank < len) {
-		put(s + blank, len - blank);
-		fputs(COLOR_RESET, stdout);
-	}
-}
-
-/* A context or deleted line: one colour over the sign and the text; a '\r' after it. */
-static void print_plain_line(const char *color, char sign, const char *s, size_t len)
-{
-	bool cr = len > 0 && s[len - 1] == '\r';
-
-	fputs(color, stdout);
-	putchar(sign);
-	put(s, len - cr);
-	fputs(COLOR_RESET, stdout);
-	if (cr)
-		putchar('\r');
-}
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-/*
- * An added line, marked as git marks whitespace errors by default: spaces
- * before a tab in the indent and blanks at the end of the line get a red
- * background; the rest of the indent is left uncoloured.
- */
-static void print_new_line(const char *s, size_t len)
-{
-	size_t trail = len, written = 0, i;
-
-	fputs(COLOR_NEW "+" COLOR_RESET, stdout);
-	while (trail > 0 && is_blank(s[trail - 1]))
-		trail--;
-	for (i = 0; i < trail && (s[i] == ' ' || s[i] == '\t'); i++) {
-		if (s[i] != '\t')
-			continue;
-		if (written < i) {
-			fputs(COLOR_WS, stdout);
-			put(s + written, i - written);
-			fputs(COLOR_RESET, stdout);
-			written = i;
-		}
-		put(s + written, i - written + 1);
-		written = i + 1;
-	}
-	if (trail > written) {
-		fputs(COLOR_NEW, stdout);
-		put(s + written, trail - written);
-		fputs(COLOR_RESET, stdout);
-	}
-	if (trail < len) {
-		fputs(COLOR_WS, stdout);
-		put(s + trail, len - trail);
-		fputs(COLOR_RESET, stdout);
-	}
-}
-
-static void print_color(char origin, const char *s, size_t len)
-{
-	switch (origin) {
-	case AT_DIFF_FILE_HDR:
-		print_meta(s, len);
-		break;
-	case AT_DIFF_HUNK_HDR:
-		print_frag(s, len);
-		break;
-	case AT_DIFF_ADDITION:
-		print_new_line(s, len);
-		break;
-	case AT_DIFF_DELETION:
-		print_plain_line(COLOR_OLD, '-', s, len);
-		break;
-	case AT_DIFF_CONTEXT:
-		print_plain_line("", ' ', s, len);
-		break;
-	case AT_DIFF_CONTEXT_EOFNL:
-	case AT_DIFF_ADD_EOFNL:
-	case AT_DIFF_DEL_EOFNL:
-		put(s, len);
-		fputs(COLOR_RESET, stdout);
-		break;
-	default:
-		put(s, len);
-		break;
-	}
-}
-
-static int print_line(char origin, const char *s, size_t len, void *payload)
-{
-	const bool *color = payload;
-
-	if (*color) {
-		print_color(origin, s, len);
-	} else {
-		if (origin == AT_DIFF_CONTEXT || origin == AT_DIFF_ADDITION ||
-		    origin == AT_DIFF_DELETION)
-			putchar(origin);
-		put(s, len);
-	}
-	putchar('\n');
-	return ferror(stdout) ? -1 : 0;
-}
-
-/* git's width for --stat: $COLUMNS, else the terminal's, else 80. */
-static size_t stat_width(void)
-{
-	const char *env = getenv("COLUMNS");
-	struct winsize ws;
-
-	if (env && atoi(env) > 0)
-		return (size_t)atoi(env);
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col)
-		return ws.ws_col;
-	return 80;
-}
-
-static const char *mode_str(unsigned int mode, char buf[16])
-{
-	snprintf(buf, 16, "%06o", mode);
-	return buf;
-}
-
-static at_json *file_json(const struct at_change_file *f)
-{
-	at_json *o = at_json_object();
-	char m[16];
-	int rc;
-
-	rc = at_json_add_string(o, "path", f->path);
-	if (rc == 0 && (f->status == AT_CHANGE_RENAMED || f->status == AT_CHANGE_COPIED))
-		rc = at_json_add_string(o, "old_path", f->old_path);
-	if (rc == 0)
-		rc = at_json_add_string(o, "status", at_change_status_name(f->status));
-	if (rc == 0)
-		rc = at_json_add_number(o, "additions", (double)f->additions);
-	if (rc == 0)
-		rc = at_json_add_number(o, "deletions", (double)f->deletions);
-	if (rc == 0)
-		rc = at_json_add_bool(o, "binary", f->binary);
-	if (rc == 0)
-		rc = f->old_mode ? at_json_add_string(o, "old_mode", mode_str(f->old_mode, m))
-				 : at_json_add_null(o, "old_mode");
-	if (rc == 0)
-		rc = f->new_mode ? at_json_add_string(o, "new_mode", mode_str(f->new_mode, m))
-				 : at_json_add_null(o, "new_mode");
-	if (rc == 0 && f->link_target)
-		rc = at_json_add_string(o, "link_target", f->link_target);
-	if (rc < 0) {
-		at_json_free(o);
-		return NULL;
-	}
-	return o;
-}
-
-/* The --json object, without the conflict preview's keys (show() adds them). */
-static at_json *diff_json(const struct at_task *t, const struct at_change_set *cs)
-{
-	at_json *o = at_json_object(), *files = at_json_array();
-	int rc = o && files ? 0 : -1;
-	size_t i;
-
-	for (i = 0; rc == 0 && i < cs->nfiles; i++)
-		rc = at_json_append(files, file_json(&cs->files[i]));
-	if (rc == 0 && t)
-		rc = at_json_add_string(o, "task", t->name);
-	if (rc == 0)
-		rc = at_json_add_string(o, "base", cs->base);
-	if (rc == 0)
-		rc = at_json_add_string(o, "tree", cs->tree);
-	if (rc == 0) {
-		rc = at_json_add(o, "files", files);
-		files = NULL;
-	}
-	if (rc == 0)
-		rc = at_json_add_number(o, "additions", (double)cs->additions);
-	if (rc == 0)
-		rc = at_json_add_number(o, "deletions", (double)cs->deletions);
-	at_json_free(files);
-	if (rc < 0) {
-		at_json_free(o);
-		return NULL;
-	}
-	return o;
-}
-
-static int print_text(int (*make)(struct at_diff *, char **, struct at_error *, bool),
-		      struct at_diff *d, bool color, struct at_error *err)
-{
-	char *text = NULL;
-	int rc = make(d, &text, err, color);
-
-	if (rc == 0)
-		fputs(text, stdout);
-	free(text);
-	return rc;
-}
-
-static int make_stat(struct at_diff *d, char **out, struct at_error *err, bool color)
-{
-	struct at_diff_stat_opts o = AT_DIFF_STAT_OPTS_INIT;
-
-	o.width = stat_width();
-	if (color) {
-		o.add_color = COLOR_NEW;
-		o.del_color = COLOR_OLD;
-		o.reset = COLOR_RESET;
-	}
-	return at_diff_stat(d, &o, out, err);
-}
-
-static int make_names(struct at_diff *d, char **out, struct at_error *err, bool color)
-{
-	(void)color;
-	return at_diff_names(d, out, err);
-}
 
 /*
  * With the patch, when the base has moved on since the task began, say so
  * and whether the task still merges cleanly. On stderr: stdout stays a patch
  * that `git apply` takes.
  */
-static int patch_preview(struct at_repo *r, const struct at_task *t, struct at_diff *d,
-			 struct at_error *err)
+static void patch_note(struct at_app_diff *d)
 {
-	const struct at_change_set *cs;
-	struct at_cli_preview p = { .ok = false };
-	int rc;
+	struct at_app_preview p;
 
-	if ((rc = at_diff_changes(d, &cs, err)) < 0)
-		return rc;
-	at_cli_preview_load(&p, r, t, cs->tree);
+	at_app_diff_preview(d, &p);
 	if (!p.ok || p.pv.base_moved) {
 		fputs("agenttask: note: ", stderr);
-		at_cli_preview_print(stderr, t, &p);
+		at_cli_print_preview(stderr, at_app_diff_task(d), &p);
 	}
-	at_cli_preview_release(&p);
-	return 0;
+	at_app_preview_release(&p);
 }
 
-static int show(const struct diff_args *a, struct at_repo *r, const struct at_task *t,
-		struct at_diff *d, bool color, struct at_error *err)
+static int show_text(struct at_app_diff *d, enum diff_mode mode, bool color, struct at_error *err)
 {
-	struct at_cli_preview p = { .ok = false };
-	const struct at_change_set *cs;
+	struct at_diff_stat_opts so = AT_DIFF_STAT_OPTS_INIT;
+	char *text = NULL;
+	int rc;
+
+	so.width = at_cli_stat_width();
+	if (color) {
+		so.add_color = COLOR_NEW;
+		so.del_color = COLOR_OLD;
+		so.reset = COLOR_RESET;
+	}
+	rc = mode == MODE_STAT ? at_app_diff_stat(d, &so, &text, err)
+			       : at_app_diff_names(d, &text, err);
+	if (rc == 0)
+		fputs(text, stdout);
+	free(text);
+	return rc;
+}
+
+static int show(struct at_app_diff *d, enum diff_mode mode, bool color, struct at_error *err)
+{
 	at_json *j;
 	int rc;
 
-	switch (a->mode) {
+	switch (mode) {
 	case MODE_JSON:
-		if ((rc = at_diff_changes(d, &cs, err)) < 0)
-			return rc;
-		if (t)
-			at_cli_preview_load(&p, r, t, cs->tree);
-		j = diff_json(t, cs);
-		if (j && t && at_cli_preview_json(j, &p) < 0) {
-			at_json_free(j);
-			j = NULL;
-		}
-		at_cli_preview_release(&p);
-		if (!j)
-			return at_error_set(err, AT_ESYS, "out of memory");
+		if (!(j = at_app_diff_json(d, err)))
+			return err->code;
 		/* at_cli_print_json has said what failed */
 		return at_cli_print_json(j) == AT_EXIT_OK ? 0 : AT_ESYS;
 	case MODE_STAT:
-		return print_text(make_stat, d, color, err);
 	case MODE_NAMES:
-		return print_text(make_names, d, false, err);
+		return show_text(d, mode, color, err);
 	case MODE_PATCH:
 	default:
-		if ((rc = at_diff_patch(d, print_line, &color, err)) < 0)
+		if ((rc = at_app_diff_patch(d, at_cli_diff_line, &color, err)) < 0)
 			return rc;
-		return t ? patch_preview(r, t, d, err) : 0;
+		if (at_app_diff_task(d))
+			patch_note(d);
+		return 0;
 	}
 }
 
+/* 0 to go on; else what to return (an exit status, or AT_EXIT_HELP). */
 static int parse_args(int argc, char **argv, struct diff_args *a)
 {
 	static const struct option longopts[] = {
@@ -371,68 +109,44 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 			clash = clash || (a->mode != MODE_PATCH && a->mode != m);
 			a->mode = m;
 			break;
-		case 'c':
-			a->color = optarg ? optarg : "always";
-			break;
-		case 'b':
-			a->base = optarg;
-			break;
-		case 'H':
-			a->head = optarg;
-			break;
-		case 'h':
-			at_cli_help("diff");
-			return 1;
-		default:
-			return -at_cli_bad_option("diff");
+		case 'c': a->color = optarg ? optarg : "always"; break;
+		case 'b': a->o.base_rev = optarg; break;
+		case 'H': a->o.head_rev = optarg; break;
+		case 'h': return AT_EXIT_HELP;
+		default: return at_cli_bad_option("diff");
 		}
 	}
 	if (clash)
-		return -at_cli_usage("diff", "--stat, --name-only and --json cannot be combined");
+		return at_cli_usage("diff", "--stat, --name-only and --json cannot be combined");
 	if (optind + 1 < argc)
-		return -at_cli_usage("diff", "too many arguments");
-	a->name = optind < argc ? argv[optind] : NULL;
-	if (a->head && !a->base)
-		return -at_cli_usage("diff", "--head needs --base");
-	if (a->base && a->name)
-		return -at_cli_usage("diff", "a task NAME and --base exclude each other");
-	if (a->base && !a->head)
-		a->head = "HEAD";
+		return at_cli_usage("diff", "too many arguments");
+	a->o.name = optind < argc ? argv[optind] : NULL;
+	if (a->o.head_rev && !a->o.base_rev)
+		return at_cli_usage("diff", "--head needs --base");
+	if (a->o.base_rev && a->o.name)
+		return at_cli_usage("diff", "a task NAME and --base exclude each other");
 	return 0;
 }
 
-int cmd_diff(struct at_cli *cli, int argc, char **argv)
+int cmd_diff(const struct at_app *app, int argc, char **argv)
 {
-	struct diff_args a = { MODE_PATCH, NULL, NULL, NULL, NULL };
+	struct diff_args a = { MODE_PATCH, NULL, { NULL, NULL, NULL } };
 	struct at_error err = AT_ERROR_INIT;
-	struct at_repo *repo = NULL;
-	struct at_diff *d = NULL;
-	struct at_task task;
+	struct at_app_diff *d = NULL;
 	bool color = false;
 	int rc;
 
 	if ((rc = parse_args(argc, argv, &a)) != 0)
-		return rc > 0 ? AT_EXIT_OK : -rc;
+		return rc;
 	if (at_cli_color(a.color, &color) < 0)
 		return at_cli_usage("diff", "invalid --color '%s': use auto, always or never",
 				    a.color);
-	rc = at_cli_open(cli, &repo, &err);
-	if (rc == 0 && a.base) {
-		rc = at_diff_open_revs(&d, repo, a.base, a.head, &err);
-		if (rc == 0)
-			rc = show(&a, repo, NULL, d, color, &err);
-	} else {
-		if (rc == 0)
-			rc = at_cli_task(cli, repo, a.name, &task, &err);
-		if (rc == 0)
-			rc = at_diff_open_task(&d, repo, &task, &err);
-		if (rc == 0)
-			rc = show(&a, repo, &task, d, color, &err);
-	}
+	rc = at_app_diff_open(app, &a.o, &d, &err);
+	if (rc == 0)
+		rc = show(d, a.mode, color, &err);
 	if (rc == 0 && fflush(stdout) != 0)
 		rc = at_error_sys(&err, AT_ESYS, "cannot write the diff");
-	at_diff_free(d);
-	at_repo_free(repo);
+	at_app_diff_free(d);
 	if (rc < 0)   /* without a message: it has been printed already */
 		return at_error_isset(&err) ? at_cli_fail(&err) : AT_EXIT_FAIL;
 	return AT_EXIT_OK;

@@ -1,79 +1,34 @@
-#include <limits.h>
-#include <stdio.h>
-#include <string.h>
-
+/* cmd_discard.c - agenttask discard [NAME] [--force] */
+#include "app/discard.h"
 #include "cmd/commands.h"
-#include "core/lock.h"
-#include "git/trash.h"
-#include "git/worktree.h"
 
-/*
- * Nothing is removed unless the whole state is safe in the trash first. When
- * the worktree holds something git cannot record (a name git refuses, an
- * unreadable file), only --force goes on, saving the commits alone: losing
- * the uncommitted rest is then the user's choice, said in so many words.
- */
-static int save(struct at_repo *repo, const struct at_task *t, bool force, char *trash,
-		size_t size, bool *partial, struct at_error *err)
-{
-	struct at_error full = AT_ERROR_INIT;
-	char where[PATH_MAX];
-
-	/* A moved worktree is not saved here: refuse before the trash is written. */
-	if (at_task_moved(t, where, sizeof(where)))
-		return at_task_remove(repo, t, err);
-	if (at_trash_save(repo, t, trash, size, &full) == 0)
-		return 0;
-	if (!force) {
-		*err = full;
-		snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
-			 " (nothing removed; 'discard --force' saves the commits only)");
-		return err->code;
-	}
-	*partial = true;
-	fprintf(stderr, "agenttask: warning: %s: saving the commits only (--force)\n", full.msg);
-	return at_trash_save_ext(repo, t, true, trash, size, err);
-}
-
-int cmd_discard(struct at_cli *cli, int argc, char **argv)
+int cmd_discard(const struct at_app *app, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct at_app_discard_opts o = { NULL, false, { NULL, NULL } };
+	struct at_app_discard_result res;
 	struct at_error err = AT_ERROR_INIT;
-	struct at_repo *repo = NULL;
-	struct at_task task;
-	char trash[256] = "";
-	bool force = false, partial = false;
-	int c, lock = -1, rc;
+	int c, rc;
 
 	while ((c = at_cli_getopt(argc, argv, "fh", longopts)) != -1) {
 		if (c == 'f')
-			force = true;
+			o.force = true;
 		else
-			return c == 'h' ? at_cli_help("discard") : at_cli_bad_option("discard");
+			return c == 'h' ? AT_EXIT_HELP : at_cli_bad_option("discard");
 	}
 	if (optind + 1 < argc)
 		return at_cli_usage("discard", "too many arguments");
-	rc = at_cli_open(cli, &repo, &err);
+	o.name = optind < argc ? argv[optind] : NULL;
+	rc = at_app_discard(app, &o, &res, &err);
+	at_cli_warnings(&res.warnings);
 	if (rc == 0)
-		rc = at_lock_acquire(at_repo_paths(repo), &lock, &err);
-	if (rc == 0)
-		rc = at_cli_task(cli, repo, optind < argc ? argv[optind] : NULL, &task, &err);
-	if (rc == 0)
-		rc = save(repo, &task, force, trash, sizeof(trash), &partial, &err);
-	if (rc == 0)
-		rc = at_task_remove(repo, &task, &err);
-	if (rc == 0)
-		at_cli_audit(repo, task.name, "discard", "trash", trash, "saved",
-			     partial ? "commits only (--force)" : "full state", NULL);
-	at_lock_release(lock);
-	at_repo_free(repo);
-	if (rc < 0)
-		return at_cli_fail(&err);
-	printf("discarded task '%s' (saved as '%s'%s; 'agenttask restore %s' brings it back)\n",
-	       task.name, trash, partial ? ": commits only" : "", task.name);
-	return AT_EXIT_OK;
+		printf("discarded task '%s' (saved as '%s'%s; 'agenttask restore %s' brings it "
+		       "back)\n", res.task.name, res.trash, res.commits_only ? ": commits only" : "",
+		       res.task.name);
+	at_app_discard_result_release(&res);
+	return rc < 0 ? at_cli_fail(&err) : AT_EXIT_OK;
 }

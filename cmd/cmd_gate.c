@@ -5,13 +5,10 @@
  * Exit 0 when the gate passes (or there is no policy), 1 when it fails, 2 for
  * a malformed policy or a usage error. The report goes to stdout either way.
  */
-#include <stdio.h>
-#include <string.h>
-
+#include "app/gate.h"
+#include "app/json.h"
 #include "cmd/commands.h"
-#include "cmd/review.h"
-#include "core/audit.h"
-#include "core/json.h"
+#include "cmd/print.h"
 
 enum gate_format { GATE_TEXT, GATE_JSON, GATE_MARKDOWN };
 
@@ -54,7 +51,7 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 			a->head = optarg;
 			break;
 		case 'h':
-			return at_cli_help("gate");
+			return AT_EXIT_HELP;
 		default:
 			return at_cli_bad_option("gate");
 		}
@@ -71,92 +68,35 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 	return -1;
 }
 
-/* The names of the failed rules and checks of a report's JSON. */
-static at_json *failed_rules(const at_json *report)
-{
-	at_json *arr = at_json_array(), *r;
-
-	for (r = at_json_child(at_json_get(report, "results")); arr && r; r = at_json_next(r)) {
-		bool passed = true;
-
-		if (at_json_get_bool(r, "passed", &passed) && !passed &&
-		    at_json_append(arr, at_json_string(at_json_get_string(r, "rule"))) < 0) {
-			at_json_free(arr);
-			return NULL;
-		}
-	}
-	return arr;
-}
-
-/* The verdict in the task's audit log; a failure to log is a warning only. */
-static void audit(struct at_repo *r, const struct at_task *t, const struct at_gate_report *rep,
-		  const char *policy_file)
-{
-	struct at_error err = AT_ERROR_INIT;
-	at_json *j = at_gate_report_json(rep), *e = at_json_object();
-	const char *policy = at_json_get_string(j, "policy");
-	int bad = !j;
-
-	bad |= at_json_add_string(e, "event", "gate");
-	bad |= at_json_add_string(e, "task", t->name);
-	bad |= at_json_add_bool(e, "passed", at_gate_report_passed(rep));
-	bad |= at_json_add_string(e, "tree", at_gate_report_tree(rep));
-	if (policy_file || policy)
-		bad |= at_json_add_string(e, "policy", policy ? policy : policy_file);
-	else
-		bad |= at_json_add_null(e, "policy");
-	bad |= at_json_add(e, "failed", failed_rules(j));
-	if (bad)
-		at_error_set(&err, AT_ESYS, "out of memory");
-	else
-		at_audit_append(at_repo_paths(r), t->name, e, &err);
-	if (at_error_isset(&err))
-		fprintf(stderr, "agenttask: warning: the gate was not logged: %s\n", err.msg);
-	at_json_free(e);
-	at_json_free(j);
-}
-
-static int review(struct at_cli *cli, const struct gate_args *a, struct at_gate_report **rep,
-		  struct at_error *err)
-{
-	struct at_repo *repo = NULL;
-	struct at_task task;
-	int rc;
-
-	rc = at_cli_open(cli, &repo, err);
-	if (rc == 0 && a->base) {
-		rc = at_review_revs(cli, repo, a->base, a->head, a->policy, rep, err);
-	} else if (rc == 0) {
-		rc = at_cli_task(cli, repo, a->name, &task, err);
-		if (rc == 0)
-			rc = at_review_task(cli, repo, &task, a->policy, rep, err);
-		if (rc == 0)
-			audit(repo, &task, *rep, a->policy);
-	}
-	at_repo_free(repo);
-	return rc;
-}
-
-int cmd_gate(struct at_cli *cli, int argc, char **argv)
+int cmd_gate(const struct at_app *app, int argc, char **argv)
 {
 	struct gate_args a = { NULL, NULL, NULL, NULL, GATE_TEXT };
+	struct at_app_gate_opts o = { NULL, NULL, NULL, NULL, { NULL, NULL } };
 	struct at_error err = AT_ERROR_INIT;
-	struct at_gate_report *rep = NULL;
+	struct at_app_gate_result res;
 	int rc;
 
 	if ((rc = parse_args(argc, argv, &a)) >= 0)
 		return rc;
-	if (review(cli, &a, &rep, &err) < 0)
+	o.name = a.name;
+	o.base_rev = a.base;
+	o.head_rev = a.head;
+	o.policy_file = a.policy;
+	rc = at_app_gate(app, &o, &res, &err);
+	at_cli_warnings(&res.warnings);
+	if (rc < 0) {
+		at_app_gate_result_release(&res);
 		return at_cli_fail(&err);
-	rc = at_gate_report_passed(rep) ? AT_EXIT_OK : AT_EXIT_FAIL;
+	}
+	rc = at_gate_report_passed(res.report) ? AT_EXIT_OK : AT_EXIT_FAIL;
 	if (a.format == GATE_JSON) {
-		if (at_cli_print_json(at_gate_report_json(rep)) != AT_EXIT_OK)
+		if (at_cli_print_json(at_app_gate_json(res.report)) != AT_EXIT_OK)
 			rc = AT_EXIT_FAIL;
 	} else if (a.format == GATE_MARKDOWN) {
-		at_gate_report_print_markdown(rep, stdout);
+		at_cli_print_gate_markdown(res.report, stdout);
 	} else {
-		at_gate_report_print(rep, stdout);
+		at_cli_print_gate(res.report, stdout);
 	}
-	at_gate_report_free(rep);
+	at_app_gate_result_release(&res);
 	return rc;
 }

@@ -1,22 +1,20 @@
-#include <stdio.h>
+/* cmd_gc.c - agenttask gc [--trash-days N] */
 #include <stdlib.h>
 
+#include "app/gc.h"
 #include "cmd/commands.h"
-#include "core/lock.h"
-#include "git/worktree.h"
 
-int cmd_gc(struct at_cli *cli, int argc, char **argv)
+int cmd_gc(const struct at_app *app, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "trash-days", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct at_gc_opts opts = AT_GC_OPTS_INIT;
-	struct at_gc_report report = { 0 };
+	struct at_app_gc_opts o = AT_APP_GC_OPTS_INIT;
+	struct at_app_gc_result res;
 	struct at_error err = AT_ERROR_INIT;
-	struct at_repo *repo = NULL;
-	int c, lock = -1, rc;
+	int c, rc;
 	char *end;
 	long days;
 	size_t i;
@@ -27,27 +25,19 @@ int cmd_gc(struct at_cli *cli, int argc, char **argv)
 			days = strtol(optarg, &end, 10);
 			if (*optarg == '\0' || *end || days < 0 || days > 100000)
 				return at_cli_usage("gc", "invalid --trash-days '%s'", optarg);
-			opts.trash_days = (int)days;
+			o.trash_days = (int)days;
 			break;
 		case 'h':
-			return at_cli_help("gc");
+			return AT_EXIT_HELP;
 		default:
 			return at_cli_bad_option("gc");
 		}
 	}
 	if (optind < argc)
 		return at_cli_usage("gc", "too many arguments");
-	rc = at_cli_open(cli, &repo, &err);
-	if (rc == 0)
-		rc = at_lock_acquire(at_repo_paths(repo), &lock, &err);
-	if (rc == 0)
-		rc = at_task_gc(repo, &opts, &report, &err);
-	at_lock_release(lock);
-	at_repo_free(repo);
-	if (rc < 0)
-		return at_cli_fail(&err);
-	for (i = 0; i < report.count; i++)
-		printf("%s\n", report.items[i].what);
-	at_gc_report_release(&report);
-	return AT_EXIT_OK;
+	rc = at_app_gc(app, &o, &res, &err);
+	for (i = 0; rc == 0 && i < res.done.n; i++)
+		printf("%s\n", res.done.v[i]);
+	at_app_gc_result_release(&res);
+	return rc < 0 ? at_cli_fail(&err) : AT_EXIT_OK;
 }

@@ -1,15 +1,14 @@
-#include <stdio.h>
-
+/* cmd_list.c - agenttask list [--json] */
+#include "app/json.h"
+#include "app/task.h"
 #include "cmd/commands.h"
-#include "core/json.h"
-#include "core/state.h"
-#include "git/worktree.h"
+#include "core/util.h"
 
 static void print_row(const struct at_task *t, const struct at_task_info *info)
 {
-	char created[32];
+	char created[AT_TIME_MAX];
 
-	at_cli_time(created, sizeof(created), t->created);
+	at_time_iso(created, sizeof(created), t->created);
 	printf("%-20s %-9s %-20s %.12s  %s  %s\n", t->name,
 	       t->phase != AT_TASK_READY ? "half-made" :
 	       info->worktree_missing   ? "missing" :
@@ -18,58 +17,55 @@ static void print_row(const struct at_task *t, const struct at_task_info *info)
 	       info->head_commit[0] ? info->head_commit : t->base_commit, created, t->path);
 }
 
-int cmd_list(struct at_cli *cli, int argc, char **argv)
+/* A record or task that cannot be read spoils only itself: say so, list the rest. */
+static int print_list(const struct at_app_list *l, bool json)
+{
+	at_json *arr = json ? at_json_array() : NULL;
+	int status = AT_EXIT_OK;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		if (at_error_isset(&l->v[i].err)) {
+			fprintf(stderr, "agenttask: %s\n", l->v[i].err.msg);
+			status = AT_EXIT_FAIL;
+		}
+		if (json)
+			at_json_append(arr, at_app_task_json(&l->v[i].task, &l->v[i].info));
+		else
+			print_row(&l->v[i].task, &l->v[i].info);
+	}
+	for (i = 0; i < l->records.nproblems; i++) {
+		fprintf(stderr, "agenttask: %s\n", l->records.problems[i].err.msg);
+		status = AT_EXIT_FAIL;
+	}
+	if (json && at_cli_print_json(arr) != AT_EXIT_OK)
+		return AT_EXIT_FAIL;
+	return status;
+}
+
+int cmd_list(const struct at_app *app, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct at_task_list l = { 0 };
 	struct at_error err = AT_ERROR_INIT;
-	struct at_repo *repo = NULL;
-	at_json *arr = NULL;
+	struct at_app_list l;
 	bool json = false;
-	int c, rc, status = AT_EXIT_OK;
-	size_t i;
+	int c;
 
 	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
 		if (c == 'j')
 			json = true;
 		else
-			return c == 'h' ? at_cli_help("list") : at_cli_bad_option("list");
+			return c == 'h' ? AT_EXIT_HELP : at_cli_bad_option("list");
 	}
 	if (optind < argc)
 		return at_cli_usage("list", "too many arguments");
-	rc = at_cli_open(cli, &repo, &err);
-	if (rc == 0)
-		rc = at_state_list(at_repo_paths(repo), &l, &err);
-	if (rc < 0) {
-		at_repo_free(repo);
+	if (at_app_list(app, &l, &err) < 0)
 		return at_cli_fail(&err);
-	}
-	arr = json ? at_json_array() : NULL;
-	for (i = 0; i < l.count; i++) {
-		struct at_error e = AT_ERROR_INIT;
-		struct at_task_info info = { { 0 }, false, false, 0 };
-
-		if (at_task_inspect(repo, &l.tasks[i], &info, &e) < 0) {
-			fprintf(stderr, "agenttask: %s\n", e.msg);
-			status = AT_EXIT_FAIL;
-		}
-		if (json)
-			at_json_append(arr, at_cli_task_json(&l.tasks[i], &info));
-		else
-			print_row(&l.tasks[i], &info);
-	}
-	/* A record that cannot be read spoils only itself: say so, list the rest. */
-	for (i = 0; i < l.nproblems; i++) {
-		fprintf(stderr, "agenttask: %s\n", l.problems[i].err.msg);
-		status = AT_EXIT_FAIL;
-	}
-	at_task_list_release(&l);
-	at_repo_free(repo);
-	if (json && at_cli_print_json(arr) != AT_EXIT_OK)
-		return AT_EXIT_FAIL;
-	return status;
+	c = print_list(&l, json);
+	at_app_list_release(&l);
+	return c;
 }

@@ -4,11 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/task.h"
 #include "cmd/commands.h"
-#include "core/audit.h"
 #include "core/json.h"
-#include "core/name.h"
-#include "git/worktree.h"
 
 static void print_argv(const at_json *argv)
 {
@@ -76,40 +74,28 @@ static void print_entry(const at_json *e)
 	putchar('\n');
 }
 
-int cmd_log(struct at_cli *cli, int argc, char **argv)
+int cmd_log(const struct at_app *app, int argc, char **argv)
 {
 	struct at_error err = AT_ERROR_INIT;
-	struct at_repo *repo = NULL;
-	struct at_task task;
-	struct at_paths paths;
-	const char *name;
-	at_json *log = NULL;
+	struct at_app_log log;
 	const at_json *e;
+	const char *name;
 	bool json;
 	int rc;
 
 	if ((rc = at_cli_name_json_args("log", argc, argv, &name, &json)) >= 0)
 		return rc;
-	rc = at_cli_open(cli, &repo, &err);
-	if (rc == 0) {
-		paths = *at_repo_paths(repo);
-		/* A named task's log is shown even after the task is gone. */
-		if (name)
-			rc = at_name_check(name, &err);
-		else if ((rc = at_cli_task(cli, repo, NULL, &task, &err)) == 0)
-			name = task.name;
-	}
-	if (rc == 0)
-		rc = at_audit_read(&paths, name, &log, &err);
-	at_repo_free(repo);
-	if (rc < 0)
+	if (at_app_log(app, name, &log, &err) < 0)
 		return at_cli_fail(&err);
-	if (json)
-		return at_cli_print_json(log);
-	if (at_json_size(log) == 0)
-		printf("no entries in the log of task '%s'\n", name);
-	for (e = at_json_child(log); e; e = at_json_next(e))
+	if (json) {
+		rc = at_cli_print_json(log.entries);
+		log.entries = NULL;
+		return rc;
+	}
+	if (at_json_size(log.entries) == 0)
+		printf("no entries in the log of task '%s'\n", log.task);
+	for (e = at_json_child(log.entries); e; e = at_json_next(e))
 		print_entry(e);
-	at_json_free(log);
+	at_app_log_release(&log);
 	return AT_EXIT_OK;
 }

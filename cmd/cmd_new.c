@@ -1,48 +1,37 @@
-#include <stdio.h>
-
+/* cmd_new.c - agenttask new NAME [--base REV] */
+#include "app/new.h"
 #include "cmd/commands.h"
-#include "core/lock.h"
-#include "git/worktree.h"
 
-int cmd_new(struct at_cli *cli, int argc, char **argv)
+int cmd_new(const struct at_app *app, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "base", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct at_new_opts opts = AT_NEW_OPTS_INIT;
+	struct at_app_new_opts o = { NULL, NULL, { NULL, NULL } };
+	struct at_app_new_result res;
 	struct at_error err = AT_ERROR_INIT;
-	struct at_repo *repo = NULL;
-	struct at_task task;
-	int c, lock = -1, rc;
+	int c, rc;
 
 	while ((c = at_cli_getopt(argc, argv, "b:h", longopts)) != -1) {
 		switch (c) {
 		case 'b':
-			opts.base_rev = optarg;
+			o.base_rev = optarg;
 			break;
 		case 'h':
-			return at_cli_help("new");
+			return AT_EXIT_HELP;
 		default:
 			return at_cli_bad_option("new");
 		}
 	}
 	if (optind + 1 != argc)
 		return at_cli_usage("new", optind >= argc ? "missing task NAME" : "too many arguments");
-
-	rc = at_cli_open(cli, &repo, &err);
+	o.name = argv[optind];
+	rc = at_app_new(app, &o, &res, &err);
+	at_cli_warnings(&res.warnings);
 	if (rc == 0)
-		rc = at_lock_acquire(at_repo_paths(repo), &lock, &err);
-	if (rc == 0)
-		rc = at_task_new(repo, argv[optind], &opts, &task, &err);
-	if (rc == 0)
-		at_cli_audit(repo, task.name, "new", "base_branch", at_branch_short(task.base_branch),
-			     "base_commit", task.base_commit, NULL);
-	at_lock_release(lock);
-	at_repo_free(repo);
-	if (rc < 0)
-		return at_cli_fail(&err);
-	printf("%s\n", task.path);
-	return AT_EXIT_OK;
+		printf("%s\n", res.task.path);
+	at_app_new_result_release(&res);
+	return rc < 0 ? at_cli_fail(&err) : AT_EXIT_OK;
 }

@@ -1,222 +1,89 @@
 /*
  * cmd_run.c - agenttask run [NAME] [OPTIONS] -- CMD [ARG...]
- *
- * Gathers what the sandbox needs from the repository (real paths, the
- * sanitized config), checks the options, runs, reports, and appends the run
- * to the task's audit log. The sandbox itself is sandbox/.
+ * (app/run.h runs it and logs it; sandbox/sandbox.h has what the command sees.)
  */
-#include <errno.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "app/json.h"
+#include "app/run.h"
 #include "cmd/commands.h"
-#include "core/audit.h"
-#include "core/json.h"
-#include "core/util.h"
-#include "cmd/net_run.h"
-#include "cmd/sandbox_run.h"
-#include "git/worktree.h"
-#include "sandbox/sandbox.h"
-
-extern char **environ;
-
-static const char run_help[] =
-	"  --ro PATH          also show PATH (read-only) at the same path\n"
-	"  --rw PATH          also show PATH read-write (never git metadata or state)\n"
-	"  --net              share the host's network (default: loopback only)\n"
-	"  --allow-host PATTERN  reach hosts matching PATTERN through a proxy: host,\n"
-	"                     host:port, *.domain (subdomains); ports 80 and 443 by default\n"
-	"  --forward PORT[:INNER]  the sandbox's loopback port INNER (default PORT)\n"
-	"                     reaches the host's 127.0.0.1:PORT\n"
-	"  --deny-private     with --allow-host: refuse private addresses too\n"
-	"  --env K=V          set K in the command's environment\n"
-	"  --pass-env K       pass K from agenttask's environment\n"
-	"  --timeout SEC      kill everything after SEC seconds (exit 124)\n"
-	"  --memory SIZE      memory limit, like 512M or 2G\n"
-	"  --pids N           at most N processes and threads\n"
-	"  --cpu SEC          CPU seconds per process\n"
-	"  --file-size SIZE   largest file the command may write\n"
-	"  --json             capture output; print a JSON result\n"
-	"  -v, --verbose      say how each limit is enforced, and time each setup step\n"
-	"\n"
-	"The environment is cleared but for PATH, HOME=" AT_SANDBOX_HOME ", TERM, LANG,\n"
-	"LC_* and TZ. Exit status: the command's; 128+N when killed by signal N; 124\n"
-	"timeout; 125 the sandbox could not be set up; 126 cannot execute; 127 not found.\n";
+#include "cmd/print.h"
+#include "core/array.h"
+#include "core/parse.h"
 
 struct run_args {
-	const char *name;
-	char **cmd;
-	bool net, json, verbose;
-	struct at_sandbox_bind *binds;   /* paths owned (absolute_path) */
-	size_t nbinds;
+	struct at_app_run_opts o;
+	struct at_run_bind *binds;
+	size_t cap, npass, nset, pass_cap, set_cap;
 	char **pass, **set;
-	size_t npass, nset;
-	uint64_t limits[AT_LIMIT_COUNT];
-	uint64_t timeout_ms;
-	struct at_net_run netrun;        /* --allow-host, --forward, --deny-private */
+	bool json, verbose;
+	struct at_app_net net;           /* --allow-host, --forward, --deny-private */
 };
-
-static void run_args_release(struct run_args *a)
-{
-	size_t i;
-
-	for (i = 0; i < a->nbinds; i++)
-		free((char *)a->binds[i].path);
-	free(a->binds);
-	free(a->pass);
-	free(a->set);
-	at_net_run_release(&a->netrun);
-}
-
-static int push(char ***arr, size_t *n, char *s)
-{
-	char **na = realloc(*arr, (*n + 1) * sizeof(*na));
-
-	if (!na)
-		return -1;
-	na[(*n)++] = s;
-	*arr = na;
-	return 0;
-}
-
-/* Lexically normalise an absolute or cwd-relative path ("." ".." "//" trailing '/'). */
-static char *absolute_path(const char *path)
-{
-	char cwd[PATH_MAX], *buf, *out, *save = NULL, *comp;
-	size_t len = 0;
-
-	if (path[0] != '/' && !getcwd(cwd, sizeof(cwd)))
-		return NULL;
-	if (path[0] == '/')
-		buf = strdup(path);
-	else if (asprintf(&buf, "%s/%s", cwd, path) < 0)
-		buf = NULL;
-	out = buf ? calloc(1, strlen(buf) + 2) : NULL;
-	if (!out) {
-		free(buf);
-		return NULL;
-	}
-	for (comp = strtok_r(buf, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
-		if (strcmp(comp, ".") == 0)
-			continue;
-		if (strcmp(comp, "..") == 0) {
-			while (len > 0 && out[len - 1] != '/')
-				len--;
-			if (len > 0)
-				len--;
-			out[len] = '\0';
-			continue;
-		}
-		out[len++] = '/';
-		strcpy(out + len, comp);
-		len += strlen(comp);
-	}
-	if (len == 0)
-		strcpy(out, "/");
-	free(buf);
-	return out;
-}
-
-static int add_bind(struct run_args *a, const char *path, bool writable)
-{
-	struct at_sandbox_bind *nb;
-	char *abs = absolute_path(path);
-
-	if (!abs)
-		return -1;
-	nb = realloc(a->binds, (a->nbinds + 1) * sizeof(*nb));
-	if (!nb) {
-		free(abs);
-		return -1;
-	}
-	a->binds = nb;
-	a->binds[a->nbinds].path = abs;
-	a->binds[a->nbinds].writable = writable;
-	a->nbinds++;
-	return 0;
-}
 
 enum {
 	OPT_RO = 256, OPT_RW, OPT_NET, OPT_ENV, OPT_PASS_ENV, OPT_TIMEOUT, OPT_MEMORY, OPT_PIDS,
 	OPT_CPU, OPT_FSIZE, OPT_JSON, OPT_ALLOW_HOST, OPT_FORWARD, OPT_DENY_PRIVATE,
 };
 
-static int parse_option(struct run_args *a, int c, const char *arg, struct at_error *err)
+static int push(char ***v, size_t *n, size_t *cap, char *s, struct at_error *err)
 {
-	switch (c) {
-	case OPT_RO:
-	case OPT_RW:
-		if (add_bind(a, arg, c == OPT_RW) < 0)
-			return at_error_sys(err, AT_EUSAGE, "invalid path '%s'", arg);
-		return 0;
-	case OPT_NET:
-		a->net = true;
-		return 0;
-	case OPT_ENV:
-		return push(&a->set, &a->nset, (char *)arg) < 0 ? at_error_set(err, AT_ESYS, "out of memory") : 0;
-	case OPT_PASS_ENV:
-		return push(&a->pass, &a->npass, (char *)arg) < 0 ? at_error_set(err, AT_ESYS, "out of memory") : 0;
-	case OPT_TIMEOUT:
-		return at_sandbox_parse_seconds(arg, &a->timeout_ms, err);
-	case OPT_MEMORY:
-		return at_sandbox_parse_size(arg, &a->limits[AT_LIMIT_MEMORY], err);
-	case OPT_PIDS:
-		return at_sandbox_parse_count(arg, 4194304, &a->limits[AT_LIMIT_PIDS], err);
-	case OPT_CPU:
-		return at_sandbox_parse_count(arg, 100000000, &a->limits[AT_LIMIT_CPU], err);
-	case OPT_FSIZE:
-		return at_sandbox_parse_size(arg, &a->limits[AT_LIMIT_FSIZE], err);
-	case OPT_JSON:
-		a->json = true;
-		return 0;
-	case OPT_ALLOW_HOST:
-		return at_net_run_allow(&a->netrun, arg, err);
-	case OPT_FORWARD:
-		return at_net_run_forward(&a->netrun, arg, err);
-	case OPT_DENY_PRIVATE:
-		a->netrun.deny_private = true;
-		return 0;
-	case 'v':
-		a->verbose = true;
-		return 0;
-	}
-	return at_error_set(err, AT_EUSAGE, "invalid option");
+	if (AT_ARRAY_GROW(*v, *cap, *n + 1) < 0)
+		return at_error_set(err, AT_ESYS, "out of memory");
+	(*v)[(*n)++] = s;
+	return 0;
 }
 
-static int print_help(void)
+static int add_bind(struct run_args *a, const char *path, bool writable, struct at_error *err)
 {
-	const struct at_command *c = at_command_find("run");
+	if (AT_ARRAY_GROW(a->binds, a->cap, a->o.nbinds + 1) < 0)
+		return at_error_set(err, AT_ESYS, "out of memory");
+	a->binds[a->o.nbinds].path = path;
+	a->binds[a->o.nbinds++].writable = writable;
+	return 0;
+}
 
-	printf("usage: %s\n\n%s\n\n%s", c->usage, c->summary, run_help);
-	return AT_EXIT_OK;
+static int parse_option(struct run_args *a, int c, char *arg, struct at_error *err)
+{
+	uint64_t *lim = a->o.limits.value;
+
+	switch (c) {
+	case OPT_RO:
+	case OPT_RW: return add_bind(a, arg, c == OPT_RW, err);
+	case OPT_NET: a->o.net = true; return 0;
+	case OPT_ENV: return push(&a->set, &a->nset, &a->set_cap, arg, err);
+	case OPT_PASS_ENV: return push(&a->pass, &a->npass, &a->pass_cap, arg, err);
+	case OPT_TIMEOUT: return at_parse_seconds(arg, &a->o.timeout_ms, err);
+	case OPT_MEMORY: return at_parse_size(arg, &lim[AT_LIMIT_MEMORY], err);
+	case OPT_PIDS: return at_parse_count(arg, 4194304, &lim[AT_LIMIT_PIDS], err);
+	case OPT_CPU: return at_parse_count(arg, 100000000, &lim[AT_LIMIT_CPU], err);
+	case OPT_FSIZE: return at_parse_size(arg, &lim[AT_LIMIT_FSIZE], err);
+	case OPT_JSON: a->json = a->o.capture = true; return 0;
+	case OPT_ALLOW_HOST: return at_app_net_allow(&a->net, arg, err);
+	case OPT_FORWARD: return at_app_net_forward(&a->net, arg, err);
+	case OPT_DENY_PRIVATE: a->net.deny_private = true; return 0;
+	case 'v': a->verbose = true; return 0;
+	}
+	return at_error_set(err, AT_EUSAGE, "invalid option");
 }
 
 /* Options come before "--"; the command after it. Returns -1 to go on, else an exit status. */
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
 	static const struct option longopts[] = {
-		{ "ro", required_argument, NULL, OPT_RO },
-		{ "rw", required_argument, NULL, OPT_RW },
-		{ "net", no_argument, NULL, OPT_NET },
-		{ "env", required_argument, NULL, OPT_ENV },
+		{ "ro", required_argument, NULL, OPT_RO }, { "rw", required_argument, NULL, OPT_RW },
+		{ "net", no_argument, NULL, OPT_NET }, { "env", required_argument, NULL, OPT_ENV },
 		{ "pass-env", required_argument, NULL, OPT_PASS_ENV },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "memory", required_argument, NULL, OPT_MEMORY },
-		{ "pids", required_argument, NULL, OPT_PIDS },
-		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "pids", required_argument, NULL, OPT_PIDS }, { "cpu", required_argument, NULL, OPT_CPU },
 		{ "file-size", required_argument, NULL, OPT_FSIZE },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 		{ "forward", required_argument, NULL, OPT_FORWARD },
 		{ "deny-private", no_argument, NULL, OPT_DENY_PRIVATE },
 		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct at_error err = AT_ERROR_INIT;
 	int dd, c;
@@ -225,7 +92,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		;
 	while ((c = at_cli_getopt(dd, argv, "hv", longopts)) != -1) {
 		if (c == 'h')
-			return print_help();
+			return AT_EXIT_HELP;
 		if (c == '?')
 			return at_cli_bad_option("run");
 		if (parse_option(a, c, optarg, &err) < 0)
@@ -237,294 +104,56 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		return at_cli_usage("run", "no command after '--'");
 	if (optind + 1 < dd)
 		return at_cli_usage("run", "too many arguments before '--'");
-	if (a->net && at_net_run_active(&a->netrun))
-		return at_cli_usage("run", "--allow-host and --forward keep the sandbox's own "
-				    "network: they cannot go with --net");
-	if (a->netrun.deny_private && a->netrun.rules.n == 0)
-		return at_cli_usage("run", "--deny-private applies to --allow-host: none given");
-	a->name = optind < dd ? argv[optind] : NULL;
-	a->cmd = argv + dd + 1;
+	a->o.name = optind < dd ? argv[optind] : NULL;
+	a->o.argv = argv + dd + 1;
 	return -1;
 }
 
-/* The task, and the real paths (no symlinks) of everything the sandbox binds. */
-struct run_paths {
-	struct at_paths paths;    /* as agenttask knows them, for the audit log */
-	char task[AT_NAME_MAX + 1];
-	struct at_sandbox_target target;
-	int64_t resolve_us;       /* --verbose: the repository opened, all of the above */
-};
-
-static int resolve(struct at_cli *cli, const char *name, struct run_paths *rp,
-		   struct at_error *err)
+static int report(const struct run_args *a, const struct at_app_run_result *res, int rc,
+		  const struct at_error *err)
 {
-	struct at_repo *repo = NULL;
-	struct at_task t;
-	int rc;
+	int code = res->exit_code;
 
-	rc = at_cli_open(cli, &repo, err);
-	if (rc == 0)
-		rc = at_cli_task(cli, repo, name, &t, err);
-	if (rc == 0)
-		rc = at_cli_sandbox_target(repo, &t, &rp->target, err);
-	if (rc == 0) {
-		rp->paths = *at_repo_paths(repo);
-		memcpy(rp->task, t.name, sizeof(rp->task));
-	}
-	at_repo_free(repo);
-	return rc;
-}
-
-static int64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static void iso_time(char *buf, size_t size, int64_t ms)
-{
-	time_t s = (time_t)(ms / 1000);
-	struct tm tm;
-	char base[32];
-
-	gmtime_r(&s, &tm);
-	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, size, "%s.%03dZ", base, (int)(ms % 1000));
-}
-
-static at_json *limits_json(const struct run_args *a, const struct at_sandbox_result *res)
-{
-	at_json *o = at_json_object();
-	int i;
-
-	for (i = 0; o && i < AT_LIMIT_COUNT; i++) {
-		at_json *l;
-		if (!a->limits[i])
-			continue;
-		l = at_json_object();
-		if (at_json_add_number(l, "value", (double)a->limits[i]) < 0 ||
-		    at_json_add_string(l, "mechanism", at_sandbox_mech_name(res->mech[i])) < 0 ||
-		    at_json_add(o, at_sandbox_limit_name((enum at_sandbox_limit)i), l) < 0) {
-			at_json_free(o);
-			return NULL;
-		}
-	}
-	if (o && a->timeout_ms && at_json_add_number(o, "timeout_ms", (double)a->timeout_ms) < 0) {
-		at_json_free(o);
-		return NULL;
-	}
-	return o;
-}
-
-static at_json *strings_json(char *const *v, size_t n)
-{
-	at_json *arr = at_json_array();
-	size_t i;
-
-	for (i = 0; arr && (n ? i < n : v[i] != NULL); i++) {
-		if (at_json_append(arr, at_json_string(v[i])) < 0) {
-			at_json_free(arr);
-			return NULL;
-		}
-	}
-	return arr;
-}
-
-static void audit(const struct run_paths *rp, const struct run_args *a,
-		  const struct at_sandbox_result *res, int exit_code, const struct at_error *rerr)
-{
-	struct at_error err = AT_ERROR_INIT;
-	at_json *e = at_json_object(), *binds = at_json_array();
-	char start[48];
-	size_t i;
-	int bad = 0;
-
-	iso_time(start, sizeof(start), res->start_ms);
-	for (i = 0; binds && i < a->nbinds; i++) {
-		at_json *b = at_json_object();
-		bad |= at_json_add_string(b, "path", a->binds[i].path);
-		bad |= at_json_add_bool(b, "writable", a->binds[i].writable);
-		bad |= at_json_append(binds, b);
-	}
-	bad |= at_json_add_string(e, "event", "run");
-	bad |= at_json_add_string(e, "time", start);
-	bad |= at_json_add_string(e, "task", rp->task);
-	bad |= at_json_add(e, "argv", strings_json(a->cmd, 0));
-	bad |= at_json_add_string(e, "start", start);
-	bad |= at_json_add_number(e, "duration_ms", (double)res->duration_ms);
-	bad |= at_json_add_number(e, "exit_code", exit_code);
-	bad |= at_json_add_bool(e, "timed_out", res->timed_out);
-	bad |= at_json_add_number(e, "signal", res->term_signal);
-	bad |= at_json_add_number(e, "max_rss_kb", (double)res->max_rss_kb);
-	bad |= at_json_add_number(e, "user_cpu_ms", (double)res->user_cpu_ms);
-	bad |= at_json_add_number(e, "sys_cpu_ms", (double)res->sys_cpu_ms);
-	bad |= at_json_add_bool(e, "net", a->net);
-	if (at_net_run_active(&a->netrun))
-		bad |= at_json_add(e, "network", at_net_run_json(&a->netrun));
-	bad |= at_json_add(e, "binds", binds);
-	bad |= at_json_add(e, "limits", limits_json(a, res));
-	if (rerr && rerr->msg[0])
-		bad |= at_json_add_string(e, "error", rerr->msg);
-	else if (res->exec_failed)
-		bad |= at_json_add_string(e, "error", res->exec_error);
-	if (bad)
-		at_error_set(&err, AT_ESYS, "out of memory");
-	else
-		at_audit_append(&rp->paths, rp->task, e, &err);
-	if (at_error_isset(&err))
-		fprintf(stderr, "agenttask: warning: the run was not logged: %s\n", err.msg);
-	at_json_free(e);
-}
-
-static void print_verbose(const struct run_args *a, const struct run_paths *rp,
-			  const struct at_sandbox_result *res)
-{
-	int i;
-
-	for (i = 0; i < AT_LIMIT_COUNT; i++) {
-		if (a->limits[i])
-			fprintf(stderr, "agenttask: limit %s=%llu enforced by %s\n",
-				at_sandbox_limit_name((enum at_sandbox_limit)i),
-				(unsigned long long)a->limits[i], at_sandbox_mech_name(res->mech[i]));
-	}
-	if (a->timeout_ms)
-		fprintf(stderr, "agenttask: timeout %.3fs enforced by the supervisor\n",
-			(double)a->timeout_ms / 1000);
-	fprintf(stderr, "agenttask: task resolved in %.3f ms (repository, task, config)\n",
-		(double)rp->resolve_us / 1000);
-	if (res->prepare_us >= 0)
-		fprintf(stderr, "agenttask: sandbox prepared in %.3f ms (mounts, seccomp)\n",
-			(double)res->prepare_us / 1000);
-	for (i = 0; i < AT_STEP_COUNT; i++) {
-		if (res->step_us[i] >= 0)
-			fprintf(stderr, "agenttask: step %-13s %8.3f ms after clone\n",
-				at_sandbox_step_name((enum at_sandbox_step)i),
-				(double)res->step_us[i] / 1000);
-	}
-	at_net_run_print(&a->netrun, stderr);
-	fprintf(stderr, "agenttask: ran %lld ms, exit %d, max rss %lld KiB, cpu %lld+%lld ms\n",
-		(long long)res->duration_ms, res->exit_code, (long long)res->max_rss_kb,
-		(long long)res->user_cpu_ms, (long long)res->sys_cpu_ms);
-}
-
-static int print_json(const struct run_args *a, const struct at_sandbox_result *res,
-		      int exit_code, const struct at_error *rerr)
-{
-	at_json *o = at_json_object();
-	int bad = 0;
-
-	bad |= at_json_add_number(o, "exit_code", exit_code);
-	bad |= at_json_add_bool(o, "timed_out", res->timed_out);
-	bad |= at_json_add_number(o, "duration_ms", (double)res->duration_ms);
-	bad |= at_json_add_number(o, "signal", res->term_signal);
-	bad |= at_json_add_string(o, "stdout", res->out ? res->out : "");
-	bad |= at_json_add_string(o, "stderr", res->err ? res->err : "");
-	bad |= at_json_add_bool(o, "stdout_truncated", res->out_truncated);
-	bad |= at_json_add_bool(o, "stderr_truncated", res->err_truncated);
-	bad |= at_json_add(o, "limits", limits_json(a, res));
-	if (rerr && rerr->msg[0])
-		bad |= at_json_add_string(o, "error", rerr->msg);
-	else if (res->exec_failed)
-		bad |= at_json_add_string(o, "error", res->exec_error);
-	if (bad) {
-		at_json_free(o);
-		fputs("agenttask: out of memory\n", stderr);
-		return AT_EXIT_FAIL;
-	}
-	at_cli_print_json(o);
-	return exit_code;
-}
-
-/* The proxy's variables first: the user's --env replaces them. */
-static char **env_sets(const struct run_args *a, size_t *n)
-{
-	char *const *net = at_net_run_active(&a->netrun) ? at_net_run_env() : NULL;
-	size_t nnet = 0;
-	char **v;
-
-	while (net && net[nnet])
-		nnet++;
-	v = calloc(nnet + a->nset + 1, sizeof(*v));
-	if (!v)
-		return NULL;
-	memcpy(v, net ? net : v, nnet * sizeof(*v));
-	if (a->nset)
-		memcpy(v + nnet, a->set, a->nset * sizeof(*v));
-	*n = nnet + a->nset;
-	return v;
-}
-
-static int run(struct run_args *a, const struct run_paths *rp)
-{
-	struct at_sandbox_opts o = AT_SANDBOX_OPTS_INIT;
-	struct at_sandbox_result res;
-	struct at_error err = AT_ERROR_INIT;
-	AT_AUTOFREE char **sets = NULL;
-	char **env = NULL;
-	size_t i, nsets = 0;
-	int rc, code;
-
-	at_cli_sandbox_opts(&rp->target, &o);
-	o.argv = a->cmd;
-	o.binds = a->binds;
-	o.nbinds = a->nbinds;
-	o.net = a->net;
-	memcpy(o.limits, a->limits, sizeof(o.limits));
-	o.timeout_ms = a->timeout_ms;
-	o.capture = a->json;
-	for (i = 0; i < a->nbinds; i++) {
-		if (at_sandbox_check_bind(&o, a->binds[i].path, a->binds[i].writable, &err) < 0)
-			return at_cli_usage("run", "%s", err.msg);
-	}
-	if (!(sets = env_sets(a, &nsets)))
-		return at_cli_fail(&(struct at_error){ AT_ESYS, ENOMEM, "out of memory" });
-	if (at_sandbox_env(environ, a->pass, a->npass, sets, nsets, &env, &err) < 0)
-		return at_cli_usage("run", "%s", err.msg);
-	o.envp = env;
-	at_net_run_prepare(&a->netrun, &o);
-
-	fflush(NULL);
-	rc = at_sandbox_run(&o, &res, &err);
-	at_net_run_stop(&a->netrun);
-	code = rc < 0 ? at_exit_code(rc) : res.exit_code;
 	if (rc < 0)
-		at_cli_fail(&err);
-	else if (res.exec_failed)
-		fprintf(stderr, "agenttask: %s\n", res.exec_error);
-	else if (res.timed_out)
-		fprintf(stderr, "agenttask: timed out after %.3fs: everything in the sandbox was killed\n",
-			(double)a->timeout_ms / 1000);
+		at_cli_fail(err);
+	else if (res->run.exec_failed)
+		fprintf(stderr, "agenttask: %s\n", res->run.exec_error);
+	else if (res->run.timed_out)
+		fprintf(stderr, "agenttask: timed out after %.3fs: everything in the sandbox was "
+			"killed\n", (double)a->o.timeout_ms / 1000);
 	if (a->verbose)
-		print_verbose(a, rp, &res);
-	audit(rp, a, &res, code, rc < 0 ? &err : NULL);
-	if (a->json)
-		code = print_json(a, &res, code, rc < 0 ? &err : NULL);
-	at_sandbox_result_release(&res);
-	at_sandbox_env_free(env);
+		at_cli_print_run_verbose(&a->o, res);
+	at_cli_warnings(&res->warnings);
+	if (a->json && at_cli_print_json(at_app_run_json(&a->o, res, rc < 0 ? err : NULL)) != 0)
+		code = AT_EXIT_FAIL;
 	return code;
 }
 
-int cmd_run(struct at_cli *cli, int argc, char **argv)
+int cmd_run(const struct at_app *app, int argc, char **argv)
 {
-	struct run_args a;
-	struct run_paths rp;
+	struct run_args a = { .o = AT_APP_RUN_OPTS_INIT };
 	struct at_error err = AT_ERROR_INIT;
+	struct at_app_run_result res;
 	int rc;
 
-	memset(&a, 0, sizeof(a));
-	memset(&rp, 0, sizeof(rp));
-	at_net_run_init(&a.netrun);
+	at_app_net_init(&a.net);
 	rc = parse_args(argc, argv, &a);
 	if (rc < 0) {
-		int64_t t0 = now_us();
-		int resolved = resolve(cli, a.name, &rp, &err);
-
-		rp.resolve_us = now_us() - t0;
-		rc = resolved < 0 ? at_cli_fail(&err) : run(&a, &rp);
+		a.o.proxy = &a.net;
+		a.o.binds = a.binds;
+		a.o.pass_env = a.pass;
+		a.o.npass = a.npass;
+		a.o.set_env = a.set;
+		a.o.nset = a.nset;
+		fflush(NULL);
+		rc = at_app_run(app, &a.o, &res, &err);
+		rc = res.attempted ? report(&a, &res, rc, &err)
+			: rc < 0 ? at_cli_fail_usage("run", &err) : AT_EXIT_OK;
+		at_app_run_result_release(&res);
 	}
-	at_cli_sandbox_target_release(&rp.target);
-	run_args_release(&a);
+	free(a.binds);
+	free(a.pass);
+	free(a.set);
+	at_app_net_release(&a.net);
 	return rc;
 }

@@ -1,16 +1,15 @@
-#include <stdio.h>
-
+/* cmd_status.c - agenttask status [NAME] [--json] */
+#include "app/json.h"
+#include "app/task.h"
 #include "cmd/commands.h"
-#include "core/json.h"
-#include "cmd/preview.h"
-#include "git/worktree.h"
+#include "cmd/print.h"
+#include "core/util.h"
 
-static int print_json(const struct at_task *t, const struct at_task_info *info,
-		      const struct at_cli_preview *p)
+static int print_json(const struct at_app_status *st)
 {
-	at_json *o = at_cli_task_json(t, info);
+	at_json *o = at_app_task_json(&st->task, &st->info);
 
-	if (at_cli_preview_json(o, p) < 0) {
+	if (at_app_preview_json(o, &st->preview) < 0) {
 		at_json_free(o);
 		fputs("agenttask: out of memory\n", stderr);
 		return AT_EXIT_FAIL;
@@ -20,9 +19,9 @@ static int print_json(const struct at_task *t, const struct at_task_info *info,
 
 static void print_status(const struct at_task *t, const struct at_task_info *info)
 {
-	char created[32];
+	char created[AT_TIME_MAX];
 
-	at_cli_time(created, sizeof(created), t->created);
+	at_time_iso(created, sizeof(created), t->created);
 	printf("task:         %s\n", t->name);
 	printf("branch:       %s\n", at_branch_short(t->branch));
 	printf("base:         %s at %.12s\n",
@@ -35,37 +34,26 @@ static void print_status(const struct at_task *t, const struct at_task_info *inf
 	printf("created:      %s\n", created);
 }
 
-int cmd_status(struct at_cli *cli, int argc, char **argv)
+int cmd_status(const struct at_app *app, int argc, char **argv)
 {
 	struct at_error err = AT_ERROR_INIT;
-	struct at_repo *repo = NULL;
-	struct at_cli_preview preview = { .ok = false };
-	struct at_task_info info;
-	struct at_task task;
+	struct at_app_status st;
 	const char *name;
 	bool json;
 	int rc;
 
 	if ((rc = at_cli_name_json_args("status", argc, argv, &name, &json)) >= 0)
 		return rc;
-	rc = at_cli_open(cli, &repo, &err);
-	if (rc == 0)
-		rc = at_cli_task(cli, repo, name, &task, &err);
-	if (rc == 0)
-		rc = at_task_inspect(repo, &task, &info, &err);
-	if (rc == 0)
-		at_cli_preview_load(&preview, repo, &task, NULL);
-	at_repo_free(repo);
-	if (rc < 0)
+	if (at_app_status(app, name, &st, &err) < 0)
 		return at_cli_fail(&err);
 	if (json) {
-		rc = print_json(&task, &info, &preview);
+		rc = print_json(&st);
 	} else {
-		print_status(&task, &info);
+		print_status(&st.task, &st.info);
 		fputs("merge:        ", stdout);
-		at_cli_preview_print(stdout, &task, &preview);
+		at_cli_print_preview(stdout, &st.task, &st.preview);
 		rc = AT_EXIT_OK;
 	}
-	at_cli_preview_release(&preview);
+	at_app_status_release(&st);
 	return rc;
 }

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "core/run.h"
+
 const struct at_command at_commands[] = {
 	{ "new", cmd_new, "agenttask new NAME [--base REV]",
 	  "create a task: a branch and a worktree of its own",
@@ -12,7 +14,28 @@ const struct at_command at_commands[] = {
 	  "  --json         print a JSON object\n" },
 	{ "path", cmd_path, "agenttask path NAME", "print a task's worktree path (for cd)", "" },
 	{ "run", cmd_run, "agenttask run [NAME] [OPTIONS] -- CMD [ARG...]",
-	  "run a command in the task's sandbox", NULL },
+	  "run a command in the task's sandbox",
+	  "  --ro PATH          also show PATH (read-only) at the same path\n"
+	  "  --rw PATH          also show PATH read-write (never git metadata or state)\n"
+	  "  --net              share the host's network (default: loopback only)\n"
+	  "  --allow-host PATTERN  reach hosts matching PATTERN through a proxy: host,\n"
+	  "                     host:port, *.domain (subdomains); ports 80 and 443 by default\n"
+	  "  --forward PORT[:INNER]  the sandbox's loopback port INNER (default PORT)\n"
+	  "                     reaches the host's 127.0.0.1:PORT\n"
+	  "  --deny-private     with --allow-host: refuse private addresses too\n"
+	  "  --env K=V          set K in the command's environment\n"
+	  "  --pass-env K       pass K from agenttask's environment\n"
+	  "  --timeout SEC      kill everything after SEC seconds (exit 124)\n"
+	  "  --memory SIZE      memory limit, like 512M or 2G\n"
+	  "  --pids N           at most N processes and threads\n"
+	  "  --cpu SEC          CPU seconds per process\n"
+	  "  --file-size SIZE   largest file the command may write\n"
+	  "  --json             capture output; print a JSON result\n"
+	  "  -v, --verbose      say how each limit is enforced, and time each setup step\n"
+	  "\n"
+	  "The environment is cleared but for PATH, HOME=" AT_RUN_HOME ", TERM, LANG,\n"
+	  "LC_* and TZ. Exit status: the command's; 128+N when killed by signal N; 124\n"
+	  "timeout; 125 the sandbox could not be set up; 126 cannot execute; 127 not found.\n" },
 	{ "diff", cmd_diff,
 	  "agenttask diff [NAME] [--stat | --name-only | --json] [--color=auto|always|never]\n"
 	  "agenttask diff --base REV [--head REV] [--stat | --name-only | --json] [--color=WHEN]",
@@ -36,7 +59,7 @@ const struct at_command at_commands[] = {
 			    "agenttask gate --base REV --head REV [--json | --markdown] [--policy FILE]",
 	  "check a task (or a branch, in CI) against the review policy",
 	  "  --json         print {passed, base, tree, policy, results: [{rule, passed,\n"
-	  "                 message, paths}]}\n"
+	  "                 message, paths}]} (base, tree, policy null: nothing judged)\n"
 	  "  --markdown     print a summary for a pull-request comment\n"
 	  "  --policy FILE  judge by FILE instead of the base's .agenttask/policy.json\n"
 	  "  --base REV     CI: judge the change from merge-base(REV, HEAD REV) to HEAD REV,\n"
@@ -67,7 +90,8 @@ const struct at_command at_commands[] = {
 	  "                 git refuses, an unreadable file), save the commits only\n"
 	  "\nThe task's full state (commits, uncommitted and untracked files, modes) is\n"
 	  "saved under refs/agenttask/trash/NAME/ first; 'agenttask restore NAME' brings\n"
-	  "it back until 'agenttask gc' prunes it (14 days by default). Ignored files\n"
+	  "it back until 'agenttask gc' prunes it (" AT_STR(AT_TRASH_DAYS_DEFAULT) " days by default). "
+	  "Ignored files\n"
 	  "(build output, node_modules/, .env) are not saved: they go with the worktree.\n"
 	  "A task whose worktree was moved ('git worktree move') is refused.\n" },
 	{ "restore", cmd_restore, "agenttask restore NAME",
@@ -81,10 +105,12 @@ const struct at_command at_commands[] = {
 	{ "log", cmd_log, "agenttask log [NAME] [--json]", "show the task's audit log",
 	  "  --json         print the log as a JSON array (one object per event)\n"
 	  "\nEvery run is logged: argv, start, duration, exit status, resource use; and\n"
-	  "every gate and accept --override. The log outlives the task's removal.\n" },
+	  "every new, commit, gate, accept (and --override), discard and restore.\n"
+	  "The log outlives the task's removal.\n" },
 	{ "gc", cmd_gc, "agenttask gc [--trash-days N]",
 	  "remove what interrupted commands left behind",
-	  "  --trash-days N   prune discarded tasks older than N days (default 14)\n" },
+	  "  --trash-days N   prune discarded tasks older than N days (default "
+	  AT_STR(AT_TRASH_DAYS_DEFAULT) ")\n" },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 

@@ -6,18 +6,18 @@
 
 #include "cmd/cli.h"
 
-int cmd_new(struct at_cli *cli, int argc, char **argv);
-int cmd_list(struct at_cli *cli, int argc, char **argv);
-int cmd_status(struct at_cli *cli, int argc, char **argv);
-int cmd_path(struct at_cli *cli, int argc, char **argv);
-int cmd_diff(struct at_cli *cli, int argc, char **argv);
-int cmd_commit(struct at_cli *cli, int argc, char **argv);
-int cmd_accept(struct at_cli *cli, int argc, char **argv);
-int cmd_discard(struct at_cli *cli, int argc, char **argv);
-int cmd_restore(struct at_cli *cli, int argc, char **argv);
-int cmd_gc(struct at_cli *cli, int argc, char **argv);
-int cmd_run(struct at_cli *cli, int argc, char **argv);
-int cmd_log(struct at_cli *cli, int argc, char **argv);
-int cmd_gate(struct at_cli *cli, int argc, char **argv);
+int cmd_new(const struct at_app *app, int argc, char **argv);
+int cmd_list(const struct at_app *app, int argc, char **argv);
+int cmd_status(const struct at_app *app, int argc, char **argv);
+int cmd_path(const struct at_app *app, int argc, char **argv);
+int cmd_diff(const struct at_app *app, int argc, char **argv);
+int cmd_commit(const struct at_app *app, int argc, char **argv);
+int cmd_accept(const struct at_app *app, int argc, char **argv);
+int cmd_discard(const struct at_app *app, int argc, char **argv);
+int cmd_restore(const struct at_app *app, int argc, char **argv);
+int cmd_gc(const struct at_app *app, int argc, char **argv);
+int cmd_run(const struct at_app *app, int argc, char **argv);
+int cmd_log(const struct at_app *app, int argc, char **argv);
+int cmd_gate(const struct at_app *app, int argc, char **argv);
 
 #endif

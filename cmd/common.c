@@ -2,13 +2,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd/cli.h"
-#include "core/audit.h"
 #include "core/json.h"
-#include "git/worktree.h"
 
 int at_exit_code(int code)
 {
@@ -37,6 +34,13 @@ int at_cli_fail(const struct at_error *err)
 	return at_exit_code(err->code ? err->code : AT_ESYS);
 }
 
+int at_cli_fail_usage(const char *cmd, const struct at_error *err)
+{
+	if (err->code == AT_EUSAGE)
+		return at_cli_usage(cmd, "%s", err->msg);
+	return at_cli_fail(err);
+}
+
 int at_cli_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -57,18 +61,6 @@ static char bad_option[128];
 int at_cli_bad_option(const char *cmd)
 {
 	return at_cli_usage(cmd, "%s", bad_option[0] ? bad_option : "invalid option");
-}
-
-int at_cli_help(const char *cmd)
-{
-	const struct at_command *c = at_command_find(cmd);
-
-	if (!c)
-		return AT_EXIT_USAGE;
-	printf("usage: %s\n\n%s\n", c->usage, c->summary);
-	if (c->help && c->help[0])
-		printf("\n%s", c->help);
-	return AT_EXIT_OK;
 }
 
 int at_cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts)
@@ -108,7 +100,7 @@ int at_cli_name_json_args(const char *cmd, int argc, char **argv, const char **n
 		if (c == 'j')
 			*json = true;
 		else
-			return c == 'h' ? at_cli_help(cmd) : at_cli_bad_option(cmd);
+			return c == 'h' ? AT_EXIT_HELP : at_cli_bad_option(cmd);
 	}
 	if (optind + 1 < argc)
 		return at_cli_usage(cmd, "too many arguments");
@@ -116,15 +108,22 @@ int at_cli_name_json_args(const char *cmd, int argc, char **argv, const char **n
 	return -1;
 }
 
-int at_cli_open(struct at_cli *cli, struct at_repo **out, struct at_error *err)
+int at_cli_name_args(const char *cmd, int argc, char **argv, bool required, const char **name)
 {
-	return at_repo_open(out, cli->dir ? cli->dir : ".", err);
-}
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
 
-int at_cli_task(struct at_cli *cli, struct at_repo *r, const char *name, struct at_task *out,
-		struct at_error *err)
-{
-	return at_task_resolve(r, name, cli->dir ? cli->dir : ".", out, err);
+	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1)
+		return c == 'h' ? AT_EXIT_HELP : at_cli_bad_option(cmd);
+	if (required && optind >= argc)
+		return at_cli_usage(cmd, "missing task NAME");
+	if (optind + 1 < argc)
+		return at_cli_usage(cmd, "too many arguments");
+	*name = optind < argc ? argv[optind] : NULL;
+	return -1;
 }
 
 int at_cli_color(const char *when, bool *out)
@@ -140,36 +139,12 @@ int at_cli_color(const char *when, bool *out)
 	return 0;
 }
 
-void at_cli_time(char *buf, size_t size, int64_t t)
+void at_cli_warnings(const struct at_strlist *warnings)
 {
-	time_t tt = (time_t)t;
-	struct tm tm;
+	size_t i;
 
-	if (!gmtime_r(&tt, &tm) || strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		snprintf(buf, size, "%lld", (long long)t);
-}
-
-at_json *at_cli_task_json(const struct at_task *t, const struct at_task_info *info)
-{
-	at_json *o = at_json_object();
-	char created[32];
-
-	at_cli_time(created, sizeof(created), t->created);
-	if (at_json_add_string(o, "name", t->name) < 0 ||
-	    at_json_add_string(o, "phase", t->phase == AT_TASK_READY ? "ready" : "half-made") < 0 ||
-	    at_json_add_string(o, "branch", at_branch_short(t->branch)) < 0 ||
-	    at_json_add_string(o, "base_branch", at_branch_short(t->base_branch)) < 0 ||
-	    at_json_add_string(o, "base_commit", t->base_commit) < 0 ||
-	    at_json_add_string(o, "head_commit", info->head_commit) < 0 ||
-	    at_json_add_string(o, "path", t->path) < 0 ||
-	    at_json_add_string(o, "created", created) < 0 ||
-	    at_json_add_bool(o, "dirty", info->dirty) < 0 ||
-	    at_json_add_bool(o, "worktree_missing", info->worktree_missing) < 0 ||
-	    at_json_add_number(o, "commits_ahead", (double)info->commits_ahead) < 0) {
-		at_json_free(o);
-		return NULL;
-	}
-	return o;
+	for (i = 0; warnings && i < warnings->n; i++)
+		fprintf(stderr, "agenttask: warning: %s\n", warnings->v[i]);
 }
 
 int at_cli_print_json(at_json *j)
@@ -184,28 +159,4 @@ int at_cli_print_json(at_json *j)
 	puts(text);
 	free(text);
 	return AT_EXIT_OK;
-}
-
-void at_cli_audit(struct at_repo *r, const char *task, const char *event, ...)
-{
-	struct at_error err = AT_ERROR_INIT;
-	at_json *e = at_json_object();
-	const char *key, *val;
-	va_list ap;
-	int rc = e ? at_json_add_string(e, "event", event) : -1;
-
-	va_start(ap, event);
-	while (rc == 0 && (key = va_arg(ap, const char *)) != NULL) {
-		val = va_arg(ap, const char *);
-		rc = at_json_add_string(e, key, val);
-	}
-	va_end(ap);
-	if (rc < 0)
-		at_error_set(&err, AT_ESYS, "out of memory");
-	else
-		at_audit_append(at_repo_paths(r), task, e, &err);
-	if (at_error_isset(&err))
-		fprintf(stderr, "agenttask: warning: audit log of task '%s' not written: %s\n", task,
-			err.msg);
-	at_json_free(e);
 }

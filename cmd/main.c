@@ -9,6 +9,8 @@
 
 #include "cmd/commands.h"
 
+extern char **environ;
+
 static void print_help(FILE *f)
 {
 	const struct at_command *c;
@@ -22,19 +24,28 @@ static void print_help(FILE *f)
 	fputs("\nRun 'agenttask COMMAND --help' for a command's options.\n", f);
 }
 
+/* A command's full help on stdout, from the table. */
+static int print_command_help(const struct at_command *c)
+{
+	printf("usage: %s\n\n%s\n", c->usage, c->summary);
+	if (c->help && c->help[0])
+		printf("\n%s", c->help);
+	return AT_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
-	struct at_cli cli = { "." };
+	struct at_app app = AT_APP_INIT;
 	const struct at_command *c;
-	int i;
+	int i, rc;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "-C") == 0) {
 			if (++i >= argc)
 				return at_cli_usage(NULL, "option '-C' needs a directory");
-			cli.dir = argv[i];
+			app.dir = argv[i];
 		} else if (strncmp(argv[i], "-C", 2) == 0) {
-			cli.dir = argv[i] + 2;
+			app.dir = argv[i] + 2;
 		} else if (strcmp(argv[i], "--version") == 0) {
 			printf("agenttask %s\n", AT_VERSION);
 			return AT_EXIT_OK;
@@ -54,5 +65,7 @@ int main(int argc, char **argv)
 		return at_cli_usage(NULL, "unknown command '%s' (see 'agenttask --help')", argv[i]);
 	/* getopt starts over for the command: argv[0] is the command's name. */
 	optind = 0;
-	return c->fn(&cli, argc - i, argv + i);
+	app.environ = environ;
+	rc = c->fn(&app, argc - i, argv + i);
+	return rc == AT_EXIT_HELP ? print_command_help(c) : rc;
 }

@@ -19,14 +19,11 @@ int at_audit_path(const struct at_paths *p, const char *task, char *buf, size_t 
 
 static int add_time(at_json *entry)
 {
-	char buf[32];
-	struct tm tm;
-	time_t now = time(NULL);
+	char buf[AT_TIME_MAX];
 
 	if (at_json_get(entry, "time"))
 		return 0;
-	gmtime_r(&now, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	at_time_iso(buf, sizeof(buf), (int64_t)time(NULL));
 	return at_json_add_string(entry, "time", buf);
 }
 
@@ -172,4 +169,217 @@ int at_audit_read(const struct at_paths *p, const char *task, at_json **array_ou
 	}
 	*array_out = arr;
 	return 0;
+}
+
+/* ---- the builders: one per event, the whole schema (audit.h) ---- */
+
+/* Append e (consumed) when every member was added (bad == 0). */
+static int append_built(const struct at_paths *p, const char *task, at_json *e, int bad,
+			struct at_error *err)
+{
+	int rc;
+
+	if (!e || bad)
+		rc = at_error_set(err, AT_ESYS, "out of memory");
+	else
+		rc = at_audit_append(p, task, e, err);
+	at_json_free(e);
+	return rc;
+}
+
+static at_json *event(const char *kind)
+{
+	at_json *e = at_json_object();
+
+	if (e && at_json_add_string(e, "event", kind) < 0) {
+		at_json_free(e);
+		return NULL;
+	}
+	return e;
+}
+
+static int add_oid(at_json *e, const char *key, const struct at_oid *id)
+{
+	char hex[AT_OID_HEXSZ + 1];
+
+	if (!id)
+		return at_json_add_null(e, key);
+	at_oid_fmt(hex, id);
+	return at_json_add_string(e, key, hex);
+}
+
+int at_audit_new(const struct at_paths *p, const struct at_task *t, struct at_error *err)
+{
+	at_json *e = event("new");
+	int bad = 0;
+
+	bad |= at_json_add_string(e, "base_branch", at_branch_short(t->base_branch));
+	bad |= at_json_add_string(e, "base_commit", t->base_commit);
+	return append_built(p, t->name, e, bad, err);
+}
+
+static at_json *strings_json(char *const *v)
+{
+	at_json *arr = at_json_array();
+	size_t i;
+
+	for (i = 0; arr && v && v[i]; i++) {
+		if (at_json_append(arr, at_json_string(v[i])) < 0) {
+			at_json_free(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+static at_json *binds_json(const struct at_run_bind *b, size_t n)
+{
+	at_json *arr = at_json_array();
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; arr && i < n; i++) {
+		at_json *o = at_json_object();
+
+		bad |= at_json_add_string(o, "path", b[i].path);
+		bad |= at_json_add_bool(o, "writable", b[i].writable);
+		bad |= at_json_append(arr, o);
+	}
+	if (bad) {
+		at_json_free(arr);
+		return NULL;
+	}
+	return arr;
+}
+
+at_json *at_audit_limits_json(const struct at_limits *l, const enum at_limit_mech *mech,
+			      uint64_t timeout_ms)
+{
+	at_json *o = at_json_object();
+	int i, bad = 0;
+
+	for (i = 0; o && l && i < AT_LIMIT_COUNT; i++) {
+		at_json *v;
+
+		if (!l->value[i])
+			continue;
+		v = at_json_object();
+		bad |= at_json_add_number(v, "value", (double)l->value[i]);
+		bad |= at_json_add_string(v, "mechanism", at_limit_mech_name(mech[i]));
+		bad |= at_json_add(o, at_limit_name((enum at_limit)i), v);
+	}
+	if (o && timeout_ms)
+		bad |= at_json_add_number(o, "timeout_ms", (double)timeout_ms);
+	if (bad) {
+		at_json_free(o);
+		return NULL;
+	}
+	return o;
+}
+
+int at_audit_run(const struct at_paths *p, const char *task, const struct at_audit_run *r,
+		 struct at_error *err)
+{
+	const struct at_run_result *res = r->res;
+	at_json *e = event("run");
+	char start[AT_TIME_MAX + 8];
+	int bad = 0;
+
+	at_time_iso_ms(start, sizeof(start), res->start_ms);
+	bad |= at_json_add_string(e, "time", start);
+	bad |= at_json_add_string(e, "task", task);
+	bad |= at_json_add(e, "argv", strings_json(r->argv));
+	bad |= at_json_add_string(e, "start", start);
+	bad |= at_json_add_number(e, "duration_ms", (double)res->duration_ms);
+	bad |= at_json_add_number(e, "exit_code", r->exit_code);
+	bad |= at_json_add_bool(e, "timed_out", res->timed_out);
+	bad |= at_json_add_number(e, "signal", res->term_signal);
+	bad |= at_json_add_number(e, "max_rss_kb", (double)res->max_rss_kb);
+	bad |= at_json_add_number(e, "user_cpu_ms", (double)res->user_cpu_ms);
+	bad |= at_json_add_number(e, "sys_cpu_ms", (double)res->sys_cpu_ms);
+	bad |= at_json_add_bool(e, "net", r->net);
+	if (r->network)
+		bad |= at_json_add(e, "network", r->network);
+	bad |= at_json_add(e, "binds", binds_json(r->binds, r->nbinds));
+	bad |= at_json_add(e, "limits", at_audit_limits_json(r->limits, res->mech, r->timeout_ms));
+	if (res->cancelled)
+		bad |= at_json_add_bool(e, "cancelled", true);
+	if (r->error && r->error[0])
+		bad |= at_json_add_string(e, "error", r->error);
+	else if (res->exec_failed)
+		bad |= at_json_add_string(e, "error", res->exec_error);
+	return append_built(p, task, e, bad, err);
+}
+
+int at_audit_gate(const struct at_paths *p, const char *task, bool passed,
+		  const struct at_oid *tree, const char *policy, const struct at_strlist *failed,
+		  struct at_error *err)
+{
+	at_json *e = event("gate"), *names = at_json_array();
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; names && failed && i < failed->n; i++)
+		bad |= at_json_append(names, at_json_string(failed->v[i]));
+	bad |= at_json_add_string(e, "task", task);
+	bad |= at_json_add_bool(e, "passed", passed);
+	bad |= add_oid(e, "tree", tree);
+	bad |= policy ? at_json_add_string(e, "policy", policy) : at_json_add_null(e, "policy");
+	bad |= at_json_add(e, "failed", names);
+	return append_built(p, task, e, bad, err);
+}
+
+int at_audit_override(const struct at_paths *p, const struct at_task *t, const char *reason,
+		      const struct at_oid *tree, struct at_error *err)
+{
+	at_json *e = event("accept-override");
+	int bad = 0;
+
+	bad |= at_json_add_string(e, "reason", reason);
+	bad |= add_oid(e, "tree", tree);
+	bad |= at_json_add_string(e, "base_branch", at_branch_short(t->base_branch));
+	return append_built(p, t->name, e, bad, err);
+}
+
+int at_audit_accept(const struct at_paths *p, const char *task, const char *base_branch,
+		    const struct at_oid *commit, const char *result, struct at_error *err)
+{
+	at_json *e = event("accept");
+	int bad = 0;
+
+	bad |= at_json_add_string(e, "base_branch", at_branch_short(base_branch));
+	bad |= add_oid(e, "commit", commit);
+	bad |= at_json_add_string(e, "result", result);
+	return append_built(p, task, e, bad, err);
+}
+
+int at_audit_commit(const struct at_paths *p, const char *task, const struct at_oid *commit,
+		    struct at_error *err)
+{
+	at_json *e = event("commit");
+	int bad = add_oid(e, "commit", commit);
+
+	return append_built(p, task, e, bad, err);
+}
+
+int at_audit_discard(const struct at_paths *p, const char *task, const char *trash_ref,
+		     bool commits_only, struct at_error *err)
+{
+	at_json *e = event("discard");
+	int bad = 0;
+
+	bad |= at_json_add_string(e, "trash", trash_ref);
+	bad |= at_json_add_string(e, "saved", commits_only ? "commits only (--force)" : "full state");
+	return append_built(p, task, e, bad, err);
+}
+
+int at_audit_restore(const struct at_paths *p, const struct at_task *t, const char *trash_ref,
+		     struct at_error *err)
+{
+	at_json *e = event("restore");
+	int bad = 0;
+
+	bad |= at_json_add_string(e, "trash", trash_ref);
+	bad |= at_json_add_string(e, "base_branch", at_branch_short(t->base_branch));
+	return append_built(p, t->name, e, bad, err);
 }

@@ -2,10 +2,9 @@
  * audit.h - the task's audit log: <logs_dir>/NAME.jsonl.
  *
  * One JSON object per line, appended with O_APPEND in a single write(2), so
- * concurrent writers never interleave within a line. Every entry carries an
- * "event" member saying what it records ("run" for `agenttask run`; other
- * commands add their own kinds) and a "time" (ISO 8601, UTC) unless the
- * caller set one.
+ * concurrent writers never interleave within a line. Every mutating command
+ * writes one entry of its kind, through the typed builder of that kind
+ * below: the schema is written down once, here, and nowhere else.
  *
  * The log is append-only from agenttask's side; a line that cannot be parsed
  * (a crash mid-write on a full disk, a hand edit) does not stop the reader.
@@ -13,7 +12,13 @@
 #ifndef AT_CORE_AUDIT_H
 #define AT_CORE_AUDIT_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "core/json.h"
+#include "core/oid.h"
+#include "core/run.h"
+#include "core/strlist.h"
 #include "core/task.h"
 
 /* Largest line accepted, bytes (an entry is refused when longer). */
@@ -23,11 +28,79 @@
 int at_audit_path(const struct at_paths *p, const char *task, char *buf, size_t size);
 
 /*
- * Append entry (an object; not consumed) to task's log, creating the logs
- * directory and the file (mode 0600) when missing. Adds "time" when absent.
+ * The schema: every event has "event" and "time" (ISO 8601 UTC, with
+ * milliseconds for a run: its start), and these members, written by the
+ * one builder of each kind below. Ids are full hex, branches short names.
+ *
+ *   new              base_branch, base_commit
+ *   run              task, argv[], start, duration_ms, exit_code, timed_out,
+ *                    signal, max_rss_kb, user_cpu_ms, sys_cpu_ms, net,
+ *                    binds[{path, writable}], limits{NAME: {value, mechanism},
+ *                    timeout_ms}, error (when it did not run, or not to the end)
+ *   gate             task, passed, tree (null: nothing judged), policy (null:
+ *                    none), failed[] (names of the failed rules and checks)
+ *   accept-override  reason, tree, base_branch (before anything merges)
+ *   accept           base_branch, commit, result (up-to-date, fast-forward,
+ *                    merge, squash)
+ *   commit           commit (only when one was made)
+ *   discard          trash (the ref), saved ("full state" or "commits only
+ *                    (--force)")
+ *   restore          trash (the ref brought back), base_branch
+ *
+ * The builders return 0, or an error (the entry was not written): a front
+ * end reports it as a warning where the command itself already happened.
+ */
+
+/*
+ * The primitive under the builders: append entry (an object with an
+ * "event"; not consumed) to task's log, creating the logs directory and the
+ * file (mode 0600) when missing, and adding "time" when absent. Everything
+ * but the builders and their tests goes through a builder.
  */
 int at_audit_append(const struct at_paths *p, const char *task, at_json *entry,
 		    struct at_error *err);
+
+int at_audit_new(const struct at_paths *p, const struct at_task *t, struct at_error *err);
+
+struct at_audit_run {
+	char *const *argv;                /* NULL-terminated */
+	const struct at_run_result *res;
+	int exit_code;                    /* what the run's caller exits with */
+	bool net;
+	const struct at_run_bind *binds;
+	size_t nbinds;
+	const struct at_limits *limits;   /* asked for; NULL: none */
+	uint64_t timeout_ms;
+	const char *error;                /* why it did not run, or NULL */
+	at_json *network;                 /* the allowlist and its connections, or NULL:
+					     at_audit_run takes it (and frees it) */
+};
+int at_audit_run(const struct at_paths *p, const char *task, const struct at_audit_run *e,
+		 struct at_error *err);
+
+/* The "limits" member of a run's entry (and of `run --json`). */
+at_json *at_audit_limits_json(const struct at_limits *l, const enum at_limit_mech *mech,
+			      uint64_t timeout_ms);
+
+/* tree NULL: nothing was judged (no policy); policy NULL: none. */
+int at_audit_gate(const struct at_paths *p, const char *task, bool passed,
+		  const struct at_oid *tree, const char *policy, const struct at_strlist *failed,
+		  struct at_error *err);
+
+int at_audit_override(const struct at_paths *p, const struct at_task *t, const char *reason,
+		      const struct at_oid *tree, struct at_error *err);
+
+int at_audit_accept(const struct at_paths *p, const char *task, const char *base_branch,
+		    const struct at_oid *commit, const char *result, struct at_error *err);
+
+int at_audit_commit(const struct at_paths *p, const char *task, const struct at_oid *commit,
+		    struct at_error *err);
+
+int at_audit_discard(const struct at_paths *p, const char *task, const char *trash_ref,
+		     bool commits_only, struct at_error *err);
+
+int at_audit_restore(const struct at_paths *p, const struct at_task *t, const char *trash_ref,
+		     struct at_error *err);
 
 /*
  * Read task's log into *array_out, oldest first (an empty array when there

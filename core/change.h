@@ -37,8 +37,8 @@ struct at_change_file {
 };
 
 struct at_change_set {
-	char base[AT_OID_HEXSZ + 1];   /* the merge base commit compared against */
-	char tree[AT_OID_HEXSZ + 1];   /* the tree of the full new state */
+	struct at_oid base;            /* the merge base commit compared against */
+	struct at_oid tree;            /* the tree of the full new state */
 	struct at_change_file *files;  /* sorted by path */
 	size_t nfiles;
 	size_t additions;
@@ -50,5 +50,39 @@ void at_change_set_release(struct at_change_set *cs);
 
 /* "added", "modified", ... for JSON and messages. */
 const char *at_change_status_name(enum at_change_status s);
+
+/*
+ * The patch of a change, line by line, as git/diff.h makes it and a front
+ * end prints it: what a line is (libgit2's GIT_DIFF_LINE_* characters).
+ */
+enum at_diff_origin {
+	AT_DIFF_FILE_HDR = 'F',      /* "diff --git ...", "index ...", "--- a/x", ... */
+	AT_DIFF_HUNK_HDR = 'H',      /* "@@ -1,2 +1,3 @@ function context" */
+	AT_DIFF_CONTEXT = ' ',
+	AT_DIFF_ADDITION = '+',
+	AT_DIFF_DELETION = '-',
+	AT_DIFF_CONTEXT_EOFNL = '=', /* "\ No newline at end of file" after a context line */
+	AT_DIFF_ADD_EOFNL = '>',     /* ... after an added line */
+	AT_DIFF_DEL_EOFNL = '<',     /* ... after a deleted line */
+	AT_DIFF_BINARY = 'B',        /* "Binary files a/x and b/x differ" */
+};
+
+/*
+ * Called once per line of output, in order. content is the line without its
+ * final newline (a '\r' before it stays) and, for ' ', '+' and '-', without
+ * the origin character: git's output line is that character, then content,
+ * then '\n'; for every other origin it is content then '\n'. A file header
+ * line "--- a/my file" ends in a '\t' when the name holds a space, as git's
+ * does. Return 0 to go on, -1 (errno set) to stop.
+ */
+typedef int (*at_diff_line_cb)(char origin, const char *content, size_t len, void *payload);
+
+struct at_diff_stat_opts {
+	size_t width;           /* total columns, like git's terminal width; 0: 80 */
+	const char *add_color;  /* wrapped around the '+' run of the graph; NULL: none */
+	const char *del_color;  /* around the '-' run */
+	const char *reset;      /* ends a colour */
+};
+#define AT_DIFF_STAT_OPTS_INIT { 0, NULL, NULL, NULL }
 
 #endif

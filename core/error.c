@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int error_vset(struct at_error *err, int code, int sys_errno, const char *fmt,
+static int error_vset(struct at_error *err, int code, int errnum, const char *fmt,
 		      va_list ap)
 {
 	if (!err)
@@ -13,11 +13,10 @@ static int error_vset(struct at_error *err, int code, int sys_errno, const char 
 	if (err->code != 0)
 		return err->code;
 	err->code = code;
-	err->sys_errno = sys_errno;
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	if (sys_errno) {
+	if (errnum) {
 		size_t len = strlen(err->msg);
-		snprintf(err->msg + len, sizeof(err->msg) - len, ": %s", strerror(sys_errno));
+		snprintf(err->msg + len, sizeof(err->msg) - len, ": %s", strerror(errnum));
 	}
 	return code;
 }
@@ -50,7 +49,19 @@ void at_error_clear(struct at_error *err)
 {
 	if (err) {
 		err->code = 0;
-		err->sys_errno = 0;
 		err->msg[0] = '\0';
 	}
+}
+
+void at_error_append(struct at_error *err, const char *fmt, ...)
+{
+	size_t len;
+	va_list ap;
+
+	if (!err)
+		return;
+	len = strlen(err->msg);
+	va_start(ap, fmt);
+	vsnprintf(err->msg + len, sizeof(err->msg) - len, fmt, ap);
+	va_end(ap);
 }

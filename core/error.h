@@ -16,7 +16,7 @@
 enum at_code {
 	AT_OK = 0,
 	AT_EUSAGE = -1,     /* bad argument or name: exit 2 */
-	AT_ENOTFOUND = -2,  /* unknown task or revision: exit 2 */
+	AT_ENOTFOUND = -2,  /* unknown task or revision (the one code for both): exit 2 */
 	AT_ENOREPO = -3,    /* not a usable repository (none, bare, empty): exit 2 */
 	AT_EPOLICY = -4,    /* malformed policy file: exit 2 */
 	AT_EEXISTS = -5,    /* something by that name exists: exit 1 */
@@ -29,25 +29,36 @@ enum at_code {
 	AT_EGIT = -12,      /* libgit2 failed: exit 1 */
 	AT_ESANDBOX = -13,  /* the sandbox could not be set up: exit 125 */
 	AT_ENOTASK = -14,   /* no NAME given and cwd is in no task: exit 2 */
+	AT_EBUSY = -15,     /* held by someone else (the repository lock, a ref's lock): exit 1 */
+	AT_ECANCELLED = -16,/* the caller cancelled it midway: exit 1 */
 };
 
+#define AT_ERROR_MSG_MAX 256
+
+/*
+ * The errno of a failing system call is not kept apart: it is in the message
+ * (": strerror") and nothing decides on it after the fact.
+ */
 struct at_error {
-	int code;           /* an enum at_code, 0 while no error is set */
-	int sys_errno;      /* errno of the failing call, or 0 */
-	char msg[256];      /* one line, lowercase, subject in 'quotes' */
+	int code;                    /* an enum at_code, 0 while no error is set */
+	char msg[AT_ERROR_MSG_MAX];  /* one line, lowercase, subject in 'quotes' */
 };
 
-#define AT_ERROR_INIT { 0, 0, { 0 } }
+#define AT_ERROR_INIT { 0, { 0 } }
 
 /* Record a failure; returns the code now held (the first one set wins). */
 int at_error_set(struct at_error *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* As at_error_set(), appending ": strerror(errno)" and keeping errno. */
+/* As at_error_set(), appending ": strerror(errno)"; errno is left as it was. */
 int at_error_sys(struct at_error *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 void at_error_clear(struct at_error *err);
+
+/* Append " (text)" or any formatted text to a message already set (cut to fit). */
+void at_error_append(struct at_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 static inline bool at_error_isset(const struct at_error *err)
 {

@@ -28,7 +28,7 @@ static int lock_take(const struct at_paths *p, int *fd_out, int how, struct at_e
 			continue;
 		if (errno == EWOULDBLOCK) {
 			close(fd);
-			return at_error_set(err, AT_EEXISTS, "repository lock '%s' is held",
+			return at_error_set(err, AT_EBUSY, "repository lock '%s' is held",
 					    p->lock_file);
 		}
 		at_error_sys(err, AT_ESYS, "cannot lock '%s'", p->lock_file);

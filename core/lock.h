@@ -13,10 +13,10 @@
 /* Block until the lock is held; *fd_out is the descriptor to release. */
 int at_lock_acquire(const struct at_paths *p, int *fd_out, struct at_error *err);
 
-/* Take the lock only if free: 0 when taken, AT_EEXISTS when someone holds it. */
+/* Take the lock only if free: 0 when taken, AT_EBUSY when someone holds it. */
 int at_lock_try(const struct at_paths *p, int *fd_out, struct at_error *err);
 
-/* Release (close) the lock; accepts -1. */
+/* Release (close) the lock; -1 is left alone (nothing is closed, errno kept). */
 void at_lock_release(int fd);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/glob.h"
 #include "core/json.h"
 
@@ -120,6 +121,7 @@ static int parse_patterns(struct at_policy *p, const at_json *arr, const char *w
 		return bad(err, what, "protected_paths", "must be an array of glob patterns");
 	n = at_json_size(arr);
 	p->protected_paths = calloc(n + 1, sizeof(char *));
+	p->protected_cap = n + 1;
 	if (!p->protected_paths)
 		return oom(err);
 	for (i = 0; i < n; i++) {
@@ -309,20 +311,17 @@ static int parse_object(struct at_policy *p, const at_json *j, const char *what,
  */
 static int protect_policy_dir(struct at_policy *p, struct at_error *err)
 {
-	char **np;
 	size_t i;
 
 	for (i = 0; i < p->nprotected; i++)
 		if (strcmp(p->protected_paths[i], AT_POLICY_DIR) == 0)
 			return 0;
-	np = realloc(p->protected_paths, (p->nprotected + 2) * sizeof(char *));
-	if (!np)
+	if (AT_ARRAY_GROW(p->protected_paths, p->protected_cap, p->nprotected + 2) < 0)
 		return oom(err);
-	p->protected_paths = np;
-	np[p->nprotected] = xstrdup(AT_POLICY_DIR);
-	if (!np[p->nprotected])
+	p->protected_paths[p->nprotected] = xstrdup(AT_POLICY_DIR);
+	if (!p->protected_paths[p->nprotected])
 		return oom(err);
-	np[++p->nprotected] = NULL;
+	p->protected_paths[++p->nprotected] = NULL;
 	return 0;
 }
 
@@ -385,13 +384,11 @@ void at_policy_release(struct at_policy *p)
 static struct at_rule_result *result_push(struct at_policy_result *res, const char *rule,
 					  bool passed, const char *message)
 {
-	struct at_rule_result *n = realloc(res->rules, (res->count + 1) * sizeof(*n));
 	struct at_rule_result *r;
 
-	if (!n)
+	if (AT_ARRAY_GROW(res->rules, res->cap, res->count + 1) < 0)
 		return NULL;
-	res->rules = n;
-	r = &n[res->count];
+	r = &res->rules[res->count];
 	memset(r, 0, sizeof(*r));
 	r->rule = xstrdup(rule);
 	r->message = xstrdup(message);
@@ -407,13 +404,10 @@ static struct at_rule_result *result_push(struct at_policy_result *res, const ch
 
 static int path_push(struct at_rule_result *r, const char *path)
 {
-	char **n = realloc(r->paths, (r->npaths + 1) * sizeof(*n));
-
-	if (!n)
+	if (AT_ARRAY_GROW(r->paths, r->paths_cap, r->npaths + 1) < 0)
 		return -1;
-	r->paths = n;
-	n[r->npaths] = xstrdup(path);
-	if (!n[r->npaths])
+	r->paths[r->npaths] = xstrdup(path);
+	if (!r->paths[r->npaths])
 		return -1;
 	r->npaths++;
 	return 0;
@@ -456,7 +450,7 @@ void at_policy_result_release(struct at_policy_result *res)
 	}
 	free(res->rules);
 	res->rules = NULL;
-	res->count = 0;
+	res->count = res->cap = 0;
 }
 
 /* ---- rules ---- */

@@ -38,8 +38,8 @@ struct at_policy_check {
 };
 
 struct at_policy {
-	char **protected_paths;   /* normalized patterns (core/glob.h) */
-	size_t nprotected;
+	char **protected_paths;   /* normalized patterns (core/glob.h), NULL-terminated */
+	size_t nprotected, protected_cap;
 	bool has_max_files;
 	size_t max_changed_files;
 	bool has_max_lines;
@@ -66,13 +66,13 @@ struct at_rule_result {
 	bool is_check;
 	char *message;     /* one line */
 	char **paths;      /* the paths concerned (for a failure: the offending ones) */
-	size_t npaths;
+	size_t npaths, paths_cap;
 	char *output;      /* a check's output (NULL for built-in rules) */
 };
 
 struct at_policy_result {
 	struct at_rule_result *rules;
-	size_t count;
+	size_t count, cap;
 };
 
 /*

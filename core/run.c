@@ -34,6 +34,7 @@ static const struct {
 	[AT_STEP_CGROUPNS] = { "cgroupns", "cannot create the cgroup namespace" },
 	[AT_STEP_HOSTNAME] = { "hostname", "cannot set the sandbox's host name" },
 	[AT_STEP_NET] = { "net", "cannot bring up the loopback interface" },
+	[AT_STEP_LISTEN] = { "listen", "cannot listen on the sandbox's loopback" },
 	[AT_STEP_PRIVATE] = { "private", "cannot make the mount tree private" },
 	[AT_STEP_SOURCE] = { "source", "cannot open '%s'" },
 	[AT_STEP_ROOT] = { "root", "cannot mount the sandbox's root tmpfs" },

@@ -60,7 +60,8 @@ enum at_run_step {
 	AT_STEP_IDMAP,            /* timed: uid/gid maps written */
 	AT_STEP_CGROUPNS,
 	AT_STEP_HOSTNAME,
-	AT_STEP_NET,              /* timed: loopback up in the new network namespace */
+	AT_STEP_NET,              /* timed: loopback up (and listening sockets handed over) */
+	AT_STEP_LISTEN,           /* the sockets the caller asked for, made and handed over */
 	AT_STEP_PRIVATE,          /* the mount tree made private */
 	AT_STEP_SOURCE,           /* every bind source opened */
 	AT_STEP_ROOT,             /* the new root's tmpfs */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/json.h"
 #include "core/name.h"
 #include "core/util.h"
@@ -59,6 +60,7 @@ int at_task_from_json(const char *text, const char *what, struct at_task *out,
 		      struct at_error *err)
 {
 	struct at_task t;
+	struct at_oid base;
 	at_json *o = NULL;
 	const char *phase;
 	double created;
@@ -83,6 +85,12 @@ int at_task_from_json(const char *text, const char *what, struct at_task *out,
 		goto out;
 	if (!at_name_valid(t.name)) {
 		rc = at_error_set(err, AT_ECORRUPT, "corrupt task record '%s': invalid name", what);
+		goto out;
+	}
+	/* Parsed here, where it enters: everything after may rely on a well-formed id. */
+	if (at_oid_parse(&base, t.base_commit) < 0) {
+		rc = at_error_set(err, AT_ECORRUPT, "corrupt task record '%s': bad 'base_commit'",
+				  what);
 		goto out;
 	}
 	phase = at_json_get_string(o, "phase");
@@ -194,26 +202,23 @@ static int task_cmp(const void *a, const void *b)
 
 static int list_add_problem(struct at_task_list *l, const char *name, const struct at_error *e)
 {
-	struct at_state_problem *np = realloc(l->problems, (l->nproblems + 1) * sizeof(*np));
+	struct at_state_problem *np;
 
-	if (!np)
+	if (AT_ARRAY_GROW(l->problems, l->problems_cap, l->nproblems + 1) < 0)
 		return -1;
-	l->problems = np;
-	memset(&np[l->nproblems], 0, sizeof(*np));
-	snprintf(np[l->nproblems].name, sizeof(np->name), "%s", name);
-	np[l->nproblems].err = *e;
-	l->nproblems++;
+	np = &l->problems[l->nproblems++];
+	memset(np, 0, sizeof(*np));
+	/* A record's name is the file name without ".json": cut to fit, it names the file only. */
+	snprintf(np->name, sizeof(np->name), "%s", name);
+	np->err = *e;
 	return 0;
 }
 
 static int list_add_task(struct at_task_list *l, const struct at_task *t)
 {
-	struct at_task *nt = realloc(l->tasks, (l->count + 1) * sizeof(*nt));
-
-	if (!nt)
+	if (AT_ARRAY_GROW(l->tasks, l->cap, l->count + 1) < 0)
 		return -1;
-	l->tasks = nt;
-	nt[l->count++] = *t;
+	l->tasks[l->count++] = *t;
 	return 0;
 }
 

@@ -34,9 +34,9 @@ struct at_state_problem {
 
 struct at_task_list {
 	struct at_task *tasks;             /* sorted by name */
-	size_t count;
+	size_t count, cap;
 	struct at_state_problem *problems; /* records that could not be read */
-	size_t nproblems;
+	size_t nproblems, problems_cap;
 };
 
 /* Every task record; unreadable ones go to problems, not to the error. */

@@ -58,7 +58,7 @@ int at_task_init(struct at_task *t, const struct at_paths *p, const char *name,
 		return err->code;
 	memset(t, 0, sizeof(*t));
 	strcpy(t->name, name);
-	if (at_fmt(t->branch, sizeof(t->branch), "refs/heads/" AT_BRANCH_PREFIX "%s", name) < 0 ||
+	if (at_fmt(t->branch, sizeof(t->branch), AT_REFS_HEADS AT_BRANCH_PREFIX "%s", name) < 0 ||
 	    at_fmt(t->worktree_name, sizeof(t->worktree_name), AT_WORKTREE_PREFIX "%s", name) < 0 ||
 	    at_fmt(t->path, sizeof(t->path), "%s/%s", p->worktrees_dir, name) < 0 ||
 	    at_fmt(t->admin_dir, sizeof(t->admin_dir), "%s/worktrees/%s", p->common_dir,
@@ -70,7 +70,7 @@ int at_task_init(struct at_task *t, const struct at_paths *p, const char *name,
 
 const char *at_branch_short(const char *ref)
 {
-	if (strncmp(ref, "refs/heads/", 11) == 0)
-		return ref + 11;
+	if (strncmp(ref, AT_REFS_HEADS, AT_REFS_HEADS_LEN) == 0)
+		return ref + AT_REFS_HEADS_LEN;
 	return ref;
 }

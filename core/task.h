@@ -14,14 +14,24 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/oid.h"
 
 #define AT_NAME_MAX 64
-#define AT_OID_HEXSZ 40
+#define AT_REFS_HEADS "refs/heads/"
+#define AT_REFS_HEADS_LEN (sizeof(AT_REFS_HEADS) - 1)
 #define AT_BRANCH_PREFIX "agenttask/"
 #define AT_WORKTREE_PREFIX "agenttask-"
+/* Room for a full ref name (refs/heads/..., refs/agenttask/trash/NAME/TIME). */
+#define AT_REF_MAX 256
+/* Discarded tasks stay in the trash this many days unless gc is told otherwise. */
+#define AT_TRASH_DAYS_DEFAULT 14
+/* A number macro as a string literal, for help texts: AT_STR(AT_TRASH_DAYS_DEFAULT). */
+#define AT_STR_(x) #x
+#define AT_STR(x) AT_STR_(x)
 
 struct at_paths {
 	char common_dir[PATH_MAX];    /* the repository's git common dir */
@@ -46,7 +56,7 @@ enum at_task_phase {
 struct at_task {
 	char name[AT_NAME_MAX + 1];
 	char branch[AT_NAME_MAX + 32];       /* full ref: refs/heads/agenttask/NAME */
-	char base_branch[256];               /* full ref, or "" when based on a detached HEAD */
+	char base_branch[AT_REF_MAX];        /* full ref, or "" when based on a detached HEAD */
 	char base_commit[AT_OID_HEXSZ + 1];  /* commit the task started from */
 	char worktree_name[AT_NAME_MAX + 32];/* name of <common>/worktrees/<name> */
 	char path[PATH_MAX];                 /* the worktree directory */
@@ -61,5 +71,13 @@ int at_task_init(struct at_task *t, const struct at_paths *p, const char *name,
 
 /* Short form of a full branch ref ("refs/heads/main" -> "main"). */
 const char *at_branch_short(const char *ref);
+
+/* What a task looks like right now (git/worktree.h fills it). */
+struct at_task_info {
+	char head_commit[AT_OID_HEXSZ + 1];  /* tip of the task branch, "" if missing */
+	bool worktree_missing;
+	bool dirty;             /* uncommitted or untracked (not ignored) changes */
+	size_t commits_ahead;   /* commits on the task branch not in its base commit */
+};
 
 #endif

@@ -5,29 +5,20 @@
 
 #include "git/internal.h"
 
-static int lookup_commit(git_repository *repo, const char *rev, git_commit **out,
-			 struct at_error *err)
-{
-	git_object *obj = NULL;
-	int rc = 0;
-
-	if (git_revparse_single(&obj, repo, rev) < 0)
-		rc = at_git_error(err, AT_EUSAGE, "unknown revision '%s'", rev);
-	else if (git_object_peel((git_object **)out, obj, GIT_OBJECT_COMMIT) < 0)
-		rc = at_git_error(err, AT_EUSAGE, "revision '%s' is not a commit", rev);
-	git_object_free(obj);
-	return rc;
-}
-
-int at_git_resolve_commit(struct at_repo *r, const char *rev, char hex[AT_OID_HEXSZ + 1],
+int at_git_resolve_commit(struct at_repo *r, const char *rev, struct at_oid *out,
 			  struct at_error *err)
 {
-	git_commit *c = NULL;
-	int rc = lookup_commit(r->repo, rev, &c, err);
+	git_object *obj = NULL, *commit = NULL;
+	int rc = 0;
 
-	if (rc == 0)
-		at_git_oid_hex(hex, git_commit_id(c));
-	git_commit_free(c);
+	if (git_revparse_single(&obj, r->repo, rev) < 0)
+		rc = at_git_error(err, AT_ENOTFOUND, "unknown revision '%s'", rev);
+	else if (git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) < 0)
+		rc = at_git_error(err, AT_ENOTFOUND, "revision '%s' is not a commit", rev);
+	else
+		at_oid_from_git(out, git_object_id(commit));
+	git_object_free(commit);
+	git_object_free(obj);
 	return rc;
 }
 
@@ -61,16 +52,21 @@ static int copy_blob(git_repository *repo, const git_tree_entry *e, const char *
 	return rc;
 }
 
-int at_git_read_file_at(struct at_repo *r, const char *rev, const char *path, size_t max,
-			char **text, size_t *len, struct at_error *err)
+int at_git_read_file_at(struct at_repo *r, const struct at_oid *commit_id, const char *path,
+			size_t max, char **text, size_t *len, struct at_error *err)
 {
+	char rev[AT_OID_HEXSZ + 1];
 	git_commit *commit = NULL;
 	git_tree *tree = NULL;
 	git_tree_entry *e = NULL;
+	git_oid id;
 	int rc;
 
-	if ((rc = lookup_commit(r->repo, rev, &commit, err)) < 0)
-		return rc;
+	at_oid_fmt(rev, commit_id);
+	rev[12] = '\0';   /* the short id, in messages */
+	at_oid_to_git(&id, commit_id);
+	if (git_commit_lookup(&commit, r->repo, &id) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read commit '%s'", rev);
 	if (git_commit_tree(&tree, commit) < 0) {
 		rc = at_git_error(err, AT_EGIT, "cannot read the tree of '%s'", rev);
 	} else if ((rc = git_tree_entry_bypath(&e, tree, path)) == GIT_ENOTFOUND) {

@@ -13,20 +13,23 @@
 #include "git/repo.h"
 
 /*
- * The content of path (repository-relative) in the tree of rev (a branch,
- * tag, full ref or commit id), NUL-terminated, in *text (the caller frees
- * it) with its length in *len (NUL bytes inside are kept and counted).
+ * The content of path (repository-relative) in the tree of commit,
+ * NUL-terminated, in *text (the caller frees it) with its length in *len
+ * (NUL bytes inside are kept and counted).
  *
- *   AT_ENOTFOUND  rev has no entry at path: the only "absent" answer
- *   AT_EUSAGE     rev is no revision at all, or path is there but not a
- *                 regular file (a directory, a symlink, a submodule), or it
- *                 is larger than max bytes
+ *   AT_ENOTFOUND  the commit has no entry at path: the only "absent" answer
+ *   AT_EUSAGE     path is there but not a regular file (a directory, a
+ *                 symlink, a submodule), or it is larger than max bytes
  */
-int at_git_read_file_at(struct at_repo *r, const char *rev, const char *path, size_t max,
-			char **text, size_t *len, struct at_error *err);
+int at_git_read_file_at(struct at_repo *r, const struct at_oid *commit, const char *path,
+			size_t max, char **text, size_t *len, struct at_error *err);
 
-/* The full commit id rev names (AT_EUSAGE: no such revision, or not a commit). */
-int at_git_resolve_commit(struct at_repo *r, const char *rev, char hex[AT_OID_HEXSZ + 1],
+/*
+ * The commit rev names (a branch, tag, full ref or id): where a revision a
+ * person typed enters, resolved once. AT_ENOTFOUND: no such revision, or
+ * not a commit (the one code of an unknown revision everywhere).
+ */
+int at_git_resolve_commit(struct at_repo *r, const char *rev, struct at_oid *out,
 			  struct at_error *err);
 
 #endif

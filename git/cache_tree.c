@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
+
 #define NONE SIZE_MAX
 
 struct node {
@@ -29,18 +31,9 @@ static void put(struct out *o, const void *data, size_t len)
 {
 	if (o->failed || len == 0)
 		return;
-	if (o->len + len > o->cap) {
-		size_t cap = o->cap ? o->cap : 4096;
-		unsigned char *bigger;
-
-		while (cap < o->len + len)
-			cap *= 2;
-		if (!(bigger = realloc(o->buf, cap))) {
-			o->failed = true;
-			return;
-		}
-		o->buf = bigger;
-		o->cap = cap;
+	if (AT_ARRAY_GROW(o->buf, o->cap, o->len + len) < 0) {
+		o->failed = true;
+		return;
 	}
 	memcpy(o->buf + o->len, data, len);
 	o->len += len;
@@ -181,15 +174,8 @@ static bool parse_node(struct parse *ps, const char *parent, int depth)
 	if (!number(ps, &count, ' ') || !number(ps, &subtrees, '\n') || count < -1 ||
 	    subtrees < 0)
 		return false;
-	if (ps->n == ps->cap) {
-		size_t cap = ps->cap ? ps->cap * 2 : 64;
-		struct at_cache_tree *v = realloc(ps->v, cap * sizeof(*v));
-
-		if (!v)
-			return false;
-		ps->v = v;
-		ps->cap = cap;
-	}
+	if (AT_ARRAY_GROW(ps->v, ps->cap, ps->n + 1) < 0)
+		return false;
 	t = &ps->v[ps->n];
 	if (!(t->path = malloc(plen + nlen + 2)))
 		return false;

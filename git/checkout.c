@@ -16,6 +16,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include "core/array.h"
 #include "core/util.h"
 #include "git/cache_tree.h"
 #include "git/internal.h"
@@ -104,15 +105,8 @@ static int plan_entry(const char *root, const git_tree_entry *te, void *payload)
 	len = strlen(root) + strlen(name);
 	if (len >= PATH_MAX)
 		goto decline;
-	if (plan->n == plan->cap) {
-		size_t cap = plan->cap ? plan->cap * 2 : 1024;
-		struct entry *v = realloc(plan->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		plan->v = v;
-		plan->cap = cap;
-	}
+	if (AT_ARRAY_GROW(plan->v, plan->cap, plan->n + 1) < 0)
+		return -1;
 	e = &plan->v[plan->n];
 	if (!(e->path = malloc(len + 1)))
 		return -1;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/array.h"
 #include "git/internal.h"
 
 /*
@@ -18,10 +19,11 @@ static const char *const keep_core[] = {
 
 static bool keep_entry(const char *name)
 {
+	static const char ext[] = "extensions.";
 	size_t i;
 
-	if (strncmp(name, "extensions.", 11) == 0)
-		return name[11] != '\0';
+	if (strncmp(name, ext, sizeof(ext) - 1) == 0)
+		return name[sizeof(ext) - 1] != '\0';
 	for (i = 0; i < sizeof(keep_core) / sizeof(keep_core[0]); i++)
 		if (strcasecmp(name, keep_core[i]) == 0)
 			return true;
@@ -40,15 +42,9 @@ static void text_add(struct text *t, const char *s)
 
 	if (t->oom)
 		return;
-	if (t->len + n + 1 > t->cap) {
-		size_t nc = (t->len + n + 1) * 2;
-		char *nb = realloc(t->buf, nc);
-		if (!nb) {
-			t->oom = true;
-			return;
-		}
-		t->buf = nb;
-		t->cap = nc;
+	if (AT_ARRAY_GROW(t->buf, t->cap, t->len + n + 1) < 0) {
+		t->oom = true;
+		return;
 	}
 	memcpy(t->buf + t->len, s, n + 1);
 	t->len += n;

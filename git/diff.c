@@ -22,8 +22,7 @@
 #define NO_NEWLINE "\\ No newline at end of file"
 
 struct at_diff {
-	git_repository *repo;      /* the struct at_repo's, or owned */
-	git_repository *owned;     /* a task's worktree: its attributes and index apply */
+	git_repository *repo;      /* the struct at_repo's, or a task's worktree's (borrowed) */
 	git_odb *odb;
 	git_diff *diff;
 	git_diff_options opts;     /* also for the halves of a type change */
@@ -141,38 +140,37 @@ static int diff_trees(struct at_diff *d, git_tree *old, git_tree *new)
 static int compare_trees(struct at_diff *d, const git_oid *base, const git_oid *tree_id,
 			 struct at_error *err)
 {
+	char bhex[AT_OID_HEXSZ + 1], thex[AT_OID_HEXSZ + 1];
 	git_commit *commit = NULL;
 	git_tree *old = NULL, *new = NULL;
 	int rc = 0;
 
+	at_git_oid_hex(bhex, base);
+	at_git_oid_hex(thex, tree_id);
 	if (git_commit_lookup(&commit, d->repo, base) < 0 || git_commit_tree(&old, commit) < 0)
-		rc = at_git_error(err, AT_EGIT, "cannot read the base commit '%s'", d->cs.base);
+		rc = at_git_error(err, AT_EGIT, "cannot read the base commit '%s'", bhex);
 	else if (git_tree_lookup(&new, d->repo, tree_id) < 0)
-		rc = at_git_error(err, AT_EGIT, "cannot read the tree '%s'", d->cs.tree);
+		rc = at_git_error(err, AT_EGIT, "cannot read the tree '%s'", thex);
 	else if (diff_trees(d, old, new) < 0)
-		rc = at_git_error(err, AT_EGIT, "cannot compare '%s' with '%s'", d->cs.base,
-				  d->cs.tree);
+		rc = at_git_error(err, AT_EGIT, "cannot compare '%s' with '%s'", bhex, thex);
 	git_tree_free(new);
 	git_tree_free(old);
 	git_commit_free(commit);
 	return rc;
 }
 
-/* Compare base (a commit) with tree_id; d is freed on failure. */
-static int diff_new(struct at_diff **out, git_repository *repo, git_repository *owned,
-		    const git_oid *base, const git_oid *tree_id, struct at_error *err)
+/* Compare base (a commit) with tree_id in repo; d is freed on failure. */
+static int diff_new(struct at_diff **out, git_repository *repo, const git_oid *base,
+		    const git_oid *tree_id, struct at_error *err)
 {
 	struct at_diff *d = calloc(1, sizeof(*d));
 	int rc;
 
-	if (!d) {
-		git_repository_free(owned);
+	if (!d)
 		return at_error_set(err, AT_ESYS, "out of memory");
-	}
 	d->repo = repo;
-	d->owned = owned;
-	at_git_oid_hex(d->cs.base, base);
-	at_git_oid_hex(d->cs.tree, tree_id);
+	at_oid_from_git(&d->cs.base, base);
+	at_oid_from_git(&d->cs.tree, tree_id);
 	git_diff_options_init(&d->opts, GIT_DIFF_OPTIONS_VERSION);
 	/* git's defaults: type changes seen as such, the indent heuristic on. */
 	d->opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE | GIT_DIFF_INDENT_HEURISTIC;
@@ -191,21 +189,18 @@ static int diff_new(struct at_diff **out, git_repository *repo, git_repository *
 	return 0;
 }
 
-/* The merge base of the task branch and its base branch, else base_commit. */
-static int task_base(git_repository *repo, const struct at_task *t, git_oid *out,
-		     struct at_error *err)
+/* The merge base of the task's tip and its base branch, else base_commit. */
+static int task_base(git_repository *repo, const struct at_task *t, const git_oid *tip,
+		     git_oid *out, struct at_error *err)
 {
-	git_oid tip, base_tip, mb;
+	git_oid base_tip, mb;
 
 	if (git_oid_fromstr(out, t->base_commit) < 0)
 		return at_error_set(err, AT_ECORRUPT, "task '%s' has an invalid base commit '%s'",
 				    t->name, t->base_commit);
-	if (git_reference_name_to_id(&tip, repo, t->branch) < 0)
-		return at_git_error(err, AT_EGIT, "cannot read branch '%s' of task '%s'",
-				    at_branch_short(t->branch), t->name);
 	/* A base branch that is gone or shares no history leaves base_commit. */
 	if (t->base_branch[0] && git_reference_name_to_id(&base_tip, repo, t->base_branch) == 0 &&
-	    git_merge_base(&mb, repo, &tip, &base_tip) == 0)
+	    git_merge_base(&mb, repo, tip, &base_tip) == 0)
 		git_oid_cpy(out, &mb);
 	git_error_clear();
 	return 0;
@@ -216,67 +211,51 @@ static int task_base(git_repository *repo, const struct at_task *t, git_oid *out
  * read the index: the patch's attribute lookups (binary, diff drivers) then
  * use the task's .gitattributes and that index, not the main worktree's.
  */
-int at_diff_open_task(struct at_diff **out, struct at_repo *r, const struct at_task *t,
-		      struct at_error *err)
+int at_diff_open_state(struct at_diff **out, struct at_repo *r, struct at_worktree *w,
+		       const struct at_task_state *st, struct at_error *err)
 {
-	git_repository *wt = NULL;
 	git_index *none = NULL;
-	git_oid base, tree;
-	bool fast;
+	git_oid base, tip, tree;
 	int rc;
 
-	if ((rc = task_base(r->repo, t, &base, err)) < 0 ||
-	    (rc = at_git_open_worktree(&wt, t, err)) < 0)
-		return rc;
-	rc = at_git_snapshot_tree(wt, t, &tree, &fast, err);
+	at_oid_to_git(&tip, &st->tip);
+	at_oid_to_git(&tree, &st->tree);
+	rc = task_base(r->repo, &w->task, &tip, &base, err);
 	/*
 	 * The fast snapshot found no attributes file anywhere: the patch's
 	 * attribute lookups need not read the index (1.6 MB for 20,000 files)
 	 * to find none in it.
 	 */
-	if (rc == 0 && fast &&
-	    (git_index_new(&none) < 0 || git_repository_set_index(wt, none) < 0))
-		rc = at_git_error(err, AT_EGIT, "cannot prepare the diff of task '%s'", t->name);
-	git_index_free(none);
-	if (rc < 0) {
-		git_repository_free(wt);
-		return rc;
+	if (rc == 0 && w->fast) {
+		w->index_replaced = true;
+		if (git_index_new(&none) < 0 || git_repository_set_index(w->repo, none) < 0)
+			rc = at_git_error(err, AT_EGIT, "cannot prepare the diff of task '%s'",
+					  w->task.name);
 	}
-	return diff_new(out, wt, wt, &base, &tree, err);
+	git_index_free(none);
+	if (rc < 0)
+		return rc;
+	return diff_new(out, w->repo, &base, &tree, err);
 }
 
-static int peel_commit(git_repository *repo, const char *rev, git_oid *out, struct at_error *err)
+int at_diff_open_commits(struct at_diff **out, struct at_repo *r, const struct at_oid *base,
+			 const struct at_oid *head, struct at_error *err)
 {
-	git_object *obj = NULL, *commit = NULL;
-	int rc = 0;
-
-	if (git_revparse_single(&obj, repo, rev) < 0)
-		rc = at_git_error(err, AT_ENOTFOUND, "unknown revision '%s'", rev);
-	else if (git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) < 0)
-		rc = at_git_error(err, AT_ENOTFOUND, "revision '%s' is not a commit", rev);
-	else
-		git_oid_cpy(out, git_object_id(commit));
-	git_object_free(commit);
-	git_object_free(obj);
-	return rc;
-}
-
-int at_diff_open_revs(struct at_diff **out, struct at_repo *r, const char *base_rev,
-		      const char *head_rev, struct at_error *err)
-{
-	git_oid base, head, mb;
+	char bhex[AT_OID_HEXSZ + 1], hhex[AT_OID_HEXSZ + 1];
+	git_oid b, h, mb;
 	git_commit *commit = NULL;
 	int rc;
 
-	if ((rc = peel_commit(r->repo, base_rev, &base, err)) < 0 ||
-	    (rc = peel_commit(r->repo, head_rev, &head, err)) < 0)
-		return rc;
-	if (git_merge_base(&mb, r->repo, &base, &head) < 0)
-		return at_git_error(err, AT_ENOTFOUND, "'%s' and '%s' have no common ancestor",
-				    base_rev, head_rev);
-	if (git_commit_lookup(&commit, r->repo, &head) < 0)
-		return at_git_error(err, AT_EGIT, "cannot read revision '%s'", head_rev);
-	rc = diff_new(out, r->repo, NULL, &mb, git_commit_tree_id(commit), err);
+	at_oid_to_git(&b, base);
+	at_oid_to_git(&h, head);
+	at_oid_fmt(bhex, base);
+	at_oid_fmt(hhex, head);
+	if (git_merge_base(&mb, r->repo, &b, &h) < 0)
+		return at_git_error(err, AT_ENOTFOUND, "'%.12s' and '%.12s' have no common ancestor",
+				    bhex, hhex);
+	if (git_commit_lookup(&commit, r->repo, &h) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read commit '%s'", hhex);
+	rc = diff_new(out, r->repo, &mb, git_commit_tree_id(commit), err);
 	git_commit_free(commit);
 	return rc;
 }
@@ -289,7 +268,6 @@ void at_diff_free(struct at_diff *d)
 	free(d->ent);
 	git_diff_free(d->diff);
 	git_odb_free(d->odb);
-	git_repository_free(d->owned);
 	free(d);
 }
 
@@ -486,8 +464,8 @@ static void drop_files(struct at_change_set *cs)
 	struct at_change_set keep;
 
 	memset(&keep, 0, sizeof(keep));
-	memcpy(keep.base, cs->base, sizeof(keep.base));
-	memcpy(keep.tree, cs->tree, sizeof(keep.tree));
+	keep.base = cs->base;
+	keep.tree = cs->tree;
 	at_change_set_release(cs);
 	*cs = keep;
 }
@@ -500,38 +478,6 @@ int at_diff_changes(struct at_diff *d, const struct at_change_set **out, struct 
 	}
 	*out = &d->cs;
 	return 0;
-}
-
-static int steal_changes(struct at_diff *d, struct at_change_set *out, struct at_error *err)
-{
-	const struct at_change_set *cs;
-	int rc = at_diff_changes(d, &cs, err);
-
-	if (rc == 0) {
-		*out = d->cs;
-		memset(&d->cs, 0, sizeof(d->cs));
-		d->have_files = false;
-	}
-	at_diff_free(d);
-	return rc;
-}
-
-int at_diff_task(struct at_repo *r, const struct at_task *t, struct at_change_set *out,
-		 struct at_error *err)
-{
-	struct at_diff *d = NULL;
-	int rc = at_diff_open_task(&d, r, t, err);
-
-	return rc < 0 ? rc : steal_changes(d, out, err);
-}
-
-int at_diff_revs(struct at_repo *r, const char *base_rev, const char *head_rev,
-		 struct at_change_set *out, struct at_error *err)
-{
-	struct at_diff *d = NULL;
-	int rc = at_diff_open_revs(&d, r, base_rev, head_rev, err);
-
-	return rc < 0 ? rc : steal_changes(d, out, err);
 }
 
 /* ---- the patch -------------------------------------------------------- */

@@ -3,11 +3,11 @@
  *
  * A struct at_diff is one comparison, computed once: the tree of the merge
  * base against a new tree. For a task the new tree is its full state
- * (at_snapshot_tree(): commits on the task branch plus everything
- * uncommitted or untracked and not ignored) and the merge base is that of
- * the task branch and its base branch (the task's base_commit when the base
- * branch is unset or gone). For two revisions (CI) it is the head's tree
- * against merge-base(base, head).
+ * (git/snapshot.h, taken by the caller: commits on the task branch plus
+ * everything uncommitted or untracked and not ignored) and the merge base is
+ * that of the state's tip and the task's base branch (the task's base_commit
+ * when the base branch is unset or gone). For two commits (CI) it is the
+ * head's tree against merge-base(base, head).
  *
  * From one struct at_diff come the change set (core/change.h: plain data for
  * the policy rules and `diff --json`), the patch and the --stat and
@@ -38,16 +38,20 @@
 #include "core/change.h"
 #include "core/task.h"
 #include "git/repo.h"
+#include "git/snapshot.h"
 
 struct at_diff;
 
-/* Compare the task's full state with its merge base. Reads, never changes, the worktree. */
-int at_diff_open_task(struct at_diff **out, struct at_repo *r, const struct at_task *t,
-		      struct at_error *err);
+/*
+ * Compare the task's full state st, taken in its worktree w (at_task_state),
+ * with its merge base: no scan of the worktree. r and w must outlive *out.
+ */
+int at_diff_open_state(struct at_diff **out, struct at_repo *r, struct at_worktree *w,
+		       const struct at_task_state *st, struct at_error *err);
 
-/* Compare head_rev's tree with merge-base(base_rev, head_rev); AT_ENOTFOUND: unknown, unrelated. */
-int at_diff_open_revs(struct at_diff **out, struct at_repo *r, const char *base_rev,
-		      const char *head_rev, struct at_error *err);
+/* Compare head's tree with merge-base(base, head); AT_ENOTFOUND: they are unrelated. */
+int at_diff_open_commits(struct at_diff **out, struct at_repo *r, const struct at_oid *base,
+			 const struct at_oid *head, struct at_error *err);
 
 /* Accepts NULL. The repository r must outlive d. */
 void at_diff_free(struct at_diff *d);
@@ -60,45 +64,8 @@ void at_diff_free(struct at_diff *d);
  */
 int at_diff_changes(struct at_diff *d, const struct at_change_set **out, struct at_error *err);
 
-/* One shot: open, and move the change set to *out (release with at_change_set_release). */
-int at_diff_task(struct at_repo *r, const struct at_task *t, struct at_change_set *out,
-		 struct at_error *err);
-int at_diff_revs(struct at_repo *r, const char *base_rev, const char *head_rev,
-		 struct at_change_set *out, struct at_error *err);
-
-/* What a line of the patch is: libgit2's GIT_DIFF_LINE_* characters. */
-enum at_diff_origin {
-	AT_DIFF_FILE_HDR = 'F',      /* "diff --git ...", "index ...", "--- a/x", ... */
-	AT_DIFF_HUNK_HDR = 'H',      /* "@@ -1,2 +1,3 @@ function context" */
-	AT_DIFF_CONTEXT = ' ',
-	AT_DIFF_ADDITION = '+',
-	AT_DIFF_DELETION = '-',
-	AT_DIFF_CONTEXT_EOFNL = '=', /* "\ No newline at end of file" after a context line */
-	AT_DIFF_ADD_EOFNL = '>',     /* ... after an added line */
-	AT_DIFF_DEL_EOFNL = '<',     /* ... after a deleted line */
-	AT_DIFF_BINARY = 'B',        /* "Binary files a/x and b/x differ" */
-};
-
-/*
- * Called once per line of output, in order. content is the line without its
- * final newline (a '\r' before it stays) and, for ' ', '+' and '-', without
- * the origin character: git's output line is that character, then content,
- * then '\n'; for every other origin it is content then '\n'. A file header
- * line "--- a/my file" ends in a '\t' when the name holds a space, as git's
- * does. Return 0 to go on, -1 (errno set) to stop.
- */
-typedef int (*at_diff_line_cb)(char origin, const char *content, size_t len, void *payload);
-
 /* The patch, like `git diff BASE` after `git add -A`. A stop by cb gives AT_ESYS. */
 int at_diff_patch(struct at_diff *d, at_diff_line_cb cb, void *payload, struct at_error *err);
-
-struct at_diff_stat_opts {
-	size_t width;           /* total columns, like git's terminal width; 0: 80 */
-	const char *add_color;  /* wrapped around the '+' run of the graph; NULL: none */
-	const char *del_color;  /* around the '-' run */
-	const char *reset;      /* ends a colour */
-};
-#define AT_DIFF_STAT_OPTS_INIT { 0, NULL, NULL, NULL }
 
 /* The text of `git diff --stat` (malloc'd into *out, "" when nothing changed). */
 int at_diff_stat(struct at_diff *d, const struct at_diff_stat_opts *opts, char **out,

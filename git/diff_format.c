@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
+
 /* The escape git writes for byte c, 0 when c stands for itself, 'o' for octal. */
 static char quote_escape(unsigned char c, bool quote_high)
 {
@@ -362,14 +364,16 @@ static int span_cmp(const void *a, const void *b)
 static int sig_cut(struct at_diff_sig *sig, const unsigned char *buf, size_t len, bool text)
 {
 	uint32_t a1 = 0, a2 = 0, n = 0;
-	size_t i, cap = len / 16 + 16;
+	size_t i, cap = 0;
 
 	/*
 	 * As git's hash_chars(): a last span without its newline is never
 	 * hashed, so it counts as changed even where both sides end in it.
 	 */
-	sig->spans = malloc(cap * sizeof(*sig->spans));
-	for (i = 0; sig->spans && i < len; i++) {
+	sig->spans = NULL;
+	if (AT_ARRAY_GROW(sig->spans, cap, len / 16 + 16) < 0)
+		return -1;
+	for (i = 0; i < len; i++) {
 		uint32_t c = buf[i], old = a1;
 
 		if (text && c == '\r' && i + 1 < len && buf[i + 1] == '\n')
@@ -379,13 +383,8 @@ static int sig_cut(struct at_diff_sig *sig, const unsigned char *buf, size_t len
 		a1 += c;
 		if (++n < SPAN_MAX && c != '\n')
 			continue;
-		if (sig->n == cap) {
-			struct span *more = realloc(sig->spans, 2 * cap * sizeof(*more));
-			if (!more)
-				return -1;
-			sig->spans = more;
-			cap *= 2;
-		}
+		if (AT_ARRAY_GROW(sig->spans, cap, sig->n + 1) < 0)
+			return -1;
 		sig->spans[sig->n].hash = (a1 + a2 * 0x61) % SPAN_HASHBASE;
 		sig->spans[sig->n++].bytes = n;
 		n = a1 = a2 = 0;

@@ -1,6 +1,5 @@
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,34 +9,11 @@
 #include "core/fs.h"
 #include "core/state.h"
 #include "core/util.h"
+#include "git/gc.h"
 #include "git/internal.h"
 #include "git/scratch.h"
 #include "git/trash.h"
 #include "git/worktree.h"
-
-int at_gc_report_add(struct at_gc_report *rep, const char *fmt, ...)
-{
-	struct at_gc_item *n = realloc(rep->items, (rep->count + 1) * sizeof(*n));
-	va_list ap;
-
-	if (!n)
-		return -1;
-	rep->items = n;
-	va_start(ap, fmt);
-	vsnprintf(n[rep->count].what, sizeof(n->what), fmt, ap);
-	va_end(ap);
-	rep->count++;
-	return 0;
-}
-
-void at_gc_report_release(struct at_gc_report *report)
-{
-	if (!report)
-		return;
-	free(report->items);
-	report->items = NULL;
-	report->count = 0;
-}
 
 static bool is_dir(const char *path)
 {
@@ -50,7 +26,7 @@ static bool is_dir(const char *path)
  * A task whose worktree directory is gone. Its commits are not thrown away:
  * a branch that moved past its base is saved in the trash before removal.
  */
-static int gc_orphaned(struct at_repo *r, const struct at_task *t, struct at_gc_report *rep,
+static int gc_orphaned(struct at_repo *r, const struct at_task *t, struct at_strlist *rep,
 		       struct at_error *err)
 {
 	struct at_task_info info;
@@ -63,12 +39,12 @@ static int gc_orphaned(struct at_repo *r, const struct at_task *t, struct at_gc_
 	if (at_task_remove(r, t, err) < 0)
 		return err->code;
 	if (trash[0])
-		return at_gc_report_add(rep, "removed task '%s' (worktree gone); its commits are in '%s'",
+		return at_strlist_pushf(rep, "removed task '%s' (worktree gone); its commits are in '%s'",
 				  t->name, trash);
-	return at_gc_report_add(rep, "removed task '%s' (worktree gone)", t->name);
+	return at_strlist_pushf(rep, "removed task '%s' (worktree gone)", t->name);
 }
 
-static int gc_records(struct at_repo *r, struct at_task_list *l, struct at_gc_report *rep,
+static int gc_records(struct at_repo *r, struct at_task_list *l, struct at_strlist *rep,
 		      struct at_error *err)
 {
 	char where[PATH_MAX];
@@ -79,10 +55,10 @@ static int gc_records(struct at_repo *r, struct at_task_list *l, struct at_gc_re
 
 		if (t->phase == AT_TASK_CREATING) {
 			if (at_task_rollback(r, t, err) < 0 ||
-			    at_gc_report_add(rep, "removed half-made task '%s'", t->name) < 0)
+			    at_strlist_pushf(rep, "removed half-made task '%s'", t->name) < 0)
 				return err->code ? err->code : AT_ESYS;
 		} else if (!is_dir(t->path) && at_task_moved(t, where, sizeof(where))) {
-			if (at_gc_report_add(rep, "left alone task '%s': its worktree was moved to "
+			if (at_strlist_pushf(rep, "left alone task '%s': its worktree was moved to "
 					     "'%s'", t->name, where) < 0)
 				return at_error_set(err, AT_ESYS, "out of memory");
 		} else if (!is_dir(t->path)) {
@@ -137,7 +113,7 @@ static bool admin_dir_ours(const struct at_paths *p, const char *admin)
 
 /* <common>/worktrees/agenttask-NAME with no task record: a leftover admin directory. */
 static int gc_admin_dirs(struct at_repo *r, const struct at_task_list *l,
-			 struct at_gc_report *rep, struct at_error *err)
+			 struct at_strlist *rep, struct at_error *err)
 {
 	char dir[PATH_MAX];
 	struct dirent *de;
@@ -161,7 +137,7 @@ static int gc_admin_dirs(struct at_repo *r, const struct at_task_list *l,
 		    !admin_dir_ours(&r->paths, path))
 			continue;
 		rc = at_rmtree(path, err);
-		if (rc == 0 && at_gc_report_add(rep, "removed worktree admin directory '%s'", path) < 0)
+		if (rc == 0 && at_strlist_pushf(rep, "removed worktree admin directory '%s'", path) < 0)
 			rc = at_error_set(err, AT_ESYS, "out of memory");
 	}
 	closedir(d);
@@ -173,7 +149,7 @@ static int gc_admin_dirs(struct at_repo *r, const struct at_task_list *l,
  * killed rollback or discard left.
  */
 static int gc_worktree_dirs(struct at_repo *r, const struct at_task_list *l,
-			    struct at_gc_report *rep, struct at_error *err)
+			    struct at_strlist *rep, struct at_error *err)
 {
 	struct dirent *de;
 	DIR *d;
@@ -192,7 +168,7 @@ static int gc_worktree_dirs(struct at_repo *r, const struct at_task_list *l,
 		if (at_fmt(path, sizeof(path), "%s/%s", r->paths.worktrees_dir, de->d_name) < 0)
 			continue;
 		rc = at_rmtree(path, err);
-		if (rc == 0 && at_gc_report_add(rep, "removed stray worktree directory '%s'", path) < 0)
+		if (rc == 0 && at_strlist_pushf(rep, "removed stray worktree directory '%s'", path) < 0)
 			rc = at_error_set(err, AT_ESYS, "out of memory");
 	}
 	closedir(d);
@@ -200,7 +176,7 @@ static int gc_worktree_dirs(struct at_repo *r, const struct at_task_list *l,
 }
 
 /* <state>/tasks/NAME.json.tmp.PID: a record write killed before its rename. */
-static int gc_tmp_records(struct at_repo *r, struct at_gc_report *rep,
+static int gc_tmp_records(struct at_repo *r, struct at_strlist *rep,
 			  struct at_error *err)
 {
 	struct dirent *de;
@@ -218,17 +194,17 @@ static int gc_tmp_records(struct at_repo *r, struct at_gc_report *rep,
 			continue;
 		if (unlink(path) < 0 && errno != ENOENT)
 			rc = at_error_sys(err, AT_ESYS, "cannot remove '%s'", path);
-		else if (at_gc_report_add(rep, "removed unfinished task record '%s'", path) < 0)
+		else if (at_strlist_pushf(rep, "removed unfinished task record '%s'", path) < 0)
 			rc = at_error_set(err, AT_ESYS, "out of memory");
 	}
 	closedir(d);
 	return rc;
 }
 
-int at_task_gc(struct at_repo *r, const struct at_gc_opts *opts, struct at_gc_report *report,
+int at_task_gc(struct at_repo *r, const struct at_gc_opts *opts, struct at_strlist *report,
 	       struct at_error *err)
 {
-	struct at_gc_report rep = { 0 };
+	struct at_strlist rep = AT_STRLIST_INIT;
 	struct at_task_list l = { 0 };
 	size_t i;
 	int rc;
@@ -247,15 +223,16 @@ int at_task_gc(struct at_repo *r, const struct at_gc_opts *opts, struct at_gc_re
 	if (rc == 0)
 		rc = gc_tmp_records(r, &rep, err);
 	for (i = 0; rc == 0 && i < l.nproblems; i++)
-		at_gc_report_add(&rep, "left alone unreadable task record '%s': %s", l.problems[i].name,
-			   l.problems[i].err.msg);
+		if (at_strlist_pushf(&rep, "left alone unreadable task record '%s': %s",
+				     l.problems[i].name, l.problems[i].err.msg) < 0)
+			rc = at_error_set(err, AT_ESYS, "out of memory");
 	at_task_list_release(&l);
 	if (rc == 0)
 		rc = at_scratch_sweep(r, &rep, err);
 	if (rc == 0)
-		rc = at_trash_prune(r, opts ? opts->trash_days : 14, &rep, err);
+		rc = at_trash_prune(r, opts ? opts->trash_days : AT_TRASH_DAYS_DEFAULT, &rep, err);
 	if (rc < 0) {
-		at_gc_report_release(&rep);
+		at_strlist_release(&rep);
 		return rc;
 	}
 	*report = rep;

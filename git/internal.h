@@ -4,10 +4,14 @@
 #ifndef AT_GIT_INTERNAL_H
 #define AT_GIT_INTERNAL_H
 
+#include <string.h>
+
 #include <git2.h>
 
+#include "core/oid.h"
 #include "core/task.h"
 #include "git/repo.h"
+#include "git/snapshot.h"
 
 struct at_repo {
 	git_repository *repo;     /* the main worktree's repository */
@@ -15,6 +19,31 @@ struct at_repo {
 				     (main worktree, or a task's): HEAD and the base come from it */
 	struct at_paths paths;
 };
+
+/* What git/snapshot.h's handle holds. */
+struct at_worktree {
+	struct at_repo *r;
+	git_repository *repo;      /* opened on the worktree: its index, attributes, HEAD */
+	struct at_task task;       /* a copy of the task it belongs to */
+	bool fast;                 /* the last at_task_state() took the fast path */
+	bool index_replaced;       /* a diff set an empty index on repo: never stage it */
+	git_index *staged;         /* at_worktree_stage()'s index, kept for the commit */
+	git_oid staged_tip;        /* HEAD when it was staged */
+	git_oid staged_tree;
+};
+
+_Static_assert(sizeof(((git_oid *)0)->id) == AT_OID_RAWSZ, "a git_oid is an at_oid");
+
+/* The id as libgit2 and as the rest of agenttask hold it. */
+static inline void at_oid_to_git(git_oid *out, const struct at_oid *id)
+{
+	memcpy(out->id, id->id, AT_OID_RAWSZ);
+}
+
+static inline void at_oid_from_git(struct at_oid *out, const git_oid *id)
+{
+	memcpy(out->id, id->id, AT_OID_RAWSZ);
+}
 
 /*
  * Translate libgit2's last error, once, at the boundary: the message is
@@ -27,7 +56,7 @@ int at_git_error(struct at_error *err, int code, const char *fmt, ...)
 int at_git_open_worktree(git_repository **out, const struct at_task *t, struct at_error *err);
 
 /*
- * at_snapshot_tree() in the task's worktree repository wt, already open.
+ * The tree of the task's full state in its worktree repository wt, already open.
  * *fast: the tree came from at_git_snapshot_fast() (so no attributes file
  * exists anywhere), and wt's index was not read.
  */

@@ -6,63 +6,23 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "core/array.h"
 #include "core/util.h"
 #include "git/internal.h"
 #include "git/snapshot.h"
 
 /* Path lists */
 
-void at_path_list_release(struct at_path_list *l)
+static int path_list_add(struct at_strlist *l, const char *path, struct at_error *err)
 {
-	size_t i;
-
-	if (!l)
-		return;
-	for (i = 0; i < l->count; i++)
-		free(l->paths[i]);
-	free(l->paths);
-	l->paths = NULL;
-	l->count = 0;
-}
-
-static int path_list_add(struct at_path_list *l, const char *path, struct at_error *err)
-{
-	char **grown, *copy = strdup(path);
-
-	grown = copy ? realloc(l->paths, (l->count + 1) * sizeof(*grown)) : NULL;
-	if (!grown) {
-		free(copy);
+	if (at_strlist_push(l, path) < 0)
 		return at_error_set(err, AT_ESYS, "out of memory");
-	}
-	grown[l->count++] = copy;
-	l->paths = grown;
 	return 0;
 }
 
-static int cmp_path(const void *a, const void *b)
+static git_strarray path_list_strarray(const struct at_strlist *l)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void path_list_sort_unique(struct at_path_list *l)
-{
-	size_t i, n = 0;
-
-	if (l->count == 0)
-		return;
-	qsort(l->paths, l->count, sizeof(*l->paths), cmp_path);
-	for (i = 1; i < l->count; i++) {
-		if (strcmp(l->paths[i], l->paths[n]) == 0)
-			free(l->paths[i]);
-		else
-			l->paths[++n] = l->paths[i];
-	}
-	l->count = n + 1;
-}
-
-static git_strarray path_list_strarray(const struct at_path_list *l)
-{
-	git_strarray sa = { l->paths, l->count };
+	git_strarray sa = { l->v, l->n };
 
 	return sa;
 }
@@ -91,63 +51,27 @@ static int ref_commit(git_repository *repo, const char *ref, const char *what, g
 	return rc;
 }
 
-static bool worktree_present(const struct at_task *t)
-{
-	struct stat st;
-
-	return stat(t->path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* The tree of the task's full state: its worktree's, else its branch tip's. */
-static int full_state_tree(struct at_repo *r, const struct at_task *t, git_commit *tip,
-			   git_oid *out, struct at_error *err)
-{
-	char hex[AT_OID_HEXSZ + 1];
-	int rc;
-
-	if (!worktree_present(t)) {
-		git_oid_cpy(out, git_commit_tree_id(tip));
-		return 0;
-	}
-	if ((rc = at_snapshot_tree(r, t, hex, err)) < 0)
-		return rc;
-	if (git_oid_fromstr(out, hex) < 0)
-		return at_git_error(err, AT_EGIT, "bad tree id '%s'", hex);
-	return 0;
-}
-
 /* Refuse unless the full state is the tree that was reviewed. */
-static int check_tree(const struct at_task *t, const git_oid *tree, const char *want,
+static int check_tree(const struct at_task *t, const git_oid *tree, const struct at_oid *want,
 		      const char *what, struct at_error *err)
 {
-	char hex[AT_OID_HEXSZ + 1];
+	char hex[AT_OID_HEXSZ + 1], whex[AT_OID_HEXSZ + 1];
+	git_oid w;
 
 	if (!want)
 		return 0;
-	at_git_oid_hex(hex, tree);
-	if (strcasecmp(hex, want) == 0)
+	at_oid_to_git(&w, want);
+	if (git_oid_equal(tree, &w))
 		return 0;
+	at_git_oid_hex(hex, tree);
+	at_oid_fmt(whex, want);
 	return at_error_set(err, AT_ESTALE, "task '%s' changed since %s: tree is %s, reviewed %s",
-			    t->name, what, hex, want);
-}
-
-int at_merge_check_tree(struct at_repo *r, const struct at_task *t, const char *want,
-			struct at_error *err)
-{
-	git_commit *tip = NULL;
-	git_oid tree;
-	int rc;
-
-	if ((rc = ref_commit(r->repo, t->branch, "task branch", &tip, err)) == 0 &&
-	    (rc = full_state_tree(r, t, tip, &tree, err)) == 0)
-		rc = check_tree(t, &tree, want, "review", err);
-	git_commit_free(tip);
-	return rc;
+			    t->name, what, hex, whex);
 }
 
 /* In-memory merges */
 
-static int collect_conflicts(git_index *idx, struct at_path_list *out, struct at_error *err)
+static int collect_conflicts(git_index *idx, struct at_strlist *out, struct at_error *err)
 {
 	const git_index_entry *anc, *ours, *theirs;
 	git_index_conflict_iterator *it = NULL;
@@ -164,7 +88,7 @@ static int collect_conflicts(git_index *idx, struct at_path_list *out, struct at
 	if (rc == 0 && grc != GIT_ITEROVER)
 		rc = at_git_error(err, AT_EGIT, "cannot list merge conflicts");
 	git_index_conflict_iterator_free(it);
-	path_list_sort_unique(out);
+	at_strlist_sort_unique(out);
 	return rc;
 }
 
@@ -173,7 +97,7 @@ static int collect_conflicts(git_index *idx, struct at_path_list *out, struct at
  * Takes ownership of idx.
  */
 static int merged_tree(git_repository *repo, git_index *idx, const struct at_task *t,
-		       git_oid *tree_out, struct at_path_list *conflicts, struct at_error *err)
+		       git_oid *tree_out, struct at_strlist *conflicts, struct at_error *err)
 {
 	int rc = 0;
 
@@ -182,8 +106,8 @@ static int merged_tree(git_repository *repo, git_index *idx, const struct at_tas
 		if (rc == 0)
 			rc = at_error_set(err, AT_ECONFLICT,
 					  "task '%s' conflicts with '%s' in %zu file%s", t->name,
-					  at_branch_short(t->base_branch), conflicts->count,
-					  conflicts->count == 1 ? "" : "s");
+					  at_branch_short(t->base_branch), conflicts->n,
+					  conflicts->n == 1 ? "" : "s");
 	} else if (git_index_write_tree_to(tree_out, idx, repo) < 0) {
 		rc = at_git_error(err, AT_EGIT, "cannot write the merged tree of task '%s'",
 				  t->name);
@@ -200,7 +124,7 @@ struct plan {
 /* Decide how theirs goes into base, and the resulting tree; nothing is written to refs. */
 static int plan_merge(git_repository *repo, const struct at_task *t, enum at_merge_mode mode,
 		      git_commit *base, git_commit *theirs, struct plan *out,
-		      struct at_path_list *conflicts, struct at_error *err)
+		      struct at_strlist *conflicts, struct at_error *err)
 {
 	git_merge_options mo = GIT_MERGE_OPTIONS_INIT;
 	const git_oid *b = git_commit_id(base), *h = git_commit_id(theirs);
@@ -269,7 +193,7 @@ static int pending_commit(git_repository *repo, git_commit *tip, const git_oid *
 
 /* Paths that differ between two trees (both sides of each change). */
 static int changed_paths(git_repository *repo, git_tree *from, git_tree *to,
-			 struct at_path_list *out, struct at_error *err)
+			 struct at_strlist *out, struct at_error *err)
 {
 	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
 	git_diff *diff = NULL;
@@ -288,7 +212,7 @@ static int changed_paths(git_repository *repo, git_tree *from, git_tree *to,
 			rc = path_list_add(out, d->new_file.path, err);
 	}
 	git_diff_free(diff);
-	path_list_sort_unique(out);
+	at_strlist_sort_unique(out);
 	return rc;
 }
 
@@ -302,7 +226,7 @@ struct checkout {
 
 struct checkouts {
 	struct checkout *v;
-	size_t n;
+	size_t n, cap;
 };
 
 static void checkouts_release(struct checkouts *c)
@@ -314,7 +238,7 @@ static void checkouts_release(struct checkouts *c)
 			git_repository_free(c->v[i].repo);
 	free(c->v);
 	c->v = NULL;
-	c->n = 0;
+	c->n = c->cap = 0;
 }
 
 /* Is branch being rebased in this worktree (HEAD detached meanwhile)? */
@@ -357,7 +281,6 @@ static int consider(struct checkouts *c, git_repository *repo, bool owned, const
 		    struct at_error *err)
 {
 	struct checkout co = { repo, owned, "" };
-	struct checkout *grown;
 	size_t len;
 	int rc = 0;
 
@@ -378,12 +301,10 @@ static int consider(struct checkouts *c, git_repository *repo, bool owned, const
 				  "or revert: finish or abort it first", co.path);
 	if (rc < 0)
 		goto drop;
-	grown = realloc(c->v, (c->n + 1) * sizeof(*grown));
-	if (!grown) {
+	if (AT_ARRAY_GROW(c->v, c->cap, c->n + 1) < 0) {
 		rc = at_error_set(err, AT_ESYS, "out of memory");
 		goto drop;
 	}
-	c->v = grown;
 	c->v[c->n++] = co;
 	return 0;
 drop:
@@ -447,8 +368,8 @@ static bool already_new(const git_status_entry *s, git_tree *new_tree)
 }
 
 /* The user's uncommitted changes (staged, unstaged, untracked, ignored) among paths. */
-static int dirty_paths(struct checkout *co, const struct at_path_list *paths, git_tree *new_tree,
-		       struct at_path_list *out, struct at_error *err)
+static int dirty_paths(struct checkout *co, const struct at_strlist *paths, git_tree *new_tree,
+		       struct at_strlist *out, struct at_error *err)
 {
 	git_status_options so = GIT_STATUS_OPTIONS_INIT;
 	git_status_list *list = NULL;
@@ -472,12 +393,12 @@ static int dirty_paths(struct checkout *co, const struct at_path_list *paths, gi
 			rc = path_list_add(out, d->old_file.path, err);
 	}
 	git_status_list_free(list);
-	path_list_sort_unique(out);
+	at_strlist_sort_unique(out);
 	return rc;
 }
 
-static int check_checkouts(struct checkouts *cos, const struct at_path_list *paths,
-			   git_tree *new_tree, struct at_path_list *dirty, struct at_error *err)
+static int check_checkouts(struct checkouts *cos, const struct at_strlist *paths,
+			   git_tree *new_tree, struct at_strlist *dirty, struct at_error *err)
 {
 	char lock[PATH_MAX];
 	struct stat st;
@@ -496,11 +417,11 @@ static int check_checkouts(struct checkouts *cos, const struct at_path_list *pat
 					    co->path, lock);
 		if ((rc = dirty_paths(co, paths, new_tree, dirty, err)) < 0)
 			return rc;
-		if (dirty->count > 0)
+		if (dirty->n > 0)
 			return at_error_set(err, AT_EDIRTY,
 					    "uncommitted changes in '%s' would be overwritten; "
 					    "commit or stash them first (%zu file%s)", co->path,
-					    dirty->count, dirty->count == 1 ? "" : "s");
+					    dirty->n, dirty->n == 1 ? "" : "s");
 	}
 	return 0;
 }
@@ -511,7 +432,7 @@ static int check_checkouts(struct checkouts *cos, const struct at_path_list *pat
  * requires of a checkout.
  */
 static int checkout_paths(struct checkout *co, git_tree *to, git_tree *from,
-			  const struct at_path_list *paths, bool force, struct at_error *err)
+			  const struct at_strlist *paths, bool force, struct at_error *err)
 {
 	git_checkout_options o = GIT_CHECKOUT_OPTIONS_INIT;
 	git_tree *target = NULL, *baseline = NULL;
@@ -609,13 +530,15 @@ struct accept {
 	struct at_repo *r;
 	const struct at_task *t;
 	const struct at_merge_opts *o;
+	const struct at_task_state *st;  /* the task's full state, taken under the lock */
+	struct at_worktree *staged;      /* where it was staged, to commit it; NULL: nothing to */
 	git_commit *base;            /* the base tip before */
 	git_commit *tip;             /* task tip: pending changes as an object, then committed */
 	git_tree *base_tree;
 	git_tree *new_tree;
 	git_oid state_tree;          /* the task's full state */
 	struct plan plan;
-	struct at_path_list changed; /* paths that differ between base_tree and new_tree */
+	struct at_strlist changed;   /* paths that differ between base_tree and new_tree */
 	struct checkouts cos;
 	git_oid new_tip;
 };
@@ -626,8 +549,20 @@ static void accept_release(struct accept *a)
 	git_commit_free(a->tip);
 	git_tree_free(a->base_tree);
 	git_tree_free(a->new_tree);
-	at_path_list_release(&a->changed);
+	at_strlist_release(&a->changed);
 	checkouts_release(&a->cos);
+}
+
+/* The branch still at the tip the state was taken on: nothing committed since. */
+static int check_tip(const struct accept *a, git_commit *task_tip, struct at_error *err)
+{
+	git_oid want;
+
+	at_oid_to_git(&want, &a->st->tip);
+	if (git_oid_equal(&want, git_commit_id(task_tip)))
+		return 0;
+	return at_error_set(err, AT_ESTALE, "the branch of task '%s' moved while it was being "
+			    "accepted; review and accept again", a->t->name);
 }
 
 /* Everything that can refuse, before anything is written but loose objects. */
@@ -641,9 +576,10 @@ static int accept_preflight(struct accept *a, struct at_merge_result *res, struc
 		return at_error_set(err, AT_ECONFLICT, "task '%s' has no base branch (it began on "
 				    "a detached HEAD): merge '%s' yourself", a->t->name,
 				    at_branch_short(a->t->branch));
+	at_oid_to_git(&a->state_tree, &a->st->tree);
 	if ((rc = ref_commit(repo, a->t->base_branch, "base branch", &a->base, err)) < 0 ||
 	    (rc = ref_commit(repo, a->t->branch, "task branch", &task_tip, err)) < 0 ||
-	    (rc = full_state_tree(a->r, a->t, task_tip, &a->state_tree, err)) < 0 ||
+	    (rc = check_tip(a, task_tip, err)) < 0 ||
 	    (rc = check_tree(a->t, &a->state_tree, a->o->expect_tree, "review", err)) < 0 ||
 	    (rc = check_tree(a->t, &a->state_tree, a->o->gated_tree, "the gate ran", err)) < 0 ||
 	    (rc = pending_commit(repo, task_tip, &a->state_tree, &a->tip, err)) < 0 ||
@@ -665,33 +601,31 @@ out:
 	return rc;
 }
 
-/* Record the pending changes on the task branch; the plan must not change. */
+/*
+ * Record the pending changes on the task branch: exactly the staged state,
+ * so the commit has the tree the merge was planned with (on the same
+ * parent), and the plan stands.
+ */
 static int accept_commit_pending(struct accept *a, struct at_merge_result *res,
 				 struct at_error *err)
 {
-	char hex[AT_OID_HEXSZ + 1];
-	struct plan again;
+	struct at_oid made;
 	git_oid id;
 	int rc;
 
-	if (!worktree_present(a->t))
+	if (!a->staged)
 		return 0;
-	if ((rc = at_task_commit(a->r, a->t, NULL, hex, &res->committed_pending, err)) < 0)
+	if ((rc = at_worktree_commit(a->staged, NULL, &made, &res->committed_pending, err)) < 0)
 		return rc;
 	git_commit_free(a->tip);
 	a->tip = NULL;
-	if (git_oid_fromstr(&id, hex) < 0 || git_commit_lookup(&a->tip, a->r->repo, &id) < 0)
+	at_oid_to_git(&id, &made);
+	if (git_commit_lookup(&a->tip, a->r->repo, &id) < 0)
 		return at_git_error(err, AT_EGIT, "cannot read the tip of task '%s'", a->t->name);
 	if (!git_oid_equal(git_commit_tree_id(a->tip), &a->state_tree))
 		return at_error_set(err, AT_ESTALE, "task '%s' changed during accept: its changes "
 				    "are committed on '%s'; review and accept again", a->t->name,
 				    at_branch_short(a->t->branch));
-	if ((rc = plan_merge(a->r->repo, a->t, a->o->mode, a->base, a->tip, &again, &res->paths,
-			     err)) < 0)
-		return rc;
-	if (again.kind != a->plan.kind || !git_oid_equal(&again.tree, &a->plan.tree))
-		return at_error_set(err, AT_ESTALE, "the merge of task '%s' changed during accept",
-				    a->t->name);
 	return 0;
 }
 
@@ -739,7 +673,7 @@ static int move_ref(struct accept *a, struct at_error *err)
 				    "branch '%s' moved during accept; run accept again",
 				    at_branch_short(a->t->base_branch));
 	if (rc == GIT_ELOCKED)
-		return at_error_set(err, AT_EGIT,
+		return at_error_set(err, AT_EBUSY,
 				    "branch '%s' is locked by another git command "
 				    "('%s.lock' exists); try again",
 				    at_branch_short(a->t->base_branch), a->t->base_branch);
@@ -776,7 +710,8 @@ static int accept_land(struct accept *a, struct at_error *err)
 	return rc;
 }
 
-int at_merge_accept(struct at_repo *r, const struct at_task *t, const struct at_merge_opts *opts,
+int at_merge_accept(struct at_repo *r, const struct at_task *t, const struct at_task_state *st,
+		    struct at_worktree *staged, const struct at_merge_opts *opts,
 		    struct at_merge_result *out, struct at_error *err)
 {
 	static const struct at_merge_opts dflt = AT_MERGE_OPTS_INIT;
@@ -788,7 +723,9 @@ int at_merge_accept(struct at_repo *r, const struct at_task *t, const struct at_
 	a.r = r;
 	a.t = t;
 	a.o = opts ? opts : &dflt;
-	snprintf(out->base_branch, sizeof(out->base_branch), "%s", t->base_branch);
+	a.st = st;
+	a.staged = staged;
+	memcpy(out->base_branch, t->base_branch, sizeof(out->base_branch));
 	rc = accept_preflight(&a, out, err);
 	if (rc == 0)
 		rc = accept_commit_pending(&a, out, err);
@@ -796,22 +733,16 @@ int at_merge_accept(struct at_repo *r, const struct at_task *t, const struct at_
 		rc = accept_land(&a, err);
 	if (rc == 0) {
 		out->kind = a.plan.kind;
-		at_git_oid_hex(out->old_tip, git_commit_id(a.base));
+		at_oid_from_git(&out->old_tip, git_commit_id(a.base));
 		if (a.plan.kind == AT_MERGED_UP_TO_DATE)
 			git_oid_cpy(&a.new_tip, git_commit_id(a.base));
-		at_git_oid_hex(out->new_tip, &a.new_tip);
+		at_oid_from_git(&out->new_tip, &a.new_tip);
 		if (a.cos.n > 0)
 			snprintf(out->updated_worktree, sizeof(out->updated_worktree), "%s",
 				 a.cos.v[0].path);
 	}
 	accept_release(&a);
 	return rc;
-}
-
-void at_merge_result_release(struct at_merge_result *res)
-{
-	if (res)
-		at_path_list_release(&res->paths);
 }
 
 /* The tree of the merge base of two commits; NULL (and 0) when they share no history. */
@@ -833,7 +764,25 @@ static int ancestor_tree(git_repository *repo, const git_oid *a, const git_oid *
 	return rc < 0 ? rc : 0;
 }
 
-static int preview_merge(struct at_repo *r, const struct at_task *t, const char *state_hex,
+/* The task's full state, for a preview that was given none: one scan. */
+static int preview_state(struct at_repo *r, const struct at_task *t, git_oid *out,
+			 struct at_error *err)
+{
+	struct at_worktree *w = NULL;
+	struct at_task_state st;
+	int rc = 0;
+
+	if (at_worktree_present(t))
+		rc = at_worktree_open(&w, r, t, err);
+	if (rc == 0)
+		rc = at_task_state(r, t, w, &st, err);
+	if (rc == 0)
+		at_oid_to_git(out, &st.tree);
+	at_worktree_free(w);
+	return rc;
+}
+
+static int preview_merge(struct at_repo *r, const struct at_task *t, const struct at_oid *given,
 			 git_commit *base, struct at_merge_preview *pv, struct at_error *err)
 {
 	git_tree *anc = NULL, *ours = NULL, *theirs = NULL;
@@ -853,11 +802,9 @@ static int preview_merge(struct at_repo *r, const struct at_task *t, const char 
 		pv->clean = true;
 		goto out;
 	}
-	if (state_hex && git_oid_fromstr(&state, state_hex) < 0) {
-		rc = at_error_set(err, AT_EUSAGE, "invalid tree id '%s'", state_hex);
-		goto out;
-	}
-	if ((!state_hex && (rc = full_state_tree(r, t, tip, &state, err)) < 0) ||
+	if (given)
+		at_oid_to_git(&state, given);
+	if ((!given && (rc = preview_state(r, t, &state, err)) < 0) ||
 	    (rc = ancestor_tree(r->repo, git_commit_id(base), git_commit_id(tip), &anc, err)) < 0)
 		goto out;
 	if (git_commit_tree(&ours, base) < 0 || git_tree_lookup(&theirs, r->repo, &state) < 0 ||
@@ -869,7 +816,7 @@ static int preview_merge(struct at_repo *r, const struct at_task *t, const char 
 	if (git_index_has_conflicts(idx))
 		rc = collect_conflicts(idx, &pv->conflicts, err);
 	git_index_free(idx);
-	pv->clean = pv->conflicts.count == 0;
+	pv->clean = pv->conflicts.n == 0;
 out:
 	git_tree_free(anc);
 	git_tree_free(ours);
@@ -878,14 +825,9 @@ out:
 	return rc;
 }
 
-int at_merge_preview(struct at_repo *r, const struct at_task *t, struct at_merge_preview *out,
-		     struct at_error *err)
-{
-	return at_merge_preview_tree(r, t, NULL, out, err);
-}
-
-int at_merge_preview_tree(struct at_repo *r, const struct at_task *t, const char *state_tree,
-			  struct at_merge_preview *out, struct at_error *err)
+int at_merge_preview(struct at_repo *r, const struct at_task *t,
+			  const struct at_oid *state_tree, struct at_merge_preview *out,
+			  struct at_error *err)
 {
 	struct at_merge_preview pv;
 	git_commit *base = NULL;
@@ -909,14 +851,8 @@ int at_merge_preview_tree(struct at_repo *r, const struct at_task *t, const char
 	rc = preview_merge(r, t, state_tree, base, &pv, err);
 	git_commit_free(base);
 	if (rc < 0)
-		at_path_list_release(&pv.conflicts);
+		at_strlist_release(&pv.conflicts);
 	else
 		*out = pv;
 	return rc;
-}
-
-void at_merge_preview_release(struct at_merge_preview *p)
-{
-	if (p)
-		at_path_list_release(&p->conflicts);
 }

@@ -15,103 +15,53 @@
  *
  * at_merge_preview() answers "would accepting this work?" without writing to
  * any ref, index or file (blobs of uncommitted files may be written to the
- * object database, as at_snapshot_tree does).
+ * object database, as at_task_state does).
  */
 #ifndef AT_GIT_MERGE_H
 #define AT_GIT_MERGE_H
 
-#include <limits.h>
 #include <stdbool.h>
-#include <stddef.h>
 
+#include "core/merge.h"
 #include "core/task.h"
 #include "git/repo.h"
-
-enum at_merge_mode {
-	AT_MERGE_AUTO = 0,  /* fast-forward when possible, else a merge commit */
-	AT_MERGE_FF_ONLY,   /* fast-forward or refuse (AT_ECONFLICT) */
-	AT_MERGE_NO_FF,     /* always a merge commit, even when a fast-forward would do */
-	AT_MERGE_SQUASH,    /* one new commit on the base, parent the base tip */
-};
+#include "git/snapshot.h"
 
 struct at_merge_opts {
 	enum at_merge_mode mode;
-	const char *message;     /* message of a new commit; NULL: a default */
-	const char *trailer;     /* "Key: value" appended to a new commit's message, or NULL */
-	const char *expect_tree; /* refuse (AT_ESTALE) unless the full state's tree is this id */
-	const char *gated_tree;  /* likewise, for the tree the review gate judged */
+	const char *message;              /* message of a new commit; NULL: a default */
+	const char *trailer;              /* "Key: value" appended to a new commit's message, or NULL */
+	const struct at_oid *expect_tree; /* refuse (AT_ESTALE) unless the full state's tree is this */
+	const struct at_oid *gated_tree;  /* likewise, for the tree the review gate judged */
 };
 #define AT_MERGE_OPTS_INIT { AT_MERGE_AUTO, NULL, NULL, NULL, NULL }
 
-enum at_merge_kind {
-	AT_MERGED_UP_TO_DATE = 0, /* the base already held all of the task: nothing moved */
-	AT_MERGED_FAST_FORWARD,
-	AT_MERGED_COMMIT,         /* a merge commit with two parents */
-	AT_MERGED_SQUASH,
-};
-
-struct at_path_list {
-	char **paths;       /* sorted, each malloc'd */
-	size_t count;
-};
-
-struct at_merge_result {
-	enum at_merge_kind kind;
-	char base_branch[256];              /* full ref that moved */
-	char old_tip[AT_OID_HEXSZ + 1];
-	char new_tip[AT_OID_HEXSZ + 1];
-	bool committed_pending;             /* pending changes became a commit on the task branch */
-	char updated_worktree[PATH_MAX];    /* a worktree whose files followed, "" when none */
-	/*
-	 * On AT_ECONFLICT the conflicting paths, on AT_EDIRTY the user's files
-	 * in the way. Filled on those failures too; release it in every case.
-	 */
-	struct at_path_list paths;
-};
-
 /*
- * Integrate task t into its base branch (t->base_branch; "" is refused).
+ * Integrate task t into its base branch (t->base_branch; "" is refused), in
+ * the state st (at_worktree_stage() of the worktree `staged`, taken under
+ * the lock; or, the worktree missing, at_task_state() with no worktree and
+ * staged NULL). The pending changes are committed from `staged` as they
+ * were staged: no second scan, and no other state than the one checked.
+ * The branch must still be at st->tip (else AT_ESTALE).
  * Refusals, each with nothing changed: AT_ESTALE (the full state is not
  * expect_tree / gated_tree), AT_ECONFLICT (conflicting paths in out->paths,
  * or no fast-forward under AT_MERGE_FF_ONLY, or no base branch), AT_EDIRTY
  * (uncommitted user changes in a worktree where the base is checked out, in
  * files the task changes: listed in out->paths). The base ref moves by
  * compare-and-swap; if it moved under us, the worktree files are put back
- * and AT_ESTALE is returned.
+ * and AT_ESTALE is returned; AT_EBUSY when another git command holds its lock.
  */
-int at_merge_accept(struct at_repo *r, const struct at_task *t, const struct at_merge_opts *opts,
+int at_merge_accept(struct at_repo *r, const struct at_task *t, const struct at_task_state *st,
+		    struct at_worktree *staged, const struct at_merge_opts *opts,
 		    struct at_merge_result *out, struct at_error *err);
-
-void at_merge_result_release(struct at_merge_result *res);
-
-/*
- * Refuse (AT_ESTALE, "task 'x' changed since review: tree is A, reviewed B")
- * unless the task's full state is the tree `want`. Writes nothing but blobs.
- */
-int at_merge_check_tree(struct at_repo *r, const struct at_task *t, const char *want,
-			struct at_error *err);
-
-struct at_merge_preview {
-	bool has_base_branch;   /* false: the task began on a detached HEAD */
-	bool base_moved;        /* the base tip is no longer the commit the task began from */
-	size_t base_ahead;      /* commits on the base since the task began */
-	bool clean;             /* the full state merges without conflicts */
-	struct at_path_list conflicts;
-};
 
 /*
  * Merge the task's full state with its base in memory: ancestor the merge
- * base, ours the base tip, theirs the full-state tree (the task branch tip
- * when the worktree is missing). *out is written only on success.
+ * base, ours the base tip, theirs the full-state tree state_tree (NULL: it
+ * is worked out here, one scan; the branch tip's when the worktree is
+ * missing). *out is written only on success.
  */
-int at_merge_preview(struct at_repo *r, const struct at_task *t, struct at_merge_preview *out,
-		     struct at_error *err);
-
-/* The same, for a full-state tree the caller has already computed (hex id). */
-int at_merge_preview_tree(struct at_repo *r, const struct at_task *t, const char *state_tree,
-			  struct at_merge_preview *out, struct at_error *err);
-
-void at_merge_preview_release(struct at_merge_preview *p);
-void at_path_list_release(struct at_path_list *l);
+int at_merge_preview(struct at_repo *r, const struct at_task *t, const struct at_oid *state_tree,
+		     struct at_merge_preview *out, struct at_error *err);
 
 #endif

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/trace.h"
+
 int at_git_error(struct at_error *err, int code, const char *fmt, ...)
 {
 	const git_error *ge = git_error_last();
@@ -72,8 +74,8 @@ static bool in_task_worktree(git_repository *repo)
 
 	if (git_reference_lookup(&head, repo, "HEAD") == 0 &&
 	    git_reference_type(head) == GIT_REFERENCE_SYMBOLIC)
-		task = strncmp(git_reference_symbolic_target(head), "refs/heads/" AT_BRANCH_PREFIX,
-			       strlen("refs/heads/" AT_BRANCH_PREFIX)) == 0;
+		task = strncmp(git_reference_symbolic_target(head), AT_REFS_HEADS AT_BRANCH_PREFIX,
+			       strlen(AT_REFS_HEADS AT_BRANCH_PREFIX)) == 0;
 	git_reference_free(head);
 	git_error_clear();
 	return task;
@@ -167,6 +169,7 @@ const char *at_repo_workdir(const struct at_repo *r)
 
 int at_git_open_worktree(git_repository **out, const struct at_task *t, struct at_error *err)
 {
+	at_trace("open", t->path);
 	if (git_repository_open_ext(out, t->path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
 		return at_git_error(err, AT_EGIT, "cannot open the worktree of task '%s'", t->name);
 	return 0;

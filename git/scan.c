@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/fs.h"
 #include "core/util.h"
 #include "git/dircache.h"
@@ -177,15 +178,8 @@ static ssize_t find_file(const struct walk *w, const char *path, size_t lo, size
 
 static int push_change(struct at_scan *s, enum at_scan_kind kind, const char *path, size_t len)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct at_scan_change *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (AT_ARRAY_GROW(s->v, s->cap, s->n + 1) < 0)
+		return -1;
 	if (!(s->v[s->n].path = strndup(path, len)))
 		return -1;
 	s->v[s->n++].kind = kind;
@@ -194,15 +188,8 @@ static int push_change(struct at_scan *s, enum at_scan_kind kind, const char *pa
 
 static int push_candidate(struct found *f, const char *path, bool dir)
 {
-	if (f->ncand == f->capcand) {
-		size_t cap = f->capcand ? f->capcand * 2 : 16;
-		struct candidate *v = realloc(f->cand, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		f->cand = v;
-		f->capcand = cap;
-	}
+	if (AT_ARRAY_GROW(f->cand, f->capcand, f->ncand + 1) < 0)
+		return -1;
 	if (!(f->cand[f->ncand].path = strdup(path)))
 		return -1;
 	f->cand[f->ncand++].dir = dir;
@@ -255,17 +242,10 @@ static bool stat_changed(const struct walk *w, const git_index_entry *e, const s
 static int push_dir(struct walk *w, char *prefix)
 {
 	pthread_mutex_lock(&w->lock);
-	if (w->nstack == w->capstack) {
-		size_t cap = w->capstack ? w->capstack * 2 : 64;
-		char **v = realloc(w->stack, cap * sizeof(*v));
-
-		if (!v) {
-			pthread_mutex_unlock(&w->lock);
-			free(prefix);
-			return -1;
-		}
-		w->stack = v;
-		w->capstack = cap;
+	if (AT_ARRAY_GROW(w->stack, w->capstack, w->nstack + 1) < 0) {
+		pthread_mutex_unlock(&w->lock);
+		free(prefix);
+		return -1;
 	}
 	w->stack[w->nstack++] = prefix;
 	pthread_cond_signal(&w->cond);
@@ -339,15 +319,8 @@ static int record_dir(struct found *f, const char *prefix, const struct stat *st
 {
 	struct at_dircache_dir *d;
 
-	if (f->ndirs == f->capdirs) {
-		size_t cap = f->capdirs ? f->capdirs * 2 : 64;
-		struct at_dircache_dir *v = realloc(f->dirs, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		f->dirs = v;
-		f->capdirs = cap;
-	}
+	if (AT_ARRAY_GROW(f->dirs, f->capdirs, f->ndirs + 1) < 0)
+		return -1;
 	d = &f->dirs[f->ndirs];
 	memset(d, 0, sizeof(*d));
 	d->ctime = st->st_ctim;
@@ -370,17 +343,8 @@ static int add_name(char **buf, size_t *len, size_t *cap, bool dir, const char *
 {
 	size_t n = strlen(name) + 2;
 
-	if (*len + n > *cap) {
-		size_t c = *cap ? *cap * 2 : 256;
-		char *b;
-
-		while (c < *len + n)
-			c *= 2;
-		if (!(b = realloc(*buf, c)))
-			return -1;
-		*buf = b;
-		*cap = c;
-	}
+	if (at_array_reserve(buf, cap, *len + n, 1) < 0)
+		return -1;
 	(*buf)[(*len)++] = dir ? 'd' : 'f';
 	memcpy(*buf + *len, name, n - 1);
 	*len += n - 1;

@@ -113,45 +113,46 @@ static int checkout(git_repository *wt, const git_oid *id, bool update_index,
 	return rc;
 }
 
-static int fill(struct at_scratch *s, const char *commit_hex, const char *tree_hex,
-		struct at_error *err)
+static int fill(struct at_scratch *s, const struct at_oid *commit_id,
+		const struct at_oid *tree_id, struct at_error *err)
 {
 	git_repository *wt = NULL;
 	git_commit *commit = NULL;
 	git_oid cid, tid;
 	int rc;
 
-	if (git_oid_fromstr(&cid, commit_hex) < 0 ||
-	    (tree_hex && git_oid_fromstr(&tid, tree_hex) < 0))
-		return at_error_set(err, AT_EUSAGE, "not an object id '%s'",
-				    tree_hex ? tree_hex : commit_hex);
+	at_oid_to_git(&cid, commit_id);
+	if (tree_id)
+		at_oid_to_git(&tid, tree_id);
 	if (git_repository_open_ext(&wt, s->path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
 		return at_git_error(err, AT_EGIT, "cannot open scratch worktree '%s'", s->path);
 	if (git_commit_lookup(&commit, wt, &cid) < 0)
-		rc = at_git_error(err, AT_EGIT, "cannot read commit '%s'", commit_hex);
+		rc = at_git_error(err, AT_EGIT, "cannot read commit '%s'", git_oid_tostr_s(&cid));
 	else
 		rc = checkout(wt, &cid, true, err);
 	/* The state under review over the commit, as uncommitted changes. */
-	if (rc == 0 && tree_hex && !git_oid_equal(&tid, git_commit_tree_id(commit)))
+	if (rc == 0 && tree_id && !git_oid_equal(&tid, git_commit_tree_id(commit)))
 		rc = checkout(wt, &tid, false, err);
 	git_commit_free(commit);
 	git_repository_free(wt);
 	return rc;
 }
 
-int at_scratch_create(struct at_repo *r, const char *commit_hex, const char *tree_hex,
-		      struct at_scratch *out, struct at_error *err)
+int at_scratch_create(struct at_repo *r, const struct at_oid *commit,
+		      const struct at_oid *tree, struct at_scratch *out, struct at_error *err)
 {
+	char commit_hex[AT_OID_HEXSZ + 1];
 	struct at_scratch s;
 	int rc;
 
+	at_oid_fmt(commit_hex, commit);
 	memset(&s, 0, sizeof(s));
 	s.lock_fd = -1;
 	rc = make_locked_dir(&r->paths, &s, err);
 	if (rc == 0)
 		rc = write_worktree_files(&r->paths, &s, commit_hex, err);
 	if (rc == 0)
-		rc = fill(&s, commit_hex, tree_hex, err);
+		rc = fill(&s, commit, tree, err);
 	if (rc < 0) {
 		struct at_error ignored = AT_ERROR_INIT;
 		at_scratch_remove(&s, &ignored);
@@ -182,13 +183,20 @@ int at_scratch_remove(struct at_scratch *s, struct at_error *err)
 	return rc;
 }
 
+/* Every field of a scratch fits the task's it goes to: nothing is ever cut short. */
+#define FITS(a, b) (sizeof(((struct at_task *)0)->a) >= sizeof(((struct at_scratch *)0)->b))
+_Static_assert(FITS(worktree_name, name) && FITS(path, path) && FITS(admin_dir, admin_dir) &&
+		       FITS(name, name),
+	       "a scratch worktree's names fit a task record");
+
 void at_scratch_as_task(const struct at_scratch *s, struct at_task *t)
 {
 	memset(t, 0, sizeof(*t));
+	/* "gate-XXXXXX": the name mkdtemp made, well within a task name. */
 	snprintf(t->name, sizeof(t->name), "%s", strrchr(s->path, '/') + 1);
-	snprintf(t->worktree_name, sizeof(t->worktree_name), "%s", s->name);
-	snprintf(t->path, sizeof(t->path), "%s", s->path);
-	snprintf(t->admin_dir, sizeof(t->admin_dir), "%s", s->admin_dir);
+	memcpy(t->worktree_name, s->name, sizeof(s->name));
+	memcpy(t->path, s->path, sizeof(s->path));
+	memcpy(t->admin_dir, s->admin_dir, sizeof(s->admin_dir));
 	t->phase = AT_TASK_READY;
 }
 
@@ -210,7 +218,7 @@ static bool abandoned(const char *path, int *fd_out)
 	return true;
 }
 
-static int sweep_worktrees(struct at_repo *r, struct at_gc_report *rep, struct at_error *err)
+static int sweep_worktrees(struct at_repo *r, struct at_strlist *rep, struct at_error *err)
 {
 	char dir[PATH_MAX];
 	struct dirent *de;
@@ -229,16 +237,17 @@ static int sweep_worktrees(struct at_repo *r, struct at_gc_report *rep, struct a
 		    !abandoned(s.path, &s.lock_fd))
 			continue;
 		rc = at_scratch_remove(&s, err);
-		if (rc == 0 && rep)
-			at_gc_report_add(rep, "removed abandoned gate worktree '%s/%s'", dir,
-					 de->d_name);
+		if (rc == 0 && rep &&
+		    at_strlist_pushf(rep, "removed abandoned gate worktree '%s/%s'", dir,
+				     de->d_name) < 0)
+			rc = at_error_set(err, AT_ESYS, "out of memory");
 	}
 	closedir(d);
 	return rc;
 }
 
 /* Admin directories whose worktree is gone (a removal killed between the two). */
-static int sweep_admin_dirs(struct at_repo *r, struct at_gc_report *rep, struct at_error *err)
+static int sweep_admin_dirs(struct at_repo *r, struct at_strlist *rep, struct at_error *err)
 {
 	char dir[PATH_MAX], sdir[PATH_MAX];
 	const size_t plen = strlen(ADMIN_PREFIX SCRATCH_PREFIX);
@@ -259,14 +268,15 @@ static int sweep_admin_dirs(struct at_repo *r, struct at_gc_report *rep, struct 
 		    lstat(wt, &st) == 0)
 			continue;
 		rc = at_rmtree(admin, err);
-		if (rc == 0 && rep)
-			at_gc_report_add(rep, "removed gate worktree admin directory '%s'", admin);
+		if (rc == 0 && rep &&
+		    at_strlist_pushf(rep, "removed gate worktree admin directory '%s'", admin) < 0)
+			rc = at_error_set(err, AT_ESYS, "out of memory");
 	}
 	closedir(d);
 	return rc;
 }
 
-int at_scratch_sweep(struct at_repo *r, struct at_gc_report *rep, struct at_error *err)
+int at_scratch_sweep(struct at_repo *r, struct at_strlist *rep, struct at_error *err)
 {
 	int rc = sweep_worktrees(r, rep, err);
 

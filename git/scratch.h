@@ -20,9 +20,9 @@
 
 #include <limits.h>
 
+#include "core/strlist.h"
 #include "core/task.h"
 #include "git/repo.h"
-#include "git/worktree.h"
 
 struct at_scratch {
 	char path[PATH_MAX];       /* the worktree directory */
@@ -32,11 +32,11 @@ struct at_scratch {
 };
 
 /*
- * Make a scratch worktree, HEAD detached at commit_hex, whose files are
- * tree_hex (NULL: the commit's own tree). Files that differ from the commit
- * show as unstaged changes, as in the task. All or nothing.
+ * Make a scratch worktree, HEAD detached at commit, whose files are tree
+ * (NULL: the commit's own tree). Files that differ from the commit show as
+ * unstaged changes, as in the task. All or nothing.
  */
-int at_scratch_create(struct at_repo *r, const char *commit_hex, const char *tree_hex,
+int at_scratch_create(struct at_repo *r, const struct at_oid *commit, const struct at_oid *tree,
 		      struct at_scratch *out, struct at_error *err);
 
 /* Remove it again (worktree, admin directory, lock); safe on a zeroed or failed one. */
@@ -46,6 +46,6 @@ int at_scratch_remove(struct at_scratch *s, struct at_error *err);
 void at_scratch_as_task(const struct at_scratch *s, struct at_task *t);
 
 /* Remove scratch worktrees whose owner is gone, reporting each (rep may be NULL). */
-int at_scratch_sweep(struct at_repo *r, struct at_gc_report *rep, struct at_error *err);
+int at_scratch_sweep(struct at_repo *r, struct at_strlist *rep, struct at_error *err);
 
 #endif

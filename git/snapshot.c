@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "core/trace.h"
 #include "core/util.h"
 #include "git/internal.h"
 #include "git/scan.h"
@@ -51,6 +53,7 @@ static int index_add_changes(git_repository *wt, git_index *idx, const char *nam
 	size_t i, n;
 	int rc;
 
+	at_trace("scan", git_repository_workdir(wt));
 	rc = at_scan_worktree(wt, idx, &scan, err);
 	for (i = 0; rc == 0 && i < scan.n; i++)
 		rc = apply_change(idx, scan.v[i].kind == AT_SCAN_DELETED, scan.v[i].path, name, err);
@@ -62,6 +65,7 @@ static int index_add_changes(git_repository *wt, git_index *idx, const char *nam
 	dopts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
 		      GIT_DIFF_INCLUDE_TYPECHANGE;
 	dopts.ignore_submodules = GIT_SUBMODULE_IGNORE_ALL;
+	at_trace("scan", git_repository_workdir(wt));
 	if (git_diff_index_to_workdir(&diff, wt, idx, &dopts) < 0)
 		return at_git_error(err, AT_EGIT, "cannot compare the worktree of task '%s'", name);
 	n = git_diff_num_deltas(diff);
@@ -172,93 +176,190 @@ int at_git_snapshot_tree(git_repository *wt, const struct at_task *t, git_oid *t
 	return rc == AT_SNAPSHOT_DECLINED ? snapshot(wt, t, NULL, tree, err) : rc;
 }
 
-int at_snapshot_tree(struct at_repo *r, const struct at_task *t, char tree_hex[AT_OID_HEXSZ + 1],
+bool at_worktree_present(const struct at_task *t)
+{
+	char pointer[PATH_MAX + 8];
+	struct stat st;
+
+	return at_fmt(pointer, sizeof(pointer), "%s/.git", t->path) == 0 &&
+	       lstat(t->path, &st) == 0 && S_ISDIR(st.st_mode) && lstat(pointer, &st) == 0;
+}
+
+int at_worktree_open(struct at_worktree **out, struct at_repo *r, const struct at_task *t,
 		     struct at_error *err)
 {
-	git_repository *wt = NULL;
-	git_oid tree;
-	bool fast;
+	struct at_worktree *w;
 	int rc;
 
-	(void)r;
-	if ((rc = at_git_open_worktree(&wt, t, err)) < 0)
+	if (!(w = calloc(1, sizeof(*w))))
+		return at_error_set(err, AT_ESYS, "out of memory");
+	w->r = r;
+	w->task = *t;
+	if ((rc = at_git_open_worktree(&w->repo, t, err)) < 0) {
+		free(w);
 		return rc;
-	rc = at_git_snapshot_tree(wt, t, &tree, &fast, err);
-	if (rc == 0)
-		at_git_oid_hex(tree_hex, &tree);
-	git_repository_free(wt);
+	}
+	*out = w;
+	return 0;
+}
+
+void at_worktree_free(struct at_worktree *w)
+{
+	if (!w)
+		return;
+	git_index_free(w->staged);
+	git_repository_free(w->repo);
+	free(w);
+}
+
+/* The commit HEAD of wt names: the task branch's tip, as the worktree sees it. */
+static int head_commit(git_repository *wt, const struct at_task *t, git_oid *out,
+		       struct at_error *err)
+{
+	if (git_reference_name_to_id(out, wt, "HEAD") < 0)
+		return at_git_error(err, AT_EGIT, "cannot read HEAD of task '%s'", t->name);
+	return 0;
+}
+
+static int tip_only(struct at_repo *r, const struct at_task *t, struct at_task_state *out,
+		    struct at_error *err)
+{
+	git_commit *tip = NULL;
+	git_oid id;
+	int rc = 0;
+
+	if (git_reference_name_to_id(&id, r->repo, t->branch) < 0 ||
+	    git_commit_lookup(&tip, r->repo, &id) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read branch '%s'",
+				    at_branch_short(t->branch));
+	at_oid_from_git(&out->tip, &id);
+	at_oid_from_git(&out->tree, git_commit_tree_id(tip));
+	out->worktree = false;
+	git_commit_free(tip);
 	return rc;
+}
+
+int at_task_state(struct at_repo *r, const struct at_task *t, struct at_worktree *w,
+		  struct at_task_state *out, struct at_error *err)
+{
+	struct at_task_state st;
+	git_oid tip, tree;
+	int rc;
+
+	memset(&st, 0, sizeof(st));
+	if (!w)
+		rc = tip_only(r, t, &st, err);
+	else if ((rc = head_commit(w->repo, t, &tip, err)) == 0 &&
+		 (rc = at_git_snapshot_tree(w->repo, t, &tree, &w->fast, err)) == 0) {
+		at_oid_from_git(&st.tip, &tip);
+		at_oid_from_git(&st.tree, &tree);
+		st.worktree = true;
+	}
+	if (rc == 0)
+		*out = st;
+	return rc;
+}
+
+int at_worktree_stage(struct at_worktree *w, struct at_task_state *out, struct at_error *err)
+{
+	git_index *idx = NULL;
+	git_oid tip, tree;
+	int rc;
+
+	/* A diff replaced the repository's index for its attribute lookups: not the real one. */
+	if (w->index_replaced)
+		return at_error_set(err, AT_EUSAGE, "the worktree of task '%s' was opened for a "
+				    "diff: open it again to commit", w->task.name);
+	if ((rc = head_commit(w->repo, &w->task, &tip, err)) < 0 ||
+	    (rc = snapshot(w->repo, &w->task, &idx, &tree, err)) < 0)
+		return rc;
+	git_index_free(w->staged);
+	w->staged = idx;
+	git_oid_cpy(&w->staged_tip, &tip);
+	memset(out, 0, sizeof(*out));
+	at_oid_from_git(&out->tip, &tip);
+	at_oid_from_git(&out->tree, &tree);
+	out->worktree = true;
+	git_oid_cpy(&w->staged_tree, &tree);
+	return 0;
 }
 
 static int build_message(char **out, const struct at_task *t, const struct at_commit_opts *o)
 {
 	const char *msg = o && o->message ? o->message : NULL;
 	const char *trailer = o ? o->trailer : NULL;
-	char dflt[128];
-	size_t len;
-	char *buf;
+	char *buf = NULL;
+	int n;
 
-	if (!msg) {
-		snprintf(dflt, sizeof(dflt), "agenttask: changes of task '%s'", t->name);
-		msg = dflt;
-	}
-	len = strlen(msg) + (trailer ? strlen(trailer) : 0) + 4;
-	buf = malloc(len);
-	if (!buf)
-		return -1;
-	if (trailer)
-		snprintf(buf, len, "%s\n\n%s\n", msg, trailer);
+	if (msg && trailer)
+		n = asprintf(&buf, "%s\n\n%s\n", msg, trailer);
+	else if (msg)
+		n = asprintf(&buf, "%s\n", msg);
+	else if (trailer)
+		n = asprintf(&buf, "agenttask: changes of task '%s'\n\n%s\n", t->name, trailer);
 	else
-		snprintf(buf, len, "%s\n", msg);
+		n = asprintf(&buf, "agenttask: changes of task '%s'\n", t->name);
+	if (n < 0)
+		return -1;
 	*out = buf;
 	return 0;
 }
 
-int at_task_commit(struct at_repo *r, const struct at_task *t, const struct at_commit_opts *opts,
-		   char commit_hex[AT_OID_HEXSZ + 1], bool *made, struct at_error *err)
+/* Staged on the tip HEAD still names, or refuse: the state was taken on another tip. */
+static int staged_parent(struct at_worktree *w, git_commit **out, struct at_error *err)
 {
-	git_repository *wt = NULL;
+	git_oid head;
+	int rc;
+
+	if (!w->staged)
+		return at_error_set(err, AT_EUSAGE, "nothing staged in task '%s'", w->task.name);
+	if ((rc = head_commit(w->repo, &w->task, &head, err)) < 0)
+		return rc;
+	if (!git_oid_equal(&head, &w->staged_tip))
+		return at_error_set(err, AT_ESTALE, "the branch of task '%s' moved while it was "
+				    "being committed", w->task.name);
+	if (git_commit_lookup(out, w->repo, &head) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read HEAD of task '%s'", w->task.name);
+	return 0;
+}
+
+int at_worktree_commit(struct at_worktree *w, const struct at_commit_opts *opts,
+		       struct at_oid *commit, bool *made, struct at_error *err)
+{
 	git_signature *sig = NULL;
 	git_commit *parent = NULL;
-	git_index *idx = NULL;
 	git_tree *tree = NULL;
-	git_oid tree_id, commit_id;
+	git_oid commit_id;
 	char *msg = NULL;
 	int rc;
 
-	(void)r;
-	if ((rc = at_git_open_worktree(&wt, t, err)) < 0)
-		return rc;
-	if ((rc = snapshot(wt, t, &idx, &tree_id, err)) < 0)
+	if ((rc = staged_parent(w, &parent, err)) < 0)
 		goto out;
-	if (git_revparse_single((git_object **)&parent, wt, "HEAD^{commit}") < 0) {
-		rc = at_git_error(err, AT_EGIT, "cannot read HEAD of task '%s'", t->name);
-		goto out;
-	}
-	if (git_oid_equal(&tree_id, git_commit_tree_id(parent))) {
-		at_git_oid_hex(commit_hex, git_commit_id(parent));
+	if (git_oid_equal(&w->staged_tree, git_commit_tree_id(parent))) {
+		at_oid_from_git(commit, git_commit_id(parent));
 		*made = false;
 		goto out;
 	}
-	if (git_tree_lookup(&tree, wt, &tree_id) < 0 || (rc = at_git_signature(&sig, wt, err)) < 0 ||
-	    build_message(&msg, t, opts) < 0) {
-		rc = rc < 0 ? rc : at_git_error(err, AT_EGIT, "cannot prepare commit of task '%s'", t->name);
+	if (git_tree_lookup(&tree, w->repo, &w->staged_tree) < 0 ||
+	    (rc = at_git_signature(&sig, w->repo, err)) < 0 || build_message(&msg, &w->task, opts) < 0) {
+		rc = rc < 0 ? rc : at_git_error(err, AT_EGIT, "cannot prepare commit of task '%s'",
+						w->task.name);
 		goto out;
 	}
 	/* The index first: a crash between the two leaves changes staged, not lost. */
-	if (git_index_write(idx) < 0 ||
-	    git_commit_create_v(&commit_id, wt, "HEAD", sig, sig, NULL, msg, tree, 1, parent) < 0) {
-		rc = at_git_error(err, AT_EGIT, "cannot commit in task '%s'", t->name);
+	if (git_index_write(w->staged) < 0 ||
+	    git_commit_create_v(&commit_id, w->repo, "HEAD", sig, sig, NULL, msg, tree, 1, parent) <
+		    0) {
+		rc = at_git_error(err, AT_EGIT, "cannot commit in task '%s'", w->task.name);
 		goto out;
 	}
-	at_git_oid_hex(commit_hex, &commit_id);
+	at_oid_from_git(commit, &commit_id);
+	git_oid_cpy(&w->staged_tip, &commit_id);
 	*made = true;
 out:
 	free(msg);
 	git_signature_free(sig);
 	git_tree_free(tree);
 	git_commit_free(parent);
-	git_index_free(idx);
-	git_repository_free(wt);
 	return rc;
 }

@@ -1,25 +1,57 @@
 /*
- * snapshot.h - the task's full state as a tree, and committing it.
+ * snapshot.h - a task's worktree opened once, its full state, and committing it.
  *
  * "Full state" is what accept would integrate: the commits on the task
  * branch plus every uncommitted change in the worktree (modified, deleted,
- * new untracked files that are not ignored, mode changes, symlinks).
+ * new untracked files that are not ignored, mode changes, symlinks). It is
+ * a pair of ids (struct at_task_state): the branch tip it was taken on and
+ * the tree. Working it out scans the whole worktree, the most expensive
+ * thing agenttask does on the host, so a command works it out once and
+ * passes the state on (to the diff, the gate, the merge) instead of each of
+ * them scanning again; and a worktree is opened as a repository once
+ * (struct at_worktree) for all of them.
  */
 #ifndef AT_GIT_SNAPSHOT_H
 #define AT_GIT_SNAPSHOT_H
 
 #include <stdbool.h>
 
+#include "core/oid.h"
 #include "core/task.h"
 #include "git/repo.h"
 
-/*
- * The id of the tree of the task's full state. Blobs of changed files are
- * written to the object database; the worktree's index and files on disk
- * are left exactly as they were.
- */
-int at_snapshot_tree(struct at_repo *r, const struct at_task *t, char tree_hex[AT_OID_HEXSZ + 1],
+/* A task's (or a scratch) worktree, opened as a repository. */
+struct at_worktree;
+
+/* Open t's worktree (AT_EGIT when it cannot be: missing, say). r must outlive *out. */
+int at_worktree_open(struct at_worktree **out, struct at_repo *r, const struct at_task *t,
 		     struct at_error *err);
+void at_worktree_free(struct at_worktree *w);
+
+/* Is there a worktree at t's path to open (a directory holding a .git)? */
+bool at_worktree_present(const struct at_task *t);
+
+struct at_task_state {
+	struct at_oid tip;     /* the task branch's tip when the state was taken */
+	struct at_oid tree;    /* the tree of the full state */
+	bool worktree;         /* the worktree was read; false: it is missing, tree is tip's */
+};
+
+/*
+ * t's full state. With w (t's worktree, open), one scan of the worktree:
+ * blobs of changed files are written to the object database; the
+ * worktree's index and files on disk are left exactly as they were. With w
+ * NULL (the worktree is missing), the branch tip's tree.
+ */
+int at_task_state(struct at_repo *r, const struct at_task *t, struct at_worktree *w,
+		  struct at_task_state *out, struct at_error *err);
+
+/*
+ * The same state, through w's index: the index is brought up to the
+ * worktree in memory (git add -A) and kept in w, so that
+ * at_worktree_commit() records exactly this state without a second scan.
+ */
+int at_worktree_stage(struct at_worktree *w, struct at_task_state *out, struct at_error *err);
 
 struct at_commit_opts {
 	const char *message;   /* NULL: "agenttask: changes of task 'NAME'" */
@@ -28,11 +60,19 @@ struct at_commit_opts {
 #define AT_COMMIT_OPTS_INIT { NULL, NULL }
 
 /*
- * Record every change in the worktree as one commit on the task branch and
- * update the worktree's index to match. *made says whether there was
- * anything to commit; commit_hex gets the branch tip either way.
+ * Record what at_worktree_stage() staged as one commit on the task branch
+ * and write the worktree's index to match (the index first: a crash
+ * between the two leaves the changes staged, not lost). *made says whether
+ * there was anything to commit; *commit is the branch tip either way.
  */
-int at_task_commit(struct at_repo *r, const struct at_task *t, const struct at_commit_opts *opts,
-		   char commit_hex[AT_OID_HEXSZ + 1], bool *made, struct at_error *err);
+int at_worktree_commit(struct at_worktree *w, const struct at_commit_opts *opts,
+		       struct at_oid *commit, bool *made, struct at_error *err);
+
+/*
+ * A diff of w's state (git/diff.h) may give w's repository an empty index
+ * for its attribute lookups (when the state took the fast path: no
+ * attributes file anywhere): w cannot be staged after that (AT_EUSAGE);
+ * open the worktree again to commit.
+ */
 
 #endif

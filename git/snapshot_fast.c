@@ -1,8 +1,8 @@
 /*
  * snapshot_fast.c - the tree of a task's full state, without libgit2's index.
  *
- * at_snapshot_tree() brings libgit2's in-memory index up to the worktree
- * (git add -A) and makes its tree. For `agenttask diff`, which only needs
+ * The general path (git/snapshot.c) brings libgit2's in-memory index up to
+ * the worktree (git add -A) and makes its tree. For `agenttask diff`, which only needs
  * the tree, most of that was reading the index into libgit2 (its SHA-1,
  * path checks and hash map: ~9 ms on 20,000 entries) and comparing it with
  * HEAD (~6 ms). Here, where blobs are plain bytes (no filter can apply: no
@@ -34,7 +34,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/fs.h"
+#include "core/trace.h"
 #include "core/util.h"
 #include "git/index_file.h"
 #include "git/internal.h"
@@ -49,7 +51,7 @@ struct update {
 struct updates {
 	struct update *v;
 	char **owned;           /* paths this list allocated */
-	size_t n, cap, nowned;
+	size_t n, cap, nowned, capowned;
 };
 
 static int add_update(struct updates *u, git_tree_update_t action, const char *path,
@@ -57,15 +59,8 @@ static int add_update(struct updates *u, git_tree_update_t action, const char *p
 {
 	struct update *up;
 
-	if (u->n == u->cap) {
-		size_t cap = u->cap ? u->cap * 2 : 64;
-		struct update *v = realloc(u->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		u->v = v;
-		u->cap = cap;
-	}
+	if (AT_ARRAY_GROW(u->v, u->cap, u->n + 1) < 0)
+		return -1;
 	up = &u->v[u->n];
 	memset(up, 0, sizeof(*up));
 	up->up.action = action;
@@ -80,14 +75,10 @@ static int add_update(struct updates *u, git_tree_update_t action, const char *p
 
 static char *own(struct updates *u, const char *path)
 {
-	char **v = realloc(u->owned, (u->nowned + 1) * sizeof(*v));
-
-	if (!v)
+	if (AT_ARRAY_GROW(u->owned, u->capowned, u->nowned + 1) < 0 ||
+	    !(u->owned[u->nowned] = strdup(path)))
 		return NULL;
-	u->owned = v;
-	if (!(v[u->nowned] = strdup(path)))
-		return NULL;
-	return v[u->nowned++];
+	return u->owned[u->nowned++];
 }
 
 static void updates_free(struct updates *u)
@@ -421,6 +412,7 @@ int at_git_snapshot_fast(git_repository *wt, const char *cache_path, git_oid *tr
 		rc = AT_SNAPSHOT_DECLINED;
 		goto out;
 	}
+	at_trace("scan", git_repository_workdir(wt));
 	rc = at_scan_entries(wt, idx.v, idx.n, &idx.mtime, cache_path, &scan, err);
 	if (rc == AT_SCAN_DECLINED || (rc == 0 && declines(&idx, &scan))) {
 		rc = AT_SNAPSHOT_DECLINED;

@@ -10,6 +10,7 @@
 #include "core/state.h"
 #include "core/util.h"
 #include "git/internal.h"
+#include "git/worktree.h"
 #include "git/snapshot.h"
 
 #define TRASH_PREFIX "refs/agenttask/trash/"
@@ -88,29 +89,33 @@ static bool trailer(const char *msg, const char *key, char *buf, size_t size)
 	return false;
 }
 
-/* False when the worktree is gone, or no longer one (a removal killed midway took its .git). */
-static bool worktree_usable(const struct at_task *t)
-{
-	char pointer[PATH_MAX + 8];
-
-	return at_fmt(pointer, sizeof(pointer), "%s/.git", t->path) == 0 &&
-	       access(pointer, F_OK) == 0;
-}
-
+/*
+ * The task's full state: its worktree's, scanned once; without a usable
+ * worktree (gone, or no longer one: a removal killed midway took its .git)
+ * its commits are all there is.
+ */
 static int full_state_tree(struct at_repo *r, const struct at_task *t, const git_commit *tip,
 			   git_oid *out, struct at_error *err)
 {
-	char hex[AT_OID_HEXSZ + 1];
+	struct at_worktree *w = NULL;
+	struct at_task_state st;
+	git_oid state_tip;
+	int rc;
 
-	/* Without a usable worktree its commits are all there is. */
-	if (!worktree_usable(t)) {
+	if (!at_worktree_present(t)) {
 		git_oid_cpy(out, git_commit_tree_id(tip));
 		return 0;
 	}
-	if (at_snapshot_tree(r, t, hex, err) < 0)
-		return err->code;
-	git_oid_fromstr(out, hex);
-	return 0;
+	if ((rc = at_worktree_open(&w, r, t, err)) == 0 &&
+	    (rc = at_task_state(r, t, w, &st, err)) == 0) {
+		at_oid_to_git(&state_tip, &st.tip);
+		if (!git_oid_equal(&state_tip, git_commit_id(tip)))
+			rc = at_error_set(err, AT_ESTALE, "the branch of task '%s' moved while it was "
+					  "being saved", t->name);
+		at_oid_to_git(out, &st.tree);
+	}
+	at_worktree_free(w);
+	return rc;
 }
 
 /* Is entry (a trash ref) the save of this very task (same creation) at this tip? */
@@ -183,14 +188,14 @@ int at_trash_save_ext(struct at_repo *r, const struct at_task *t, bool commits_o
 	git_tree *tree = NULL;
 	git_reference *ref = NULL;
 	git_oid tree_id, commit_id;
-	char msg[1024], refname[256];
+	char msg[1024], refname[AT_REF_MAX];
 	struct timespec now;
 	int rc;
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	if ((rc = branch_tip(r->repo, t, &tip, err)) < 0)
 		goto out;
-	if (!worktree_usable(t) && already_saved(r->repo, t, git_commit_id(tip), ref_out, ref_size))
+	if (!at_worktree_present(t) && already_saved(r->repo, t, git_commit_id(tip), ref_out, ref_size))
 		goto out;
 	if (commits_only)
 		git_oid_cpy(&tree_id, git_commit_tree_id(tip));
@@ -224,7 +229,7 @@ out:
  * Compared to the nanosecond, so that --trash-days 0 prunes everything
  * discarded before now, even within the same second.
  */
-int at_trash_prune(struct at_repo *r, int days, struct at_gc_report *rep, struct at_error *err)
+int at_trash_prune(struct at_repo *r, int days, struct at_strlist *rep, struct at_error *err)
 {
 	git_reference_iterator *it = NULL;
 	git_reference *ref;
@@ -238,7 +243,7 @@ int at_trash_prune(struct at_repo *r, int days, struct at_gc_report *rep, struct
 	if (git_reference_iterator_glob_new(&it, r->repo, TRASH_PREFIX "*") < 0)
 		return at_git_error(err, AT_EGIT, "cannot list the trash");
 	while (rc == 0 && (next = git_reference_next(&ref, it)) == 0) {
-		char name[256];
+		char name[AT_REF_MAX];
 
 		snprintf(name, sizeof(name), "%s", git_reference_name(ref));
 		/* An entry whose name carries no time is pruned, as before. */
@@ -246,8 +251,8 @@ int at_trash_prune(struct at_repo *r, int days, struct at_gc_report *rep, struct
 		if (stamp_before(&when, &cutoff)) {
 			if (git_reference_delete(ref) < 0)
 				rc = at_git_error(err, AT_EGIT, "cannot prune '%s'", name);
-			else
-				at_gc_report_add(rep, "pruned trash '%s'", name);
+			else if (at_strlist_pushf(rep, "pruned trash '%s'", name) < 0)
+				rc = at_error_set(err, AT_ESYS, "out of memory");
 		}
 		git_reference_free(ref);
 	}
@@ -290,23 +295,20 @@ static int newest_entry(git_repository *repo, const char *name, char *out, size_
 	return 0;
 }
 
-static bool is_hex_id(const char *s)
-{
-	return strlen(s) == AT_OID_HEXSZ && strspn(s, "0123456789abcdef") == AT_OID_HEXSZ;
-}
-
 /* The task's base as the entry recorded it; the tip itself when it did not. */
-static void base_from_trailers(const git_commit *entry, const char *tip, struct at_task *t)
+static void base_from_trailers(const git_commit *entry, const struct at_oid *tip,
+			       struct at_task *t)
 {
 	const char *msg = git_commit_message(entry);
+	struct at_oid base;
 	char created[32];
 
 	if (!trailer(msg, "Agenttask-Base-Branch", t->base_branch, sizeof(t->base_branch)) ||
-	    (t->base_branch[0] && strncmp(t->base_branch, "refs/heads/", 11) != 0))
+	    (t->base_branch[0] && strncmp(t->base_branch, AT_REFS_HEADS, AT_REFS_HEADS_LEN) != 0))
 		t->base_branch[0] = '\0';
 	if (!trailer(msg, "Agenttask-Base-Commit", t->base_commit, sizeof(t->base_commit)) ||
-	    !is_hex_id(t->base_commit))
-		snprintf(t->base_commit, sizeof(t->base_commit), "%s", tip);
+	    at_oid_parse(&base, t->base_commit) < 0)
+		at_oid_fmt(t->base_commit, tip);
 	if (trailer(msg, "Agenttask-Created", created, sizeof(created)) && created[0])
 		t->created = strtoll(created, NULL, 10);
 }
@@ -332,7 +334,7 @@ static int write_back(const struct at_task *t, const git_oid *tree_id, struct at
 }
 
 static int entry_commit(git_repository *repo, const char *refname, git_commit **out,
-			char tip[AT_OID_HEXSZ + 1], struct at_error *err)
+			struct at_oid *tip, struct at_error *err)
 {
 	git_object *obj = NULL;
 	int rc = 0;
@@ -344,7 +346,7 @@ static int entry_commit(git_repository *repo, const char *refname, git_commit **
 		rc = at_error_set(err, AT_ECORRUPT, "trash entry '%s' has no single parent",
 				  refname);
 	else
-		at_git_oid_hex(tip, git_commit_parent_id(*out, 0));
+		at_oid_from_git(tip, git_commit_parent_id(*out, 0));
 	git_object_free(obj);
 	return rc;
 }
@@ -364,17 +366,17 @@ int at_trash_restore(struct at_repo *r, const char *name, struct at_task *out,
 {
 	struct at_restore_info inf = { "", false };
 	git_commit *entry = NULL;
-	char tip[AT_OID_HEXSZ + 1];
+	struct at_oid tip;
 	struct at_task t, ready;
 	int rc;
 
 	if ((rc = at_task_init(&t, &r->paths, name, err)) < 0 ||
 	    (rc = newest_entry(r->repo, name, inf.ref, sizeof(inf.ref), err)) < 0 ||
-	    (rc = entry_commit(r->repo, inf.ref, &entry, tip, err)) < 0 ||
-	    (rc = at_task_new_at(r, name, tip, &t, err)) < 0)
+	    (rc = entry_commit(r->repo, inf.ref, &entry, &tip, err)) < 0 ||
+	    (rc = at_task_new_at(r, name, &tip, &t, err)) < 0)
 		goto out;
 	ready = t;
-	base_from_trailers(entry, tip, &ready);
+	base_from_trailers(entry, &tip, &ready);
 	ready.phase = AT_TASK_READY;
 	rc = write_back(&t, git_commit_tree_id(entry), err);
 	if (rc == 0)

@@ -13,9 +13,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/strlist.h"
 #include "core/task.h"
 #include "git/repo.h"
-#include "git/worktree.h"
 
 /* Save the task's full state; writes the ref's name into ref_out. */
 int at_trash_save(struct at_repo *r, const struct at_task *t, char *ref_out, size_t ref_size,
@@ -29,7 +29,7 @@ int at_trash_save_ext(struct at_repo *r, const struct at_task *t, bool commits_o
 		      char *ref_out, size_t ref_size, struct at_error *err);
 
 struct at_restore_info {
-	char ref[256];      /* the trash entry brought back */
+	char ref[AT_REF_MAX];  /* the trash entry brought back */
 	bool ref_kept;      /* it could not be deleted afterwards (the task is back all the same) */
 };
 
@@ -48,6 +48,6 @@ int at_trash_restore(struct at_repo *r, const char *name, struct at_task *out,
 		     struct at_restore_info *info, struct at_error *err);
 
 /* Drop trash entries older than days days, reporting each one. */
-int at_trash_prune(struct at_repo *r, int days, struct at_gc_report *rep, struct at_error *err);
+int at_trash_prune(struct at_repo *r, int days, struct at_strlist *rep, struct at_error *err);
 
 #endif

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
+
 struct paths {
 	git_repository *repo;
 	char **v;
@@ -22,16 +24,9 @@ static void add(struct paths *p, const char *prefix, const char *name)
 		p->rc = 1;
 		return;
 	}
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-		char **v = realloc(p->v, cap * sizeof(*v));
-
-		if (!v) {
-			p->rc = -1;
-			return;
-		}
-		p->v = v;
-		p->cap = cap;
+	if (AT_ARRAY_GROW(p->v, p->cap, p->n + 1) < 0) {
+		p->rc = -1;
+		return;
 	}
 	if (!(path = malloc(len))) {
 		p->rc = -1;

@@ -10,6 +10,7 @@
 
 #include "core/fs.h"
 #include "core/state.h"
+#include "core/trace.h"
 #include "core/util.h"
 #include "git/checkout.h"
 #include "git/internal.h"
@@ -25,6 +26,7 @@ static int resolve_base(struct at_repo *r, const char *rev, git_commit **commit_
 	git_repository *repo = r->here ? r->here : r->repo;
 	git_reference *ref = NULL, *head = NULL;
 	git_object *obj = NULL, *peeled = NULL;
+	const char *name = NULL;
 	int rc;
 
 	branch[0] = '\0';
@@ -40,17 +42,19 @@ static int resolve_base(struct at_repo *r, const char *rev, git_commit **commit_
 		rc = at_git_error(err, AT_EGIT, "cannot read commit of '%s'", rev ? rev : "HEAD");
 		goto out;
 	}
-	if (rev && git_branch_lookup(&ref, repo, rev, GIT_BRANCH_LOCAL) == 0) {
-		snprintf(branch, branch_size, "%s", git_reference_name(ref));
-	} else if (rev && strncmp(rev, "refs/heads/", 11) == 0 &&
-		   git_reference_lookup(&ref, repo, rev) == 0) {
-		snprintf(branch, branch_size, "%s", git_reference_name(ref));
-	} else if (git_reference_lookup(&head, repo, "HEAD") == 0 &&
-		   git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
-		snprintf(branch, branch_size, "%s", git_reference_symbolic_target(head));
-	}
+	if (rev && git_branch_lookup(&ref, repo, rev, GIT_BRANCH_LOCAL) == 0)
+		name = git_reference_name(ref);
+	else if (rev && strncmp(rev, AT_REFS_HEADS, AT_REFS_HEADS_LEN) == 0 &&
+		 git_reference_lookup(&ref, repo, rev) == 0)
+		name = git_reference_name(ref);
+	else if (git_reference_lookup(&head, repo, "HEAD") == 0 &&
+		 git_reference_type(head) == GIT_REFERENCE_SYMBOLIC)
+		name = git_reference_symbolic_target(head);
 	git_error_clear();
+	/* The record keeps it whole or refuses: a cut ref would name another branch. */
 	rc = 0;
+	if (name && at_fmt(branch, branch_size, "%s", name) < 0)
+		rc = at_error_set(err, AT_EUSAGE, "branch name too long '%.80s...'", name);
 out:
 	git_reference_free(ref);
 	git_reference_free(head);
@@ -271,7 +275,7 @@ static int add_worktree(git_repository *repo, const struct at_task *t, const git
 	git_worktree *wt = NULL;
 	int rc = 0;
 
-	if (git_branch_create(&branch, repo, t->branch + 11, base, 0) < 0)
+	if (git_branch_create(&branch, repo, t->branch + AT_REFS_HEADS_LEN, base, 0) < 0)
 		return at_git_error(err, AT_EGIT, "cannot create branch '%s'",
 				    at_branch_short(t->branch));
 	/* git_worktree_add() always checks out: a dry run here, the real one in check_out(). */
@@ -350,8 +354,10 @@ int at_task_new(struct at_repo *r, const char *name, const struct at_new_opts *o
 		return rc;
 	rc = resolve_base(r, opts ? opts->base_rev : NULL, &base, t.base_branch,
 			  sizeof(t.base_branch), err);
-	if (rc < 0)
+	if (rc < 0) {
+		git_commit_free(base);
 		return rc;
+	}
 	at_git_oid_hex(t.base_commit, git_commit_id(base));
 	rc = make_task(r, &t, base, true, err);
 	if (rc == 0)
@@ -360,9 +366,10 @@ int at_task_new(struct at_repo *r, const char *name, const struct at_new_opts *o
 	return rc;
 }
 
-int at_task_new_at(struct at_repo *r, const char *name, const char *tip_hex,
+int at_task_new_at(struct at_repo *r, const char *name, const struct at_oid *tip_id,
 		   struct at_task *out, struct at_error *err)
 {
+	char hex[AT_OID_HEXSZ + 1];
 	git_commit *tip = NULL;
 	struct at_task t;
 	git_oid id;
@@ -370,8 +377,10 @@ int at_task_new_at(struct at_repo *r, const char *name, const char *tip_hex,
 
 	if ((rc = prepare_task(r, name, &t, err)) < 0)
 		return rc;
-	if (git_oid_fromstr(&id, tip_hex) < 0 || git_commit_lookup(&tip, r->repo, &id) < 0)
-		return at_git_error(err, AT_ENOTFOUND, "unknown commit '%s'", tip_hex);
+	at_oid_to_git(&id, tip_id);
+	at_oid_fmt(hex, tip_id);
+	if (git_commit_lookup(&tip, r->repo, &id) < 0)
+		return at_git_error(err, AT_ENOTFOUND, "unknown commit '%s'", hex);
 	at_git_oid_hex(t.base_commit, &id);
 	rc = make_task(r, &t, tip, false, err);
 	if (rc == 0)
@@ -391,6 +400,7 @@ static int worktree_dirty(const struct at_task *t, bool *dirty, struct at_error 
 		return rc;
 	so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
 	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	at_trace("scan", git_repository_workdir(wt));
 	if (git_status_list_new(&list, wt, &so) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot read the status of task '%s'", t->name);
 	else

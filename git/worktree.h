@@ -28,15 +28,15 @@ int at_task_new(struct at_repo *r, const char *name, const struct at_new_opts *o
 		struct at_task *out, struct at_error *err);
 
 /*
- * Create task `name` with its branch at commit tip_hex and its worktree
+ * Create task `name` with its branch at commit tip and its worktree
  * checked out there, but leave it in phase AT_TASK_CREATING, so that the
  * caller can finish filling it before it counts (restore writes uncommitted
  * files back). The caller then saves it as AT_TASK_READY with its real base
  * (at_state_save), or undoes it with at_task_rollback(). Until then the
- * record's base_commit is tip_hex, so that a rollback - here, by the caller
+ * record's base_commit is tip, so that a rollback - here, by the caller
  * with *out, or by gc after a crash - deletes the branch as well.
  */
-int at_task_new_at(struct at_repo *r, const char *name, const char *tip_hex,
+int at_task_new_at(struct at_repo *r, const char *name, const struct at_oid *tip,
 		   struct at_task *out, struct at_error *err);
 
 /*
@@ -57,39 +57,12 @@ bool at_task_moved(const struct at_task *t, char *where, size_t size);
 /* Undo a half-made task: like at_task_remove, but the branch only if unmoved. */
 int at_task_rollback(struct at_repo *r, const struct at_task *t, struct at_error *err);
 
-struct at_task_info {
-	char head_commit[AT_OID_HEXSZ + 1];  /* tip of the task branch, "" if missing */
-	bool worktree_missing;
-	bool dirty;             /* uncommitted or untracked (not ignored) changes */
-	size_t commits_ahead;   /* commits on the task branch not in its base commit */
-};
-
+/* The task's branch tip, commits ahead of its base, and whether its worktree is dirty. */
 int at_task_inspect(struct at_repo *r, const struct at_task *t, struct at_task_info *out,
 		    struct at_error *err);
 
 /* Look a task up by name, or by the directory it is run from when name is NULL. */
 int at_task_resolve(struct at_repo *r, const char *name, const char *cwd, struct at_task *out,
 		    struct at_error *err);
-
-struct at_gc_item {
-	char what[PATH_MAX + 64];   /* one line for the user: what was removed or kept */
-};
-
-struct at_gc_report {
-	struct at_gc_item *items;
-	size_t count;
-};
-
-struct at_gc_opts {
-	int trash_days;          /* prune trash older than this many days */
-};
-#define AT_GC_OPTS_INIT { 14 }
-
-/* Remove what crashes left; report each thing done. */
-int at_task_gc(struct at_repo *r, const struct at_gc_opts *opts, struct at_gc_report *report,
-	       struct at_error *err);
-void at_gc_report_release(struct at_gc_report *report);
-int at_gc_report_add(struct at_gc_report *report, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 #endif

@@ -1,146 +1,46 @@
 /*
- * internal.h - what the files of sandbox/ share; never included outside it.
+ * internal.h - what the supervisor's files of sandbox/ share; never included
+ * outside sandbox/. The child's side is child.h.
  *
- * The work is split in two halves:
- *   - the supervisor (the agenttask process) prepares everything that needs
- *     memory or formatting: the mount plan, the seccomp program (compiled to
- *     BPF), the cgroup, the environment;
- *   - the child, between clone() and execve(), only executes that plan with
- *     raw system calls: no malloc, no stdio, no locks. A failure is sent as a
- *     struct at_sb_report over a close-on-exec pipe and the child _exit()s;
- *     the supervisor turns it into a message.
+ *   run.c        at_sandbox_run: prepare, clone, supervise, finish
+ *   spec.c       the spec's builders; system.c the standard layout
+ *   plan.c       the spec checked (the invariants) and turned into the child's plan
+ *   seccomp.c    the system call policy, compiled to BPF
+ *   limits.c     cgroups and rlimits
+ *   supervise.c  the supervisor's wait: reports, output, signals, timeout, cancel
+ *   opts.c       the environment, paths
  */
 #ifndef AT_SANDBOX_INTERNAL_H
 #define AT_SANDBOX_INTERNAL_H
 
-#include <linux/filter.h>
-#include <signal.h>
 #include <sys/resource.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sandbox/child.h"
 #include "sandbox/sandbox.h"
 
-/* The child's steps, for the error messages (see step_message in sandbox.c). */
-enum at_sb_step {
-	SB_SYNC = 1,
-	SB_IDMAP,
-	SB_CGROUPNS,
-	SB_HOSTNAME,
-	SB_NET,
-	SB_PRIVATE,
-	SB_SOURCE,
-	SB_ROOT,
-	SB_MKPATH,
-	SB_BIND,
-	SB_TMPFS,
-	SB_PROC,
-	SB_DEVPTS,
-	SB_SYMLINK,
-	SB_FILE,
-	SB_RDONLY,
-	SB_PIVOT,
-	SB_CHDIR,
-	SB_CAPS,
-	SB_NNP,
-	SB_FORK,
-	SB_SETSID,
-	SB_FDS,
-	SB_RLIMIT,
-	SB_SECCOMP,
-	SB_EXEC,
-	SB_SIGNALS,
-	SB_LISTEN,
-};
-
-enum at_sb_report_kind {
-	SB_REPORT_SETUP = 1,      /* setup failed at step */
-	SB_REPORT_EXEC,           /* execve failed: err */
-	SB_REPORT_EXIT,           /* the command ended with wait status `status`; t_ns */
-};
-
-/* One message on the report pipe; smaller than PIPE_BUF, so written whole. */
-struct at_sb_report {
-	int kind;
-	int step;
-	int err;
-	int status;
-	int64_t t_ns[AT_STEP_COUNT];  /* CLOCK_MONOTONIC at the end of each step */
-	char path[1024];
-};
-
-enum at_sb_op_kind {
-	OP_BIND,                  /* bind source (opened without following links) */
-	OP_TMPFS,                 /* tmpfs with arg = size, mode = mode */
-	OP_PROC,
-	OP_DEVPTS,
-	OP_SYMLINK,               /* a symlink at target pointing to arg */
-	OP_FILE,                  /* a regular file holding arg (arg_len bytes) */
-	OP_DIR,                   /* an empty directory */
-	OP_RDONLY,                /* make the mount at target read-only */
-};
-
-enum {
-	OPF_RO = 1 << 0,          /* read-only */
-	OPF_DEV = 1 << 1,         /* a device node: allow devices (not nodev), noexec */
-	OPF_ISFILE = 1 << 2,      /* the source is not a directory */
-	OPF_INROOT = 1 << 3,      /* OP_BIND: source is a path in the new root */
-	OPF_OPTIONAL = 1 << 4,    /* OP_BIND, OPF_INROOT: skip when the source is absent */
-};
-
-struct at_sb_op {
-	enum at_sb_op_kind kind;
-	unsigned int flags;
-	const char *target;       /* relative to the new root, no leading '/' */
-	const char *source;       /* OP_BIND: absolute host path */
-	const char *arg;          /* OP_SYMLINK target, OP_FILE data, OP_TMPFS size */
-	size_t arg_len;
-	const char *mode;         /* OP_TMPFS: octal mode string */
-	int src_fd;               /* OP_BIND: opened by the child before mounting */
-};
-
-/* Everything the child needs, prepared by the supervisor. */
-struct at_sb_child {
-	struct at_sb_op *ops;
-	size_t nops;
-	const char *cwd;
-	char *const *argv;
-	char *const *envp;
-	const char *path_env;     /* PATH value for the command lookup */
-	bool new_net;
-	const struct at_sandbox_listen *listen;
-	size_t nlisten;
-	int listen_fd;            /* our end of the socketpair they are handed over on */
-	struct sock_fprog seccomp;
-	uint64_t limits[AT_LIMIT_COUNT];
-	bool rlimit[AT_LIMIT_COUNT];  /* enforce this limit with setrlimit */
-	int last_cap;
-	char uid_map[32], gid_map[32];  /* "<id> <id> 1\n": our own ids, kept */
-	int sync_fd;              /* read end; the supervisor holds the write end */
-	bool wait_sync;           /* wait for its byte: we have been put in the cgroup */
-	int report_fd;            /* write end of the report pipe */
-	int out_fd, err_fd;       /* capture pipes' write ends, or -1 */
-	sigset_t *saved_mask;     /* the supervisor's mask, restored for the command */
-	int64_t t_clone_ns;
-	int failed_op;            /* child: index of the op that failed, or -1 */
-};
-
-/* mounts.c */
-int at_sb_plan_build(const struct at_sandbox_opts *o, struct at_sb_op **ops_out,
+/* plan.c: the spec's operations as the child's plan, or AT_ESANDBOX when it breaks an invariant. */
+int at_sb_plan_build(const struct at_sandbox_spec *s, struct at_sb_op **ops_out,
 		     size_t *nops_out, struct at_error *err);
 void at_sb_plan_free(struct at_sb_op *ops, size_t nops);
-/*
- * In the child: open every source, build the new root; its descriptor, or -1
- * with errno, *step and *what (the path concerned, or NULL).
- */
-int at_sb_mounts_build(struct at_sb_child *c, int *step, const char **what);
-/* In the child: make rootfd the root, detach the old one, chdir to cwd. */
-int at_sb_pivot(int rootfd, const char *cwd, int *step, const char **what);
 
 /* seccomp.c */
 int at_sb_seccomp_compile(struct sock_fprog *out, struct at_error *err);
+/* The same program with every refusal's errno replaced by errnum: for the tests. */
+int at_sb_seccomp_compile_errno(struct sock_fprog *out, int errnum, struct at_error *err);
 void at_sb_seccomp_release(struct sock_fprog *prog);
+
+/* One row of the seccomp table, for the tests that check every row. */
+struct at_sb_seccomp_row {
+	const char *syscall;
+	int errnum;               /* what the filter returns for it */
+	unsigned int arg;         /* with has_arg: the argument compared ... */
+	uint64_t mask, value;     /* ... (arg & mask) == value */
+	bool has_arg;
+};
+size_t at_sb_seccomp_rows(const struct at_sb_seccomp_row **out);
 
 /* limits.c */
 /* Read a small procfs file (whose st_size is 0) into buf, NUL-terminated. */
@@ -150,41 +50,21 @@ struct at_sb_cgroup {
 	char dirs[4][256];        /* cgroup dirs made for this run (to remove after) */
 	int ndirs;
 };
-int at_sb_cgroup_setup(const uint64_t *limits, enum at_sandbox_mech *mech,
+int at_sb_cgroup_setup(const uint64_t *limits, enum at_limit_mech *mech,
 		       struct at_sb_cgroup *cg, struct at_error *err);
 int at_sb_cgroup_attach(const struct at_sb_cgroup *cg, int pid, struct at_error *err);
 void at_sb_cgroup_remove(struct at_sb_cgroup *cg);
-/* In the child: the rlimits chosen above. 0, or -1 with errno and *which. */
-int at_sb_rlimits_apply(const struct at_sb_child *c, int *which);
-
-/* netns.c: in the child, bring up lo. 0 or -1 with errno. */
-int at_sb_loopback_up(void);
-/*
- * In the child: make c->listen's sockets, send them to the supervisor over
- * c->listen_fd, close ours, and wait for its go-ahead. 0, or -1 with errno.
- */
-int at_sb_listen_handoff(const struct at_sb_child *c);
-/*
- * In the supervisor: receive those sockets (fds[i] = -1 for one left out).
- * 1 when received, 0 when the child ended first, -1 with errno.
- */
-int at_sb_listen_receive(int sock, size_t n, int *fds);
 
 /* supervise.c */
-/* Signals the supervisor passes on to the command (0-terminated). */
-extern const int at_sb_forwarded[];
-
-/* In the child (pid 1): run the command, reap, forward signals. Never returns. */
-void at_sb_init_run(struct at_sb_child *c, int64_t *t_ns) __attribute__((noreturn));
-
 struct at_sb_super {
 	/* in */
 	int init_pid;
 	int sig_fd, report_fd, out_fd, err_fd;   /* set to -1 once at EOF and closed */
+	int cancel_fd;                           /* -1: none */
 	uint64_t timeout_ms;
 	size_t capture_max;
 	/* out */
-	bool init_done, timed_out;
+	bool init_done, timed_out, cancelled;
 	int init_status;
 	struct rusage ru;
 	bool have_setup_fail, have_exec_fail, have_timing, have_cmd_status;
@@ -199,12 +79,5 @@ struct at_sb_super {
 
 /* Wait for the run to end (reading reports and output); 0, or -1 with errno. */
 int at_sb_supervise(struct at_sb_super *s);
-
-/* sandbox.c: in the command's process, after the init forked it. Never returns. */
-void at_sb_command_exec(struct at_sb_child *c, int64_t *t_ns) __attribute__((noreturn));
-
-/* Async-signal-safe helpers for the child (sandbox.c). */
-void at_sb_report_fail(int fd, int step, int errnum, const char *path, const int64_t *t_ns);
-int64_t at_sb_now_ns(void);
 
 #endif

@@ -137,7 +137,7 @@ static int try_cgroup(struct at_sb_cgroup *cg, const char *controller, const cha
 	return 0;
 }
 
-int at_sb_cgroup_setup(const uint64_t *limits, enum at_sandbox_mech *mech,
+int at_sb_cgroup_setup(const uint64_t *limits, enum at_limit_mech *mech,
 		       struct at_sb_cgroup *cg, struct at_error *err)
 {
 	memset(cg, 0, sizeof(*cg));

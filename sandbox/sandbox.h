@@ -1,35 +1,49 @@
 /*
- * sandbox.h - run one command in a sandbox bound to a task's worktree.
+ * sandbox.h - run one command in a sandbox described by a spec.
  *
  * The sandbox is made natively (clone, the mount API, pivot_root, libseccomp);
  * no helper program is ever executed. It works for an ordinary user through
  * an unprivileged user namespace, and for root the same way: the command
  * always runs in a new user namespace with every capability dropped.
  *
- * What the command sees (docs/security.md has the reasons):
- *   /                 an empty tmpfs, read-only, the host root detached
- *   /usr /bin /sbin /lib* and parts of /etc   read-only binds (merged-/usr
- *                     symlinks stay symlinks); never shadow, sudoers, ssh keys
- *   /tmp, /home/sandbox (= $HOME), /dev/shm   private size-capped tmpfs
- *   /proc             a fresh procfs of the sandbox's own pid namespace
- *   /dev              null zero full random urandom tty, devpts, shm, fd links
- *   common_dir        read-only; its config replaced by sanitized_config,
- *                     config.worktree files hidden, state_dir hidden under an
- *                     empty read-only tmpfs
- *   worktree          read-write at its own path and the working directory;
- *                     its .git pointer file read-only
- *   binds             the caller's --ro / --rw additions, at their own paths
+ * The spec is mechanism, as bubblewrap's command line is: an ordered list of
+ * mount operations on an empty, size-capped tmpfs root (each goes over what
+ * the ones before it made) and the process's settings. What to show where
+ * is the caller's business; sandbox/ knows nothing of git or tasks.
+ * at_sandbox_add_system() appends the standard system layout (docs/
+ * security.md has the reasons):
  *
- * Namespaces: user, mount, pid, ipc, uts, cgroup, and net (loopback only)
- * unless opts.net. In that new network namespace the child can also make
- * listening sockets for the caller (opts.listen), handed over before the
- * command starts: a server outside serves them, none runs inside. The sandbox's pid 1 is a small init that runs the command
- * in a new session, forwards signals to it, reaps orphans, and kills every
- * remaining process when the command exits; it dies with the supervisor
+ *   /usr /bin /sbin /lib*   read-only binds (merged-/usr symlinks stay symlinks)
+ *   /etc                    an allow-list of entries, read-only; never shadow,
+ *                           sudoers, ssh host keys, the system gitconfig
+ *   /tmp, HOME, /dev/shm    private size-capped tmpfs
+ *   /proc                   a fresh procfs of the sandbox's own pid namespace,
+ *                           its machine-global files read-only
+ *   /dev                    null zero full random urandom tty, devpts, shm,
+ *                           fd links
+ *
+ * The root is made read-only after the last operation. Namespaces: user,
+ * mount, pid, ipc, uts, cgroup, and net (loopback only) unless share_net.
+ * In that new network namespace the child can also make listening sockets
+ * for the caller (spec.listen), handed over before the command starts: a
+ * server outside serves them (the network allowlist's proxy), none runs
+ * inside.
+ * The sandbox's pid 1 is a small init that runs the command in a new
+ * session, forwards signals to it, reaps orphans, and kills every remaining
+ * process when the command exits; it dies with the supervisor
  * (PR_SET_PDEATHSIG), and with it the whole pid namespace.
  *
- * Every path given here must be absolute and free of symbolic links (see
- * at_sandbox_check_path); setup refuses to follow a link met on the way.
+ * Invariants at_sandbox_run() enforces itself, whatever the caller built
+ * (AT_ESANDBOX, nothing run):
+ *   - every path is absolute and normalised, and no bind's source is a
+ *     symbolic link or goes through one (the child opens every path with
+ *     RESOLVE_NO_SYMLINKS, so a link planted meanwhile is refused too);
+ *   - no writable bind reaches a path marked protected: its source is not
+ *     a protected path or below one (unless below a path excepted from the
+ *     protection, the deepest rule deciding), and it holds a protected path
+ *     only when a later operation puts a read-only mount (or a tmpfs)
+ *     exactly on the source's child on the way to it: nothing between the
+ *     source and that mount can be renamed, and below it nothing is writable.
  */
 #ifndef AT_SANDBOX_SANDBOX_H
 #define AT_SANDBOX_SANDBOX_H
@@ -39,44 +53,51 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/progress.h"
+#include "core/run.h"
+#include "core/strlist.h"
 
-#define AT_SANDBOX_HOME "/home/sandbox"
-#define AT_SANDBOX_PATH "/usr/local/bin:/usr/bin:/bin"
-#define AT_SANDBOX_CAPTURE_MAX ((size_t)1 << 20)
+enum at_mount_kind {
+	AT_MOUNT_BIND,         /* src (a host path) at dest; read-write unless AT_MOUNT_RO */
+	AT_MOUNT_TMPFS,        /* a new tmpfs at dest, size bytes, mode */
+	AT_MOUNT_FILE,         /* a new regular file at dest (in a tmpfs) holding data */
+	AT_MOUNT_BIND_DATA,    /* a file holding data bound over dest (in any mount), read-only */
+	AT_MOUNT_SYMLINK,      /* a symbolic link at dest whose text is data */
+	AT_MOUNT_DIR,          /* a directory at dest (and its parents) */
+	AT_MOUNT_PROC,         /* a procfs of the sandbox's pid namespace at dest */
+	AT_MOUNT_DEVPTS,       /* a new devpts instance at dest */
+	AT_MOUNT_REMOUNT_RO,   /* make the mount at dest read-only */
+	/*
+	 * Room for an overlay (lower dirs, an upper and a work dir at dest: a
+	 * task-private view of the git common dir) when it is needed; a kind
+	 * the sandbox does not know is refused, never ignored.
+	 */
+};
 
-/* Exit statuses of a run, as `agenttask run` returns them. */
 enum {
-	AT_RUN_TIMEOUT = 124,
-	AT_RUN_SETUP = 125,       /* the sandbox could not be set up */
-	AT_RUN_CANNOT_EXEC = 126,
-	AT_RUN_NOT_FOUND = 127,
+	AT_MOUNT_RO = 1 << 0,        /* BIND: read-only */
+	AT_MOUNT_DEV = 1 << 1,       /* BIND: a device node: devices allowed (not nodev), noexec */
+	AT_MOUNT_IN_SANDBOX = 1 << 2,/* BIND: src is a path in the sandbox being built */
+	AT_MOUNT_OPTIONAL = 1 << 3,  /* BIND: skip it when src does not exist */
 };
 
-enum at_sandbox_limit {
-	AT_LIMIT_MEMORY,          /* bytes of memory */
-	AT_LIMIT_PIDS,            /* processes and threads of the command */
-	AT_LIMIT_CPU,             /* seconds of CPU time */
-	AT_LIMIT_FSIZE,           /* bytes: largest file the command may write */
-	AT_LIMIT_COUNT
-};
-
-/* How a limit was enforced. */
-enum at_sandbox_mech {
-	AT_MECH_NONE = 0,         /* no limit asked for */
-	AT_MECH_CGROUP_V1,        /* a per-run cgroup (v1 hierarchy): the whole tree */
-	AT_MECH_RLIMIT,           /* setrlimit: per process (NPROC: per user) */
-};
-
-struct at_sandbox_bind {
-	const char *path;         /* absolute, no symlinks; bound at the same path */
-	bool writable;
+struct at_sandbox_mount {
+	enum at_mount_kind kind;
+	unsigned int flags;
+	char *src;                   /* BIND */
+	char *dest;                  /* absolute, in the sandbox */
+	char *data;                  /* FILE, BIND_DATA: content (len bytes); SYMLINK: its text */
+	size_t len;
+	int fd;                      /* FILE, BIND_DATA: the content is read from fd instead; -1 */
+	uint64_t size;               /* TMPFS: bytes */
+	unsigned int mode;           /* TMPFS, DIR: permission bits */
 };
 
 /*
  * A TCP socket to listen on inside the sandbox's own network namespace, made
- * before the command starts and handed to the supervisor (see listen in
- * at_sandbox_opts): on 127.0.0.1:port, or [::1]:port. A socket marked
- * optional that cannot be made (no IPv6 in the namespace) is left out.
+ * before the command starts and handed to the supervisor (spec.listen): on
+ * 127.0.0.1:port, or [::1]:port. A socket marked optional that cannot be
+ * made (no IPv6 in the namespace) is left out.
  */
 struct at_sandbox_listen {
 	uint16_t port;
@@ -87,131 +108,109 @@ struct at_sandbox_listen {
 #define AT_SANDBOX_LISTEN_MAX 32
 
 /*
- * Called in the supervisor with the listening sockets of opts.listen, in
+ * Called in the supervisor with the listening sockets of spec.listen, in
  * that order (-1 for an optional one left out), which it then owns: it
  * must close them. It runs before the command does; a failure (its error
  * set) stops the run before the command starts.
  */
 typedef int (*at_sandbox_listen_fn)(void *ctx, const int *fds, size_t n, struct at_error *err);
 
-struct at_sandbox_opts {
-	const char *worktree;          /* read-write, the working directory */
-	const char *git_pointer_file;  /* <worktree>/.git, bound read-only over itself */
-	const char *common_dir;        /* the git common dir, bound read-only */
-	const char *state_dir;         /* agenttask's state in it: hidden */
-	const char *admin_dir;         /* the worktree's admin dir in common_dir */
-	const char *sanitized_config;  /* text shown as <common_dir>/config */
+/* What happens to the command's stdout and stderr. */
+enum at_sandbox_stdio {
+	AT_STDIO_INHERIT = 0,        /* the caller's (a terminal, a pipe) */
+	AT_STDIO_CAPTURE,            /* kept in the result, up to capture_max bytes each */
+};
 
-	char *const *argv;             /* the command; argv[0] is looked up in PATH */
-	char *const *envp;             /* the whole environment (at_sandbox_env) */
+struct at_sandbox_spec {
+	/* The file system: built in this order (at_sandbox_mount_*, at_sandbox_add_system). */
+	struct at_sandbox_mount *mounts;
+	size_t nmounts, cap;
+	/* Host paths no writable bind may reach, and exceptions below them (see above). */
+	struct at_strlist protect, except;
 
-	const struct at_sandbox_bind *binds;
-	size_t nbinds;
-
-	bool net;                      /* share the host's network */
-
-	/* Listening sockets made in the new network namespace (never with net). */
+	/* The process. */
+	struct at_strlist argv;      /* argv[0] is looked up in the PATH of envp */
+	struct at_strlist envp;      /* the whole environment (at_sandbox_env) */
+	char *cwd;                   /* absolute, in the sandbox */
+	bool share_net;              /* the host's network; else a namespace with lo only */
+	/* Listening sockets made in the new network namespace (never with share_net). */
 	const struct at_sandbox_listen *listen;
-	size_t nlisten;                /* at most AT_SANDBOX_LISTEN_MAX */
+	size_t nlisten;              /* at most AT_SANDBOX_LISTEN_MAX */
 	at_sandbox_listen_fn on_listen;
 	void *listen_ctx;
+	struct at_limits limits;
+	uint64_t timeout_ms;         /* 0: none; else kill everything after it */
+	enum at_sandbox_stdio stdio;
+	size_t capture_max;          /* AT_STDIO_CAPTURE: bytes kept of each; 0: AT_RUN_CAPTURE_MAX */
+	int cancel_fd;               /* -1: none; readable: kill everything, result.cancelled */
+	struct at_progress_hook progress;
 
-	uint64_t limits[AT_LIMIT_COUNT];  /* 0: no limit */
-	uint64_t timeout_ms;           /* 0: none; else kill everything after it */
-
-	bool capture;                  /* collect stdout/stderr in the result */
-	size_t capture_max;            /* bytes kept of each; the rest is dropped */
+	bool failed;                 /* an add ran out of memory: at_sandbox_run refuses the spec */
 };
 
-#define AT_SANDBOX_OPTS_INIT \
-	{ .capture_max = AT_SANDBOX_CAPTURE_MAX }
-
-/* Steps of a run timed for --verbose, in order. */
-enum at_sandbox_step {
-	AT_STEP_CLONE,            /* clone() of the namespaces returned in the child */
-	AT_STEP_IDMAP,            /* uid/gid maps written (and the cgroup joined) */
-	AT_STEP_NET,              /* loopback up in the new network namespace (and listen sockets handed over) */
-	AT_STEP_MOUNTS,           /* the new root assembled */
-	AT_STEP_PIVOT,            /* pivot_root done, the old root detached */
-	AT_STEP_PRIVS,            /* capabilities dropped, no_new_privs set */
-	AT_STEP_EXEC,             /* session, fds, rlimits done: seccomp, then execve */
-	AT_STEP_EXITED,           /* the command exited; all else in the sandbox killed, reaped */
-	AT_STEP_DONE,             /* the init gone, namespaces torn down, seen by the supervisor */
-	AT_STEP_COUNT
-};
-
-struct at_sandbox_result {
-	int exit_code;            /* the command's status, 128+N, 124, 126 or 127 */
-	int term_signal;          /* signal that ended the command, or 0 */
-	bool timed_out;
-	bool exec_failed;         /* 126/127: exec_error says why */
-	char exec_error[256];
-
-	int64_t start_ms;         /* wall clock, ms since the epoch */
-	int64_t duration_ms;
-	int64_t max_rss_kb;       /* largest resident set of any process */
-	int64_t user_cpu_ms;
-	int64_t sys_cpu_ms;
-
-	enum at_sandbox_mech mech[AT_LIMIT_COUNT];
-	int64_t prepare_us;       /* before the clone (mount plan, seccomp filter); -1 */
-	int64_t step_us[AT_STEP_COUNT];  /* microseconds after the clone; -1 unknown */
-
-	char *out, *err;          /* captured output (opts.capture), NUL-terminated */
-	size_t out_len, err_len;
-	bool out_truncated, err_truncated;
-};
+void at_sandbox_spec_init(struct at_sandbox_spec *s);
+void at_sandbox_spec_release(struct at_sandbox_spec *s);
 
 /*
- * Run opts->argv in the sandbox and wait for it. 0 when the command ran (its
- * status, or 126/127 when it could not be executed, is in *res);
- * AT_ESANDBOX when the sandbox could not be set up (the command never ran,
- * not even unsandboxed), with the failing step, path and a likely cause in
- * err. *res must be released with at_sandbox_result_release in both cases.
+ * Append one operation; 0, or -1 (out of memory: the spec is marked failed
+ * and at_sandbox_run refuses it, so a caller may check once at the end).
  */
-int at_sandbox_run(const struct at_sandbox_opts *opts, struct at_sandbox_result *res,
+int at_sandbox_bind(struct at_sandbox_spec *s, const char *src, const char *dest,
+		    unsigned int flags);
+int at_sandbox_tmpfs(struct at_sandbox_spec *s, const char *dest, uint64_t size, unsigned int mode);
+int at_sandbox_file(struct at_sandbox_spec *s, const char *dest, const char *data, size_t len);
+int at_sandbox_bind_data(struct at_sandbox_spec *s, const char *dest, const char *data,
+			 size_t len);
+/*
+ * The same with the content read from fd (a regular file or memfd, read
+ * from offset 0 with pread, its offset untouched), which must stay open
+ * until at_sandbox_run returns; the spec does not own it.
+ */
+int at_sandbox_file_fd(struct at_sandbox_spec *s, const char *dest, int fd);
+int at_sandbox_bind_data_fd(struct at_sandbox_spec *s, const char *dest, int fd);
+int at_sandbox_symlink(struct at_sandbox_spec *s, const char *text, const char *dest);
+int at_sandbox_dir(struct at_sandbox_spec *s, const char *dest, unsigned int mode);
+int at_sandbox_proc(struct at_sandbox_spec *s, const char *dest);
+int at_sandbox_devpts(struct at_sandbox_spec *s, const char *dest);
+int at_sandbox_remount_ro(struct at_sandbox_spec *s, const char *dest);
+
+/* Mark a host path protected, or a path below a protected one excepted (see above). */
+int at_sandbox_protect(struct at_sandbox_spec *s, const char *path);
+int at_sandbox_except(struct at_sandbox_spec *s, const char *path);
+
+/* The standard system layout above (/usr ... /dev, /proc, /tmp, HOME), appended. */
+int at_sandbox_add_system(struct at_sandbox_spec *s);
+
+/*
+ * Run the spec's command in the sandbox and wait for it. 0 when the command
+ * ran (its status, or 126/127 when it could not be executed, is in *res);
+ * AT_ESANDBOX when the sandbox could not be set up or the spec breaks an
+ * invariant (the command never ran, not even unsandboxed), with the failing
+ * step, path and a likely cause in err. *res must be released with
+ * at_run_result_release in both cases.
+ *
+ * It blocks SIGCHLD and the forwarded signals (SIGINT, SIGTERM, SIGHUP,
+ * SIGQUIT, SIGUSR1/2, SIGWINCH) in the calling thread while it runs and
+ * passes them on to the command. In a program with other threads, block
+ * them there too, or they may take the signals instead; cancel a run from
+ * another thread by making cancel_fd readable (an eventfd or a pipe).
+ */
+int at_sandbox_run(const struct at_sandbox_spec *s, struct at_run_result *res,
 		   struct at_error *err);
-void at_sandbox_result_release(struct at_sandbox_result *res);
-
-const char *at_sandbox_mech_name(enum at_sandbox_mech m);
-const char *at_sandbox_limit_name(enum at_sandbox_limit l);
-const char *at_sandbox_step_name(enum at_sandbox_step s);
 
 /*
- * Options (opts.c)
- */
-
-/* "512M", "2G", "100K", "4096" (powers of 1024; B and iB accepted); AT_EUSAGE. */
-int at_sandbox_parse_size(const char *s, uint64_t *out, struct at_error *err);
-
-/* A positive whole number no larger than max; AT_EUSAGE. */
-int at_sandbox_parse_count(const char *s, uint64_t max, uint64_t *out, struct at_error *err);
-
-/* Seconds, "30" or "1.5", as milliseconds; AT_EUSAGE. */
-int at_sandbox_parse_seconds(const char *s, uint64_t *ms_out, struct at_error *err);
-
-/*
- * The command's environment: PATH=AT_SANDBOX_PATH and HOME=AT_SANDBOX_HOME,
- * then TERM, LANG, LC_* and TZ from host_env, then each name in pass (taken
- * from host_env when set there), then each K=V of set. Later entries replace
- * earlier ones. *out is a NULL-terminated array freed with at_sandbox_env_free.
- * AT_EUSAGE for a malformed K=V or name.
+ * The command's environment: PATH=AT_RUN_PATH and HOME=AT_RUN_HOME, then
+ * TERM, LANG, LC_* and TZ from host_env, then each name in pass (taken from
+ * host_env when set there), then each K=V of set. Later entries replace
+ * earlier ones. AT_EUSAGE for a malformed K=V or name.
  */
 int at_sandbox_env(char *const *host_env, char *const *pass, size_t npass, char *const *set,
-		   size_t nset, char ***out, struct at_error *err);
-void at_sandbox_env_free(char **env);
-
-/*
- * Check a --ro/--rw path before it is used: it must be absolute, exist, and
- * contain no symbolic link; AT_EUSAGE otherwise. Refused as well (AT_EUSAGE):
- * anything inside common_dir but the worktree (git metadata and agenttask
- * state, even read-only: the real config, other tasks), the worktree's .git
- * pointer, and, writable, a parent of common_dir.
- */
-int at_sandbox_check_bind(const struct at_sandbox_opts *opts, const char *path, bool writable,
-			  struct at_error *err);
+		   size_t nset, struct at_strlist *out, struct at_error *err);
 
 /* Is the path absolute, normalised ("/a/b", no "." "..", "//", trailing '/')? */
 bool at_sandbox_path_normal(const char *path);
+
+/* Is path inside dir (or dir itself)? Both normalised. */
+bool at_sandbox_path_within(const char *path, const char *dir);
 
 #endif

@@ -146,19 +146,42 @@ static int sb_error(struct at_error *err, int rc, const char *what)
 	return at_error_sys(err, AT_ESANDBOX, "cannot build the seccomp filter: %s", what);
 }
 
-static int add_rules(scmp_filter_ctx ctx, struct at_error *err)
+#define NRULES (sizeof(rules) / sizeof(rules[0]))
+
+/* The table as plain rows, for the test that checks each one (tests/unit/sandbox). */
+static struct at_sb_seccomp_row rows[NRULES];
+
+size_t at_sb_seccomp_rows(const struct at_sb_seccomp_row **out)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+	for (i = 0; i < NRULES; i++) {
+		rows[i].syscall = rules[i].syscall;
+		rows[i].errnum = rules[i].errnum;
+		rows[i].has_arg = rules[i].argc > 0;
+		rows[i].arg = rules[i].cmp.arg;
+		rows[i].mask = rules[i].cmp.datum_a;
+		rows[i].value = rules[i].cmp.datum_b;
+	}
+	*out = rows;
+	return NRULES;
+}
+
+/* errnum 0: each rule's own errno; else that one for every rule. */
+static int add_rules(scmp_filter_ctx ctx, int errnum, struct at_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < NRULES; i++) {
 		const struct sb_rule *r = &rules[i];
 		int nr = seccomp_syscall_resolve_name(r->syscall), rc;
+		unsigned int e = (unsigned int)(errnum ? errnum : r->errnum);
 
 		/* Not a system call of this architecture (iopl on arm64): nothing to refuse. */
 		if (nr == __NR_SCMP_ERROR || nr < 0)
 			continue;
-		rc = seccomp_rule_add_exact_array(ctx, SCMP_ACT_ERRNO((unsigned int)r->errnum), nr,
-						  r->argc, r->argc ? &r->cmp : NULL);
+		rc = seccomp_rule_add_exact_array(ctx, SCMP_ACT_ERRNO(e), nr, r->argc,
+						  r->argc ? &r->cmp : NULL);
 		if (rc < 0)
 			return sb_error(err, rc, r->syscall);
 	}
@@ -195,7 +218,7 @@ static int read_program(int fd, struct sock_fprog *out, struct at_error *err)
 	return 0;
 }
 
-int at_sb_seccomp_compile(struct sock_fprog *out, struct at_error *err)
+static int compile(struct sock_fprog *out, int errnum, struct at_error *err)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	AT_AUTOCLOSE int fd = -1;
@@ -209,7 +232,7 @@ int at_sb_seccomp_compile(struct sock_fprog *out, struct at_error *err)
 		rc = sb_error(err, rc, "bad-arch action");
 		goto out;
 	}
-	rc = add_rules(ctx, err);
+	rc = add_rules(ctx, errnum, err);
 	if (rc < 0)
 		goto out;
 	fd = memfd_create("agenttask-seccomp", MFD_CLOEXEC);
@@ -226,6 +249,16 @@ int at_sb_seccomp_compile(struct sock_fprog *out, struct at_error *err)
 out:
 	seccomp_release(ctx);
 	return rc;
+}
+
+int at_sb_seccomp_compile(struct sock_fprog *out, struct at_error *err)
+{
+	return compile(out, 0, err);
+}
+
+int at_sb_seccomp_compile_errno(struct sock_fprog *out, int errnum, struct at_error *err)
+{
+	return compile(out, errnum, err);
 }
 
 void at_sb_seccomp_release(struct sock_fprog *prog)

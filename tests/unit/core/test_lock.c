@@ -33,7 +33,7 @@ static int child_try(const struct at_paths *p)
 		int fd = -1;
 		int rc = at_lock_try(p, &fd, &err);
 
-		_exit(rc == 0 ? 0 : rc == AT_EEXISTS && strstr(err.msg, "lock") ? 1 : 2);
+		_exit(rc == 0 ? 0 : rc == AT_EBUSY && strstr(err.msg, "lock") ? 1 : 2);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
@@ -86,7 +86,7 @@ static void test_lock__try_in_the_same_process_reports_held(void **state)
 	int fd = -1, fd2 = -1;
 
 	assert_int_equal(at_lock_try(&f->paths, &fd, &err), 0);
-	assert_int_equal(at_lock_try(&f->paths, &fd2, &err), AT_EEXISTS);
+	assert_int_equal(at_lock_try(&f->paths, &fd2, &err), AT_EBUSY);
 	assert_int_equal(fd2, -1);
 	assert_non_null(strstr(err.msg, f->paths.lock_file));
 	at_lock_release(fd);
@@ -154,7 +154,7 @@ static void test_lock__dies_with_its_holder(void **state)
 	close(pipefd[1]);
 	assert_int_equal(read(pipefd[0], &byte, 1), 1);
 	close(pipefd[0]);
-	assert_int_equal(at_lock_try(&f->paths, &fd, &err), AT_EEXISTS);
+	assert_int_equal(at_lock_try(&f->paths, &fd, &err), AT_EBUSY);
 	at_error_clear(&err);
 	kill(pid, SIGKILL);
 	assert_int_equal(waitpid(pid, &status, 0), pid);

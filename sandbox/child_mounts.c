@@ -1,6 +1,6 @@
 /*
- * mounts.c - the sandbox's file system view: a plan made by the supervisor,
- * carried out by the child.
+ * child_mounts.c - the sandbox's file system view, built by the child from
+ * the plan the supervisor made (plan.c).
  *
  * The plan is a list of operations on paths relative to the new root. The
  * child opens every host source first (openat2 with RESOLVE_NO_SYMLINKS, so
@@ -11,15 +11,13 @@
  * a mount point that was itself opened the same way. No path string is ever
  * handed to mount(2), so nothing planted in a path can redirect a mount.
  */
-#include "sandbox/internal.h"
+#include "sandbox/child.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
 #include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -30,310 +28,6 @@
 #include "core/util.h"
 
 #define ROOT_SIZE "16m"
-#define TMP_SIZE "512m"
-#define HOME_SIZE "256m"
-#define SHM_SIZE "64m"
-#define DEV_SIZE "64k"
-#define STATE_SIZE "64k"
-#define STAGE_DIR "run/agenttask"
-#define STAGE_CONFIG STAGE_DIR "/gitconfig"
-#define STAGE_EMPTY STAGE_DIR "/empty"
-
-/* Directories of the host bound read-only; a symlink (merged /usr) stays one. */
-static const char *const system_dirs[] = {
-	"usr", "bin", "sbin", "lib", "lib64", "lib32", "libx32",
-};
-
-/*
- * What of /etc the command sees: what programs need to run, resolve names
- * and speak TLS. Never shadow, gshadow, sudoers, ssh (host keys), the
- * system gitconfig, nor anything else that holds secrets or policy.
- */
-static const char *const etc_entries[] = {
-	"passwd", "group", "hosts", "resolv.conf", "nsswitch.conf", "host.conf", "gai.conf",
-	"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "ssl",
-	"ca-certificates", "ca-certificates.conf", "alternatives", "mime.types", "protocols",
-	"services", "bash.bashrc", "profile", "profile.d", "inputrc", "os-release",
-	"debian_version", "locale.alias", "manpath.config",
-};
-
-/*
- * Parts of the sandbox's own /proc that are global to the machine and
- * writable by uid 0 on file permissions alone (sysctls such as
- * kernel.core_pattern, the sysrq trigger): read-only, as in bubblewrap and
- * container runtimes. This matters when agenttask runs as root: root inside
- * is the host's uid 0, capabilities or not.
- */
-static const char *const proc_read_only[] = {
-	"sys", "sysrq-trigger", "irq", "bus", "fs", "scsi", "acpi", "asound",
-};
-
-static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
-
-/* ---- the plan (supervisor side) ---- */
-
-struct plan {
-	struct at_sb_op *ops;
-	size_t n, alloc;
-	bool oom;
-};
-
-static struct at_sb_op *plan_add(struct plan *p, enum at_sb_op_kind kind, const char *target,
-				 unsigned int flags)
-{
-	struct at_sb_op *op;
-
-	if (p->n == p->alloc) {
-		size_t na = p->alloc ? p->alloc * 2 : 64;
-		struct at_sb_op *n = realloc(p->ops, na * sizeof(*n));
-		if (!n) {
-			p->oom = true;
-			return NULL;
-		}
-		p->ops = n;
-		p->alloc = na;
-	}
-	op = &p->ops[p->n];
-	memset(op, 0, sizeof(*op));
-	op->kind = kind;
-	op->flags = flags;
-	op->src_fd = -1;
-	op->target = strdup(target[0] == '/' ? target + 1 : target);
-	if (!op->target) {
-		p->oom = true;
-		return NULL;
-	}
-	p->n++;
-	return op;
-}
-
-static void plan_strdup(struct plan *p, const char **dst, const char *s)
-{
-	if (!s)
-		return;
-	*dst = strdup(s);
-	if (!*dst)
-		p->oom = true;
-}
-
-static void add_bind(struct plan *p, const char *source, const char *target, unsigned int flags)
-{
-	struct at_sb_op *op = plan_add(p, OP_BIND, target, flags);
-
-	if (op)
-		plan_strdup(p, &op->source, source);
-}
-
-static void add_tmpfs(struct plan *p, const char *target, const char *size, const char *mode)
-{
-	struct at_sb_op *op = plan_add(p, OP_TMPFS, target, 0);
-
-	if (!op)
-		return;
-	plan_strdup(p, &op->arg, size);
-	plan_strdup(p, &op->mode, mode);
-}
-
-static void add_symlink(struct plan *p, const char *target, const char *to)
-{
-	struct at_sb_op *op = plan_add(p, OP_SYMLINK, target, 0);
-
-	if (op)
-		plan_strdup(p, &op->arg, to);
-}
-
-static void add_file(struct plan *p, const char *target, const char *data, size_t len)
-{
-	struct at_sb_op *op = plan_add(p, OP_FILE, target, 0);
-
-	if (!op)
-		return;
-	op->arg = malloc(len + 1);
-	if (!op->arg) {
-		p->oom = true;
-		return;
-	}
-	memcpy((char *)op->arg, data, len);
-	((char *)op->arg)[len] = '\0';
-	op->arg_len = len;
-}
-
-/* A host path that is present: 1 directory, 2 other, 3 symlink, 0 absent. */
-static int host_kind(const char *path)
-{
-	struct stat st;
-
-	if (lstat(path, &st) < 0)
-		return 0;
-	if (S_ISLNK(st.st_mode))
-		return 3;
-	return S_ISDIR(st.st_mode) ? 1 : 2;
-}
-
-static void plan_system(struct plan *p)
-{
-	char host[PATH_MAX], link[PATH_MAX], real[PATH_MAX];
-	size_t i;
-	ssize_t n;
-
-	for (i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++) {
-		snprintf(host, sizeof(host), "/%s", system_dirs[i]);
-		switch (host_kind(host)) {
-		case 1:
-			add_bind(p, host, host, OPF_RO);
-			break;
-		case 3:
-			n = readlink(host, link, sizeof(link) - 1);
-			if (n > 0) {
-				link[n] = '\0';
-				add_symlink(p, host, link);
-			}
-			break;
-		default:
-			break;
-		}
-	}
-	for (i = 0; i < sizeof(etc_entries) / sizeof(etc_entries[0]); i++) {
-		snprintf(host, sizeof(host), "/etc/%s", etc_entries[i]);
-		switch (host_kind(host)) {
-		case 1:
-			add_bind(p, host, host, OPF_RO);
-			break;
-		case 2:
-			add_bind(p, host, host, OPF_RO | OPF_ISFILE);
-			break;
-		case 3:
-			/*
-			 * A link into /usr (localtime, os-release) stays a link;
-			 * one elsewhere (resolv.conf -> /run/...) is replaced by
-			 * a bind of what it points to, resolved here by the
-			 * supervisor: /etc is the host administrator's, not the
-			 * agent's, so following it is safe.
-			 */
-			n = readlink(host, link, sizeof(link) - 1);
-			if (n <= 0 || !realpath(host, real))
-				break;
-			link[n] = '\0';
-			if (strncmp(real, "/usr/", 5) == 0)
-				add_symlink(p, host, link);
-			else
-				add_bind(p, real, host, OPF_RO | (host_kind(real) == 1 ? 0 : OPF_ISFILE));
-			break;
-		default:
-			break;
-		}
-	}
-}
-
-static void plan_dev(struct plan *p)
-{
-	char host[64];
-	size_t i;
-
-	add_tmpfs(p, "dev", DEV_SIZE, "0755");
-	for (i = 0; i < sizeof(dev_nodes) / sizeof(dev_nodes[0]); i++) {
-		snprintf(host, sizeof(host), "/dev/%s", dev_nodes[i]);
-		if (host_kind(host) == 2)
-			add_bind(p, host, host, OPF_DEV | OPF_ISFILE);
-	}
-	plan_add(p, OP_DEVPTS, "dev/pts", 0);
-	add_symlink(p, "dev/ptmx", "pts/ptmx");
-	add_tmpfs(p, "dev/shm", SHM_SIZE, "1777");
-	add_symlink(p, "dev/fd", "/proc/self/fd");
-	add_symlink(p, "dev/stdin", "/proc/self/fd/0");
-	add_symlink(p, "dev/stdout", "/proc/self/fd/1");
-	add_symlink(p, "dev/stderr", "/proc/self/fd/2");
-	plan_add(p, OP_RDONLY, "dev", 0);
-}
-
-static void hide_if_present(struct plan *p, const char *dir, const char *name)
-{
-	char path[PATH_MAX];
-
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
-		return;
-	if (host_kind(path) == 2)
-		add_bind(p, STAGE_EMPTY, path, OPF_RO | OPF_ISFILE | OPF_INROOT);
-}
-
-/*
- * The repository: the common dir read-only with a sanitized config, the
- * state dir (other tasks, records, logs, the lock) under an empty tmpfs in
- * which only this task's worktree is re-created, read-write, and its .git
- * pointer read-only. The order matters: each step goes over the last.
- */
-static void plan_git(struct plan *p, const struct at_sandbox_opts *o)
-{
-	char config[PATH_MAX];
-	const char *text = o->sanitized_config ? o->sanitized_config : "";
-
-	add_file(p, STAGE_CONFIG, text, strlen(text));
-	add_file(p, STAGE_EMPTY, "", 0);
-	add_bind(p, o->common_dir, o->common_dir, OPF_RO);
-	snprintf(config, sizeof(config), "%s/config", o->common_dir);
-	add_bind(p, STAGE_CONFIG, config, OPF_RO | OPF_ISFILE | OPF_INROOT);
-	hide_if_present(p, o->common_dir, "config.worktree");
-	if (o->admin_dir)
-		hide_if_present(p, o->admin_dir, "config.worktree");
-	add_tmpfs(p, o->state_dir, STATE_SIZE, "0755");
-	add_bind(p, o->worktree, o->worktree, 0);
-	add_bind(p, o->git_pointer_file, o->git_pointer_file, OPF_RO | OPF_ISFILE);
-	plan_add(p, OP_RDONLY, o->state_dir, 0);
-}
-
-int at_sb_plan_build(const struct at_sandbox_opts *o, struct at_sb_op **ops_out,
-		     size_t *nops_out, struct at_error *err)
-{
-	struct plan p = { NULL, 0, 0, false };
-	size_t i;
-
-	plan_system(&p);
-	add_tmpfs(&p, "tmp", TMP_SIZE, "1777");
-	add_tmpfs(&p, AT_SANDBOX_HOME, HOME_SIZE, "0700");
-	plan_dev(&p);
-	plan_add(&p, OP_PROC, "proc", 0);
-	for (i = 0; i < sizeof(proc_read_only) / sizeof(proc_read_only[0]); i++) {
-		char path[64];
-
-		snprintf(path, sizeof(path), "proc/%s", proc_read_only[i]);
-		add_bind(&p, path, path, OPF_RO | OPF_INROOT | OPF_OPTIONAL |
-				 (strcmp(proc_read_only[i], "sysrq-trigger") == 0 ? OPF_ISFILE : 0));
-	}
-	/* The caller's binds, then the repository over them: a --ro of a
-	 * parent of the repository cannot uncover its config or state. */
-	for (i = 0; i < o->nbinds; i++) {
-		const char *path = o->binds[i].path;
-		unsigned int flags = o->binds[i].writable ? 0 : OPF_RO;
-
-		if (host_kind(path) != 1)
-			flags |= OPF_ISFILE;
-		add_bind(&p, path, path, flags);
-	}
-	plan_git(&p, o);
-	plan_add(&p, OP_RDONLY, "", 0);
-	if (p.oom) {
-		at_sb_plan_free(p.ops, p.n);
-		return at_error_set(err, AT_ESYS, "out of memory");
-	}
-	*ops_out = p.ops;
-	*nops_out = p.n;
-	return 0;
-}
-
-void at_sb_plan_free(struct at_sb_op *ops, size_t nops)
-{
-	size_t i;
-
-	for (i = 0; i < nops; i++) {
-		free((char *)ops[i].target);
-		free((char *)ops[i].source);
-		free((char *)ops[i].arg);
-		free((char *)ops[i].mode);
-		if (ops[i].src_fd >= 0)
-			close(ops[i].src_fd);
-	}
-	free(ops);
-}
 
 /* ---- carrying it out (child side: async-signal-safe from here on) ---- */
 
@@ -585,26 +279,56 @@ static int do_symlink(struct build *b, const struct at_sb_op *op)
 	return dir < 0 ? -1 : symlinkat(op->arg, dir, base);
 }
 
+static int write_whole(int fd, const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The caller's descriptor from offset 0, without moving its offset (shared with it). */
+static int copy_from(int fd, int from)
+{
+	char buf[8192];
+	off_t off = 0;
+
+	for (;;) {
+		ssize_t n = pread(from, buf, sizeof(buf), off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return 0;
+		if (write_whole(fd, buf, (size_t)n) < 0)
+			return -1;
+		off += n;
+	}
+}
+
 static int do_file(struct build *b, const struct at_sb_op *op)
 {
 	const char *base;
-	int dir = target_dir(b, op->target, &base), fd;
-	size_t off = 0;
+	int dir = target_dir(b, op->target, &base), fd, rc;
 
 	if (dir < 0)
 		return -1;
 	fd = openat(dir, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
-	while (off < op->arg_len) {
-		ssize_t n = write(fd, op->arg + off, op->arg_len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			close(fd);
-			return -1;
-		}
-		off += (size_t)n;
+	rc = op->data_fd >= 0 ? copy_from(fd, op->data_fd) : write_whole(fd, op->arg, op->arg_len);
+	if (rc < 0) {
+		close(fd);
+		return -1;
 	}
 	return close(fd);
 }
@@ -625,32 +349,37 @@ static int do_op(struct build *b, struct at_sb_op *op, int *step)
 {
 	switch (op->kind) {
 	case OP_BIND:
-		*step = SB_BIND;
+		*step = AT_STEP_BIND;
 		return do_bind(b, op);
 	case OP_TMPFS:
-		*step = SB_TMPFS;
+		*step = AT_STEP_TMPFS;
 		return do_newfs(b, op, "tmpfs", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 	case OP_PROC:
-		*step = SB_PROC;
+		*step = AT_STEP_PROC;
 		return do_newfs(b, op, "proc",
 				MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
 	case OP_DEVPTS:
 		/* Devices allowed here, or no pty could be opened. */
-		*step = SB_DEVPTS;
+		*step = AT_STEP_DEVPTS;
 		return do_newfs(b, op, "devpts", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
 	case OP_SYMLINK:
-		*step = SB_SYMLINK;
+		*step = AT_STEP_SYMLINK;
 		return do_symlink(b, op);
 	case OP_FILE:
-		*step = SB_FILE;
+		*step = AT_STEP_FILE;
 		return do_file(b, op);
 	case OP_DIR: {
 		int fd = walk(b->rootfd, op->target, str_len(op->target), true);
-		*step = SB_MKPATH;
-		return fd < 0 ? -1 : close(fd);
+
+		*step = AT_STEP_MKPATH;
+		if (fd < 0)
+			return -1;
+		close(fd);
+		/* Just made or found without a link on the way; nothing else runs here. */
+		return fchmodat(b->rootfd, op->target, op->perm, 0);
 	}
 	case OP_RDONLY:
-		*step = SB_RDONLY;
+		*step = AT_STEP_RDONLY;
 		return do_rdonly(b, op);
 	}
 	errno = EINVAL;
@@ -718,14 +447,14 @@ int at_sb_mounts_build(struct at_sb_child *c, int *step, const char **what)
 	size_t i;
 
 	*what = NULL;
-	*step = SB_PRIVATE;
+	*step = AT_STEP_PRIVATE;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return -1;
-	*step = SB_SOURCE;
+	*step = AT_STEP_SOURCE;
 	if (open_sources(c, what) < 0)
 		return -1;
 
-	*step = SB_ROOT;
+	*step = AT_STEP_ROOT;
 	b.rootfd = make_root();
 	b.dir_fd = -1;
 	b.dir_len = 0;
@@ -757,7 +486,7 @@ int at_sb_pivot(int rootfd, const char *cwd, int *step, const char **what)
 {
 	/* pivot_root(".", "."): the old root ends up stacked on the new one
 	 * and is detached at once, so nothing of the host stays reachable. */
-	*step = SB_PIVOT;
+	*step = AT_STEP_PIVOT;
 	*what = NULL;
 	if (fchdir(rootfd) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
 	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0) {
@@ -766,7 +495,7 @@ int at_sb_pivot(int rootfd, const char *cwd, int *step, const char **what)
 	}
 	close(rootfd);
 
-	*step = SB_CHDIR;
+	*step = AT_STEP_CHDIR;
 	*what = cwd;
 	if (chdir(cwd) < 0)
 		return -1;

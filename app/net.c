@@ -1,6 +1,14 @@
-#include "cmd/net_run.h"
+/*
+ * net.c - the network allowlist of one sandboxed run: `run --allow-host`,
+ * `--forward` and `--deny-private`, and a policy check's allow_hosts
+ * (app/internal.h has how it fits the sandbox; layout.c starts and stops
+ * it, for `run` and the gate's checks alike).
+ */
+#include "app/internal.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -41,31 +49,31 @@ static char *const env_vars[] = {
 	NULL,
 };
 
-_Static_assert(AT_NET_RUN_PROXY_PORT == 3128, "PROXY_URL names the proxy's port");
+_Static_assert(AT_APP_NET_PROXY_PORT == 3128, "PROXY_URL names the proxy's port");
 
-char *const *at_net_run_env(void)
+char *const *at_app_net_env(void)
 {
 	return env_vars;
 }
 
-void at_net_run_init(struct at_net_run *n)
+void at_app_net_init(struct at_app_net *n)
 {
 	memset(n, 0, sizeof(*n));
 	pthread_mutex_init(&n->lock, NULL);
 }
 
-void at_net_run_release(struct at_net_run *n)
+void at_app_net_release(struct at_app_net *n)
 {
 	if (!n)
 		return;
-	at_net_run_stop(n);
+	at_app_net_stop(n);
 	at_net_rules_release(&n->rules);
 	free(n->conns);
 	n->conns = NULL;
 	pthread_mutex_destroy(&n->lock);
 }
 
-int at_net_run_allow(struct at_net_run *n, const char *pattern, struct at_error *err)
+int at_app_net_allow(struct at_app_net *n, const char *pattern, struct at_error *err)
 {
 	return at_net_rules_add(&n->rules, pattern, err);
 }
@@ -87,9 +95,9 @@ static bool parse_port(const char *s, size_t len, uint16_t *out)
 	return true;
 }
 
-int at_net_run_forward(struct at_net_run *n, const char *spec, struct at_error *err)
+int at_app_net_forward(struct at_app_net *n, const char *spec, struct at_error *err)
 {
-	struct at_net_run_forward f = { 0 };
+	struct at_app_net_forward f = { 0 };
 	const char *colon = strchr(spec, ':');
 	size_t len = strlen(spec);
 
@@ -99,33 +107,33 @@ int at_net_run_forward(struct at_net_run *n, const char *spec, struct at_error *
 				    "ports from 1 to 65535", spec);
 	if (!colon)
 		f.inner_port = f.host_port;
-	if (f.inner_port == AT_NET_RUN_PROXY_PORT)
+	if (f.inner_port == AT_APP_NET_PROXY_PORT)
 		return at_error_set(err, AT_EUSAGE, "invalid --forward '%s': the sandbox's "
-				    "port %d is the proxy's", spec, AT_NET_RUN_PROXY_PORT);
+				    "port %d is the proxy's", spec, AT_APP_NET_PROXY_PORT);
 	for (size_t i = 0; i < n->nforwards; i++)
 		if (n->forwards[i].inner_port == f.inner_port)
 			return at_error_set(err, AT_EUSAGE, "invalid --forward '%s': port %u is "
 					    "forwarded already", spec, f.inner_port);
-	if (n->nforwards == AT_NET_RUN_FORWARDS_MAX)
+	if (n->nforwards == AT_APP_NET_FORWARDS_MAX)
 		return at_error_set(err, AT_EUSAGE, "invalid --forward '%s': at most %d "
-				    "forwards", spec, AT_NET_RUN_FORWARDS_MAX);
+				    "forwards", spec, AT_APP_NET_FORWARDS_MAX);
 	memcpy(f.text, spec, len < sizeof(f.text) ? len + 1 : sizeof(f.text) - 1);
 	n->forwards[n->nforwards++] = f;
 	return 0;
 }
 
-bool at_net_run_active(const struct at_net_run *n)
+bool at_app_net_active(const struct at_app_net *n)
 {
 	return n->rules.n > 0 || n->nforwards > 0;
 }
 
 static void on_record(const struct at_net_record *r, void *ctx)
 {
-	struct at_net_run *n = ctx;
-	struct at_net_run_conn *c;
+	struct at_app_net *n = ctx;
+	struct at_app_net_conn *c;
 
 	pthread_mutex_lock(&n->lock);
-	if (n->nconns == AT_NET_RUN_RECORDS_MAX) {
+	if (n->nconns == AT_APP_NET_RECORDS_MAX) {
 		n->dropped++;
 		pthread_mutex_unlock(&n->lock);
 		return;
@@ -153,11 +161,11 @@ static int64_t mono_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* The sandbox's sockets, in the order at_net_run_prepare asked for them. */
+/* The sandbox's sockets, in the order at_app_net_prepare asked for them. */
 static int serve(void *ctx, const int *fds, size_t nfds, struct at_error *err)
 {
-	struct at_net_run *n = ctx;
-	struct at_net_listener ls[1 + 2 * AT_NET_RUN_FORWARDS_MAX];
+	struct at_app_net *n = ctx;
+	struct at_net_listener ls[1 + 2 * AT_APP_NET_FORWARDS_MAX];
 	struct at_net_proxy_opts po = AT_NET_PROXY_OPTS_INIT;
 	size_t nl = 0;
 	int64_t t0 = mono_us();
@@ -171,7 +179,10 @@ static int serve(void *ctx, const int *fds, size_t nfds, struct at_error *err)
 		ls[nl].port = i == 0 ? 0 : n->forwards[(i - 1) / 2].host_port;
 		nl++;
 	}
-	n->conns = calloc(AT_NET_RUN_RECORDS_MAX, sizeof(*n->conns));
+	free(n->conns);  /* a front end may run the same allowlist again */
+	n->nconns = 0;
+	n->dropped = 0;
+	n->conns = calloc(AT_APP_NET_RECORDS_MAX, sizeof(*n->conns));
 	if (!n->conns) {
 		for (size_t i = 0; i < nl; i++)
 			close(ls[i].fd);
@@ -190,12 +201,12 @@ static int serve(void *ctx, const int *fds, size_t nfds, struct at_error *err)
 	return rc < 0 ? AT_ESANDBOX : 0;
 }
 
-void at_net_run_prepare(struct at_net_run *n, struct at_sandbox_opts *o)
+void at_app_net_prepare(struct at_app_net *n, struct at_sandbox_spec *o)
 {
-	if (!at_net_run_active(n))
+	if (!at_app_net_active(n))
 		return;
 	n->nlisten = 0;
-	n->listen[n->nlisten++] = (struct at_sandbox_listen){ AT_NET_RUN_PROXY_PORT, false, false };
+	n->listen[n->nlisten++] = (struct at_sandbox_listen){ AT_APP_NET_PROXY_PORT, false, false };
 	for (size_t i = 0; i < n->nforwards; i++) {
 		uint16_t p = n->forwards[i].inner_port;
 		n->listen[n->nlisten++] = (struct at_sandbox_listen){ p, false, false };
@@ -207,7 +218,7 @@ void at_net_run_prepare(struct at_net_run *n, struct at_sandbox_opts *o)
 	o->listen_ctx = n;
 }
 
-void at_net_run_stop(struct at_net_run *n)
+void at_app_net_stop(struct at_app_net *n)
 {
 	int64_t t0;
 
@@ -219,7 +230,7 @@ void at_net_run_stop(struct at_net_run *n)
 	n->stop_us = mono_us() - t0;
 }
 
-static at_json *conn_json(const struct at_net_run_conn *c)
+static at_json *conn_json(const struct at_app_net_conn *c)
 {
 	at_json *o = at_json_object();
 	int bad = 0;
@@ -242,12 +253,12 @@ static at_json *conn_json(const struct at_net_run_conn *c)
 	return o;
 }
 
-at_json *at_net_run_json(const struct at_net_run *n)
+at_json *at_app_net_json(const struct at_app_net *n)
 {
 	at_json *o, *allow, *fwd, *conns;
 	int bad = 0;
 
-	if (!at_net_run_active(n))
+	if (!at_app_net_active(n))
 		return NULL;
 	o = at_json_object();
 	allow = at_json_array();
@@ -270,24 +281,4 @@ at_json *at_net_run_json(const struct at_net_run *n)
 		return NULL;
 	}
 	return o;
-}
-
-void at_net_run_print(const struct at_net_run *n, FILE *f)
-{
-	if (!at_net_run_active(n))
-		return;
-	fprintf(f, "agenttask: proxy on 127.0.0.1:%d started in %.3f ms, stopped in %.3f ms\n",
-		AT_NET_RUN_PROXY_PORT, (double)n->start_us / 1000, (double)n->stop_us / 1000);
-	for (size_t i = 0; i < n->nconns; i++) {
-		const struct at_net_run_conn *c = &n->conns[i];
-		fprintf(f, "agenttask: net %s %s %s:%u%s%s%s%s up %llu down %llu bytes %lld ms%s%s\n",
-			c->allowed ? "allowed" : "denied", at_net_proto_name(c->proto),
-			c->host[0] ? c->host : "?", c->port, c->addr[0] ? " at " : "", c->addr,
-			c->rule[0] ? " by " : "", c->rule, (unsigned long long)c->bytes_up,
-			(unsigned long long)c->bytes_down, (long long)c->duration_ms,
-			c->reason[0] ? ": " : "", c->reason);
-	}
-	if (n->dropped)
-		fprintf(f, "agenttask: net %llu more connections not recorded\n",
-			(unsigned long long)n->dropped);
 }

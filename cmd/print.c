@@ -1,14 +1,11 @@
 /*
- * review_print.c - showing a gate report: text for a terminal, JSON for
- * programs, Markdown for a pull-request comment.
+ * print.c - showing a conflict preview and a gate report: text for a
+ * terminal, Markdown for a pull-request comment.
  */
-#include <stdio.h>
+#include "cmd/print.h"
+
 #include <stdlib.h>
 #include <string.h>
-
-#include "cmd/review.h"
-#include "cmd/review_report.h"
-#include "core/json.h"
 
 /* A failing check's output in the text and Markdown reports: its tail. */
 #define TEXT_OUTPUT_LINES 20
@@ -106,7 +103,7 @@ static void print_paths(const struct at_rule_result *r, FILE *f)
 		fprintf(f, "        ... and %zu more\n", r->npaths - TEXT_PATHS);
 }
 
-void at_gate_report_print_failures(const struct at_gate_report *rep, FILE *f)
+void at_cli_print_gate_failures(const struct at_gate_report *rep, FILE *f)
 {
 	size_t i;
 
@@ -126,17 +123,19 @@ void at_gate_report_print_failures(const struct at_gate_report *rep, FILE *f)
 	}
 }
 
-void at_gate_report_print(const struct at_gate_report *rep, FILE *f)
+void at_cli_print_gate(const struct at_gate_report *rep, FILE *f)
 {
+	char base[AT_OID_HEXSZ + 1], tree[AT_OID_HEXSZ + 1];
 	size_t i;
 
 	if (!rep->has_policy) {
 		fprintf(f, "gate passed: nothing to judge (%s)\n", rep->note);
 		return;
 	}
+	at_oid_fmt(base, &rep->base);
+	at_oid_fmt(tree, &rep->tree);
 	fprintf(f, "gate %s\n", at_gate_report_passed(rep) ? "passed" : "FAILED");
-	fprintf(f, "  policy  %s\n  base    %s\n  tree    %s\n\n", rep->policy, rep->base,
-		rep->tree);
+	fprintf(f, "  policy  %s\n  base    %s\n  tree    %s\n\n", rep->policy, base, tree);
 	for (i = 0; i < rep->res.count; i++) {
 		const struct at_rule_result *r = &rep->res.rules[i];
 
@@ -151,58 +150,6 @@ void at_gate_report_print(const struct at_gate_report *rep, FILE *f)
 		if (r->output && *r->output)
 			print_output(r->output, f);
 	}
-}
-
-/* ---- JSON ---- */
-
-static at_json *rule_json(const struct at_rule_result *r)
-{
-	at_json *o = at_json_object(), *paths = at_json_array();
-	int bad = 0;
-	size_t i;
-
-	for (i = 0; paths && i < r->npaths; i++)
-		bad |= at_json_append(paths, at_json_string(r->paths[i]));
-	bad |= at_json_add_string(o, "rule", r->rule);
-	bad |= at_json_add_bool(o, "passed", r->passed);
-	bad |= at_json_add_string(o, "message", r->message);
-	bad |= at_json_add(o, "paths", paths);
-	if (r->is_check) {
-		bad |= at_json_add_bool(o, "check", true);
-		bad |= at_json_add_string(o, "output", r->output ? r->output : "");
-	}
-	if (bad) {
-		at_json_free(o);
-		return NULL;
-	}
-	return o;
-}
-
-at_json *at_gate_report_json(const struct at_gate_report *rep)
-{
-	at_json *o = at_json_object(), *results = at_json_array();
-	int bad = 0;
-	size_t i;
-
-	for (i = 0; results && i < rep->res.count; i++)
-		bad |= at_json_append(results, rule_json(&rep->res.rules[i]));
-	bad |= at_json_add_bool(o, "passed", at_gate_report_passed(rep));
-	bad |= at_json_add_string(o, "base", rep->base);
-	bad |= at_json_add_string(o, "tree", rep->tree);
-	if (rep->has_policy)
-		bad |= at_json_add_string(o, "policy", rep->policy);
-	else
-		bad |= at_json_add_null(o, "policy");
-	if (rep->policy_commit[0])
-		bad |= at_json_add_string(o, "policy_commit", rep->policy_commit);
-	if (rep->note[0])
-		bad |= at_json_add_string(o, "note", rep->note);
-	bad |= at_json_add(o, "results", results);
-	if (bad) {
-		at_json_free(o);
-		return NULL;
-	}
-	return o;
 }
 
 /* ---- Markdown ---- */
@@ -308,8 +255,9 @@ static void md_details(const struct at_rule_result *r, FILE *f)
 	fputs("\n\n</details>\n\n", f);
 }
 
-void at_gate_report_print_markdown(const struct at_gate_report *rep, FILE *f)
+void at_cli_print_gate_markdown(const struct at_gate_report *rep, FILE *f)
 {
+	char base[AT_OID_HEXSZ + 1], tree[AT_OID_HEXSZ + 1];
 	bool passed = at_gate_report_passed(rep);
 	size_t i;
 
@@ -321,10 +269,11 @@ void at_gate_report_print_markdown(const struct at_gate_report *rep, FILE *f)
 		fputs(".\n", f);
 		return;
 	}
+	at_oid_fmt(base, &rep->base);
+	at_oid_fmt(tree, &rep->tree);
 	fputs("Policy ", f);
 	md_code(rep->policy, f);
-	fprintf(f, " · base <code>%.12s</code> · tree <code>%.12s</code>\n\n", rep->base,
-		rep->tree);
+	fprintf(f, " · base <code>%.12s</code> · tree <code>%.12s</code>\n\n", base, tree);
 	fputs("| | Rule | Result | Paths |\n|---|---|---|---|\n", f);
 	for (i = 0; i < rep->res.count; i++) {
 		const struct at_rule_result *r = &rep->res.rules[i];
@@ -341,4 +290,91 @@ void at_gate_report_print_markdown(const struct at_gate_report *rep, FILE *f)
 	for (i = 0; i < rep->res.count; i++)
 		if (!rep->res.rules[i].passed && rep->res.rules[i].is_check)
 			md_details(&rep->res.rules[i], f);
+}
+
+/* ---- the conflict preview ---- */
+
+void at_cli_print_preview(FILE *f, const struct at_task *t, const struct at_app_preview *p)
+{
+	const char *base = at_branch_short(t->base_branch);
+	size_t i;
+
+	if (!p->ok) {
+		fprintf(f, "cannot preview: %s\n", p->err.msg);
+		return;
+	}
+	if (!p->pv.has_base_branch) {
+		fprintf(f, "no base branch to accept into (the task began on a detached HEAD)\n");
+		return;
+	}
+	if (p->pv.base_moved)
+		fprintf(f, "%s moved on by %zu commit%s since the task began; ", base,
+			p->pv.base_ahead, p->pv.base_ahead == 1 ? "" : "s");
+	else
+		fprintf(f, "%s has not moved since the task began; ", base);
+	if (p->pv.clean) {
+		fprintf(f, "merges cleanly\n");
+		return;
+	}
+	/* The task's paths: their control characters shown, never sent to the terminal. */
+	fprintf(f, "would conflict in: ");
+	for (i = 0; i < p->pv.conflicts.n; i++) {
+		fputs(i ? ", " : "", f);
+		put_safe(p->pv.conflicts.v[i], f);
+	}
+	fputc('\n', f);
+}
+
+/* ---- run --verbose ---- */
+
+/* The proxy's start and stop, and each connection it saw. */
+static void print_net(const struct at_app_net *n)
+{
+	if (!at_app_net_active(n))
+		return;
+	fprintf(stderr, "agenttask: proxy on 127.0.0.1:%d started in %.3f ms, stopped in %.3f ms\n",
+		AT_APP_NET_PROXY_PORT, (double)n->start_us / 1000, (double)n->stop_us / 1000);
+	for (size_t i = 0; i < n->nconns; i++) {
+		const struct at_app_net_conn *c = &n->conns[i];
+		fprintf(stderr, "agenttask: net %s %s %s:%u%s%s%s%s up %llu down %llu bytes %lld ms"
+			"%s%s\n", c->allowed ? "allowed" : "denied", at_net_proto_name(c->proto),
+			c->host[0] ? c->host : "?", c->port, c->addr[0] ? " at " : "", c->addr,
+			c->rule[0] ? " by " : "", c->rule, (unsigned long long)c->bytes_up,
+			(unsigned long long)c->bytes_down, (long long)c->duration_ms,
+			c->reason[0] ? ": " : "", c->reason);
+	}
+	if (n->dropped)
+		fprintf(stderr, "agenttask: net %llu more connections not recorded\n",
+			(unsigned long long)n->dropped);
+}
+
+void at_cli_print_run_verbose(const struct at_app_run_opts *o, const struct at_app_run_result *res)
+{
+	const struct at_run_result *r = &res->run;
+	int i;
+
+	for (i = 0; i < AT_LIMIT_COUNT; i++) {
+		if (o->limits.value[i])
+			fprintf(stderr, "agenttask: limit %s=%llu enforced by %s\n",
+				at_limit_name((enum at_limit)i),
+				(unsigned long long)o->limits.value[i], at_limit_mech_name(r->mech[i]));
+	}
+	if (o->timeout_ms)
+		fprintf(stderr, "agenttask: timeout %.3fs enforced by the supervisor\n",
+			(double)o->timeout_ms / 1000);
+	fprintf(stderr, "agenttask: task resolved in %.3f ms (repository, task, config)\n",
+		(double)res->resolve_us / 1000);
+	if (r->prepare_us >= 0)
+		fprintf(stderr, "agenttask: sandbox prepared in %.3f ms (mounts, seccomp)\n",
+			(double)r->prepare_us / 1000);
+	for (i = 0; i < AT_STEP_COUNT; i++) {
+		if (r->step_us[i] >= 0)
+			fprintf(stderr, "agenttask: step %-13s %8.3f ms after clone\n",
+				at_run_step_name((enum at_run_step)i), (double)r->step_us[i] / 1000);
+	}
+	if (o->proxy)
+		print_net(o->proxy);
+	fprintf(stderr, "agenttask: ran %lld ms, exit %d, max rss %lld KiB, cpu %lld+%lld ms\n",
+		(long long)r->duration_ms, r->exit_code, (long long)r->max_rss_kb,
+		(long long)r->user_cpu_ms, (long long)r->sys_cpu_ms);
 }

@@ -1,5 +1,5 @@
 /*
- * netns.c - the loopback interface of a new network namespace.
+ * child_net.c - the loopback interface of a new network namespace.
  *
  * A new network namespace has only `lo`, and it is down. One ioctl brings it
  * up, so the command can still talk to itself (test servers on 127.0.0.1)
@@ -10,7 +10,7 @@
  * before the command starts, so that a process outside serves them and none
  * runs inside for it (the network allowlist's proxy does this).
  */
-#include "sandbox/internal.h"
+#include "sandbox/child.h"
 
 #include <errno.h>
 #include <net/if.h>
@@ -126,41 +126,4 @@ int at_sb_listen_handoff(const struct at_sb_child *c)
 	}
 	close(c->listen_fd);
 	return 0;
-}
-
-int at_sb_listen_receive(int sock, size_t n, int *fds)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int) * AT_SANDBOX_LISTEN_MAX)];
-	} ctl;
-	unsigned char made[AT_SANDBOX_LISTEN_MAX];
-	struct iovec iov = { made, sizeof(made) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-			      .msg_controllen = sizeof(ctl.buf) };
-	struct cmsghdr *cm;
-	size_t i, got = 0, nfds = 0;
-	int recvd[AT_SANDBOX_LISTEN_MAX];
-	ssize_t rc;
-
-	do
-		rc = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (rc < 0 && errno == EINTR);
-	if (rc <= 0)
-		return rc < 0 ? -1 : 0;
-	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
-			nfds = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			memcpy(recvd, CMSG_DATA(cm), nfds * sizeof(int));
-		}
-	}
-	for (i = 0; i < n; i++)
-		fds[i] = (size_t)rc == n && made[i] && got < nfds ? recvd[got++] : -1;
-	if ((size_t)rc != n || got != nfds || (msg.msg_flags & MSG_CTRUNC)) {
-		for (i = 0; i < nfds; i++)
-			close(recvd[i]);
-		errno = EPROTO;
-		return -1;
-	}
-	return 1;
 }

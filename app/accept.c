@@ -1,0 +1,213 @@
+#include "app/accept.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/internal.h"
+#include "core/audit.h"
+#include "core/lock.h"
+#include "git/merge.h"
+#include "git/worktree.h"
+
+/* What the steps before the lock decided, for the merge under it. */
+struct accept {
+	struct at_repo *r;
+	const struct at_app_accept_opts *o;
+	struct at_merge_opts merge;
+	struct at_oid expect_tree;
+	struct at_oid gated_tree;
+	char trailer[AT_OVERRIDE_MAX + 32];
+};
+
+static bool is_blank(const char *s)
+{
+	for (; *s; s++)
+		if (!isspace((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* A reason is one line of printable text: it becomes a commit trailer. */
+static bool is_reason(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (iscntrl((unsigned char)s[i]))
+			return false;
+	return i > 0 && i <= AT_OVERRIDE_MAX && !is_blank(s);
+}
+
+int at_app_accept_check(const struct at_app_accept_opts *o, struct at_error *err)
+{
+	struct at_oid id;
+
+	if (o->message && is_blank(o->message))
+		return at_error_set(err, AT_EUSAGE, "empty commit message");
+	if (o->expect_tree && at_oid_parse(&id, o->expect_tree) < 0)
+		return at_error_set(err, AT_EUSAGE, "invalid tree id '%s' (expected %d hex digits)",
+				    o->expect_tree, AT_OID_HEXSZ);
+	if (o->override && !is_reason(o->override))
+		return at_error_set(err, AT_EUSAGE, "--override needs a reason: one line of text, "
+				    "at most %d characters", AT_OVERRIDE_MAX);
+	return 0;
+}
+
+/* A stale review is refused before the gate spends time on it. */
+static int check_reviewed(struct accept *a, struct at_app_view *v, const struct at_task *t,
+			  struct at_error *err)
+{
+	const struct at_task_state *st;
+	char is[AT_OID_HEXSZ + 1];
+	int rc;
+
+	if (!a->o->expect_tree)
+		return 0;
+	at_oid_parse(&a->expect_tree, a->o->expect_tree);
+	a->merge.expect_tree = &a->expect_tree;
+	if ((rc = at_app_view_state(v, &st, err)) < 0)
+		return rc;
+	if (at_oid_equal(&st->tree, &a->expect_tree))
+		return 0;
+	at_oid_fmt(is, &st->tree);
+	return at_error_set(err, AT_ESTALE, "task '%s' changed since review: tree is %s, "
+			    "reviewed %s", t->name, is, a->o->expect_tree);
+}
+
+/*
+ * With a policy, the gate must pass, or be overridden with a reason. The
+ * override is recorded as a trailer of a new commit, so it forces one: a
+ * fast-forward becomes a merge commit (like git merge --no-ff).
+ */
+static int check_gate(const struct at_app *app, struct accept *a, struct at_app_view *v,
+		      struct at_app_accept_result *out, struct at_error *err)
+{
+	struct at_gate_report *rep = NULL;
+	int rc;
+
+	if ((rc = at_app_gate_task(a->r, v, a->o->policy_file, app ? app->environ : NULL,
+				   &a->o->progress, &rep, err)) < 0)
+		return rc;
+	if (rep->has_policy) {
+		a->gated_tree = rep->tree;
+		a->merge.gated_tree = &a->gated_tree;
+	}
+	if (!rep->has_policy || at_gate_report_passed(rep)) {
+		if (a->o->override)
+			at_strlist_pushf(&out->notes, "nothing to override (%s); --override ignored",
+				    rep->has_policy ? "the gate passed" : "no review policy");
+		at_gate_report_free(rep);
+		return 0;
+	}
+	if (!a->o->override) {
+		out->failed_gate = rep;
+		return at_error_set(err, AT_EGATE, "task '%s' failed the review gate (fix it, or "
+				    "accept with --override REASON)", out->task.name);
+	}
+	at_gate_report_free(rep);
+	if (a->merge.mode == AT_MERGE_FF_ONLY)
+		return at_error_set(err, AT_EUSAGE, "--override is recorded in a new commit, which "
+				    "--ff-only forbids: drop --ff-only");
+	out->overriding = true;
+	snprintf(a->trailer, sizeof(a->trailer), "Agenttask-Override: %s", a->o->override);
+	a->merge.trailer = a->trailer;
+	if (a->merge.mode == AT_MERGE_AUTO)
+		a->merge.mode = AT_MERGE_NO_FF;
+	return 0;
+}
+
+/* Before the lock: the review's tree and the gate, from one look at the state. */
+static int unlocked(const struct at_app *app, struct accept *a, struct at_app_accept_result *out,
+		    struct at_error *err)
+{
+	struct at_app_view v;
+	int rc;
+
+	at_app_view_init(&v, a->r, &out->task);
+	rc = check_reviewed(a, &v, &out->task, err);
+	if (rc == 0)
+		rc = check_gate(app, a, &v, out, err);
+	at_app_view_release(&v);
+	return rc;
+}
+
+/* The state again under the lock, staged so that the merge commits exactly it. */
+static int merge_staged(struct accept *a, struct at_app_accept_result *out, struct at_error *err)
+{
+	struct at_worktree *w = NULL;
+	struct at_task_state st;
+	int rc = 0;
+
+	if (at_worktree_present(&out->task) &&
+	    (rc = at_worktree_open(&w, a->r, &out->task, err)) == 0)
+		rc = at_worktree_stage(w, &st, err);
+	else if (rc == 0)
+		rc = at_task_state(a->r, &out->task, NULL, &st, err);
+	if (rc == 0 && out->overriding)
+		/* No overridden accept without a record: logged before anything merges. */
+		rc = at_audit_override(at_repo_paths(a->r), &out->task, a->o->override,
+				       &a->gated_tree, err);
+	if (rc == 0)
+		rc = at_merge_accept(a->r, &out->task, &st, w, &a->merge, &out->merge, err);
+	at_worktree_free(w);
+	return rc;
+}
+
+/* Under the lock: the task again (it may be gone by now), merge, remove. */
+static int locked(struct accept *a, struct at_app_accept_result *out, struct at_error *err)
+{
+	struct at_error aerr = AT_ERROR_INIT;
+	int lock = -1, rc;
+
+	rc = at_lock_acquire(at_repo_paths(a->r), &lock, err);
+	if (rc == 0)
+		rc = at_task_resolve(a->r, out->task.name, ".", &out->task, err);
+	if (rc == 0)
+		rc = merge_staged(a, out, err);
+	if (rc == 0)
+		at_app_audited(&out->warnings, out->task.name,
+			       at_audit_accept(at_repo_paths(a->r), out->task.name,
+					       out->merge.base_branch, &out->merge.new_tip,
+					       at_merge_kind_name(out->merge.kind), &aerr), &aerr);
+	/* The base has moved: a failure from here on is reported, not returned. */
+	if (rc == 0 && !a->o->keep)
+		out->remove_failed = at_task_remove(a->r, &out->task, &out->remove_err) < 0;
+	at_lock_release(lock);
+	return rc;
+}
+
+int at_app_accept(const struct at_app *app, const struct at_app_accept_opts *o,
+		  struct at_app_accept_result *out, struct at_error *err)
+{
+	struct accept a;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	memset(&a, 0, sizeof(a));
+	a.o = o;
+	a.merge.mode = o->mode;
+	a.merge.message = o->message;
+	rc = at_app_accept_check(o, err);
+	if (rc == 0)
+		rc = at_app_open(app, &a.r, err);
+	if (rc == 0)
+		rc = at_app_resolve(app, a.r, o->name, &out->task, err);
+	if (rc == 0)
+		rc = unlocked(app, &a, out, err);
+	if (rc == 0)
+		rc = locked(&a, out, err);
+	at_repo_free(a.r);
+	return rc;
+}
+
+void at_app_accept_result_release(struct at_app_accept_result *res)
+{
+	if (!res)
+		return;
+	at_merge_result_release(&res->merge);
+	at_gate_report_free(res->failed_gate);
+	res->failed_gate = NULL;
+	at_strlist_release(&res->notes);
+	at_strlist_release(&res->warnings);
+}

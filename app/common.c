@@ -1,0 +1,88 @@
+/*
+ * common.c - what every use case starts with: the repository, the task, a
+ * shared view of the task's worktree and state.
+ */
+#include "app/internal.h"
+
+#include <stdlib.h>
+
+#include "core/lock.h"
+
+#include "git/worktree.h"
+
+int at_app_open(const struct at_app *app, struct at_repo **out, struct at_error *err)
+{
+	return at_repo_open(out, app && app->dir ? app->dir : ".", err);
+}
+
+int at_app_resolve(const struct at_app *app, struct at_repo *r, const char *name,
+		   struct at_task *out, struct at_error *err)
+{
+	return at_task_resolve(r, name, app && app->dir ? app->dir : ".", out, err);
+}
+
+int at_app_lock(const struct at_app *app, struct at_app_locked *l, const char *name,
+		struct at_task *task, struct at_error *err)
+{
+	int rc;
+
+	l->r = NULL;
+	l->lock = -1;
+	rc = at_app_open(app, &l->r, err);
+	if (rc == 0)
+		rc = at_lock_acquire(at_repo_paths(l->r), &l->lock, err);
+	if (rc == 0 && task)
+		rc = at_app_resolve(app, l->r, name, task, err);
+	return rc;
+}
+
+void at_app_unlock(struct at_app_locked *l)
+{
+	at_lock_release(l->lock);
+	at_repo_free(l->r);
+	l->lock = -1;
+	l->r = NULL;
+}
+
+void at_app_audited(struct at_strlist *warnings, const char *task, int rc,
+		    const struct at_error *aerr)
+{
+	if (rc < 0)
+		at_strlist_pushf(warnings, "audit log of task '%s' not written: %s", task,
+				 aerr->msg);
+}
+
+void at_app_view_init(struct at_app_view *v, struct at_repo *r, const struct at_task *t)
+{
+	v->r = r;
+	v->task = t;
+	v->w = NULL;
+	v->have_state = false;
+}
+
+int at_app_view_state(struct at_app_view *v, const struct at_task_state **out,
+		      struct at_error *err)
+{
+	int rc = 0;
+
+	if (!v->have_state) {
+		if (at_worktree_present(v->task))
+			rc = at_worktree_open(&v->w, v->r, v->task, err);
+		if (rc == 0)
+			rc = at_task_state(v->r, v->task, v->w, &v->st, err);
+		if (rc < 0)
+			return rc;
+		v->have_state = true;
+	}
+	*out = &v->st;
+	return 0;
+}
+
+void at_app_view_release(struct at_app_view *v)
+{
+	if (!v)
+		return;
+	at_worktree_free(v->w);
+	v->w = NULL;
+	v->have_state = false;
+}

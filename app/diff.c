@@ -1,0 +1,116 @@
+#include "app/diff.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/internal.h"
+#include "git/blob.h"
+#include "git/diff.h"
+#include "git/merge.h"
+
+struct at_app_diff {
+	struct at_repo *r;
+	bool has_task;
+	struct at_task task;
+	struct at_app_view view;
+	struct at_diff *d;
+};
+
+static int open_task(const struct at_app *app, const struct at_app_diff_opts *o,
+		     struct at_app_diff *d, struct at_error *err)
+{
+	const struct at_task_state *st;
+	int rc;
+
+	if ((rc = at_app_resolve(app, d->r, o->name, &d->task, err)) < 0)
+		return rc;
+	d->has_task = true;
+	at_app_view_init(&d->view, d->r, &d->task);
+	if ((rc = at_app_view_state(&d->view, &st, err)) < 0)
+		return rc;
+	if (!d->view.w)
+		return at_error_set(err, AT_EGIT, "cannot open the worktree of task '%s': '%s' is "
+				    "missing", d->task.name, d->task.path);
+	return at_diff_open_state(&d->d, d->r, d->view.w, st, err);
+}
+
+static int open_revs(const struct at_app_diff_opts *o, struct at_app_diff *d,
+		     struct at_error *err)
+{
+	struct at_oid base, head;
+	int rc;
+
+	if ((rc = at_git_resolve_commit(d->r, o->base_rev, &base, err)) < 0 ||
+	    (rc = at_git_resolve_commit(d->r, o->head_rev ? o->head_rev : "HEAD", &head, err)) < 0)
+		return rc;
+	return at_diff_open_commits(&d->d, d->r, &base, &head, err);
+}
+
+int at_app_diff_open(const struct at_app *app, const struct at_app_diff_opts *o,
+		     struct at_app_diff **out, struct at_error *err)
+{
+	struct at_app_diff *d = calloc(1, sizeof(*d));
+	int rc;
+
+	if (!d)
+		return at_error_set(err, AT_ESYS, "out of memory");
+	rc = at_app_open(app, &d->r, err);
+	if (rc == 0)
+		rc = o->base_rev ? open_revs(o, d, err) : open_task(app, o, d, err);
+	if (rc < 0) {
+		at_app_diff_free(d);
+		return rc;
+	}
+	*out = d;
+	return 0;
+}
+
+void at_app_diff_free(struct at_app_diff *d)
+{
+	if (!d)
+		return;
+	at_diff_free(d->d);
+	if (d->has_task)
+		at_app_view_release(&d->view);
+	at_repo_free(d->r);
+	free(d);
+}
+
+const struct at_task *at_app_diff_task(const struct at_app_diff *d)
+{
+	return d->has_task ? &d->task : NULL;
+}
+
+int at_app_diff_changes(struct at_app_diff *d, const struct at_change_set **out,
+			struct at_error *err)
+{
+	return at_diff_changes(d->d, out, err);
+}
+
+int at_app_diff_patch(struct at_app_diff *d, at_diff_line_cb cb, void *payload,
+		      struct at_error *err)
+{
+	return at_diff_patch(d->d, cb, payload, err);
+}
+
+int at_app_diff_stat(struct at_app_diff *d, const struct at_diff_stat_opts *o, char **out,
+		     struct at_error *err)
+{
+	return at_diff_stat(d->d, o, out, err);
+}
+
+int at_app_diff_names(struct at_app_diff *d, char **out, struct at_error *err)
+{
+	return at_diff_names(d->d, out, err);
+}
+
+void at_app_diff_preview(struct at_app_diff *d, struct at_app_preview *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!d->has_task) {
+		at_error_set(&out->err, AT_EUSAGE, "no task to preview");
+		return;
+	}
+	/* The state the diff shows: no second scan. */
+	out->ok = at_merge_preview(d->r, &d->task, &d->view.st.tree, &out->pv, &out->err) == 0;
+}

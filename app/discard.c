@@ -1,0 +1,92 @@
+#include "app/discard.h"
+
+#include <limits.h>
+#include <string.h>
+
+#include "app/internal.h"
+#include "core/audit.h"
+#include "git/trash.h"
+#include "git/worktree.h"
+
+static int save(struct at_repo *r, const struct at_app_discard_opts *o,
+		struct at_app_discard_result *out, struct at_error *err)
+{
+	const struct at_task *t = &out->task;
+	struct at_error full = AT_ERROR_INIT;
+	char where[PATH_MAX];
+
+	/* A moved worktree is not saved here: refuse before the trash is written. */
+	if (at_task_moved(t, where, sizeof(where)))
+		return at_task_remove(r, t, err);
+	if (at_trash_save(r, t, out->trash, sizeof(out->trash), &full) == 0)
+		return 0;
+	if (!o->force) {
+		*err = full;
+		at_error_append(err, " (nothing removed; 'discard --force' saves the commits only)");
+		return err->code;
+	}
+	out->commits_only = true;
+	at_strlist_pushf(&out->warnings, "%s: saving the commits only (--force)", full.msg);
+	return at_trash_save_ext(r, t, true, out->trash, sizeof(out->trash), err);
+}
+
+int at_app_discard(const struct at_app *app, const struct at_app_discard_opts *o,
+		   struct at_app_discard_result *out, struct at_error *err)
+{
+	struct at_error aerr = AT_ERROR_INIT;
+	struct at_app_locked l;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = at_app_lock(app, &l, o->name, &out->task, err);
+	if (rc == 0) {
+		at_progress_say(&o->progress, "saving the task in the trash", 0, 2);
+		rc = save(l.r, o, out, err);
+	}
+	if (rc == 0) {
+		at_progress_say(&o->progress, "removing the task", 1, 2);
+		rc = at_task_remove(l.r, &out->task, err);
+	}
+	if (rc == 0)
+		at_app_audited(&out->warnings, out->task.name,
+			       at_audit_discard(at_repo_paths(l.r), out->task.name, out->trash,
+						out->commits_only, &aerr), &aerr);
+	at_app_unlock(&l);
+	return rc;
+}
+
+int at_app_restore(const struct at_app *app, const struct at_app_restore_opts *o,
+		   struct at_app_restore_result *out, struct at_error *err)
+{
+	struct at_error aerr = AT_ERROR_INIT;
+	struct at_restore_info info;
+	struct at_app_locked l;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = at_app_lock(app, &l, NULL, NULL, err);
+	if (rc == 0)
+		rc = at_trash_restore(l.r, o->name, &out->task, &info, err);
+	if (rc == 0) {
+		memcpy(out->trash, info.ref, sizeof(out->trash));
+		if (info.ref_kept)
+			at_strlist_pushf(&out->warnings, "could not delete trash entry '%s'", info.ref);
+		at_app_audited(&out->warnings, out->task.name,
+			       at_audit_restore(at_repo_paths(l.r), &out->task, info.ref, &aerr),
+			       &aerr);
+	}
+	at_app_unlock(&l);
+	return rc;
+}
+
+void at_app_discard_result_release(struct at_app_discard_result *res)
+{
+	if (res)
+		at_strlist_release(&res->warnings);
+}
+
+void at_app_restore_result_release(struct at_app_restore_result *res)
+{
+	if (res)
+		at_strlist_release(&res->warnings);
+}

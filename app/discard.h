@@ -1,0 +1,53 @@
+/*
+ * discard.h - throwing a task away, and bringing it back.
+ *
+ * Nothing is removed unless the whole state is safe in the trash first
+ * (git/trash.h: a commit under refs/agenttask/trash/NAME/). When the
+ * worktree holds something git cannot record (a name git refuses, an
+ * unreadable file), only `force` goes on, saving the commits alone: losing
+ * the uncommitted rest is then the user's choice, said in so many words. A
+ * task whose worktree was moved (`git worktree move`) is refused before the
+ * trash is written.
+ */
+#ifndef AT_APP_DISCARD_H
+#define AT_APP_DISCARD_H
+
+#include <stdbool.h>
+
+#include "app/app.h"
+
+struct at_app_discard_opts {
+	const char *name;                /* NULL: the task holding app->dir */
+	bool force;
+	struct at_progress_hook progress;
+};
+
+struct at_app_discard_result {
+	struct at_task task;
+	char trash[AT_REF_MAX];          /* the trash entry that holds it */
+	bool commits_only;               /* force: the uncommitted state was not saved */
+	struct at_strlist warnings;
+};
+
+int at_app_discard(const struct at_app *app, const struct at_app_discard_opts *o,
+		   struct at_app_discard_result *out, struct at_error *err);
+
+struct at_app_restore_opts {
+	const char *name;
+};
+
+struct at_app_restore_result {
+	struct at_task task;
+	char trash[AT_REF_MAX];          /* the entry brought back */
+	struct at_strlist warnings;      /* the entry could not be deleted afterwards */
+};
+
+/* AT_ENOTFOUND: no trash for the name; AT_EEXISTS: a task of that name is there. */
+int at_app_restore(const struct at_app *app, const struct at_app_restore_opts *o,
+		   struct at_app_restore_result *out, struct at_error *err);
+
+/* Release either result. */
+void at_app_discard_result_release(struct at_app_discard_result *res);
+void at_app_restore_result_release(struct at_app_restore_result *res);
+
+#endif

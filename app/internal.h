@@ -1,0 +1,149 @@
+/*
+ * internal.h - what the files of app/ share; never included by a front end.
+ */
+#ifndef AT_APP_INTERNAL_H
+#define AT_APP_INTERNAL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <pthread.h>
+
+#include "app/app.h"
+#include "core/json.h"
+#include "core/run.h"
+#include "git/repo.h"
+#include "git/snapshot.h"
+#include "app/net.h"
+#include "sandbox/sandbox.h"
+
+/* The repository app->dir is in. */
+int at_app_open(const struct at_app *app, struct at_repo **out, struct at_error *err);
+
+/* Task name, or (NULL) the one whose worktree holds app->dir; ready ones only. */
+int at_app_resolve(const struct at_app *app, struct at_repo *r, const char *name,
+		   struct at_task *out, struct at_error *err);
+
+/* A mutating use case's hold on the repository: open, with its lock taken. */
+struct at_app_locked {
+	struct at_repo *r;
+	int lock;
+};
+
+/*
+ * Open app's repository and take its lock; with task non-NULL, then look
+ * name up (NULL: by app->dir) under the lock. Undo with at_app_unlock, on
+ * success or not.
+ */
+int at_app_lock(const struct at_app *app, struct at_app_locked *l, const char *name,
+		struct at_task *task, struct at_error *err);
+void at_app_unlock(struct at_app_locked *l);
+
+/*
+ * An audit entry that could not be written (rc < 0) is a warning of the
+ * result: the command it records has happened. Out of memory: dropped.
+ */
+void at_app_audited(struct at_strlist *warnings, const char *task, int rc,
+		    const struct at_error *aerr);
+
+/*
+ * A task's worktree and full state, worked out on first use and shared by
+ * whoever needs them next (accept's --tree check and its gate): one open,
+ * one scan. A task whose worktree is missing has the state of its branch.
+ */
+struct at_app_view {
+	struct at_repo *r;
+	const struct at_task *task;
+	struct at_worktree *w;        /* NULL until opened, or when the worktree is missing */
+	struct at_task_state st;
+	bool have_state;
+};
+
+void at_app_view_init(struct at_app_view *v, struct at_repo *r, const struct at_task *t);
+int at_app_view_state(struct at_app_view *v, const struct at_task_state **out,
+		      struct at_error *err);
+void at_app_view_release(struct at_app_view *v);
+
+/* ---- the gate's engine, for gate and accept (gate.c) ---- */
+
+struct at_gate_report;
+
+/*
+ * The gate of the task of view v: the policy first; the task's state (v's,
+ * shared with the caller) is worked out only when there is one to judge by.
+ */
+int at_app_gate_task(struct at_repo *r, struct at_app_view *v, const char *policy_file,
+		     char *const *environ, const struct at_progress_hook *progress,
+		     struct at_gate_report **out, struct at_error *err);
+
+/* ---- the network allowlist of a run (net.c; the rest is app/net.h) ---- */
+
+/*
+ * Point the spec at this run's listening sockets and the callback that
+ * serves them (nothing when not active). n must stay where it is until
+ * at_app_net_stop. Only layout.c calls this and at_app_net_stop.
+ */
+void at_app_net_prepare(struct at_app_net *n, struct at_sandbox_spec *s);
+
+/* The K=V strings that send the command's tools to the proxy (NULL-terminated, static). */
+char *const *at_app_net_env(void);
+
+/* Stop the proxy, if it started: every connection ended and recorded. */
+void at_app_net_stop(struct at_app_net *n);
+
+
+/* ---- the sandbox: one point for `run` and the gate's checks (layout.c) ---- */
+
+struct at_app_sandbox_opts {
+	char *const *argv;
+	char *const *envp;              /* the whole environment */
+	const struct at_run_bind *binds;/* checked by at_app_check_bind already */
+	size_t nbinds;
+	bool share_net;                 /* the host's network */
+	struct at_limits limits;
+	uint64_t timeout_ms;
+	bool capture;
+	size_t capture_max;             /* 0: AT_RUN_CAPTURE_MAX */
+	int cancel_fd;                  /* -1: none */
+	struct at_progress_hook progress;
+	struct at_app_net *net;         /* the allowlist's proxy, started and stopped here; NULL */
+};
+
+/*
+ * The git layout of worktree `where` (a task's, or a scratch worktree's as
+ * a task: git/scratch.h) as the sandbox shows it: real paths (the sandbox
+ * refuses symbolic links on the way) and the sanitized config.
+ */
+struct at_app_layout {
+	char worktree[PATH_MAX];
+	char common[PATH_MAX];
+	char state[PATH_MAX];
+	char admin[PATH_MAX];
+	char pointer[PATH_MAX + 8];
+	char *config;                   /* the sanitized config text (owned) */
+};
+
+int at_app_layout_resolve(struct at_repo *r, const struct at_task *where,
+			  struct at_app_layout *out, struct at_error *err);
+void at_app_layout_release(struct at_app_layout *l);
+
+/*
+ * A --ro/--rw path: absolute, existing, no symbolic link on the way; never
+ * anything inside the common dir but the worktree (git metadata and state,
+ * even read-only: the real config, other tasks), never the .git pointer
+ * writable, never a parent of the common dir writable. AT_EUSAGE otherwise.
+ */
+int at_app_check_bind(const struct at_app_layout *l, const char *path, bool writable,
+		      struct at_error *err);
+
+/*
+ * Run argv in the sandbox of worktree `where`: the system layout, the
+ * caller's binds, the git layout over them, the process settings. The one
+ * place a run is assembled: what every run needs (a network proxy when
+ * there is one) is started and stopped here.
+ */
+int at_app_sandbox_run(const struct at_app_layout *l, const struct at_app_sandbox_opts *o,
+		       struct at_run_result *res, struct at_error *err);
+
+#endif

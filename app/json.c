@@ -1,0 +1,203 @@
+#include "app/json.h"
+
+#include <stdio.h>
+
+#include "core/audit.h"
+#include "core/util.h"
+
+static int add_oid(at_json *o, const char *key, const struct at_oid *id)
+{
+	char hex[AT_OID_HEXSZ + 1];
+
+	at_oid_fmt(hex, id);
+	return at_json_add_string(o, key, hex);
+}
+
+/* Free o and give NULL when a member could not be added. */
+static at_json *done(at_json *o, int bad)
+{
+	if (bad) {
+		at_json_free(o);
+		return NULL;
+	}
+	return o;
+}
+
+at_json *at_app_task_json(const struct at_task *t, const struct at_task_info *info)
+{
+	at_json *o = at_json_object();
+	char created[AT_TIME_MAX];
+	int bad = !o;
+
+	at_time_iso(created, sizeof(created), t->created);
+	bad |= at_json_add_string(o, "name", t->name);
+	bad |= at_json_add_string(o, "phase", t->phase == AT_TASK_READY ? "ready" : "half-made");
+	bad |= at_json_add_string(o, "branch", at_branch_short(t->branch));
+	bad |= at_json_add_string(o, "base_branch", at_branch_short(t->base_branch));
+	bad |= at_json_add_string(o, "base_commit", t->base_commit);
+	bad |= at_json_add_string(o, "head_commit", info->head_commit);
+	bad |= at_json_add_string(o, "path", t->path);
+	bad |= at_json_add_string(o, "created", created);
+	bad |= at_json_add_bool(o, "dirty", info->dirty);
+	bad |= at_json_add_bool(o, "worktree_missing", info->worktree_missing);
+	bad |= at_json_add_number(o, "commits_ahead", (double)info->commits_ahead);
+	return done(o, bad);
+}
+
+int at_app_preview_json(at_json *o, const struct at_app_preview *p)
+{
+	at_json *conflicts = at_json_array();
+	size_t i;
+	int bad = !o || !conflicts;
+
+	for (i = 0; !bad && p->ok && i < p->pv.conflicts.n; i++)
+		bad |= at_json_append(conflicts, at_json_string(p->pv.conflicts.v[i]));
+	if (bad) {
+		at_json_free(conflicts);
+		return -1;
+	}
+	bad |= at_json_add_bool(o, "base_moved", p->ok && p->pv.base_moved);
+	bad |= at_json_add_number(o, "base_ahead", p->ok ? (double)p->pv.base_ahead : 0);
+	bad |= p->ok ? at_json_add_bool(o, "merges_cleanly", p->pv.clean)
+		     : at_json_add_null(o, "merges_cleanly");
+	bad |= at_json_add(o, "conflicts", conflicts);
+	if (!p->ok)
+		bad |= at_json_add_string(o, "preview_error", p->err.msg);
+	return bad ? -1 : 0;
+}
+
+static const char *mode_str(unsigned int mode, char buf[16])
+{
+	snprintf(buf, 16, "%06o", mode);
+	return buf;
+}
+
+static at_json *file_json(const struct at_change_file *f)
+{
+	at_json *o = at_json_object();
+	char m[16];
+	int bad = !o;
+
+	bad |= at_json_add_string(o, "path", f->path);
+	if (f->status == AT_CHANGE_RENAMED || f->status == AT_CHANGE_COPIED)
+		bad |= at_json_add_string(o, "old_path", f->old_path);
+	bad |= at_json_add_string(o, "status", at_change_status_name(f->status));
+	bad |= at_json_add_number(o, "additions", (double)f->additions);
+	bad |= at_json_add_number(o, "deletions", (double)f->deletions);
+	bad |= at_json_add_bool(o, "binary", f->binary);
+	bad |= f->old_mode ? at_json_add_string(o, "old_mode", mode_str(f->old_mode, m))
+			   : at_json_add_null(o, "old_mode");
+	bad |= f->new_mode ? at_json_add_string(o, "new_mode", mode_str(f->new_mode, m))
+			   : at_json_add_null(o, "new_mode");
+	if (f->link_target)
+		bad |= at_json_add_string(o, "link_target", f->link_target);
+	return done(o, bad);
+}
+
+static at_json *changes_json(const struct at_task *t, const struct at_change_set *cs)
+{
+	at_json *o = at_json_object(), *files = at_json_array();
+	int bad = !o || !files;
+	size_t i;
+
+	for (i = 0; !bad && i < cs->nfiles; i++)
+		bad |= at_json_append(files, file_json(&cs->files[i]));
+	if (t)
+		bad |= at_json_add_string(o, "task", t->name);
+	bad |= add_oid(o, "base", &cs->base);
+	bad |= add_oid(o, "tree", &cs->tree);
+	bad |= at_json_add(o, "files", files);
+	bad |= at_json_add_number(o, "additions", (double)cs->additions);
+	bad |= at_json_add_number(o, "deletions", (double)cs->deletions);
+	return done(o, bad);
+}
+
+at_json *at_app_diff_json(struct at_app_diff *d, struct at_error *err)
+{
+	const struct at_task *t = at_app_diff_task(d);
+	const struct at_change_set *cs;
+	struct at_app_preview p;
+	at_json *j;
+	int bad = 0;
+
+	if (at_app_diff_changes(d, &cs, err) < 0)
+		return NULL;
+	j = changes_json(t, cs);
+	if (j && t) {
+		at_app_diff_preview(d, &p);
+		bad = at_app_preview_json(j, &p) < 0;
+		at_app_preview_release(&p);
+	}
+	if (!j || bad) {
+		at_json_free(j);
+		at_error_set(err, AT_ESYS, "out of memory");
+		return NULL;
+	}
+	return j;
+}
+
+static at_json *rule_json(const struct at_rule_result *r)
+{
+	at_json *o = at_json_object(), *paths = at_json_array();
+	int bad = !o || !paths;
+	size_t i;
+
+	for (i = 0; paths && i < r->npaths; i++)
+		bad |= at_json_append(paths, at_json_string(r->paths[i]));
+	bad |= at_json_add_string(o, "rule", r->rule);
+	bad |= at_json_add_bool(o, "passed", r->passed);
+	bad |= at_json_add_string(o, "message", r->message);
+	bad |= at_json_add(o, "paths", paths);
+	if (r->is_check) {
+		bad |= at_json_add_bool(o, "check", true);
+		bad |= at_json_add_string(o, "output", r->output ? r->output : "");
+	}
+	return done(o, bad);
+}
+
+at_json *at_app_gate_json(const struct at_gate_report *rep)
+{
+	at_json *o = at_json_object(), *results = at_json_array();
+	int bad = !o || !results;
+	size_t i;
+
+	for (i = 0; results && i < rep->res.count; i++)
+		bad |= at_json_append(results, rule_json(&rep->res.rules[i]));
+	bad |= at_json_add_bool(o, "passed", at_gate_report_passed(rep));
+	/* Without a policy nothing was judged: no diff was made, no tree is known. */
+	bad |= rep->has_policy ? add_oid(o, "base", &rep->base) : at_json_add_null(o, "base");
+	bad |= rep->has_policy ? add_oid(o, "tree", &rep->tree) : at_json_add_null(o, "tree");
+	bad |= rep->has_policy ? at_json_add_string(o, "policy", rep->policy)
+			       : at_json_add_null(o, "policy");
+	if (rep->has_policy_commit)
+		bad |= add_oid(o, "policy_commit", &rep->policy_commit);
+	if (rep->note[0])
+		bad |= at_json_add_string(o, "note", rep->note);
+	bad |= at_json_add(o, "results", results);
+	return done(o, bad);
+}
+
+at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_run_result *res,
+			 const struct at_error *run_err)
+{
+	const struct at_run_result *r = &res->run;
+	at_json *j = at_json_object();
+	int bad = !j;
+
+	bad |= at_json_add_number(j, "exit_code", res->exit_code);
+	bad |= at_json_add_bool(j, "timed_out", r->timed_out);
+	bad |= at_json_add_number(j, "duration_ms", (double)r->duration_ms);
+	bad |= at_json_add_number(j, "signal", r->term_signal);
+	bad |= at_json_add_string(j, "stdout", r->out ? r->out : "");
+	bad |= at_json_add_string(j, "stderr", r->err ? r->err : "");
+	bad |= at_json_add_bool(j, "stdout_truncated", r->out_truncated);
+	bad |= at_json_add_bool(j, "stderr_truncated", r->err_truncated);
+	bad |= at_json_add(j, "limits", at_audit_limits_json(&o->limits, r->mech, o->timeout_ms));
+	if (r->cancelled)
+		bad |= at_json_add_bool(j, "cancelled", true);
+	if (run_err && run_err->msg[0])
+		bad |= at_json_add_string(j, "error", run_err->msg);
+	else if (r->exec_failed)
+		bad |= at_json_add_string(j, "error", r->exec_error);
+	return done(j, bad);
+}

@@ -1,0 +1,32 @@
+/*
+ * json.h - the JSON form of each result, the same for every front end
+ * (`list --json`, `diff --json`, a gate report, `run --json`, an MCP
+ * response). Each returns a new object (the caller frees it) or NULL when
+ * out of memory.
+ */
+#ifndef AT_APP_JSON_H
+#define AT_APP_JSON_H
+
+#include "app/diff.h"
+#include "app/gate.h"
+#include "app/run.h"
+#include "app/task.h"
+#include "core/json.h"
+
+/* name, phase, branch, base_branch, base_commit, head_commit, path, created, dirty, ... */
+at_json *at_app_task_json(const struct at_task *t, const struct at_task_info *info);
+
+/* Add base_moved, base_ahead, merges_cleanly (null when unknown), conflicts (and preview_error). */
+int at_app_preview_json(at_json *o, const struct at_app_preview *p);
+
+/* task (a task's diff), base, tree, files[], additions, deletions; and the preview's keys. */
+at_json *at_app_diff_json(struct at_app_diff *d, struct at_error *err);
+
+/* passed, base, tree (null when nothing was judged), policy, policy_commit, note, results[]. */
+at_json *at_app_gate_json(const struct at_gate_report *rep);
+
+/* exit_code, timed_out, duration_ms, signal, stdout, stderr, ..., limits, error. */
+at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_run_result *res,
+			 const struct at_error *run_err);
+
+#endif

@@ -1,0 +1,198 @@
+/*
+ * layout.c - the one place a sandboxed run is assembled, for `run` and for
+ * the gate's checks: the system layout, the caller's binds, and the git
+ * layout of the worktree over them (the common dir read-only with a
+ * sanitized config, agenttask's state hidden, the .git pointer read-only),
+ * then the process. sandbox/ knows nothing of git; the layout is built here.
+ */
+#include "app/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/util.h"
+#include "git/config.h"
+#include "sandbox/sandbox.h"
+
+#define STATE_SIZE ((uint64_t)64 << 10)
+
+int at_app_layout_resolve(struct at_repo *r, const struct at_task *t, struct at_app_layout *out,
+			  struct at_error *err)
+{
+	const struct at_paths *p = at_repo_paths(r);
+	struct at_app_layout l;
+	int rc;
+
+	memset(&l, 0, sizeof(l));
+	if (!realpath(t->path, l.worktree))
+		return at_error_sys(err, AT_ENOTFOUND, "the worktree of '%s' is missing '%s'",
+				    t->name, t->path);
+	if (!realpath(p->common_dir, l.common))
+		return at_error_sys(err, AT_ESYS, "cannot resolve '%s'", p->common_dir);
+	if (at_fmt(l.state, sizeof(l.state), "%s/agenttask", l.common) < 0 ||
+	    at_fmt(l.pointer, sizeof(l.pointer), "%s/.git", l.worktree) < 0)
+		return at_error_sys(err, AT_ESYS, "path too long '%s'", l.common);
+	if (!realpath(t->admin_dir, l.admin))
+		return at_error_sys(err, AT_ECORRUPT, "the git admin dir of '%s' is missing '%s'",
+				    t->name, t->admin_dir);
+	if ((rc = at_git_sanitized_config(r, &l.config, err)) < 0)
+		return rc;
+	*out = l;
+	return 0;
+}
+
+void at_app_layout_release(struct at_app_layout *l)
+{
+	if (!l)
+		return;
+	free(l->config);
+	l->config = NULL;
+}
+
+int at_app_check_bind(const struct at_app_layout *l, const char *path, bool writable,
+		      struct at_error *err)
+{
+	const char *opt = writable ? "--rw" : "--ro";
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (!at_sandbox_path_normal(path))
+		return at_error_set(err, AT_EUSAGE, "%s '%s': not an absolute, normalised path",
+				    opt, path);
+	if (lstat(path, &st) < 0)
+		return at_error_sys(err, AT_EUSAGE, "%s '%s'", opt, path);
+	if (!realpath(path, real) || strcmp(real, path) != 0)
+		return at_error_set(err, AT_EUSAGE,
+				    "%s '%s': the path goes through a symbolic link; give the "
+				    "real path", opt, path);
+	if (at_sandbox_path_within(path, l->common)) {
+		if (!at_sandbox_path_within(path, l->worktree))
+			return at_error_set(err, AT_EUSAGE,
+					    "%s '%s': inside the git directory '%s' (git metadata "
+					    "and agenttask state are never bound)",
+					    opt, path, l->common);
+		if (writable && at_sandbox_path_within(path, l->pointer))
+			return at_error_set(err, AT_EUSAGE,
+					    "%s '%s': the worktree's .git pointer stays read-only",
+					    opt, path);
+	} else if (writable && at_sandbox_path_within(l->common, path)) {
+		return at_error_set(err, AT_EUSAGE,
+				    "%s '%s': contains the git directory '%s', which must stay "
+				    "read-only", opt, path, l->common);
+	}
+	return 0;
+}
+
+/* A config.worktree is another config git would read: hidden under an empty file. */
+static void hide_if_present(struct at_sandbox_spec *s, const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (at_fmt(path, sizeof(path), "%s/%s", dir, name) == 0 && lstat(path, &st) == 0 &&
+	    !S_ISDIR(st.st_mode))
+		at_sandbox_bind_data(s, path, "", 0);
+}
+
+/*
+ * The pointer is checked here too, for a clear message: a symbolic link or
+ * a directory planted as .git is never mounted over (the sandbox refuses a
+ * link on its own as well).
+ */
+static int check_pointer(const struct at_app_layout *l, struct at_error *err)
+{
+	struct stat st;
+
+	if (lstat(l->pointer, &st) < 0)
+		return at_error_sys(err, AT_ESANDBOX, "cannot stat '%s'", l->pointer);
+	if (S_ISLNK(st.st_mode))
+		return at_error_set(err, AT_ESANDBOX,
+				    "'%s' is a symbolic link: refusing to mount over it", l->pointer);
+	if (!S_ISREG(st.st_mode))
+		return at_error_set(err, AT_ESANDBOX, "'%s' is not a regular file", l->pointer);
+	return 0;
+}
+
+/*
+ * The repository: the common dir read-only with a sanitized config, the
+ * state dir (other tasks, records, logs, the lock) under an empty tmpfs in
+ * which only this task's worktree is re-created, read-write, and its .git
+ * pointer read-only. The order matters: each step goes over the last. And
+ * the sandbox is told what must never be writable, so that it refuses a
+ * writable bind of it whatever else the spec says.
+ */
+static void add_git(struct at_sandbox_spec *s, const struct at_app_layout *l)
+{
+	char config[PATH_MAX + 8];
+	const char *text = l->config ? l->config : "";
+
+	at_sandbox_protect(s, l->common);
+	at_sandbox_except(s, l->worktree);
+	at_sandbox_protect(s, l->pointer);
+	at_sandbox_bind(s, l->common, l->common, AT_MOUNT_RO);
+	snprintf(config, sizeof(config), "%s/config", l->common);
+	at_sandbox_bind_data(s, config, text, strlen(text));
+	hide_if_present(s, l->common, "config.worktree");
+	hide_if_present(s, l->admin, "config.worktree");
+	at_sandbox_tmpfs(s, l->state, STATE_SIZE, 0755);
+	at_sandbox_bind(s, l->worktree, l->worktree, 0);
+	at_sandbox_bind(s, l->pointer, l->pointer, AT_MOUNT_RO);
+	at_sandbox_remount_ro(s, l->state);
+}
+
+/* The caller's binds, then the repository over them: a --ro of a parent of
+ * the repository cannot uncover its config or state. */
+static int build_spec(struct at_sandbox_spec *s, const struct at_app_layout *l,
+		 const struct at_app_sandbox_opts *o, struct at_error *err)
+{
+	size_t i;
+	int rc;
+
+	if ((rc = check_pointer(l, err)) < 0)
+		return rc;
+	at_sandbox_add_system(s);
+	for (i = 0; i < o->nbinds; i++)
+		at_sandbox_bind(s, o->binds[i].path, o->binds[i].path,
+				o->binds[i].writable ? 0 : AT_MOUNT_RO);
+	add_git(s, l);
+	for (i = 0; o->argv[i]; i++)
+		at_strlist_push(&s->argv, o->argv[i]);
+	for (i = 0; o->envp && o->envp[i]; i++)
+		at_strlist_push(&s->envp, o->envp[i]);
+	if (!(s->cwd = strdup(l->worktree)) || s->failed || !s->envp.v)
+		return at_error_set(err, AT_ESYS, "out of memory building the sandbox");
+	s->share_net = o->share_net;
+	s->limits = o->limits;
+	s->timeout_ms = o->timeout_ms;
+	s->stdio = o->capture ? AT_STDIO_CAPTURE : AT_STDIO_INHERIT;
+	s->capture_max = o->capture_max;
+	s->cancel_fd = o->cancel_fd;
+	s->progress = o->progress;
+	return 0;
+}
+
+int at_app_sandbox_run(const struct at_app_layout *l, const struct at_app_sandbox_opts *o,
+		       struct at_run_result *res, struct at_error *err)
+{
+	struct at_sandbox_spec s;
+	int rc;
+
+	at_run_result_init(res);
+	at_sandbox_spec_init(&s);
+	rc = build_spec(&s, l, o, err);
+	/*
+	 * The allowlist's proxy: started by the sandbox's hand-over of the
+	 * listening sockets (before the command runs), stopped here when the
+	 * run is over, for every run and every check alike.
+	 */
+	if (rc == 0 && o->net)
+		at_app_net_prepare(o->net, &s);
+	if (rc == 0)
+		rc = at_sandbox_run(&s, res, err);
+	if (o->net)
+		at_app_net_stop(o->net);
+	at_sandbox_spec_release(&s);
+	return rc;
+}

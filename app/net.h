@@ -1,0 +1,95 @@
+/*
+ * net.h - the network allowlist of one sandboxed run (app/net.c), for every
+ * front end: a caller fills one (at_app_net_allow, at_app_net_forward,
+ * deny_private), hands it to at_app_run (run.h), and reads its records
+ * afterwards. The gate builds its own from a check's allow_hosts.
+ *
+ * `run --allow-host`, `--forward`, `--deny-private`, and a policy check's
+ * allow_hosts. The command keeps its own network namespace (loopback only).
+ * The sandbox makes listening sockets there before the command starts
+ * (spec.listen): 127.0.0.1:AT_APP_NET_PROXY_PORT for the proxy, and
+ * 127.0.0.1:INNER and [::1]:INNER for each forward. It hands them to this
+ * module's callback, which starts the proxy (net/proxy) on them, outside
+ * the sandbox; at_app_sandbox_run stops it (at_app_net_stop) when
+ * at_sandbox_run returns, which leaves no thread, socket or descriptor of
+ * it behind: one place starts and stops it, for `run` and the gate's
+ * checks alike. The command is pointed at the proxy through its environment
+ * (at_app_net_env).
+ *
+ * Connections are recorded (the first AT_APP_NET_RECORDS_MAX, then counted)
+ * for --verbose and the audit log. The record callback runs on the proxy's
+ * thread; the list is read once the proxy has stopped.
+ *
+ * Not thread-safe: one run at a time per struct; it must stay where it is
+ * from at_app_run until it returns.
+ */
+#ifndef AT_APP_NET_H
+#define AT_APP_NET_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/json.h"
+#include "net/proxy.h"
+#include "net/rules.h"
+#include "sandbox/sandbox.h"
+
+#define AT_APP_NET_PROXY_PORT 3128
+#define AT_APP_NET_FORWARDS_MAX 15
+#define AT_APP_NET_RECORDS_MAX 4096
+
+struct at_app_net_forward {
+	uint16_t host_port;       /* the host's 127.0.0.1:host_port */
+	uint16_t inner_port;      /* the sandbox's loopback port */
+	char text[16];            /* as given, for the records */
+};
+
+struct at_app_net_conn {
+	enum at_net_proto proto;
+	char host[AT_NET_HOST_MAX + 1];
+	uint16_t port;
+	char addr[48];
+	bool allowed;
+	char rule[AT_NET_HOST_MAX + 16];
+	char reason[256];
+	uint64_t bytes_up, bytes_down;
+	int64_t start_ms, duration_ms;
+};
+
+struct at_app_net {
+	struct at_net_rules rules;
+	struct at_app_net_forward forwards[AT_APP_NET_FORWARDS_MAX];
+	size_t nforwards;
+	bool deny_private;
+
+	/* during a run */
+	struct at_sandbox_listen listen[1 + 2 * AT_APP_NET_FORWARDS_MAX];
+	size_t nlisten;
+	struct at_net_proxy *proxy;
+	int64_t start_us, stop_us;  /* the proxy's start and stop, for --verbose */
+
+	pthread_mutex_t lock;     /* the records, written by the proxy's thread */
+	struct at_app_net_conn *conns;
+	size_t nconns;
+	uint64_t dropped;
+};
+
+void at_app_net_init(struct at_app_net *n);
+void at_app_net_release(struct at_app_net *n);
+
+/* --allow-host PATTERN: AT_EUSAGE naming a malformed pattern. */
+int at_app_net_allow(struct at_app_net *n, const char *pattern, struct at_error *err);
+
+/* --forward PORT[:INNER]: AT_EUSAGE naming a malformed or repeated one. */
+int at_app_net_forward(struct at_app_net *n, const char *spec, struct at_error *err);
+
+/* Any allowance or forward: the run needs the proxy. */
+bool at_app_net_active(const struct at_app_net *n);
+
+/* The allowances and the recorded connections, for the audit log; NULL when not active. */
+at_json *at_app_net_json(const struct at_app_net *n);
+
+#endif

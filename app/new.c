@@ -1,0 +1,35 @@
+#include "app/new.h"
+
+#include <string.h>
+
+#include "app/internal.h"
+#include "core/audit.h"
+#include "git/worktree.h"
+
+int at_app_new(const struct at_app *app, const struct at_app_new_opts *o,
+	       struct at_app_new_result *out, struct at_error *err)
+{
+	struct at_new_opts nopts = AT_NEW_OPTS_INIT;
+	struct at_error aerr = AT_ERROR_INIT;
+	struct at_app_locked l;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	nopts.base_rev = o->base_rev;
+	rc = at_app_lock(app, &l, NULL, NULL, err);
+	if (rc == 0) {
+		at_progress_say(&o->progress, "creating the task", 0, 0);
+		rc = at_task_new(l.r, o->name, &nopts, &out->task, err);
+	}
+	if (rc == 0)
+		at_app_audited(&out->warnings, out->task.name,
+			       at_audit_new(at_repo_paths(l.r), &out->task, &aerr), &aerr);
+	at_app_unlock(&l);
+	return rc;
+}
+
+void at_app_new_result_release(struct at_app_new_result *res)
+{
+	if (res)
+		at_strlist_release(&res->warnings);
+}

@@ -1,0 +1,216 @@
+#include "app/run.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app/internal.h"
+#include "core/array.h"
+#include "core/audit.h"
+#include "core/util.h"
+#include "sandbox/sandbox.h"
+
+/* The run being assembled: its task, layout, binds and environment. */
+struct run {
+	struct at_repo *r;
+	struct at_task task;
+	struct at_app_layout layout;
+	struct at_run_bind *binds;
+	size_t nbinds, cap;
+	struct at_strlist env;
+};
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Lexically normalise an absolute or cwd-relative path ("." ".." "//" trailing '/'). */
+static char *absolute_path(const char *path)
+{
+	char cwd[PATH_MAX], *buf, *out, *save = NULL, *comp;
+	size_t len = 0;
+
+	if (path[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	if (path[0] == '/')
+		buf = strdup(path);
+	else if (asprintf(&buf, "%s/%s", cwd, path) < 0)
+		buf = NULL;
+	out = buf ? calloc(1, strlen(buf) + 2) : NULL;
+	if (!out) {
+		free(buf);
+		return NULL;
+	}
+	for (comp = strtok_r(buf, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;
+			out[len] = '\0';
+			continue;
+		}
+		out[len++] = '/';
+		strcpy(out + len, comp);
+		len += strlen(comp);
+	}
+	if (len == 0)
+		strcpy(out, "/");
+	free(buf);
+	return out;
+}
+
+/* The binds, absolute and checked against the layout; the strings live in res->binds. */
+static int take_binds(struct run *run, const struct at_app_run_opts *o,
+		      struct at_app_run_result *res, struct at_error *err)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < o->nbinds; i++) {
+		char *abs = absolute_path(o->binds[i].path);
+
+		if (!abs)
+			return at_error_sys(err, AT_EUSAGE, "invalid path '%s'", o->binds[i].path);
+		if (at_strlist_push_owned(&res->binds, abs) < 0 ||
+		    AT_ARRAY_GROW(run->binds, run->cap, run->nbinds + 1) < 0)
+			return at_error_set(err, AT_ESYS, "out of memory");
+		run->binds[run->nbinds].path = abs;
+		run->binds[run->nbinds++].writable = o->binds[i].writable;
+		if ((rc = at_app_check_bind(&run->layout, abs, o->binds[i].writable, err)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The proxy's variables first: the caller's K=V replace them. */
+static int environment(const struct at_app *app, const struct at_app_run_opts *o,
+		       struct run *run, struct at_error *err)
+{
+	struct at_strlist sets = AT_STRLIST_INIT;
+	char *const *net = o->proxy && at_app_net_active(o->proxy) ? at_app_net_env() : NULL;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; net && net[i]; i++)
+		rc |= at_strlist_push(&sets, net[i]);
+	for (i = 0; i < o->nset; i++)
+		rc |= at_strlist_push(&sets, o->set_env[i]);
+	if (rc < 0)
+		rc = at_error_set(err, AT_ESYS, "out of memory");
+	else
+		rc = at_sandbox_env(app ? app->environ : NULL, o->pass_env, o->npass, sets.v,
+				    sets.n, &run->env, err);
+	at_strlist_release(&sets);
+	return rc;
+}
+
+static int check_net(const struct at_app_run_opts *o, struct at_error *err)
+{
+	if (!o->proxy)
+		return 0;
+	if (o->net && at_app_net_active(o->proxy))
+		return at_error_set(err, AT_EUSAGE, "--allow-host and --forward keep the "
+				    "sandbox's own network: they cannot go with --net");
+	if (o->proxy->deny_private && o->proxy->rules.n == 0)
+		return at_error_set(err, AT_EUSAGE, "--deny-private applies to --allow-host: "
+				    "none given");
+	return 0;
+}
+
+/* Everything before the sandbox: nothing runs, nothing is logged if this fails. */
+static int prepare(const struct at_app *app, const struct at_app_run_opts *o, struct run *run,
+		   struct at_app_run_result *res, struct at_error *err)
+{
+	int64_t t0 = now_us();
+	int rc;
+
+	rc = at_app_open(app, &run->r, err);
+	if (rc == 0)
+		rc = at_app_resolve(app, run->r, o->name, &run->task, err);
+	if (rc == 0)
+		rc = at_app_layout_resolve(run->r, &run->task, &run->layout, err);
+	res->resolve_us = now_us() - t0;
+	if (rc == 0) {
+		memcpy(res->task, run->task.name, sizeof(res->task));
+		rc = take_binds(run, o, res, err);
+	}
+	if (rc == 0)
+		rc = environment(app, o, run, err);
+	return rc;
+}
+
+static void audit(const struct run *run, const struct at_app_run_opts *o,
+		  struct at_app_run_result *res, const struct at_error *rerr)
+{
+	struct at_error aerr = AT_ERROR_INIT;
+	struct at_audit_run e = {
+		.argv = o->argv, .res = &res->run, .exit_code = res->exit_code, .net = o->net,
+		.binds = run->binds, .nbinds = run->nbinds, .limits = &o->limits,
+		.timeout_ms = o->timeout_ms, .error = rerr && rerr->msg[0] ? rerr->msg : NULL,
+		.network = o->proxy ? at_app_net_json(o->proxy) : NULL,
+	};
+
+	if (at_audit_run(at_repo_paths(run->r), run->task.name, &e, &aerr) < 0)
+		at_strlist_pushf(&res->warnings, "the run was not logged: %s", aerr.msg);
+}
+
+static int run_sandboxed(const struct run *run, const struct at_app_run_opts *o,
+			 struct at_app_run_result *res, struct at_error *err)
+{
+	struct at_app_sandbox_opts so = {
+		.argv = o->argv, .envp = run->env.v, .binds = run->binds, .nbinds = run->nbinds,
+		.share_net = o->net, .limits = o->limits, .timeout_ms = o->timeout_ms,
+		.capture = o->capture, .capture_max = o->capture_max, .cancel_fd = o->cancel_fd,
+		.progress = o->progress,
+		.net = o->proxy && at_app_net_active(o->proxy) ? o->proxy : NULL,
+	};
+	int rc;
+
+	res->attempted = true;
+	rc = at_app_sandbox_run(&run->layout, &so, &res->run, err);
+	res->exit_code = rc < 0 ? AT_RUN_SETUP : res->run.exit_code;
+	audit(run, o, res, rc < 0 ? err : NULL);
+	return rc;
+}
+
+int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
+	       struct at_app_run_result *out, struct at_error *err)
+{
+	struct run run;
+	int rc;
+
+	memset(&run, 0, sizeof(run));
+	memset(out, 0, sizeof(*out));
+	at_run_result_init(&out->run);
+	if (!o->argv || !o->argv[0])
+		return at_error_set(err, AT_EUSAGE, "no command to run");
+	if ((rc = check_net(o, err)) < 0)
+		return rc;
+	rc = prepare(app, o, &run, out, err);
+	if (rc == 0)
+		rc = run_sandboxed(&run, o, out, err);
+	free(run.binds);
+	at_strlist_release(&run.env);
+	at_app_layout_release(&run.layout);
+	at_repo_free(run.r);
+	return rc;
+}
+
+void at_app_run_result_release(struct at_app_run_result *res)
+{
+	if (!res)
+		return;
+	at_run_result_release(&res->run);
+	at_strlist_release(&res->binds);
+	at_strlist_release(&res->warnings);
+}

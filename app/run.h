@@ -1,0 +1,64 @@
+/*
+ * run.h - running a command in a task's sandbox, and logging the run.
+ *
+ * Everything is checked before anything runs: a --ro/--rw that would expose
+ * git metadata or state, a malformed --env, an allowlist with --net, an
+ * unknown task are refused
+ * (AT_EUSAGE, AT_ENOTFOUND, ...) with nothing run and nothing logged. Once
+ * the sandbox is attempted the run is logged whatever happens, and the
+ * result says how it ended: the command's status, or (AT_ESANDBOX) the
+ * sandbox could not be set up and the command never ran.
+ */
+#ifndef AT_APP_RUN_H
+#define AT_APP_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "app/app.h"
+#include "app/net.h"
+#include "core/run.h"
+
+struct at_app_run_opts {
+	const char *name;                /* NULL: the task holding app->dir */
+	char *const *argv;               /* NULL-terminated; argv[0] looked up in PATH */
+	const struct at_run_bind *binds; /* --ro/--rw: absolute or relative to the cwd */
+	size_t nbinds;
+	bool net;                        /* share the host's network */
+	struct at_app_net *proxy;        /* --allow-host, --forward (app/net.h): never with net;
+					    its records are read after the run; NULL: none */
+	char *const *pass_env;           /* names passed from app->environ */
+	size_t npass;
+	char *const *set_env;            /* K=V */
+	size_t nset;
+	struct at_limits limits;
+	uint64_t timeout_ms;             /* 0: none */
+	bool capture;                    /* keep stdout and stderr in the result */
+	size_t capture_max;              /* 0: AT_RUN_CAPTURE_MAX */
+	int cancel_fd;                   /* -1: none; readable: everything is killed */
+	struct at_progress_hook progress;
+};
+
+#define AT_APP_RUN_OPTS_INIT { .cancel_fd = -1 }
+
+struct at_app_run_result {
+	char task[AT_NAME_MAX + 1];
+	bool attempted;                  /* the sandbox was tried: the run is in the log */
+	int exit_code;                   /* what a front end exits with: the command's, or 125 */
+	struct at_run_result run;
+	struct at_strlist binds;         /* the binds as given to the sandbox (absolute) */
+	int64_t resolve_us;              /* repository, task, layout: before the sandbox */
+	struct at_strlist warnings;
+};
+
+/*
+ * 0 when the command ran (whatever its status); < 0 with err set when it
+ * did not: before the sandbox (usage, unknown task: attempted false) or in
+ * it (AT_ESANDBOX, attempted true, exit_code 125). Release out in both cases.
+ */
+int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
+	       struct at_app_run_result *out, struct at_error *err);
+void at_app_run_result_release(struct at_app_run_result *res);
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * task.h - looking at tasks: path, list, status, log. Nothing is changed.
+ */
+#ifndef AT_APP_TASK_H
+#define AT_APP_TASK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "app/app.h"
+#include "core/json.h"
+#include "core/merge.h"
+#include "core/state.h"
+
+/* The task named (NULL: the one whose worktree holds app->dir): `path`. */
+int at_app_task(const struct at_app *app, const char *name, struct at_task *out,
+		struct at_error *err);
+
+struct at_app_list_entry {
+	struct at_task task;
+	struct at_task_info info;
+	struct at_error err;            /* set when its state could not be read */
+};
+
+struct at_app_list {
+	struct at_app_list_entry *v;    /* sorted by name */
+	size_t n, cap;
+	struct at_task_list records;    /* problems: records that could not be read */
+};
+
+/* Every task, with its state; a record or a task that cannot be read spoils only itself. */
+int at_app_list(const struct at_app *app, struct at_app_list *out, struct at_error *err);
+void at_app_list_release(struct at_app_list *l);
+
+/* Would the task still merge: the conflict preview (git/merge.h). */
+struct at_app_preview {
+	bool ok;                        /* false: it could not be made; err says why */
+	struct at_merge_preview pv;
+	struct at_error err;
+};
+
+void at_app_preview_release(struct at_app_preview *p);
+
+struct at_app_status {
+	struct at_task task;
+	struct at_task_info info;
+	struct at_app_preview preview;  /* a preview that fails does not fail the status */
+};
+
+int at_app_status(const struct at_app *app, const char *name, struct at_app_status *out,
+		  struct at_error *err);
+void at_app_status_release(struct at_app_status *s);
+
+struct at_app_log {
+	char task[AT_NAME_MAX + 1];
+	at_json *entries;               /* an array, oldest first (core/audit.h) */
+};
+
+/* A named task's log is read even after the task is gone. */
+int at_app_log(const struct at_app *app, const char *name, struct at_app_log *out,
+	       struct at_error *err);
+void at_app_log_release(struct at_app_log *l);
+
+#endif

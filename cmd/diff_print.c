@@ -1,0 +1,164 @@
+/*
+ * diff_print.c - a patch as `git diff` prints it, colours included (of
+ * git's whitespace-error marks: blanks at the end of an added line and
+ * spaces before a tab in its indent, not blank lines at the end of a file),
+ * and the --stat width git would use.
+ */
+#include "cmd/diff_print.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+static void put(const char *s, size_t len)
+{
+	fwrite(s, 1, len, stdout);
+}
+
+/* A header line: bold, and a '\t' git puts after a name with a space stays outside. */
+static void print_meta(const char *s, size_t len)
+{
+	bool tab = len > 0 && s[len - 1] == '\t';
+
+	fputs(COLOR_META, stdout);
+	put(s, len - tab);
+	fputs(COLOR_RESET, stdout);
+	if (tab)
+		putchar('\t');
+}
+
+/* "@@ -1,2 +1,3 @@" in cyan, then the blanks and the function context plain. */
+static void print_frag(const char *s, size_t len)
+{
+	const char *end = len > 2 ? memmem(s + 2, len - 2, "@@", 2) : NULL;
+	size_t frag = end ? (size_t)(end - s) + 2 : len, blank = frag;
+
+	fputs(COLOR_FRAG, stdout);
+	put(s, frag);
+	fputs(COLOR_RESET, stdout);
+	while (blank < len && (s[blank] == ' ' || s[blank] == '\t'))
+		blank++;
+	if (blank > frag) {
+		put(s + frag, blank - frag);
+		fputs(COLOR_RESET, stdout);
+	}
+	if (blank < len) {
+		put(s + blank, len - blank);
+		fputs(COLOR_RESET, stdout);
+	}
+}
+
+/* A context or deleted line: one colour over the sign and the text; a '\r' after it. */
+static void print_plain_line(const char *color, char sign, const char *s, size_t len)
+{
+	bool cr = len > 0 && s[len - 1] == '\r';
+
+	fputs(color, stdout);
+	putchar(sign);
+	put(s, len - cr);
+	fputs(COLOR_RESET, stdout);
+	if (cr)
+		putchar('\r');
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/*
+ * An added line, marked as git marks whitespace errors by default: spaces
+ * before a tab in the indent and blanks at the end of the line get a red
+ * background; the rest of the indent is left uncoloured.
+ */
+static void print_new_line(const char *s, size_t len)
+{
+	size_t trail = len, written = 0, i;
+
+	fputs(COLOR_NEW "+" COLOR_RESET, stdout);
+	while (trail > 0 && is_blank(s[trail - 1]))
+		trail--;
+	for (i = 0; i < trail && (s[i] == ' ' || s[i] == '\t'); i++) {
+		if (s[i] != '\t')
+			continue;
+		if (written < i) {
+			fputs(COLOR_WS, stdout);
+			put(s + written, i - written);
+			fputs(COLOR_RESET, stdout);
+			written = i;
+		}
+		put(s + written, i - written + 1);
+		written = i + 1;
+	}
+	if (trail > written) {
+		fputs(COLOR_NEW, stdout);
+		put(s + written, trail - written);
+		fputs(COLOR_RESET, stdout);
+	}
+	if (trail < len) {
+		fputs(COLOR_WS, stdout);
+		put(s + trail, len - trail);
+		fputs(COLOR_RESET, stdout);
+	}
+}
+
+static void print_color(char origin, const char *s, size_t len)
+{
+	switch (origin) {
+	case AT_DIFF_FILE_HDR:
+		print_meta(s, len);
+		break;
+	case AT_DIFF_HUNK_HDR:
+		print_frag(s, len);
+		break;
+	case AT_DIFF_ADDITION:
+		print_new_line(s, len);
+		break;
+	case AT_DIFF_DELETION:
+		print_plain_line(COLOR_OLD, '-', s, len);
+		break;
+	case AT_DIFF_CONTEXT:
+		print_plain_line("", ' ', s, len);
+		break;
+	case AT_DIFF_CONTEXT_EOFNL:
+	case AT_DIFF_ADD_EOFNL:
+	case AT_DIFF_DEL_EOFNL:
+		put(s, len);
+		fputs(COLOR_RESET, stdout);
+		break;
+	default:
+		put(s, len);
+		break;
+	}
+}
+
+int at_cli_diff_line(char origin, const char *s, size_t len, void *payload)
+{
+	const bool *color = payload;
+
+	if (*color) {
+		print_color(origin, s, len);
+	} else {
+		if (origin == AT_DIFF_CONTEXT || origin == AT_DIFF_ADDITION ||
+		    origin == AT_DIFF_DELETION)
+			putchar(origin);
+		put(s, len);
+	}
+	putchar('\n');
+	return ferror(stdout) ? -1 : 0;
+}
+
+/* git's width for --stat: $COLUMNS, else the terminal's, else 80. */
+size_t at_cli_stat_width(void)
+{
+	const char *env = getenv("COLUMNS");
+	struct winsize ws;
+
+	if (env && atoi(env) > 0)
+		return (size_t)atoi(env);
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col)
+		return ws.ws_col;
+	return 80;
+}

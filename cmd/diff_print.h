@@ -1,0 +1,26 @@
+/*
+ * diff_print.h - printing a patch for a terminal (cmd/diff_print.c).
+ */
+#ifndef AT_CMD_DIFF_PRINT_H
+#define AT_CMD_DIFF_PRINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/change.h"
+
+/* git's default colours (color.diff.*). */
+#define COLOR_META "\033[1m"
+#define COLOR_FRAG "\033[36m"
+#define COLOR_OLD "\033[31m"
+#define COLOR_NEW "\033[32m"
+#define COLOR_WS "\033[41m"     /* whitespace errors on added lines */
+#define COLOR_RESET "\033[m"
+
+/* An at_diff_line_cb printing to stdout; payload: a bool, colour on. */
+int at_cli_diff_line(char origin, const char *s, size_t len, void *payload);
+
+/* git's width for --stat: $COLUMNS, else the terminal's, else 80. */
+size_t at_cli_stat_width(void);
+
+#endif

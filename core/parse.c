@@ -1,0 +1,90 @@
+#include "core/parse.h"
+
+#include <ctype.h>
+#include <stdint.h>
+
+static int parse_digits(const char **sp, uint64_t *out)
+{
+	const char *s = *sp;
+	uint64_t v = 0;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	for (; isdigit((unsigned char)*s); s++) {
+		unsigned int d = (unsigned int)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	*sp = s;
+	*out = v;
+	return 0;
+}
+
+int at_parse_size(const char *s, uint64_t *out, struct at_error *err)
+{
+	const char *p = s;
+	uint64_t v, mult = 1;
+
+	if (!s || parse_digits(&p, &v) < 0)
+		goto bad;
+	switch (tolower((unsigned char)*p)) {
+	case 'k': mult = 1ULL << 10; p++; break;
+	case 'm': mult = 1ULL << 20; p++; break;
+	case 'g': mult = 1ULL << 30; p++; break;
+	case 't': mult = 1ULL << 40; p++; break;
+	default: break;
+	}
+	if (mult > 1 && (p[0] == 'i' || p[0] == 'I') && (p[1] == 'b' || p[1] == 'B'))
+		p += 2;
+	else if (*p == 'b' || *p == 'B')
+		p++;
+	if (*p || v == 0 || v > UINT64_MAX / mult)
+		goto bad;
+	*out = v * mult;
+	return 0;
+bad:
+	return at_error_set(err, AT_EUSAGE,
+			    "invalid size '%s' (a positive number, optionally with K, M, G or T)",
+			    s ? s : "");
+}
+
+int at_parse_count(const char *s, uint64_t max, uint64_t *out, struct at_error *err)
+{
+	const char *p = s;
+	uint64_t v;
+
+	if (!s || parse_digits(&p, &v) < 0 || *p || v == 0 || v > max)
+		return at_error_set(err, AT_EUSAGE, "invalid number '%s' (1 to %llu)", s ? s : "",
+				    (unsigned long long)max);
+	*out = v;
+	return 0;
+}
+
+int at_parse_seconds(const char *s, uint64_t *ms_out, struct at_error *err)
+{
+	const char *p = s;
+	uint64_t whole, ms = 0, scale = 100;
+
+	if (!s || parse_digits(&p, &whole) < 0 || whole > 100000000ULL)
+		goto bad;
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			goto bad;
+		for (; isdigit((unsigned char)*p); p++) {
+			ms += (uint64_t)(*p - '0') * scale;
+			scale /= 10;
+		}
+	}
+	if (*p == 's')
+		p++;
+	ms += whole * 1000;
+	if (*p || ms == 0)
+		goto bad;
+	*ms_out = ms;
+	return 0;
+bad:
+	return at_error_set(err, AT_EUSAGE, "invalid duration '%s' (seconds, like 30 or 1.5)",
+			    s ? s : "");
+}

@@ -1,0 +1,141 @@
+/*
+ * child.h - the child's side of a run: everything between clone() and
+ * execve(), in child_setup.c (the setup order), child_net.c (the loopback,
+ * listening sockets), child_mounts.c (the new root),
+ * child_init.c (the sandbox's pid 1), child_exec.c (the command's process)
+ * and child_util.c (reports, clocks).
+ *
+ * The supervisor prepares everything that needs memory or formatting (the
+ * mount plan, the seccomp program, the cgroup, the environment) into a
+ * struct at_sb_child; the child only executes that plan with raw system
+ * calls: no malloc, no stdio, no locks. A failure is sent as a struct
+ * at_sb_report {step, errno, path} over a close-on-exec pipe and the child
+ * _exit()s; the supervisor turns it into a message. Nothing here calls into
+ * the supervisor's files.
+ */
+#ifndef AT_SANDBOX_CHILD_H
+#define AT_SANDBOX_CHILD_H
+
+#include <linux/filter.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/run.h"
+#include "sandbox/sandbox.h"
+
+enum at_sb_report_kind {
+	SB_REPORT_SETUP = 1,      /* setup failed at step */
+	SB_REPORT_EXEC,           /* execve failed: err */
+	SB_REPORT_EXIT,           /* the command ended with wait status `status`; t_ns */
+};
+
+/* One message on the report pipe; smaller than PIPE_BUF, so written whole. */
+struct at_sb_report {
+	int kind;
+	int step;                 /* enum at_run_step */
+	int err;
+	int status;               /* EXIT: the wait status; SETUP: the failed op's index, or -1 */
+	int64_t t_ns[AT_STEP_COUNT];  /* CLOCK_MONOTONIC at the end of each timed step */
+	char path[1024];
+};
+
+_Static_assert(sizeof(struct at_sb_report) <= 4096, "a report is written in one piece");
+
+enum at_sb_op_kind {
+	OP_BIND,                  /* bind source (opened without following links) */
+	OP_TMPFS,                 /* tmpfs with arg = size, mode = mode */
+	OP_PROC,
+	OP_DEVPTS,
+	OP_SYMLINK,               /* a symlink at target pointing to arg */
+	OP_FILE,                  /* a regular file holding arg (arg_len bytes), or data_fd's */
+	OP_DIR,                   /* a directory and its parents */
+	OP_RDONLY,                /* make the mount at target read-only */
+};
+
+enum {
+	OPF_RO = 1 << 0,          /* read-only */
+	OPF_DEV = 1 << 1,         /* a device node: allow devices (not nodev), noexec */
+	OPF_ISFILE = 1 << 2,      /* the source is not a directory */
+	OPF_INROOT = 1 << 3,      /* OP_BIND: source is a path in the new root */
+	OPF_OPTIONAL = 1 << 4,    /* OP_BIND, OPF_INROOT: skip when the source is absent */
+};
+
+struct at_sb_op {
+	enum at_sb_op_kind kind;
+	unsigned int flags;
+	const char *target;       /* relative to the new root, no leading '/' */
+	const char *source;       /* OP_BIND: absolute host path, or relative in the root */
+	const char *arg;          /* OP_SYMLINK target, OP_FILE data, OP_TMPFS size */
+	size_t arg_len;
+	const char *mode;         /* OP_TMPFS: octal mode string */
+	int data_fd;              /* OP_FILE: copy the content from it (pread); -1: arg */
+	unsigned int perm;        /* OP_DIR: its permission bits */
+	int src_fd;               /* OP_BIND: opened by the child before mounting */
+};
+
+/* Everything the child needs, prepared by the supervisor. */
+struct at_sb_child {
+	struct at_sb_op *ops;
+	size_t nops;
+	const char *cwd;
+	char *const *argv;
+	char *const *envp;
+	const char *path_env;     /* PATH value for the command lookup */
+	bool new_net;
+	const struct at_sandbox_listen *listen;
+	size_t nlisten;
+	int listen_fd;            /* our end of the socketpair they are handed over on */
+	struct sock_fprog seccomp;
+	uint64_t limits[AT_LIMIT_COUNT];
+	bool rlimit[AT_LIMIT_COUNT];  /* enforce this limit with setrlimit */
+	int last_cap;
+	char uid_map[32], gid_map[32];  /* "<id> <id> 1\n": our own ids, kept */
+	int sync_fd;              /* read end; the supervisor holds the write end */
+	bool wait_sync;           /* wait for its byte: we have been put in the cgroup */
+	int report_fd;            /* write end of the report pipe */
+	int out_fd, err_fd;       /* capture pipes' write ends, or -1 */
+	sigset_t *saved_mask;     /* the supervisor's mask, restored for the command */
+	int64_t t_clone_ns;
+	int failed_op;            /* child: index of the op that failed, or -1 */
+};
+
+/* Signals the supervisor passes on to the command (0-terminated). */
+extern const int at_sb_forwarded[];
+
+/* child_setup.c: the sandbox's pid 1 from clone() on. Never returns. */
+void at_sb_child_main(struct at_sb_child *c) __attribute__((noreturn));
+
+/*
+ * child_mounts.c: open every source, build the new root; its descriptor,
+ * or -1 with errno, *step and *what (the path concerned, or NULL).
+ */
+int at_sb_mounts_build(struct at_sb_child *c, int *step, const char **what);
+/* child_mounts.c: make rootfd the root, detach the old one, chdir to cwd. */
+int at_sb_pivot(int rootfd, const char *cwd, int *step, const char **what);
+
+/* child_init.c: in pid 1: run the command, reap, forward signals. Never returns. */
+void at_sb_init_run(struct at_sb_child *c, int64_t *t_ns) __attribute__((noreturn));
+
+/* child_exec.c: in the command's process, after the init started it. Never returns. */
+void at_sb_command_exec(struct at_sb_child *c, int64_t *t_ns) __attribute__((noreturn));
+
+/* child_net.c: bring up lo. 0 or -1 with errno. */
+int at_sb_loopback_up(void);
+/*
+ * child_net.c: make c->listen's sockets, send them to the supervisor over
+ * c->listen_fd, close ours, and wait for its go-ahead. 0, or -1 with errno.
+ */
+int at_sb_listen_handoff(const struct at_sb_child *c);
+
+/* limits.c: the rlimits chosen by the supervisor. 0, or -1 with errno and *which. */
+int at_sb_rlimits_apply(const struct at_sb_child *c, int *which);
+
+/* child_util.c: async-signal-safe helpers. */
+void at_sb_report_send(int fd, int kind, int step, int errnum, int status, const char *path,
+		       const int64_t *t_ns);
+void at_sb_report_fail(int fd, int step, int errnum, const char *path, const int64_t *t_ns);
+int64_t at_sb_now_ns(void);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * child_util.c - what every child-side file uses: the clock and the report
+ * pipe. Async-signal-safe: no allocation, no stdio, no locks.
+ */
+#include "sandbox/child.h"
+
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const int at_sb_forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, 0 };
+
+int64_t at_sb_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void at_sb_report_send(int fd, int kind, int step, int errnum, int status, const char *path,
+		       const int64_t *t_ns)
+{
+	struct at_sb_report rep;
+	size_t i = 0;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.kind = kind;
+	rep.step = step;
+	rep.err = errnum;
+	rep.status = status;
+	if (t_ns)
+		memcpy(rep.t_ns, t_ns, sizeof(rep.t_ns));
+	while (path && path[i] && i < sizeof(rep.path) - 1) {
+		rep.path[i] = path[i];
+		i++;
+	}
+	(void)!write(fd, &rep, sizeof(rep));
+}
+
+void at_sb_report_fail(int fd, int step, int errnum, const char *path, const int64_t *t_ns)
+{
+	at_sb_report_send(fd, SB_REPORT_SETUP, step, errnum, -1, path, t_ns);
+}

@@ -1,0 +1,174 @@
+/*
+ * system.c - the standard system layout every run gets, as spec operations:
+ * the read-only system, an allow-list of /etc, private size-capped /tmp,
+ * HOME and /dev/shm, a minimal /dev and the sandbox's own /proc.
+ */
+#include "sandbox/sandbox.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MiB ((uint64_t)1 << 20)
+#define TMP_SIZE (512 * MiB)
+#define HOME_SIZE (256 * MiB)
+#define SHM_SIZE (64 * MiB)
+#define DEV_SIZE ((uint64_t)64 << 10)
+
+/* Directories of the host bound read-only; a symlink (merged /usr) stays one. */
+static const char *const system_dirs[] = {
+	"usr", "bin", "sbin", "lib", "lib64", "lib32", "libx32",
+};
+
+/*
+ * What of /etc the command sees: what programs need to run, resolve names
+ * and speak TLS. Never shadow, gshadow, sudoers, ssh (host keys), the
+ * system gitconfig, nor anything else that holds secrets or policy.
+ */
+static const char *const etc_entries[] = {
+	"passwd", "group", "hosts", "resolv.conf", "nsswitch.conf", "host.conf", "gai.conf",
+	"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "ssl",
+	"ca-certificates", "ca-certificates.conf", "alternatives", "mime.types", "protocols",
+	"services", "bash.bashrc", "profile", "profile.d", "inputrc", "os-release",
+	"debian_version", "locale.alias", "manpath.config",
+};
+
+/*
+ * Parts of the sandbox's own /proc that are global to the machine and
+ * writable by uid 0 on file permissions alone (sysctls such as
+ * kernel.core_pattern, the sysrq trigger): read-only, as in bubblewrap and
+ * container runtimes. This matters when agenttask runs as root: root inside
+ * is the host's uid 0, capabilities or not.
+ */
+static const char *const proc_read_only[] = {
+	"sys", "sysrq-trigger", "irq", "bus", "fs", "scsi", "acpi", "asound",
+};
+
+static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A host path that is present: 1 directory, 2 other, 3 symlink, 0 absent. */
+static int host_kind(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return 0;
+	if (S_ISLNK(st.st_mode))
+		return 3;
+	return S_ISDIR(st.st_mode) ? 1 : 2;
+}
+
+static void add_system_dirs(struct at_sandbox_spec *s)
+{
+	char host[PATH_MAX], link[PATH_MAX];
+	size_t i;
+	ssize_t n;
+
+	for (i = 0; i < COUNT(system_dirs); i++) {
+		snprintf(host, sizeof(host), "/%s", system_dirs[i]);
+		switch (host_kind(host)) {
+		case 1:
+			at_sandbox_bind(s, host, host, AT_MOUNT_RO);
+			break;
+		case 3:
+			n = readlink(host, link, sizeof(link) - 1);
+			if (n > 0) {
+				link[n] = '\0';
+				at_sandbox_symlink(s, link, host);
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/*
+ * A link into /usr (localtime, os-release) stays a link; one elsewhere
+ * (resolv.conf -> /run/...) is replaced by a bind of what it points to,
+ * resolved here by the supervisor: /etc is the host administrator's, not
+ * the agent's, so following it is safe.
+ */
+static void add_etc_link(struct at_sandbox_spec *s, const char *host)
+{
+	char link[PATH_MAX], real[PATH_MAX];
+	ssize_t n = readlink(host, link, sizeof(link) - 1);
+
+	if (n <= 0 || !realpath(host, real))
+		return;
+	link[n] = '\0';
+	if (strncmp(real, "/usr/", 5) == 0)
+		at_sandbox_symlink(s, link, host);
+	else
+		at_sandbox_bind(s, real, host, AT_MOUNT_RO);
+}
+
+static void add_etc(struct at_sandbox_spec *s)
+{
+	char host[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < COUNT(etc_entries); i++) {
+		snprintf(host, sizeof(host), "/etc/%s", etc_entries[i]);
+		switch (host_kind(host)) {
+		case 1:
+		case 2:
+			at_sandbox_bind(s, host, host, AT_MOUNT_RO);
+			break;
+		case 3:
+			add_etc_link(s, host);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void add_dev(struct at_sandbox_spec *s)
+{
+	char host[64];
+	size_t i;
+
+	at_sandbox_tmpfs(s, "/dev", DEV_SIZE, 0755);
+	for (i = 0; i < COUNT(dev_nodes); i++) {
+		snprintf(host, sizeof(host), "/dev/%s", dev_nodes[i]);
+		if (host_kind(host) == 2)
+			at_sandbox_bind(s, host, host, AT_MOUNT_DEV);
+	}
+	at_sandbox_devpts(s, "/dev/pts");
+	at_sandbox_symlink(s, "pts/ptmx", "/dev/ptmx");
+	at_sandbox_tmpfs(s, "/dev/shm", SHM_SIZE, 01777);
+	at_sandbox_symlink(s, "/proc/self/fd", "/dev/fd");
+	at_sandbox_symlink(s, "/proc/self/fd/0", "/dev/stdin");
+	at_sandbox_symlink(s, "/proc/self/fd/1", "/dev/stdout");
+	at_sandbox_symlink(s, "/proc/self/fd/2", "/dev/stderr");
+	at_sandbox_remount_ro(s, "/dev");
+}
+
+static void add_proc(struct at_sandbox_spec *s)
+{
+	char path[64];
+	size_t i;
+
+	at_sandbox_proc(s, "/proc");
+	for (i = 0; i < COUNT(proc_read_only); i++) {
+		snprintf(path, sizeof(path), "/proc/%s", proc_read_only[i]);
+		at_sandbox_bind(s, path, path, AT_MOUNT_RO | AT_MOUNT_IN_SANDBOX | AT_MOUNT_OPTIONAL);
+	}
+}
+
+int at_sandbox_add_system(struct at_sandbox_spec *s)
+{
+	add_system_dirs(s);
+	add_etc(s);
+	at_sandbox_tmpfs(s, "/tmp", TMP_SIZE, 01777);
+	at_sandbox_tmpfs(s, AT_RUN_HOME, HOME_SIZE, 0700);
+	add_dev(s);
+	add_proc(s);
+	return s->failed ? -1 : 0;
+}

@@ -1,0 +1,99 @@
+/* Unit tests for core/parse.c: sizes, counts, durations as a person types them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "core/parse.h"
+
+static uint64_t size_ok(const char *s)
+{
+	struct at_error err = AT_ERROR_INIT;
+	uint64_t v = 0;
+
+	assert_int_equal(at_parse_size(s, &v, &err), 0);
+	return v;
+}
+
+static void size_bad(const char *s)
+{
+	struct at_error err = AT_ERROR_INIT;
+	uint64_t v = 12345;
+
+	assert_int_equal(at_parse_size(s, &v, &err), AT_EUSAGE);
+	assert_int_equal(v, 12345);
+	assert_non_null(strstr(err.msg, "invalid size"));
+}
+
+static void test_parse__size_takes_binary_suffixes(void **state)
+{
+	(void)state;
+	assert_int_equal(size_ok("4096"), 4096);
+	assert_int_equal(size_ok("100K"), 100 << 10);
+	assert_int_equal(size_ok("512M"), 512ULL << 20);
+	assert_int_equal(size_ok("512m"), 512ULL << 20);
+	assert_int_equal(size_ok("2G"), 2ULL << 30);
+	assert_int_equal(size_ok("1GiB"), 1ULL << 30);
+	assert_int_equal(size_ok("10MB"), 10ULL << 20);
+	assert_int_equal(size_ok("1T"), 1ULL << 40);
+}
+
+static void test_parse__size_rejects_junk(void **state)
+{
+	(void)state;
+	size_bad("");
+	size_bad("abc");
+	size_bad("0");
+	size_bad("-1");
+	size_bad("1.5G");
+	size_bad("12X");
+	size_bad("99999999999999999999");
+	size_bad("17179869184G");
+	size_bad("1 G");
+}
+
+static void test_parse__count_and_seconds(void **state)
+{
+	struct at_error err = AT_ERROR_INIT;
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(at_parse_count("30", 100, &v, &err), 0);
+	assert_int_equal(v, 30);
+	assert_int_equal(at_parse_count("0", 100, &v, &err), AT_EUSAGE);
+	at_error_clear(&err);
+	assert_int_equal(at_parse_count("101", 100, &v, &err), AT_EUSAGE);
+	at_error_clear(&err);
+	assert_int_equal(at_parse_count("1e3", 10000, &v, &err), AT_EUSAGE);
+	at_error_clear(&err);
+
+	assert_int_equal(at_parse_seconds("30", &v, &err), 0);
+	assert_int_equal(v, 30000);
+	assert_int_equal(at_parse_seconds("1.5", &v, &err), 0);
+	assert_int_equal(v, 1500);
+	assert_int_equal(at_parse_seconds("0.001", &v, &err), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(at_parse_seconds("2s", &v, &err), 0);
+	assert_int_equal(v, 2000);
+	assert_int_equal(at_parse_seconds("0", &v, &err), AT_EUSAGE);
+	at_error_clear(&err);
+	assert_int_equal(at_parse_seconds("-1", &v, &err), AT_EUSAGE);
+	at_error_clear(&err);
+	assert_int_equal(at_parse_seconds("1.2.3", &v, &err), AT_EUSAGE);
+	at_error_clear(&err);
+	assert_int_equal(at_parse_seconds("1.", &v, &err), AT_EUSAGE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse__size_takes_binary_suffixes),
+		cmocka_unit_test(test_parse__size_rejects_junk),
+		cmocka_unit_test(test_parse__count_and_seconds),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
