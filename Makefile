@@ -4,7 +4,7 @@
 
 DEBIAN_PACKAGES := build-essential cmake pkg-config git python3 \
 	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev \
-	libssl-dev bubblewrap hyperfine util-linux procps iproute2 curl openssl
+	libssl-dev bubblewrap hyperfine util-linux procps iproute2 curl openssl valgrind
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 BUILD_ASAN ?= build-asan

@@ -16,6 +16,8 @@
 #include "git/repo.h"
 #include "git/snapshot.h"
 #include "app/net.h"
+#include "net/proxy.h"
+#include "net/rules.h"
 #include "sandbox/sandbox.h"
 
 /* The repository app->dir is in. */
@@ -79,6 +81,34 @@ int at_app_gate_task(struct at_repo *r, struct at_app_view *v, const char *polic
 
 /* ---- the network allowlist of a run (net.c; the rest is app/net.h) ---- */
 
+struct at_app_net_forward {
+	uint16_t host_port;       /* the host's 127.0.0.1:host_port */
+	uint16_t inner_port;      /* the sandbox's loopback port */
+	char text[16];            /* as given, for the records */
+};
+
+struct at_app_net {
+	struct at_net_rules rules;
+	struct at_app_net_forward forwards[AT_APP_NET_FORWARDS_MAX];
+	size_t nforwards;
+	bool deny_private;
+
+	/* during a run */
+	struct at_sandbox_listen listen[1 + 2 * AT_APP_NET_FORWARDS_MAX];
+	size_t nlisten;
+	struct at_net_proxy *proxy;
+	int64_t start_us, stop_us;  /* the proxy's start and stop, for --verbose */
+
+	pthread_mutex_t lock;     /* the records, written by the proxy's thread */
+	struct at_app_net_conn *conns;
+	size_t nconns;
+	uint64_t dropped;
+};
+
+/* An at_app_net in place (the gate's, per check); at_app_net_new is this on the heap. */
+void at_app_net_init(struct at_app_net *n);
+void at_app_net_release(struct at_app_net *n);
+
 /*
  * Point the spec at this run's listening sockets and the callback that
  * serves them (nothing when not active). n must stay where it is until
@@ -91,7 +121,6 @@ char *const *at_app_net_env(void);
 
 /* Stop the proxy, if it started: every connection ended and recorded. */
 void at_app_net_stop(struct at_app_net *n);
-
 
 /* ---- the sandbox: one point for `run` and the gate's checks (layout.c) ---- */
 

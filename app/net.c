@@ -50,6 +50,9 @@ static char *const env_vars[] = {
 };
 
 _Static_assert(AT_APP_NET_PROXY_PORT == 3128, "PROXY_URL names the proxy's port");
+_Static_assert(sizeof(((struct at_app_net_conn *)0)->host) > AT_NET_HOST_MAX &&
+	       sizeof(((struct at_app_net_conn *)0)->rule) >= AT_NET_HOST_MAX + 16,
+	       "a record holds the longest host and pattern");
 
 char *const *at_app_net_env(void)
 {
@@ -71,6 +74,38 @@ void at_app_net_release(struct at_app_net *n)
 	free(n->conns);
 	n->conns = NULL;
 	pthread_mutex_destroy(&n->lock);
+}
+
+int at_app_net_new(struct at_app_net **out, struct at_error *err)
+{
+	struct at_app_net *n = malloc(sizeof(*n));
+
+	if (!n)
+		return at_error_set(err, AT_ESYS, "out of memory");
+	at_app_net_init(n);
+	*out = n;
+	return 0;
+}
+
+void at_app_net_free(struct at_app_net *n)
+{
+	at_app_net_release(n);
+	free(n);
+}
+
+void at_app_net_deny_private(struct at_app_net *n)
+{
+	n->deny_private = true;
+}
+
+void at_app_net_report(const struct at_app_net *n, struct at_app_net_report *out)
+{
+	out->active = at_app_net_active(n);
+	out->start_us = n->start_us;
+	out->stop_us = n->stop_us;
+	out->conns = n->conns;
+	out->nconns = n->nconns;
+	out->dropped = n->dropped;
 }
 
 int at_app_net_allow(struct at_app_net *n, const char *pattern, struct at_error *err)
@@ -139,7 +174,7 @@ static void on_record(const struct at_net_record *r, void *ctx)
 		return;
 	}
 	c = &n->conns[n->nconns++];
-	c->proto = r->proto;
+	snprintf(c->proto, sizeof(c->proto), "%s", at_net_proto_name(r->proto));
 	snprintf(c->host, sizeof(c->host), "%s", r->host);
 	c->port = r->port;
 	snprintf(c->addr, sizeof(c->addr), "%s", r->addr);
@@ -235,7 +270,7 @@ static at_json *conn_json(const struct at_app_net_conn *c)
 	at_json *o = at_json_object();
 	int bad = 0;
 
-	bad |= at_json_add_string(o, "proto", at_net_proto_name(c->proto));
+	bad |= at_json_add_string(o, "proto", c->proto);
 	bad |= at_json_add_string(o, "host", c->host);
 	bad |= at_json_add_number(o, "port", c->port);
 	bad |= at_json_add_string(o, "address", c->addr);

@@ -1,8 +1,9 @@
 /*
  * net.h - the network allowlist of one sandboxed run (app/net.c), for every
- * front end: a caller fills one (at_app_net_allow, at_app_net_forward,
- * deny_private), hands it to at_app_run (run.h), and reads its records
- * afterwards. The gate builds its own from a check's allow_hosts.
+ * front end: a caller makes one (at_app_net_new), fills it
+ * (at_app_net_allow, at_app_net_forward, at_app_net_deny_private), hands it
+ * to at_app_run (run.h), and reads its report afterwards. The gate builds
+ * its own from a check's allow_hosts.
  *
  * `run --allow-host`, `--forward`, `--deny-private`, and a policy check's
  * allow_hosts. The command keeps its own network namespace (loopback only).
@@ -26,59 +27,43 @@
 #ifndef AT_APP_NET_H
 #define AT_APP_NET_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/error.h"
 #include "core/json.h"
-#include "net/proxy.h"
-#include "net/rules.h"
-#include "sandbox/sandbox.h"
 
 #define AT_APP_NET_PROXY_PORT 3128
-#define AT_APP_NET_FORWARDS_MAX 15
 #define AT_APP_NET_RECORDS_MAX 4096
+#define AT_APP_NET_FORWARDS_MAX 15
 
-struct at_app_net_forward {
-	uint16_t host_port;       /* the host's 127.0.0.1:host_port */
-	uint16_t inner_port;      /* the sandbox's loopback port */
-	char text[16];            /* as given, for the records */
-};
-
+/* One connection the proxy saw, as recorded. */
 struct at_app_net_conn {
-	enum at_net_proto proto;
-	char host[AT_NET_HOST_MAX + 1];
+	char proto[16];           /* "http", "connect", "socks5", "forward" */
+	char host[256];           /* as asked for (a name or an address); "" unknown */
 	uint16_t port;
-	char addr[48];
+	char addr[48];            /* the address connected to, or "" */
 	bool allowed;
-	char rule[AT_NET_HOST_MAX + 16];
-	char reason[256];
+	char rule[272];           /* the allowance that let it through, or "" */
+	char reason[256];         /* why it was refused or failed, or "" */
 	uint64_t bytes_up, bytes_down;
 	int64_t start_ms, duration_ms;
 };
 
-struct at_app_net {
-	struct at_net_rules rules;
-	struct at_app_net_forward forwards[AT_APP_NET_FORWARDS_MAX];
-	size_t nforwards;
-	bool deny_private;
-
-	/* during a run */
-	struct at_sandbox_listen listen[1 + 2 * AT_APP_NET_FORWARDS_MAX];
-	size_t nlisten;
-	struct at_net_proxy *proxy;
-	int64_t start_us, stop_us;  /* the proxy's start and stop, for --verbose */
-
-	pthread_mutex_t lock;     /* the records, written by the proxy's thread */
-	struct at_app_net_conn *conns;
+/* What the last run's proxy did; valid until the next run or at_app_net_free. */
+struct at_app_net_report {
+	bool active;              /* there was a proxy (any allowance or forward) */
+	int64_t start_us, stop_us;
+	const struct at_app_net_conn *conns;
 	size_t nconns;
-	uint64_t dropped;
+	uint64_t dropped;         /* connections past AT_APP_NET_RECORDS_MAX */
 };
 
-void at_app_net_init(struct at_app_net *n);
-void at_app_net_release(struct at_app_net *n);
+struct at_app_net;
+
+int at_app_net_new(struct at_app_net **out, struct at_error *err);
+void at_app_net_free(struct at_app_net *n);
 
 /* --allow-host PATTERN: AT_EUSAGE naming a malformed pattern. */
 int at_app_net_allow(struct at_app_net *n, const char *pattern, struct at_error *err);
@@ -86,10 +71,15 @@ int at_app_net_allow(struct at_app_net *n, const char *pattern, struct at_error 
 /* --forward PORT[:INNER]: AT_EUSAGE naming a malformed or repeated one. */
 int at_app_net_forward(struct at_app_net *n, const char *spec, struct at_error *err);
 
+/* --deny-private: with allowances, refuse private addresses too. */
+void at_app_net_deny_private(struct at_app_net *n);
+
 /* Any allowance or forward: the run needs the proxy. */
 bool at_app_net_active(const struct at_app_net *n);
 
 /* The allowances and the recorded connections, for the audit log; NULL when not active. */
 at_json *at_app_net_json(const struct at_app_net *n);
+
+void at_app_net_report(const struct at_app_net *n, struct at_app_net_report *out);
 
 #endif

@@ -18,7 +18,7 @@ struct run_args {
 	size_t cap, npass, nset, pass_cap, set_cap;
 	char **pass, **set;
 	bool json, verbose;
-	struct at_app_net net;           /* --allow-host, --forward, --deny-private */
+	struct at_app_net *net;          /* --allow-host, --forward, --deny-private */
 };
 
 enum {
@@ -59,9 +59,9 @@ static int parse_option(struct run_args *a, int c, char *arg, struct at_error *e
 	case OPT_CPU: return at_parse_count(arg, 100000000, &lim[AT_LIMIT_CPU], err);
 	case OPT_FSIZE: return at_parse_size(arg, &lim[AT_LIMIT_FSIZE], err);
 	case OPT_JSON: a->json = a->o.capture = true; return 0;
-	case OPT_ALLOW_HOST: return at_app_net_allow(&a->net, arg, err);
-	case OPT_FORWARD: return at_app_net_forward(&a->net, arg, err);
-	case OPT_DENY_PRIVATE: a->net.deny_private = true; return 0;
+	case OPT_ALLOW_HOST: return at_app_net_allow(a->net, arg, err);
+	case OPT_FORWARD: return at_app_net_forward(a->net, arg, err);
+	case OPT_DENY_PRIVATE: at_app_net_deny_private(a->net); return 0;
 	case 'v': a->verbose = true; return 0;
 	}
 	return at_error_set(err, AT_EUSAGE, "invalid option");
@@ -136,10 +136,11 @@ int cmd_run(const struct at_app *app, int argc, char **argv)
 	struct at_app_run_result res;
 	int rc;
 
-	at_app_net_init(&a.net);
+	if (at_app_net_new(&a.net, &err) < 0)
+		return at_cli_fail(&err);
 	rc = parse_args(argc, argv, &a);
 	if (rc < 0) {
-		a.o.proxy = &a.net;
+		a.o.proxy = a.net;
 		a.o.binds = a.binds;
 		a.o.pass_env = a.pass;
 		a.o.npass = a.npass;
@@ -154,6 +155,6 @@ int cmd_run(const struct at_app *app, int argc, char **argv)
 	free(a.binds);
 	free(a.pass);
 	free(a.set);
-	at_app_net_release(&a.net);
+	at_app_net_free(a.net);
 	return rc;
 }

@@ -330,22 +330,25 @@ void at_cli_print_preview(FILE *f, const struct at_task *t, const struct at_app_
 /* The proxy's start and stop, and each connection it saw. */
 static void print_net(const struct at_app_net *n)
 {
-	if (!at_app_net_active(n))
+	struct at_app_net_report r;
+
+	at_app_net_report(n, &r);
+	if (!r.active)
 		return;
 	fprintf(stderr, "agenttask: proxy on 127.0.0.1:%d started in %.3f ms, stopped in %.3f ms\n",
-		AT_APP_NET_PROXY_PORT, (double)n->start_us / 1000, (double)n->stop_us / 1000);
-	for (size_t i = 0; i < n->nconns; i++) {
-		const struct at_app_net_conn *c = &n->conns[i];
+		AT_APP_NET_PROXY_PORT, (double)r.start_us / 1000, (double)r.stop_us / 1000);
+	for (size_t i = 0; i < r.nconns; i++) {
+		const struct at_app_net_conn *c = &r.conns[i];
 		fprintf(stderr, "agenttask: net %s %s %s:%u%s%s%s%s up %llu down %llu bytes %lld ms"
-			"%s%s\n", c->allowed ? "allowed" : "denied", at_net_proto_name(c->proto),
+			"%s%s\n", c->allowed ? "allowed" : "denied", c->proto,
 			c->host[0] ? c->host : "?", c->port, c->addr[0] ? " at " : "", c->addr,
 			c->rule[0] ? " by " : "", c->rule, (unsigned long long)c->bytes_up,
 			(unsigned long long)c->bytes_down, (long long)c->duration_ms,
 			c->reason[0] ? ": " : "", c->reason);
 	}
-	if (n->dropped)
+	if (r.dropped)
 		fprintf(stderr, "agenttask: net %llu more connections not recorded\n",
-			(unsigned long long)n->dropped);
+			(unsigned long long)r.dropped);
 }
 
 void at_cli_print_run_verbose(const struct at_app_run_opts *o, const struct at_app_run_result *res)

@@ -13,7 +13,29 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
+
+int64_t at_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void at_proxy_interest(struct at_proxy *p, int fd, struct at_tag *tag, uint32_t *cur,
+		       uint32_t want)
+{
+	struct epoll_event ev = { .events = want, .data.ptr = tag };
+	int op;
+
+	if (want == *cur || fd < 0)
+		return;
+	op = *cur == 0 ? EPOLL_CTL_ADD : want == 0 ? EPOLL_CTL_DEL : EPOLL_CTL_MOD;
+	if (epoll_ctl(p->ep, op, fd, &ev) == 0)
+		*cur = want;
+}
 
 #define REQUEST_TIMEOUT_MS 30000
 #define PIPE_CHUNK (1 << 20)

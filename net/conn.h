@@ -94,7 +94,7 @@ void at_conn_timeout(struct at_conn *c);
 void at_conn_close(struct at_conn *c);
 void at_conn_free(struct at_conn *c);
 
-/* proxy.c: register interest `want` for fd (0 removes it). */
+/* conn.c (proxy.c uses it too): register interest `want` for fd (0 removes it). */
 void at_proxy_interest(struct at_proxy *p, int fd, struct at_tag *tag, uint32_t *cur,
 		       uint32_t want);
 

@@ -28,14 +28,6 @@ struct at_net_proxy {
 	atomic_bool stop;
 };
 
-int64_t at_mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 const char *at_net_proto_name(enum at_net_proto p)
 {
 	static const char *const names[] = {
@@ -44,19 +36,6 @@ const char *at_net_proto_name(enum at_net_proto p)
 		[AT_NET_PROTO_UNKNOWN] = "unknown",
 	};
 	return (unsigned)p <= AT_NET_PROTO_UNKNOWN ? names[p] : "unknown";
-}
-
-void at_proxy_interest(struct at_proxy *p, int fd, struct at_tag *tag, uint32_t *cur,
-		       uint32_t want)
-{
-	struct epoll_event ev = { .events = want, .data.ptr = tag };
-	int op;
-
-	if (want == *cur || fd < 0)
-		return;
-	op = *cur == 0 ? EPOLL_CTL_ADD : want == 0 ? EPOLL_CTL_DEL : EPOLL_CTL_MOD;
-	if (epoll_ctl(p->ep, op, fd, &ev) == 0)
-		*cur = want;
 }
 
 /* Listeners in epoll while there is room for another connection. */

@@ -36,7 +36,7 @@ full_state_tree() {
 }
 
 task_gone() {
-	assert_eq "$(git -C "$1" branch --list "agenttask/$2")" "" "branch agenttask/$2 removed"
+	assert_empty "branch agenttask/$2 removed" git -C "$1" branch --list "agenttask/$2"
 	assert_eq "$(git -C "$1" worktree list --porcelain | grep -c "agenttask/worktrees/$2\$" || true)" "0" \
 		"worktree of $2 removed"
 	expect_rc 2 "task $2 is gone" -C "$1" status "$2"
@@ -47,6 +47,54 @@ task_kept() {
 		"branch kept"
 	git -C "$1" worktree list --porcelain | grep -q "agenttask/worktrees/$2\$" || fail "worktree of $2 kept"
 	ok "task $2 still known" -C "$1" status "$2"
+}
+
+# ---------------------------------------------------------------- the cost of accept
+
+# trace_count FILE EVENT PATH: lines "EVENT PATH..." in an AGENTTASK_TRACE file
+# (none when nothing was traced: the file is made by the first event).
+trace_count() {
+	if [ -e "$1" ]; then grep -c "^$2 $3" "$1" || true; else echo 0; fi
+}
+
+# What: accept with a policy (rules and a check) and --tree, which used to
+# scan the task's worktree four times and open it four times. Must: at most
+# twice each: once before the lock (shared by the --tree check and the gate)
+# and once under it (checked against the first, then committed as it is).
+# The count comes from AGENTTASK_TRACE (core/trace.h), written by the
+# functions that walk the worktree, where they do it.
+test_accept_scans_the_worktree_at_most_twice() {
+	make_repo repo
+	mkdir -p repo/.agenttask
+	printf '{"max_changed_files": 10, "checks": [{"name": "ok", "run": ["true"]}]}\n' \
+		>repo/.agenttask/policy.json
+	git -C repo add .agenttask
+	git -C repo commit -q -m "policy"
+	new_task repo t
+	echo "change" >>"$wt/README"
+	echo "new" >"$wt/new.txt"
+	ok "diff --json" -C repo diff t --json
+	local tree trace=$PWD/trace scans opens
+	tree=$(json_get "$out" 'j["tree"]')
+	AGENTTASK_TRACE=$trace ok "accept with a policy and --tree" -C repo accept t --tree "$tree"
+	assert_eq "$(git -C repo show main:new.txt)" "new" "accepted"
+	scans=$(trace_count "$trace" scan "$wt")
+	opens=$(trace_count "$trace" open "$wt")
+	[ "$scans" -ge 1 ] || fail "no scan traced: the trace does not work ($(cat "$trace"))"
+	[ "$scans" -le 2 ] || fail "the worktree was scanned $scans times: $(cat "$trace")"
+	[ "$opens" -le 2 ] || fail "the worktree was opened $opens times: $(cat "$trace")"
+}
+
+# What: a gate without a policy. Must: nothing judged, and the worktree not
+# even read (no diff is made when there is nothing to judge it by).
+test_gate_without_a_policy_does_not_read_the_worktree() {
+	make_repo repo
+	new_task repo t
+	echo "change" >>"$wt/README"
+	AGENTTASK_TRACE=$PWD/trace ok "gate" -C repo gate t
+	assert_contains "$out" "nothing to judge" "no policy"
+	assert_eq "$(trace_count "$PWD/trace" scan "$wt")" "0" "no scan"
+	assert_eq "$(trace_count "$PWD/trace" open "$wt")" "0" "no open"
 }
 
 # ---------------------------------------------------------------- the three ways in
@@ -62,7 +110,7 @@ test_accept_fast_forwards_when_the_base_has_not_moved() {
 	assert_eq "$(git -C repo rev-parse main)" "$tip" "main is the task tip"
 	assert_eq "$(git -C repo log -1 --format=%s main)" "add feature" "no merge commit"
 	assert_eq "$(cat repo/feature.txt)" "feature" "file checked out in the main worktree"
-	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+	assert_empty "main worktree clean" git -C repo status --porcelain
 	task_gone repo t
 	assert_fsck repo
 }
@@ -83,7 +131,7 @@ test_accept_makes_a_merge_commit_when_the_base_moved() {
 	assert_eq "$(git -C repo show main:feature.txt)" "feature" "task's file in the merge"
 	assert_eq "$(git -C repo show main:other.txt)" "other" "user's file in the merge"
 	assert_eq "$(cat repo/feature.txt)" "feature" "file on disk"
-	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+	assert_empty "main worktree clean" git -C repo status --porcelain
 	task_gone repo t
 	assert_fsck repo
 }
@@ -143,7 +191,7 @@ test_squash_makes_one_commit_with_one_parent() {
 	msg=$(git -C repo log -1 --format=%B main)
 	assert_contains "$msg" "first step" "summary lists the first subject"
 	assert_contains "$msg" "second step" "summary lists the second subject"
-	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+	assert_empty "main worktree clean" git -C repo status --porcelain
 	task_gone repo t
 	assert_fsck repo
 }
@@ -199,11 +247,11 @@ test_pending_changes_are_included() {
 	assert_eq "$(git -C repo show main:README | tail -1)" "edited" "uncommitted edit"
 	assert_eq "$(git -C repo show main:untracked.txt)" "brand new" "untracked file"
 	assert_eq "$(git -C repo show main:deep/dir/file.txt)" "deep" "untracked directory"
-	assert_eq "$(git -C repo ls-tree main src/main.c)" "" "deleted file"
+	assert_empty "deleted file" git -C repo ls-tree main src/main.c
 	assert_eq "$(cat repo/untracked.txt)" "brand new" "on disk"
 	assert_no_file repo/src/main.c "deleted on disk"
-	assert_eq "$(git -C repo ls-files src/main.c)" "" "deleted from the index"
-	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+	assert_empty "deleted from the index" git -C repo ls-files src/main.c
+	assert_empty "main worktree clean" git -C repo status --porcelain
 	assert_fsck repo
 }
 
@@ -223,7 +271,7 @@ test_modes_and_symlinks_survive_accept() {
 	assert_eq "$(git -C repo ls-files -s run.sh | cut -d' ' -f1)" "100755" "mode in the index"
 	assert_eq "$(git -C repo ls-tree main link | cut -d' ' -f1)" "120000" "symlink in the tree"
 	assert_eq "$(git -C repo ls-tree main README | cut -d' ' -f1)" "100755" "mode change in the tree"
-	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+	assert_empty "main worktree clean" git -C repo status --porcelain
 }
 
 test_binary_files_survive_accept() {
@@ -241,7 +289,7 @@ test_binary_files_survive_accept() {
 	cmp -s repo/blob.bin want.bin || fail "changed binary on disk"
 	cmp -s repo/new.bin want-new.bin || fail "new binary on disk"
 	git -C repo show main:blob.bin | cmp -s - want.bin || fail "changed binary in the tree"
-	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+	assert_empty "main worktree clean" git -C repo status --porcelain
 	assert_fsck repo
 }
 
@@ -336,7 +384,7 @@ test_a_change_already_staged_exactly_is_not_in_the_way() {
 	echo "task version" >repo/README
 	git -C repo add README
 	ok "accept" -C repo accept t
-	assert_eq "$(git -C repo status --porcelain)" "" "clean afterwards"
+	assert_empty "clean afterwards" git -C repo status --porcelain
 	assert_eq "$(git -C repo show main:README)" "task version" "merged"
 }
 
@@ -399,7 +447,7 @@ test_base_moved_and_not_checked_out_makes_a_merge_commit() {
 	ok "accept" -C repo accept t
 	assert_eq "$(git -C repo rev-parse feature^1)" "$base" "first parent: old feature tip"
 	assert_eq "$(git -C repo show feature:feature.txt)" "feature" "task's change"
-	assert_eq "$(git -C repo status --porcelain)" "" "main worktree untouched"
+	assert_empty "main worktree untouched" git -C repo status --porcelain
 	assert_fsck repo
 }
 
@@ -444,7 +492,7 @@ test_base_given_as_a_commit_id_merges_into_the_checked_out_branch() {
 	ok "accept" -C repo accept t
 	assert_eq "$(git -C repo rev-parse main^1) $(git -C repo rev-parse main^2)" "$base $tip" "merged into main"
 	assert_eq "$(cat repo/feature.txt)" "feature" "on disk"
-	assert_eq "$(git -C repo status --porcelain)" "" "clean"
+	assert_empty "clean" git -C repo status --porcelain
 }
 
 test_task_on_a_detached_head_is_refused() {
@@ -473,7 +521,7 @@ test_conflict_lists_paths_and_keeps_everything() {
 	assert_contains "$(printf '%s\n' "$errout" | head -1)" "conflict" "error line"
 	assert_eq "$(printf '%s\n' "$errout" | tail -n +2)" "$(printf 'README\nsrc/main.c')" "paths, one per line"
 	assert_eq "$(git -C repo rev-parse main)" "$base" "base unchanged"
-	assert_eq "$(git -C repo status --porcelain)" "" "main worktree untouched"
+	assert_empty "main worktree untouched" git -C repo status --porcelain
 	assert_eq "$(cat repo/README)" "user line" "user's file"
 	task_kept repo t
 	assert_eq "$(cat "$wt/README")" "task line" "task's work kept"
@@ -629,7 +677,7 @@ test_parallel_accepts_of_independent_tasks_all_land() {
 		task_gone repo "t$i"
 	done
 	assert_eq "$(git -C repo rev-list --merges --count main)" "3" "later ones made merge commits"
-	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+	assert_empty "main worktree clean" git -C repo status --porcelain
 	assert_fsck repo
 }
 

@@ -34,10 +34,13 @@ make_rich_repo() {
 # data is not their file's lstat(), one line each.
 stat_data_mismatches() {
 	git -C "$1" ls-files --debug | python3 -c '
-import os, re, sys
-wt, lines = sys.argv[1], sys.stdin.read().split("\n")
+import codecs, os, re, sys
+wt, lines = sys.argv[1], sys.stdin.buffer.read().decode("utf-8", "surrogateescape").split("\n")
 for i in range(0, len(lines) - 1, 6):
     path, f = lines[i], " ".join(lines[i + 1:i + 6])
+    if path.startswith("\""):   # quoted as git quotes (core.quotepath): C escapes
+        raw = codecs.escape_decode(path[1:-1].encode("utf-8", "surrogateescape"))[0]
+        path = raw.decode("utf-8", "surrogateescape")
     v = dict((k, int(a)) for k, a in re.findall(r"(\w+): (\d+)", f))
     v.update(("c" + k, tuple(map(int, a.split(":")))) for k, a in re.findall(r"(c?m?time): (\d+:\d+)", f))
     st = os.lstat(os.path.join(wt, path))
@@ -91,9 +94,9 @@ same_checkout_as_git() {
 	# diff-files compares stat data only: an entry listed has stat data
 	# that does not match its file; git does not compare nanoseconds, so
 	# every field of every entry is compared with lstat() as well.
-	assert_eq "$(git -C "$wt" diff-files)" "" "stat data of the index"
-	assert_eq "$(stat_data_mismatches "$wt")" "" "stat data against lstat()"
-	assert_eq "$(git -C "$wt" status --porcelain --ignored --untracked-files=all)" "" "status"
+	assert_empty "stat data of the index" git -C "$wt" diff-files
+	assert_empty "stat data against lstat()" stat_data_mismatches "$wt"
+	assert_empty "status" git -C "$wt" status --porcelain --ignored --untracked-files=all
 	git -C "$repo" worktree remove --force "$ref"
 }
 
@@ -135,7 +138,7 @@ test_checkout_index_is_read_by_libgit2_and_git_alike() {
 	assert_eq "$(git -C "$wt" status --porcelain)" "$(printf ' D blob.bin\n M bulk/f7.txt')" \
 		"git's view"
 	ok "commit" -C repo commit t -m change
-	assert_eq "$(git -C "$wt" status --porcelain)" "" "clean after commit"
+	assert_empty "clean after commit" git -C "$wt" status --porcelain
 	assert_fsck repo
 }
 
@@ -146,7 +149,7 @@ test_checkout_with_core_symlinks_false_writes_link_files() {
 	[ -f "$out/deep/to-readme" ] && [ ! -L "$out/deep/to-readme" ] ||
 		fail "core.symlinks=false: a link was made"
 	assert_eq "$(cat "$out/deep/to-readme")" "../README" "link file holds the target"
-	assert_eq "$(git -C "$out" status --porcelain)" "" "status"
+	assert_empty "status" git -C "$out" status --porcelain
 }
 
 # commit_with_entry REPO NAME: a commit whose root tree holds a directory
@@ -183,13 +186,13 @@ test_checkout_of_an_unusual_name_is_left_to_libgit2() {
 	commit=$(commit_with_entry repo 'back\slash')
 	ok "new on a tree with a backslash" -C repo new t --base "$commit"
 	assert_eq "$(head -1 "$out/back\\slash/config")" "[core]" "file written"
-	assert_eq "$(git -C "$out" status --porcelain)" "" "status"
+	assert_empty "status" git -C "$out" status --porcelain
 	# ".git" with a zero-width non-joiner: ".git" to HFS+, which git and
 	# libgit2 protect against only on macOS; on Linux it is an ordinary name.
 	commit=$(commit_with_entry repo ".g$(printf '\342\200\214')it")
 	ok "new on a tree with an HFS spelling of .git" -C repo new u --base "$commit"
 	assert_eq "$(head -1 "$out/.g$(printf '\342\200\214')it/config")" "[core]" "file written"
-	assert_eq "$(git -C "$out" status --porcelain)" "" "status of u"
+	assert_empty "status of u" git -C "$out" status --porcelain
 }
 
 run_tests

@@ -39,7 +39,7 @@ test_eight_parallel_new_make_eight_tasks() {
 	for i in 1 2 3 4 5 6 7 8; do
 		git -C repo worktree list --porcelain | grep -qx "worktree $(common_dir repo)/agenttask/worktrees/p$i" ||
 			fail "git worktree list lacks p$i"
-		assert_eq "$(git -C "$(common_dir repo)/agenttask/worktrees/p$i" status --porcelain)" "" "p$i clean"
+		assert_empty "p$i clean" git -C "$(common_dir repo)/agenttask/worktrees/p$i" status --porcelain
 	done
 	assert_eq "$(git -C repo worktree list | wc -l)" "9" "eight worktrees and main"
 	assert_fsck repo
@@ -75,7 +75,7 @@ test_parallel_commits_and_discards_keep_the_repository_consistent() {
 		assert_eq "$(git -C repo cat-file -p "agenttask/c$i:file$i")" "$i" "c$i content"
 	done
 	for i in 4 5 6; do
-		assert_eq "$(git -C repo branch --list "agenttask/c$i")" "" "c$i discarded"
+		assert_empty "c$i discarded" git -C repo branch --list "agenttask/c$i"
 		assert_eq "$(git -C repo for-each-ref "refs/agenttask/trash/c$i/" | wc -l)" "1" "c$i in the trash"
 	done
 	assert_eq "$(git -C repo worktree list | wc -l)" "4" "three tasks and main"
@@ -123,7 +123,7 @@ test_mutating_commands_wait_for_the_lock() {
 		[ "$elapsed" -ge 1000 ] || fail "'$cmd' finished after ${elapsed}ms: it did not wait for the lock"
 	done
 	assert_eq "$(git -C repo log -1 --format=%s agenttask/c)" "agenttask: changes of task 'c'" "commit done"
-	assert_eq "$(git -C repo branch --list agenttask/d)" "" "discard done"
+	assert_empty "discard done" git -C repo branch --list agenttask/d
 }
 
 test_reading_commands_do_not_wait_for_the_lock() {

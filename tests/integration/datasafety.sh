@@ -105,7 +105,7 @@ test_base_checked_out_twice_updates_both_and_keeps_user_changes() {
 	assert_eq "$(cat repo/added)" "new" "main worktree updated"
 	assert_eq "$(cat second/added)" "new" "second worktree updated"
 	assert_eq "$(git -C second status --porcelain)" " M README" "the user's change in second"
-	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+	assert_empty "main worktree clean" git -C repo status --porcelain
 }
 
 # accept killed with SIGKILL at several moments: the user's staged, unstaged
@@ -166,10 +166,10 @@ test_gc_and_discard_leave_a_moved_worktree_alone() {
 	ok "gc" -C repo gc
 	assert_contains "$out" "moved" "gc says why it left the task"
 	assert_eq "$(git -C moved status --porcelain)" " M README" "the moved worktree still works"
-	assert_eq "$(git -C repo for-each-ref refs/agenttask)" "" "gc wrote no trash"
+	assert_empty "gc wrote no trash" git -C repo for-each-ref refs/agenttask
 	expect_rc 1 "discard of a moved worktree" -C repo discard t
 	assert_contains "$errout" "moved" "discard says why"
-	assert_eq "$(git -C repo for-each-ref refs/agenttask)" "" "discard wrote no trash"
+	assert_empty "discard wrote no trash" git -C repo for-each-ref refs/agenttask
 	assert_eq "$(git -C moved status --porcelain)" " M README" "the moved worktree still works"
 	git -C repo worktree move "$PWD/moved" "$w"
 	ok "discard once moved back" -C repo discard t

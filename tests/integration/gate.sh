@@ -572,7 +572,7 @@ test_ci_mode_runs_checks_on_head_in_a_removed_worktree() {
 	assert_contains "$(rule_field "$out" head output)" "$(git -C repo rev-parse agent/x)" "HEAD detached at head"
 	assert_eq "$(scratch_left | tr '\n' ' ')" "0 0 " "worktree removed"
 	assert_eq "$(git -C repo worktree list --porcelain | grep -c '^worktree ')" "1" "only the main worktree"
-	assert_eq "$(git -C repo status --porcelain)" "" "the checkout is untouched"
+	assert_empty "the checkout is untouched" git -C repo status --porcelain
 }
 
 test_ci_mode_in_a_clone() {

@@ -38,7 +38,7 @@ test_gc_removes_a_task_whose_worktree_is_gone_keeping_its_commits() {
 	ok "gc" -C repo gc
 	assert_contains "$out" "'t'" "reports the task"
 	assert_contains "$out" "refs/agenttask/trash/t/" "reports the trash entry"
-	assert_eq "$(git -C repo branch --list agenttask/t)" "" "branch removed"
+	assert_empty "branch removed" git -C repo branch --list agenttask/t
 	assert_no_file "$(common_dir repo)/worktrees/agenttask-t" "admin directory removed"
 	assert_no_file "$(common_dir repo)/agenttask/tasks/t.json" "record removed"
 	assert_only_main repo
@@ -57,7 +57,7 @@ test_gc_removes_a_task_whose_worktree_git_removed() {
 	git -C repo worktree remove --force "$out"
 	ok "gc" -C repo gc
 	assert_contains "$out" "'t'" "reports the task"
-	assert_eq "$(git -C repo branch --list agenttask/t)" "" "branch removed"
+	assert_empty "branch removed" git -C repo branch --list agenttask/t
 	assert_no_file "$(common_dir repo)/agenttask/tasks/t.json" "record removed"
 	assert_only_main repo
 	ok "the name is free again" -C repo new t
@@ -69,7 +69,7 @@ test_gc_removes_an_unchanged_task_whose_worktree_is_gone() {
 	rm -rf "$out"
 	ok "gc" -C repo gc
 	assert_contains "$out" "'t'" "reports the task"
-	assert_eq "$(git -C repo branch --list agenttask/t)" "" "branch removed"
+	assert_empty "branch removed" git -C repo branch --list agenttask/t
 	assert_only_main repo
 	assert_fsck repo
 }
@@ -88,7 +88,7 @@ test_gc_removes_half_made_tasks() {
 	assert_contains "$errout" "gc" "points at gc"
 	ok "gc" -C repo gc
 	assert_contains "$out" "half-made task 't'" "reported"
-	assert_eq "$(git -C repo branch --list agenttask/t)" "" "branch removed"
+	assert_empty "branch removed" git -C repo branch --list agenttask/t
 	assert_no_file "$(common_dir repo)/agenttask/worktrees/t" "worktree removed"
 	assert_no_file "$rec" "record removed"
 	assert_only_main repo
@@ -227,13 +227,13 @@ test_gc_prunes_old_trash_only() {
 	ok "discard" -C repo discard fresh
 	ok "gc" -C repo gc
 	assert_contains "$out" "refs/agenttask/trash/old/" "reports the pruned entry"
-	assert_eq "$(git -C repo for-each-ref refs/agenttask/trash/old/)" "" "old entry pruned"
+	assert_empty "old entry pruned" git -C repo for-each-ref refs/agenttask/trash/old/
 	assert_eq "$(git -C repo for-each-ref refs/agenttask/trash/fresh/ | wc -l)" "1" "fresh entry kept"
 	git -C repo update-ref "refs/agenttask/trash/old/$old.000000001" "$head"
 	ok "gc --trash-days 30" -C repo gc --trash-days 30
 	assert_eq "$(git -C repo for-each-ref refs/agenttask/trash/old/ | wc -l)" "1" "kept under 30 days"
 	ok "gc --trash-days=10" -C repo gc --trash-days=10
-	assert_eq "$(git -C repo for-each-ref refs/agenttask/trash/old/)" "" "pruned under 10 days"
+	assert_empty "pruned under 10 days" git -C repo for-each-ref refs/agenttask/trash/old/
 }
 
 test_gc_twice_is_idempotent() {

@@ -4,6 +4,7 @@
 # with `run_tests`. Each test runs in a subshell of its own, in a fresh
 # temporary directory, with `set -e`: any failing command or assertion fails
 # that test alone. The last line printed is "N passed, N failed".
+# AT_ONLY=REGEX runs only the tests whose names match.
 #
 # $AGENTTASK is the binary under test (ctest sets it).
 
@@ -89,6 +90,32 @@ assert_eq() {
 	[ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"
 }
 
+# assert_empty DESCRIPTION COMMAND...: COMMAND must succeed and print nothing.
+# (assert_eq "$(probe)" "" would pass when the probe itself fails: a wrong
+# path, a missing repository. This does not.)
+assert_empty() {
+	local what=$1 o status
+	shift
+	set +e
+	o=$("$@")
+	status=$?
+	set -e
+	[ $status -eq 0 ] || fail "$what: '$*' failed (exit $status)"
+	[ -z "$o" ] || fail "$what: expected no output from '$*', got: $o"
+}
+
+# assert_exit N DESCRIPTION COMMAND...: COMMAND must exit N and print nothing.
+assert_exit() {
+	local want=$1 what=$2 o status
+	shift 2
+	set +e
+	o=$("$@")
+	status=$?
+	set -e
+	[ $status -eq "$want" ] || fail "$what: '$*' exited $status, expected $want"
+	[ -z "$o" ] || fail "$what: expected no output from '$*', got: $o"
+}
+
 assert_contains() {
 	case "$1" in
 	*"$2"*) ;;
@@ -124,7 +151,8 @@ json_get() {
 run_tests() {
 	local t passed=0 failed=0 skipped=0 status
 	_at_ran=1
-	for t in $(declare -F | awk '{print $3}' | grep '^test_'); do
+	# AT_ONLY=REGEX runs the tests whose names match it (for a quick loop).
+	for t in $(declare -F | awk '{print $3}' | grep '^test_' | grep -E -- "${AT_ONLY:-.}"); do
 		local dir
 		dir=$(mktemp -d "$_at_root/$t.XXXXXX")
 		(

@@ -58,7 +58,7 @@ test_usage_errors_exit_two() {
 	expect_rc 2 "list with an argument" -C repo list extra
 	expect_rc 2 "gc with a bad --trash-days" -C repo gc --trash-days=-1
 	expect_rc 2 "gc with a non-number" -C repo gc --trash-days soon
-	assert_eq "$(git -C repo branch --list 'agenttask/*')" "" "no branch made by usage errors"
+	assert_empty "no branch made by usage errors" git -C repo branch --list 'agenttask/*'
 }
 
 test_not_a_repository_exits_two() {
@@ -76,7 +76,7 @@ test_empty_repository_is_refused_clearly() {
 	expect_rc 2 "new in an empty repository" -C empty new x
 	one_line_error "no commit"
 	expect_rc 2 "list in an empty repository" -C empty list
-	assert_eq "$(git -C empty for-each-ref)" "" "no ref made"
+	assert_empty "no ref made" git -C empty for-each-ref
 	assert_no_file "$(common_dir empty)/agenttask" "no state made"
 }
 
@@ -85,7 +85,7 @@ test_bare_repository_is_refused_clearly() {
 	git clone -q --bare repo bare.git
 	expect_rc 2 "new in a bare repository" -C bare.git new x
 	one_line_error "bare"
-	assert_eq "$(git -C bare.git branch --list 'agenttask/*')" "" "no branch made"
+	assert_empty "no branch made" git -C bare.git branch --list 'agenttask/*'
 	assert_no_file bare.git/agenttask "no state made"
 	expect_rc 2 "list in a bare repository" -C bare.git list
 }
@@ -100,9 +100,9 @@ test_new_creates_branch_and_worktree() {
 	git -C repo worktree list --porcelain | grep -qx "worktree $wt" || fail "git worktree list lacks '$wt'"
 	assert_eq "$(git -C repo rev-parse agenttask/fix-bug)" "$(git -C repo rev-parse main)" "branch at base"
 	assert_eq "$(git -C "$wt" symbolic-ref HEAD)" "refs/heads/agenttask/fix-bug" "worktree HEAD"
-	assert_eq "$(git -C "$wt" status --porcelain)" "" "fresh worktree is clean"
+	assert_empty "fresh worktree is clean" git -C "$wt" status --porcelain
 	assert_file "$wt/src/main.c" "files checked out"
-	assert_eq "$(git -C repo status --porcelain)" "" "main worktree untouched"
+	assert_empty "main worktree untouched" git -C repo status --porcelain
 	assert_eq "$(git -C repo symbolic-ref HEAD)" "refs/heads/main" "main HEAD untouched"
 	assert_fsck repo
 }
@@ -156,7 +156,7 @@ test_new_on_detached_head_has_no_base_branch() {
 	git -C repo checkout -q --detach HEAD~1
 	ok "new" -C repo new t
 	ok "status --json" -C repo status t --json
-	assert_eq "$(json_get "$out" 'j["base_branch"]')" "" "no base branch"
+	assert_empty "no base branch" json_get "$out" 'j["base_branch"]'
 	assert_eq "$(json_get "$out" 'j["base_commit"]')" "$(git -C repo rev-parse HEAD)" "base commit"
 }
 
@@ -164,7 +164,7 @@ test_new_with_unknown_base_makes_nothing() {
 	make_repo repo
 	expect_rc 2 "unknown base" -C repo new t --base no-such-rev
 	one_line_error "'no-such-rev'"
-	assert_eq "$(git -C repo branch --list 'agenttask/*')" "" "no branch"
+	assert_empty "no branch" git -C repo branch --list 'agenttask/*'
 	assert_eq "$(git -C repo worktree list | wc -l)" "1" "no worktree"
 	assert_no_file "$(common_dir repo)/agenttask/worktrees/t" "no directory"
 	assert_no_file "$(common_dir repo)/agenttask/tasks/t.json" "no record"
@@ -180,11 +180,11 @@ test_new_rejects_bad_names_and_makes_nothing() {
 		expect_rc 2 "name '$name'" -C repo new -- "$name"
 		one_line_error "task name"
 	done
-	assert_eq "$(git -C repo for-each-ref --format='%(refname)' refs/heads/agenttask)" "" "no branch"
+	assert_empty "no branch" git -C repo for-each-ref --format='%(refname)' refs/heads/agenttask
 	assert_eq "$(git -C repo worktree list | wc -l)" "1" "no worktree"
 	local tasks
 	tasks=$(common_dir repo)/agenttask/tasks
-	[ ! -d "$tasks" ] || assert_eq "$(ls -A "$tasks")" "" "no record"
+	[ ! -d "$tasks" ] || assert_empty "no record" ls -A "$tasks"
 	assert_fsck repo
 }
 
@@ -389,10 +389,10 @@ test_commit_records_every_kind_of_change() {
 	assert_not_contains "$tree" "ignored/" "ignored directory"
 	assert_not_contains "$tree" "main.o" "ignored file"
 
-	assert_eq "$(git -C "$wt" status --porcelain)" "" "worktree clean after commit"
+	assert_empty "worktree clean after commit" git -C "$wt" status --porcelain
 	assert_file "$wt/main.o" "ignored file left in place"
 	assert_eq "$(git -C repo rev-parse main)" "$(git -C repo rev-parse HEAD)" "main untouched"
-	assert_eq "$(git -C repo status --porcelain)" "" "main worktree untouched"
+	assert_empty "main worktree untouched" git -C repo status --porcelain
 	assert_fsck repo
 }
 
@@ -473,10 +473,10 @@ test_discard_removes_the_task_and_keeps_main() {
 	assert_no_file "$wt" "worktree directory"
 	assert_no_file "$cd/worktrees/agenttask-t" "admin directory"
 	assert_no_file "$cd/agenttask/tasks/t.json" "record"
-	assert_eq "$(git -C repo branch --list agenttask/t)" "" "branch"
+	assert_empty "branch" git -C repo branch --list agenttask/t
 	git -C repo worktree list --porcelain | grep -q "worktrees/t$" && fail "git still lists the worktree"
 	assert_eq "$(git -C repo rev-parse main)" "$main_before" "base branch untouched"
-	assert_eq "$(git -C repo status --porcelain)" "" "main worktree untouched"
+	assert_empty "main worktree untouched" git -C repo status --porcelain
 	assert_eq "$(git -C repo branch --list agenttask/keep | wc -l)" "1" "other task kept"
 	ok "list" -C repo list
 	assert_not_contains "$out" "t  " "not listed"
@@ -543,7 +543,7 @@ test_discard_from_inside_the_worktree() {
 		ok "discard without NAME" discard
 	)
 	assert_no_file "$wt" "worktree removed"
-	assert_eq "$(git -C repo branch --list agenttask/t)" "" "branch removed"
+	assert_empty "branch removed" git -C repo branch --list agenttask/t
 }
 
 test_discard_does_not_follow_links_out_of_the_worktree() {
@@ -623,6 +623,26 @@ test_audit_log_records_the_lifecycle_and_outlives_the_task() {
 	assert_eq "$(json_get "$out" '" ".join(e["event"] for e in j)')" "new accept new discard" "events in order"
 	assert_eq "$(json_get "$out" 'j[1]["commit"]')" "$(git -C repo rev-parse main)" "accept names the new tip"
 	assert_contains "$(json_get "$out" 'j[3]["trash"]')" "refs/agenttask/trash/t/" "discard names the trash entry"
+}
+
+# What: commit and restore change the repository too. Must: logged like the
+# rest (the commit made, the trash entry brought back), and a commit that
+# makes nothing is not an event.
+test_commit_and_restore_are_logged() {
+	make_repo repo
+	ok "new" -C repo new t
+	echo x >"$out/x"
+	ok "commit" -C repo commit t -m "the change"
+	ok "commit with nothing to commit" -C repo commit t
+	ok "discard" -C repo discard t
+	ok "restore" -C repo restore t
+	ok "log" -C repo log t --json
+	assert_eq "$(json_get "$out" '" ".join(e["event"] for e in j)')" "new commit discard restore" \
+		"events in order"
+	assert_eq "$(json_get "$out" 'j[1]["commit"]')" "$(git -C repo rev-parse agenttask/t)" \
+		"commit names the commit made"
+	assert_eq "$(json_get "$out" 'j[3]["trash"]')" "$(json_get "$out" 'j[2]["trash"]')" \
+		"restore names the entry discard made"
 }
 
 test_discard_refuses_what_it_cannot_save_unless_forced() {

@@ -66,7 +66,7 @@ test_restore_brings_the_task_back_byte_for_byte() {
 	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "branch at its old tip"
 	assert_eq "$(git -C "$wt" symbolic-ref HEAD)" "refs/heads/agenttask/t" "worktree on the branch"
 	git -C repo worktree list --porcelain | grep -qx "worktree $wt" || fail "worktree not registered"
-	assert_eq "$(trash_refs t)" "" "the trash entry is gone after restore"
+	assert_empty "the trash entry is gone after restore" trash_refs t
 	assert_fsck repo
 }
 
@@ -129,7 +129,7 @@ test_restore_without_trash_fails_with_2() {
 	assert_contains "$errout" "no discarded task 'nothing'" "message"
 	expect_rc 2 "restore of a bad name" -C repo restore 'bad/name'
 	expect_rc 2 "restore without NAME" -C repo restore
-	assert_eq "$(git -C repo branch --list 'agenttask/*')" "" "no branch made"
+	assert_empty "no branch made" git -C repo branch --list 'agenttask/*'
 }
 
 test_restore_changes_nothing_when_the_worktree_path_is_taken() {
@@ -140,7 +140,7 @@ test_restore_changes_nothing_when_the_worktree_path_is_taken() {
 	mkdir -p "$wt"
 	expect_rc 1 "restore onto an occupied path" -C repo restore t
 	assert_contains "$errout" "already exists" "message"
-	assert_eq "$(git -C repo branch --list 'agenttask/*')" "" "no branch left behind"
+	assert_empty "no branch left behind" git -C repo branch --list 'agenttask/*'
 	assert_eq "$(trash_refs t | wc -l)" "1" "trash entry kept"
 	ok "list" -C repo list --json
 	assert_eq "$(json_get "$out" 'len(j)')" "0" "no task record left behind"
@@ -170,7 +170,7 @@ test_gc_trash_days_0_prunes_the_trash() {
 	assert_eq "$(trash_refs t)" "$ref" "recent trash kept by default"
 	ok "gc" -C repo gc --trash-days 0
 	assert_contains "$out" "pruned trash '$ref'" "gc reports the pruning"
-	assert_eq "$(trash_refs t)" "" "trash pruned"
+	assert_empty "trash pruned" trash_refs t
 	expect_rc 2 "restore after pruning" -C repo restore t
 	assert_fsck repo
 }

@@ -160,7 +160,7 @@ EOF
 	ok "gc" -C repo gc
 	assert_eq "$(cat outside/keep.txt)" "precious" "outside directory untouched"
 	assert_eq "$(git -C repo rev-parse main)" "$main" "main branch untouched"
-	assert_eq "$(git -C repo branch --list agenttask/t)" "" "the task's own branch removed"
+	assert_empty "the task's own branch removed" git -C repo branch --list agenttask/t
 	assert_eq "$(git -C repo worktree list | wc -l)" "1" "the task's own worktree removed"
 	assert_fsck repo
 }
@@ -183,7 +183,7 @@ EOF
 	ok "discard" -C repo discard t
 	assert_eq "$(cat outside/keep.txt)" "precious" "outside directory untouched"
 	assert_eq "$(git -C repo rev-parse main)" "$main" "main branch untouched"
-	assert_eq "$(git -C repo branch --list agenttask/t)" "" "the task's own branch removed"
+	assert_empty "the task's own branch removed" git -C repo branch --list agenttask/t
 	assert_eq "$(git -C repo worktree list | wc -l)" "1" "the task's own worktree removed"
 }
 
@@ -197,7 +197,7 @@ test_unreadable_state_directory_is_a_clear_error() {
 	expect_rc 1 "new" -C repo new u
 	assert_contains "$errout" "$tasks" "names the path"
 	assert_eq "$(printf '%s\n' "$errout" | wc -l)" "1" "one line"
-	assert_eq "$(git -C repo branch --list agenttask/u)" "" "nothing made"
+	assert_empty "nothing made" git -C repo branch --list agenttask/u
 	expect_rc 1 "list" -C repo list
 	assert_contains "$errout" "$tasks" "names the path"
 }

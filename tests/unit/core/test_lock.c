@@ -6,6 +6,7 @@
 
 #include <cmocka.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -163,10 +164,29 @@ static void test_lock__dies_with_its_holder(void **state)
 	at_lock_release(fd);
 }
 
-static void test_lock__release_accepts_minus_one(void **state)
+/*
+ * -1 is "no lock": releasing it closes nothing (a held lock stays held, the
+ * descriptors around it stay open) and leaves errno alone; releasing the
+ * real descriptor then frees the lock for another process.
+ */
+static void test_lock__release_of_minus_one_closes_nothing(void **state)
 {
-	(void)state;
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	int fd = -1, other = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	assert_true(other >= 0);
+	assert_int_equal(at_lock_acquire(&f->paths, &fd, &err), 0);
+	errno = EXDEV;
 	at_lock_release(-1);
+	assert_int_equal(errno, EXDEV);
+	assert_true(fcntl(fd, F_GETFD) >= 0);
+	assert_true(fcntl(other, F_GETFD) >= 0);
+	assert_int_equal(child_try(&f->paths), 1);
+	at_lock_release(fd);
+	assert_int_equal(fcntl(fd, F_GETFD), -1);
+	assert_int_equal(child_try(&f->paths), 0);
+	close(other);
 }
 
 static void test_lock__unusable_state_directory_is_an_error(void **state)
@@ -194,7 +214,7 @@ int main(void)
 		TEST(test_lock__try_in_the_same_process_reports_held),
 		TEST(test_lock__acquire_blocks_until_the_holder_releases),
 		TEST(test_lock__dies_with_its_holder),
-		TEST(test_lock__release_accepts_minus_one),
+		TEST(test_lock__release_of_minus_one_closes_nothing),
 		TEST(test_lock__unusable_state_directory_is_an_error),
 	};
 

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""check-layers.py BUILD_DIR SOURCE_DIR - the module rules, checked on the build.
+
+1. Calls between files form no cycle: an edge A -> B when A's object file
+   uses a symbol B's defines (nm), over every file of every module; a
+   strongly connected set of two or more files is a cycle (the init and the
+   supervisor calling each other, say).
+2. Calls point down the layers: cmd -> app -> {git, sandbox, net} -> core,
+   and git, sandbox and net never call each other. A front end (cmd/) calls
+   app/ and core/ only, nothing of git/, sandbox/ or net/.
+3. Includes follow the same arrows; <git2.h> only under git/, <seccomp.h>
+   only under sandbox/, cJSON only in core/json.c; app/'s public headers
+   include nothing of git/, sandbox/ or net/ (a second front end needs app/ and
+   core/ alone); nothing includes a file outside its module's arrows.
+
+Prints one line per violation and exits 1 when there is any.
+"""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+RANK = {"core": 0, "git": 1, "sandbox": 1, "net": 1, "app": 2, "cmd": 3}
+MIDDLE = ("git", "sandbox", "net")
+OBJ_DIRS = {
+    "core": "core/CMakeFiles/at_core.dir",
+    "git": "git/CMakeFiles/at_git.dir",
+    "sandbox": "sandbox/CMakeFiles/at_sandbox.dir",
+    "net": "net/CMakeFiles/at_net.dir",
+    "app": "app/CMakeFiles/at_app.dir",
+    "cmd": "cmd/CMakeFiles/agenttask.dir",
+}
+
+
+def may_use(frm, to):
+    """May module frm call into / include module to?"""
+    if frm == to:
+        return True
+    if frm in MIDDLE and to in MIDDLE:
+        return False
+    if frm == "cmd":
+        return to in ("app", "core")
+    return RANK[to] < RANK[frm]
+
+
+def symbols(paths):
+    """One nm over every object: {path: (defined, undefined)} of global symbols."""
+    out = subprocess.run(["nm", "-P", "-A", "-g", *paths], capture_output=True, text=True,
+                         check=True).stdout
+    syms = {p: (set(), set()) for p in paths}
+    for line in out.splitlines():
+        head, _, rest = line.rpartition(": ")
+        fields = rest.split()
+        if head not in syms or len(fields) < 2:
+            continue
+        (syms[head][1] if fields[1] in "Uw" else syms[head][0]).add(fields[0])
+    return syms
+
+
+def objects(build, src):
+    """The object file of every source file there is (not those of removed ones)."""
+    objs = {}
+    for module, rel in OBJ_DIRS.items():
+        for path in sorted(glob.glob(os.path.join(build, rel, "*.o"))):
+            name = os.path.basename(path)[:-len(".c.o")]
+            if os.path.exists(os.path.join(src, module, name + ".c")):
+                objs[f"{module}/{name}.c"] = (module, path)
+    return objs
+
+
+def call_graph(objs):
+    syms = symbols([path for _, path in objs.values()])
+    defines = {}
+    for unit, (_, path) in objs.items():
+        for sym in syms[path][0]:
+            defines.setdefault(sym, unit)
+    graph = {u: set() for u in objs}
+    for unit, (_, path) in objs.items():
+        for sym in syms[path][1]:
+            to = defines.get(sym)
+            if to and to != unit:
+                graph[unit].add(to)
+    return graph
+
+
+def cycles(graph):
+    """Tarjan: the strongly connected sets of two or more nodes."""
+    index, low, stack, on, found, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]', re.M)
+
+
+def include_errors(src):
+    errors = []
+    for module in RANK:
+        for path in sorted(glob.glob(os.path.join(src, module, "*.[ch]"))):
+            rel = os.path.relpath(path, src)
+            text = open(path, encoding="utf-8").read()
+            for kind, inc in INCLUDE.findall(text):
+                if kind == "<":
+                    if inc.startswith("git2") and module != "git":
+                        errors.append(f"{rel}: <{inc}> outside git/")
+                    if inc == "seccomp.h" and module != "sandbox":
+                        errors.append(f"{rel}: <seccomp.h> outside sandbox/")
+                    if "cjson" in inc.lower() and rel != "core/json.c":
+                        errors.append(f"{rel}: cJSON outside core/json.c")
+                    continue
+                to = inc.split("/")[0]
+                if to not in RANK:
+                    continue
+                if not may_use(module, to):
+                    errors.append(f"{rel}: includes {inc} ({module} -> {to})")
+                if module == "app" and rel.endswith(".h") and rel != "app/internal.h" \
+                        and to in MIDDLE:
+                    errors.append(f"{rel}: a front end's header includes {inc}")
+    return errors
+
+
+def main():
+    build, src = sys.argv[1], sys.argv[2]
+    objs = objects(build, src)
+    if len(objs) < 40:
+        print(f"check-layers: only {len(objs)} object files under {build}: not built?")
+        return 1
+    errors = include_errors(src)
+    graph = call_graph(objs)
+    for unit, tos in sorted(graph.items()):
+        for to in sorted(tos):
+            if not may_use(objs[unit][0], objs[to][0]):
+                errors.append(f"{unit} calls into {to} ({objs[unit][0]} -> {objs[to][0]})")
+    for comp in cycles(graph):
+        errors.append("call cycle between files: " + " <-> ".join(comp))
+    for e in errors:
+        print(e)
+    print(f"check-layers: {len(objs)} files, {sum(len(v) for v in graph.values())} "
+          f"call edges, {len(errors)} problem(s)")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
