@@ -175,25 +175,34 @@ int at_git_open_worktree(git_repository **out, const struct at_task *t, struct a
 	return 0;
 }
 
-#ifdef AT_LIBGIT2_NO_TLS
 /*
- * Replaces libgit2's TLS set-up (linked with -Wl,--wrap, see CMakeLists.txt).
- * agenttask never fetches or pushes, so the TLS stream is never used, and
- * this spares every command the parsing of the system's CA bundle.
+ * The replacements of libgit2 set-up steps agenttask never needs, each
+ * linked with -Wl,--wrap when the libgit2 archive has the symbol (see
+ * CMakeLists.txt, which defines AT_WRAP_<SYMBOL> for each one wrapped).
+ */
+#ifdef AT_WRAP_GIT_MBEDTLS_STREAM_GLOBAL_INIT
+/*
+ * libgit2's TLS set-up: agenttask never fetches or pushes, so the TLS
+ * stream is never used, and this spares every command the parsing of the
+ * system's CA bundle.
  */
 int __wrap_git_mbedtls_stream_global_init(void);
 int __wrap_git_mbedtls_stream_global_init(void)
 {
 	return 0;
 }
+#endif
 
+#ifdef AT_WRAP_GIT_TRANSPORT_SSH_GLOBAL_INIT
 /* Likewise libssh2's (and through it OpenSSL's) set-up: no SSH transport either. */
 int __wrap_git_transport_ssh_global_init(void);
 int __wrap_git_transport_ssh_global_init(void)
 {
 	return 0;
 }
+#endif
 
+#ifdef AT_WRAP_GIT_HTTP_AUTH_NEGOTIATE
 /*
  * And HTTP's Negotiate authentication (GSSAPI): never offered, since no
  * HTTP request is ever made; replacing it keeps libgit2's GSSAPI code, and
