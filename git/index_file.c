@@ -169,12 +169,14 @@ static void *populated(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static int parse(const unsigned char *buf, size_t size, struct at_index *out)
+int at_index_parse(const void *data, size_t size, struct at_index *out)
 {
+	const unsigned char *buf = data;
 	struct parser ps;
 	size_t i, count, *offs = NULL;
 	int rc = AT_INDEX_DECLINED;
 
+	memset(out, 0, sizeof(*out));
 	memset(&ps, 0, sizeof(ps));
 	if (size < HEADER_SIZE + CHECKSUM_SIZE || memcmp(buf, "DIRC", 4) != 0)
 		return AT_INDEX_DECLINED;
@@ -254,8 +256,8 @@ int at_index_read(const char *path, struct at_index *out, struct at_error *err)
 		}
 		done += (size_t)r;
 	}
-	out->mtime = st.st_mtim;
-	if ((rc = parse(buf, done, out)) == 0) {
+	if ((rc = at_index_parse(buf, done, out)) == 0) {
+		out->mtime = st.st_mtim;
 		out->map = buf;
 		out->map_len = len + 1;
 		buf = NULL;
