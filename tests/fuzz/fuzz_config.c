@@ -41,12 +41,19 @@ static const char *const kept[] = { "core.repositoryformatversion", "core.filemo
 				     "core.symlinks", "core.ignorecase",
 				     "core.precomposeunicode" };
 
+/*
+ * Every extensions.* variable with a name git accepts (a letter, then
+ * letters, digits, '-': libgit2 is laxer), none of a subsection.
+ */
 static bool is_kept(const char *name)
 {
+	const char *key = name + 11;
 	size_t i;
 
 	if (strncmp(name, "extensions.", 11) == 0)
-		return true;
+		return ((*key >= 'a' && *key <= 'z') || (*key >= 'A' && *key <= 'Z')) &&
+		       strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789-") == strlen(key);
 	for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
 		if (strcasecmp(name, kept[i]) == 0)
 			return true;
