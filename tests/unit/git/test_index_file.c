@@ -265,6 +265,40 @@ static void test_cache_tree__encode_decodes_back(void **state)
 	free(buf);
 }
 
+/*
+ * Found by fuzz_cache_tree: a subdirectory with an empty name has its
+ * parent's path, so the root was listed twice (once invalid, once valid
+ * with any id) and at_cache_tree_find() returned either. A name with a '/'
+ * and a directory named twice are as ambiguous: the extension is dropped.
+ */
+static void test_cache_tree__ambiguous_names_are_refused(void **state)
+{
+	static const char id[] = "aaaaaaaaaaaaaaaaaaaa";
+	char buf[256];
+	struct at_cache_tree *v = NULL;
+	size_t n = 0, len;
+
+	(void)state;
+	/* "" (invalid, one subtree), then a subtree named "" (valid) */
+	len = (size_t)snprintf(buf, sizeof(buf), "%c-1 1\n%c2 0\n%s", 0, 0, id);
+	assert_false(at_cache_tree_decode((unsigned char *)buf, len, &v, &n));
+	/* two subtrees named "a" */
+	len = (size_t)snprintf(buf, sizeof(buf), "%c-1 2\na%c1 0\n%sa%c1 0\n%s", 0, 0, id, 0, id);
+	assert_false(at_cache_tree_decode((unsigned char *)buf, len, &v, &n));
+	/* a subtree named "a/b" */
+	len = (size_t)snprintf(buf, sizeof(buf), "%c-1 1\na/b%c1 0\n%s", 0, 0, id);
+	assert_false(at_cache_tree_decode((unsigned char *)buf, len, &v, &n));
+	/* a root with a name */
+	len = (size_t)snprintf(buf, sizeof(buf), "r%c1 0\n%s", 0, id);
+	assert_false(at_cache_tree_decode((unsigned char *)buf, len, &v, &n));
+	assert_null(v);
+	/* and the well-formed shape of the first: "" with a subtree "a" */
+	len = (size_t)snprintf(buf, sizeof(buf), "%c-1 1\na%c2 0\n%s", 0, 0, id);
+	assert_true(at_cache_tree_decode((unsigned char *)buf, len, &v, &n));
+	assert_int_equal(n, 2);
+	at_cache_tree_free(v, n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +310,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_index__required_extension_and_damage_are_declined,
 						setup, teardown),
 		cmocka_unit_test(test_cache_tree__encode_decodes_back),
+		cmocka_unit_test(test_cache_tree__ambiguous_names_are_refused),
 	};
 	int rc;
 
