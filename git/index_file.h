@@ -11,7 +11,8 @@
  * It declines (AT_INDEX_DECLINED, nothing kept) what it does not represent
  * exactly, for libgit2 to read (and to report, if it is damaged): no index
  * file, another version, a required extension (lowercase signature: the
- * split index's "link", the sparse index's "sdir"), entries out of order,
+ * split index's "link", the sparse index's "sdir"), entries out of order
+ * (by path, then stage; a path of stage 0 twice, or with other stages),
  * anything truncated or malformed. The cache-tree extension is kept (a
  * malformed one is dropped, as git drops it); the other optional extensions
  * (resolve-undo, untracked cache, ...) are skipped.

@@ -47,6 +47,11 @@ static void check_entries(const struct at_index *idx)
 
 		AT_FUZZ_CHECK(path && path[0]);
 		AT_FUZZ_CHECK(i == 0 || strcmp(idx->v[i - 1].path, path) <= 0);
+		/* As git reads it: a path's stages ascending, and a merged (0) one alone. */
+		if (i > 0 && strcmp(idx->v[i - 1].path, path) == 0)
+			AT_FUZZ_CHECK(GIT_INDEX_ENTRY_STAGE(&idx->v[i - 1]) != 0 &&
+				      GIT_INDEX_ENTRY_STAGE(&idx->v[i - 1]) <
+					      GIT_INDEX_ENTRY_STAGE(&idx->v[i]));
 		/* The cache tree is looked up by each leading directory. */
 		for (slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/'))
 			at_cache_tree_find(idx->trees, idx->ntrees, path, (size_t)(slash - path));
