@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/task.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -58,5 +59,20 @@ const char *at_fuzz_tmpdir(void);
 
 /* Replace the file at path (below at_fuzz_tmpdir()) with data; aborts on failure. */
 void at_fuzz_write_file(const char *path, const void *data, size_t size);
+
+/*
+ * agenttask's state directories in the private directory, made at the first
+ * call (for the harnesses that link core/task.c).
+ */
+static inline const struct at_paths *at_fuzz_state(void)
+{
+	static struct at_paths paths;
+	struct at_error err = AT_ERROR_INIT;
+
+	if (!paths.state_dir[0] &&
+	    (at_paths_init(&paths, at_fuzz_tmpdir(), &err) < 0 || at_paths_ensure(&paths, &err) < 0))
+		at_fuzz_fail(err.msg, __FILE__, __LINE__);
+	return &paths;
+}
 
 #endif

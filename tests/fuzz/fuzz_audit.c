@@ -17,19 +17,6 @@
 
 #include "core/audit.h"
 
-static struct at_paths paths;
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	struct at_error err = AT_ERROR_INIT;
-
-	(void)argc;
-	(void)argv;
-	if (at_paths_init(&paths, at_fuzz_tmpdir(), &err) < 0 || at_paths_ensure(&paths, &err) < 0)
-		abort();
-	return 0;
-}
-
 static bool same_json(const at_json *a, const at_json *b)
 {
 	char *x = at_json_print(a, false), *y = at_json_print(b, false);
@@ -82,13 +69,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	at_json *arr = NULL, *from_file = NULL;
 	char file[PATH_MAX];
 
-	AT_FUZZ_CHECK(at_audit_path(&paths, "fuzz", file, sizeof(file)) == 0);
+	AT_FUZZ_CHECK(at_audit_path(at_fuzz_state(), "fuzz", file, sizeof(file)) == 0);
 	AT_FUZZ_CHECK(at_audit_parse((const char *)data, size, file, &arr, &err) == 0);
 	AT_FUZZ_CHECK(at_json_is_array(arr));
 	check_entries(arr, data, size);
 
 	at_fuzz_write_file(file, data, size);
-	AT_FUZZ_CHECK(at_audit_read(&paths, "fuzz", &from_file, &err) == 0);
+	AT_FUZZ_CHECK(at_audit_read(at_fuzz_state(), "fuzz", &from_file, &err) == 0);
 	AT_FUZZ_CHECK(same_json(arr, from_file));
 	at_json_free(arr);
 	at_json_free(from_file);

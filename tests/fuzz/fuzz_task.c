@@ -22,19 +22,6 @@
 #include "core/name.h"
 #include "core/state.h"
 
-static struct at_paths paths;
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	struct at_error err = AT_ERROR_INIT;
-
-	(void)argc;
-	(void)argv;
-	if (at_paths_init(&paths, at_fuzz_tmpdir(), &err) < 0 || at_paths_ensure(&paths, &err) < 0)
-		abort();
-	return 0;
-}
-
 static bool same_record(const struct at_task *a, const struct at_task *b)
 {
 	return strcmp(a->name, b->name) == 0 && strcmp(a->branch, b->branch) == 0 &&
@@ -65,11 +52,11 @@ static void check_load(const uint8_t *data, size_t size, const struct at_task *r
 	char file[PATH_MAX];
 	int rc;
 
-	snprintf(file, sizeof(file), "%s/%s.json", paths.tasks_dir, rec->name);
+	snprintf(file, sizeof(file), "%s/%s.json", at_fuzz_state()->tasks_dir, rec->name);
 	at_fuzz_write_file(file, data, size);
-	rc = at_state_load(&paths, rec->name, &t, &err);
+	rc = at_state_load(at_fuzz_state(), rec->name, &t, &err);
 	AT_FUZZ_CHECK(rc == 0);
-	AT_FUZZ_CHECK(at_task_init(&derived, &paths, rec->name, &err) == 0);
+	AT_FUZZ_CHECK(at_task_init(&derived, at_fuzz_state(), rec->name, &err) == 0);
 	AT_FUZZ_CHECK(strcmp(t.path, derived.path) == 0 && strcmp(t.branch, derived.branch) == 0 &&
 		      strcmp(t.admin_dir, derived.admin_dir) == 0 &&
 		      strcmp(t.worktree_name, derived.worktree_name) == 0);
@@ -86,9 +73,9 @@ static void check_list(const uint8_t *data, size_t size)
 	struct at_task_list l;
 	char file[PATH_MAX];
 
-	snprintf(file, sizeof(file), "%s/fuzz.json", paths.tasks_dir);
+	snprintf(file, sizeof(file), "%s/fuzz.json", at_fuzz_state()->tasks_dir);
 	at_fuzz_write_file(file, data, size);
-	AT_FUZZ_CHECK(at_state_list(&paths, &l, &err) == 0);
+	AT_FUZZ_CHECK(at_state_list(at_fuzz_state(), &l, &err) == 0);
 	AT_FUZZ_CHECK(l.count + l.nproblems == 1);
 	if (l.nproblems)
 		at_fuzz_check_error(l.problems[0].err.code, &l.problems[0].err);
