@@ -8,14 +8,16 @@
  * match that takes exponential time stalls the gate (libFuzzer's -timeout
  * turns that into a crash).
  *
- * For plain ASCII the three matchers are compared with a reference built
+ * For valid UTF-8 the three matchers are compared with a reference built
  * differently: dynamic programming over components, each compared with
- * fnmatch(3). A trailing '**' holds one or more components (everything
- * below, as in .gitignore), any other '**' zero or more.
+ * fnmatch(3) in a UTF-8 locale ('?' is one character). A trailing '**'
+ * holds one or more components (everything below, as in .gitignore), any
+ * other '**' zero or more.
  */
 #include "tests/fuzz/fuzz.h"
 
 #include <fnmatch.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,11 +48,37 @@ static bool split(char *s, struct comps *c)
 	}
 }
 
-static bool ascii(const char *s)
+int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s >= 0x80)
+	(void)argc;
+	(void)argv;
+	if (!setlocale(LC_CTYPE, "C.UTF-8"))
+		abort();
+	return 0;
+}
+
+/* Well-formed UTF-8, shortest forms only, no surrogates: what fnmatch reads as characters. */
+static bool utf8(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		unsigned c = *s, n = c < 0x80 ? 0 : c >= 0xc2 && c < 0xe0 ? 1 : c >= 0xe0 && c < 0xf0 ? 2
+			 : c >= 0xf0 && c < 0xf5 ? 3 : 4;
+		unsigned i, cp = n ? c & (0x3f >> n) : c;
+
+		if (n == 4)
 			return false;
+		for (i = 1; i <= n; i++) {
+			if ((s[i] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i] & 0x3f);
+		}
+		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+			return false;
+		s += n + 1;
+	}
 	return true;
 }
 
@@ -121,7 +149,7 @@ static void check_against_reference(const char *pattern, const char *path, bool 
 	bool want_match, want_below;
 
 	AT_FUZZ_CHECK(pc && sc);
-	if (ascii(pattern) && ascii(path) && split(pc, &p) && split(sc, &s) && git_path(&s)) {
+	if (utf8(pattern) && utf8(path) && split(pc, &p) && split(sc, &s) && git_path(&s)) {
 		reference(&p, &s, &want_match, &want_below);
 		AT_FUZZ_CHECK(match == want_match);
 		AT_FUZZ_CHECK(below == want_below);
