@@ -68,11 +68,21 @@ static const char *shown(const char *name, char *buf, size_t size)
 	return buf;
 }
 
+/* A system call failed: the message ends with its errno. */
 static int rm_fail(struct rm_walk *w, const char *what, const char *name)
 {
 	char buf[400];
 
 	return at_error_sys(w->err, AT_ESYS, "cannot remove '%s': %s '%s'", w->top, what,
+			    shown(name, buf, sizeof(buf)));
+}
+
+/* The remover itself declines: no errno to give. */
+static int rm_refuse(struct rm_walk *w, const char *what, const char *name)
+{
+	char buf[400];
+
+	return at_error_set(w->err, AT_ESYS, "cannot remove '%s': %s '%s'", w->top, what,
 			    shown(name, buf, sizeof(buf)));
 }
 
@@ -161,8 +171,8 @@ static int push(struct rm_walk *w, int fd, const char *name, const struct statx 
 		f = w->depth < RM_DEPTH_MAX ? realloc(w->f, cap * sizeof(*f)) : NULL;
 		if (!f) {
 			close(fd);
-			errno = w->depth < RM_DEPTH_MAX ? ENOMEM : ELOOP;
-			return rm_fail(w, "too deep at", name);
+			return w->depth < RM_DEPTH_MAX ? rm_refuse(w, "out of memory at", name)
+						       : rm_refuse(w, "the tree is too deep at", name);
 		}
 		w->f = f;
 		w->cap = cap;
@@ -216,12 +226,11 @@ static int rm_entry(struct rm_walk *w, int dfd, const char *name, bool dir_first
 		if (errno == ENOENT)
 			return 0;
 		if (errno == EXDEV)
-			return rm_fail(w, "another file system is mounted at", name);
+			return rm_refuse(w, "a file system is mounted at", name);
 		if (errno != ENOTDIR && errno != ELOOP)
 			return rm_fail(w, "cannot open the directory", name);
 	}
-	errno = EAGAIN;
-	return rm_fail(w, "it keeps changing at", name);
+	return rm_refuse(w, "it keeps changing at", name);
 }
 
 /* The parent of the current directory, opened again through ".." if need be. */
@@ -295,17 +304,14 @@ static int restart(struct rm_walk *w)
 
 	memcpy(name, w->f[0].name, sizeof(name));
 	close_frames(w);
-	errno = EAGAIN;
 	if (++w->restarts >= RM_RETRIES)
-		return rm_fail(w, "it keeps changing at", name);
+		return rm_refuse(w, "it keeps changing at", name);
 	if (rm_entry(w, w->parent, name, true) < 0)
 		return w->err->code;
 	if (w->depth == 0)
 		return 0;
-	if (w->f[0].dev != dev || w->f[0].ino != ino) {
-		errno = EXDEV;
-		return rm_fail(w, "it was replaced at", name);
-	}
+	if (w->f[0].dev != dev || w->f[0].ino != ino)
+		return rm_refuse(w, "it was replaced at", name);
 	return 0;
 }
 
