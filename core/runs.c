@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/fs.h"
+#include "core/proc.h"
 #include "core/util.h"
 
 #define RECORDS_MAX 64           /* runs of one task looked at in one pass */
@@ -65,53 +66,6 @@ static bool is_record_of(const char *file, const char *task)
 
 /* ---- processes ---- */
 
-/* The start time (clock ticks after boot) and state of pid, from /proc/PID/stat. */
-static int proc_stat(int pid, long long *start, char *state)
-{
-	char path[64], text[2048], *p;
-	ssize_t n;
-	int fd, i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	text[n] = '\0';
-	/* The command name, in parentheses, may hold anything: fields follow the last ')'. */
-	if (!(p = strrchr(text, ')')) || p[1] != ' ')
-		return -1;
-	*state = p[2];
-	/* Fields 3 (state) to 22 (starttime): skip 19 of them. */
-	for (p += 2, i = 0; i < 19 && p; i++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	return p && sscanf(p, "%lld", start) == 1 ? 0 : -1;
-}
-
-static long long self_start(void)
-{
-	long long start = 0;
-	char state;
-
-	if (proc_stat((int)getpid(), &start, &state) < 0)
-		return 0;
-	return start;
-}
-
-static bool alive(int pid, long long start)
-{
-	long long now;
-	char state;
-
-	return pid > 0 && proc_stat(pid, &now, &state) == 0 && now == start && state != 'Z' &&
-	       state != 'X';
-}
-
 /*
  * SIGKILL to pid if it is still the process that started at `start`. The
  * pidfd is opened first and the start time checked after: if the pid was
@@ -129,7 +83,7 @@ static int kill_verified(int pid, long long start, int *pidfd_out)
 		return 0;
 	if (fd < 0 && errno != ENOSYS)
 		return -1;
-	if (!alive(pid, start)) {
+	if (!at_proc_alive(pid, start)) {
 		if (fd >= 0)
 			close(fd);
 		return 0;
@@ -199,7 +153,7 @@ static size_t live_records(const char *dir, const char *task, struct record *out
 
 		if (is_record_of(de->d_name, task) &&
 		    at_fmt(path, sizeof(path), "%s/%s", dir, de->d_name) == 0 &&
-		    read_record(path, &out[n]) && alive(out[n].pid, out[n].start))
+		    read_record(path, &out[n]) && at_proc_alive(out[n].pid, out[n].start))
 			n++;
 	}
 	closedir(d);
@@ -274,7 +228,7 @@ int at_runs_enter(const struct at_paths *p, const char *task, struct at_run_lock
 		  struct at_error *err)
 {
 	char lock[PATH_MAX], dir[PATH_MAX];
-	struct record r = { (int)getpid(), self_start(), 0, 0 };
+	struct record r = { (int)getpid(), at_proc_self_start(), 0, 0 };
 	int fd, tries;
 
 	for (tries = 0; tries < 100; tries++) {
@@ -307,7 +261,7 @@ void at_runs_note_init(struct at_run_lock *l, int init_pid)
 	struct record r = { (int)getpid(), l->start, init_pid, 0 };
 	char state;
 
-	if (l->fd < 0 || !l->record[0] || proc_stat(init_pid, &r.init_start, &state) < 0)
+	if (l->fd < 0 || !l->record[0] || at_proc_stat(init_pid, &r.init_start, &state) < 0)
 		return;
 	write_record(l->record, &r);
 }
