@@ -693,12 +693,18 @@ test_stdin_passes_through() {
 
 # start_run NAME: a command of t1 in the background that sleeps until
 # killed, its process named /tmp/NAME; RUN_PID is agenttask's (the run's
-# supervisor's) pid.
+# supervisor's) pid. The sleep's own command line begins with /tmp/NAME
+# (agenttask's and sh's hold it further on): it runs once the run holds
+# the task's run lock.
 start_run() {
 	"$AT" -C repo run t1 -- sh -c "ln -s /usr/bin/sleep /tmp/$1; exec /tmp/$1 1000" \
 		>/dev/null 2>&1 &
 	RUN_PID=$!
-	wait_until 10 pgrep -f "$1 1000" >/dev/null || fail "the command did not start"
+	wait_until 10 sleeping "$1" || fail "the command did not start"
+}
+
+sleeping() {
+	pgrep -f "^/tmp/$1 1000" >/dev/null
 }
 
 # run_status: the exit status of the run started by start_run.
@@ -723,9 +729,9 @@ test_discard_refuses_while_a_command_runs_and_force_stops_it_first() {
 	expect_rc 1 "discard during a run" -C repo discard t1
 	assert_eq "$errout" "agenttask: task 't1' has a running command (pid $RUN_PID); stop it or use --force" "the refusal"
 	assert_eq "$(git -C repo for-each-ref; ls -A "$WT"; ls "$COMMON/agenttask/tasks")" "$before" "the refusal changed something"
-	pgrep -f "$s 1000" >/dev/null || fail "the refusal stopped the command"
+	sleeping $s || fail "the refusal stopped the command"
 	ok "discard --force" -C repo discard --force t1
-	no_process "$s 1000" || fail "the command outlived discard --force: $(pgrep -a -f "$s 1000")"
+	! sleeping $s || fail "the command outlived discard --force: $(pgrep -a -f "^/tmp/$s")"
 	assert_eq "$(run_status)" 137 "the run's status"
 	assert_no_file "$WT" "the worktree"
 	ok "log" -C repo log t1 --json
@@ -749,10 +755,10 @@ test_accept_refuses_while_a_command_runs_unless_kept_or_forced() {
 	assert_eq "$(git -C repo rev-parse agenttask/t1)" "$main" "nothing was committed"
 	ok "accept --keep during a run" -C repo accept --keep t1
 	assert_file repo/one "the change landed"
-	pgrep -f "$s 1000" >/dev/null || fail "accept --keep stopped the command"
+	sleeping $s || fail "accept --keep stopped the command"
 	echo two >"$WT/two"
 	ok "accept --force" -C repo accept --force t1
-	no_process "$s 1000" || fail "the command outlived accept --force"
+	! sleeping $s || fail "the command outlived accept --force"
 	assert_eq "$(run_status)" 137 "the run's status"
 	assert_file repo/two "the second change landed"
 	assert_no_file "$WT" "the worktree"
@@ -770,10 +776,10 @@ test_gc_leaves_a_task_with_a_running_command_alone_unless_forced() {
 	ok "gc during a run" -C repo gc
 	assert_contains "$out" "left alone: task 't1' has a running command (pid $RUN_PID)" "gc says why"
 	"$AT" -C repo list | grep -q '^t1 ' || fail "gc removed the task"
-	pgrep -f "$s 1000" >/dev/null || fail "gc stopped the command"
+	sleeping $s || fail "gc stopped the command"
 	ok "gc --force" -C repo gc --force
 	assert_contains "$out" "removed task 't1'" "gc --force"
-	no_process "$s 1000" || fail "the command outlived gc --force"
+	! sleeping $s || fail "the command outlived gc --force"
 	assert_eq "$(run_status)" 137 "the run's status"
 }
 
@@ -786,7 +792,7 @@ test_force_stops_a_run_whose_supervisor_is_stopped() {
 	start_run $s
 	kill -STOP "$RUN_PID"
 	ok "discard --force" -C repo discard --force t1
-	no_process "$s 1000" || fail "the command outlived discard --force"
+	! sleeping $s || fail "the command outlived discard --force"
 	assert_eq "$(run_status)" 137 "the run's status"
 	assert_no_file "$WT" "the worktree"
 }
