@@ -38,11 +38,11 @@ static int runs_dir(const struct at_paths *p, char *buf, size_t size, struct at_
 	return 0;
 }
 
-static int ensure_runs_dir(const struct at_paths *p, char *dir, size_t size, struct at_error *err)
+static int ensure_runs_dir(const struct at_paths *p, const char *dir, struct at_error *err)
 {
 	struct stat st;
 
-	if (runs_dir(p, dir, size, err) < 0 || at_paths_ensure(p, err) < 0)
+	if (at_paths_ensure(p, err) < 0)
 		return err->code;
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return at_error_sys(err, AT_ESYS, "cannot create '%s'", dir);
@@ -107,26 +107,20 @@ static int kill_verified(int pid, long long start, int *pidfd_out)
 
 /* ---- records ---- */
 
-static int write_record(const char *path, const struct record *r)
+/*
+ * Written in place, not renamed: a run's start must stay cheap. A reader
+ * that meets a record being written finds no valid line (or a pid whose
+ * start time does not match) and takes it for no record, which only ever
+ * makes a remover wait or name no pid; the lock is what says a run lives.
+ * Not fsync'd: a record only matters while its run lives, and a crash ends it.
+ */
+static int write_record(int fd, const struct record *r)
 {
-	char tmp[PATH_MAX + 8], line[128];
-	int fd, n;
+	char line[128];
+	int n = snprintf(line, sizeof(line), "%d %lld %d %lld\n", r->pid, r->start, r->init_pid,
+			 r->init_start);
 
-	n = snprintf(line, sizeof(line), "%d %lld %d %lld\n", r->pid, r->start, r->init_pid,
-		     r->init_start);
-	if (at_fmt(tmp, sizeof(tmp), "%s.tmp", path) < 0)
-		return -1;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	if (at_write_all(fd, line, (size_t)n) < 0) {
-		close(fd);
-		unlink(tmp);
-		return -1;
-	}
-	close(fd);
-	/* Not fsync'd: a record only matters while its run lives, and a crash ends it. */
-	return rename(tmp, path);
+	return pwrite(fd, line, (size_t)n, 0) == n ? 0 : -1;
 }
 
 static bool read_record(const char *path, struct record *r)
@@ -171,16 +165,9 @@ static int remove_records(const char *dir, const char *task)
 		return 0;
 	while ((de = readdir(d))) {
 		char path[PATH_MAX];
-		size_t len = strlen(de->d_name);
-		bool tmp = len > 4 && strcmp(de->d_name + len - 4, ".tmp") == 0;
 
-		if (tmp)
-			de->d_name[len - 4] = '\0';
-		if (!is_record_of(de->d_name, task))
-			continue;
-		if (tmp)
-			de->d_name[len - 4] = '.';
-		if (at_fmt(path, sizeof(path), "%s/%s", dir, de->d_name) == 0 && unlink(path) == 0)
+		if (is_record_of(de->d_name, task) &&
+		    at_fmt(path, sizeof(path), "%s/%s", dir, de->d_name) == 0 && unlink(path) == 0)
 			removed++;
 	}
 	closedir(d);
@@ -194,14 +181,17 @@ static int open_lock(const struct at_paths *p, const char *task, char *lock, siz
 {
 	int fd;
 
-	if (ensure_runs_dir(p, dir, dsize, err) < 0)
+	if (runs_dir(p, dir, dsize, err) < 0)
 		return -1;
 	if (at_fmt(lock, size, "%s/%s.lock", dir, task) < 0) {
 		at_error_set(err, AT_ESYS, "path too long for the run lock of task '%s'", task);
 		return -1;
 	}
 	fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
+	/* The directory is made the first time only. */
+	if (fd < 0 && errno == ENOENT && ensure_runs_dir(p, dir, err) == 0)
+		fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && !at_error_isset(err))
 		at_error_sys(err, AT_ESYS, "cannot open '%s'", lock);
 	return fd;
 }
@@ -246,8 +236,11 @@ int at_runs_enter(const struct at_paths *p, const char *task, struct at_run_lock
 	if (fd < 0)
 		return at_error_set(err, AT_ESYS, "cannot lock '%s': it keeps being replaced", lock);
 	if (at_fmt(out->record, sizeof(out->record), "%s/%s.%d.run", dir, task, r.pid) < 0 ||
-	    write_record(out->record, &r) < 0) {
+	    (out->record_fd = open(out->record, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+				   O_CLOEXEC, 0600)) < 0 ||
+	    write_record(out->record_fd, &r) < 0) {
 		at_error_sys(err, AT_ESYS, "cannot record the run in '%s'", dir);
+		at_runs_leave(out);
 		close(fd);
 		return err->code;
 	}
@@ -261,17 +254,20 @@ void at_runs_note_init(struct at_run_lock *l, int init_pid)
 	struct record r = { (int)getpid(), l->start, init_pid, 0 };
 	char state;
 
-	if (l->fd < 0 || !l->record[0] || at_proc_stat(init_pid, &r.init_start, &state) < 0)
+	if (l->record_fd < 0 || at_proc_stat(init_pid, &r.init_start, &state) < 0)
 		return;
-	write_record(l->record, &r);
+	write_record(l->record_fd, &r);
 }
 
 void at_runs_leave(struct at_run_lock *l)
 {
 	if (!l)
 		return;
-	if (l->record[0])
+	if (l->record_fd >= 0) {
 		unlink(l->record);
+		close(l->record_fd);
+	}
+	l->record_fd = -1;
 	l->record[0] = '\0';
 	if (l->fd >= 0)
 		close(l->fd);

@@ -39,10 +39,11 @@
 /* Held by a run for its whole length. */
 struct at_run_lock {
 	int fd;                  /* the lock, flock'd shared; -1 when not held */
-	char record[PATH_MAX];   /* this run's record, "" when none */
+	int record_fd;           /* this run's record, open for its update; -1 when none */
+	char record[PATH_MAX];
 	long long start;         /* this process's start time, as recorded */
 };
-#define AT_RUN_LOCK_INIT { -1, "", 0 }
+#define AT_RUN_LOCK_INIT { -1, -1, "", 0 }
 
 /*
  * Take task's run lock shared, waiting while a remover holds it, and record
