@@ -241,6 +241,11 @@ static int write_path(struct apply *a, const char *path, const git_tree_entry *e
 	if (fd < 0)
 		return at_error_sys(a->err, AT_ESYS, "cannot make the directory of '%s'", path);
 	if (mode == GIT_FILEMODE_COMMIT) {   /* a submodule: its directory, as git makes it */
+		struct stat st;
+
+		if (fstatat(fd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode) &&
+		    unlinkat(fd, base, 0) < 0)
+			return at_error_sys(a->err, AT_ESYS, "cannot remove '%s'", path);
 		if (mkdirat(fd, base, 0777) < 0 && errno != EEXIST)
 			return at_error_sys(a->err, AT_ESYS, "cannot make '%s'", path);
 		return 0;
