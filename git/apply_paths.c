@@ -468,9 +468,12 @@ static int apply_all(struct apply *a)
 		}
 	}
 	/* Deletions deepest first, so that the directories they empty can go. */
-	for (i = a->n; i > 0 && rc == 0; i--)
-		if (!file_in_to(a, a->paths[i - 1], &e))
+	for (i = a->n; i > 0 && rc == 0; i--) {
+		if (file_in_to(a, a->paths[i - 1], &e))
+			git_tree_entry_free(e);
+		else
 			rc = remove_path(a, a->paths[i - 1]);
+	}
 	for (i = 0; i < a->n && rc == 0; i++) {
 		if (file_in_to(a, a->paths[i], &e)) {
 			rc = write_path(a, a->paths[i], e);
