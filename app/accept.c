@@ -7,6 +7,7 @@
 #include "app/internal.h"
 #include "core/audit.h"
 #include "core/lock.h"
+#include "core/runs.h"
 #include "git/merge.h"
 #include "git/worktree.h"
 
@@ -154,15 +155,21 @@ static int merge_staged(struct accept *a, struct at_app_accept_result *out, stru
 	return rc;
 }
 
-/* Under the lock: the task again (it may be gone by now), merge, remove. */
+/*
+ * Under the lock: the task again (it may be gone by now), its running
+ * commands stopped unless it is kept, merge, remove.
+ */
 static int locked(struct accept *a, struct at_app_accept_result *out, struct at_error *err)
 {
+	struct at_runs_guard guard = AT_RUNS_GUARD_INIT;
 	struct at_error aerr = AT_ERROR_INIT;
 	int lock = -1, rc;
 
 	rc = at_lock_acquire(at_repo_paths(a->r), &lock, err);
 	if (rc == 0)
 		rc = at_task_resolve(a->r, out->task.name, ".", &out->task, err);
+	if (rc == 0 && !a->o->keep)
+		rc = at_runs_stop(at_repo_paths(a->r), out->task.name, a->o->force, &guard, err);
 	if (rc == 0)
 		rc = merge_staged(a, out, err);
 	if (rc == 0)
@@ -173,6 +180,7 @@ static int locked(struct accept *a, struct at_app_accept_result *out, struct at_
 	/* The base has moved: a failure from here on is reported, not returned. */
 	if (rc == 0 && !a->o->keep)
 		out->remove_failed = at_task_remove(a->r, &out->task, &out->remove_err) < 0;
+	at_runs_release(&guard, rc == 0 && !a->o->keep && !out->remove_failed);
 	at_lock_release(lock);
 	return rc;
 }

@@ -8,7 +8,8 @@
  * lock: the task again, its state once more, checked against what was
  * reviewed and judged and then committed as it is (git/merge.h: every
  * refusal is decided before anything is written). So the worktree is
- * scanned at most twice.
+ * scanned at most twice. Unless the task is kept, accept refuses (AT_EBUSY)
+ * while a command of it runs (core/runs.h), or with force kills it first.
  *
  * --override REASON only matters when the gate fails. It is recorded twice:
  * in the task's audit log (before anything merges) and as an
@@ -32,6 +33,7 @@ struct at_app_accept_opts {
 	enum at_merge_mode mode;         /* AUTO, FF_ONLY or SQUASH */
 	const char *message;             /* of a merge or squash commit; NULL: a default */
 	bool keep;                       /* keep the task after accepting it */
+	bool force;                      /* kill the task's running commands (unless keep) */
 	const char *expect_tree;         /* refuse unless the full state is still this tree */
 	const char *override;            /* accept although the gate fails, for this reason */
 	const char *policy_file;         /* judge by this file instead of the base's policy */

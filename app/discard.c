@@ -5,6 +5,7 @@
 
 #include "app/internal.h"
 #include "core/audit.h"
+#include "core/runs.h"
 #include "git/trash.h"
 #include "git/worktree.h"
 
@@ -33,12 +34,16 @@ static int save(struct at_repo *r, const struct at_app_discard_opts *o,
 int at_app_discard(const struct at_app *app, const struct at_app_discard_opts *o,
 		   struct at_app_discard_result *out, struct at_error *err)
 {
+	struct at_runs_guard guard = AT_RUNS_GUARD_INIT;
 	struct at_error aerr = AT_ERROR_INIT;
 	struct at_app_locked l;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	rc = at_app_lock(app, &l, o->name, &out->task, err);
+	/* No command of the task runs from here until it is gone (or refused). */
+	if (rc == 0)
+		rc = at_runs_stop(at_repo_paths(l.r), out->task.name, o->force, &guard, err);
 	if (rc == 0) {
 		at_progress_say(&o->progress, "saving the task in the trash", 0, 2);
 		rc = save(l.r, o, out, err);
@@ -51,6 +56,7 @@ int at_app_discard(const struct at_app *app, const struct at_app_discard_opts *o
 		at_app_audited(&out->warnings, out->task.name,
 			       at_audit_discard(at_repo_paths(l.r), out->task.name, out->trash,
 						out->commits_only, &aerr), &aerr);
+	at_runs_release(&guard, rc == 0);
 	at_app_unlock(&l);
 	return rc;
 }

@@ -7,7 +7,8 @@
  * unreadable file), only `force` goes on, saving the commits alone: losing
  * the uncommitted rest is then the user's choice, said in so many words. A
  * task whose worktree was moved (`git worktree move`) is refused before the
- * trash is written.
+ * trash is written. While a command of the task runs (`run`, core/runs.h)
+ * discard refuses (AT_EBUSY), unless `force`, which kills it first.
  */
 #ifndef AT_APP_DISCARD_H
 #define AT_APP_DISCARD_H
@@ -18,7 +19,8 @@
 
 struct at_app_discard_opts {
 	const char *name;                /* NULL: the task holding app->dir */
-	bool force;
+	bool force;                      /* kill its running commands; save the commits only
+					    when the full state cannot be saved */
 	struct at_progress_hook progress;
 };
 

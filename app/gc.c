@@ -14,6 +14,7 @@ int at_app_gc(const struct at_app *app, const struct at_app_gc_opts *o,
 
 	memset(out, 0, sizeof(*out));
 	gopts.trash_days = o->trash_days;
+	gopts.force = o->force;
 	rc = at_app_lock(app, &l, NULL, NULL, err);
 	if (rc == 0) {
 		at_progress_say(&o->progress, "collecting", 0, 0);
@@ -26,5 +27,5 @@ int at_app_gc(const struct at_app *app, const struct at_app_gc_opts *o,
 void at_app_gc_result_release(struct at_app_gc_result *res)
 {
 	if (res)
-		at_strlist_release(&res->done);
+		at_report_release(&res->done);
 }

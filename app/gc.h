@@ -7,16 +7,23 @@
 #define AT_APP_GC_H
 
 #include "app/app.h"
+#include "core/report.h"
 
 struct at_app_gc_opts {
 	int trash_days;                  /* prune trash older than this; AT_TRASH_DAYS_DEFAULT */
+	bool force;                      /* kill the running commands of a task to remove */
 	struct at_progress_hook progress;
 };
 
-#define AT_APP_GC_OPTS_INIT { AT_TRASH_DAYS_DEFAULT, { NULL, NULL } }
+#define AT_APP_GC_OPTS_INIT { AT_TRASH_DAYS_DEFAULT, false, { NULL, NULL } }
 
+/*
+ * A task with a running command is left alone unless force. A failure with
+ * one thing is a line of the report marked failed (done.nfailed > 0), and gc
+ * went on with the rest; an error means gc could not go on at all.
+ */
 struct at_app_gc_result {
-	struct at_strlist done;          /* one line for each thing removed or left alone */
+	struct at_report done;           /* one line for each thing removed, left alone, failed */
 };
 
 int at_app_gc(const struct at_app *app, const struct at_app_gc_opts *o,

@@ -137,6 +137,8 @@ struct at_app_sandbox_opts {
 	int cancel_fd;                  /* -1: none */
 	struct at_progress_hook progress;
 	struct at_app_net *net;         /* the allowlist's proxy, started and stopped here; NULL */
+	void (*started)(int init_pid, void *arg);  /* spec.started: the init is cloned */
+	void *started_arg;
 };
 
 /*

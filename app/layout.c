@@ -170,6 +170,8 @@ static int build_spec(struct at_sandbox_spec *s, const struct at_app_layout *l,
 	s->capture_max = o->capture_max;
 	s->cancel_fd = o->cancel_fd;
 	s->progress = o->progress;
+	s->started = o->started;
+	s->started_arg = o->started_arg;
 	return 0;
 }
 

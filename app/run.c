@@ -10,7 +10,9 @@
 #include "app/internal.h"
 #include "core/array.h"
 #include "core/audit.h"
+#include "core/runs.h"
 #include "core/util.h"
+#include "git/worktree.h"
 #include "sandbox/sandbox.h"
 
 /* The run being assembled: its task, layout, binds and environment. */
@@ -21,6 +23,7 @@ struct run {
 	struct at_run_bind *binds;
 	size_t nbinds, cap;
 	struct at_strlist env;
+	struct at_run_lock lock;  /* held for the whole run: discard, accept, gc stop it first */
 };
 
 static int64_t now_us(void)
@@ -137,6 +140,11 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 	rc = at_app_open(app, &run->r, err);
 	if (rc == 0)
 		rc = at_app_resolve(app, run->r, o->name, &run->task, err);
+	/* A remover may have held the run lock meanwhile: look the task up again. */
+	if (rc == 0)
+		rc = at_runs_enter(at_repo_paths(run->r), run->task.name, &run->lock, err);
+	if (rc == 0)
+		rc = at_task_resolve(run->r, run->task.name, ".", &run->task, err);
 	if (rc == 0)
 		rc = at_app_layout_resolve(run->r, &run->task, &run->layout, err);
 	res->resolve_us = now_us() - t0;
@@ -164,7 +172,12 @@ static void audit(const struct run *run, const struct at_app_run_opts *o,
 		at_strlist_pushf(&res->warnings, "the run was not logged: %s", aerr.msg);
 }
 
-static int run_sandboxed(const struct run *run, const struct at_app_run_opts *o,
+static void note_init(int init_pid, void *lock)
+{
+	at_runs_note_init(lock, init_pid);
+}
+
+static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 			 struct at_app_run_result *res, struct at_error *err)
 {
 	struct at_app_sandbox_opts so = {
@@ -173,6 +186,7 @@ static int run_sandboxed(const struct run *run, const struct at_app_run_opts *o,
 		.capture = o->capture, .capture_max = o->capture_max, .cancel_fd = o->cancel_fd,
 		.progress = o->progress,
 		.net = o->proxy && at_app_net_active(o->proxy) ? o->proxy : NULL,
+		.started = note_init, .started_arg = &run->lock,
 	};
 	int rc;
 
@@ -190,6 +204,7 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 	int rc;
 
 	memset(&run, 0, sizeof(run));
+	run.lock = (struct at_run_lock)AT_RUN_LOCK_INIT;
 	memset(out, 0, sizeof(*out));
 	at_run_result_init(&out->run);
 	if (!o->argv || !o->argv[0])
@@ -199,6 +214,7 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 	rc = prepare(app, o, &run, out, err);
 	if (rc == 0)
 		rc = run_sandboxed(&run, o, out, err);
+	at_runs_leave(&run.lock);
 	free(run.binds);
 	at_strlist_release(&run.env);
 	at_app_layout_release(&run.layout);

@@ -15,6 +15,7 @@ static int parse_args(int argc, char **argv, struct at_app_accept_opts *o)
 		{ "squash", no_argument, NULL, 'S' },
 		{ "message", required_argument, NULL, 'm' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "tree", required_argument, NULL, 't' },
 		{ "override", required_argument, NULL, 'o' },
 		{ "policy", required_argument, NULL, 'p' },
@@ -25,12 +26,13 @@ static int parse_args(int argc, char **argv, struct at_app_accept_opts *o)
 	bool ff_only = false, squash = false;
 	int c;
 
-	while ((c = at_cli_getopt(argc, argv, "m:h", longopts)) != -1) {
+	while ((c = at_cli_getopt(argc, argv, "m:fh", longopts)) != -1) {
 		switch (c) {
 		case 'F': ff_only = true; break;
 		case 'S': squash = true; break;
 		case 'm': o->message = optarg; break;
 		case 'k': o->keep = true; break;
+		case 'f': o->force = true; break;
 		case 't': o->expect_tree = optarg; break;
 		case 'o': o->override = optarg; break;
 		case 'p': o->policy_file = optarg; break;

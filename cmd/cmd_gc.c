@@ -1,4 +1,5 @@
-/* cmd_gc.c - agenttask gc [--trash-days N] */
+/* cmd_gc.c - agenttask gc [--trash-days N] [--force] */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "app/gc.h"
@@ -8,19 +9,23 @@ int cmd_gc(const struct at_app *app, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "trash-days", required_argument, NULL, 't' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct at_app_gc_opts o = AT_APP_GC_OPTS_INIT;
 	struct at_app_gc_result res;
 	struct at_error err = AT_ERROR_INIT;
-	int c, rc;
+	int c, rc, status = AT_EXIT_OK;
 	char *end;
 	long days;
 	size_t i;
 
-	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
+	while ((c = at_cli_getopt(argc, argv, "fh", longopts)) != -1) {
 		switch (c) {
+		case 'f':
+			o.force = true;
+			break;
 		case 't':
 			days = strtol(optarg, &end, 10);
 			if (*optarg == '\0' || *end || days < 0 || days > 100000)
@@ -36,8 +41,16 @@ int cmd_gc(const struct at_app *app, int argc, char **argv)
 	if (optind < argc)
 		return at_cli_usage("gc", "too many arguments");
 	rc = at_app_gc(app, &o, &res, &err);
-	for (i = 0; rc == 0 && i < res.done.n; i++)
-		printf("%s\n", res.done.v[i]);
+	/* What failed is said on stderr, each on its line; gc went on past it. */
+	for (i = 0; rc == 0 && i < res.done.lines.n; i++) {
+		if (res.done.failed[i]) {
+			fflush(stdout);
+			fprintf(stderr, "agenttask: %s\n", res.done.lines.v[i]);
+			status = AT_EXIT_FAIL;
+		} else {
+			printf("%s\n", res.done.lines.v[i]);
+		}
+	}
 	at_app_gc_result_release(&res);
-	return rc < 0 ? at_cli_fail(&err) : AT_EXIT_OK;
+	return rc < 0 ? at_cli_fail(&err) : status;
 }

@@ -15,8 +15,8 @@
 struct run_args {
 	struct at_app_run_opts o;
 	struct at_run_bind *binds;
-	size_t cap, npass, nset, pass_cap, set_cap;
-	char **pass, **set;
+	size_t cap;
+	struct at_strlist pass, set;     /* --pass-env K, --env K=V */
 	bool json, verbose;
 	struct at_app_net *net;          /* --allow-host, --forward, --deny-private */
 };
@@ -26,12 +26,9 @@ enum {
 	OPT_CPU, OPT_FSIZE, OPT_JSON, OPT_ALLOW_HOST, OPT_FORWARD, OPT_DENY_PRIVATE,
 };
 
-static int push(char ***v, size_t *n, size_t *cap, char *s, struct at_error *err)
+static int push(struct at_strlist *l, const char *s, struct at_error *err)
 {
-	if (AT_ARRAY_GROW(*v, *cap, *n + 1) < 0)
-		return at_error_set(err, AT_ESYS, "out of memory");
-	(*v)[(*n)++] = s;
-	return 0;
+	return at_strlist_push(l, s) < 0 ? at_error_set(err, AT_ESYS, "out of memory") : 0;
 }
 
 static int add_bind(struct run_args *a, const char *path, bool writable, struct at_error *err)
@@ -51,8 +48,8 @@ static int parse_option(struct run_args *a, int c, char *arg, struct at_error *e
 	case OPT_RO:
 	case OPT_RW: return add_bind(a, arg, c == OPT_RW, err);
 	case OPT_NET: a->o.net = true; return 0;
-	case OPT_ENV: return push(&a->set, &a->nset, &a->set_cap, arg, err);
-	case OPT_PASS_ENV: return push(&a->pass, &a->npass, &a->pass_cap, arg, err);
+	case OPT_ENV: return push(&a->set, arg, err);
+	case OPT_PASS_ENV: return push(&a->pass, arg, err);
 	case OPT_TIMEOUT: return at_parse_seconds(arg, &a->o.timeout_ms, err);
 	case OPT_MEMORY: return at_parse_size(arg, &lim[AT_LIMIT_MEMORY], err);
 	case OPT_PIDS: return at_parse_count(arg, 4194304, &lim[AT_LIMIT_PIDS], err);
@@ -142,10 +139,10 @@ int cmd_run(const struct at_app *app, int argc, char **argv)
 	if (rc < 0) {
 		a.o.proxy = a.net;
 		a.o.binds = a.binds;
-		a.o.pass_env = a.pass;
-		a.o.npass = a.npass;
-		a.o.set_env = a.set;
-		a.o.nset = a.nset;
+		a.o.pass_env = a.pass.v;
+		a.o.npass = a.pass.n;
+		a.o.set_env = a.set.v;
+		a.o.nset = a.set.n;
 		fflush(NULL);
 		rc = at_app_run(app, &a.o, &res, &err);
 		rc = res.attempted ? report(&a, &res, rc, &err)
@@ -153,8 +150,8 @@ int cmd_run(const struct at_app *app, int argc, char **argv)
 		at_app_run_result_release(&res);
 	}
 	free(a.binds);
-	free(a.pass);
-	free(a.set);
+	at_strlist_release(&a.pass);
+	at_strlist_release(&a.set);
 	at_app_net_free(a.net);
 	return rc;
 }

@@ -29,7 +29,8 @@ enum at_code {
 	AT_EGIT = -12,      /* libgit2 failed: exit 1 */
 	AT_ESANDBOX = -13,  /* the sandbox could not be set up: exit 125 */
 	AT_ENOTASK = -14,   /* no NAME given and cwd is in no task: exit 2 */
-	AT_EBUSY = -15,     /* held by someone else (the repository lock, a ref's lock): exit 1 */
+	AT_EBUSY = -15,     /* held by someone else (the repository lock, a ref's lock), or a
+			       command of the task is running: exit 1 */
 	AT_ECANCELLED = -16,/* the caller cancelled it midway: exit 1 */
 };
 

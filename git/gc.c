@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/fs.h"
+#include "core/runs.h"
 #include "core/state.h"
 #include "core/util.h"
 #include "git/gc.h"
@@ -26,7 +27,7 @@ static bool is_dir(const char *path)
  * A task whose worktree directory is gone. Its commits are not thrown away:
  * a branch that moved past its base is saved in the trash before removal.
  */
-static int gc_orphaned(struct at_repo *r, const struct at_task *t, struct at_strlist *rep,
+static int gc_orphaned(struct at_repo *r, const struct at_task *t, struct at_report *rep,
 		       struct at_error *err)
 {
 	struct at_task_info info;
@@ -39,34 +40,57 @@ static int gc_orphaned(struct at_repo *r, const struct at_task *t, struct at_str
 	if (at_task_remove(r, t, err) < 0)
 		return err->code;
 	if (trash[0])
-		return at_strlist_pushf(rep, "removed task '%s' (worktree gone); its commits are in '%s'",
+		return at_report_add(rep, "removed task '%s' (worktree gone); its commits are in '%s'",
 				  t->name, trash);
-	return at_strlist_pushf(rep, "removed task '%s' (worktree gone)", t->name);
+	return at_report_add(rep, "removed task '%s' (worktree gone)", t->name);
 }
 
-static int gc_records(struct at_repo *r, struct at_task_list *l, struct at_strlist *rep,
-		      struct at_error *err)
+/*
+ * Remove a half-made task or one whose worktree is gone, once no command of
+ * it runs (none can start meanwhile): a task whose commands run is left
+ * alone, unless force.
+ */
+static int gc_task(struct at_repo *r, const struct at_task *t, bool force,
+		   struct at_report *rep)
+{
+	struct at_runs_guard guard = AT_RUNS_GUARD_INIT;
+	struct at_error e = AT_ERROR_INIT;
+	int rc;
+
+	rc = at_runs_stop(&r->paths, t->name, force, &guard, &e);
+	if (rc == AT_EBUSY && !force)
+		return at_report_add(rep, "left alone: %s", e.msg);
+	if (rc == 0 && t->phase == AT_TASK_CREATING) {
+		rc = at_task_rollback(r, t, &e);
+		if (rc == 0 && at_report_add(rep, "removed half-made task '%s'", t->name) < 0)
+			rc = at_error_set(&e, AT_ESYS, "out of memory");
+	} else if (rc == 0) {
+		rc = gc_orphaned(r, t, rep, &e);
+	}
+	at_runs_release(&guard, rc == 0);
+	if (rc < 0 && at_report_failf(rep, "cannot remove task '%s': %s", t->name, e.msg) < 0)
+		return -1;
+	return 0;
+}
+
+static int gc_records(struct at_repo *r, struct at_task_list *l, bool force,
+		      struct at_report *rep)
 {
 	char where[PATH_MAX];
 	size_t i;
+	int rc = 0;
 
-	for (i = 0; i < l->count; i++) {
+	for (i = 0; rc == 0 && i < l->count; i++) {
 		const struct at_task *t = &l->tasks[i];
 
-		if (t->phase == AT_TASK_CREATING) {
-			if (at_task_rollback(r, t, err) < 0 ||
-			    at_strlist_pushf(rep, "removed half-made task '%s'", t->name) < 0)
-				return err->code ? err->code : AT_ESYS;
-		} else if (!is_dir(t->path) && at_task_moved(t, where, sizeof(where))) {
-			if (at_strlist_pushf(rep, "left alone task '%s': its worktree was moved to "
-					     "'%s'", t->name, where) < 0)
-				return at_error_set(err, AT_ESYS, "out of memory");
-		} else if (!is_dir(t->path)) {
-			if (gc_orphaned(r, t, rep, err) < 0)
-				return err->code ? err->code : AT_ESYS;
-		}
+		if (t->phase != AT_TASK_CREATING && !is_dir(t->path) &&
+		    at_task_moved(t, where, sizeof(where)))
+			rc = at_report_add(rep, "left alone task '%s': its worktree was moved to "
+					      "'%s'", t->name, where);
+		else if (t->phase == AT_TASK_CREATING || !is_dir(t->path))
+			rc = gc_task(r, t, force, rep);
 	}
-	return 0;
+	return rc;
 }
 
 static bool has_task_named(const struct at_task_list *l, const char *field_value, bool by_worktree)
@@ -113,7 +137,7 @@ static bool admin_dir_ours(const struct at_paths *p, const char *admin)
 
 /* <common>/worktrees/agenttask-NAME with no task record: a leftover admin directory. */
 static int gc_admin_dirs(struct at_repo *r, const struct at_task_list *l,
-			 struct at_strlist *rep, struct at_error *err)
+			 struct at_report *rep, struct at_error *err)
 {
 	char dir[PATH_MAX];
 	struct dirent *de;
@@ -136,9 +160,10 @@ static int gc_admin_dirs(struct at_repo *r, const struct at_task_list *l,
 		if (at_fmt(path, sizeof(path), "%s/%s", dir, de->d_name) < 0 ||
 		    !admin_dir_ours(&r->paths, path))
 			continue;
-		rc = at_rmtree(path, err);
-		if (rc == 0 && at_strlist_pushf(rep, "removed worktree admin directory '%s'", path) < 0)
-			rc = at_error_set(err, AT_ESYS, "out of memory");
+		if (at_rmtree(path, err) < 0)
+			rc = at_report_fail(rep, err);
+		else
+			rc = at_report_add(rep, "removed worktree admin directory '%s'", path);
 	}
 	closedir(d);
 	return rc;
@@ -149,7 +174,7 @@ static int gc_admin_dirs(struct at_repo *r, const struct at_task_list *l,
  * killed rollback or discard left.
  */
 static int gc_worktree_dirs(struct at_repo *r, const struct at_task_list *l,
-			    struct at_strlist *rep, struct at_error *err)
+			    struct at_report *rep, struct at_error *err)
 {
 	struct dirent *de;
 	DIR *d;
@@ -167,16 +192,17 @@ static int gc_worktree_dirs(struct at_repo *r, const struct at_task_list *l,
 			continue;
 		if (at_fmt(path, sizeof(path), "%s/%s", r->paths.worktrees_dir, de->d_name) < 0)
 			continue;
-		rc = at_rmtree(path, err);
-		if (rc == 0 && at_strlist_pushf(rep, "removed stray worktree directory '%s'", path) < 0)
-			rc = at_error_set(err, AT_ESYS, "out of memory");
+		if (at_rmtree(path, err) < 0)
+			rc = at_report_fail(rep, err);
+		else
+			rc = at_report_add(rep, "removed stray worktree directory '%s'", path);
 	}
 	closedir(d);
 	return rc;
 }
 
 /* <state>/tasks/NAME.json.tmp.PID: a record write killed before its rename. */
-static int gc_tmp_records(struct at_repo *r, struct at_strlist *rep,
+static int gc_tmp_records(struct at_repo *r, struct at_report *rep,
 			  struct at_error *err)
 {
 	struct dirent *de;
@@ -192,47 +218,67 @@ static int gc_tmp_records(struct at_repo *r, struct at_strlist *rep,
 		if (!strstr(de->d_name, ".json.tmp.") ||
 		    at_fmt(path, sizeof(path), "%s/%s", r->paths.tasks_dir, de->d_name) < 0)
 			continue;
-		if (unlink(path) < 0 && errno != ENOENT)
-			rc = at_error_sys(err, AT_ESYS, "cannot remove '%s'", path);
-		else if (at_strlist_pushf(rep, "removed unfinished task record '%s'", path) < 0)
-			rc = at_error_set(err, AT_ESYS, "out of memory");
+		if (unlink(path) < 0 && errno != ENOENT) {
+			at_error_sys(err, AT_ESYS, "cannot remove '%s'", path);
+			rc = at_report_fail(rep, err);
+		} else {
+			rc = at_report_add(rep, "removed unfinished task record '%s'", path);
+		}
 	}
 	closedir(d);
 	return rc;
 }
 
-int at_task_gc(struct at_repo *r, const struct at_gc_opts *opts, struct at_strlist *report,
+/*
+ * The end of one step of gc: a failure it reported (err set) becomes an item
+ * and gc goes on; one with err unset was out of memory while reporting,
+ * after which gc cannot go on.
+ */
+static int step(struct at_report *rep, int rc, struct at_error *err)
+{
+	if (rc >= 0)
+		return 0;
+	if (at_error_isset(err) && at_report_fail(rep, err) == 0)
+		return 0;
+	return at_error_set(err, AT_ESYS, "out of memory");
+}
+
+int at_task_gc(struct at_repo *r, const struct at_gc_opts *opts, struct at_report *report,
 	       struct at_error *err)
 {
-	struct at_strlist rep = AT_STRLIST_INIT;
+	static const struct at_gc_opts dflt = AT_GC_OPTS_INIT;
+	struct at_report rep = AT_REPORT_INIT;
 	struct at_task_list l = { 0 };
 	size_t i;
 	int rc;
 
+	if (!opts)
+		opts = &dflt;
 	rc = at_state_list(&r->paths, &l, err);
 	if (rc == 0)
-		rc = gc_records(r, &l, &rep, err);
+		rc = step(&rep, gc_records(r, &l, opts->force, &rep), err);
 	at_task_list_release(&l);
 	/* List again: records removed above no longer protect their leftovers. */
 	if (rc == 0)
 		rc = at_state_list(&r->paths, &l, err);
 	if (rc == 0)
-		rc = gc_admin_dirs(r, &l, &rep, err);
+		rc = step(&rep, gc_admin_dirs(r, &l, &rep, err), err);
 	if (rc == 0)
-		rc = gc_worktree_dirs(r, &l, &rep, err);
+		rc = step(&rep, gc_worktree_dirs(r, &l, &rep, err), err);
 	if (rc == 0)
-		rc = gc_tmp_records(r, &rep, err);
+		rc = step(&rep, gc_tmp_records(r, &rep, err), err);
 	for (i = 0; rc == 0 && i < l.nproblems; i++)
-		if (at_strlist_pushf(&rep, "left alone unreadable task record '%s': %s",
-				     l.problems[i].name, l.problems[i].err.msg) < 0)
-			rc = at_error_set(err, AT_ESYS, "out of memory");
+		rc = step(&rep, at_report_add(&rep, "left alone unreadable task record '%s': %s",
+						 l.problems[i].name, l.problems[i].err.msg), err);
 	at_task_list_release(&l);
 	if (rc == 0)
-		rc = at_scratch_sweep(r, &rep, err);
+		at_runs_sweep(&r->paths);
 	if (rc == 0)
-		rc = at_trash_prune(r, opts ? opts->trash_days : AT_TRASH_DAYS_DEFAULT, &rep, err);
+		rc = step(&rep, at_scratch_sweep(r, &rep, err), err);
+	if (rc == 0)
+		rc = step(&rep, at_trash_prune(r, opts->trash_days, &rep, err), err);
 	if (rc < 0) {
-		at_strlist_release(&rep);
+		at_report_release(&rep);
 		return rc;
 	}
 	*report = rep;

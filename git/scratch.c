@@ -218,7 +218,7 @@ static bool abandoned(const char *path, int *fd_out)
 	return true;
 }
 
-static int sweep_worktrees(struct at_repo *r, struct at_strlist *rep, struct at_error *err)
+static int sweep_worktrees(struct at_repo *r, struct at_report *rep, struct at_error *err)
 {
 	char dir[PATH_MAX];
 	struct dirent *de;
@@ -236,18 +236,19 @@ static int sweep_worktrees(struct at_repo *r, struct at_strlist *rep, struct at_
 		    admin_path(&r->paths, de->d_name, s.admin_dir, sizeof(s.admin_dir)) < 0 ||
 		    !abandoned(s.path, &s.lock_fd))
 			continue;
-		rc = at_scratch_remove(&s, err);
-		if (rc == 0 && rep &&
-		    at_strlist_pushf(rep, "removed abandoned gate worktree '%s/%s'", dir,
-				     de->d_name) < 0)
-			rc = at_error_set(err, AT_ESYS, "out of memory");
+		/* For gc, a failure is reported and the sweep goes on. */
+		if (at_scratch_remove(&s, err) < 0)
+			rc = rep ? at_report_fail(rep, err) : err->code;
+		else if (rep)
+			rc = at_report_add(rep, "removed abandoned gate worktree '%s/%s'", dir,
+					      de->d_name);
 	}
 	closedir(d);
 	return rc;
 }
 
 /* Admin directories whose worktree is gone (a removal killed between the two). */
-static int sweep_admin_dirs(struct at_repo *r, struct at_strlist *rep, struct at_error *err)
+static int sweep_admin_dirs(struct at_repo *r, struct at_report *rep, struct at_error *err)
 {
 	char dir[PATH_MAX], sdir[PATH_MAX];
 	const size_t plen = strlen(ADMIN_PREFIX SCRATCH_PREFIX);
@@ -267,16 +268,17 @@ static int sweep_admin_dirs(struct at_repo *r, struct at_strlist *rep, struct at
 		    at_fmt(wt, sizeof(wt), "%s/%s", sdir, de->d_name + strlen(ADMIN_PREFIX)) < 0 ||
 		    lstat(wt, &st) == 0)
 			continue;
-		rc = at_rmtree(admin, err);
-		if (rc == 0 && rep &&
-		    at_strlist_pushf(rep, "removed gate worktree admin directory '%s'", admin) < 0)
-			rc = at_error_set(err, AT_ESYS, "out of memory");
+		if (at_rmtree(admin, err) < 0)
+			rc = rep ? at_report_fail(rep, err) : err->code;
+		else if (rep)
+			rc = at_report_add(rep, "removed gate worktree admin directory '%s'",
+					      admin);
 	}
 	closedir(d);
 	return rc;
 }
 
-int at_scratch_sweep(struct at_repo *r, struct at_strlist *rep, struct at_error *err)
+int at_scratch_sweep(struct at_repo *r, struct at_report *rep, struct at_error *err)
 {
 	int rc = sweep_worktrees(r, rep, err);
 

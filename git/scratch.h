@@ -20,7 +20,7 @@
 
 #include <limits.h>
 
-#include "core/strlist.h"
+#include "core/report.h"
 #include "core/task.h"
 #include "git/repo.h"
 
@@ -46,6 +46,6 @@ int at_scratch_remove(struct at_scratch *s, struct at_error *err);
 void at_scratch_as_task(const struct at_scratch *s, struct at_task *t);
 
 /* Remove scratch worktrees whose owner is gone, reporting each (rep may be NULL). */
-int at_scratch_sweep(struct at_repo *r, struct at_strlist *rep, struct at_error *err);
+int at_scratch_sweep(struct at_repo *r, struct at_report *rep, struct at_error *err);
 
 #endif

@@ -229,7 +229,7 @@ out:
  * Compared to the nanosecond, so that --trash-days 0 prunes everything
  * discarded before now, even within the same second.
  */
-int at_trash_prune(struct at_repo *r, int days, struct at_strlist *rep, struct at_error *err)
+int at_trash_prune(struct at_repo *r, int days, struct at_report *rep, struct at_error *err)
 {
 	git_reference_iterator *it = NULL;
 	git_reference *ref;
@@ -249,10 +249,13 @@ int at_trash_prune(struct at_repo *r, int days, struct at_strlist *rep, struct a
 		/* An entry whose name carries no time is pruned, as before. */
 		trash_stamp(name, &when);
 		if (stamp_before(&when, &cutoff)) {
-			if (git_reference_delete(ref) < 0)
-				rc = at_git_error(err, AT_EGIT, "cannot prune '%s'", name);
-			else if (at_strlist_pushf(rep, "pruned trash '%s'", name) < 0)
-				rc = at_error_set(err, AT_ESYS, "out of memory");
+			/* A failure is reported and pruning goes on. */
+			if (git_reference_delete(ref) < 0) {
+				at_git_error(err, AT_EGIT, "cannot prune '%s'", name);
+				rc = at_report_fail(rep, err);
+			} else {
+				rc = at_report_add(rep, "pruned trash '%s'", name);
+			}
 		}
 		git_reference_free(ref);
 	}

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/strlist.h"
+#include "core/report.h"
 #include "core/task.h"
 #include "git/repo.h"
 
@@ -48,6 +48,6 @@ int at_trash_restore(struct at_repo *r, const char *name, struct at_task *out,
 		     struct at_restore_info *info, struct at_error *err);
 
 /* Drop trash entries older than days days, reporting each one. */
-int at_trash_prune(struct at_repo *r, int days, struct at_strlist *rep, struct at_error *err);
+int at_trash_prune(struct at_repo *r, int days, struct at_report *rep, struct at_error *err);
 
 #endif

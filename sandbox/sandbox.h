@@ -145,6 +145,14 @@ struct at_sandbox_spec {
 	int cancel_fd;               /* -1: none; readable: kill everything, result.cancelled */
 	struct at_progress_hook progress;
 
+	/*
+	 * Called in the supervisor once the init is cloned, with its pid, so
+	 * that the caller can record it (core/runs.h: killing the init kills the
+	 * whole sandbox); NULL for none. It must not block.
+	 */
+	void (*started)(int init_pid, void *arg);
+	void *started_arg;
+
 	bool failed;                 /* an add ran out of memory: at_sandbox_run refuses the spec */
 };
 
