@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/util.h"
 
 /*
@@ -165,17 +166,10 @@ static int push(struct rm_walk *w, int fd, const char *name, const struct statx 
 {
 	struct rm_frame *f;
 
-	if (w->depth == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64;
-
-		f = w->depth < RM_DEPTH_MAX ? realloc(w->f, cap * sizeof(*f)) : NULL;
-		if (!f) {
-			close(fd);
-			return w->depth < RM_DEPTH_MAX ? rm_refuse(w, "out of memory at", name)
-						       : rm_refuse(w, "the tree is too deep at", name);
-		}
-		w->f = f;
-		w->cap = cap;
+	if (w->depth >= RM_DEPTH_MAX || AT_ARRAY_GROW(w->f, w->cap, w->depth + 1) < 0) {
+		close(fd);
+		return w->depth < RM_DEPTH_MAX ? rm_refuse(w, "out of memory at", name)
+					       : rm_refuse(w, "the tree is too deep at", name);
 	}
 	f = &w->f[w->depth];
 	f->dir = fdopendir(fd);
