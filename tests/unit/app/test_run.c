@@ -1,7 +1,8 @@
 /*
  * Unit tests for app/run.c as a long-lived front end (an MCP server) uses
- * it: a run with captured output, and a run cancelled from another thread
- * through its cancel descriptor. Needs user namespaces, like every sandbox
+ * it: a run with captured output, a run cancelled from another thread
+ * through its cancel descriptor, and one network allowlist used for two
+ * runs in turn. Needs user namespaces, like every sandbox
  * test: skipped where there are none, a failure when CI=true.
  */
 #include <setjmp.h>
@@ -21,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/net.h"
 #include "app/new.h"
 #include "app/run.h"
 #include "core/fs.h"
@@ -160,10 +162,84 @@ static void test_run__is_cancelled_from_another_thread(void **state)
 	at_app_run_result_release(&res);
 }
 
+/*
+ * What: a front end asks for the host's network and an allowlist at once,
+ * or --deny-private with nothing allowed. Must: refused before anything
+ * runs (AT_EUSAGE, not attempted), whatever the front end checked itself.
+ */
+static void test_run__refuses_an_allowlist_with_the_hosts_network(void **state)
+{
+	struct repo *r = *state;
+	char *argv[] = { "true", NULL };
+	struct at_app_run_opts o = AT_APP_RUN_OPTS_INIT;
+	struct at_app_run_result res;
+	struct at_error err = AT_ERROR_INIT;
+	struct at_app_net *net;
+
+	assert_int_equal(at_app_net_new(&net, &err), 0);
+	o.name = "t";
+	o.argv = argv;
+	o.proxy = net;
+	at_app_net_deny_private(net);
+	assert_int_equal(at_app_run(&r->app, &o, &res, &err), AT_EUSAGE);
+	assert_non_null(strstr(err.msg, "--deny-private"));
+	assert_false(res.attempted);
+	at_app_run_result_release(&res);
+
+	at_error_clear(&err);
+	assert_int_equal(at_app_net_allow(net, "example.org", &err), 0);
+	o.net = true;
+	assert_int_equal(at_app_run(&r->app, &o, &res, &err), AT_EUSAGE);
+	assert_non_null(strstr(err.msg, "--net"));
+	assert_false(res.attempted);
+	at_app_run_result_release(&res);
+	at_app_net_free(net);
+}
+
+/*
+ * What: one allowlist, as an MCP server would keep it, used for two runs.
+ * Must: each run has the proxy (its variables in the command's
+ * environment, the proxy started and stopped: a report after each), and
+ * the second starts afresh (no record of the first kept, nothing leaked).
+ */
+static void test_run__one_allowlist_serves_two_runs(void **state)
+{
+	struct repo *r = *state;
+	char *argv[] = { "sh", "-c", "test \"$HTTPS_PROXY\" = http://127.0.0.1:3128", NULL };
+	struct at_app_run_opts o = AT_APP_RUN_OPTS_INIT;
+	struct at_app_net_report rep;
+	struct at_app_run_result res;
+	struct at_error err = AT_ERROR_INIT;
+	struct at_app_net *net;
+	int i;
+
+	need_user_namespaces();
+	assert_int_equal(at_app_net_new(&net, &err), 0);
+	assert_int_equal(at_app_net_allow(net, "example.org", &err), 0);
+	o.name = "t";
+	o.argv = argv;
+	o.proxy = net;
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(at_app_run(&r->app, &o, &res, &err), 0);
+		assert_true(res.attempted);
+		assert_int_equal(res.exit_code, 0);
+		at_app_net_report(net, &rep);
+		assert_true(rep.active);
+		assert_true(rep.start_us > 0);
+		assert_int_equal(rep.nconns, 0);
+		at_app_run_result_release(&res);
+	}
+	at_app_net_free(net);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_run__captures_the_output, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__refuses_an_allowlist_with_the_hosts_network,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run__one_allowlist_serves_two_runs, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_run__is_cancelled_from_another_thread, setup,
 						teardown),
 	};
