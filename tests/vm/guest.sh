@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# guest.sh - inside the test machine (run at boot by agenttask-vm.service, as
+# root, from the work disk mounted at /mnt/work): run every suite listed in
+# /mnt/work/suites as the ordinary user and as root, leave each log and a
+# summary in /mnt/work/results, then the unit powers the machine off.
+#
+# The ordinary user's suites run in a login session of their own (`su -l`,
+# through pam_systemd), as a user at a terminal or over ssh would: in
+# session-N.scope, beside that user's manager, with XDG_RUNTIME_DIR set.
+set -u
+W=/mnt/work
+R=$W/results
+mkdir -p "$R"
+chmod 755 "$R"
+say() { echo "agenttask-vm: $*" >/dev/ttyS0; }
+
+if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then cg="cgroup v2"; else cg="cgroup v1"; fi
+say "kernel $(uname -r), $cg, user manager: $(systemctl is-active user@1000.service)"
+: >"$R/summary"
+
+# run_suite NAME SCRIPT WHO: one suite as one identity; a line in the summary.
+run_suite() {
+	local name=$1 script=$2 who=$3 log=$R/$1.$3.log rc
+	local envs="CI=true AGENTTASK=$W/bin/agenttask LC_ALL=C.UTF-8"
+	say "running the $name suite as $who"
+	if [ "$who" = root ]; then
+		(cd /root && env $envs bash "$W/tests/$script") >"$log" 2>&1
+	else
+		su -l "$who" -c "cd ~ && env $envs bash '$W/tests/$script'" >"$log" 2>&1
+	fi
+	rc=$?
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+	echo "$name|$who|$rc|${line:-no result line}|$cg" >>"$R/summary"
+	say "$name as $who: exit $rc: ${line:-no result line}"
+}
+
+while read -r name script; do
+	case "$name" in '' | '#'*) continue ;; esac
+	run_suite "$name" "$script" tester
+	run_suite "$name" "$script" root
+done <"$W/suites"
+journalctl -b --no-pager >"$R/journal.log" 2>&1
+sync
+say "done"
