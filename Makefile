@@ -3,7 +3,7 @@
 #   make check   install what is missing, build, run every test (also under ASan+UBSan)
 
 DEBIAN_PACKAGES := build-essential cmake pkg-config git python3 \
-	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev \
+	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev libsystemd-dev \
 	libssl-dev bubblewrap hyperfine util-linux procps iproute2
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build

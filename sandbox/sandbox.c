@@ -129,17 +129,17 @@ static int write_idmaps(const struct at_sb_child *c, const char **what)
 /*
  * The supervisor holds the write end of the sync pipe until the run is
  * over: POLLHUP (or EOF) means it died before our death signal was armed,
- * and nobody would ever kill us. With a cgroup to join, wait for its byte:
- * it is written once the supervisor has moved us in.
+ * and nobody would ever kill us. With a cgroup to join, wait for its
+ * message: written once the supervisor has moved us in, it says which
+ * limits fall back to rlimits after all.
  */
-static int check_supervisor(const struct at_sb_child *c)
+static int check_supervisor(struct at_sb_child *c)
 {
 	struct pollfd pfd = { .fd = c->sync_fd, .events = POLLIN };
-	char byte;
 
 	errno = 0;
 	if (c->wait_sync) {
-		if (read(c->sync_fd, &byte, 1) == 1)
+		if (read(c->sync_fd, c->rlimit, sizeof(c->rlimit)) == (ssize_t)sizeof(c->rlimit))
 			return 0;
 	} else if (poll(&pfd, 1, 0) >= 0 && !(pfd.revents & (POLLHUP | POLLERR))) {
 		return 0;
@@ -172,7 +172,8 @@ static int child_setup(struct at_sb_child *c, int64_t *t, int *step, const char 
 	*step = SB_SYNC;
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || check_supervisor(c) < 0)
 		return -1;
-	close(c->sync_fd);
+	if (!c->hold)
+		close(c->sync_fd);
 	*step = SB_IDMAP;
 	if (write_idmaps(c, what) < 0)
 		return -1;
@@ -312,7 +313,8 @@ struct run {
 	bool masked;
 };
 
-static const char *const limit_names[AT_LIMIT_COUNT] = { "memory", "pids", "cpu", "file-size" };
+static const char *const limit_names[AT_LIMIT_COUNT] = { "memory", "pids", "cpu", "file-size",
+							  "cpus" };
 static const char *const step_names[AT_STEP_COUNT] = {
 	"clone", "idmap+cgroup", "net", "mounts", "pivot_root", "privileges", "exec", "exited",
 	"done",
@@ -321,6 +323,15 @@ static const char *const step_names[AT_STEP_COUNT] = {
 const char *at_sandbox_limit_name(enum at_sandbox_limit l)
 {
 	return (unsigned int)l < AT_LIMIT_COUNT ? limit_names[l] : "?";
+}
+
+const char *at_sandbox_stop_name(enum at_sandbox_stop s)
+{
+	static const char *const names[AT_STOP_COUNT] = {
+		NULL, "timeout", "oom", "pids", "cpu", "file-size",
+	};
+
+	return (unsigned int)s < AT_STOP_COUNT ? names[s] : NULL;
 }
 
 const char *at_sandbox_step_name(enum at_sandbox_step s)
@@ -333,10 +344,16 @@ const char *at_sandbox_mech_name(enum at_sandbox_mech m)
 	switch (m) {
 	case AT_MECH_NONE:
 		return "none";
+	case AT_MECH_CGROUP_V2:
+		return "cgroup-v2";
+	case AT_MECH_SYSTEMD:
+		return "systemd-scope";
 	case AT_MECH_CGROUP_V1:
 		return "cgroup-v1";
 	case AT_MECH_RLIMIT:
 		return "rlimit";
+	case AT_MECH_UNENFORCED:
+		return "unenforced";
 	}
 	return "?";
 }
@@ -486,7 +503,7 @@ static int prepare(struct run *r, const struct at_sandbox_opts *o, struct at_san
 	if (at_sb_seccomp_compile(&r->c.seccomp, err) < 0)
 		return err->code;
 	memcpy(r->c.limits, o->limits, sizeof(r->c.limits));
-	if (at_sb_cgroup_setup(o->limits, res->mech, &r->cg, err) < 0)
+	if (at_sb_limits_prepare(o, res->mech, &r->cg, err) < 0)
 		return err->code;
 	for (i = 0; i < AT_LIMIT_COUNT; i++)
 		r->c.rlimit[i] = res->mech[i] == AT_MECH_RLIMIT;
@@ -499,7 +516,8 @@ static int prepare(struct run *r, const struct at_sandbox_opts *o, struct at_san
 		 (unsigned)getuid());
 	snprintf(r->c.gid_map, sizeof(r->c.gid_map), "%u %u 1\n", (unsigned)getgid(),
 		 (unsigned)getgid());
-	r->c.wait_sync = r->cg.ndirs > 0;
+	r->c.wait_sync = r->cg.need_sync;
+	r->c.hold = r->cg.tree != AT_MECH_NONE;
 	r->c.last_cap = read_sysctl("/proc/sys/kernel/cap_last_cap");
 	if (r->c.last_cap < 0)
 		r->c.last_cap = CAP_LAST_CAP;
@@ -526,18 +544,71 @@ static int prepare(struct run *r, const struct at_sandbox_opts *o, struct at_san
 }
 
 /*
- * Clone the sandbox's init; with limits, move it into the run's cgroup and
- * let it go. The write end of the sync pipe stays open until the run is
- * over: the init checks that it is, to know the supervisor is alive.
+ * The init: clone3 straight into the run's cgroup where we made one
+ * ourselves (CLONE_INTO_CGROUP: the whole tree is in it from its first
+ * instruction), else clone, and the init waits to be moved (r->c.wait_sync).
  */
-static int start(struct run *r, const struct at_sandbox_opts *o, struct at_error *err)
+/* The kernel's struct clone_args (linux/sched.h clashes with glibc's sched.h). */
+struct sb_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls,
+		set_tid, set_tid_size, cgroup;
+};
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+static long clone_init(struct run *r, unsigned long flags)
+{
+	struct sb_clone_args ca;
+	long pid;
+
+	if (r->cg.into_fd >= 0) {
+		memset(&ca, 0, sizeof(ca));
+		ca.flags = (flags & ~(unsigned long)CSIGNAL) | CLONE_INTO_CGROUP;
+		ca.exit_signal = SIGCHLD;
+		ca.cgroup = (uint64_t)r->cg.into_fd;
+		pid = syscall(SYS_clone3, &ca, sizeof(ca));
+		if (pid >= 0 || (errno != ENOSYS && errno != E2BIG && errno != EINVAL))
+			return pid;
+		/* Before 5.7: moved in by cgroup.procs, like a v1 cgroup. */
+		close(r->cg.into_fd);
+		r->cg.into_fd = -1;
+		r->cg.need_sync = r->c.wait_sync = true;
+	}
+	return syscall(SYS_clone, flags, NULL, NULL, NULL, 0);
+}
+
+/* Move the init into its cgroup (or scope), then tell it which rlimits are left to it. */
+static int release_init(struct run *r, const struct at_sandbox_opts *o,
+			struct at_sandbox_result *res, int pid, struct at_error *err)
+{
+	bool rl[AT_LIMIT_COUNT];
+	int i;
+
+	if (at_sb_limits_attach(&r->cg, o, pid, res->mech, err) < 0)
+		return err->code;
+	for (i = 0; i < AT_LIMIT_COUNT; i++)
+		rl[i] = res->mech[i] == AT_MECH_RLIMIT;
+	if (write(r->sync[1], rl, sizeof(rl)) != (ssize_t)sizeof(rl))
+		return at_error_sys(err, AT_ESANDBOX, "cannot start the sandbox");
+	return 0;
+}
+
+/*
+ * Clone the sandbox's init; with a cgroup to join, move it in and let it
+ * go. The write end of the sync pipe stays open until the run is over (or,
+ * with a cgroup, until its counters are read): the init checks that it is,
+ * to know the supervisor is alive.
+ */
+static int start(struct run *r, const struct at_sandbox_opts *o, struct at_sandbox_result *res,
+		 struct at_error *err)
 {
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 			      CLONE_NEWUTS | (o->net ? 0 : CLONE_NEWNET) | SIGCHLD;
 	long pid;
 
 	r->c.t_clone_ns = at_sb_now_ns();
-	pid = syscall(SYS_clone, flags, NULL, NULL, NULL, 0);
+	pid = clone_init(r, flags);
 	if (pid == 0) {
 		close(r->sync[1]);
 		close(r->report[0]);
@@ -559,17 +630,22 @@ static int start(struct run *r, const struct at_sandbox_opts *o, struct at_error
 		close(r->err[1]);
 		r->out[1] = r->err[1] = -1;
 	}
-	if (!r->c.wait_sync)
-		return 0;
-	if (at_sb_cgroup_attach(&r->cg, (int)pid, err) < 0) {
+	if (r->c.wait_sync && release_init(r, o, res, (int)pid, err) < 0) {
 		kill((pid_t)pid, SIGKILL);
 		return err->code;
 	}
-	if (write(r->sync[1], "x", 1) != 1) {
-		kill((pid_t)pid, SIGKILL);
-		return at_error_sys(err, AT_ESANDBOX, "cannot start the sandbox");
-	}
 	return 0;
+}
+
+/* At the init's exit report: the counters, then the init may let go of the cgroup. */
+static void exit_reported(void *arg)
+{
+	struct run *r = arg;
+
+	at_sb_limits_collect(&r->cg);
+	if (r->sync[1] >= 0)
+		close(r->sync[1]);
+	r->sync[1] = -1;
 }
 
 static int64_t timeval_ms(const struct timeval *tv)
@@ -577,37 +653,11 @@ static int64_t timeval_ms(const struct timeval *tv)
 	return (int64_t)tv->tv_sec * 1000 + tv->tv_usec / 1000;
 }
 
-static int finish(struct run *r, const struct at_sandbox_opts *o, struct at_sandbox_result *res,
-		  struct at_error *err)
+/* The command's status, or the init's when it died first. */
+static int command_status(struct run *r, struct at_sandbox_result *res, struct at_error *err)
 {
 	struct at_sb_super *s = &r->s;
-	int i;
 
-	res->max_rss_kb = s->ru.ru_maxrss;
-	res->user_cpu_ms = timeval_ms(&s->ru.ru_utime);
-	res->sys_cpu_ms = timeval_ms(&s->ru.ru_stime);
-	res->out = s->out_buf;
-	res->err = s->err_buf;
-	res->out_len = s->out_len;
-	res->err_len = s->err_len;
-	res->out_truncated = s->out_truncated;
-	res->err_truncated = s->err_truncated;
-	s->out_buf = s->err_buf = NULL;
-	if (o->capture) {
-		if (!res->out)
-			res->out = calloc(1, 1);
-		if (!res->err)
-			res->err = calloc(1, 1);
-	}
-	if (s->t_done_ns)
-		s->t_ns[AT_STEP_DONE] = s->t_done_ns;
-	for (i = 0; i < AT_STEP_COUNT; i++)
-		res->step_us[i] = s->have_timing && s->t_ns[i]
-					  ? (s->t_ns[i] - r->c.t_clone_ns) / 1000
-					  : -1;
-
-	if (s->have_setup_fail && !s->timed_out)
-		return setup_error(r, &s->setup_fail, err);
 	if (s->timed_out) {
 		res->timed_out = true;
 		res->exit_code = AT_RUN_TIMEOUT;
@@ -639,6 +689,45 @@ static int finish(struct run *r, const struct at_sandbox_opts *o, struct at_sand
 			    WEXITSTATUS(s->init_status));
 }
 
+static int finish(struct run *r, const struct at_sandbox_opts *o, struct at_sandbox_result *res,
+		  struct at_error *err)
+{
+	struct at_sb_super *s = &r->s;
+	int i, rc;
+
+	res->max_rss_kb = s->ru.ru_maxrss;
+	res->user_cpu_ms = timeval_ms(&s->ru.ru_utime);
+	res->sys_cpu_ms = timeval_ms(&s->ru.ru_stime);
+	res->out = s->out_buf;
+	res->err = s->err_buf;
+	res->out_len = s->out_len;
+	res->err_len = s->err_len;
+	res->out_truncated = s->out_truncated;
+	res->err_truncated = s->err_truncated;
+	s->out_buf = s->err_buf = NULL;
+	if (o->capture) {
+		if (!res->out)
+			res->out = calloc(1, 1);
+		if (!res->err)
+			res->err = calloc(1, 1);
+	}
+	if (s->t_done_ns)
+		s->t_ns[AT_STEP_DONE] = s->t_done_ns;
+	for (i = 0; i < AT_STEP_COUNT; i++)
+		res->step_us[i] = s->have_timing && s->t_ns[i]
+					  ? (s->t_ns[i] - r->c.t_clone_ns) / 1000
+					  : -1;
+
+	if (s->have_setup_fail && !s->timed_out)
+		return setup_error(r, &s->setup_fail, err);
+	rc = command_status(r, res, err);
+	if (rc == 0) {
+		at_sb_limits_collect(&r->cg);
+		at_sb_limits_result(&r->cg, o, res);
+	}
+	return rc;
+}
+
 static void run_release(struct run *r)
 {
 	close_pair(r->sync);
@@ -655,7 +744,7 @@ static void run_release(struct run *r)
 		close(r->s.err_fd);
 	if (r->masked)
 		sigprocmask(SIG_SETMASK, &r->saved, NULL);
-	at_sb_cgroup_remove(&r->cg);
+	at_sb_limits_release(&r->cg);
 	at_sb_plan_free(r->c.ops, r->c.nops);
 	at_sb_seccomp_release(&r->c.seccomp);
 	free(r->s.out_buf);
@@ -687,7 +776,7 @@ int at_sandbox_run(const struct at_sandbox_opts *o, struct at_sandbox_result *re
 	if (rc == 0)
 		rc = prepare(&r, o, res, err);
 	if (rc == 0)
-		rc = start(&r, o, err);
+		rc = start(&r, o, res, err);
 	if (r.s.init_pid > 0) {
 		res->prepare_us = (r.c.t_clone_ns - t0) / 1000;
 		/* Even after a failed start: wait for the init to be gone. */
@@ -696,6 +785,8 @@ int at_sandbox_run(const struct at_sandbox_opts *o, struct at_sandbox_result *re
 		r.s.err_fd = r.err[0];
 		r.report[0] = r.out[0] = r.err[0] = -1;
 		r.s.timeout_ms = o->timeout_ms;
+		r.s.at_exit_report = exit_reported;
+		r.s.arg = &r;
 		r.s.capture_max = o->capture_max ? o->capture_max : AT_SANDBOX_CAPTURE_MAX;
 		if (at_sb_supervise(&r.s) < 0 && rc == 0)
 			rc = at_error_sys(err, AT_ESYS, "cannot wait for the sandbox");
