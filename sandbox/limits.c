@@ -376,7 +376,9 @@ void at_sb_limits_release(struct at_sb_cgroup *cg)
 void at_sb_limits_result(const struct at_sb_cgroup *cg, const struct at_sandbox_opts *o,
 			 struct at_sandbox_result *res)
 {
-	int sig = res->term_signal;
+	/* A shell reports its child's death as 128+N: read it as the signal. */
+	int sig = res->term_signal ? res->term_signal
+		  : res->exit_code > 128 && res->exit_code < 128 + 65 ? res->exit_code - 128 : 0;
 
 	res->oom_kills = cg->oom_kills;
 	res->pids_refused = cg->pids_refused;

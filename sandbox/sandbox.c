@@ -373,9 +373,9 @@ static const char *userns_hint(int errnum)
 		       "(sysctl -w kernel.unprivileged_userns_clone=1)";
 	if (getuid() != 0 &&
 	    read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
-		return "AppArmor restricts unprivileged user namespaces "
-		       "(kernel.apparmor_restrict_unprivileged_userns=1): give agenttask an "
-		       "AppArmor profile that allows userns, or set it to 0";
+		return "AppArmor restricts user namespaces "
+		       "(kernel.apparmor_restrict_unprivileged_userns=1): install the profile "
+		       "/etc/apparmor.d/agenttask (make install) or set it to 0";
 	if (read_sysctl("/proc/sys/user/max_user_namespaces") == 0)
 		return "user.max_user_namespaces=0 disables user namespaces "
 		       "(sysctl -w user.max_user_namespaces=15000)";

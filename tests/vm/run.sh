@@ -63,14 +63,14 @@ if [ "$rc" != 0 ]; then
 	tail -30 "$work/console.log" | tr -cd '\11\12\15\40-\176' >&2
 fi
 
-mkdir -p "$build/vm/results"
-rm -rf "$build/vm/results"/*
+rm -rf "$build/vm/results"
 debugfs -R "rdump /results $build/vm" "$work/work.img" >/dev/null 2>&1 || true
+mkdir -p "$build/vm/results"
 cp "$work/console.log" "$build/vm/results/console.log" 2>/dev/null || true
 echo "check-vm: logs in $build/vm/results; image ready after ${t_image}s, all done after $(($(date +%s) - t0))s"
 
 failed=0
-expected=$(grep -cvE '^[[:space:]]*(#|$)' "$here/suites")
+expected=$(grep -cvE '^[[:space:]]*(#|$)' "$work/disk/suites")
 seen=0
 if [ -f "$build/vm/results/summary" ]; then
 	while IFS='|' read -r name who status line cg; do
