@@ -281,4 +281,37 @@ test_pids_as_root_without_a_cgroup_is_refused() {
 	assert_contains "$errout" "RLIMIT_NPROC does not bind root" "reason"
 }
 
+# ---- doctor ----
+
+test_doctor_says_what_works_here() {
+	# What: agenttask doctor, outside any repository. Must: exit 0 (the
+	# sandbox works here), every check named, the cgroup check agreeing
+	# with the mechanism a run gets, a fix wherever something falls back.
+	cd /
+	expect_rc 0 "doctor" doctor --json
+	assert_eq "$(json_get "$out" 'j["can_sandbox"], [c["check"] for c in j["checks"]]')" "(True, ['userns', 'overlayfs', 'cgroups', 'seccomp', 'openat2', 'mount_api', 'mount_setattr'])" "checks"
+	assert_eq "$(json_get "$out" 'all(c["state"] != "fail" for c in j["checks"]) and all(c["fix"] for c in j["checks"] if c["state"] != "ok")')" "True" "a fix for each fallback"
+	local cg
+	cg=$(json_get "$out" '[c["state"] + " " + c["detail"] for c in j["checks"] if c["check"] == "cgroups"][0]')
+	if cgroup; then
+		assert_contains "$cg" "ok a run's limits hold its whole tree: $MECH" "cgroup check"
+	else
+		assert_contains "$cg" "fallback" "cgroup check"
+	fi
+	expect_rc 0 "doctor text" doctor
+	assert_contains "$out" "agenttask can sandbox on this machine" "summary line"
+	[ -z "$(run_cgroups)" ] || fail "doctor left a cgroup: $(run_cgroups)"
+}
+
+test_doctor_fails_without_user_namespaces() {
+	# What: doctor where user namespaces are disabled (user.max_user_namespaces=0
+	# in a namespace of our own). Must: exit 1, the user namespace check
+	# failed with the sysctl and its fix named.
+	unshare -Ur sh -c "echo 0 > /proc/sys/user/max_user_namespaces && exec '$AT' doctor --json" >out.json 2>err.txt && rc=0 || rc=$?
+	assert_eq "$rc" 1 "exit status"
+	out=$(cat out.json)
+	assert_eq "$(json_get "$out" 'j["can_sandbox"], j["checks"][0]["state"]')" "(False, 'fail')" "userns fails"
+	assert_contains "$(json_get "$out" 'j["checks"][0]["detail"] + j["checks"][0]["fix"]')" "user.max_user_namespaces=0" "the sysctl named"
+}
+
 run_tests
