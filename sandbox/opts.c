@@ -108,8 +108,12 @@ int at_sandbox_parse_seconds(const char *s, uint64_t *ms_out, struct at_error *e
 
 int at_sandbox_parse_cpus(const char *s, uint64_t *milli_out, struct at_error *err)
 {
-	if (parse_thousandths(s, '\0', milli_out) == 0 && *milli_out <= 1000000)
+	uint64_t v;
+
+	if (parse_thousandths(s, '\0', &v) == 0 && v <= 1000000) {
+		*milli_out = v;
 		return 0;
+	}
 	return at_error_set(err, AT_EUSAGE, "invalid number of CPUs '%s' (like 2 or 0.5)",
 			    s ? s : "");
 }
