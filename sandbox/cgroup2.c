@@ -18,7 +18,9 @@
  */
 #include "sandbox/internal.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <stdio.h>
@@ -145,11 +147,17 @@ static bool alone_in(const char *dir)
 	return pid == (long)getpid() && (*end == '\0' || (end[0] == '\n' && end[1] == '\0'));
 }
 
-/* Move agenttask into <base>/agenttask-supervisor and give base's children the controllers. */
-static int enable_controllers(const char *base, const char *ctl)
+/*
+ * Give base's children the controllers in ctl. base may not hold processes
+ * then: agenttask moves itself into <base>/agenttask-supervisor first, when
+ * it is alone in base (in_leaf: it is there already).
+ */
+static int enable_controllers(const char *base, const char *ctl, bool in_leaf)
 {
 	char leaf[560], pid[32];
 
+	if (in_leaf)
+		return at_sb_cg_write(base, "cgroup.subtree_control", ctl);
 	if (!alone_in(base))
 		return -1;
 	if (at_fmt(leaf, sizeof(leaf), "%s/" SUPERVISOR_LEAF, base) < 0)
@@ -171,7 +179,7 @@ static int enable_controllers(const char *base, const char *ctl)
  * The base cgroup for the run's: ours, or its parent when we are already in
  * the supervisor leaf. Delegated only as the comment at the top says.
  */
-static int delegated_base(char *base, size_t size)
+static int delegated_base(char *base, size_t size, bool *in_leaf)
 {
 	char own[400], *slash;
 	bool under_systemd = access("/run/systemd/system", F_OK) == 0;
@@ -179,7 +187,8 @@ static int delegated_base(char *base, size_t size)
 	if (at_sb_cg2_of(getpid(), own, sizeof(own)) < 0)
 		return -1;
 	slash = strrchr(own, '/');
-	if (slash && strcmp(slash + 1, SUPERVISOR_LEAF) == 0)
+	*in_leaf = slash && strcmp(slash + 1, SUPERVISOR_LEAF) == 0;
+	if (*in_leaf)
 		*slash = '\0';
 	if (at_fmt(base, size, CG2_ROOT "%s", strcmp(own, "/") == 0 ? "" : own) < 0)
 		return -1;
@@ -195,9 +204,10 @@ int at_sb_cg2_delegated(const bool *want, char *dir, size_t size)
 	static unsigned int seq;
 	char base[480], ctl[64], on[512];
 	struct timespec ts;
+	bool in_leaf;
 	int i;
 
-	if (delegated_base(base, sizeof(base)) < 0)
+	if (delegated_base(base, sizeof(base), &in_leaf) < 0)
 		return -1;
 	controllers_wanted(base, want, ctl, sizeof(ctl));
 	if (!ctl[0])
@@ -208,13 +218,39 @@ int at_sb_cg2_delegated(const bool *want, char *dir, size_t size)
 		if (want[i] && controller[i] && !has_word(on, controller[i]) && strstr(ctl, controller[i]))
 			break;
 	}
-	if (i < AT_LIMIT_COUNT && enable_controllers(base, ctl) < 0)
+	if (i < AT_LIMIT_COUNT && enable_controllers(base, ctl, in_leaf) < 0)
 		return -1;
+	at_sb_cg_sweep(base, "agenttask-run-");
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	if (at_fmt(dir, size, "%s/agenttask-run-%ld-%u-%ld", base, (long)getpid(), seq++,
 		   (long)(ts.tv_nsec / 1000)) < 0)
 		return -1;
 	return mkdir(dir, 0755);
+}
+
+void at_sb_cg_sweep(const char *base, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	struct dirent *e;
+	DIR *d = opendir(base);
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char path[768], *end;
+		long pid;
+
+		if (e->d_type != DT_DIR || strncmp(e->d_name, prefix, n) != 0)
+			continue;
+		pid = strtol(e->d_name + n, &end, 10);
+		if (pid <= 0 || *end != '-' || pid == (long)getpid())
+			continue;
+		/* Its agenttask is gone (killed before it could clean up); rmdir fails if in use. */
+		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH &&
+		    at_fmt(path, sizeof(path), "%s/%s", base, e->d_name) == 0)
+			rmdir(path);
+	}
+	closedir(d);
 }
 
 int at_sb_cg2_write_limits(const char *dir, const uint64_t *limits, bool *want)

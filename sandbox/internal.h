@@ -174,6 +174,8 @@ void at_sb_limits_release(struct at_sb_cgroup *cg);
 /* Why the run was stopped (res->stop; an OOM kill makes it 137). */
 void at_sb_limits_result(const struct at_sb_cgroup *cg, const struct at_sandbox_opts *o,
 			 struct at_sandbox_result *res);
+/* Remove the empty cgroups PREFIX<pid>-... in base whose agenttask (pid) is gone. */
+void at_sb_cg_sweep(const char *base, const char *prefix);
 /* Write value to dir/name (a cgroup file); 0 or -1 with errno. */
 int at_sb_cg_write(const char *dir, const char *name, const char *value);
 

@@ -121,6 +121,7 @@ static int make_cgroup(const char *controller, unsigned int seq, char *dir, size
 		return -1;
 	if (access(base, W_OK) < 0)
 		return -1;
+	at_sb_cg_sweep(base, "agenttask-");
 	if (at_fmt(dir, size, "%s/agenttask-%ld-%u", base, (long)getpid(), seq) < 0)
 		return -1;
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
@@ -253,7 +254,6 @@ int at_sb_limits_prepare(const struct at_sandbox_opts *o, enum at_sandbox_mech *
 			 struct at_sb_cgroup *cg, struct at_error *err)
 {
 	bool held[AT_LIMIT_COUNT];
-	int i;
 
 	cgroup_init(cg);
 	if (!wanted(o, held))
@@ -262,12 +262,10 @@ int at_sb_limits_prepare(const struct at_sandbox_opts *o, enum at_sandbox_mech *
 		if (try_delegated(cg, o, held))
 			return fall_back(o, held, cg->tree, mech, err);
 		if (at_sb_scope_connect(&cg->scope) == 0) {
-			/* Settled in at_sb_limits_attach, once the init exists. */
+			/* As hoped for; settled in at_sb_limits_attach, once the init exists. */
 			cg->tree = AT_MECH_SYSTEMD;
 			cg->need_sync = true;
-			for (i = 0; i < AT_LIMIT_COUNT; i++)
-				mech[i] = o->limits[i] ? AT_MECH_SYSTEMD : AT_MECH_NONE;
-			return 0;
+			return fall_back(o, held, cg->tree, mech, err);
 		}
 		memset(held, 0, sizeof(held));
 	} else {

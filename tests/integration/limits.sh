@@ -53,6 +53,17 @@ run_cgroups() {
 	find /sys/fs/cgroup -maxdepth 8 -type d \( -name 'agenttask-[0-9]*' -o -name 'agenttask-run-*' \) 2>/dev/null
 }
 
+# Those whose agenttask is gone: left behind (others' runs may be going on).
+run_cgroups_left() {
+	local d pid
+	for d in $(run_cgroups); do
+		pid=${d##*/agenttask-}
+		pid=${pid#run-}
+		pid=${pid%%-*}
+		kill -0 "$pid" 2>/dev/null || echo "$d"
+	done
+}
+
 test_defaults_apply_to_every_run() {
 	# What: a run without a single limit flag. Must: pids 4096 and memory
 	# (half of RAM) applied, shown as defaults, by this machine's mechanism;
@@ -114,7 +125,7 @@ test_a_fork_bomb_is_contained_without_any_flag() {
 		lrun --json --timeout 120 -- sh -c 'exec 2>/dev/null; b() { b | b & }; b; sleep 3; exit 3'
 		assert_eq "$(json_get "$out" 'j["exit_code"], j["reason"]')" "(3, 'pids')" "reason pids"
 	fi
-	[ -z "$(run_cgroups)" ] || fail "cgroups left: $(run_cgroups)"
+	[ -z "$(run_cgroups_left)" ] || fail "cgroups left: $(run_cgroups_left)"
 }
 
 test_pids_limit() {
@@ -223,13 +234,39 @@ test_the_runs_cgroup_is_removed_afterwards() {
 	lrun --memory 32M -- /usr/bin/python3 -c 'x = bytearray(100 << 20)'
 	lrun --timeout 0.5 -- sleep 5
 	sleep 0.5
-	[ -z "$(run_cgroups)" ] || fail "left behind: $(run_cgroups)"
+	[ -z "$(run_cgroups_left)" ] || fail "left behind: $(run_cgroups_left)"
 	if [ "$MECH" = systemd-scope ]; then
 		local mgr=--user
 		[ "$ME" = 0 ] && mgr=--system
 		[ -z "$(systemctl $mgr list-units --all --plain --no-legend 'agenttask-run-*' 2>/dev/null)" ] ||
 			fail "scopes left: $(systemctl $mgr list-units --all --plain --no-legend 'agenttask-run-*')"
 	fi
+}
+
+test_a_killed_runs_cgroup_is_removed_by_the_next_run() {
+	# What: kill -9 agenttask while its run sleeps: it cannot remove the
+	# run's cgroup. Must: the sandbox dies with it, and the next run removes
+	# the dead run's empty cgroup (a systemd scope goes by itself).
+	cgroup || { echo "no cgroup here"; return 0; }
+	lt_task
+	"$AT" -C repo run t1 -- sleep 60 >/dev/null 2>&1 &
+	local pid=$! n=100
+	while [ -z "$(run_cgroups | grep -e "-$pid-" -e "agenttask-$pid-")" ] && [ $n -gt 0 ]; do
+		n=$((n - 1))
+		sleep 0.1
+	done
+	[ $n -gt 0 ] || fail "no cgroup for the run"
+	kill -9 $pid
+	wait $pid 2>/dev/null || true
+	n=100
+	while pgrep -f "sleep 60" -P "$(pgrep -d, -f "agenttask -C repo run t1" || echo 1)" >/dev/null 2>&1 && [ $n -gt 0 ]; do
+		n=$((n - 1))
+		sleep 0.1
+	done
+	sleep 0.5
+	lrun -- true
+	assert_eq "$rc" 0 "the next run"
+	[ -z "$(run_cgroups_left)" ] || fail "left behind: $(run_cgroups_left)"
 }
 
 test_a_delegated_subtree_is_used_directly() {
@@ -300,7 +337,7 @@ test_doctor_says_what_works_here() {
 	fi
 	expect_rc 0 "doctor text" doctor
 	assert_contains "$out" "agenttask can sandbox on this machine" "summary line"
-	[ -z "$(run_cgroups)" ] || fail "doctor left a cgroup: $(run_cgroups)"
+	[ -z "$(run_cgroups_left)" ] || fail "doctor left a cgroup: $(run_cgroups_left)"
 }
 
 test_doctor_fails_without_user_namespaces() {
