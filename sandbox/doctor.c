@@ -331,7 +331,7 @@ static void check_cgroups(struct at_doctor *d)
 	enum at_sandbox_mech mech[AT_LIMIT_COUNT] = { 0 };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_sb_cgroup cg;
-	int wfd = -1, status, i;
+	int wfd = -1, status, i, fds[2] = { -1, -1 };
 	char ctl[64] = "";
 	pid_t pid = -1;
 
@@ -340,8 +340,14 @@ static void check_cgroups(struct at_doctor *d)
 	o.default_limits |= 1u << AT_LIMIT_CPUS;
 	if (at_sb_limits_prepare(&o, mech, &cg, &err) == 0 && cg.need_sync) {
 		pid = sleeper(&wfd);
-		if (pid < 0 || at_sb_limits_attach(&cg, &o, (int)pid, mech, &err) < 0)
+		/* The rlimits message goes to a pipe nobody reads: only the move matters. */
+		if (pid < 0 || pipe2(fds, O_CLOEXEC) < 0 ||
+		    at_sb_limits_attach(&cg, &o, (int)pid, mech, fds[1], &err) < 0)
 			cg.tree = AT_MECH_NONE;
+		if (fds[0] >= 0) {
+			close(fds[0]);
+			close(fds[1]);
+		}
 	}
 	for (i = 0; i < AT_LIMIT_COUNT; i++) {
 		if (mech[i] == cg.tree && cg.tree != AT_MECH_NONE && strlen(ctl) < 40) {

@@ -165,14 +165,23 @@ struct at_sb_cgroup {
 };
 int at_sb_limits_prepare(const struct at_sandbox_opts *o, enum at_sandbox_mech *mech,
 			 struct at_sb_cgroup *cg, struct at_error *err);
-/* After the clone, before the init goes on: move it in (v1, systemd); may fall back. */
+/*
+ * clone(2) the init with flags: by clone3 into the run's cgroup where we
+ * made it (CLONE_INTO_CGROUP: the tree is in it from its first instruction);
+ * else plainly, and *wait_sync is set where it must wait to be moved.
+ */
+long at_sb_limits_clone(struct at_sb_cgroup *cg, unsigned long flags, bool *wait_sync);
+/*
+ * After the clone, before the init goes on: move it in (v1, systemd; a
+ * controller may fall back then), and send it its rlimits over sync_fd.
+ */
 int at_sb_limits_attach(struct at_sb_cgroup *cg, const struct at_sandbox_opts *o, int pid,
-			enum at_sandbox_mech *mech, struct at_error *err);
+			enum at_sandbox_mech *mech, int sync_fd, struct at_error *err);
 /* The OOM kills and refused forks; while the init still holds the cgroup. */
 void at_sb_limits_collect(struct at_sb_cgroup *cg);
 void at_sb_limits_release(struct at_sb_cgroup *cg);
 /* Why the run was stopped (res->stop; an OOM kill makes it 137). */
-void at_sb_limits_result(const struct at_sb_cgroup *cg, const struct at_sandbox_opts *o,
+void at_sb_limits_result(struct at_sb_cgroup *cg, const struct at_sandbox_opts *o,
 			 struct at_sandbox_result *res);
 /* Remove the empty cgroups PREFIX<pid>-... in base whose agenttask (pid) is gone. */
 void at_sb_cg_sweep(const char *base, const char *prefix);

@@ -33,6 +33,7 @@
 #include "sandbox/internal.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -40,6 +41,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -292,8 +294,39 @@ static int attach_v1(const struct at_sb_cgroup *cg, int pid, struct at_error *er
 	return 0;
 }
 
-int at_sb_limits_attach(struct at_sb_cgroup *cg, const struct at_sandbox_opts *o, int pid,
-			enum at_sandbox_mech *mech, struct at_error *err)
+/* The kernel's struct clone_args (linux/sched.h clashes with glibc's sched.h). */
+struct sb_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls,
+		set_tid, set_tid_size, cgroup;
+};
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+long at_sb_limits_clone(struct at_sb_cgroup *cg, unsigned long flags, bool *wait_sync)
+{
+	struct sb_clone_args ca;
+	long pid;
+
+	if (cg->into_fd >= 0) {
+		memset(&ca, 0, sizeof(ca));
+		ca.flags = (flags & ~(unsigned long)CSIGNAL) | CLONE_INTO_CGROUP;
+		ca.exit_signal = SIGCHLD;
+		ca.cgroup = (uint64_t)cg->into_fd;
+		pid = syscall(SYS_clone3, &ca, sizeof(ca));
+		if (pid >= 0 || (errno != ENOSYS && errno != E2BIG && errno != EINVAL))
+			return pid;
+		/* Before 5.7: moved in by cgroup.procs, like a v1 cgroup. */
+		close(cg->into_fd);
+		cg->into_fd = -1;
+		cg->need_sync = *wait_sync = true;
+	}
+	return syscall(SYS_clone, flags, NULL, NULL, NULL, 0);
+}
+
+/* Move the init in: a v1 cgroup, a v2 one clone3 could not use, a systemd scope. */
+static int move_in(struct at_sb_cgroup *cg, const struct at_sandbox_opts *o, int pid,
+		   enum at_sandbox_mech *mech, struct at_error *err)
 {
 	struct at_error serr = AT_ERROR_INIT;
 	bool held[AT_LIMIT_COUNT];
@@ -318,6 +351,21 @@ int at_sb_limits_attach(struct at_sb_cgroup *cg, const struct at_sandbox_opts *o
 	at_sb_scope_free(cg->scope);
 	cg->scope = NULL;
 	return fall_back(o, held, cg->tree, mech, err);
+}
+
+int at_sb_limits_attach(struct at_sb_cgroup *cg, const struct at_sandbox_opts *o, int pid,
+			enum at_sandbox_mech *mech, int sync_fd, struct at_error *err)
+{
+	bool rl[AT_LIMIT_COUNT];
+	int i;
+
+	if (move_in(cg, o, pid, mech, err) < 0)
+		return err->code;
+	for (i = 0; i < AT_LIMIT_COUNT; i++)
+		rl[i] = mech[i] == AT_MECH_RLIMIT;
+	if (write(sync_fd, rl, sizeof(rl)) != (ssize_t)sizeof(rl))
+		return at_error_sys(err, AT_ESANDBOX, "cannot start the sandbox");
+	return 0;
 }
 
 void at_sb_limits_collect(struct at_sb_cgroup *cg)
@@ -371,13 +419,14 @@ void at_sb_limits_release(struct at_sb_cgroup *cg)
  * counters: an OOM kill makes the run's status 137 (the killed process
  * may not have been the command, whose failure followed from it).
  */
-void at_sb_limits_result(const struct at_sb_cgroup *cg, const struct at_sandbox_opts *o,
+void at_sb_limits_result(struct at_sb_cgroup *cg, const struct at_sandbox_opts *o,
 			 struct at_sandbox_result *res)
 {
 	/* A shell reports its child's death as 128+N: read it as the signal. */
 	int sig = res->term_signal ? res->term_signal
 		  : res->exit_code > 128 && res->exit_code < 128 + 65 ? res->exit_code - 128 : 0;
 
+	at_sb_limits_collect(cg);
 	res->oom_kills = cg->oom_kills;
 	res->pids_refused = cg->pids_refused;
 	if (res->timed_out) {

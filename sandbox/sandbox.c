@@ -544,57 +544,6 @@ static int prepare(struct run *r, const struct at_sandbox_opts *o, struct at_san
 }
 
 /*
- * The init: clone3 straight into the run's cgroup where we made one
- * ourselves (CLONE_INTO_CGROUP: the whole tree is in it from its first
- * instruction), else clone, and the init waits to be moved (r->c.wait_sync).
- */
-/* The kernel's struct clone_args (linux/sched.h clashes with glibc's sched.h). */
-struct sb_clone_args {
-	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls,
-		set_tid, set_tid_size, cgroup;
-};
-#ifndef CLONE_INTO_CGROUP
-#define CLONE_INTO_CGROUP 0x200000000ULL
-#endif
-
-static long clone_init(struct run *r, unsigned long flags)
-{
-	struct sb_clone_args ca;
-	long pid;
-
-	if (r->cg.into_fd >= 0) {
-		memset(&ca, 0, sizeof(ca));
-		ca.flags = (flags & ~(unsigned long)CSIGNAL) | CLONE_INTO_CGROUP;
-		ca.exit_signal = SIGCHLD;
-		ca.cgroup = (uint64_t)r->cg.into_fd;
-		pid = syscall(SYS_clone3, &ca, sizeof(ca));
-		if (pid >= 0 || (errno != ENOSYS && errno != E2BIG && errno != EINVAL))
-			return pid;
-		/* Before 5.7: moved in by cgroup.procs, like a v1 cgroup. */
-		close(r->cg.into_fd);
-		r->cg.into_fd = -1;
-		r->cg.need_sync = r->c.wait_sync = true;
-	}
-	return syscall(SYS_clone, flags, NULL, NULL, NULL, 0);
-}
-
-/* Move the init into its cgroup (or scope), then tell it which rlimits are left to it. */
-static int release_init(struct run *r, const struct at_sandbox_opts *o,
-			struct at_sandbox_result *res, int pid, struct at_error *err)
-{
-	bool rl[AT_LIMIT_COUNT];
-	int i;
-
-	if (at_sb_limits_attach(&r->cg, o, pid, res->mech, err) < 0)
-		return err->code;
-	for (i = 0; i < AT_LIMIT_COUNT; i++)
-		rl[i] = res->mech[i] == AT_MECH_RLIMIT;
-	if (write(r->sync[1], rl, sizeof(rl)) != (ssize_t)sizeof(rl))
-		return at_error_sys(err, AT_ESANDBOX, "cannot start the sandbox");
-	return 0;
-}
-
-/*
  * Clone the sandbox's init; with a cgroup to join, move it in and let it
  * go. The write end of the sync pipe stays open until the run is over (or,
  * with a cgroup, until its counters are read): the init checks that it is,
@@ -608,7 +557,7 @@ static int start(struct run *r, const struct at_sandbox_opts *o, struct at_sandb
 	long pid;
 
 	r->c.t_clone_ns = at_sb_now_ns();
-	pid = clone_init(r, flags);
+	pid = at_sb_limits_clone(&r->cg, flags, &r->c.wait_sync);
 	if (pid == 0) {
 		close(r->sync[1]);
 		close(r->report[0]);
@@ -630,7 +579,7 @@ static int start(struct run *r, const struct at_sandbox_opts *o, struct at_sandb
 		close(r->err[1]);
 		r->out[1] = r->err[1] = -1;
 	}
-	if (r->c.wait_sync && release_init(r, o, res, (int)pid, err) < 0) {
+	if (r->c.wait_sync && at_sb_limits_attach(&r->cg, o, (int)pid, res->mech, r->sync[1], err) < 0) {
 		kill((pid_t)pid, SIGKILL);
 		return err->code;
 	}
@@ -653,11 +602,37 @@ static int64_t timeval_ms(const struct timeval *tv)
 	return (int64_t)tv->tv_sec * 1000 + tv->tv_usec / 1000;
 }
 
-/* The command's status, or the init's when it died first. */
-static int command_status(struct run *r, struct at_sandbox_result *res, struct at_error *err)
+static int finish(struct run *r, const struct at_sandbox_opts *o, struct at_sandbox_result *res,
+		  struct at_error *err)
 {
 	struct at_sb_super *s = &r->s;
+	int i;
 
+	res->max_rss_kb = s->ru.ru_maxrss;
+	res->user_cpu_ms = timeval_ms(&s->ru.ru_utime);
+	res->sys_cpu_ms = timeval_ms(&s->ru.ru_stime);
+	res->out = s->out_buf;
+	res->err = s->err_buf;
+	res->out_len = s->out_len;
+	res->err_len = s->err_len;
+	res->out_truncated = s->out_truncated;
+	res->err_truncated = s->err_truncated;
+	s->out_buf = s->err_buf = NULL;
+	if (o->capture) {
+		if (!res->out)
+			res->out = calloc(1, 1);
+		if (!res->err)
+			res->err = calloc(1, 1);
+	}
+	if (s->t_done_ns)
+		s->t_ns[AT_STEP_DONE] = s->t_done_ns;
+	for (i = 0; i < AT_STEP_COUNT; i++)
+		res->step_us[i] = s->have_timing && s->t_ns[i]
+					  ? (s->t_ns[i] - r->c.t_clone_ns) / 1000
+					  : -1;
+
+	if (s->have_setup_fail && !s->timed_out)
+		return setup_error(r, &s->setup_fail, err);
 	if (s->timed_out) {
 		res->timed_out = true;
 		res->exit_code = AT_RUN_TIMEOUT;
@@ -687,45 +662,6 @@ static int command_status(struct run *r, struct at_sandbox_result *res, struct a
 	}
 	return at_error_set(err, AT_ESANDBOX, "the sandbox ended without a status (init exited %d)",
 			    WEXITSTATUS(s->init_status));
-}
-
-static int finish(struct run *r, const struct at_sandbox_opts *o, struct at_sandbox_result *res,
-		  struct at_error *err)
-{
-	struct at_sb_super *s = &r->s;
-	int i, rc;
-
-	res->max_rss_kb = s->ru.ru_maxrss;
-	res->user_cpu_ms = timeval_ms(&s->ru.ru_utime);
-	res->sys_cpu_ms = timeval_ms(&s->ru.ru_stime);
-	res->out = s->out_buf;
-	res->err = s->err_buf;
-	res->out_len = s->out_len;
-	res->err_len = s->err_len;
-	res->out_truncated = s->out_truncated;
-	res->err_truncated = s->err_truncated;
-	s->out_buf = s->err_buf = NULL;
-	if (o->capture) {
-		if (!res->out)
-			res->out = calloc(1, 1);
-		if (!res->err)
-			res->err = calloc(1, 1);
-	}
-	if (s->t_done_ns)
-		s->t_ns[AT_STEP_DONE] = s->t_done_ns;
-	for (i = 0; i < AT_STEP_COUNT; i++)
-		res->step_us[i] = s->have_timing && s->t_ns[i]
-					  ? (s->t_ns[i] - r->c.t_clone_ns) / 1000
-					  : -1;
-
-	if (s->have_setup_fail && !s->timed_out)
-		return setup_error(r, &s->setup_fail, err);
-	rc = command_status(r, res, err);
-	if (rc == 0) {
-		at_sb_limits_collect(&r->cg);
-		at_sb_limits_result(&r->cg, o, res);
-	}
-	return rc;
 }
 
 static void run_release(struct run *r)
@@ -792,6 +728,8 @@ int at_sandbox_run(const struct at_sandbox_opts *o, struct at_sandbox_result *re
 			rc = at_error_sys(err, AT_ESYS, "cannot wait for the sandbox");
 		if (rc == 0)
 			rc = finish(&r, o, res, err);
+		if (rc == 0)
+			at_sb_limits_result(&r.cg, o, res);
 	}
 	res->duration_ms = (at_sb_now_ns() - t0) / 1000000;
 	run_release(&r);
