@@ -655,15 +655,17 @@ test_signals_reach_the_command() {
 test_interactive_shell_on_a_terminal() {
 	# What: `agenttask run t1 -- bash -i` on a pseudo-terminal: type a
 	# command, Ctrl-C a foreground sleep, exit 7. Must: all work; status 7.
+	# AT_TEST_TIME_SCALE stretches its waits on a slow machine (the VM's TCG).
 	sb_task
 	local res
 	res=$(cd repo && timeout 30 /usr/bin/python3 - "$AT" <<'EOF'
 import os, pty, select, sys, time
+S = float(os.environ.get("AT_TEST_TIME_SCALE", "1"))
 pid, fd = pty.fork()
 if pid == 0:
     os.execv(sys.argv[1], ["agenttask", "run", "t1", "--", "bash", "--norc", "-i"])
 def read(t):
-    out = b""; end = time.time() + t
+    out = b""; end = time.time() + t * S
     while time.time() < end:
         r, _, _ = select.select([fd], [], [], 0.1)
         if r:
@@ -672,7 +674,7 @@ def read(t):
     return out.decode(errors="replace")
 read(1)
 os.write(fd, b"echo typed-$((40+2))\n"); a = read(1.5)
-os.write(fd, b"sleep 100\n"); time.sleep(0.5); os.write(fd, b"\x03"); read(1)
+os.write(fd, b"sleep 100\n"); time.sleep(0.5 * S); os.write(fd, b"\x03"); read(1)
 os.write(fd, b"echo survived\n"); b = read(1.5)
 os.write(fd, b"exit 7\n"); read(1)
 _, st = os.waitpid(pid, 0)

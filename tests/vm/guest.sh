@@ -14,6 +14,7 @@ mkdir -p "$R"
 chmod 755 "$R"
 say() { echo "agenttask-vm: $*" >/dev/ttyS0; }
 
+TIME_SCALE=$(sed -n 's/.*agenttask.time_scale=\([0-9]*\).*/\1/p' /proc/cmdline)
 if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then cg="cgroup v2"; else cg="cgroup v1"; fi
 say "kernel $(uname -r), $cg, user manager: $(systemctl is-active user@1000.service)"
 : >"$R/summary"
@@ -21,10 +22,11 @@ say "kernel $(uname -r), $cg, user manager: $(systemctl is-active user@1000.serv
 # run_suite NAME SCRIPT WHO: one suite as one identity; a line in the summary.
 run_suite() {
 	local name=$1 script=$2 who=$3 log=$R/$1.$3.log rc
-	local envs="CI=true AGENTTASK=$W/bin/agenttask LC_ALL=C.UTF-8"
+	# Software emulation is some 20 times slower: timing-based tests wait longer.
+	local envs="CI=true AGENTTASK=$W/bin/agenttask LC_ALL=C.UTF-8 AT_TEST_TIME_SCALE=${TIME_SCALE:-1}"
 	say "running the $name suite as $who"
 	if [ "$who" = root ]; then
-		(cd /root && env $envs bash "$W/tests/$script") >"$log" 2>&1
+		(cd /root && env HOME=/root $envs bash "$W/tests/$script") >"$log" 2>&1
 	else
 		su -l "$who" -c "cd ~ && env $envs bash '$W/tests/$script'" >"$log" 2>&1
 	fi

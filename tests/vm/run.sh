@@ -49,13 +49,13 @@ accel=${AT_VM_ACCEL:-}
 if [ -z "$accel" ]; then
 	if kvm_works; then accel=kvm; else accel=tcg; fi
 fi
-cpu=max
-[ "$accel" = kvm ] && cpu=host
+cpu=max scale=8
+[ "$accel" = kvm ] && cpu=host scale=1
 echo "check-vm: booting Debian 12 ($(basename "$(ls "$img"/vmlinuz)") from $img) under $accel"
 
 rc=0
 timeout "$timeout_s" "${qemu[@]}" -accel "$accel" -cpu "$cpu" \
-	-append "root=/dev/vda rw console=ttyS0 quiet panic=-1 systemd.show_status=0" \
+	-append "root=/dev/vda rw console=ttyS0 quiet panic=-1 systemd.show_status=0 agenttask.time_scale=$scale" \
 	-drive "file=$img/root.img,format=raw,if=virtio,snapshot=on" \
 	-drive "file=$work/work.img,format=raw,if=virtio" || rc=$?
 if [ "$rc" != 0 ]; then
