@@ -5,9 +5,10 @@
  * A cgroup is delegated to us when we may manage what is below it: outside
  * systemd, when we can write it (a container's own hierarchy, a CI runner);
  * under systemd, only when its manager marked it so (the user.delegate or
- * trusted.delegate attribute of a Delegate=yes unit, as `systemd-run --user
- * --scope -p Delegate=yes` makes): every other cgroup belongs to systemd,
- * even where root could write it.
+ * trusted.delegate attribute of a Delegate=yes unit), or when the manager
+ * says our unit has Delegate=yes (the user manager of systemd 252 writes no
+ * attribute: `systemd-run --user --scope -p Delegate=yes`): every other
+ * cgroup belongs to systemd, even where root or the user could write it.
  *
  * cgroup v2 lets a cgroup either hold processes or share controllers with
  * its children, not both. So to make the run's cgroup beside ourselves we
@@ -179,7 +180,7 @@ static int enable_controllers(const char *base, const char *ctl, bool in_leaf)
  * The base cgroup for the run's: ours, or its parent when we are already in
  * the supervisor leaf. Delegated only as the comment at the top says.
  */
-static int delegated_base(char *base, size_t size, bool *in_leaf)
+static int delegated_base(struct at_sb_scope *sd, char *base, size_t size, bool *in_leaf)
 {
 	char own[400], *slash;
 	bool under_systemd = access("/run/systemd/system", F_OK) == 0;
@@ -194,12 +195,12 @@ static int delegated_base(char *base, size_t size, bool *in_leaf)
 		return -1;
 	if (access(base, W_OK) < 0)
 		return -1;
-	if (under_systemd && !marked_delegated(base))
+	if (under_systemd && !marked_delegated(base) && !at_sb_scope_delegated(sd))
 		return -1;
 	return 0;
 }
 
-int at_sb_cg2_delegated(const bool *want, char *dir, size_t size)
+int at_sb_cg2_delegated(struct at_sb_scope *sd, const bool *want, char *dir, size_t size)
 {
 	static unsigned int seq;
 	char base[480], ctl[64], on[512];
@@ -207,7 +208,7 @@ int at_sb_cg2_delegated(const bool *want, char *dir, size_t size)
 	bool in_leaf;
 	int i;
 
-	if (delegated_base(base, sizeof(base), &in_leaf) < 0)
+	if (delegated_base(sd, base, sizeof(base), &in_leaf) < 0)
 		return -1;
 	controllers_wanted(base, want, ctl, sizeof(ctl));
 	if (!ctl[0])

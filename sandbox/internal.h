@@ -192,8 +192,11 @@ int at_sb_cg_write(const char *dir, const char *name, const char *value);
 bool at_sb_cg2_unified(void);
 /* The cgroup of pid ("/user.slice/..."), from the "0::" line of /proc/PID/cgroup. */
 int at_sb_cg2_of(int pid, char *buf, size_t size);
-/* A cgroup delegated to us, in which the run's cgroup is made; see cgroup2.c. */
-int at_sb_cg2_delegated(const bool *want, char *dir, size_t size);
+/*
+ * A cgroup delegated to us, in which the run's cgroup is made; see cgroup2.c.
+ * Under systemd, s (or NULL) is asked when the cgroup bears no mark.
+ */
+int at_sb_cg2_delegated(struct at_sb_scope *s, const bool *want, char *dir, size_t size);
 /* Write the limits wanted into dir; want[i] cleared where dir has no such file. */
 int at_sb_cg2_write_limits(const char *dir, const uint64_t *limits, bool *want);
 /* Does the cgroup at dir enforce limit l (its controller is enabled there)? */
@@ -212,6 +215,8 @@ int at_sb_scope_connect(struct at_sb_scope **out);
 int at_sb_scope_start(struct at_sb_scope *s, int pid, const uint64_t *limits, const bool *want,
 		      char *dir, size_t size, struct at_error *err);
 void at_sb_scope_free(struct at_sb_scope *s);
+/* Does the unit agenttask runs in have Delegate=yes? */
+bool at_sb_scope_delegated(struct at_sb_scope *s);
 
 /* In the child: the rlimits chosen above. 0, or -1 with errno and *which. */
 int at_sb_rlimits_apply(const struct at_sb_child *c, int *which);

@@ -237,15 +237,16 @@ static void cgroup_init(struct at_sb_cgroup *cg)
 /* A delegated v2 subtree: the run's cgroup made, limited, opened for clone3. */
 static bool try_delegated(struct at_sb_cgroup *cg, const struct at_sandbox_opts *o, bool *held)
 {
-	if (at_sb_cg2_delegated(held, cg->v2_dir, sizeof(cg->v2_dir)) < 0)
+	if (at_sb_cg2_delegated(cg->scope, held, cg->v2_dir, sizeof(cg->v2_dir)) < 0)
 		return false;
 	memcpy(cg->dirs[0], cg->v2_dir, sizeof(cg->dirs[0]));
 	cg->ndirs = 1;
 	at_sb_cg2_write_limits(cg->v2_dir, o->limits, held);
 	cg->into_fd = open(cg->v2_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cg->into_fd < 0) {
-		at_sb_limits_release(cg);
-		cgroup_init(cg);
+		rmdir(cg->v2_dir);
+		cg->ndirs = 0;
+		cg->v2_dir[0] = '\0';
 		return false;
 	}
 	cg->tree = AT_MECH_CGROUP_V2;
@@ -261,9 +262,14 @@ int at_sb_limits_prepare(const struct at_sandbox_opts *o, enum at_sandbox_mech *
 	if (!wanted(o, held))
 		return fall_back(o, held, AT_MECH_NONE, mech, err);
 	if (at_sb_cg2_unified()) {
-		if (try_delegated(cg, o, held))
+		/* Under systemd: asked whether our cgroup is delegated, else for a scope. */
+		(void)at_sb_scope_connect(&cg->scope);
+		if (try_delegated(cg, o, held)) {
+			at_sb_scope_free(cg->scope);
+			cg->scope = NULL;
 			return fall_back(o, held, cg->tree, mech, err);
-		if (at_sb_scope_connect(&cg->scope) == 0) {
+		}
+		if (cg->scope) {
 			/* As hoped for; settled in at_sb_limits_attach, once the init exists. */
 			cg->tree = AT_MECH_SYSTEMD;
 			cg->need_sync = true;

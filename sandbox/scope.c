@@ -68,6 +68,10 @@ struct sdb {
 	int (*wait)(sd_bus *, uint64_t);
 	sd_bus_slot *(*slot_unref)(sd_bus_slot *);
 	void (*error_free)(sd_bus_error *);
+	int (*call_method)(sd_bus *, const char *, const char *, const char *, const char *,
+			   sd_bus_error *, sd_bus_message **, const char *, ...);
+	int (*get_property_trivial)(sd_bus *, const char *, const char *, const char *,
+				    const char *, sd_bus_error *, char, void *);
 };
 
 #define SYM(field, name) { offsetof(struct sdb, field), name }
@@ -93,6 +97,8 @@ static const struct {
 	SYM(wait, "sd_bus_wait"),
 	SYM(slot_unref, "sd_bus_slot_unref"),
 	SYM(error_free, "sd_bus_error_free"),
+	SYM(call_method, "sd_bus_call_method"),
+	SYM(get_property_trivial, "sd_bus_get_property_trivial"),
 };
 
 struct at_sb_scope {
@@ -181,6 +187,33 @@ void at_sb_scope_free(struct at_sb_scope *s)
 		s->f.bus_flush_close_unref(s->bus);
 	/* The library stays loaded: unloading it is never needed, and unsafe under ASan. */
 	free(s);
+}
+
+bool at_sb_scope_delegated(struct at_sb_scope *s)
+{
+	static const char *const ifaces[] = { "org.freedesktop.systemd1.Scope",
+					      "org.freedesktop.systemd1.Service" };
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	const char *unit = NULL;
+	int yes = 0, r;
+	size_t i;
+
+	if (!s)
+		return false;
+	r = s->f.call_method(s->bus, SD_DEST, SD_PATH, SD_MANAGER, "GetUnitByPID", &e, &reply, "u",
+			     (uint32_t)getpid());
+	if (r >= 0)
+		r = s->f.message_read(reply, "o", &unit);
+	for (i = 0; r >= 0 && i < sizeof(ifaces) / sizeof(ifaces[0]); i++) {
+		s->f.error_free(&e);
+		if (s->f.get_property_trivial(s->bus, SD_DEST, unit, ifaces[i], "Delegate", &e, 'b',
+					      &yes) >= 0)
+			break;
+	}
+	s->f.error_free(&e);
+	s->f.message_unref(reply);
+	return yes != 0;
 }
 
 static int on_job_removed(sd_bus_message *m, void *arg, sd_bus_error *e)

@@ -20,6 +20,8 @@ if ! unshare -Ur true 2>/dev/null; then
 fi
 
 ME=$(id -u)
+# A slow machine (the VM's software emulation) gives its runs longer.
+SCALE=${AT_TEST_TIME_SCALE:-1}
 V2=false
 [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] && V2=true
 SYSTEMD=false
@@ -113,16 +115,16 @@ test_a_fork_bomb_is_contained_without_any_flag() {
 		return 0
 	fi
 	lt_task
-	local t0=$SECONDS
-	lrun -v --timeout 120 -- sh -c 'b() { b | b & }; b; sleep 3; echo survived' "bomb-$ME-$$"
+	local t0=$SECONDS limit=$((120 * SCALE))
+	lrun -v --timeout $limit -- sh -c 'b() { b | b & }; b; sleep 3; echo survived' "bomb-$ME-$$"
 	assert_contains "$errout" "limit pids=4096 (default)" "the default applied"
 	[ "$rc" != 124 ] || fail "the bomb ran until the timeout: the limit did not hold"
 	assert_contains "$out" "survived" "the shell went on after the forks failed"
-	[ $((SECONDS - t0)) -lt 120 ] || fail "took too long"
+	[ $((SECONDS - t0)) -lt $limit ] || fail "took too long"
 	sleep 0.5
 	if pgrep -f "bomb-$ME-$$" >/dev/null; then fail "processes of the bomb are left"; fi
 	if cgroup; then
-		lrun --json --timeout 120 -- sh -c 'exec 2>/dev/null; b() { b | b & }; b; sleep 3; exit 3'
+		lrun --json --timeout $limit -- sh -c 'exec 2>/dev/null; b() { b | b & }; b; sleep 3; exit 3'
 		assert_eq "$(json_get "$out" 'j["exit_code"], j["reason"]')" "(3, 'pids')" "reason pids"
 	fi
 	[ -z "$(run_cgroups_left)" ] || fail "cgroups left: $(run_cgroups_left)"
@@ -169,12 +171,12 @@ test_oom_is_reported() {
 }
 
 test_memory_limit_holds_the_whole_tree() {
-	# What: four processes of 40 MB each under --memory 100M: per process
+	# What: two processes of 60 MB each under --memory 100M: per process
 	# each is under the limit, together they are not. Must: with a cgroup,
 	# the tree is stopped (137, oom); an rlimit cannot see it (documented).
 	cgroup || { echo "no cgroup here: per-process rlimits only"; return 0; }
 	lt_task
-	lrun --memory 100M --timeout 60 -- sh -c 'for i in 1 2 3 4; do /usr/bin/python3 -c "import time; x = bytearray(40 << 20); x[::4096] = b\"y\" * len(x[::4096]); time.sleep(3)" & done; wait; exit 1'
+	lrun --memory 100M --timeout $((60 * SCALE)) -- sh -c 'for i in 1 2; do /usr/bin/python3 -c "import time; x = bytearray(60 << 20); x[::4096] = b\"y\" * len(x[::4096]); time.sleep(3)" & done; wait; exit 1'
 	assert_eq "$rc" 137 "the tree's memory is limited"
 	assert_contains "$errout" "out of memory" "message"
 }

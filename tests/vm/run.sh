@@ -35,7 +35,7 @@ truncate -s 512M "$work/work.img"
 mkfs.ext4 -q -E root_owner=0:0 -d "$work/disk" "$work/work.img"
 
 # The machine; the console is saved in $work/console.log.
-qemu=(qemu-system-x86_64 -m 2048 -smp 2 -nographic -no-reboot -nic none
+qemu=(qemu-system-x86_64 -m 4096 -smp 2 -nographic -no-reboot -nic none
 	-display none -monitor none -serial "file:$work/console.log"
 	-kernel "$img/vmlinuz" -initrd "$img/initrd.img")
 
