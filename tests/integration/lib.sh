@@ -32,6 +32,18 @@ _at_exit() {
 }
 trap _at_exit EXIT
 
+# A sandbox suite skips (77) only where user namespaces are really
+# unavailable; with CI=true that skip is a failure.
+require_user_namespaces() {
+	unshare -Ur true 2>/dev/null && return 0
+	if [ "${CI:-}" = true ]; then
+		echo "FAIL: user namespaces are unavailable, and CI=true forbids skipping"
+		exit 1
+	fi
+	echo "skip: user namespaces are unavailable here"
+	exit 77
+}
+
 fail() {
 	echo "    FAIL: $*" >&2
 	exit 1

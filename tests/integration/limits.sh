@@ -10,14 +10,7 @@
 # run them all.
 . "$(dirname "$0")/lib.sh"
 
-if ! unshare -Ur true 2>/dev/null; then
-	if [ "${CI:-}" = true ]; then
-		echo "FAIL: user namespaces are unavailable, and CI=true forbids skipping"
-		exit 1
-	fi
-	echo "skip: user namespaces are unavailable here"
-	exit 77
-fi
+require_user_namespaces
 
 ME=$(id -u)
 # A slow machine (the VM's software emulation) gives its runs longer.
