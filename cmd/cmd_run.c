@@ -397,6 +397,8 @@ static void print_verbose(const struct run_args *a, const struct at_sandbox_opts
 			at_sandbox_mech_name(res->mech[i]), note ? " (" : "", note ? note : "",
 			note ? ")" : "");
 	}
+	if (res->limits_note[0])
+		fprintf(stderr, "agenttask: no cgroup for the limits: %s\n", res->limits_note);
 	if (a->timeout_ms)
 		fprintf(stderr, "agenttask: timeout %.3fs enforced by the supervisor\n",
 			(double)a->timeout_ms / 1000);
@@ -434,6 +436,8 @@ static int print_json(const struct at_sandbox_opts *opts, const struct at_sandbo
 	bad |= add_reason(o, res);
 	if (res->oom_kills >= 0)
 		bad |= at_json_add_number(o, "oom_kills", (double)res->oom_kills);
+	if (res->limits_note[0])
+		bad |= at_json_add_string(o, "limits_note", res->limits_note);
 	if (rerr && rerr->msg[0])
 		bad |= at_json_add_string(o, "error", rerr->msg);
 	else if (res->exec_failed)

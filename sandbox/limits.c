@@ -433,6 +433,7 @@ void at_sb_limits_result(struct at_sb_cgroup *cg, const struct at_sandbox_opts *
 		  : res->exit_code > 128 && res->exit_code < 128 + 65 ? res->exit_code - 128 : 0;
 
 	at_sb_limits_collect(cg);
+	snprintf(res->limits_note, sizeof(res->limits_note), "%s", cg->why_not);
 	res->oom_kills = cg->oom_kills;
 	res->pids_refused = cg->pids_refused;
 	if (res->timed_out) {

@@ -155,6 +155,7 @@ struct at_sandbox_result {
 	enum at_sandbox_stop stop;   /* why the run was stopped, or AT_STOP_NONE */
 	int64_t oom_kills;           /* processes the OOM killer took in the run's cgroup; -1 unknown */
 	int64_t pids_refused;        /* forks the pids cgroup refused; -1 unknown */
+	char limits_note[256];       /* why no cgroup holds the limits (systemd refused), or "" */
 	int64_t prepare_us;       /* before the clone (mount plan, seccomp filter); -1 */
 	int64_t step_us[AT_STEP_COUNT];  /* microseconds after the clone; -1 unknown */
 

@@ -21,7 +21,7 @@ say "kernel $(uname -r), $cg, user manager: $(systemctl is-active user@1000.serv
 
 # run_suite NAME SCRIPT WHO: one suite as one identity; a line in the summary.
 run_suite() {
-	local name=$1 script=$2 who=$3 log=$R/$1.$3.log rc
+	local name=$1 script=$2 who=$3 log=$R/$1.$3.log rc t0=$SECONDS
 	# Software emulation is some 20 times slower: timing-based tests wait longer.
 	local envs="CI=true AGENTTASK=$W/bin/agenttask LC_ALL=C.UTF-8 AT_TEST_TIME_SCALE=${TIME_SCALE:-1}"
 	say "running the $name suite as $who"
@@ -32,8 +32,8 @@ run_suite() {
 	fi
 	rc=$?
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
-	echo "$name|$who|$rc|${line:-no result line}|$cg" >>"$R/summary"
-	say "$name as $who: exit $rc: ${line:-no result line}"
+	echo "$name|$who|$rc|${line:-no result line}|$cg|$((SECONDS - t0))" >>"$R/summary"
+	say "$name as $who: exit $rc after $((SECONDS - t0))s: ${line:-no result line}"
 }
 
 while read -r name script; do
