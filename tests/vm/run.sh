@@ -50,7 +50,7 @@ if [ -z "$accel" ]; then
 	if kvm_works; then accel=kvm; else accel=tcg; fi
 fi
 # Baseline x86-64 under TCG: glibc's AVX string functions are slow to emulate.
-cpu=qemu64 scale=8
+cpu=qemu64 scale=4
 [ "$accel" = kvm ] && cpu=host scale=1
 echo "check-vm: booting Debian 12 ($(basename "$(ls "$img"/vmlinuz)") from $img) under $accel"
 
