@@ -55,7 +55,8 @@ run_cgroups_left() {
 		pid=${d##*/agenttask-}
 		pid=${pid#run-}
 		pid=${pid%%-*}
-		kill -0 "$pid" 2>/dev/null || echo "$d"
+		# /proc, not kill -0: another user's live agenttask is not gone.
+		[ -d "/proc/$pid" ] || echo "$d"
 	done
 }
 
