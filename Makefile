@@ -4,7 +4,7 @@
 
 DEBIAN_PACKAGES := build-essential cmake pkg-config git python3 \
 	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev libsystemd-dev \
-	libssl-dev bubblewrap hyperfine util-linux procps iproute2
+	libssl-dev bubblewrap hyperfine util-linux procps iproute2 curl openssl
 # What check-vm needs besides: the image builder, qemu, and debugfs to read the
 # results back.
 VM_PACKAGES := mmdebstrap qemu-system-x86 e2fsprogs
@@ -21,6 +21,9 @@ all: build
 
 deps:
 	@bash scripts/install-deps.sh $(DEBIAN_PACKAGES)
+	@# npm for the real-install test (tests/integration/net_npm.sh): a machine
+	@# whose Node.js comes with its own npm keeps it; elsewhere Debian's.
+	@command -v npm >/dev/null || bash scripts/install-deps.sh nodejs npm
 
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAT_WERROR=ON

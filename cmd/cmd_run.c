@@ -18,6 +18,7 @@
 #include "core/audit.h"
 #include "core/json.h"
 #include "core/util.h"
+#include "cmd/net_run.h"
 #include "cmd/sandbox_run.h"
 #include "git/worktree.h"
 #include "sandbox/sandbox.h"
@@ -28,6 +29,11 @@ static const char run_help[] =
 	"  --ro PATH          also show PATH (read-only) at the same path\n"
 	"  --rw PATH          also show PATH read-write (never git metadata or state)\n"
 	"  --net              share the host's network (default: loopback only)\n"
+	"  --allow-host PATTERN  reach hosts matching PATTERN through a proxy: host,\n"
+	"                     host:port, *.domain (subdomains); ports 80 and 443 by default\n"
+	"  --forward PORT[:INNER]  the sandbox's loopback port INNER (default PORT)\n"
+	"                     reaches the host's 127.0.0.1:PORT\n"
+	"  --deny-private     with --allow-host: refuse private addresses too\n"
 	"  --env K=V          set K in the command's environment\n"
 	"  --pass-env K       pass K from agenttask's environment\n"
 	"  --timeout SEC      kill everything after SEC seconds (exit 124)\n"
@@ -56,6 +62,7 @@ struct run_args {
 	size_t npass, nset;
 	uint64_t limits[AT_LIMIT_COUNT];
 	uint64_t timeout_ms;
+	struct at_net_run netrun;        /* --allow-host, --forward, --deny-private */
 };
 
 static void run_args_release(struct run_args *a)
@@ -67,6 +74,7 @@ static void run_args_release(struct run_args *a)
 	free(a->binds);
 	free(a->pass);
 	free(a->set);
+	at_net_run_release(&a->netrun);
 }
 
 static int push(char ***arr, size_t *n, char *s)
@@ -139,7 +147,8 @@ static int add_bind(struct run_args *a, const char *path, bool writable)
 
 enum {
 	OPT_RO = 256, OPT_RW, OPT_NET, OPT_ENV, OPT_PASS_ENV, OPT_TIMEOUT, OPT_MEMORY, OPT_PIDS,
-	OPT_CPU, OPT_FSIZE, OPT_JSON, OPT_CPUS, OPT_NO_LIMITS,
+	OPT_CPU, OPT_FSIZE, OPT_JSON, OPT_CPUS, OPT_NO_LIMITS, OPT_ALLOW_HOST, OPT_FORWARD,
+	OPT_DENY_PRIVATE,
 };
 
 static int parse_option(struct run_args *a, int c, const char *arg, struct at_error *err)
@@ -175,6 +184,13 @@ static int parse_option(struct run_args *a, int c, const char *arg, struct at_er
 	case OPT_JSON:
 		a->json = true;
 		return 0;
+	case OPT_ALLOW_HOST:
+		return at_net_run_allow(&a->netrun, arg, err);
+	case OPT_FORWARD:
+		return at_net_run_forward(&a->netrun, arg, err);
+	case OPT_DENY_PRIVATE:
+		a->netrun.deny_private = true;
+		return 0;
 	case 'v':
 		a->verbose = true;
 		return 0;
@@ -207,6 +223,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "cpus", required_argument, NULL, OPT_CPUS },
 		{ "no-limits", no_argument, NULL, OPT_NO_LIMITS },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
+		{ "forward", required_argument, NULL, OPT_FORWARD },
+		{ "deny-private", no_argument, NULL, OPT_DENY_PRIVATE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -230,6 +249,11 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		return at_cli_usage("run", "no command after '--'");
 	if (optind + 1 < dd)
 		return at_cli_usage("run", "too many arguments before '--'");
+	if (a->net && at_net_run_active(&a->netrun))
+		return at_cli_usage("run", "--allow-host and --forward keep the sandbox's own "
+				    "network: they cannot go with --net");
+	if (a->netrun.deny_private && a->netrun.rules.n == 0)
+		return at_cli_usage("run", "--deny-private applies to --allow-host: none given");
 	a->name = optind < dd ? argv[optind] : NULL;
 	a->cmd = argv + dd + 1;
 	return -1;
@@ -364,6 +388,8 @@ static void audit(const struct run_paths *rp, const struct run_args *a,
 	bad |= at_json_add_number(e, "user_cpu_ms", (double)res->user_cpu_ms);
 	bad |= at_json_add_number(e, "sys_cpu_ms", (double)res->sys_cpu_ms);
 	bad |= at_json_add_bool(e, "net", a->net);
+	if (at_net_run_active(&a->netrun))
+		bad |= at_json_add(e, "network", at_net_run_json(&a->netrun));
 	bad |= at_json_add(e, "binds", binds);
 	bad |= at_json_add(e, "limits", limits_json(o, res));
 	bad |= add_reason(e, res);
@@ -413,6 +439,7 @@ static void print_verbose(const struct run_args *a, const struct at_sandbox_opts
 				at_sandbox_step_name((enum at_sandbox_step)i),
 				(double)res->step_us[i] / 1000);
 	}
+	at_net_run_print(&a->netrun, stderr);
 	fprintf(stderr, "agenttask: ran %lld ms, exit %d, max rss %lld KiB, cpu %lld+%lld ms\n",
 		(long long)res->duration_ms, res->exit_code, (long long)res->max_rss_kb,
 		(long long)res->user_cpu_ms, (long long)res->sys_cpu_ms);
@@ -483,13 +510,33 @@ static void print_stop(const struct at_sandbox_opts *o, const struct at_sandbox_
 	}
 }
 
-static int run(const struct run_args *a, const struct run_paths *rp)
+/* The proxy's variables first: the user's --env replaces them. */
+static char **env_sets(const struct run_args *a, size_t *n)
+{
+	char *const *net = at_net_run_active(&a->netrun) ? at_net_run_env() : NULL;
+	size_t nnet = 0;
+	char **v;
+
+	while (net && net[nnet])
+		nnet++;
+	v = calloc(nnet + a->nset + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	memcpy(v, net ? net : v, nnet * sizeof(*v));
+	if (a->nset)
+		memcpy(v + nnet, a->set, a->nset * sizeof(*v));
+	*n = nnet + a->nset;
+	return v;
+}
+
+static int run(struct run_args *a, const struct run_paths *rp)
 {
 	struct at_sandbox_opts o = AT_SANDBOX_OPTS_INIT;
 	struct at_sandbox_result res;
 	struct at_error err = AT_ERROR_INIT;
+	AT_AUTOFREE char **sets = NULL;
 	char **env = NULL;
-	size_t i;
+	size_t i, nsets = 0;
 	int rc, code;
 
 	at_cli_sandbox_opts(&rp->target, &o);
@@ -506,12 +553,16 @@ static int run(const struct run_args *a, const struct run_paths *rp)
 		if (at_sandbox_check_bind(&o, a->binds[i].path, a->binds[i].writable, &err) < 0)
 			return at_cli_usage("run", "%s", err.msg);
 	}
-	if (at_sandbox_env(environ, a->pass, a->npass, a->set, a->nset, &env, &err) < 0)
+	if (!(sets = env_sets(a, &nsets)))
+		return at_cli_fail(&(struct at_error){ AT_ESYS, ENOMEM, "out of memory" });
+	if (at_sandbox_env(environ, a->pass, a->npass, sets, nsets, &env, &err) < 0)
 		return at_cli_usage("run", "%s", err.msg);
 	o.envp = env;
+	at_net_run_prepare(&a->netrun, &o);
 
 	fflush(NULL);
 	rc = at_sandbox_run(&o, &res, &err);
+	at_net_run_stop(&a->netrun);
 	code = rc < 0 ? at_exit_code(rc) : res.exit_code;
 	if (rc < 0)
 		at_cli_fail(&err);
@@ -538,6 +589,7 @@ int cmd_run(struct at_cli *cli, int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	memset(&rp, 0, sizeof(rp));
+	at_net_run_init(&a.netrun);
 	rc = parse_args(argc, argv, &a);
 	if (rc < 0) {
 		int64_t t0 = now_us();

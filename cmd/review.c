@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd/review_report.h"
+#include "cmd/net_run.h"
 #include "cmd/sandbox_run.h"
 #include "core/policy.h"
 #include "core/util.h"
@@ -153,6 +154,18 @@ static int record_check(struct at_policy_result *res, const struct at_policy_che
 	return at_policy_result_add(res, c->name, passed, msg, output, err);
 }
 
+/* A check's allow_hosts, as `run --allow-host` takes them; a bad one is a malformed policy. */
+static int check_net(const struct at_policy_check *c, struct at_net_run *n, struct at_error *err)
+{
+	struct at_error perr = AT_ERROR_INIT;
+
+	for (size_t i = 0; i < c->nallow_hosts; i++)
+		if (at_net_run_allow(n, c->allow_hosts[i], &perr) < 0)
+			return at_error_set(err, AT_EPOLICY, "malformed policy: check '%s': "
+					    "allow_hosts: %s", c->name, perr.msg);
+	return 0;
+}
+
 static int sandbox_check(struct at_repo *r, const struct at_scratch *s,
 			 const struct at_policy_check *c, char **env,
 			 struct at_policy_result *res, struct at_error *err)
@@ -160,28 +173,44 @@ static int sandbox_check(struct at_repo *r, const struct at_scratch *s,
 	struct at_sandbox_opts o = AT_SANDBOX_OPTS_INIT;
 	struct at_sandbox_target st;
 	struct at_sandbox_result sr;
+	struct at_net_run net;
 	struct at_task t;
+	char **net_env = NULL;
+	size_t nvars = 0;
 	int rc;
 
 	memset(&sr, 0, sizeof(sr));
+	at_net_run_init(&net);
 	at_scratch_as_task(s, &t);
-	if ((rc = at_cli_sandbox_target(r, &t, &st, err)) < 0)
+	while (at_net_run_env()[nvars])
+		nvars++;
+	if ((rc = check_net(c, &net, err)) < 0 ||
+	    (c->nallow_hosts && (rc = at_sandbox_env(environ, NULL, 0, at_net_run_env(), nvars,
+						     &net_env, err)) < 0) ||
+	    (rc = at_cli_sandbox_target(r, &t, &st, err)) < 0) {
+		at_sandbox_env_free(net_env);
+		at_net_run_release(&net);
 		return rc;
+	}
 	at_cli_sandbox_opts(&st, &o);
 	o.argv = c->argv;
-	o.envp = env;
+	o.envp = net_env ? net_env : env;
 	o.net = c->net;
 	o.timeout_ms = (uint64_t)c->timeout * 1000;
 	/* A check runs the task's code: the defaults of every run hold it too. */
 	at_sandbox_defaults(o.limits, &o.default_limits);
 	o.capture = true;
 	o.capture_max = CHECK_CAPTURE_MAX;
+	at_net_run_prepare(&net, &o);
 	fflush(NULL);
 	rc = at_sandbox_run(&o, &sr, err);
+	at_net_run_stop(&net);
 	if (rc == 0)
 		rc = record_check(res, c, &sr, err);
 	at_sandbox_result_release(&sr);
 	at_cli_sandbox_target_release(&st);
+	at_sandbox_env_free(net_env);
+	at_net_run_release(&net);
 	return rc;
 }
 

@@ -22,7 +22,7 @@ static const char *const top_keys[] = {
 	"allow_symlinks_out", "checks", NULL,
 };
 
-static const char *const check_keys[] = { "name", "run", "timeout", "net", NULL };
+static const char *const check_keys[] = { "name", "run", "timeout", "net", "allow_hosts", NULL };
 
 /* "malformed policy 'FILE': key 'KEY': DETAIL" */
 static int bad(struct at_error *err, const char *what, const char *key, const char *fmt, ...)
@@ -162,6 +162,34 @@ static int parse_argv(struct at_policy_check *c, const at_json *arr, const char 
 	return 0;
 }
 
+/* Strings without control characters; their syntax is net/rules' to judge. */
+static int parse_allow_hosts(struct at_policy_check *c, const at_json *arr, const char *what,
+			     const char *key, struct at_error *err)
+{
+	size_t i, n = at_json_size(arr);
+
+	if (!at_json_is_array(arr))
+		return bad(err, what, key, "must be an array of host patterns");
+	c->allow_hosts = calloc(n + 1, sizeof(char *));
+	if (!c->allow_hosts)
+		return oom(err);
+	for (i = 0; i < n; i++) {
+		const char *s = at_json_string_value(at_json_at(arr, i));
+		const unsigned char *q;
+
+		if (!s || !*s || strlen(s) > 300)
+			return bad(err, what, key, "item %zu is not a host pattern", i);
+		for (q = (const unsigned char *)s; *q; q++)
+			if (*q <= 0x20 || *q == 0x7f)
+				return bad(err, what, key, "item %zu is not a host pattern", i);
+		c->allow_hosts[i] = xstrdup(s);
+		if (!c->allow_hosts[i])
+			return oom(err);
+		c->nallow_hosts = i + 1;
+	}
+	return 0;
+}
+
 static int check_name_ok(const struct at_policy *p, const char *name, const char *what,
 			 const char *key, struct at_error *err)
 {
@@ -221,6 +249,13 @@ static int parse_check(struct at_policy *p, const at_json *j, size_t idx, const 
 	snprintf(key, sizeof(key), "checks[%zu].net", idx);
 	if ((v = at_json_get(j, "net")) && (rc = parse_bool(v, what, key, &c->net, err)) < 0)
 		return rc;
+	snprintf(key, sizeof(key), "checks[%zu].allow_hosts", idx);
+	if ((v = at_json_get(j, "allow_hosts")) &&
+	    (rc = parse_allow_hosts(c, v, what, key, err)) < 0)
+		return rc;
+	if (c->net && c->nallow_hosts)
+		return bad(err, what, key, "the proxy keeps the sandbox's own network: not with "
+			   "\"net\": true");
 	return 0;
 }
 
@@ -339,6 +374,7 @@ void at_policy_release(struct at_policy *p)
 	for (i = 0; p->checks && i < p->nchecks; i++) {
 		free(p->checks[i].name);
 		free_strv(p->checks[i].argv, p->checks[i].argc);
+		free_strv(p->checks[i].allow_hosts, p->checks[i].nallow_hosts);
 	}
 	free(p->checks);
 	memset(p, 0, sizeof(*p));

@@ -33,6 +33,8 @@ struct at_policy_check {
 	size_t argc;
 	unsigned int timeout;   /* seconds, > 0 */
 	bool net;               /* network access in the sandbox */
+	char **allow_hosts;     /* hosts reached through the proxy (`run --allow-host`); */
+	size_t nallow_hosts;    /* the patterns are checked where they are used (net/rules) */
 };
 
 struct at_policy {

@@ -51,6 +51,7 @@ enum at_sb_step {
 	SB_SECCOMP,
 	SB_EXEC,
 	SB_SIGNALS,
+	SB_LISTEN,
 };
 
 enum at_sb_report_kind {
@@ -108,6 +109,9 @@ struct at_sb_child {
 	char *const *envp;
 	const char *path_env;     /* PATH value for the command lookup */
 	bool new_net;
+	const struct at_sandbox_listen *listen;
+	size_t nlisten;
+	int listen_fd;            /* our end of the socketpair they are handed over on */
 	struct sock_fprog seccomp;
 	uint64_t limits[AT_LIMIT_COUNT];
 	bool rlimit[AT_LIMIT_COUNT];  /* enforce this limit with setrlimit */
@@ -223,6 +227,16 @@ int at_sb_rlimits_apply(const struct at_sb_child *c, int *which);
 
 /* netns.c: in the child, bring up lo. 0 or -1 with errno. */
 int at_sb_loopback_up(void);
+/*
+ * In the child: make c->listen's sockets, send them to the supervisor over
+ * c->listen_fd, close ours, and wait for its go-ahead. 0, or -1 with errno.
+ */
+int at_sb_listen_handoff(const struct at_sb_child *c);
+/*
+ * In the supervisor: receive those sockets (fds[i] = -1 for one left out).
+ * 1 when received, 0 when the child ended first, -1 with errno.
+ */
+int at_sb_listen_receive(int sock, size_t n, int *fds);
 
 /* supervise.c */
 /* Signals the supervisor passes on to the command (0-terminated). */

@@ -4,11 +4,17 @@
  * A new network namespace has only `lo`, and it is down. One ioctl brings it
  * up, so the command can still talk to itself (test servers on 127.0.0.1)
  * while it reaches nothing else. No `ip` program is run.
+ *
+ * It may also listen there for the supervisor: sockets the caller asked for
+ * (opts.listen) are made in the new namespace by the child and handed over
+ * before the command starts, so that a process outside serves them and none
+ * runs inside for it (the network allowlist's proxy does this).
  */
 #include "sandbox/internal.h"
 
 #include <errno.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -32,4 +38,129 @@ int at_sb_loopback_up(void)
 	close(fd);
 	errno = saved;
 	return rc;
+}
+
+/* A listening socket on 127.0.0.1:port or [::1]:port; -1 with errno. */
+static int listen_one(const struct at_sandbox_listen *l)
+{
+	struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons(l->port),
+				  .sin_addr = { htonl(INADDR_LOOPBACK) } };
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6, .sin6_port = htons(l->port),
+				    .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	int fd = socket(l->ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	int rc, saved;
+
+	if (fd < 0)
+		return -1;
+	if (l->ipv6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	rc = l->ipv6 ? bind(fd, (struct sockaddr *)&in6, sizeof(in6))
+		     : bind(fd, (struct sockaddr *)&in, sizeof(in));
+	if (rc == 0)
+		rc = listen(fd, SOMAXCONN);
+	if (rc < 0) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The sockets go over a SOCK_SEQPACKET socketpair in one message: one byte
+ * per socket (1 sent, 0 left out) and the descriptors as SCM_RIGHTS. Our
+ * copies are closed at once; the command never sees them. Then we wait for
+ * one byte: the supervisor is serving them (EOF: it is not, and the run
+ * stops here).
+ */
+int at_sb_listen_handoff(const struct at_sb_child *c)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * AT_SANDBOX_LISTEN_MAX)];
+	} ctl;
+	unsigned char made[AT_SANDBOX_LISTEN_MAX];
+	int fds[AT_SANDBOX_LISTEN_MAX];
+	size_t i, n = 0;
+	struct iovec iov = { made, c->nlisten };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	char go;
+	ssize_t rc;
+	int saved;
+
+	for (i = 0; i < c->nlisten; i++) {
+		int fd = listen_one(&c->listen[i]);
+		made[i] = fd >= 0;
+		if (fd >= 0) {
+			fds[n++] = fd;
+		} else if (!c->listen[i].optional) {
+			saved = errno;
+			while (n > 0)
+				close(fds[--n]);
+			errno = saved;
+			return -1;
+		}
+	}
+	memset(&ctl, 0, sizeof(ctl));
+	if (n) {
+		msg.msg_control = ctl.buf;
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * n);
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * n);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * n);
+	}
+	rc = sendmsg(c->listen_fd, &msg, MSG_NOSIGNAL);
+	saved = errno;
+	while (n > 0)
+		close(fds[--n]);
+	if (rc < 0) {
+		errno = saved;
+		return -1;
+	}
+	if (read(c->listen_fd, &go, 1) != 1) {
+		errno = ECONNABORTED;
+		return -1;
+	}
+	close(c->listen_fd);
+	return 0;
+}
+
+int at_sb_listen_receive(int sock, size_t n, int *fds)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * AT_SANDBOX_LISTEN_MAX)];
+	} ctl;
+	unsigned char made[AT_SANDBOX_LISTEN_MAX];
+	struct iovec iov = { made, sizeof(made) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			      .msg_controllen = sizeof(ctl.buf) };
+	struct cmsghdr *cm;
+	size_t i, got = 0, nfds = 0;
+	int recvd[AT_SANDBOX_LISTEN_MAX];
+	ssize_t rc;
+
+	do
+		rc = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (rc < 0 && errno == EINTR);
+	if (rc <= 0)
+		return rc < 0 ? -1 : 0;
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+			nfds = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			memcpy(recvd, CMSG_DATA(cm), nfds * sizeof(int));
+		}
+	}
+	for (i = 0; i < n; i++)
+		fds[i] = (size_t)rc == n && made[i] && got < nfds ? recvd[got++] : -1;
+	if ((size_t)rc != n || got != nfds || (msg.msg_flags & MSG_CTRUNC)) {
+		for (i = 0; i < nfds; i++)
+			close(recvd[i]);
+		errno = EPROTO;
+		return -1;
+	}
+	return 1;
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -188,6 +189,9 @@ static int child_setup(struct at_sb_child *c, int64_t *t, int *step, const char 
 	*step = SB_NET;
 	if (c->new_net && at_sb_loopback_up() < 0)
 		return -1;
+	*step = SB_LISTEN;
+	if (c->nlisten && at_sb_listen_handoff(c) < 0)
+		return -1;
 	t[AT_STEP_NET] = at_sb_now_ns();
 
 	rootfd = at_sb_mounts_build(c, step, what);
@@ -308,7 +312,7 @@ struct run {
 	struct at_sb_child c;
 	struct at_sb_super s;
 	struct at_sb_cgroup cg;
-	int sync[2], report[2], out[2], err[2];
+	int sync[2], report[2], out[2], err[2], lsock[2];
 	sigset_t mask, saved;
 	bool masked;
 };
@@ -431,6 +435,7 @@ static const char *step_format(int step)
 	case SB_RLIMIT: return "cannot set the %s limit";
 	case SB_SECCOMP: return "cannot load the seccomp filter";
 	case SB_SIGNALS: return "cannot restore the signal mask";
+	case SB_LISTEN: return "cannot listen on the sandbox's loopback";
 	}
 	return "sandbox setup failed";
 }
@@ -457,6 +462,10 @@ static int check_opts(const struct at_sandbox_opts *o, struct at_error *err)
 
 	if (!o->argv || !o->argv[0] || !o->envp)
 		return at_error_set(err, AT_EUSAGE, "no command to run");
+	if (o->nlisten && (o->net || !o->on_listen || o->nlisten > AT_SANDBOX_LISTEN_MAX))
+		return at_error_set(err, AT_EUSAGE, "listening sockets need the sandbox's own "
+				    "network, a server, and at most %d of them",
+				    AT_SANDBOX_LISTEN_MAX);
 	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		if (!paths[i] || !at_sandbox_path_normal(paths[i]))
 			return at_error_set(err, AT_ESANDBOX, "not a normalised absolute path '%s'",
@@ -512,6 +521,11 @@ static int prepare(struct run *r, const struct at_sandbox_opts *o, struct at_san
 	r->c.envp = o->envp;
 	r->c.path_env = find_path_env(o->envp);
 	r->c.new_net = !o->net;
+	r->c.listen = o->listen;
+	r->c.nlisten = o->nlisten;
+	if (o->nlisten && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->lsock) < 0)
+		return at_error_sys(err, AT_ESANDBOX, "cannot create a socket pair");
+	r->c.listen_fd = r->lsock[1];
 	snprintf(r->c.uid_map, sizeof(r->c.uid_map), "%u %u 1\n", (unsigned)getuid(),
 		 (unsigned)getuid());
 	snprintf(r->c.gid_map, sizeof(r->c.gid_map), "%u %u 1\n", (unsigned)getgid(),
@@ -566,6 +580,8 @@ static int start(struct run *r, const struct at_sandbox_opts *o, struct at_sandb
 		if (r->err[0] >= 0)
 			close(r->err[0]);
 		close(r->s.sig_fd);
+		if (r->lsock[0] >= 0)
+			close(r->lsock[0]);
 		child_main(&r->c);
 	}
 	if (pid < 0)
@@ -574,6 +590,10 @@ static int start(struct run *r, const struct at_sandbox_opts *o, struct at_sandb
 	close(r->sync[0]);
 	close(r->report[1]);
 	r->sync[0] = r->report[1] = -1;
+	if (r->lsock[1] >= 0) {
+		close(r->lsock[1]);
+		r->lsock[1] = -1;
+	}
 	if (r->out[1] >= 0) {
 		close(r->out[1]);
 		close(r->err[1]);
@@ -595,6 +615,34 @@ static void exit_reported(void *arg)
 	if (r->sync[1] >= 0)
 		close(r->sync[1]);
 	r->sync[1] = -1;
+}
+
+/*
+ * The sockets the child made in the sandbox's network namespace: handed to
+ * the caller's server, then the child is told to go on. A child that ended
+ * before sending them has reported why; the supervision says so.
+ */
+static int hand_over(struct run *r, const struct at_sandbox_opts *o, struct at_error *err)
+{
+	int fds[AT_SANDBOX_LISTEN_MAX];
+	int got = at_sb_listen_receive(r->lsock[0], o->nlisten, fds);
+
+	if (got == 0)
+		return 0;
+	if (got < 0) {
+		kill(r->s.init_pid, SIGKILL);
+		return at_error_sys(err, AT_ESANDBOX, "cannot receive the sandbox's listening "
+				    "sockets");
+	}
+	if (o->on_listen(o->listen_ctx, fds, o->nlisten, err) < 0) {
+		kill(r->s.init_pid, SIGKILL);
+		return err->code;
+	}
+	if (write(r->lsock[0], "g", 1) != 1) {
+		kill(r->s.init_pid, SIGKILL);
+		return at_error_sys(err, AT_ESANDBOX, "cannot start the sandbox");
+	}
+	return 0;
 }
 
 static int64_t timeval_ms(const struct timeval *tv)
@@ -670,6 +718,7 @@ static void run_release(struct run *r)
 	close_pair(r->report);
 	close_pair(r->out);
 	close_pair(r->err);
+	close_pair(r->lsock);
 	if (r->s.sig_fd >= 0)
 		close(r->s.sig_fd);
 	if (r->s.report_fd >= 0)
@@ -702,6 +751,7 @@ int at_sandbox_run(const struct at_sandbox_opts *o, struct at_sandbox_result *re
 	memset(&r, 0, sizeof(r));
 	r.sync[0] = r.sync[1] = r.report[0] = r.report[1] = -1;
 	r.out[0] = r.out[1] = r.err[0] = r.err[1] = -1;
+	r.lsock[0] = r.lsock[1] = -1;
 	r.s.sig_fd = r.s.report_fd = r.s.out_fd = r.s.err_fd = -1;
 
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -713,6 +763,8 @@ int at_sandbox_run(const struct at_sandbox_opts *o, struct at_sandbox_result *re
 		rc = prepare(&r, o, res, err);
 	if (rc == 0)
 		rc = start(&r, o, res, err);
+	if (rc == 0 && o->nlisten)
+		rc = hand_over(&r, o, err);
 	if (r.s.init_pid > 0) {
 		res->prepare_us = (r.c.t_clone_ns - t0) / 1000;
 		/* Even after a failed start: wait for the init to be gone. */

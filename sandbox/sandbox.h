@@ -21,7 +21,9 @@
  *   binds             the caller's --ro / --rw additions, at their own paths
  *
  * Namespaces: user, mount, pid, ipc, uts, cgroup, and net (loopback only)
- * unless opts.net. The sandbox's pid 1 is a small init that runs the command
+ * unless opts.net. In that new network namespace the child can also make
+ * listening sockets for the caller (opts.listen), handed over before the
+ * command starts: a server outside serves them, none runs inside. The sandbox's pid 1 is a small init that runs the command
  * in a new session, forwards signals to it, reaps orphans, and kills every
  * remaining process when the command exits; it dies with the supervisor
  * (PR_SET_PDEATHSIG), and with it the whole pid namespace.
@@ -93,6 +95,28 @@ struct at_sandbox_bind {
 	bool writable;
 };
 
+/*
+ * A TCP socket to listen on inside the sandbox's own network namespace, made
+ * before the command starts and handed to the supervisor (see listen in
+ * at_sandbox_opts): on 127.0.0.1:port, or [::1]:port. A socket marked
+ * optional that cannot be made (no IPv6 in the namespace) is left out.
+ */
+struct at_sandbox_listen {
+	uint16_t port;
+	bool ipv6;
+	bool optional;
+};
+
+#define AT_SANDBOX_LISTEN_MAX 32
+
+/*
+ * Called in the supervisor with the listening sockets of opts.listen, in
+ * that order (-1 for an optional one left out), which it then owns: it
+ * must close them. It runs before the command does; a failure (its error
+ * set) stops the run before the command starts.
+ */
+typedef int (*at_sandbox_listen_fn)(void *ctx, const int *fds, size_t n, struct at_error *err);
+
 struct at_sandbox_opts {
 	const char *worktree;          /* read-write, the working directory */
 	const char *git_pointer_file;  /* <worktree>/.git, bound read-only over itself */
@@ -108,6 +132,13 @@ struct at_sandbox_opts {
 	size_t nbinds;
 
 	bool net;                      /* share the host's network */
+
+	/* Listening sockets made in the new network namespace (never with net). */
+	const struct at_sandbox_listen *listen;
+	size_t nlisten;                /* at most AT_SANDBOX_LISTEN_MAX */
+	at_sandbox_listen_fn on_listen;
+	void *listen_ctx;
+
 	uint64_t limits[AT_LIMIT_COUNT];  /* 0: no limit */
 	/*
 	 * Bit (1 << limit) set: that limit is a default (at_sandbox_defaults),
@@ -128,7 +159,7 @@ struct at_sandbox_opts {
 enum at_sandbox_step {
 	AT_STEP_CLONE,            /* clone() of the namespaces returned in the child */
 	AT_STEP_IDMAP,            /* uid/gid maps written (and the cgroup joined) */
-	AT_STEP_NET,              /* loopback up in the new network namespace */
+	AT_STEP_NET,              /* loopback up in the new network namespace (and listen sockets handed over) */
 	AT_STEP_MOUNTS,           /* the new root assembled */
 	AT_STEP_PIVOT,            /* pivot_root done, the old root detached */
 	AT_STEP_PRIVS,            /* capabilities dropped, no_new_privs set */

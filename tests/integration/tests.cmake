@@ -17,3 +17,12 @@ at_integration_test(snapshot.sh)
 at_integration_test(checkout.sh)
 at_integration_test(datasafety.sh)
 at_integration_test(diff_differential.sh)
+at_integration_test(net_proxy.sh)
+at_integration_test(net_run.sh)
+at_integration_test(net_npm.sh)
+# The network tests route metadata addresses into a namespace of their own:
+# never two at once (net_lib.sh also takes a lock).
+set_tests_properties(integration.net_proxy integration.net_run integration.net_npm PROPERTIES
+	SKIP_RETURN_CODE 77 RESOURCE_LOCK agenttask_net)
+set_tests_properties(integration.net_proxy PROPERTIES
+	ENVIRONMENT "AGENTTASK=$<TARGET_FILE:agenttask>;NET_PROXY_DRIVER=$<TARGET_FILE:net_proxy_driver>;ASAN_OPTIONS=detect_leaks=1")

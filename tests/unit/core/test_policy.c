@@ -77,7 +77,8 @@ static void test_policy__parses_every_key(void **state)
 		     " \"allow_binary\": false, \"allow_symlinks_out\": true,"
 		     " \"checks\": [{\"name\": \"unit\", \"run\": [\"make\", \"test\", \"\"],"
 		     "               \"timeout\": 30, \"net\": true},"
-		     "              {\"name\": \"lint\", \"run\": [\"./lint\"]}]}");
+		     "              {\"name\": \"lint\", \"run\": [\"./lint\"],"
+		     "               \"allow_hosts\": [\"registry.example.org\", \"*.pkg.dev:8443\"]}]}");
 	assert_int_equal(p.nprotected, 3);
 	assert_string_equal(p.protected_paths[0], "secrets");
 	assert_string_equal(p.protected_paths[1], "**/*.pem");
@@ -99,6 +100,9 @@ static void test_policy__parses_every_key(void **state)
 	assert_string_equal(p.checks[1].name, "lint");
 	assert_int_equal(p.checks[1].timeout, AT_CHECK_TIMEOUT_DEFAULT);
 	assert_false(p.checks[1].net);
+	assert_int_equal(p.checks[0].nallow_hosts, 0);
+	assert_int_equal(p.checks[1].nallow_hosts, 2);
+	assert_string_equal(p.checks[1].allow_hosts[1], "*.pkg.dev:8443");
 	at_policy_release(&p);
 }
 
@@ -138,6 +142,12 @@ static void test_policy__refuses_wrong_types(void **state)
 	parse_bad("{\"checks\": [{\"name\": \"a\", \"run\": [\"x\"], \"net\": 1}]}",
 		  "key 'checks[0].net'", "true or false");
 	parse_bad("{\"checks\": [{\"name\": 5, \"run\": [\"x\"]}]}", "key 'checks[0].name'", NULL);
+	parse_bad("{\"checks\": [{\"name\": \"a\", \"run\": [\"x\"], \"allow_hosts\": \"a.com\"}]}",
+		  "key 'checks[0].allow_hosts'", "array");
+	parse_bad("{\"checks\": [{\"name\": \"a\", \"run\": [\"x\"], \"allow_hosts\": [\"a b\"]}]}",
+		  "key 'checks[0].allow_hosts'", "item 0 is not a host pattern");
+	parse_bad("{\"checks\": [{\"name\": \"a\", \"run\": [\"x\"], \"allow_hosts\": [\"a.com\"],"
+		  " \"net\": true}]}", "key 'checks[0].allow_hosts'", "not with");
 	parse_bad("{\"checks\": [{\"name\": \"a\", \"run\": \"make test\"}]}",
 		  "key 'checks[0].run'", "array");
 	parse_bad("{\"checks\": [{\"name\": \"a\", \"run\": [\"x\", 3]}]}",

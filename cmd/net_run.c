@@ -1,0 +1,293 @@
+#include "cmd/net_run.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROXY_URL "http://127.0.0.1:3128"
+#define NO_PROXY_LIST "localhost,127.0.0.1,::1"
+
+/*
+ * What each tool reads (checked against their documentation):
+ *   curl, wget, git (libcurl), pip and Python (requests, urllib), Go, Ruby,
+ *   Deno, Bun: http_proxy/https_proxy/no_proxy, most also the upper-case
+ *   forms (curl reads HTTP_PROXY only in lower case, for httpoxy's sake);
+ *   ALL_PROXY is the fallback of curl and git for other schemes: SOCKS5 with
+ *   names resolved by the proxy (socks5h), so any TCP goes through it;
+ *   npm: its own proxy, https-proxy and noproxy settings, given as
+ *   npm_config_* (it reads the environment's HTTPS_PROXY only on some paths);
+ *   cargo: CARGO_HTTP_PROXY (http.proxy);
+ *   Node's built-in fetch and http: only with NODE_USE_ENV_PROXY=1 (Node 24,
+ *   22.21 and later); older Node ignores it, and the proxy stays the only way
+ *   out.
+ * Java and Maven read none of these (system properties); they are not set.
+ */
+static char *const env_vars[] = {
+	"HTTP_PROXY=" PROXY_URL,
+	"HTTPS_PROXY=" PROXY_URL,
+	"ALL_PROXY=socks5h://127.0.0.1:3128",
+	"http_proxy=" PROXY_URL,
+	"https_proxy=" PROXY_URL,
+	"all_proxy=socks5h://127.0.0.1:3128",
+	"NO_PROXY=" NO_PROXY_LIST,
+	"no_proxy=" NO_PROXY_LIST,
+	"npm_config_proxy=" PROXY_URL,
+	"npm_config_https_proxy=" PROXY_URL,
+	"npm_config_noproxy=" NO_PROXY_LIST,
+	"CARGO_HTTP_PROXY=" PROXY_URL,
+	"NODE_USE_ENV_PROXY=1",
+	NULL,
+};
+
+_Static_assert(AT_NET_RUN_PROXY_PORT == 3128, "PROXY_URL names the proxy's port");
+
+char *const *at_net_run_env(void)
+{
+	return env_vars;
+}
+
+void at_net_run_init(struct at_net_run *n)
+{
+	memset(n, 0, sizeof(*n));
+	pthread_mutex_init(&n->lock, NULL);
+}
+
+void at_net_run_release(struct at_net_run *n)
+{
+	if (!n)
+		return;
+	at_net_run_stop(n);
+	at_net_rules_release(&n->rules);
+	free(n->conns);
+	n->conns = NULL;
+	pthread_mutex_destroy(&n->lock);
+}
+
+int at_net_run_allow(struct at_net_run *n, const char *pattern, struct at_error *err)
+{
+	return at_net_rules_add(&n->rules, pattern, err);
+}
+
+static bool parse_port(const char *s, size_t len, uint16_t *out)
+{
+	unsigned long v = 0;
+
+	if (len == 0 || len > 5)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (unsigned long)(s[i] - '0');
+	}
+	if (v == 0 || v > 65535)
+		return false;
+	*out = (uint16_t)v;
+	return true;
+}
+
+int at_net_run_forward(struct at_net_run *n, const char *spec, struct at_error *err)
+{
+	struct at_net_run_forward f = { 0 };
+	const char *colon = strchr(spec, ':');
+	size_t len = strlen(spec);
+
+	if (!parse_port(spec, colon ? (size_t)(colon - spec) : len, &f.host_port) ||
+	    (colon && !parse_port(colon + 1, len - (size_t)(colon - spec) - 1, &f.inner_port)))
+		return at_error_set(err, AT_EUSAGE, "invalid --forward '%s': PORT[:INNER], "
+				    "ports from 1 to 65535", spec);
+	if (!colon)
+		f.inner_port = f.host_port;
+	if (f.inner_port == AT_NET_RUN_PROXY_PORT)
+		return at_error_set(err, AT_EUSAGE, "invalid --forward '%s': the sandbox's "
+				    "port %d is the proxy's", spec, AT_NET_RUN_PROXY_PORT);
+	for (size_t i = 0; i < n->nforwards; i++)
+		if (n->forwards[i].inner_port == f.inner_port)
+			return at_error_set(err, AT_EUSAGE, "invalid --forward '%s': port %u is "
+					    "forwarded already", spec, f.inner_port);
+	if (n->nforwards == AT_NET_RUN_FORWARDS_MAX)
+		return at_error_set(err, AT_EUSAGE, "invalid --forward '%s': at most %d "
+				    "forwards", spec, AT_NET_RUN_FORWARDS_MAX);
+	memcpy(f.text, spec, len < sizeof(f.text) ? len + 1 : sizeof(f.text) - 1);
+	n->forwards[n->nforwards++] = f;
+	return 0;
+}
+
+bool at_net_run_active(const struct at_net_run *n)
+{
+	return n->rules.n > 0 || n->nforwards > 0;
+}
+
+static void on_record(const struct at_net_record *r, void *ctx)
+{
+	struct at_net_run *n = ctx;
+	struct at_net_run_conn *c;
+
+	pthread_mutex_lock(&n->lock);
+	if (n->nconns == AT_NET_RUN_RECORDS_MAX) {
+		n->dropped++;
+		pthread_mutex_unlock(&n->lock);
+		return;
+	}
+	c = &n->conns[n->nconns++];
+	c->proto = r->proto;
+	snprintf(c->host, sizeof(c->host), "%s", r->host);
+	c->port = r->port;
+	snprintf(c->addr, sizeof(c->addr), "%s", r->addr);
+	c->allowed = r->allowed;
+	snprintf(c->rule, sizeof(c->rule), "%s", r->rule ? r->rule : "");
+	snprintf(c->reason, sizeof(c->reason), "%s", r->reason ? r->reason : "");
+	c->bytes_up = r->bytes_up;
+	c->bytes_down = r->bytes_down;
+	c->start_ms = r->start_ms;
+	c->duration_ms = r->duration_ms;
+	pthread_mutex_unlock(&n->lock);
+}
+
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The sandbox's sockets, in the order at_net_run_prepare asked for them. */
+static int serve(void *ctx, const int *fds, size_t nfds, struct at_error *err)
+{
+	struct at_net_run *n = ctx;
+	struct at_net_listener ls[1 + 2 * AT_NET_RUN_FORWARDS_MAX];
+	struct at_net_proxy_opts po = AT_NET_PROXY_OPTS_INIT;
+	size_t nl = 0;
+	int64_t t0 = mono_us();
+	int rc;
+
+	for (size_t i = 0; i < nfds; i++) {
+		if (fds[i] < 0)
+			continue;
+		ls[nl].fd = fds[i];
+		ls[nl].kind = i == 0 ? AT_NET_LISTEN_PROXY : AT_NET_LISTEN_FORWARD;
+		ls[nl].port = i == 0 ? 0 : n->forwards[(i - 1) / 2].host_port;
+		nl++;
+	}
+	n->conns = calloc(AT_NET_RUN_RECORDS_MAX, sizeof(*n->conns));
+	if (!n->conns) {
+		for (size_t i = 0; i < nl; i++)
+			close(ls[i].fd);
+		return at_error_sys(err, AT_ESANDBOX, "out of memory");
+	}
+	po.listeners = ls;
+	po.nlisteners = nl;
+	po.rules = &n->rules;
+	po.deny_private = n->deny_private;
+	po.record = on_record;
+	po.record_ctx = n;
+	rc = at_net_proxy_start(&po, &n->proxy, err);
+	n->start_us = mono_us() - t0;
+	if (rc < 0)
+		err->code = AT_ESANDBOX;  /* the sandbox's network could not be set up: 125 */
+	return rc < 0 ? AT_ESANDBOX : 0;
+}
+
+void at_net_run_prepare(struct at_net_run *n, struct at_sandbox_opts *o)
+{
+	if (!at_net_run_active(n))
+		return;
+	n->nlisten = 0;
+	n->listen[n->nlisten++] = (struct at_sandbox_listen){ AT_NET_RUN_PROXY_PORT, false, false };
+	for (size_t i = 0; i < n->nforwards; i++) {
+		uint16_t p = n->forwards[i].inner_port;
+		n->listen[n->nlisten++] = (struct at_sandbox_listen){ p, false, false };
+		n->listen[n->nlisten++] = (struct at_sandbox_listen){ p, true, true };
+	}
+	o->listen = n->listen;
+	o->nlisten = n->nlisten;
+	o->on_listen = serve;
+	o->listen_ctx = n;
+}
+
+void at_net_run_stop(struct at_net_run *n)
+{
+	int64_t t0;
+
+	if (!n->proxy)
+		return;
+	t0 = mono_us();
+	at_net_proxy_stop(n->proxy);
+	n->proxy = NULL;
+	n->stop_us = mono_us() - t0;
+}
+
+static at_json *conn_json(const struct at_net_run_conn *c)
+{
+	at_json *o = at_json_object();
+	int bad = 0;
+
+	bad |= at_json_add_string(o, "proto", at_net_proto_name(c->proto));
+	bad |= at_json_add_string(o, "host", c->host);
+	bad |= at_json_add_number(o, "port", c->port);
+	bad |= at_json_add_string(o, "address", c->addr);
+	bad |= at_json_add_bool(o, "allowed", c->allowed);
+	bad |= c->rule[0] ? at_json_add_string(o, "rule", c->rule) : at_json_add_null(o, "rule");
+	if (c->reason[0])
+		bad |= at_json_add_string(o, "reason", c->reason);
+	bad |= at_json_add_number(o, "bytes_up", (double)c->bytes_up);
+	bad |= at_json_add_number(o, "bytes_down", (double)c->bytes_down);
+	bad |= at_json_add_number(o, "duration_ms", (double)c->duration_ms);
+	if (bad) {
+		at_json_free(o);
+		return NULL;
+	}
+	return o;
+}
+
+at_json *at_net_run_json(const struct at_net_run *n)
+{
+	at_json *o, *allow, *fwd, *conns;
+	int bad = 0;
+
+	if (!at_net_run_active(n))
+		return NULL;
+	o = at_json_object();
+	allow = at_json_array();
+	fwd = at_json_array();
+	conns = at_json_array();
+	for (size_t i = 0; i < n->rules.n; i++)
+		bad |= at_json_append(allow, at_json_string(n->rules.v[i].text));
+	for (size_t i = 0; i < n->nforwards; i++)
+		bad |= at_json_append(fwd, at_json_string(n->forwards[i].text));
+	for (size_t i = 0; i < n->nconns; i++)
+		bad |= at_json_append(conns, conn_json(&n->conns[i]));
+	bad |= at_json_add(o, "allow_hosts", allow);
+	bad |= at_json_add(o, "forward", fwd);
+	bad |= at_json_add_bool(o, "deny_private", n->deny_private);
+	bad |= at_json_add(o, "connections", conns);
+	if (n->dropped)
+		bad |= at_json_add_number(o, "connections_not_recorded", (double)n->dropped);
+	if (bad) {
+		at_json_free(o);
+		return NULL;
+	}
+	return o;
+}
+
+void at_net_run_print(const struct at_net_run *n, FILE *f)
+{
+	if (!at_net_run_active(n))
+		return;
+	fprintf(f, "agenttask: proxy on 127.0.0.1:%d started in %.3f ms, stopped in %.3f ms\n",
+		AT_NET_RUN_PROXY_PORT, (double)n->start_us / 1000, (double)n->stop_us / 1000);
+	for (size_t i = 0; i < n->nconns; i++) {
+		const struct at_net_run_conn *c = &n->conns[i];
+		fprintf(f, "agenttask: net %s %s %s:%u%s%s%s%s up %llu down %llu bytes %lld ms%s%s\n",
+			c->allowed ? "allowed" : "denied", at_net_proto_name(c->proto),
+			c->host[0] ? c->host : "?", c->port, c->addr[0] ? " at " : "", c->addr,
+			c->rule[0] ? " by " : "", c->rule, (unsigned long long)c->bytes_up,
+			(unsigned long long)c->bytes_down, (long long)c->duration_ms,
+			c->reason[0] ? ": " : "", c->reason);
+	}
+	if (n->dropped)
+		fprintf(f, "agenttask: net %llu more connections not recorded\n",
+			(unsigned long long)n->dropped);
+}

@@ -1,0 +1,101 @@
+/*
+ * conn.h - one proxied connection, internal to net/ (proxy.c runs the loop,
+ * conn.c the protocol and the relay).
+ *
+ * A connection goes REQUEST (reading what the client asks for) -> RESOLVING
+ * (a resolver job holds it: it cannot be freed until the job comes back) ->
+ * CONNECTING (each dialable address in turn) -> RELAY (two halves, each a
+ * pipe spliced from one socket to the other). Only the loop thread touches a
+ * connection. A closed connection is recorded, its descriptors closed, and
+ * it is freed after the current batch of events (a later event of the batch
+ * may still name it).
+ */
+#ifndef AT_NET_CONN_H
+#define AT_NET_CONN_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "net/proxy.h"
+#include "net/resolve.h"
+#include "net/wire.h"
+
+#define AT_CONN_BUF (AT_WIRE_HEAD_MAX + 1024)  /* a request head, or a first TLS record */
+
+enum at_conn_state { AT_CONN_REQUEST, AT_CONN_RESOLVING, AT_CONN_CONNECTING, AT_CONN_RELAY };
+
+enum at_tag_kind { AT_TAG_LISTEN, AT_TAG_CLIENT, AT_TAG_UPSTREAM, AT_TAG_WAKE, AT_TAG_RESOLVED };
+
+struct at_tag {
+	enum at_tag_kind kind;
+	void *obj;
+};
+
+struct at_half {
+	int *from, *to;
+	int pipe[2];
+	size_t inpipe;             /* bytes in the pipe, not yet written to `to` */
+	char *pend;                /* bytes to write to `to` before the pipe's */
+	size_t pend_len, pend_off;
+	bool hold;                 /* do not read `from` (the TLS check reads it) */
+	bool eof, done;
+	uint64_t bytes;
+};
+
+struct at_proxy;
+
+struct at_conn {
+	struct at_proxy *p;
+	struct at_conn *prev, *next;
+	struct at_tag ctag, utag;
+	int cfd, ufd;
+	uint32_t cev, uev;         /* the interests registered with epoll (0: not registered) */
+	enum at_conn_state st;
+	enum at_net_proto proto;
+	bool dead, quiet;          /* quiet: nothing was read, nothing to record */
+	int socks_step;            /* 0 greeting, 1 request */
+	char *buf;                 /* what the client sent before the relay */
+	size_t len;
+	bool peek;                 /* waiting for the start of the stream (TLS check) */
+	char host[AT_NET_HOST_MAX + 1];
+	uint16_t port;
+	char addr[INET6_ADDRSTRLEN];
+	char target[AT_NET_HOST_MAX + 10];  /* "host:port" for messages */
+	const char *rule;
+	bool allowed;
+	char reason[256];
+	struct sockaddr_in6 cand[AT_RESOLVE_ADDRS];
+	int ncand, icand;
+	int64_t start_ms, start_mono_ms, deadline_ms;  /* deadline: monotonic, 0 none */
+	struct at_half up, down;
+};
+
+struct at_proxy {
+	struct at_net_proxy_opts opts;
+	struct at_net_listener *listeners;
+	struct at_tag *ltags;
+	bool listening;
+	int ep, wake_fd, resolved_fd;
+	struct at_tag wake_tag, resolved_tag;
+	struct at_resolver *resolver;
+	struct at_conn *conns, *graveyard;
+	unsigned nconns;
+	int64_t retry_accept_ms;   /* accept paused by EMFILE until then; 0 none */
+};
+
+int64_t at_mono_ms(void);
+
+/* conn.c; at_conn_new owns fd (closed on failure, NULL) */
+struct at_conn *at_conn_new(struct at_proxy *p, int fd, const struct at_net_listener *l);
+void at_conn_event(struct at_conn *c, bool client, uint32_t events);
+void at_conn_resolved(struct at_resolve_job *job);
+void at_conn_timeout(struct at_conn *c);
+void at_conn_close(struct at_conn *c);
+void at_conn_free(struct at_conn *c);
+
+/* proxy.c: register interest `want` for fd (0 removes it). */
+void at_proxy_interest(struct at_proxy *p, int fd, struct at_tag *tag, uint32_t *cur,
+		       uint32_t want);
+
+#endif

@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# `agenttask run --allow-host / --forward / --deny-private` and a policy
+# check's allow_hosts, end to end: the command runs in the sandbox (its own
+# network namespace, loopback only) and reaches the remote hosts net_lib.sh
+# makes only through the proxy agenttask serves from outside. Every case runs
+# as root and as uid 65534.
+#
+# The attacker is the sandboxed command. It tries to reach what it was not
+# allowed: other names, raw addresses, other ports, names that resolve to the
+# host's loopback, metadata or own addresses, the network around the proxy
+# (raw TCP, UDP), the host's abstract unix sockets, and the host's loopback
+# services beyond the one forwarded port.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/net_lib.sh"
+net_setup "$@"
+
+NETDIR=$(dirname "$NET_CERT")
+cp "$AT" "$NETDIR/agenttask"
+cp "$(dirname "$0")/net_client.py" "$NETDIR/"
+chmod 755 "$NETDIR/agenttask" "$NETDIR/net_client.py"
+ATBIN=$NETDIR/agenttask
+CLIENT="python3 $NETDIR/net_client.py"
+# A second service on the host's loopback, which no forward names.
+NET_LOOPBACK_OTHER=$((NET_LOOPBACK_PORT + 1))
+python3 -m http.server --bind 127.0.0.1 "$NET_LOOPBACK_OTHER" >/dev/null 2>&1 </dev/null &
+OTHER_PID=$!
+# An abstract unix socket listening in the host's network namespace.
+ABSTRACT=agenttask-net-test-$$
+python3 -c 'import socket,sys,time
+s=socket.socket(socket.AF_UNIX); s.bind("\0"+sys.argv[1]); s.listen(); time.sleep(3600)' \
+	"$ABSTRACT" </dev/null >/dev/null 2>&1 &
+ABSTRACT_PID=$!
+trap '_net_status=$?; kill $OTHER_PID $ABSTRACT_PID 2>/dev/null; net_teardown; (exit $_net_status); _at_exit' EXIT
+
+# A repository and task 't' owned by the user of the case, in the test's directory.
+setup_task() {
+	[ "${NET_USER:-root}" != nobody ] || chown 65534:65534 .
+	as_user git init -q -b main repo
+	as_user git -C repo -c user.name=u -c user.email=u@u commit -q --allow-empty -m init
+	as_user "$ATBIN" -C repo new t >/dev/null
+}
+
+# atn ARGS...: agenttask -C repo ARGS as the case's user; $out, $errout, $rc.
+atn() {
+	set +e
+	as_user "$ATBIN" -C repo "$@" >out.txt 2>err.txt
+	rc=$?
+	set -e
+	out=$(cat out.txt)
+	errout=$(cat err.txt)
+}
+
+case_allowed_host_is_reached_over_http_https_and_raw_tcp() {
+	setup_task
+	atn run t --allow-host remote.test --allow-host remote.test:7000 --ro "$NETDIR" -- sh -c "
+		curl -s --max-time 20 http://remote.test/p; echo
+		curl -s --max-time 20 --cacert '$NET_CERT' https://remote.test/s; echo
+		$CLIENT connect 127.0.0.1:3128 remote.test 7000"
+	assert_eq "$rc" 0 "the run succeeds: $errout"
+	assert_contains "$out" "hello at 198.18.0.2 host=remote.test path=/p" "http through the proxy"
+	assert_contains "$out" "hello at 198.18.0.2 host=remote.test path=/s" "https through CONNECT"
+	assert_contains "$out" "banner at 198.18.0.2" "raw TCP through CONNECT"
+	assert_contains "$out" "echo ping" "raw TCP echoes"
+}
+
+case_unlisted_names_raw_ips_and_ports_are_refused() {
+	setup_task
+	atn run t --allow-host remote.test --ro "$NETDIR" -- sh -c "
+		curl -s --max-time 20 http://other.test/; echo
+		curl -s -o /dev/null -w 'raw-ip %{http_code}\n' --max-time 20 http://198.18.0.2/
+		curl -s -o /dev/null -w 'https-other %{http_connect}\n' --max-time 20 https://other.test/
+		$CLIENT connect 127.0.0.1:3128 remote.test 7000"
+	assert_contains "$out" "'other.test:80' is not allowed" "another name, named in the 403"
+	assert_contains "$out" "raw-ip 403" "the raw IP of an allowed name"
+	assert_contains "$out" "https-other 403" "another name over CONNECT"
+	assert_contains "$out" "'remote.test:7000' is not allowed" "another port"
+	assert_not_contains "$out" "hello at" "nothing refused is reached"
+	assert_not_contains "$out" "banner" "nothing refused is reached"
+}
+
+case_names_of_refused_addresses_are_refused_even_when_allowed() {
+	local h allow=()
+	setup_task
+	for h in evil-loopback evil-metadata evil-alibaba evil-self evil-linklocal; do
+		allow+=(--allow-host "$h.test")
+	done
+	atn run t "${allow[@]}" --allow-host 169.254.169.254 --allow-host '[fd00:ec2::254]' \
+		--allow-host 127.0.0.1 -- sh -c '
+		for u in evil-loopback.test evil-metadata.test evil-alibaba.test evil-self.test \
+			evil-linklocal.test 169.254.169.254 [fd00:ec2::254] 127.0.0.1; do
+			curl -s --max-time 20 -x http://127.0.0.1:3128 --noproxy "" -g "http://$u/"; echo
+		done'
+	assert_eq "$(grep -c 'never dialled' <<<"$out")" 8 "all eight refused: $out"
+	assert_contains "$out" "a cloud metadata address" "the class is named"
+	assert_contains "$out" "allowed by 'evil-metadata.test'" "the rule is named"
+	assert_not_contains "$out" "hello at" "the remote (where these are routed) never answers"
+}
+
+# Around the proxy: the sandbox's network namespace has only loopback.
+case_raw_tcp_and_udp_around_the_proxy_reach_nothing() {
+	setup_task
+	atn run t --allow-host remote.test --ro "$NETDIR" -- sh -c "
+		$CLIENT direct 198.18.0.2 80
+		$CLIENT direct 169.254.169.254 80
+		$CLIENT direct 127.0.0.1 $NET_LOOPBACK_PORT
+		python3 -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    s.sendto(b\"x\", (\"198.18.0.2\", 53)); print(\"udp sent\")
+except OSError as e:
+    print(\"udp error\", e.strerror)'
+		curl -s --max-time 5 --noproxy '*' http://remote.test/ || echo 'no proxy: failed'"
+	assert_eq "$(grep -c '^error Network is unreachable' <<<"$out")" 2 "raw TCP off the box: $out"
+	assert_contains "$out" "error Connection refused" "the host's loopback is not the sandbox's"
+	assert_contains "$out" "udp error Network is unreachable" "UDP"
+	assert_contains "$out" "no proxy: failed" "a client that ignores the proxy"
+}
+
+case_hosts_abstract_sockets_are_unreachable() {
+	setup_task
+	atn run t --allow-host remote.test -- python3 -c 'import socket,sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect("\0" + sys.argv[1]); print("connected")
+except OSError as e:
+    print("error", e.strerror)' "$ABSTRACT"
+	assert_eq "$out" "error Connection refused" "the host's abstract socket"
+}
+
+# The command holds no descriptor of the proxy's sockets and cannot take the
+# proxy's port (to impersonate it to other processes in the sandbox).
+case_the_command_cannot_take_the_proxys_socket_or_port() {
+	setup_task
+	atn run t --allow-host remote.test -- python3 -c 'import os, socket
+def link(f):
+    try:
+        return os.readlink("/proc/self/fd/" + f)
+    except OSError:
+        return ""
+print("sockets:", sum(1 for f in os.listdir("/proc/self/fd") if link(f).startswith("socket:")))
+s = socket.socket()
+try:
+    s.bind(("127.0.0.1", 3128)); print("bound")
+except OSError as e:
+    print("bind", e.strerror)'
+	assert_contains "$out" "sockets: 0" "no proxy socket inherited: $out $errout"
+	assert_contains "$out" "bind Address already in use" "the port is the proxy's"
+}
+
+case_300_concurrent_connections() {
+	setup_task
+	atn run t --allow-host remote.test:7000 --ro "$NETDIR" -- \
+		python3 "$NETDIR/net_client.py" many 127.0.0.1:3128 remote.test 7000 300
+	assert_contains "$out" "open at once: 300" "300 tunnels at once: $errout"
+	assert_contains "$out" "echoed: 300" "all 300 work"
+}
+
+case_forward_reaches_that_loopback_port_only() {
+	setup_task
+	atn run t --forward "$NET_LOOPBACK_PORT" --forward "$NET_LOOPBACK_PORT:8080" -- sh -c "
+		curl -s --max-time 10 http://127.0.0.1:$NET_LOOPBACK_PORT/
+		curl -s --max-time 10 -g 'http://[::1]:$NET_LOOPBACK_PORT/'
+		curl -s --max-time 10 http://localhost:8080/
+		curl -s --max-time 5 http://127.0.0.1:$NET_LOOPBACK_OTHER/ || echo 'other: refused'
+		curl -s --max-time 5 -x http://127.0.0.1:3128 --noproxy '' \
+			http://127.0.0.1:$NET_LOOPBACK_OTHER/; echo"
+	assert_eq "$(grep -c '^host loopback service' <<<"$out")" 3 "forwarded, on v4, v6 and INNER: $out $errout"
+	assert_contains "$out" "other: refused" "another host port is not there"
+	assert_contains "$out" "is not allowed" "nor reachable through the proxy"
+	atn log t --json
+	json_get "$out" '[c["proto"] for r in j for c in r.get("network", {}).get("connections", [])]' >protos.txt
+	assert_contains "$(cat protos.txt)" "'forward'" "the forward is logged"
+}
+
+case_private_range_is_refused_with_deny_private() {
+	setup_task
+	atn run t --allow-host private6.test -- curl -s --max-time 20 http://private6.test/
+	assert_contains "$out" "hello at fd00:18::2" "private reached by default"
+	atn run t --allow-host private6.test --deny-private -- curl -s --max-time 20 http://private6.test/
+	assert_contains "$out" "a private address, which is never dialled" "refused with --deny-private"
+}
+
+# --verbose and the audit log name every connection, allowed or denied, with its bytes.
+case_connections_are_recorded() {
+	setup_task
+	atn run t -v --allow-host remote.test -- sh -c 'curl -s http://remote.test/bytes/100000 >/dev/null; curl -s http://other.test/ >/dev/null'
+	assert_contains "$errout" "agenttask: net allowed http remote.test:80 at 198.18.0.2 by remote.test" "--verbose: allowed"
+	assert_contains "$errout" "agenttask: net denied http other.test:80" "--verbose: denied"
+	atn log t --json
+	python3 - "$out" <<-'PY' || fail "the audit record: $out"
+	import json, sys
+	j = json.loads(sys.argv[1])
+	runs = j
+	net = [r["network"] for r in runs if "network" in r][-1]
+	assert net["allow_hosts"] == ["remote.test"], net
+	ok = [c for c in net["connections"] if c["allowed"]][0]
+	assert ok["host"] == "remote.test" and ok["port"] == 80 and ok["address"] == "198.18.0.2", ok
+	assert 100000 < ok["bytes_down"] < 101000 and ok["bytes_up"] > 0 and ok["rule"] == "remote.test", ok
+	bad = [c for c in net["connections"] if not c["allowed"]][0]
+	assert bad["host"] == "other.test" and bad["rule"] is None and "not allowed" in bad["reason"], bad
+	PY
+}
+
+# After the run the proxy is gone: no listener, no process, no socket file.
+case_nothing_is_left_after_the_run() {
+	setup_task
+	atn run t --allow-host remote.test --forward "$NET_LOOPBACK_PORT" -- sh -c 'sleep 0.2 & curl -s http://remote.test/ >/dev/null'
+	assert_eq "$rc" 0 "the run"
+	if ss -Hltn 'sport = :3128' | grep -q .; then fail "a listener on the host's port 3128"; fi
+	if pgrep -f "$ATBIN" >/dev/null; then fail "an agenttask process is left"; fi
+	[ -z "$(find repo /tmp -maxdepth 3 -type s -newer repo 2>/dev/null)" ] || fail "a socket file was left"
+}
+
+case_usage_errors() {
+	setup_task
+	atn run t --allow-host 'bad host' -- true
+	assert_eq "$rc" 2 "a malformed pattern"
+	assert_contains "$errout" "malformed host pattern 'bad host'" "named"
+	atn run t --allow-host '*.com' -- true
+	assert_eq "$rc" 2 "a top-level wildcard"
+	atn run t --net --allow-host remote.test -- true
+	assert_eq "$rc" 2 "--net with --allow-host"
+	atn run t --forward 3128 -- true
+	assert_eq "$rc" 2 "the proxy's port"
+	atn run t --forward 0 -- true
+	assert_eq "$rc" 2 "port 0"
+	atn run t --deny-private -- true
+	assert_eq "$rc" 2 "--deny-private alone"
+}
+
+# A policy check's allow_hosts work as --allow-host: the gate's check reaches
+# the allowed host and no other.
+case_policy_checks_take_allow_hosts() {
+	setup_task
+	as_user mkdir -p repo/.agenttask
+	cat >policy.json <<-'EOF'
+	{"checks": [
+	  {"name": "fetch", "run": ["curl", "-sf", "--max-time", "20", "http://remote.test/"],
+	   "allow_hosts": ["remote.test"]},
+	  {"name": "blocked", "run": ["curl", "-sf", "--max-time", "20", "http://other.test/"],
+	   "allow_hosts": ["remote.test"]},
+	  {"name": "offline", "run": ["curl", "-sf", "--max-time", "5", "http://remote.test/"]}
+	]}
+	EOF
+	as_user cp policy.json repo/.agenttask/policy.json
+	as_user git -C repo add .agenttask
+	as_user git -C repo -c user.name=u -c user.email=u@u commit -q -m policy
+	atn gate --base main --head main --json
+	python3 - "$out" <<-'PY' || fail "gate: $out $errout"
+	import json, sys
+	r = {x["rule"]: x["passed"] for x in json.loads(sys.argv[1])["results"]}
+	assert r["fetch"] is True and r["blocked"] is False and r["offline"] is False, r
+	PY
+	sed -i 's/"remote.test"]},/"*.com"]},/' policy.json
+	as_user cp policy.json repo/.agenttask/policy.json
+	as_user git -C repo -c user.name=u -c user.email=u@u commit -q -am bad
+	atn gate --base main --head main
+	assert_eq "$rc" 2 "a malformed allow_hosts pattern is a malformed policy: $errout"
+	assert_contains "$errout" "check 'fetch': allow_hosts: malformed host pattern '*.com'" "named"
+}
+
+for c in $(declare -F | awk '{print $3}' | grep '^case_'); do
+	eval "test_${c#case_}__as_root() { NET_USER=root $c; }"
+	eval "test_${c#case_}__as_nobody() { NET_USER=nobody $c; }"
+done
+run_tests

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""The remote hosts of the network tests, run inside the test's network namespace.
+
+  net_servers.py CERT KEY READY_FILE [HTTP_PORT HTTPS_PORT RAW_PORT]
+
+On every address of the namespace: HTTP (80), HTTPS (443, with the throwaway
+certificate) and a raw TCP service (7000). Every answer names the address the
+connection arrived at, so a test can tell which host it reached: a guard that
+let a request through to the "metadata" address would read "at 169.254.169.254".
+The raw service sends "banner at ADDR" and then echoes each line. "/bytes/N" over
+HTTP sends N bytes (for the throughput benchmark). Writes READY_FILE when all
+listen; runs until killed.
+"""
+import asyncio
+import socket
+import ssl
+import sys
+
+
+def local_addr(writer):
+    return writer.get_extra_info("sockname")[0].removeprefix("::ffff:")
+
+
+async def http(reader, writer):
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+        writer.close()
+        return
+    lines = head.decode("latin-1").split("\r\n")
+    method, path, _ = (lines[0].split(" ") + ["", "", ""])[:3]
+    host = next((l.split(":", 1)[1].strip() for l in lines[1:] if l.lower().startswith("host:")), "")
+    proxyish = [l.split(":", 1)[0] for l in lines[1:] if l.lower().startswith("proxy-")]
+    if path.startswith("/bytes/"):
+        n = int(path[7:])
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % n)
+        chunk = b"x" * 65536
+        while n > 0:
+            writer.write(chunk[: min(n, len(chunk))])
+            n -= min(n, len(chunk))
+            await writer.drain()
+    else:
+        body = ("hello at %s host=%s path=%s method=%s proxyheaders=%s\n" % (
+            local_addr(writer), host, path, method, ",".join(proxyish) or "none")).encode()
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
+                     b"Connection: close\r\n\r\n%s" % (len(body), body))
+    try:
+        await writer.drain()
+    except ConnectionError:
+        pass
+    writer.close()
+
+
+async def raw(reader, writer):
+    try:
+        writer.write(b"banner at %s\n" % local_addr(writer).encode())
+        await writer.drain()
+        while True:
+            line = await reader.readline()
+            if not line:
+                break
+            writer.write(b"echo " + line)
+            await writer.drain()
+    except ConnectionError:
+        pass
+    writer.close()
+
+
+async def main():
+    cert, key, ready = sys.argv[1:4]
+    ports = [int(p) for p in sys.argv[4:7]] or [80, 443, 7000]
+    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    tls.load_cert_chain(cert, key)
+    servers = []
+    for family, host in ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET6, "::")):
+        for port, handler, ctx in ((ports[0], http, None), (ports[1], http, tls), (ports[2], raw, None)):
+            sock = socket.socket(family, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind((host, port))
+            sock.listen(1024)
+            servers.append(await asyncio.start_server(handler, sock=sock, ssl=ctx, backlog=1024))
+    open(ready, "w").close()
+    await asyncio.gather(*(s.serve_forever() for s in servers))
+
+
+asyncio.run(main())

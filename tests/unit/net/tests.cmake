@@ -1,0 +1,3 @@
+at_unit_test(test_net_rules unit/net/test_rules.c at_net)
+at_unit_test(test_net_addr unit/net/test_addr.c at_net)
+at_unit_test(test_net_wire unit/net/test_wire.c at_net)
