@@ -42,6 +42,8 @@ qemu=(qemu-system-x86_64 -m 4096 -smp 2 -nographic -no-reboot -nic none
 # Does KVM boot a kernel here? A nested guest may hang: give it 30 seconds.
 kvm_works() {
 	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
+	# No virtualization extensions shown (a nested guest without them): no probe.
+	grep -qw -e vmx -e svm /proc/cpuinfo || return 1
 	timeout 30 "${qemu[@]}" -accel kvm -cpu host -append "console=ttyS0 panic=-1" >/dev/null 2>&1 || true
 	grep -q "Kernel panic\|VFS: Unable to mount root" "$work/console.log" 2>/dev/null
 }
