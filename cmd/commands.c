@@ -91,6 +91,14 @@ const struct at_command at_commands[] = {
 	  "  -f, --force      kill the running commands of a task gc removes; without it\n"
 	  "                   such a task is left alone, and gc says so\n"
 	  "\nA failure with one thing is reported and gc goes on with the rest (exit 1).\n" },
+	{ "doctor", cmd_doctor, "agenttask doctor [--json]",
+	  "check what the sandbox needs from this machine",
+	  "  --json         print {can_sandbox, checks: [{check, title, state, detail, fix}]}\n"
+	  "\nEach check tries the real thing in a throw-away process: user namespaces (and\n"
+	  "AppArmor's restriction of them), overlayfs in a user namespace, the cgroup a\n"
+	  "run's limits would get, seccomp, openat2, the mount API and mount_setattr. Each\n"
+	  "says ok, fallback (the sandbox works, weaker) or fail, and the fix. Exit 0 when\n"
+	  "agenttask can sandbox here, even with fallbacks; 1 when it cannot.\n" },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
