@@ -207,6 +207,8 @@ static int sandbox_check(struct at_repo *r, const struct at_scratch *s,
 	o.share_net = c->net;
 	o.net = c->nallow_hosts ? &net : NULL;
 	o.timeout_ms = (uint64_t)c->timeout * 1000;
+	/* A check runs the task's code: the defaults of every run hold it too. */
+	at_sandbox_defaults(&o.limits);
 	o.capture = true;
 	o.capture_max = CHECK_CAPTURE_MAX;
 	if (rc == 0)

@@ -192,7 +192,14 @@ at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_ru
 	bad |= at_json_add_string(j, "stderr", r->err ? r->err : "");
 	bad |= at_json_add_bool(j, "stdout_truncated", r->out_truncated);
 	bad |= at_json_add_bool(j, "stderr_truncated", r->err_truncated);
-	bad |= at_json_add(j, "limits", at_audit_limits_json(&o->limits, r->mech, o->timeout_ms));
+	bad |= at_json_add(j, "limits", at_audit_limits_json(&res->limits, r->mech, o->timeout_ms));
+	/* "reason": why the run was stopped, or null. */
+	bad |= at_run_stop_name(r->stop) ? at_json_add_string(j, "reason", at_run_stop_name(r->stop))
+					 : at_json_add_null(j, "reason");
+	if (r->oom_kills >= 0)
+		bad |= at_json_add_number(j, "oom_kills", (double)r->oom_kills);
+	if (r->limits_note[0])
+		bad |= at_json_add_string(j, "limits_note", r->limits_note);
 	if (r->cancelled)
 		bad |= at_json_add_bool(j, "cancelled", true);
 	if (run_err && run_err->msg[0])
@@ -200,4 +207,26 @@ at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_ru
 	else if (r->exec_failed)
 		bad |= at_json_add_string(j, "error", r->exec_error);
 	return done(j, bad);
+}
+
+at_json *at_app_doctor_json(const struct at_doctor *d)
+{
+	at_json *o = at_json_object(), *arr = at_json_array();
+	size_t i;
+	int bad = !o || !arr;
+
+	for (i = 0; arr && i < d->n; i++) {
+		const struct at_doctor_check *c = &d->checks[i];
+		at_json *j = at_json_object();
+
+		bad |= at_json_add_string(j, "check", c->id);
+		bad |= at_json_add_string(j, "title", c->title);
+		bad |= at_json_add_string(j, "state", at_doctor_state_name(c->state));
+		bad |= at_json_add_string(j, "detail", c->detail);
+		bad |= c->fix[0] ? at_json_add_string(j, "fix", c->fix) : at_json_add_null(j, "fix");
+		bad |= at_json_append(arr, j);
+	}
+	bad |= at_json_add_bool(o, "can_sandbox", d->can_sandbox);
+	bad |= at_json_add(o, "checks", arr);
+	return done(o, bad);
 }

@@ -8,6 +8,7 @@
 #define AT_APP_JSON_H
 
 #include "app/diff.h"
+#include "app/doctor.h"
 #include "app/gate.h"
 #include "app/run.h"
 #include "app/task.h"
@@ -25,8 +26,11 @@ at_json *at_app_diff_json(struct at_app_diff *d, struct at_error *err);
 /* passed, base, tree (null when nothing was judged), policy, policy_commit, note, results[]. */
 at_json *at_app_gate_json(const struct at_gate_report *rep);
 
-/* exit_code, timed_out, duration_ms, signal, stdout, stderr, ..., limits, error. */
+/* exit_code, timed_out, duration_ms, signal, stdout, stderr, ..., limits, reason, error. */
 at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_run_result *res,
 			 const struct at_error *run_err);
+
+/* can_sandbox, checks[{check, title, state, detail, fix (null when none)}]. */
+at_json *at_app_doctor_json(const struct at_doctor *d);
 
 #endif

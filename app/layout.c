@@ -152,6 +152,7 @@ static int build_spec(struct at_sandbox_spec *s, const struct at_app_layout *l,
 
 	if ((rc = check_pointer(l, err)) < 0)
 		return rc;
+	s->limits = o->limits;    /* first: the system's tmpfs sizes follow the memory limit */
 	at_sandbox_add_system(s);
 	for (i = 0; i < o->nbinds; i++)
 		at_sandbox_bind(s, o->binds[i].path, o->binds[i].path,
@@ -164,7 +165,6 @@ static int build_spec(struct at_sandbox_spec *s, const struct at_app_layout *l,
 	if (!(s->cwd = strdup(l->worktree)) || s->failed || !s->envp.v)
 		return at_error_set(err, AT_ESYS, "out of memory building the sandbox");
 	s->share_net = o->share_net;
-	s->limits = o->limits;
 	s->timeout_ms = o->timeout_ms;
 	s->stdio = o->capture ? AT_STDIO_CAPTURE : AT_STDIO_INHERIT;
 	s->capture_max = o->capture_max;

@@ -163,7 +163,7 @@ static void audit(const struct run *run, const struct at_app_run_opts *o,
 	struct at_error aerr = AT_ERROR_INIT;
 	struct at_audit_run e = {
 		.argv = o->argv, .res = &res->run, .exit_code = res->exit_code, .net = o->net,
-		.binds = run->binds, .nbinds = run->nbinds, .limits = &o->limits,
+		.binds = run->binds, .nbinds = run->nbinds, .limits = &res->limits,
 		.timeout_ms = o->timeout_ms, .error = rerr && rerr->msg[0] ? rerr->msg : NULL,
 		.network = o->proxy ? at_app_net_json(o->proxy) : NULL,
 	};
@@ -190,6 +190,9 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 	};
 	int rc;
 
+	if (!o->no_limits)
+		at_sandbox_defaults(&so.limits);
+	res->limits = so.limits;
 	res->attempted = true;
 	rc = at_app_sandbox_run(&run->layout, &so, &res->run, err);
 	res->exit_code = rc < 0 ? AT_RUN_SETUP : res->run.exit_code;

@@ -1,6 +1,11 @@
 /*
  * run.h - running a command in a task's sandbox, and logging the run.
  *
+ * Every run has default limits (sandbox/sandbox.h: at_sandbox_defaults)
+ * unless the caller says no_limits; where nothing here can enforce a
+ * default, the run goes on without it and the result says so (the
+ * mechanism AT_MECH_UNENFORCED), while a limit asked for is refused then.
+ *
  * Everything is checked before anything runs: a --ro/--rw that would expose
  * git metadata or state, a malformed --env, an allowlist with --net, an
  * unknown task are refused
@@ -32,7 +37,8 @@ struct at_app_run_opts {
 	size_t npass;
 	char *const *set_env;            /* K=V */
 	size_t nset;
-	struct at_limits limits;
+	struct at_limits limits;         /* asked for (defaults 0) */
+	bool no_limits;                  /* no default limits (those asked for still apply) */
 	uint64_t timeout_ms;             /* 0: none */
 	bool capture;                    /* keep stdout and stderr in the result */
 	size_t capture_max;              /* 0: AT_RUN_CAPTURE_MAX */
@@ -47,6 +53,7 @@ struct at_app_run_result {
 	bool attempted;                  /* the sandbox was tried: the run is in the log */
 	int exit_code;                   /* what a front end exits with: the command's, or 125 */
 	struct at_run_result run;
+	struct at_limits limits;         /* as applied: those asked for and the defaults */
 	struct at_strlist binds;         /* the binds as given to the sandbox (absolute) */
 	int64_t resolve_us;              /* repository, task, layout: before the sandbox */
 	struct at_strlist warnings;

@@ -23,7 +23,8 @@ struct run_args {
 
 enum {
 	OPT_RO = 256, OPT_RW, OPT_NET, OPT_ENV, OPT_PASS_ENV, OPT_TIMEOUT, OPT_MEMORY, OPT_PIDS,
-	OPT_CPU, OPT_FSIZE, OPT_JSON, OPT_ALLOW_HOST, OPT_FORWARD, OPT_DENY_PRIVATE,
+	OPT_CPU, OPT_FSIZE, OPT_JSON, OPT_CPUS, OPT_NO_LIMITS, OPT_ALLOW_HOST, OPT_FORWARD,
+	OPT_DENY_PRIVATE,
 };
 
 static int push(struct at_strlist *l, const char *s, struct at_error *err)
@@ -55,6 +56,8 @@ static int parse_option(struct run_args *a, int c, char *arg, struct at_error *e
 	case OPT_PIDS: return at_parse_count(arg, 4194304, &lim[AT_LIMIT_PIDS], err);
 	case OPT_CPU: return at_parse_count(arg, 100000000, &lim[AT_LIMIT_CPU], err);
 	case OPT_FSIZE: return at_parse_size(arg, &lim[AT_LIMIT_FSIZE], err);
+	case OPT_CPUS: return at_parse_cpus(arg, &lim[AT_LIMIT_CPUS], err);
+	case OPT_NO_LIMITS: a->o.no_limits = true; return 0;
 	case OPT_JSON: a->json = a->o.capture = true; return 0;
 	case OPT_ALLOW_HOST: return at_app_net_allow(a->net, arg, err);
 	case OPT_FORWARD: return at_app_net_forward(a->net, arg, err);
@@ -75,6 +78,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "memory", required_argument, NULL, OPT_MEMORY },
 		{ "pids", required_argument, NULL, OPT_PIDS }, { "cpu", required_argument, NULL, OPT_CPU },
 		{ "file-size", required_argument, NULL, OPT_FSIZE },
+		{ "cpus", required_argument, NULL, OPT_CPUS },
+		{ "no-limits", no_argument, NULL, OPT_NO_LIMITS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 		{ "forward", required_argument, NULL, OPT_FORWARD },
@@ -115,9 +120,8 @@ static int report(const struct run_args *a, const struct at_app_run_result *res,
 		at_cli_fail(err);
 	else if (res->run.exec_failed)
 		fprintf(stderr, "agenttask: %s\n", res->run.exec_error);
-	else if (res->run.timed_out)
-		fprintf(stderr, "agenttask: timed out after %.3fs: everything in the sandbox was "
-			"killed\n", (double)a->o.timeout_ms / 1000);
+	else
+		at_cli_print_run_stop(&a->o, res);
 	if (a->verbose)
 		at_cli_print_run_verbose(&a->o, res);
 	at_cli_warnings(&res->warnings);

@@ -26,16 +26,20 @@ const struct at_command at_commands[] = {
 	  "  --env K=V          set K in the command's environment\n"
 	  "  --pass-env K       pass K from agenttask's environment\n"
 	  "  --timeout SEC      kill everything after SEC seconds (exit 124)\n"
-	  "  --memory SIZE      memory limit, like 512M or 2G\n"
-	  "  --pids N           at most N processes and threads\n"
+	  "  --memory SIZE      memory limit of the whole run, like 512M or 2G\n"
+	  "                     (default: half of RAM)\n"
+	  "  --pids N           at most N processes and threads (default: 4096)\n"
+	  "  --cpus N           at most N CPUs' worth of time, like 2 or 0.5\n"
 	  "  --cpu SEC          CPU seconds per process\n"
 	  "  --file-size SIZE   largest file the command may write\n"
+	  "  --no-limits        no default limits (those given still apply)\n"
 	  "  --json             capture output; print a JSON result\n"
 	  "  -v, --verbose      say how each limit is enforced, and time each setup step\n"
 	  "\n"
 	  "The environment is cleared but for PATH, HOME=" AT_RUN_HOME ", TERM, LANG,\n"
 	  "LC_* and TZ. Exit status: the command's; 128+N when killed by signal N; 124\n"
-	  "timeout; 125 the sandbox could not be set up; 126 cannot execute; 127 not found.\n" },
+	  "timeout; 125 the sandbox could not be set up; 126 cannot execute; 127 not found;\n"
+	  "137 out of memory (the kernel's OOM killer took a process of the run).\n" },
 	{ "diff", cmd_diff,
 	  "agenttask diff [NAME] [--stat | --name-only | --json] [--color=auto|always|never]\n"
 	  "agenttask diff --base REV [--head REV] [--stat | --name-only | --json] [--color=WHEN]",
@@ -117,6 +121,14 @@ const struct at_command at_commands[] = {
 	  "  -f, --force      kill the running commands of a task gc removes; without it\n"
 	  "                   such a task is left alone, and gc says so\n"
 	  "\nA failure with one thing is reported and gc goes on with the rest (exit 1).\n" },
+	{ "doctor", cmd_doctor, "agenttask doctor [--json]",
+	  "check what the sandbox needs from this machine",
+	  "  --json         print {can_sandbox, checks: [{check, title, state, detail, fix}]}\n"
+	  "\nEach check tries the real thing in a throw-away process: user namespaces (and\n"
+	  "AppArmor's restriction of them), overlayfs in a user namespace, the cgroup a\n"
+	  "run's limits would get, seccomp, openat2, the mount API and mount_setattr. Each\n"
+	  "says ok, fallback (the sandbox works, weaker) or fail, and the fix. Exit 0 when\n"
+	  "agenttask can sandbox here, even with fallbacks; 1 when it cannot.\n" },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 

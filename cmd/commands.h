@@ -19,5 +19,6 @@ int cmd_gc(const struct at_app *app, int argc, char **argv);
 int cmd_run(const struct at_app *app, int argc, char **argv);
 int cmd_log(const struct at_app *app, int argc, char **argv);
 int cmd_gate(const struct at_app *app, int argc, char **argv);
+int cmd_doctor(const struct at_app *app, int argc, char **argv);
 
 #endif

@@ -351,17 +351,55 @@ static void print_net(const struct at_app_net *n)
 			(unsigned long long)r.dropped);
 }
 
+void at_cli_print_run_stop(const struct at_app_run_opts *o, const struct at_app_run_result *res)
+{
+	const uint64_t *l = res->limits.value;
+
+	switch (res->run.stop) {
+	case AT_STOP_TIMEOUT:
+		fprintf(stderr, "agenttask: timed out after %.3fs: everything in the sandbox was "
+			"killed\n", (double)o->timeout_ms / 1000);
+		break;
+	case AT_STOP_OOM:
+		fprintf(stderr, "agenttask: out of memory: the run reached its memory limit (%llu MiB) "
+			"and the kernel killed a process (exit 137)\n",
+			(unsigned long long)(l[AT_LIMIT_MEMORY] >> 20));
+		break;
+	case AT_STOP_PIDS:
+		fprintf(stderr, "agenttask: the run reached its pids limit (%llu): forks failed\n",
+			(unsigned long long)l[AT_LIMIT_PIDS]);
+		break;
+	case AT_STOP_CPU:
+		fprintf(stderr, "agenttask: a process used up its CPU time (--cpu %llu) and was "
+			"killed\n", (unsigned long long)l[AT_LIMIT_CPU]);
+		break;
+	case AT_STOP_FSIZE:
+		fprintf(stderr, "agenttask: a file reached the file-size limit (%llu bytes): the "
+			"writer was killed\n", (unsigned long long)l[AT_LIMIT_FSIZE]);
+		break;
+	default:
+		break;
+	}
+}
+
 void at_cli_print_run_verbose(const struct at_app_run_opts *o, const struct at_app_run_result *res)
 {
 	const struct at_run_result *r = &res->run;
+	const struct at_limits *l = &res->limits;
 	int i;
 
 	for (i = 0; i < AT_LIMIT_COUNT; i++) {
-		if (o->limits.value[i])
-			fprintf(stderr, "agenttask: limit %s=%llu enforced by %s\n",
-				at_limit_name((enum at_limit)i),
-				(unsigned long long)o->limits.value[i], at_limit_mech_name(r->mech[i]));
+		const char *note = at_limit_mech_note((enum at_limit)i, r->mech[i]);
+
+		if (!l->value[i])
+			continue;
+		fprintf(stderr, "agenttask: limit %s=%llu%s enforced by %s%s%s%s\n",
+			at_limit_name((enum at_limit)i), (unsigned long long)l->value[i],
+			(l->defaults >> i) & 1 ? " (default)" : "", at_limit_mech_name(r->mech[i]),
+			note ? " (" : "", note ? note : "", note ? ")" : "");
 	}
+	if (r->limits_note[0])
+		fprintf(stderr, "agenttask: no cgroup for the limits: %s\n", r->limits_note);
 	if (o->timeout_ms)
 		fprintf(stderr, "agenttask: timeout %.3fs enforced by the supervisor\n",
 			(double)o->timeout_ms / 1000);

@@ -26,6 +26,9 @@ void at_cli_print_gate_failures(const struct at_gate_report *rep, FILE *f);
 /* The report as a pull-request comment. */
 void at_cli_print_gate_markdown(const struct at_gate_report *rep, FILE *f);
 
+/* One line on why the run was stopped, when a limit or the timeout stopped it. */
+void at_cli_print_run_stop(const struct at_app_run_opts *o, const struct at_app_run_result *res);
+
 /* run --verbose: how each limit is enforced, and the time of each setup step. */
 void at_cli_print_run_verbose(const struct at_app_run_opts *o,
 			      const struct at_app_run_result *res);

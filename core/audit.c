@@ -281,6 +281,7 @@ at_json *at_audit_limits_json(const struct at_limits *l, const enum at_limit_mec
 	int i, bad = 0;
 
 	for (i = 0; o && l && i < AT_LIMIT_COUNT; i++) {
+		const char *note = at_limit_mech_note((enum at_limit)i, mech[i]);
 		at_json *v;
 
 		if (!l->value[i])
@@ -288,6 +289,9 @@ at_json *at_audit_limits_json(const struct at_limits *l, const enum at_limit_mec
 		v = at_json_object();
 		bad |= at_json_add_number(v, "value", (double)l->value[i]);
 		bad |= at_json_add_string(v, "mechanism", at_limit_mech_name(mech[i]));
+		bad |= at_json_add_bool(v, "default", (l->defaults >> i) & 1);
+		if (note)
+			bad |= at_json_add_string(v, "note", note);
 		bad |= at_json_add(o, at_limit_name((enum at_limit)i), v);
 	}
 	if (o && timeout_ms)
@@ -324,6 +328,8 @@ int at_audit_run(const struct at_paths *p, const char *task, const struct at_aud
 		bad |= at_json_add(e, "network", r->network);
 	bad |= at_json_add(e, "binds", binds_json(r->binds, r->nbinds));
 	bad |= at_json_add(e, "limits", at_audit_limits_json(r->limits, res->mech, r->timeout_ms));
+	if (at_run_stop_name(res->stop))
+		bad |= at_json_add_string(e, "reason", at_run_stop_name(res->stop));
 	if (res->cancelled)
 		bad |= at_json_add_bool(e, "cancelled", true);
 	if (r->error && r->error[0])

@@ -35,8 +35,11 @@ int at_audit_path(const struct at_paths *p, const char *task, char *buf, size_t 
  *   new              base_branch, base_commit
  *   run              task, argv[], start, duration_ms, exit_code, timed_out,
  *                    signal, max_rss_kb, user_cpu_ms, sys_cpu_ms, net,
- *                    binds[{path, writable}], limits{NAME: {value, mechanism},
- *                    timeout_ms}, error (when it did not run, or not to the end)
+ *                    binds[{path, writable}], limits{NAME: {value, mechanism,
+ *                    default, note (what an rlimit weakens)}, timeout_ms},
+ *                    reason (when a limit or the timeout stopped it: timeout,
+ *                    oom, pids, cpu, file-size), cancelled (when it was),
+ *                    error (when it did not run, or not to the end)
  *   gate             task, passed, tree (null: nothing judged), policy (null:
  *                    none), failed[] (names of the failed rules and checks)
  *   accept-override  reason, tree, base_branch (before anything merges)
@@ -69,7 +72,7 @@ struct at_audit_run {
 	bool net;
 	const struct at_run_bind *binds;
 	size_t nbinds;
-	const struct at_limits *limits;   /* asked for; NULL: none */
+	const struct at_limits *limits;   /* applied (asked for and defaults); NULL: none */
 	uint64_t timeout_ms;
 	const char *error;                /* why it did not run, or NULL */
 	at_json *network;                 /* the allowlist and its connections, or NULL:

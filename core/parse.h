@@ -19,4 +19,7 @@ int at_parse_count(const char *s, uint64_t max, uint64_t *out, struct at_error *
 /* Seconds, "30" or "1.5", as milliseconds; AT_EUSAGE. */
 int at_parse_seconds(const char *s, uint64_t *ms_out, struct at_error *err);
 
+/* CPUs, "2" or "0.5" (at most 1000), as thousandths of a CPU; AT_EUSAGE. */
+int at_parse_cpus(const char *s, uint64_t *milli_out, struct at_error *err);
+
 #endif

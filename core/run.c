@@ -5,11 +5,18 @@
 
 static const char *const limit_names[AT_LIMIT_COUNT] = {
 	[AT_LIMIT_MEMORY] = "memory", [AT_LIMIT_PIDS] = "pids", [AT_LIMIT_CPU] = "cpu",
-	[AT_LIMIT_FSIZE] = "file-size",
+	[AT_LIMIT_FSIZE] = "file-size", [AT_LIMIT_CPUS] = "cpus",
 };
 
 static const char *const mech_names[AT_MECH_COUNT] = {
-	[AT_MECH_NONE] = "none", [AT_MECH_CGROUP_V1] = "cgroup-v1", [AT_MECH_RLIMIT] = "rlimit",
+	[AT_MECH_NONE] = "none", [AT_MECH_CGROUP_V2] = "cgroup-v2",
+	[AT_MECH_SYSTEMD] = "systemd-scope", [AT_MECH_CGROUP_V1] = "cgroup-v1",
+	[AT_MECH_RLIMIT] = "rlimit", [AT_MECH_UNENFORCED] = "unenforced",
+};
+
+static const char *const stop_names[AT_STOP_COUNT] = {
+	[AT_STOP_TIMEOUT] = "timeout", [AT_STOP_OOM] = "oom", [AT_STOP_PIDS] = "pids",
+	[AT_STOP_CPU] = "cpu", [AT_STOP_FSIZE] = "file-size",
 };
 
 const char *at_limit_name(enum at_limit l)
@@ -20,6 +27,35 @@ const char *at_limit_name(enum at_limit l)
 const char *at_limit_mech_name(enum at_limit_mech m)
 {
 	return (unsigned int)m < AT_MECH_COUNT ? mech_names[m] : "?";
+}
+
+const char *at_run_stop_name(enum at_run_stop s)
+{
+	return (unsigned int)s < AT_STOP_COUNT ? stop_names[s] : NULL;
+}
+
+const char *at_limit_mech_note(enum at_limit l, enum at_limit_mech m)
+{
+	if (m == AT_MECH_UNENFORCED)
+		return l == AT_LIMIT_MEMORY
+			       ? "not enforced: no cgroup here, and RLIMIT_AS would break programs "
+				 "that reserve address space"
+			       : "not enforced: no cgroup here, and RLIMIT_NPROC does not bind root";
+	if (m != AT_MECH_RLIMIT)
+		return NULL;
+	switch (l) {
+	case AT_LIMIT_MEMORY:
+		return "RLIMIT_AS, per process: address space, not memory used; the tree may use "
+		       "many times the limit, and programs that reserve address space fail";
+	case AT_LIMIT_PIDS:
+		return "RLIMIT_NPROC: the processes of this uid in the sandbox's user namespace";
+	case AT_LIMIT_CPU:
+		return "RLIMIT_CPU, per process: the tree may use the limit many times over";
+	case AT_LIMIT_FSIZE:
+		return "RLIMIT_FSIZE, per file written: not the disk space used";
+	default:
+		return NULL;
+	}
 }
 
 /* The one table of the setup steps: a name, and what it means when it fails. */
@@ -79,6 +115,7 @@ void at_run_result_init(struct at_run_result *res)
 
 	memset(res, 0, sizeof(*res));
 	res->prepare_us = -1;
+	res->oom_kills = res->pids_refused = -1;
 	for (i = 0; i < AT_STEP_COUNT; i++)
 		res->step_us[i] = -1;
 }

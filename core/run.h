@@ -33,23 +33,57 @@ enum at_limit {
 	AT_LIMIT_PIDS,            /* processes and threads of the command */
 	AT_LIMIT_CPU,             /* seconds of CPU time */
 	AT_LIMIT_FSIZE,           /* bytes: largest file the command may write */
+	AT_LIMIT_CPUS,            /* CPU bandwidth in thousandths of a CPU (1500: 1.5 CPUs) */
 	AT_LIMIT_COUNT
 };
 
+/*
+ * How a limit was enforced, best first (sandbox/limits.c chooses). The
+ * cgroup mechanisms hold the whole tree of the run; an rlimit holds each
+ * process on its own (at_limit_mech_note says what that weakens).
+ */
 enum at_limit_mech {
 	AT_MECH_NONE = 0,         /* no limit asked for */
+	AT_MECH_CGROUP_V2,        /* cgroup v2: a child of the delegated cgroup agenttask runs in */
+	AT_MECH_SYSTEMD,          /* cgroup v2: a transient systemd scope (Delegate=yes) */
 	AT_MECH_CGROUP_V1,        /* a per-run cgroup (v1 hierarchy): the whole tree */
 	AT_MECH_RLIMIT,           /* setrlimit: per process (NPROC: per user) */
+	AT_MECH_UNENFORCED,       /* a default that nothing here can enforce: not applied */
 	AT_MECH_COUNT
 };
 
 struct at_limits {
 	uint64_t value[AT_LIMIT_COUNT];   /* 0: no limit */
+	/*
+	 * Bit (1 << limit) set: that limit is a default (sandbox/sandbox.h's
+	 * at_sandbox_defaults), not asked for. Where nothing can enforce it,
+	 * the run goes on without it (AT_MECH_UNENFORCED); an asked-for limit
+	 * is refused instead.
+	 */
+	unsigned int defaults;
 };
 
-/* "memory", "pids", "cpu", "file-size"; "none", "cgroup-v1", "rlimit" ("?" out of range). */
+/* Why a run was stopped, as `run` reports it ("reason" in its JSON). */
+enum at_run_stop {
+	AT_STOP_NONE = 0,
+	AT_STOP_TIMEOUT,          /* --timeout: everything killed (124) */
+	AT_STOP_OOM,              /* the memory limit: the kernel's OOM killer (137) */
+	AT_STOP_PIDS,             /* the pids limit refused a fork, and the command failed */
+	AT_STOP_CPU,              /* --cpu: SIGXCPU, or SIGKILL at the hard limit */
+	AT_STOP_FSIZE,            /* --file-size: SIGXFSZ */
+	AT_STOP_COUNT
+};
+
+/*
+ * "memory", "pids", "cpu", "file-size", "cpus"; "none", "cgroup-v2",
+ * "systemd-scope", "cgroup-v1", "rlimit", "unenforced" ("?" out of range).
+ */
 const char *at_limit_name(enum at_limit l);
 const char *at_limit_mech_name(enum at_limit_mech m);
+/* What enforcing limit l by m weakens (an rlimit, a default unenforced), or NULL. */
+const char *at_limit_mech_note(enum at_limit l, enum at_limit_mech m);
+/* "timeout", "oom", "pids", "cpu", "file-size"; NULL for AT_STOP_NONE. */
+const char *at_run_stop_name(enum at_run_stop s);
 
 /* ---- the steps of a run's setup: one enum, one table (name, what failed) ---- */
 
@@ -122,6 +156,10 @@ struct at_run_result {
 	int64_t sys_cpu_ms;
 
 	enum at_limit_mech mech[AT_LIMIT_COUNT];
+	enum at_run_stop stop;    /* why the run was stopped, or AT_STOP_NONE */
+	int64_t oom_kills;        /* processes the OOM killer took in the run's cgroup; -1 unknown */
+	int64_t pids_refused;     /* forks the pids cgroup refused; -1 unknown */
+	char limits_note[256];    /* why no cgroup holds the limits (systemd refused), or "" */
 	int64_t prepare_us;       /* before the clone (mount plan, seccomp filter); -1 */
 	int64_t step_us[AT_STEP_COUNT];  /* microseconds after the clone; -1 not timed */
 
@@ -130,7 +168,7 @@ struct at_run_result {
 	bool out_truncated, err_truncated;
 };
 
-/* Zero it, with every time unknown (-1). */
+/* Zero it, with every time and counter unknown (-1). */
 void at_run_result_init(struct at_run_result *res);
 /* Free the captured output; accepts NULL. */
 void at_run_result_release(struct at_run_result *res);

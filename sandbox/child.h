@@ -93,7 +93,8 @@ struct at_sb_child {
 	int last_cap;
 	char uid_map[32], gid_map[32];  /* "<id> <id> 1\n": our own ids, kept */
 	int sync_fd;              /* read end; the supervisor holds the write end */
-	bool wait_sync;           /* wait for its byte: we have been put in the cgroup */
+	bool wait_sync;           /* wait for the final rlimit[]: we have been put in the cgroup */
+	bool hold;                /* after the exit report, keep the cgroup until sync_fd's EOF */
 	int report_fd;            /* write end of the report pipe */
 	int out_fd, err_fd;       /* capture pipes' write ends, or -1 */
 	sigset_t *saved_mask;     /* the supervisor's mask, restored for the command */

@@ -86,17 +86,17 @@ static int write_idmaps(const struct at_sb_child *c, const char **what)
 /*
  * The supervisor holds the write end of the sync pipe until the run is
  * over: POLLHUP (or EOF) means it died before our death signal was armed,
- * and nobody would ever kill us. With a cgroup to join, wait for its byte:
- * it is written once the supervisor has moved us in.
+ * and nobody would ever kill us. With a cgroup to join, wait for its
+ * message: written once the supervisor has moved us in, it says which
+ * limits fall back to rlimits after all.
  */
-static int check_supervisor(const struct at_sb_child *c)
+static int check_supervisor(struct at_sb_child *c)
 {
 	struct pollfd pfd = { .fd = c->sync_fd, .events = POLLIN };
-	char byte;
 
 	errno = 0;
 	if (c->wait_sync) {
-		if (read(c->sync_fd, &byte, 1) == 1)
+		if (read(c->sync_fd, c->rlimit, sizeof(c->rlimit)) == (ssize_t)sizeof(c->rlimit))
 			return 0;
 	} else if (poll(&pfd, 1, 0) >= 0 && !(pfd.revents & (POLLHUP | POLLERR))) {
 		return 0;
@@ -129,7 +129,8 @@ static int child_setup(struct at_sb_child *c, int64_t *t, int *step, const char 
 	*step = AT_STEP_SYNC;
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || check_supervisor(c) < 0)
 		return -1;
-	close(c->sync_fd);
+	if (!c->hold)
+		close(c->sync_fd);
 	*step = AT_STEP_IDMAP;
 	if (write_idmaps(c, what) < 0)
 		return -1;

@@ -51,9 +51,9 @@ static const char *userns_hint(int errnum)
 		       "(sysctl -w kernel.unprivileged_userns_clone=1)";
 	if (getuid() != 0 &&
 	    read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
-		return "AppArmor restricts unprivileged user namespaces "
-		       "(kernel.apparmor_restrict_unprivileged_userns=1): give agenttask an "
-		       "AppArmor profile that allows userns, or set it to 0";
+		return "AppArmor restricts user namespaces "
+		       "(kernel.apparmor_restrict_unprivileged_userns=1): install the profile "
+		       "/etc/apparmor.d/agenttask (make install) or set it to 0";
 	if (read_sysctl("/proc/sys/user/max_user_namespaces") == 0)
 		return "user.max_user_namespaces=0 disables user namespaces "
 		       "(sysctl -w user.max_user_namespaces=15000)";
@@ -132,7 +132,8 @@ static void prepare_child(struct run *r, const struct at_sandbox_spec *o,
 		 (unsigned)getuid());
 	snprintf(r->c.gid_map, sizeof(r->c.gid_map), "%u %u 1\n", (unsigned)getgid(),
 		 (unsigned)getgid());
-	r->c.wait_sync = r->cg.ndirs > 0;
+	r->c.wait_sync = r->cg.need_sync;
+	r->c.hold = r->cg.tree != AT_MECH_NONE;
 	r->c.last_cap = read_sysctl("/proc/sys/kernel/cap_last_cap");
 	if (r->c.last_cap < 0)
 		r->c.last_cap = CAP_LAST_CAP;
@@ -176,25 +177,27 @@ static int prepare(struct run *r, const struct at_sandbox_spec *o, struct at_run
 		return err->code;
 	if (at_sb_seccomp_compile(&r->c.seccomp, err) < 0)
 		return err->code;
-	if (at_sb_cgroup_setup(o->limits.value, res->mech, &r->cg, err) < 0)
+	if (at_sb_limits_prepare(o, res->mech, &r->cg, err) < 0)
 		return err->code;
 	prepare_child(r, o, res);
 	return prepare_fds(r, o, err);
 }
 
 /*
- * Clone the sandbox's init; with limits, move it into the run's cgroup and
- * let it go. The write end of the sync pipe stays open until the run is
- * over: the init checks that it is, to know the supervisor is alive.
+ * Clone the sandbox's init; with a cgroup to join, move it in and let it
+ * go. The write end of the sync pipe stays open until the run is over (or,
+ * with a cgroup, until its counters are read): the init checks that it is,
+ * to know the supervisor is alive.
  */
-static int start(struct run *r, const struct at_sandbox_spec *o, struct at_error *err)
+static int start(struct run *r, const struct at_sandbox_spec *o, struct at_run_result *res,
+		 struct at_error *err)
 {
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 			      CLONE_NEWUTS | (o->share_net ? 0 : CLONE_NEWNET) | SIGCHLD;
 	long pid;
 
 	r->c.t_clone_ns = at_sb_now_ns();
-	pid = syscall(SYS_clone, flags, NULL, NULL, NULL, 0);
+	pid = at_sb_limits_clone(&r->cg, flags, &r->c.wait_sync);
 	if (pid == 0) {
 		close(r->sync[1]);
 		close(r->report[0]);
@@ -224,17 +227,23 @@ static int start(struct run *r, const struct at_sandbox_spec *o, struct at_error
 		close(r->err[1]);
 		r->out[1] = r->err[1] = -1;
 	}
-	if (!r->c.wait_sync)
-		return 0;
-	if (at_sb_cgroup_attach(&r->cg, (int)pid, err) < 0) {
+	if (r->c.wait_sync &&
+	    at_sb_limits_attach(&r->cg, o, (int)pid, res->mech, r->sync[1], err) < 0) {
 		kill((pid_t)pid, SIGKILL);
 		return err->code;
 	}
-	if (write(r->sync[1], "x", 1) != 1) {
-		kill((pid_t)pid, SIGKILL);
-		return at_error_sys(err, AT_ESANDBOX, "cannot start the sandbox");
-	}
 	return 0;
+}
+
+/* At the init's exit report: the counters, then the init may let go of the cgroup. */
+static void exit_reported(void *arg)
+{
+	struct run *r = arg;
+
+	at_sb_limits_collect(&r->cg);
+	if (r->sync[1] >= 0)
+		close(r->sync[1]);
+	r->sync[1] = -1;
 }
 
 /*
@@ -392,7 +401,7 @@ static void run_release(struct run *r)
 		close(r->s.err_fd);
 	if (r->masked)
 		sigprocmask(SIG_SETMASK, &r->saved, NULL);
-	at_sb_cgroup_remove(&r->cg);
+	at_sb_limits_release(&r->cg);
 	at_sb_plan_free(r->c.ops, r->c.nops);
 	at_sb_seccomp_release(&r->c.seccomp);
 	free(r->s.out_buf);
@@ -406,6 +415,7 @@ static void run_init(struct run *r)
 	r->out[0] = r->out[1] = r->err[0] = r->err[1] = -1;
 	r->lsock[0] = r->lsock[1] = -1;
 	r->s.sig_fd = r->s.report_fd = r->s.out_fd = r->s.err_fd = -1;
+	r->cg.into_fd = -1;       /* released even when the run fails before the limits */
 }
 
 /* Even after a failed start: wait for the init to be gone. */
@@ -419,6 +429,8 @@ static int supervise(struct run *r, const struct at_sandbox_spec *o, int rc,
 	r->s.cancel_fd = o->cancel_fd;
 	r->s.timeout_ms = o->timeout_ms;
 	r->s.capture_max = o->capture_max ? o->capture_max : AT_RUN_CAPTURE_MAX;
+	r->s.at_exit_report = exit_reported;
+	r->s.arg = r;
 	if (at_sb_supervise(&r->s) < 0 && rc == 0)
 		rc = at_error_sys(err, AT_ESYS, "cannot wait for the sandbox");
 	return rc;
@@ -440,7 +452,7 @@ int at_sandbox_run(const struct at_sandbox_spec *o, struct at_run_result *res,
 
 	rc = prepare(&r, o, res, err);
 	if (rc == 0)
-		rc = start(&r, o, err);
+		rc = start(&r, o, res, err);
 	if (rc == 0 && o->nlisten)
 		rc = hand_over(&r, o, err);
 	if (r.s.init_pid > 0) {
@@ -449,6 +461,8 @@ int at_sandbox_run(const struct at_sandbox_spec *o, struct at_run_result *res,
 		rc = supervise(&r, o, rc, err);
 		if (rc == 0)
 			rc = finish(&r, o, res, err);
+		if (rc == 0)
+			at_sb_limits_result(&r.cg, o, res);
 	}
 	res->duration_ms = (at_sb_now_ns() - t0) / 1000000;
 	run_release(&r);

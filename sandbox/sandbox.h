@@ -16,7 +16,8 @@
  *   /usr /bin /sbin /lib*   read-only binds (merged-/usr symlinks stay symlinks)
  *   /etc                    an allow-list of entries, read-only; never shadow,
  *                           sudoers, ssh host keys, the system gitconfig
- *   /tmp, HOME, /dev/shm    private size-capped tmpfs
+ *   /tmp, HOME, /dev/shm    private size-capped tmpfs (within 7/8 of the
+ *                           memory limit, when the spec has one)
  *   /proc                   a fresh procfs of the sandbox's own pid namespace,
  *                           its machine-global files read-only
  *   /dev                    null zero full random urandom tty, devpts, shm,
@@ -156,6 +157,10 @@ struct at_sandbox_spec {
 	bool failed;                 /* an add ran out of memory: at_sandbox_run refuses the spec */
 };
 
+/* The defaults of every run: at most this many processes, and a share of RAM. */
+#define AT_SANDBOX_DEFAULT_PIDS 4096
+#define AT_SANDBOX_DEFAULT_MEMORY_PERCENT 50
+
 void at_sandbox_spec_init(struct at_sandbox_spec *s);
 void at_sandbox_spec_release(struct at_sandbox_spec *s);
 
@@ -186,7 +191,10 @@ int at_sandbox_remount_ro(struct at_sandbox_spec *s, const char *dest);
 int at_sandbox_protect(struct at_sandbox_spec *s, const char *path);
 int at_sandbox_except(struct at_sandbox_spec *s, const char *path);
 
-/* The standard system layout above (/usr ... /dev, /proc, /tmp, HOME), appended. */
+/*
+ * The standard system layout above (/usr ... /dev, /proc, /tmp, HOME),
+ * appended. The tmpfs sizes follow s->limits' memory limit: set it first.
+ */
 int at_sandbox_add_system(struct at_sandbox_spec *s);
 
 /*
@@ -205,6 +213,13 @@ int at_sandbox_add_system(struct at_sandbox_spec *s);
  */
 int at_sandbox_run(const struct at_sandbox_spec *s, struct at_run_result *res,
 		   struct at_error *err);
+
+/*
+ * Fill the limits left at 0 with the defaults of every run: pids
+ * AT_SANDBOX_DEFAULT_PIDS, memory AT_SANDBOX_DEFAULT_MEMORY_PERCENT of RAM
+ * (at least 256 MiB); mark them in l->defaults.
+ */
+void at_sandbox_defaults(struct at_limits *l);
 
 /*
  * The command's environment: PATH=AT_RUN_PATH and HOME=AT_RUN_HOME, then

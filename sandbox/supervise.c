@@ -90,6 +90,8 @@ static void handle_report(struct at_sb_super *s, const struct at_sb_report *rep)
 		s->have_cmd_status = true;
 		memcpy(s->t_ns, rep->t_ns, sizeof(s->t_ns));
 		s->have_timing = true;
+		if (s->at_exit_report)
+			s->at_exit_report(s->arg);
 		break;
 	}
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #define MiB ((uint64_t)1 << 20)
+/* The private tmpfs: at most these, and 1/2, 1/4, 1/8 of the memory limit (tmpfs_size). */
 #define TMP_SIZE (512 * MiB)
 #define HOME_SIZE (256 * MiB)
 #define SHM_SIZE (64 * MiB)
@@ -129,6 +130,21 @@ static void add_etc(struct at_sandbox_spec *s)
 	}
 }
 
+/*
+ * A private tmpfs is memory: its pages are charged to the run's cgroup, and
+ * where the run has a memory limit its tmpfs together stay inside it (7/8
+ * of it at most), so that filling /tmp meets ENOSPC before the limit. And
+ * where the limit is only RLIMIT_AS, these sizes are what keeps them in it.
+ */
+static uint64_t tmpfs_size(const struct at_sandbox_spec *s, uint64_t max, unsigned int share)
+{
+	uint64_t memory = s->limits.value[AT_LIMIT_MEMORY], v = max;
+
+	if (memory && memory / share < v)
+		v = memory / share;
+	return v < 4096 ? 4096 : v;
+}
+
 static void add_dev(struct at_sandbox_spec *s)
 {
 	char host[64];
@@ -142,7 +158,7 @@ static void add_dev(struct at_sandbox_spec *s)
 	}
 	at_sandbox_devpts(s, "/dev/pts");
 	at_sandbox_symlink(s, "pts/ptmx", "/dev/ptmx");
-	at_sandbox_tmpfs(s, "/dev/shm", SHM_SIZE, 01777);
+	at_sandbox_tmpfs(s, "/dev/shm", tmpfs_size(s, SHM_SIZE, 8), 01777);
 	at_sandbox_symlink(s, "/proc/self/fd", "/dev/fd");
 	at_sandbox_symlink(s, "/proc/self/fd/0", "/dev/stdin");
 	at_sandbox_symlink(s, "/proc/self/fd/1", "/dev/stdout");
@@ -166,8 +182,8 @@ int at_sandbox_add_system(struct at_sandbox_spec *s)
 {
 	add_system_dirs(s);
 	add_etc(s);
-	at_sandbox_tmpfs(s, "/tmp", TMP_SIZE, 01777);
-	at_sandbox_tmpfs(s, AT_RUN_HOME, HOME_SIZE, 0700);
+	at_sandbox_tmpfs(s, "/tmp", tmpfs_size(s, TMP_SIZE, 2), 01777);
+	at_sandbox_tmpfs(s, AT_RUN_HOME, tmpfs_size(s, HOME_SIZE, 4), 0700);
 	add_dev(s);
 	add_proc(s);
 	return s->failed ? -1 : 0;

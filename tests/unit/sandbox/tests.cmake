@@ -1,3 +1,4 @@
 at_unit_test(test_sandbox_opts unit/sandbox/test_opts.c at_sandbox)
 at_unit_test(test_sandbox_seccomp unit/sandbox/test_seccomp.c at_sandbox)
 at_unit_test(test_sandbox_plan unit/sandbox/test_plan.c at_sandbox)
+at_unit_test(test_sandbox_limits unit/sandbox/test_limits.c at_sandbox)
