@@ -16,7 +16,7 @@
  *   diff      app/diff.h      commit    app/commit.h
  *   gate      app/gate.h      accept    app/accept.h
  *   discard, restore          app/discard.h
- *   gc        app/gc.h
+ *   gc        app/gc.h        doctor    app/doctor.h (no repository)
  *   the JSON form of results  app/json.h
  *
  * Mutating use cases take the repository lock (core/lock.h) themselves, for
