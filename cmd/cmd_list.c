@@ -53,10 +53,8 @@ int cmd_list(struct at_cli *cli, int argc, char **argv)
 		struct at_error e = AT_ERROR_INIT;
 		struct at_task_info info = { { 0 }, false, false, 0 };
 
-		if (at_task_inspect(repo, &l.tasks[i], &info, &e) < 0) {
-			fprintf(stderr, "agenttask: %s\n", e.msg);
-			status = AT_EXIT_FAIL;
-		}
+		if (at_task_inspect(repo, &l.tasks[i], &info, &e) < 0)
+			status = at_cli_fail(&e);
 		if (json)
 			at_json_append(arr, at_cli_task_json(&l.tasks[i], &info));
 		else
