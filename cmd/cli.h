@@ -37,8 +37,9 @@ struct at_cli {
 #define AT_CLI_MAX_FILE_SIZE_OPTION \
 	{ "max-file-size", required_argument, NULL, AT_CLI_OPT_MAX_FILE_SIZE }
 #define AT_CLI_MAX_FILE_SIZE_HELP \
-	"  --max-file-size SIZE  refuse files larger than SIZE (K, M, G; default the\n" \
-	"                 repository's agenttask.maxFileSize, else 100M)\n"
+	"  --max-file-size SIZE\n" \
+	"                 refuse, unread, a file larger than SIZE (K, M, G; default\n" \
+	"                 the repository's agenttask.maxFileSize, else 100M)\n"
 
 /* Parse SIZE into *out: 0, or the exit status of a usage error (printed). */
 int at_cli_max_file_size(const char *cmd, const char *arg, uint64_t *out);

@@ -67,8 +67,9 @@ const struct at_command at_commands[] = {
 	  "the task changes make accept refuse, other changes of yours are left as they are.\n" },
 	{ "discard", cmd_discard, "agenttask discard [NAME] [--force] [--max-file-size SIZE]",
 	  "throw a task away (saved in the trash first)",
-	  "  -f, --force    when the worktree holds something git cannot record (a name\n"
-	  "                 git refuses, an unreadable file), save the commits only\n"
+	  "  -f, --force    when the worktree holds something agenttask will not record\n"
+	  "                 (a name git refuses, an unreadable file, an embedded\n"
+	  "                 repository, a file over the size limit), save the commits only\n"
 	  AT_CLI_MAX_FILE_SIZE_HELP
 	  "\nThe task's full state (commits, uncommitted and untracked files, modes) is\n"
 	  "saved under refs/agenttask/trash/NAME/ first; 'agenttask restore NAME' brings\n"

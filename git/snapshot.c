@@ -83,7 +83,9 @@ static int record(git_index *idx, struct at_wt_hasher *h, const char *path, cons
 
 	if (rc < 0)
 		return rc;
-	entry_of(&e, path, &id, mode, &st);
+	if (rc == 0)
+		entry_of(&e, path, &id, mode, &st);
+	/* Gone since the scan, or a directory now: what it held is the next scan's. */
 	if ((rc == 1 ? git_index_remove_bypath(idx, path) : git_index_add(idx, &e)) < 0)
 		return at_git_error(err, AT_EGIT, "cannot record '%s' of task '%s'",
 				    at_esc(esc, sizeof(esc), path), name);
