@@ -27,6 +27,8 @@ int at_git_hasher_init(struct at_wt_hasher *h, const struct at_snap *s, const st
 	for (i = 0; i < scan->n; i++)
 		if (scan->v[i].kind != AT_SCAN_DELETED)
 			paths[n++] = scan->v[i].path;
+	if (n == 0)
+		return 0;   /* nothing to hash: at_wt_hash is not called */
 	if (git_oid_fromstr(&base, s->t->base_commit) == 0)
 		basep = &base;
 	h->repo = s->wt;
@@ -295,11 +297,9 @@ int at_task_commit(struct at_repo *r, const struct at_task *t, const struct at_c
 	git_index *idx = NULL;
 	git_tree *tree = NULL;
 	git_oid tree_id, commit_id;
-	char *msg = NULL;
-	int rc;
-
-	char cache[PATH_MAX];
+	char *msg = NULL, cache[PATH_MAX];
 	struct at_snap s;
+	int rc;
 
 	if ((rc = at_git_open_task_repo(&wt, t, err)) < 0)
 		return rc;

@@ -17,14 +17,6 @@ task_repo() {
 	tip=$(git -C repo rev-parse agenttask/t)
 }
 
-# set_policy JSON: commit .agenttask/policy.json on main.
-set_policy() {
-	mkdir -p repo/.agenttask
-	printf '%s\n' "$1" >repo/.agenttask/policy.json
-	git -C repo add .agenttask/policy.json
-	git -C repo commit -q -m "policy"
-}
-
 # refused WHAT NEEDLE ARGS...: agenttask ARGS exits 1 with one line holding NEEDLE.
 refused() {
 	local what=$1 needle=$2
@@ -241,10 +233,9 @@ fifty_lines() {
 	seq 100 149 >"$1"
 }
 
-# The attack: an untracked, ignored .gitattributes saying `* -diff` turned a
-# 50-line change into "Binary files differ", counted as 0 lines, and passed
-# max_changed_lines. Attributes come from the base commit only.
-test_an_untracked_ignored_gitattributes_cannot_hide_a_change() {
+# numbers_task: a repository whose 10-line 'numbers' a task t ($wt) changes by
+# 50 lines, under a policy of at most 20, with `* -diff` in its .gitattributes.
+numbers_task() {
 	make_repo repo
 	seq 1 10 >repo/numbers
 	git -C repo add numbers
@@ -254,6 +245,13 @@ test_an_untracked_ignored_gitattributes_cannot_hide_a_change() {
 	wt=$out
 	fifty_lines "$wt/numbers"
 	printf '* -diff\n' >"$wt/.gitattributes"
+}
+
+# The attack: an untracked, ignored .gitattributes saying `* -diff` turned a
+# 50-line change into "Binary files differ", counted as 0 lines, and passed
+# max_changed_lines. Attributes come from the base commit only.
+test_an_untracked_ignored_gitattributes_cannot_hide_a_change() {
+	numbers_task
 	printf '.gitattributes\n.gitignore\n' >"$wt/.gitignore"
 	ok "diff --stat" -C repo diff t --stat
 	assert_contains "$out" "50 insertions(+), 10 deletions(-)" "counted"
@@ -266,15 +264,7 @@ test_an_untracked_ignored_gitattributes_cannot_hide_a_change() {
 # The same with the .gitattributes committed: by the task (agenttask commit)
 # or, in CI, in the pushed head, which is also the checkout the gate runs in.
 test_a_committed_gitattributes_cannot_hide_a_change_in_the_task_or_in_ci() {
-	make_repo repo
-	seq 1 10 >repo/numbers
-	git -C repo add numbers
-	git -C repo commit -q -m numbers
-	set_policy '{"max_changed_lines": 20}'
-	ok "new" -C repo new t
-	wt=$out
-	fifty_lines "$wt/numbers"
-	printf '* -diff\n' >"$wt/.gitattributes"
+	numbers_task
 	ok "commit" -C repo commit t
 	expect_rc 1 "gate of the task" -C repo gate t --json
 	assert_contains "$out" "61 lines changed" "the task's gate counts them"
