@@ -53,8 +53,10 @@ int cmd_list(struct at_cli *cli, int argc, char **argv)
 		struct at_error e = AT_ERROR_INIT;
 		struct at_task_info info = { { 0 }, false, false, 0 };
 
-		if (at_task_inspect(repo, &l.tasks[i], &info, &e) < 0)
-			status = at_cli_fail(&e);
+		if (at_task_inspect(repo, &l.tasks[i], &info, &e) < 0) {
+			at_cli_fail(&e);
+			status = AT_EXIT_FAIL;
+		}
 		if (json)
 			at_json_append(arr, at_cli_task_json(&l.tasks[i], &info));
 		else

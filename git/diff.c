@@ -8,8 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <git2/sys/repository.h>
-
 #include "core/util.h"
 #include "git/diff_format.h"
 #include "git/renames.h"
@@ -188,6 +186,7 @@ static int check_new_side(struct at_diff *d, uint64_t max, struct at_error *err)
 {
 	size_t i, n = git_diff_num_deltas(d->diff), size;
 	git_object_t type;
+	char e[200];
 	int rc = 0;
 
 	for (i = 0; rc == 0 && i < n; i++) {
@@ -199,7 +198,8 @@ static int check_new_side(struct at_diff *d, uint64_t max, struct at_error *err)
 		if ((f->mode == GIT_FILEMODE_BLOB || f->mode == GIT_FILEMODE_BLOB_EXECUTABLE ||
 		     f->mode == GIT_FILEMODE_LINK) &&
 		    git_odb_read_header(&size, &type, d->odb, &f->id) < 0)
-			return at_git_error(err, AT_EGIT, "cannot read the object of '%s'", f->path);
+			return at_git_error(err, AT_EGIT, "cannot read the object of '%s'",
+					    at_esc(e, sizeof(e), f->path));
 		rc = at_git_check_entry(f->path, f->mode, size, max, err);
 	}
 	return rc;

@@ -279,10 +279,12 @@ static int check_written(git_odb *odb, const git_diff_file *f, uint64_t max,
 {
 	git_object_t type;
 	size_t size = 0;
+	char e[200];
 
 	if (f->mode != 0 && f->mode != GIT_FILEMODE_COMMIT &&
 	    git_odb_read_header(&size, &type, odb, &f->id) < 0)
-		return at_git_error(err, AT_EGIT, "cannot read the object of '%s'", f->path);
+		return at_git_error(err, AT_EGIT, "cannot read the object of '%s'",
+				    at_esc(e, sizeof(e), f->path));
 	return at_git_check_entry(f->path, f->mode, size, max, err);
 }
 

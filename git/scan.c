@@ -501,6 +501,17 @@ static int add_name(char **buf, size_t *len, size_t *cap, bool dir, const char *
  * (each stat'ed; the subdirectories read next) and the untracked names
  * recorded, not listed again. path holds prefix (plen bytes) on entry.
  */
+/* The recorded type ('f' or 'd') of untracked name (len bytes) in a cached directory, or 0. */
+static char cached_type(const struct at_dircache_dir *known, const char *name, size_t len)
+{
+	const char *n, *end = known->names + known->names_len;
+
+	for (n = known->names; n < end; n += strlen(n) + 1)
+		if (strlen(n + 1) == len && memcmp(n + 1, name, len) == 0)
+			return n[0];
+	return 0;
+}
+
 static int read_known(struct walk *w, struct found *f, int dfd, char *path, size_t plen,
 		      size_t lo, size_t hi, const struct at_dircache_dir *known)
 {
@@ -517,13 +528,21 @@ static int read_known(struct walk *w, struct found *f, int dfd, char *path, size
 			rc = check_file(w, f, dfd, full + plen, full, strlen(full), i++);
 			continue;
 		}
-		/* A tracked subdirectory: read next; its entries skipped here. */
+		/*
+		 * A tracked subdirectory: read next; its entries skipped here.
+		 * Unless a file or link was recorded in its place: then what is
+		 * below it is deleted, and the name is a candidate (below).
+		 */
 		len = (size_t)(slash - full);
-		if (len + 2 > PATH_MAX || !(sub = strndup(full, len + 1)))
+		if (len + 2 > PATH_MAX)
 			return -1;
 		memcpy(path, full, len);
 		memcpy(path + len, "0", 2);   /* '/' + 1: past every "sub/..." */
 		i = lower_bound(w, path, i, hi);
+		if (cached_type(known, full + plen, len - plen) == 'f')
+			continue;
+		if (!(sub = strndup(full, len + 1)))
+			return -1;
 		rc = push_dir(w, sub);
 	}
 	for (n = known->names; rc == 0 && n < end; n += strlen(n) + 1) {
@@ -532,8 +551,9 @@ static int read_known(struct walk *w, struct found *f, int dfd, char *path, size
 		if (plen + nlen + 2 > PATH_MAX)
 			return -1;
 		memcpy(path + plen, n + 1, nlen + 1);
-		/* Tracked since: its entry was handled above. */
-		if (find_file(w, path, lo, hi) >= 0 || table_find(w, path, len, hash_bytes(path, len))->entry)
+		/* Tracked since: its entry was handled above (a file in a directory's place: not). */
+		if (find_file(w, path, lo, hi) >= 0 ||
+		    (n[0] == 'd' && table_find(w, path, len, hash_bytes(path, len))->entry))
 			continue;
 		rc = push_candidate(f, path, n[0] == 'd');
 	}

@@ -8,6 +8,7 @@
 # or attributes, never read past a bound, and refuse with one clear line
 # naming the path, exit 1, nothing changed.
 . "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
 
 # A repository and a task t; its worktree in $wt, the branch tip in $tip.
 task_repo() {
@@ -203,6 +204,26 @@ test_symlinked_gitignore_gitattributes_and_gitmodules_are_never_followed() {
 	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "nothing committed"
 }
 
+# A trash entry saved before these refusals existed may hold a symlinked
+# .gitattributes, which libgit2's checkout would follow while restore writes
+# the worktree: such an entry is not restored, and nothing is made.
+test_restore_refuses_a_trash_entry_with_a_symlinked_gitattributes() {
+	task_repo
+	ok "discard" -C repo discard t
+	local ref idx blob tree commit
+	ref=$(git -C repo for-each-ref --format='%(refname)' refs/agenttask/trash/t/)
+	idx=$PWD/tmp-index
+	GIT_INDEX_FILE=$idx git -C repo read-tree "$ref^{tree}"
+	blob=$(printf '/dev/zero' | git -C repo hash-object -w --stdin)
+	GIT_INDEX_FILE=$idx git -C repo update-index --add --cacheinfo "120000,$blob,.gitattributes"
+	tree=$(GIT_INDEX_FILE=$idx git -C repo write-tree)
+	commit=$(git -C repo log -1 --format=%B "$ref" | git -C repo commit-tree "$tree" -p "$ref^")
+	git -C repo update-ref "$ref" "$commit"
+	refused "restore" "'.gitattributes' is a symbolic link" -C repo restore t
+	expect_rc 2 "no task made" -C repo status t
+	assert_eq "$(git -C repo rev-parse --verify -q agenttask/t || true)" "" "no branch made"
+}
+
 # In CI the head is a pushed commit: a symlinked .gitattributes in it is
 # refused by the gate and the diff before anything is checked out.
 test_ci_mode_refuses_a_symlinked_gitattributes_in_the_head() {
@@ -309,6 +330,29 @@ test_a_task_gitattributes_changes_no_blob_and_runs_no_filter() {
 		"the blob is the bytes"
 	ok "accept" -C repo accept t
 	assert_no_file "$PWD/FILTER-RAN" "a filter driver ran"
+}
+
+# git's ignore rules, matched by agenttask itself (core/ignore.c, the files
+# read by git/wtignore.c), leave exactly the untracked files git leaves, over
+# generated trees of .gitignore files with every kind of pattern
+# (ignoretrees.py). libgit2's rules, used before, differed on some.
+test_ignore_rules_match_git_on_generated_trees() {
+	task_repo
+	local seed want got
+	git -C repo config core.quotepath false
+	for seed in $(seq 1 60); do
+		rm -rf "$wt/g"
+		mkdir "$wt/g"
+		python3 "$HERE/ignoretrees.py" "$wt/g" "$seed"
+		want=$(git -C "$wt" ls-files --others --exclude-standard | LC_ALL=C sort)
+		ok "diff --name-only (seed $seed)" -C repo diff t --name-only
+		got=$(printf '%s\n' "$out" | sed 's/^"\(.*\)"$/\1/' | LC_ALL=C sort)
+		if [ "$got" != "$want" ]; then
+			find "$wt/g" -name .gitignore -print -exec cat -A {} \; >&2
+			diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") >&2 || true
+			fail "seed $seed: agenttask's untracked files differ from git's"
+		fi
+	done
 }
 
 # ---------------------------------------------------------------- hole 5: amplification

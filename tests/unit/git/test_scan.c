@@ -509,6 +509,30 @@ static void test_scan__directory_cache_is_trusted_only_when_it_may_be(void **sta
 		      &listed, &known);
 }
 
+/*
+ * A tracked directory replaced by a link (or a file), in a directory the
+ * cache vouches for: what was below it is deleted, the link is new, and the
+ * link is never opened as the directory it replaced.
+ */
+static void test_scan__cached_directory_sees_a_type_change(void **state)
+{
+	struct repo *r = *state;
+	char cache[PATH_MAX * 3], full[PATH_MAX * 2];
+	struct at_error err = AT_ERROR_INIT;
+	size_t listed, known;
+
+	make_base(r);
+	cache_path(r, cache, sizeof(cache));
+	full_path(r, "src/lib", full, sizeof(full));
+	assert_int_equal(at_rmtree(full, &err), 0);
+	assert_int_equal(symlink("/etc", full), 0);
+	expect_cached(r, cache, "U src/lib\nD src/lib/util.c\n", &listed, &known);
+	sleep(2);
+	expect_cached(r, cache, "U src/lib\nD src/lib/util.c\n", &listed, &known);
+	expect_cached(r, cache, "U src/lib\nD src/lib/util.c\n", &listed, &known);
+	assert_true(known > 0);
+}
+
 static void test_scan__damaged_directory_cache_is_ignored(void **state)
 {
 	struct repo *r = *state;
@@ -590,6 +614,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_scan__deep_untracked_trees, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan__directory_cache_is_trusted_only_when_it_may_be,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan__cached_directory_sees_a_type_change, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_scan__damaged_directory_cache_is_ignored, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_scan__many_directories_with_threads, setup,
