@@ -18,21 +18,21 @@ static int char_class(const unsigned char *name, size_t len, unsigned char c)
 {
 	static const struct {
 		const char *name;
-		const char *extra;     /* characters beyond the ranges */
+		const char *extra; /* characters beyond the ranges */
 		unsigned char lo1, hi1, lo2, hi2, lo3, hi3;
 	} classes[] = {
-		{ "alnum", "", '0', '9', 'a', 'z', 'A', 'Z' },
-		{ "alpha", "", 'a', 'z', 'A', 'Z', 1, 0 },
-		{ "blank", " \t", 1, 0, 1, 0, 1, 0 },
-		{ "cntrl", "\x7f", 1, 0x1f, 1, 0, 1, 0 },
-		{ "digit", "", '0', '9', 1, 0, 1, 0 },
-		{ "graph", "", 0x21, 0x7e, 1, 0, 1, 0 },
-		{ "lower", "", 'a', 'z', 1, 0, 1, 0 },
-		{ "print", "", 0x20, 0x7e, 1, 0, 1, 0 },
-		{ "punct", "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", 1, 0, 1, 0, 1, 0 },
-		{ "space", " \t\n\v\f\r", 1, 0, 1, 0, 1, 0 },
-		{ "upper", "", 'A', 'Z', 1, 0, 1, 0 },
-		{ "xdigit", "", '0', '9', 'a', 'f', 'A', 'F' },
+	    {"alnum", "", '0', '9', 'a', 'z', 'A', 'Z'},
+	    {"alpha", "", 'a', 'z', 'A', 'Z', 1, 0},
+	    {"blank", " \t", 1, 0, 1, 0, 1, 0},
+	    {"cntrl", "\x7f", 1, 0x1f, 1, 0, 1, 0},
+	    {"digit", "", '0', '9', 1, 0, 1, 0},
+	    {"graph", "", 0x21, 0x7e, 1, 0, 1, 0},
+	    {"lower", "", 'a', 'z', 1, 0, 1, 0},
+	    {"print", "", 0x20, 0x7e, 1, 0, 1, 0},
+	    {"punct", "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", 1, 0, 1, 0, 1, 0},
+	    {"space", " \t\n\v\f\r", 1, 0, 1, 0, 1, 0},
+	    {"upper", "", 'A', 'Z', 1, 0, 1, 0},
+	    {"xdigit", "", '0', '9', 'a', 'f', 'A', 'F'},
 	};
 	size_t i;
 
@@ -75,7 +75,7 @@ static int bracket(const unsigned char **pp, unsigned char c)
 			if (hi == '\\' && !(hi = *++p))
 				return -1;
 			matched |= c >= prev && c <= hi;
-			pc = 0;   /* a range never starts where one ended */
+			pc = 0; /* a range never starts where one ended */
 		} else if (pc == '[' && p[1] == ':') {
 			const unsigned char *s = p + 2, *e = s;
 			int in;
@@ -85,7 +85,7 @@ static int bracket(const unsigned char **pp, unsigned char c)
 			if (!*e)
 				return -1;
 			if (e == s || e[-1] != ':') {
-				matched |= c == '[';   /* not a class: a plain '[' */
+				matched |= c == '['; /* not a class: a plain '[' */
 			} else {
 				if ((in = char_class(s, (size_t)(e - s - 1), c)) < 0)
 					return -1;
@@ -124,7 +124,7 @@ static int star(const unsigned char *pat, const unsigned char *p, const unsigned
 	if (pathname && p > first && (first == pat || first[-1] == '/') &&
 	    (!p[1] || p[1] == '/' || (p[1] == '\\' && p[2] == '/'))) {
 		if (p[1] == '/' && dowild(pat, p + 2, t, pathname) == WM_MATCH)
-			return WM_MATCH;   /* "**" + "/" standing for no directory at all */
+			return WM_MATCH; /* "**" + "/" standing for no directory at all */
 		slash = true;
 	}
 	p++;
@@ -133,7 +133,8 @@ static int star(const unsigned char *pat, const unsigned char *p, const unsigned
 	if (!slash && *p == '/') {
 		const char *s = strchr((const char *)t, '/');
 
-		return s ? dowild(pat, p + 1, (const unsigned char *)s + 1, pathname) : WM_ABORT_ALL;
+		return s ? dowild(pat, p + 1, (const unsigned char *)s + 1, pathname)
+			 : WM_ABORT_ALL;
 	}
 	for (; *t; t++) {
 		r = dowild(pat, p, t, pathname);
@@ -172,7 +173,7 @@ static int dowild(const unsigned char *pat, const unsigned char *p, const unsign
 				return WM_ABORT_ALL;
 			if (!r || (pathname && *t == '/'))
 				return WM_NOMATCH;
-			p--;   /* the loop steps past the ']' */
+			p--; /* the loop steps past the ']' */
 			break;
 		default:
 			if (*t != *p)
@@ -193,7 +194,7 @@ bool at_wildmatch(const char *pattern, const char *text, bool pathname)
 
 #define PAT_NEGATIVE 1u
 #define PAT_MUSTBEDIR 2u
-#define PAT_NODIR 4u   /* no slash: matches a base name */
+#define PAT_NODIR 4u /* no slash: matches a base name */
 
 /*
  * A longer line cannot usefully match a path, and a pattern's stars bound the
@@ -207,17 +208,17 @@ struct pattern {
 };
 
 struct list {
-	char *base;             /* "" or "a/b/" */
+	char *base; /* "" or "a/b/" */
 	struct pattern *v;
 	size_t n;
 };
 
 struct at_ignore {
-	struct list *dirs;      /* one per .gitignore, in the order added */
+	struct list *dirs; /* one per .gitignore, in the order added */
 	size_t ndirs, capdirs;
-	size_t *slots;          /* open addressing on base: index into dirs + 1, 0 empty */
+	size_t *slots; /* open addressing on base: index into dirs + 1, 0 empty */
 	size_t nslots;
-	struct list *globals;   /* the last added is the strongest */
+	struct list *globals; /* the last added is the strongest */
 	size_t nglobals;
 };
 
@@ -275,7 +276,7 @@ static size_t trim_trailing_spaces(const char *s, size_t len)
 
 static int add_pattern(struct list *l, const char *s, size_t len)
 {
-	struct pattern p = { NULL, 0 };
+	struct pattern p = {NULL, 0};
 	struct pattern *v;
 	size_t i;
 
@@ -292,7 +293,7 @@ static int add_pattern(struct list *l, const char *s, size_t len)
 		;
 	if (i == len)
 		p.flags |= PAT_NODIR;
-	else if (s[0] == '/') {   /* anchored: the base is implied */
+	else if (s[0] == '/') { /* anchored: the base is implied */
 		s++;
 		len--;
 	}
@@ -371,7 +372,7 @@ bool at_ignore_has_dir(const struct at_ignore *ig, const char *dir)
 
 int at_ignore_add_dir(struct at_ignore *ig, const char *dir, const char *text, size_t len)
 {
-	struct list l = { NULL, NULL, 0 };
+	struct list l = {NULL, NULL, 0};
 
 	if (at_ignore_has_dir(ig, dir))
 		return 0;
@@ -397,7 +398,7 @@ int at_ignore_add_dir(struct at_ignore *ig, const char *dir, const char *text, s
 
 int at_ignore_add_global(struct at_ignore *ig, const char *text, size_t len)
 {
-	struct list l = { NULL, NULL, 0 };
+	struct list l = {NULL, NULL, 0};
 	struct list *v = realloc(ig->globals, (ig->nglobals + 1) * sizeof(*v));
 
 	if (!v)
@@ -428,7 +429,8 @@ static int list_match(const struct list *l, const char *path, const char *base, 
 		if (p->flags & PAT_NODIR)
 			hit = at_wildmatch(p->text, base, false);
 		else
-			hit = strncmp(path, l->base, blen) == 0 && at_wildmatch(p->text, path + blen, true);
+			hit = strncmp(path, l->base, blen) == 0 &&
+			      at_wildmatch(p->text, path + blen, true);
 		if (hit)
 			return (p->flags & PAT_NEGATIVE) ? 0 : 1;
 	}
@@ -449,7 +451,10 @@ static const struct list *dir_list(const struct at_ignore *ig, char *path, char 
 	return idx ? &ig->dirs[idx - 1] : NULL;
 }
 
-/* Does path itself match (the lists of the directories above it, deepest first, then the global ones)? */
+/*
+ * Does path itself match: the lists of the directories above it, deepest
+ * first, then the global ones?
+ */
 static bool path_matches(const struct at_ignore *ig, char *path, bool is_dir)
 {
 	char *slash = strrchr(path, '/');

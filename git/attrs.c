@@ -116,12 +116,13 @@ int at_git_attrs_from_base(git_repository *repo, const git_oid *base, const char
 	if (!v)
 		return at_error_set(err, AT_ESYS, "out of memory");
 	if (git_repository_workdir(repo))
-		return at_error_set(err, AT_EGIT, "attributes asked of a repository with a worktree");
+		return at_error_set(err, AT_EGIT,
+				    "attributes asked of a repository with a worktree");
 	memcpy(v, paths, n * sizeof(*v));
 	if (git_index_new(&idx) < 0 || git_repository_odb(&odb, repo) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot prepare the attributes");
-	else if (base && (git_commit_lookup(&commit, repo, base) < 0 ||
-			  git_commit_tree(&tree, commit) < 0))
+	else if (base &&
+		 (git_commit_lookup(&commit, repo, base) < 0 || git_commit_tree(&tree, commit) < 0))
 		rc = at_git_error(err, AT_EGIT, "cannot read the base commit's tree");
 	else if (tree)
 		rc = add_all(idx, odb, tree, v, n, err);

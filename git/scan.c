@@ -1021,8 +1021,9 @@ static void save_cache(const char *path, const struct timespec *started, struct 
 	free(all);
 }
 
-/* The walk's setting: the worktree, where a submodule's .git may point; refusals of the config. */
-static int walk_init(struct walk *w, git_repository *repo, const char *workdir, struct at_error *err)
+/* The walk's setting: the worktree, where a submodule's .git may point; what the config refuses. */
+static int walk_init(struct walk *w, git_repository *repo, const char *workdir,
+		     struct at_error *err)
 {
 	char e[200];
 

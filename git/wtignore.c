@@ -33,8 +33,9 @@ static int add_user_file(struct at_wt_ignore *wi, const char *path, struct at_er
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return 0;
 	if ((uint64_t)st.st_size > AT_SPECIAL_FILE_MAX)
-		return at_error_set(err, AT_EUNSAFE, "ignore file '%s' is over the %llu bytes agenttask reads",
-				    at_esc(e, sizeof(e), path), (unsigned long long)AT_SPECIAL_FILE_MAX);
+		return at_error_set(
+		    err, AT_EUNSAFE, "ignore file '%s' is over the %llu bytes agenttask reads",
+		    at_esc(e, sizeof(e), path), (unsigned long long)AT_SPECIAL_FILE_MAX);
 	if (!(buf = malloc((size_t)st.st_size + 1)))
 		return at_error_set(err, AT_ESYS, "out of memory");
 	got = read(fd, buf, (size_t)st.st_size);
@@ -81,7 +82,8 @@ int at_wt_ignore_open(struct at_wt_ignore **out, git_repository *repo, int root,
 	/* The later added is the stronger: info/exclude over core.excludesFile. */
 	if (excludes_file(repo, path, sizeof(path)) == 0)
 		rc = add_user_file(wi, path, err);
-	if (rc == 0 && at_fmt(path, sizeof(path), "%sinfo/exclude", git_repository_commondir(repo)) == 0)
+	if (rc == 0 &&
+	    at_fmt(path, sizeof(path), "%sinfo/exclude", git_repository_commondir(repo)) == 0)
 		rc = add_user_file(wi, path, err);
 	if (rc < 0) {
 		at_wt_ignore_free(wi);

@@ -40,7 +40,7 @@ int at_wt_open_root(const char *path, struct at_error *err)
 /* "100 MiB" and the like, for a message. */
 static void human_size(char *buf, size_t size, uint64_t n)
 {
-	static const char *units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	static const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
 	size_t u = 0;
 	double v = (double)n;
 
@@ -58,8 +58,8 @@ static int too_large(const char *path, uint64_t size, uint64_t max, const char *
 
 	human_size(have, sizeof(have), size);
 	human_size(lim, sizeof(lim), max);
-	return at_error_set(err, AT_EUNSAFE, "'%s' is %s, over the %s agenttask reads%s", at_esc(e, sizeof(e), path),
-			    have, lim, what);
+	return at_error_set(err, AT_EUNSAFE, "'%s' is %s, over the %s agenttask reads%s",
+			    at_esc(e, sizeof(e), path), have, lim, what);
 }
 
 /* .gitattributes, .gitignore, .gitmodules: files git itself reads, in any case. */
@@ -96,15 +96,22 @@ int at_git_check_entry(const char *path, unsigned int mode, uint64_t size, uint6
 		return at_error_set(err, AT_EUNSAFE, "'%s': git never records a path inside '.git'",
 				    at_esc(e, sizeof(e), path));
 	if (is_special_name(path) && mode == GIT_FILEMODE_LINK)
-		return at_error_set(err, AT_EUNSAFE, "'%s' is a symbolic link: git does not follow "
-				    "one, and agenttask does not record one", at_esc(e, sizeof(e), path));
-	if (is_special_name(path) && (mode == GIT_FILEMODE_BLOB ||
-				      mode == GIT_FILEMODE_BLOB_EXECUTABLE) && size > AT_SPECIAL_FILE_MAX)
-		return too_large(path, size, AT_SPECIAL_FILE_MAX, " in an ignore, attributes or "
-				 "modules file", err);
+		return at_error_set(err, AT_EUNSAFE,
+				    "'%s' is a symbolic link: git does not follow "
+				    "one, and agenttask does not record one",
+				    at_esc(e, sizeof(e), path));
+	if (is_special_name(path) &&
+	    (mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE) &&
+	    size > AT_SPECIAL_FILE_MAX)
+		return too_large(path, size, AT_SPECIAL_FILE_MAX,
+				 " in an ignore, attributes or "
+				 "modules file",
+				 err);
 	if ((mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE) && size > max)
-		return too_large(path, size, max, " (raise it with --max-file-size or "
-				 "agenttask.maxFileSize)", err);
+		return too_large(path, size, max,
+				 " (raise it with --max-file-size or "
+				 "agenttask.maxFileSize)",
+				 err);
 	return 0;
 }
 
@@ -120,7 +127,7 @@ static int read_exact(int fd, char *buf, size_t size)
 			continue;
 		if (r <= 0) {
 			if (r == 0)
-				errno = EIO;   /* shrank meanwhile */
+				errno = EIO; /* shrank meanwhile */
 			return -1;
 		}
 		done += (size_t)r;
@@ -160,7 +167,8 @@ static int hash_filtered(struct at_wt_hasher *h, git_filter_list *fl, int fd, si
 
 	if (!buf)
 		return -1;
-	if (read_exact(fd, buf, size) == 0 && git_filter_list_apply_to_buffer(&out, fl, buf, size) == 0)
+	if (read_exact(fd, buf, size) == 0 &&
+	    git_filter_list_apply_to_buffer(&out, fl, buf, size) == 0)
 		rc = git_odb_write(id, h->odb, out.ptr, out.size, GIT_OBJECT_BLOB);
 	git_buf_dispose(&out);
 	free(buf);
@@ -180,8 +188,8 @@ static int hash_regular(struct at_wt_hasher *h, int pathfd, const char *path, co
 	if ((fd = open(proc, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0 || fstat(fd, &again) < 0 ||
 	    again.st_ino != st->st_ino || again.st_dev != st->st_dev || !S_ISREG(again.st_mode))
 		goto out;
-	if (h->filters &&
-	    git_filter_list_load(&fl, h->repo, NULL, path, GIT_FILTER_TO_ODB, GIT_FILTER_DEFAULT) < 0)
+	if (h->filters && git_filter_list_load(&fl, h->repo, NULL, path, GIT_FILTER_TO_ODB,
+					       GIT_FILTER_DEFAULT) < 0)
 		goto out;
 	rc = fl ? hash_filtered(h, fl, fd, (size_t)st->st_size, id)
 		: hash_stream(h->odb, fd, (size_t)st->st_size, id);
@@ -211,17 +219,19 @@ int at_wt_hash(struct at_wt_hasher *h, const char *path, git_oid *id, git_filemo
 	int rc;
 
 	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EXDEV))
-		return 1;   /* gone, or a directory on the way became something else */
+		return 1; /* gone, or a directory on the way became something else */
 	if (fd < 0 || fstat(fd, st) < 0)
 		return at_error_sys(err, AT_ESYS, "cannot read '%s'", at_esc(e, sizeof(e), path));
 	if (S_ISDIR(st->st_mode))
 		return 1;
 	if (!S_ISREG(st->st_mode) && !S_ISLNK(st->st_mode))
-		return at_error_set(err, AT_EUNSAFE, "'%s' is %s: git records only files, symbolic "
-				    "links and submodules", at_esc(e, sizeof(e), path),
-				    at_wt_kind(st->st_mode));
-	*mode = S_ISLNK(st->st_mode) ? GIT_FILEMODE_LINK
-	       : (st->st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
+		return at_error_set(err, AT_EUNSAFE,
+				    "'%s' is %s: git records only files, symbolic "
+				    "links and submodules",
+				    at_esc(e, sizeof(e), path), at_wt_kind(st->st_mode));
+	*mode = S_ISLNK(st->st_mode)	  ? GIT_FILEMODE_LINK
+		: (st->st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE
+					  : GIT_FILEMODE_BLOB;
 	if ((rc = at_git_check_entry(path, *mode, (uint64_t)st->st_size, h->max_size, err)) < 0)
 		return rc;
 	rc = S_ISLNK(st->st_mode) ? hash_link(h, fd, id, st) : hash_regular(h, fd, path, st, id);
@@ -241,7 +251,7 @@ int at_wt_read_small(int root, const char *path, uint64_t max, char **buf, size_
 	*buf = NULL;
 	*len = 0;
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return 0;   /* absent, below a link, a link, a fifo: not followed, not read */
+		return 0; /* absent, below a link, a link, a fifo: not followed, not read */
 	if ((uint64_t)st.st_size > max)
 		return too_large(path, (uint64_t)st.st_size, max, " in an ignore file", err);
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
