@@ -135,8 +135,8 @@ int at_cli_max_file_size(const char *cmd, const char *arg, uint64_t *out)
 	struct at_error err = AT_ERROR_INIT;
 
 	if (at_sandbox_parse_size(arg, out, &err) < 0 || *out == 0)
-		return at_cli_usage(cmd, "invalid --max-file-size '%s' (a positive size, optionally "
-				    "with K, M, G or T)", arg);
+		return at_cli_usage(cmd, "invalid --max-file-size '%s' (a positive size, "
+				    "optionally with K, M, G or T)", arg);
 	return 0;
 }
 

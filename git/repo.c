@@ -203,16 +203,19 @@ int at_git_open_worktree(git_repository **out, const struct at_task *t, struct a
 
 int at_git_open_task_repo(git_repository **out, const struct at_task *t, struct at_error *err)
 {
-	if (git_repository_open_ext(out, t->admin_dir,
-				    GIT_REPOSITORY_OPEN_NO_SEARCH | GIT_REPOSITORY_OPEN_BARE, NULL) < 0)
-		return at_git_error(err, AT_EGIT, "cannot open the repository of task '%s'", t->name);
+	unsigned int flags = GIT_REPOSITORY_OPEN_NO_SEARCH | GIT_REPOSITORY_OPEN_BARE;
+
+	if (git_repository_open_ext(out, t->admin_dir, flags, NULL) < 0)
+		return at_git_error(err, AT_EGIT, "cannot open the repository of task '%s'",
+				    t->name);
 	return 0;
 }
 
 int at_git_open_bare(git_repository **out, const struct at_repo *r, struct at_error *err)
 {
-	if (git_repository_open_ext(out, git_repository_commondir(r->repo),
-				    GIT_REPOSITORY_OPEN_NO_SEARCH | GIT_REPOSITORY_OPEN_BARE, NULL) < 0)
+	unsigned int flags = GIT_REPOSITORY_OPEN_NO_SEARCH | GIT_REPOSITORY_OPEN_BARE;
+
+	if (git_repository_open_ext(out, git_repository_commondir(r->repo), flags, NULL) < 0)
 		return at_git_error(err, AT_EGIT, "cannot open the repository");
 	return 0;
 }

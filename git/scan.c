@@ -551,7 +551,7 @@ static int read_known(struct walk *w, struct found *f, int dfd, char *path, size
 		if (plen + nlen + 2 > PATH_MAX)
 			return -1;
 		memcpy(path + plen, n + 1, nlen + 1);
-		/* Tracked since: its entry was handled above (a file in a directory's place: not). */
+		/* Tracked since: its entry was handled above (not a file in a directory's place). */
 		if (find_file(w, path, lo, hi) >= 0 ||
 		    (n[0] == 'd' && table_find(w, path, len, hash_bytes(path, len))->entry))
 			continue;
@@ -573,7 +573,7 @@ static int read_dir(struct walk *w, struct found *f, const char *prefix)
 	if (plen + 2 > sizeof(path))
 		return refuse(f, REF_LONG, prefix, plen, 0);
 	if ((dfd = open_dir(w->root, prefix)) < 0)
-		return errno == ENOENT ? 0 : -1;   /* gone meanwhile: what was under it is deleted */
+		return errno == ENOENT ? 0 : -1;   /* gone meanwhile: all under it deleted */
 	if (w->use_cache) {
 		if (fstat(dfd, &dst) < 0) {
 			close(dfd);
@@ -684,13 +684,14 @@ static int load_tracked(struct walk *w, const git_index_entry *v, size_t n, stru
 		struct tracked *tr = &w->tracked[i];
 
 		if (GIT_INDEX_ENTRY_STAGE(ie) != 0)
-			return at_error_set(err, AT_ECONFLICT, "the worktree's index has an unresolved "
-					    "conflict in '%s': resolve it with git first",
+			return at_error_set(err, AT_ECONFLICT, "the worktree's index has an "
+					    "unresolved conflict in '%s': resolve it with git first",
 					    at_esc(e, sizeof(e), ie->path));
 		if (ie->mode != GIT_FILEMODE_BLOB && ie->mode != GIT_FILEMODE_BLOB_EXECUTABLE &&
 		    ie->mode != GIT_FILEMODE_LINK && ie->mode != GIT_FILEMODE_COMMIT)
-			return at_error_set(err, AT_ECORRUPT, "the worktree's index holds '%s' with "
-					    "mode %06o", at_esc(e, sizeof(e), ie->path), ie->mode);
+			return at_error_set(err, AT_ECORRUPT, "the worktree's index holds '%s' "
+					    "with mode %06o", at_esc(e, sizeof(e), ie->path),
+					    ie->mode);
 		tr->path = ie->path;
 		tr->e = ie;
 		tr->kind = ie->mode == GIT_FILEMODE_COMMIT ? TR_GITLINK : TR_FILE;
@@ -743,8 +744,8 @@ static int refusal_error(struct refused *v, size_t n, struct at_error *err)
 	}
 	if (v[0].why == REF_REPO)
 		return at_error_set(err, AT_EUNSAFE, "embedded repository %s (a '.git' inside): "
-				    "agenttask records none, nor reads it; remove it, or add it as a "
-				    "submodule yourself", list);
+				    "agenttask records none, nor reads it; remove it, or add it as "
+				    "a submodule yourself", list);
 	if (v[0].why == REF_SPECIAL)
 		return at_error_set(err, AT_EUNSAFE, "%s %s %s: git records only files, symbolic "
 				    "links and submodules", list, k > 1 ? "are" : "is",
@@ -884,8 +885,8 @@ static int collect_untracked(git_repository *repo, struct walk *w, struct found 
 	qsort(all, total, sizeof(*all), candidate_cmp);
 	rc = at_wt_ignore_open(&ig, repo, w->root, err);
 	for (i = 0; rc == 0 && i < total; i++) {
-		if ((rc = candidate_ignored(ig, &all[i], parent, &parent_ignored, &ignored, err)) < 0 ||
-		    ignored)
+		rc = candidate_ignored(ig, &all[i], parent, &parent_ignored, &ignored, err);
+		if (rc < 0 || ignored)
 			continue;
 		if (all[i].dir)
 			rc = untracked_tree(w, ig, extra, out, all[i].path, err);
@@ -1028,8 +1029,9 @@ static int walk_init(struct walk *w, git_repository *repo, const char *workdir,
 	char e[200];
 
 	if (at_git_config_bool(repo, "core.ignorecase", false))
-		return at_error_set(err, AT_EGIT, "core.ignorecase is true in '%s': agenttask reads "
-				    "case-sensitive worktrees only", at_esc(e, sizeof(e), workdir));
+		return at_error_set(err, AT_EGIT, "core.ignorecase is true in '%s': agenttask "
+				    "reads case-sensitive worktrees only",
+				    at_esc(e, sizeof(e), workdir));
 	if (at_fmt(w->workdir, sizeof(w->workdir), "%s%s", workdir,
 		   workdir[0] && workdir[strlen(workdir) - 1] == '/' ? "" : "/") < 0)
 		return at_error_set(err, AT_EUNSAFE, "worktree path too long '%s'",
@@ -1037,7 +1039,8 @@ static int walk_init(struct walk *w, git_repository *repo, const char *workdir,
 	if (at_fmt(w->modules[0], sizeof(w->modules[0]), "%smodules/",
 		   git_repository_commondir(repo)) < 0)
 		w->modules[0][0] = '\0';
-	if (at_fmt(w->modules[1], sizeof(w->modules[1]), "%smodules/", git_repository_path(repo)) < 0)
+	if (at_fmt(w->modules[1], sizeof(w->modules[1]), "%smodules/",
+		   git_repository_path(repo)) < 0)
 		w->modules[1][0] = '\0';
 	return (w->root = at_wt_open_root(workdir, err)) < 0 ? err->code : 0;
 }

@@ -112,7 +112,8 @@ static int index_add_changes(const struct at_snap *s, git_index *idx, struct at_
 	if ((rc = at_scan_worktree(s->wt, s->t->path, idx, &scan, err)) == 0)
 		rc = at_git_hasher_init(&h, s, &scan, err);
 	for (i = 0; rc == 0 && i < scan.n; i++)
-		if (scan.v[i].kind == AT_SCAN_DELETED && git_index_remove_bypath(idx, scan.v[i].path) < 0)
+		if (scan.v[i].kind == AT_SCAN_DELETED &&
+		    git_index_remove_bypath(idx, scan.v[i].path) < 0)
 			rc = at_git_error(err, AT_EGIT, "cannot record '%s' of task '%s'",
 					  at_esc(esc, sizeof(esc), scan.v[i].path), s->t->name);
 	for (i = 0; rc == 0 && i < scan.n; i++)

@@ -251,7 +251,10 @@ static int worktree_changes(const struct at_snap *s, const struct at_index *idx,
 		    (rc = at_wt_hash(&h, path, &id, &mode, &st, err)) < 0)
 			break;
 		if (scan->v[i].kind == AT_SCAN_DELETED || rc == 1) {
-			rc = add_update(u, GIT_TREE_UPDATE_REMOVE, path, NULL, 0, e != NULL) < 0 ? -1 : 0;
+			if (add_update(u, GIT_TREE_UPDATE_REMOVE, path, NULL, 0, e != NULL) < 0)
+				rc = -1;
+			else
+				rc = 0;
 			continue;
 		}
 		/* Stat data changed, bytes did not: the index's entry stands. */

@@ -341,9 +341,10 @@ static int check_entry_tree(git_repository *repo, const git_oid *tree_id, const 
 
 	if (git_tree_lookup(&tree, repo, tree_id) < 0)
 		return at_git_error(err, AT_EGIT, "cannot read trash entry '%s'", ref);
-	if (git_tree_walk(tree, GIT_TREEWALK_PRE, check_one, &c) < 0)
-		rc = at_error_isset(err) ? err->code
-					 : at_git_error(err, AT_EGIT, "cannot read trash entry '%s'", ref);
+	if (git_tree_walk(tree, GIT_TREEWALK_PRE, check_one, &c) < 0 && !at_error_isset(err))
+		rc = at_git_error(err, AT_EGIT, "cannot read trash entry '%s'", ref);
+	else if (at_error_isset(err))
+		rc = err->code;
 	git_tree_free(tree);
 	return rc;
 }
