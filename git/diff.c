@@ -287,16 +287,18 @@ int at_diff_open_task(struct at_diff **out, struct at_repo *r, const struct at_t
 {
 	git_repository *wt = NULL;
 	git_oid base, tree;
+	uint64_t max_size;
 	int rc;
 
 	if ((rc = task_base(r->repo, t, &base, err)) < 0 ||
+	    (rc = at_repo_max_file_size(r, &max_size, err)) < 0 ||
 	    (rc = at_git_open_task_repo(&wt, t, err)) < 0)
 		return rc;
 	if ((rc = at_git_snapshot_tree(r, wt, t, &tree, err)) < 0) {
 		git_repository_free(wt);
 		return rc;
 	}
-	return diff_new(out, wt, r->max_file_size, &base, &tree, err);
+	return diff_new(out, wt, max_size, &base, &tree, err);
 }
 
 static int peel_commit(git_repository *repo, const char *rev, git_oid *out, struct at_error *err)
@@ -321,10 +323,12 @@ int at_diff_open_revs(struct at_diff **out, struct at_repo *r, const char *base_
 	git_oid base, head, mb;
 	git_commit *commit = NULL;
 	git_repository *bare = NULL;
+	uint64_t max_size;
 	int rc;
 
 	if ((rc = peel_commit(r->repo, base_rev, &base, err)) < 0 ||
-	    (rc = peel_commit(r->repo, head_rev, &head, err)) < 0)
+	    (rc = peel_commit(r->repo, head_rev, &head, err)) < 0 ||
+	    (rc = at_repo_max_file_size(r, &max_size, err)) < 0)
 		return rc;
 	if (git_merge_base(&mb, r->repo, &base, &head) < 0)
 		return at_git_error(err, AT_ENOTFOUND, "'%s' and '%s' have no common ancestor",
@@ -333,7 +337,7 @@ int at_diff_open_revs(struct at_diff **out, struct at_repo *r, const char *base_
 		return at_git_error(err, AT_EGIT, "cannot read revision '%s'", head_rev);
 	/* Not r->repo: its worktree is the CI checkout of the head, the agent's. */
 	if ((rc = at_git_open_bare(&bare, r, err)) == 0)
-		rc = diff_new(out, bare, r->max_file_size, &mb, git_commit_tree_id(commit), err);
+		rc = diff_new(out, bare, max_size, &mb, git_commit_tree_id(commit), err);
 	git_commit_free(commit);
 	return rc;
 }

@@ -17,8 +17,14 @@ struct at_repo {
 	git_repository *here;     /* the user's linked worktree the command runs in, or NULL
 				     (main worktree, or a task's): HEAD and the base come from it */
 	struct at_paths paths;
-	uint64_t max_file_size;   /* no larger file is hashed or diffed (git/wtread.h) */
+	uint64_t max_file_size;   /* --max-file-size, or 0: see at_repo_max_file_size */
 };
+
+/*
+ * The size over which no file is hashed or diffed (git/wtread.h): the
+ * command's --max-file-size, else agenttask.maxFileSize, else the default.
+ */
+int at_repo_max_file_size(const struct at_repo *r, uint64_t *out, struct at_error *err);
 
 /*
  * Translate libgit2's last error, once, at the boundary: the message is

@@ -663,6 +663,7 @@ static int accept_preflight(struct accept *a, struct at_merge_result *res, struc
 {
 	git_repository *repo = a->r->repo;
 	git_commit *task_tip = NULL;
+	uint64_t max_size;
 	int rc;
 
 	if (!a->t->base_branch[0])
@@ -685,8 +686,8 @@ static int accept_preflight(struct accept *a, struct at_merge_result *res, struc
 		rc = at_git_error(err, AT_EGIT, "cannot read the trees to merge");
 		goto out;
 	}
-	if ((rc = changed_paths(repo, a->base_tree, a->new_tree, a->r->max_file_size, &a->changed,
-				err)) == 0 &&
+	if ((rc = at_repo_max_file_size(a->r, &max_size, err)) == 0 &&
+	    (rc = changed_paths(repo, a->base_tree, a->new_tree, max_size, &a->changed, err)) == 0 &&
 	    (rc = find_checkouts(repo, a->t->base_branch, &a->cos, err)) == 0)
 		rc = check_checkouts(&a->cos, &a->changed, a->new_tree, &res->paths, err);
 out:

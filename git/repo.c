@@ -122,6 +122,16 @@ void at_repo_set_max_file_size(struct at_repo *r, uint64_t bytes)
 	r->max_file_size = bytes;
 }
 
+/* Read when a command needs it, not at every open: run and new never do. */
+int at_repo_max_file_size(const struct at_repo *r, uint64_t *out, struct at_error *err)
+{
+	if (r->max_file_size) {
+		*out = r->max_file_size;
+		return 0;
+	}
+	return max_file_size(r->repo, out, err);
+}
+
 int at_repo_open(struct at_repo **out, const char *dir, struct at_error *err)
 {
 	git_repository *found = NULL, *main_repo = NULL;
@@ -155,8 +165,6 @@ int at_repo_open(struct at_repo **out, const char *dir, struct at_error *err)
 		goto out;
 	}
 	rc = at_paths_init(&r->paths, git_repository_commondir(main_repo), err);
-	if (rc == 0)
-		rc = max_file_size(main_repo, &r->max_file_size, err);
 	if (rc < 0)
 		goto out;
 	r->repo = main_repo;

@@ -227,14 +227,14 @@ static int snapshot(const struct at_snap *s, git_index **idx_out, git_oid *tree_
 	return rc;
 }
 
-static void snap_init(struct at_snap *s, const struct at_repo *r, git_repository *wt,
-		      const struct at_task *t, char *cache, size_t size)
+static int snap_init(struct at_snap *s, const struct at_repo *r, git_repository *wt,
+		     const struct at_task *t, char *cache, size_t size, struct at_error *err)
 {
 	s->wt = wt;
 	s->t = t;
-	s->max_file_size = r->max_file_size;
 	s->cache_path = at_fmt(cache, size, "%s/cache/%s.scan", r->paths.state_dir, t->name) == 0
 				? cache : NULL;
+	return at_repo_max_file_size(r, &s->max_file_size, err);
 }
 
 int at_git_snapshot_tree(const struct at_repo *r, git_repository *wt, const struct at_task *t,
@@ -244,7 +244,8 @@ int at_git_snapshot_tree(const struct at_repo *r, git_repository *wt, const stru
 	struct at_snap s;
 	int rc;
 
-	snap_init(&s, r, wt, t, cache, sizeof(cache));
+	if ((rc = snap_init(&s, r, wt, t, cache, sizeof(cache), err)) < 0)
+		return rc;
 	rc = at_git_snapshot_fast(&s, tree, err);
 	return rc == AT_SNAPSHOT_DECLINED ? snapshot(&s, NULL, tree, err) : rc;
 }
@@ -304,8 +305,8 @@ int at_task_commit(struct at_repo *r, const struct at_task *t, const struct at_c
 
 	if ((rc = at_git_open_task_repo(&wt, t, err)) < 0)
 		return rc;
-	snap_init(&s, r, wt, t, cache, sizeof(cache));
-	if ((rc = snapshot(&s, &idx, &tree_id, err)) < 0)
+	if ((rc = snap_init(&s, r, wt, t, cache, sizeof(cache), err)) < 0 ||
+	    (rc = snapshot(&s, &idx, &tree_id, err)) < 0)
 		goto out;
 	if (git_revparse_single((git_object **)&parent, wt, "HEAD^{commit}") < 0) {
 		rc = at_git_error(err, AT_EGIT, "cannot read HEAD of task '%s'", t->name);

@@ -389,8 +389,13 @@ test_the_limit_is_set_by_config_and_by_flag() {
 	ok "discard --max-file-size" -C repo discard t --max-file-size 1M
 	expect_rc 2 "a bad --max-file-size" -C repo diff --base main --max-file-size 0
 	git -C repo config agenttask.maxFileSize lots
-	expect_rc 2 "a bad agenttask.maxFileSize" -C repo list
+	ok "new u" -C repo new u
+	expect_rc 2 "a bad agenttask.maxFileSize" -C repo diff u
 	assert_contains "$errout" "agenttask.maxFileSize" "names the setting"
+	# Read only where a worktree or a diff is read: run does not need it.
+	ok "run with a bad agenttask.maxFileSize" -C repo run u -- true
+	ok "--max-file-size overrides a bad agenttask.maxFileSize" -C repo diff u \
+		--max-file-size 1M
 }
 
 # The attack: a 3 GB sparse .gitignore cost 3.1 GB of memory. Ignore and
