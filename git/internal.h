@@ -127,9 +127,10 @@ struct at_scan;
 struct at_wt_hasher;
 
 /*
- * A hasher (git/wtread.h) for the files of scan: the worktree opened, the
- * base commit's attributes for those paths in s->wt's index, whether a
- * filter can apply at all. Release with at_git_hasher_release.
+ * A hasher (git/wtread.h; made in git/hasher.c) for the files of scan:
+ * the worktree opened, the base commit's attributes for those paths in
+ * s->wt's index, whether a filter can apply at all. Release with
+ * at_git_hasher_release.
  */
 int at_git_hasher_init(struct at_wt_hasher *h, const struct at_snap *s, const struct at_scan *scan,
 		       struct at_error *err);

@@ -18,6 +18,13 @@ task_repo() {
 	tip=$(git -C repo rev-parse agenttask/t)
 }
 
+# any_policy: a policy file with no rule ($PWD/policy.json), for `gate --policy`.
+# Without a policy the gate judges nothing and reads nothing of the worktree
+# (issue 9: no diff is made), so a test of what the gate refuses gives it one.
+any_policy() {
+	printf '{}\n' >"$PWD/policy.json"
+}
+
 # refused WHAT NEEDLE ARGS...: agenttask ARGS exits 1 with one line holding NEEDLE.
 refused() {
 	local what=$1 needle=$2
@@ -65,7 +72,8 @@ test_an_embedded_repository_is_refused_and_its_fsmonitor_never_runs() {
 	refused "diff" "embedded repository 'inner'" -C repo diff t
 	refused "commit" "embedded repository 'inner'" -C repo commit t
 	refused "accept" "embedded repository 'inner'" -C repo accept t
-	refused "gate" "embedded repository 'inner'" -C repo gate t
+	any_policy
+	refused "gate" "embedded repository 'inner'" -C repo gate t --policy "$PWD/policy.json"
 	refused "discard" "embedded repository 'inner'" -C repo discard t
 	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "nothing committed"
 	assert_eq "$(git -C repo rev-parse main)" "$(git -C repo rev-parse agenttask/t)" "nothing merged"
@@ -232,7 +240,9 @@ test_ci_mode_refuses_a_symlinked_gitattributes_in_the_head() {
 	ln -s /dev/zero repo/.gitattributes
 	git -C repo add .gitattributes
 	git -C repo commit -q -m "link"
-	refused "gate in CI" "'.gitattributes' is a symbolic link" -C repo gate --base main --head feature
+	any_policy
+	refused "gate in CI" "'.gitattributes' is a symbolic link" \
+		-C repo gate --base main --head feature --policy "$PWD/policy.json"
 	refused "diff in CI" "'.gitattributes' is a symbolic link" -C repo diff --base main --head feature
 }
 
@@ -380,8 +390,9 @@ test_the_limit_is_set_by_config_and_by_flag() {
 	git -C repo config agenttask.maxFileSize 2k
 	refused "diff over the configured limit" "over the 2.0 KiB" -C repo diff t --stat
 	ok "diff --max-file-size" -C repo diff t --stat --max-file-size 4k
-	refused "gate" "'blob'" -C repo gate t
-	ok "gate --max-file-size" -C repo gate t --max-file-size 1M
+	any_policy
+	refused "gate" "'blob'" -C repo gate t --policy "$PWD/policy.json"
+	ok "gate --max-file-size" -C repo gate t --max-file-size 1M --policy "$PWD/policy.json"
 	ok "commit --max-file-size" -C repo commit t --max-file-size 1M
 	# committed now: the diff of the branch is bounded as well
 	refused "diff of the commit" "'blob'" -C repo diff t
