@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
+
 /* ---- wildmatch ------------------------------------------------------------ */
 
 enum { WM_MATCH, WM_NOMATCH, WM_ABORT_ALL, WM_ABORT_TO_STARSTAR };
@@ -210,7 +212,7 @@ struct pattern {
 struct list {
 	char *base; /* "" or "a/b/" */
 	struct pattern *v;
-	size_t n;
+	size_t n, cap;
 };
 
 struct at_ignore {
@@ -219,7 +221,7 @@ struct at_ignore {
 	size_t *slots; /* open addressing on base: index into dirs + 1, 0 empty */
 	size_t nslots;
 	struct list *globals; /* the last added is the strongest */
-	size_t nglobals;
+	size_t nglobals, capglobals;
 };
 
 struct at_ignore *at_ignore_new(void)
@@ -277,7 +279,6 @@ static size_t trim_trailing_spaces(const char *s, size_t len)
 static int add_pattern(struct list *l, const char *s, size_t len)
 {
 	struct pattern p = {NULL, 0};
-	struct pattern *v;
 	size_t i;
 
 	if (len && s[0] == '!') {
@@ -299,11 +300,10 @@ static int add_pattern(struct list *l, const char *s, size_t len)
 	}
 	if (!(p.text = strndup(s, len)))
 		return -1;
-	if (!(v = realloc(l->v, (l->n + 1) * sizeof(*v)))) {
+	if (AT_ARRAY_GROW(l->v, l->cap, l->n + 1) < 0) {
 		free(p.text);
 		return -1;
 	}
-	l->v = v;
 	l->v[l->n++] = p;
 	return 0;
 }
@@ -372,21 +372,14 @@ bool at_ignore_has_dir(const struct at_ignore *ig, const char *dir)
 
 int at_ignore_add_dir(struct at_ignore *ig, const char *dir, const char *text, size_t len)
 {
-	struct list l = {NULL, NULL, 0};
+	struct list l = {NULL, NULL, 0, 0};
 
 	if (at_ignore_has_dir(ig, dir))
 		return 0;
 	if ((ig->ndirs + 1) * 2 > ig->nslots && grow_slots(ig) < 0)
 		return -1;
-	if (ig->ndirs == ig->capdirs) {
-		size_t cap = ig->capdirs ? ig->capdirs * 2 : 16;
-		struct list *v = realloc(ig->dirs, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		ig->dirs = v;
-		ig->capdirs = cap;
-	}
+	if (AT_ARRAY_GROW(ig->dirs, ig->capdirs, ig->ndirs + 1) < 0)
+		return -1;
 	if (!(l.base = strdup(dir)) || parse(&l, text, len) < 0) {
 		list_release(&l);
 		return -1;
@@ -398,12 +391,10 @@ int at_ignore_add_dir(struct at_ignore *ig, const char *dir, const char *text, s
 
 int at_ignore_add_global(struct at_ignore *ig, const char *text, size_t len)
 {
-	struct list l = {NULL, NULL, 0};
-	struct list *v = realloc(ig->globals, (ig->nglobals + 1) * sizeof(*v));
+	struct list l = {NULL, NULL, 0, 0};
 
-	if (!v)
+	if (AT_ARRAY_GROW(ig->globals, ig->capglobals, ig->nglobals + 1) < 0)
 		return -1;
-	ig->globals = v;
 	if (!(l.base = strdup("")) || parse(&l, text, len) < 0) {
 		list_release(&l);
 		return -1;

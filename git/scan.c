@@ -78,7 +78,7 @@ struct found {
 	size_t ndirs, capdirs;
 	size_t listed, known;
 	struct refused *refused;
-	size_t nrefused;
+	size_t nrefused, caprefused;
 };
 
 struct walk {
@@ -221,11 +221,11 @@ static int push_candidate(struct found *f, const char *path, bool dir)
 
 static int refuse(struct found *f, enum refusal why, const char *path, size_t len, mode_t mode)
 {
-	struct refused *v = realloc(f->refused, (f->nrefused + 1) * sizeof(*v));
+	struct refused *v;
 
-	if (!v)
+	if (AT_ARRAY_GROW(f->refused, f->caprefused, f->nrefused + 1) < 0)
 		return -1;
-	f->refused = v;
+	v = f->refused;
 	if (!(v[f->nrefused].path = strndup(path, len)))
 		return -1;
 	v[f->nrefused].why = (unsigned char)why;
@@ -725,15 +725,8 @@ struct dirstack {
 
 static int dirstack_push(struct dirstack *s, const char *path)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		char **v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (AT_ARRAY_GROW(s->v, s->cap, s->n + 1) < 0)
+		return -1;
 	if (!(s->v[s->n] = strdup(path)))
 		return -1;
 	s->n++;
