@@ -25,6 +25,8 @@
 #ifndef AT_APP_APP_H
 #define AT_APP_APP_H
 
+#include <stdint.h>
+
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/strlist.h"
@@ -36,8 +38,10 @@ struct at_app {
 				     the one whose worktree holds dir */
 	char *const *environ;     /* the host environment the sandbox takes TERM, LANG, ... and
 				     --pass-env from; NULL: none */
+	uint64_t max_file_size;   /* no worktree file larger is hashed or diffed (git/repo.h);
+				     0: the repository's agenttask.maxFileSize, else 100 MiB */
 };
 
-#define AT_APP_INIT { ".", NULL }
+#define AT_APP_INIT { ".", NULL, 0 }
 
 #endif

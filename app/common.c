@@ -12,7 +12,11 @@
 
 int at_app_open(const struct at_app *app, struct at_repo **out, struct at_error *err)
 {
-	return at_repo_open(out, app && app->dir ? app->dir : ".", err);
+	int rc = at_repo_open(out, app && app->dir ? app->dir : ".", err);
+
+	if (rc == 0 && app && app->max_file_size)
+		at_repo_set_max_file_size(*out, app->max_file_size);
+	return rc;
 }
 
 int at_app_resolve(const struct at_app *app, struct at_repo *r, const char *name,

@@ -32,6 +32,24 @@ enum {
 	AT_EXIT_HELP = 256,
 };
 
+/*
+ * --max-file-size SIZE, taken by every command that reads a worktree (diff,
+ * gate, accept, commit, discard): the largest file hashed or diffed.
+ */
+#define AT_CLI_OPT_MAX_FILE_SIZE 0x4d46
+#define AT_CLI_MAX_FILE_SIZE_OPTION \
+	{ "max-file-size", required_argument, NULL, AT_CLI_OPT_MAX_FILE_SIZE }
+#define AT_CLI_MAX_FILE_SIZE_HELP \
+	"  --max-file-size SIZE\n" \
+	"                 refuse, unread, a file larger than SIZE (K, M, G; default\n" \
+	"                 the repository's agenttask.maxFileSize, else 100M)\n"
+
+/*
+ * Parse SIZE into app->max_file_size (app: the command's copy of the
+ * front end's): 0, or the exit status of a usage error (printed).
+ */
+int at_cli_max_file_size(const char *cmd, const char *arg, struct at_app *app);
+
 struct at_command {
 	const char *name;
 	int (*fn)(const struct at_app *app, int argc, char **argv);

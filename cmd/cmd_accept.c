@@ -1,6 +1,6 @@
 /*
  * cmd_accept.c - agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep]
- *                [--tree ID] [--override REASON] [--policy FILE]
+ *                [--tree ID] [--override REASON] [--policy FILE] [--max-file-size SIZE]
  * (app/accept.h has the order of things and what an override records.)
  */
 #include "app/accept.h"
@@ -8,7 +8,7 @@
 #include "cmd/print.h"
 
 /* -1 to go on, else the exit status. */
-static int parse_args(int argc, char **argv, struct at_app_accept_opts *o)
+static int parse_args(int argc, char **argv, struct at_app_accept_opts *o, struct at_app *app)
 {
 	static const struct option longopts[] = {
 		{ "ff-only", no_argument, NULL, 'F' },
@@ -19,6 +19,7 @@ static int parse_args(int argc, char **argv, struct at_app_accept_opts *o)
 		{ "tree", required_argument, NULL, 't' },
 		{ "override", required_argument, NULL, 'o' },
 		{ "policy", required_argument, NULL, 'p' },
+		AT_CLI_MAX_FILE_SIZE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -36,6 +37,10 @@ static int parse_args(int argc, char **argv, struct at_app_accept_opts *o)
 		case 't': o->expect_tree = optarg; break;
 		case 'o': o->override = optarg; break;
 		case 'p': o->policy_file = optarg; break;
+		case AT_CLI_OPT_MAX_FILE_SIZE:
+			if (at_cli_max_file_size("accept", optarg, app) != 0)
+				return AT_EXIT_USAGE;
+			break;
 		case 'h': return AT_EXIT_HELP;
 		default: return at_cli_bad_option("accept");
 		}
@@ -90,18 +95,19 @@ static int print_failure(const struct at_app_accept_result *r, const struct at_e
 	return status;
 }
 
-int cmd_accept(const struct at_app *app, int argc, char **argv)
+int cmd_accept(const struct at_app *app_in, int argc, char **argv)
 {
 	struct at_app_accept_opts o = { .mode = AT_MERGE_AUTO };
 	struct at_error err = AT_ERROR_INIT;
+	struct at_app app = *app_in;
 	struct at_app_accept_result res;
 	size_t i;
 	int rc;
 
-	if ((rc = parse_args(argc, argv, &o)) >= 0)
+	if ((rc = parse_args(argc, argv, &o, &app)) >= 0)
 		return rc;
 	fflush(NULL);
-	rc = at_app_accept(app, &o, &res, &err);
+	rc = at_app_accept(&app, &o, &res, &err);
 	for (i = 0; i < res.notes.n; i++)
 		fprintf(stderr, "agenttask: note: %s\n", res.notes.v[i]);
 	at_cli_warnings(&res.warnings);

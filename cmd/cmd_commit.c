@@ -1,17 +1,19 @@
-/* cmd_commit.c - agenttask commit [NAME] [-m MSG] */
+/* cmd_commit.c - agenttask commit [NAME] [-m MSG] [--max-file-size SIZE] */
 #include "app/commit.h"
 #include "cmd/commands.h"
 
-int cmd_commit(const struct at_app *app, int argc, char **argv)
+int cmd_commit(const struct at_app *app_in, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "message", required_argument, NULL, 'm' },
+		AT_CLI_MAX_FILE_SIZE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct at_app_commit_opts o = { NULL, NULL };
 	struct at_app_commit_result res;
 	struct at_error err = AT_ERROR_INIT;
+	struct at_app app = *app_in;
 	char hex[AT_OID_HEXSZ + 1];
 	int c, rc;
 
@@ -19,6 +21,10 @@ int cmd_commit(const struct at_app *app, int argc, char **argv)
 		switch (c) {
 		case 'm':
 			o.message = optarg;
+			break;
+		case AT_CLI_OPT_MAX_FILE_SIZE:
+			if (at_cli_max_file_size("commit", optarg, &app) != 0)
+				return AT_EXIT_USAGE;
 			break;
 		case 'h':
 			return AT_EXIT_HELP;
@@ -29,7 +35,7 @@ int cmd_commit(const struct at_app *app, int argc, char **argv)
 	if (optind + 1 < argc)
 		return at_cli_usage("commit", "too many arguments");
 	o.name = optind < argc ? argv[optind] : NULL;
-	rc = at_app_commit(app, &o, &res, &err);
+	rc = at_app_commit(&app, &o, &res, &err);
 	at_cli_warnings(&res.warnings);
 	at_oid_fmt(hex, &res.commit);
 	if (rc == 0 && res.made)

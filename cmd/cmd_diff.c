@@ -1,6 +1,7 @@
 /*
  * cmd_diff.c - agenttask diff [NAME] [--stat | --name-only | --json] [--color=WHEN]
  *              agenttask diff --base REV [--head REV] [--stat | --name-only | --json]
+ *              (either with [--max-file-size SIZE])
  *
  * The task's whole change (commits, uncommitted and untracked files) against
  * its merge base (in CI: REV's tree against merge-base(--base, --head), what
@@ -17,6 +18,7 @@
 enum diff_mode { MODE_PATCH, MODE_STAT, MODE_NAMES, MODE_JSON };
 
 struct diff_args {
+	struct at_app app;         /* the front end's, with --max-file-size */
 	enum diff_mode mode;
 	const char *color;         /* --color=WHEN, NULL: auto */
 	struct at_app_diff_opts o;
@@ -93,6 +95,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		{ "color", optional_argument, NULL, 'c' },
 		{ "base", required_argument, NULL, 'b' },
 		{ "head", required_argument, NULL, 'H' },
+		AT_CLI_MAX_FILE_SIZE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -112,6 +115,10 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		case 'c': a->color = optarg ? optarg : "always"; break;
 		case 'b': a->o.base_rev = optarg; break;
 		case 'H': a->o.head_rev = optarg; break;
+		case AT_CLI_OPT_MAX_FILE_SIZE:
+			if (at_cli_max_file_size("diff", optarg, &a->app) != 0)
+				return AT_EXIT_USAGE;
+			break;
 		case 'h': return AT_EXIT_HELP;
 		default: return at_cli_bad_option("diff");
 		}
@@ -130,7 +137,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 
 int cmd_diff(const struct at_app *app, int argc, char **argv)
 {
-	struct diff_args a = { MODE_PATCH, NULL, { NULL, NULL, NULL } };
+	struct diff_args a = { *app, MODE_PATCH, NULL, { NULL, NULL, NULL } };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app_diff *d = NULL;
 	bool color = false;
@@ -141,7 +148,7 @@ int cmd_diff(const struct at_app *app, int argc, char **argv)
 	if (at_cli_color(a.color, &color) < 0)
 		return at_cli_usage("diff", "invalid --color '%s': use auto, always or never",
 				    a.color);
-	rc = at_app_diff_open(app, &a.o, &d, &err);
+	rc = at_app_diff_open(&a.app, &a.o, &d, &err);
 	if (rc == 0)
 		rc = show(d, a.mode, color, &err);
 	if (rc == 0 && fflush(stdout) != 0)

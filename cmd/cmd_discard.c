@@ -1,29 +1,34 @@
-/* cmd_discard.c - agenttask discard [NAME] [--force] */
+/* cmd_discard.c - agenttask discard [NAME] [--force] [--max-file-size SIZE] */
 #include "app/discard.h"
 #include "cmd/commands.h"
 
-int cmd_discard(const struct at_app *app, int argc, char **argv)
+int cmd_discard(const struct at_app *app_in, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "force", no_argument, NULL, 'f' },
+		AT_CLI_MAX_FILE_SIZE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct at_app_discard_opts o = { NULL, false, { NULL, NULL } };
 	struct at_app_discard_result res;
 	struct at_error err = AT_ERROR_INIT;
+	struct at_app app = *app_in;
 	int c, rc;
 
 	while ((c = at_cli_getopt(argc, argv, "fh", longopts)) != -1) {
 		if (c == 'f')
 			o.force = true;
-		else
+		else if (c == AT_CLI_OPT_MAX_FILE_SIZE) {
+			if (at_cli_max_file_size("discard", optarg, &app) != 0)
+				return AT_EXIT_USAGE;
+		} else
 			return c == 'h' ? AT_EXIT_HELP : at_cli_bad_option("discard");
 	}
 	if (optind + 1 < argc)
 		return at_cli_usage("discard", "too many arguments");
 	o.name = optind < argc ? argv[optind] : NULL;
-	rc = at_app_discard(app, &o, &res, &err);
+	rc = at_app_discard(&app, &o, &res, &err);
 	at_cli_warnings(&res.warnings);
 	if (rc == 0)
 		printf("discarded task '%s' (saved as '%s'%s; 'agenttask restore %s' brings it "

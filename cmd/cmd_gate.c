@@ -1,6 +1,7 @@
 /*
  * cmd_gate.c - agenttask gate [NAME] [--json | --markdown] [--policy FILE]
  *              agenttask gate --base REV [--head REV] [--json | --markdown] [--policy FILE]
+ *              (either with [--max-file-size SIZE])
  *
  * Exit 0 when the gate passes (or there is no policy), 1 when it fails, 2 for
  * a malformed policy or a usage error. The report goes to stdout either way.
@@ -13,6 +14,7 @@
 enum gate_format { GATE_TEXT, GATE_JSON, GATE_MARKDOWN };
 
 struct gate_args {
+	struct at_app app;         /* the front end's, with --max-file-size */
 	const char *name, *base, *head, *policy;
 	enum gate_format format;
 };
@@ -28,6 +30,7 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 		{ "policy", required_argument, NULL, OPT_POLICY },
 		{ "base", required_argument, NULL, OPT_BASE },
 		{ "head", required_argument, NULL, OPT_HEAD },
+		AT_CLI_MAX_FILE_SIZE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -50,6 +53,10 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 		case OPT_HEAD:
 			a->head = optarg;
 			break;
+		case AT_CLI_OPT_MAX_FILE_SIZE:
+			if (at_cli_max_file_size("gate", optarg, &a->app) != 0)
+				return AT_EXIT_USAGE;
+			break;
 		case 'h':
 			return AT_EXIT_HELP;
 		default:
@@ -70,7 +77,7 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 
 int cmd_gate(const struct at_app *app, int argc, char **argv)
 {
-	struct gate_args a = { NULL, NULL, NULL, NULL, GATE_TEXT };
+	struct gate_args a = { *app, NULL, NULL, NULL, NULL, GATE_TEXT };
 	struct at_app_gate_opts o = { NULL, NULL, NULL, NULL, { NULL, NULL } };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app_gate_result res;
@@ -82,7 +89,7 @@ int cmd_gate(const struct at_app *app, int argc, char **argv)
 	o.base_rev = a.base;
 	o.head_rev = a.head;
 	o.policy_file = a.policy;
-	rc = at_app_gate(app, &o, &res, &err);
+	rc = at_app_gate(&a.app, &o, &res, &err);
 	at_cli_warnings(&res.warnings);
 	if (rc < 0) {
 		at_app_gate_result_release(&res);

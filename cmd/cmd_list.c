@@ -26,7 +26,7 @@ static int print_list(const struct at_app_list *l, bool json)
 
 	for (i = 0; i < l->n; i++) {
 		if (at_error_isset(&l->v[i].err)) {
-			fprintf(stderr, "agenttask: %s\n", l->v[i].err.msg);
+			at_cli_fail(&l->v[i].err);   /* escaped: it may quote the task's paths */
 			status = AT_EXIT_FAIL;
 		}
 		if (json)

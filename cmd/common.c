@@ -6,6 +6,8 @@
 
 #include "cmd/cli.h"
 #include "core/json.h"
+#include "core/parse.h"
+#include "core/util.h"
 
 int at_exit_code(int code)
 {
@@ -27,8 +29,11 @@ int at_exit_code(int code)
 
 int at_cli_fail(const struct at_error *err)
 {
+	/* Whatever a message quotes of the task, its control characters shown, not obeyed. */
+	char safe[4 * sizeof(err->msg) + 4];
+
 	if (err->msg[0])
-		fprintf(stderr, "agenttask: %s\n", err->msg);
+		fprintf(stderr, "agenttask: %s\n", at_esc(safe, sizeof(safe), err->msg));
 	else
 		fprintf(stderr, "agenttask: failed (error %d)\n", err->code);
 	return at_exit_code(err->code ? err->code : AT_ESYS);
@@ -126,6 +131,18 @@ int at_cli_name_args(const char *cmd, int argc, char **argv, bool required, cons
 	return -1;
 }
 
+int at_cli_max_file_size(const char *cmd, const char *arg, struct at_app *app)
+{
+	struct at_error err = AT_ERROR_INIT;
+	uint64_t v;
+
+	if (at_parse_size(arg, &v, &err) < 0 || v == 0)
+		return at_cli_usage(cmd, "invalid --max-file-size '%s' (a positive size, "
+				    "optionally with K, M, G or T)", arg);
+	app->max_file_size = v;
+	return 0;
+}
+
 int at_cli_color(const char *when, bool *out)
 {
 	if (!when || strcmp(when, "auto") == 0)
@@ -141,10 +158,13 @@ int at_cli_color(const char *when, bool *out)
 
 void at_cli_warnings(const struct at_strlist *warnings)
 {
+	/* A warning may quote the task's paths too: escaped as at_cli_fail escapes them. */
+	char safe[4096];
 	size_t i;
 
 	for (i = 0; warnings && i < warnings->n; i++)
-		fprintf(stderr, "agenttask: warning: %s\n", warnings->v[i]);
+		fprintf(stderr, "agenttask: warning: %s\n",
+			at_esc(safe, sizeof(safe), warnings->v[i]));
 }
 
 int at_cli_print_json(at_json *j)

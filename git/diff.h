@@ -28,6 +28,12 @@
  * tests/integration/diff_differential.sh holds all of this against git
  * over generated pairs of trees.
  *
+ * Attributes (binary, diff drivers) are the merge base's only: the diff is
+ * made in a repository without a worktree whose index holds the base's
+ * .gitattributes (git/attrs.c), never the task's or the CI checkout's. The
+ * new side is checked before it is read: no blob over the size limit, no
+ * symlinked .gitattributes, .gitignore or .gitmodules (git/wtread.h).
+ *
  * git/ makes the text, cmd/ prints it.
  */
 #ifndef AT_GIT_DIFF_H
@@ -44,7 +50,9 @@ struct at_diff;
 
 /*
  * Compare the task's full state st, taken in its worktree w (at_task_state),
- * with its merge base: no scan of the worktree. r and w must outlive *out.
+ * with its merge base: no scan of the worktree. r and w must outlive *out;
+ * w's repository holds the diff's attributes, so w takes no state (nor
+ * stage) while the diff is open (AT_EUSAGE).
  */
 int at_diff_open_state(struct at_diff **out, struct at_repo *r, struct at_worktree *w,
 		       const struct at_task_state *st, struct at_error *err);
@@ -53,7 +61,7 @@ int at_diff_open_state(struct at_diff **out, struct at_repo *r, struct at_worktr
 int at_diff_open_commits(struct at_diff **out, struct at_repo *r, const struct at_oid *base,
 			 const struct at_oid *head, struct at_error *err);
 
-/* Accepts NULL. The repository r must outlive d. */
+/* Accepts NULL. */
 void at_diff_free(struct at_diff *d);
 
 /*

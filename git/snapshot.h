@@ -10,6 +10,13 @@
  * passes the state on (to the diff, the gate, the merge) instead of each of
  * them scanning again; and a worktree is opened as a repository once
  * (struct at_worktree) for all of them.
+ *
+ * The worktree is the agent's (git/wtread.h): struct at_worktree is the
+ * task's repository opened without its worktree, plus the worktree's path.
+ * libgit2 never reads a worktree file; the scan (git/scan.h) walks it and
+ * git/wtread.c hashes its files, with the base commit's attributes, no
+ * link followed, no fifo opened, no file over the size limit read
+ * (git/repo.h). What they refuse is AT_EUNSAFE, naming the path.
  */
 #ifndef AT_GIT_SNAPSHOT_H
 #define AT_GIT_SNAPSHOT_H
@@ -20,10 +27,10 @@
 #include "core/task.h"
 #include "git/repo.h"
 
-/* A task's (or a scratch) worktree, opened as a repository. */
+/* A task's (or a scratch) worktree: its repository, opened without the worktree, and its path. */
 struct at_worktree;
 
-/* Open t's worktree (AT_EGIT when it cannot be: missing, say). r must outlive *out. */
+/* Open t's repository (AT_EGIT when it cannot be: missing, say). r must outlive *out. */
 int at_worktree_open(struct at_worktree **out, struct at_repo *r, const struct at_task *t,
 		     struct at_error *err);
 void at_worktree_free(struct at_worktree *w);
@@ -41,7 +48,8 @@ struct at_task_state {
  * t's full state. With w (t's worktree, open), one scan of the worktree:
  * blobs of changed files are written to the object database; the
  * worktree's index and files on disk are left exactly as they were. With w
- * NULL (the worktree is missing), the branch tip's tree.
+ * NULL (the worktree is missing), the branch tip's tree. AT_EUNSAFE for a
+ * worktree holding what agenttask will not record (git/wtread.h).
  */
 int at_task_state(struct at_repo *r, const struct at_task *t, struct at_worktree *w,
 		  struct at_task_state *out, struct at_error *err);
@@ -67,12 +75,5 @@ struct at_commit_opts {
  */
 int at_worktree_commit(struct at_worktree *w, const struct at_commit_opts *opts,
 		       struct at_oid *commit, bool *made, struct at_error *err);
-
-/*
- * A diff of w's state (git/diff.h) may give w's repository an empty index
- * for its attribute lookups (when the state took the fast path: no
- * attributes file anywhere): w cannot be staged after that (AT_EUSAGE);
- * open the worktree again to commit.
- */
 
 #endif
