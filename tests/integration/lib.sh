@@ -64,6 +64,14 @@ make_repo() {
 	git -C "$dir" commit -q -am "second"
 }
 
+# set_policy JSON: commit .agenttask/policy.json on main of ./repo.
+set_policy() {
+	mkdir -p repo/.agenttask
+	printf '%s\n' "$1" >repo/.agenttask/policy.json
+	git -C repo add .agenttask/policy.json
+	git -C repo commit -q -m "policy"
+}
+
 # at ARGS...: run agenttask; stdout in $out, stderr in $errout, status in $rc.
 at() {
 	local o e
