@@ -16,6 +16,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/preview.h"
+#include "core/esc.h"
 #include "core/json.h"
 #include "git/diff.h"
 
@@ -159,11 +160,31 @@ static void print_color(char origin, const char *s, size_t len)
 	}
 }
 
+/* How the patch reaches stdout. */
+struct patch_out {
+	bool color;
+	bool escape;   /* a person reads it: the task's controls shown as \xNN (core/esc.h) */
+};
+
 static int print_line(char origin, const char *s, size_t len, void *payload)
 {
-	const bool *color = payload;
+	const struct patch_out *o = payload;
+	char *safe = NULL;
+	size_t safe_len = 0;
+	FILE *m;
 
-	if (*color) {
+	if (o->escape && at_esc_needed(s, len, AT_ESC_TEXT)) {
+		if (!(m = open_memstream(&safe, &safe_len)))
+			return -1;
+		at_esc_write(m, s, len, AT_ESC_TEXT);
+		if (fclose(m) != 0) {
+			free(safe);
+			return -1;
+		}
+		s = safe;
+		len = safe_len;
+	}
+	if (o->color) {
 		print_color(origin, s, len);
 	} else {
 		if (origin == AT_DIFF_CONTEXT || origin == AT_DIFF_ADDITION ||
@@ -172,6 +193,7 @@ static int print_line(char origin, const char *s, size_t len, void *payload)
 		put(s, len);
 	}
 	putchar('\n');
+	free(safe);
 	return ferror(stdout) ? -1 : 0;
 }
 
@@ -258,12 +280,14 @@ static at_json *diff_json(const struct at_task *t, const struct at_change_set *c
 }
 
 static int print_text(int (*make)(struct at_diff *, char **, struct at_error *, bool),
-		      struct at_diff *d, bool color, struct at_error *err)
+		      struct at_diff *d, const struct patch_out *o, struct at_error *err)
 {
 	char *text = NULL;
-	int rc = make(d, &text, err, color);
+	int rc = make(d, &text, err, o->color);
 
-	if (rc == 0)
+	if (rc == 0 && o->escape)
+		at_esc_fputs(stdout, text, AT_ESC_TEXT);
+	else if (rc == 0)
 		fputs(text, stdout);
 	free(text);
 	return rc;
@@ -311,9 +335,16 @@ static int patch_preview(struct at_repo *r, const struct at_task *t, struct at_d
 	return 0;
 }
 
+/*
+ * The patch, --stat and --name-only are escaped for a person (a terminal,
+ * or --color, which only a viewer wants); to a pipe, without colour, they
+ * stay byte-exact, a patch `git apply` takes. --json is exact (JSON-escaped).
+ */
 static int show(const struct diff_args *a, struct at_repo *r, const struct at_task *t,
 		struct at_diff *d, bool color, struct at_error *err)
 {
+	struct patch_out o = { color, color || isatty(STDOUT_FILENO) };
+	struct patch_out names = { false, o.escape };
 	struct at_cli_preview p = { .ok = false };
 	const struct at_change_set *cs;
 	at_json *j;
@@ -336,12 +367,12 @@ static int show(const struct diff_args *a, struct at_repo *r, const struct at_ta
 		/* at_cli_print_json has said what failed */
 		return at_cli_print_json(j) == AT_EXIT_OK ? 0 : AT_ESYS;
 	case MODE_STAT:
-		return print_text(make_stat, d, color, err);
+		return print_text(make_stat, d, &o, err);
 	case MODE_NAMES:
-		return print_text(make_names, d, false, err);
+		return print_text(make_names, d, &names, err);
 	case MODE_PATCH:
 	default:
-		if ((rc = at_diff_patch(d, print_line, &color, err)) < 0)
+		if ((rc = at_diff_patch(d, print_line, &o, err)) < 0)
 			return rc;
 		return t ? patch_preview(r, t, d, err) : 0;
 	}

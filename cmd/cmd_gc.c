@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "cmd/commands.h"
+#include "core/esc.h"
 #include "core/lock.h"
 #include "git/worktree.h"
 
@@ -46,8 +47,10 @@ int cmd_gc(struct at_cli *cli, int argc, char **argv)
 	at_repo_free(repo);
 	if (rc < 0)
 		return at_cli_fail(&err);
-	for (i = 0; i < report.count; i++)
-		printf("%s\n", report.items[i].what);
+	for (i = 0; i < report.count; i++) {
+		at_esc_fputs(stdout, report.items[i].what, 0);   /* names what it found on disk */
+		putchar('\n');
+	}
 	at_gc_report_release(&report);
 	return AT_EXIT_OK;
 }

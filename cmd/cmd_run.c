@@ -16,6 +16,7 @@
 
 #include "cmd/commands.h"
 #include "core/audit.h"
+#include "core/esc.h"
 #include "core/json.h"
 #include "core/util.h"
 #include "cmd/net_run.h"
@@ -374,7 +375,7 @@ static void audit(const struct run_paths *rp, const struct run_args *a,
 	else
 		at_audit_append(&rp->paths, rp->task, e, &err);
 	if (at_error_isset(&err))
-		fprintf(stderr, "agenttask: warning: the run was not logged: %s\n", err.msg);
+		at_esc_printf(stderr, "agenttask: warning: the run was not logged: %s\n", err.msg);
 	at_json_free(e);
 }
 
@@ -492,7 +493,7 @@ static int run(struct run_args *a, const struct run_paths *rp)
 	if (rc < 0)
 		at_cli_fail(&err);
 	else if (res.exec_failed)
-		fprintf(stderr, "agenttask: %s\n", res.exec_error);
+		at_esc_printf(stderr, "agenttask: %s\n", res.exec_error);   /* names argv[0] */
 	else if (res.timed_out)
 		fprintf(stderr, "agenttask: timed out after %.3fs: everything in the sandbox was killed\n",
 			(double)a->timeout_ms / 1000);

@@ -7,6 +7,7 @@
 
 #include "cmd/cli.h"
 #include "core/audit.h"
+#include "core/esc.h"
 #include "core/json.h"
 #include "core/util.h"
 #include "git/worktree.h"
@@ -224,7 +225,7 @@ void at_cli_audit(struct at_repo *r, const char *task, const char *event, ...)
 	else
 		at_audit_append(at_repo_paths(r), task, e, &err);
 	if (at_error_isset(&err))
-		fprintf(stderr, "agenttask: warning: audit log of task '%s' not written: %s\n", task,
-			err.msg);
+		at_esc_printf(stderr, "agenttask: warning: audit log of task '%s' not written: %s\n",
+			      task, err.msg);
 	at_json_free(e);
 }
