@@ -171,12 +171,15 @@ static int print_line(char origin, const char *s, size_t len, void *payload)
 	const struct patch_out *o = payload;
 	char *safe = NULL;
 	size_t safe_len = 0;
+	/* A CRLF line's CR is kept: it returns over nothing (and git's colours place it). */
+	size_t cr = len > 0 && s[len - 1] == '\r';
 	FILE *m;
 
-	if (o->escape && at_esc_needed(s, len, AT_ESC_TEXT)) {
+	if (o->escape && at_esc_needed(s, len - cr, AT_ESC_TEXT)) {
 		if (!(m = open_memstream(&safe, &safe_len)))
 			return -1;
-		at_esc_write(m, s, len, AT_ESC_TEXT);
+		at_esc_write(m, s, len - cr, AT_ESC_TEXT);
+		fwrite(s + len - cr, 1, cr, m);
 		if (fclose(m) != 0) {
 			free(safe);
 			return -1;
@@ -279,6 +282,35 @@ static at_json *diff_json(const struct at_task *t, const struct at_change_set *c
 	return o;
 }
 
+/*
+ * --stat or --name-only text for a person: the names' controls shown. Every
+ * name in it is quoted as git quotes it, so a raw ESC can only begin one of
+ * our own colours (ESC [ digits m), written as it is.
+ */
+static size_t colour_len(const char *s)
+{
+	size_t n;
+
+	if (s[0] != '\033' || s[1] != '[')
+		return 0;
+	n = 2 + strspn(s + 2, "0123456789;");
+	return s[n] == 'm' ? n + 1 : 0;
+}
+
+static void put_names_text(const char *s)
+{
+	const char *esc;
+	size_t n;
+
+	while ((esc = strchr(s, '\033'))) {
+		n = colour_len(esc);
+		at_esc_write(stdout, s, (size_t)(esc - s) + (n ? 0 : 1), AT_ESC_TEXT);
+		fwrite(esc, 1, n, stdout);
+		s = esc + (n ? n : 1);
+	}
+	at_esc_fputs(stdout, s, AT_ESC_TEXT);
+}
+
 static int print_text(int (*make)(struct at_diff *, char **, struct at_error *, bool),
 		      struct at_diff *d, const struct patch_out *o, struct at_error *err)
 {
@@ -286,7 +318,7 @@ static int print_text(int (*make)(struct at_diff *, char **, struct at_error *, 
 	int rc = make(d, &text, err, o->color);
 
 	if (rc == 0 && o->escape)
-		at_esc_fputs(stdout, text, AT_ESC_TEXT);
+		put_names_text(text);
 	else if (rc == 0)
 		fputs(text, stdout);
 	free(text);

@@ -36,7 +36,8 @@ size_t at_esc_unit(const char *str, size_t len, unsigned int flags, bool *contro
 
 	if (s[0] < 0x80) {
 		*control = (s[0] < 0x20 || s[0] == 0x7f) &&
-			   !((flags & AT_ESC_TEXT) && (s[0] == '\t' || s[0] == '\n'));
+			   !((flags & AT_ESC_TEXT) && (s[0] == '\t' || s[0] == '\n' ||
+						       (s[0] == '\r' && len > 1 && s[1] == '\n')));
 		return 1;
 	}
 	if ((n = utf8_len(s, len)) > 0) {

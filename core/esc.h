@@ -13,9 +13,10 @@
  *   - a byte 0x80-0x9f that is not inside a valid UTF-8 sequence (a
  *     terminal in an 8-bit mode reads 0x9b as CSI).
  *
- * AT_ESC_TEXT keeps tab and newline (multi-line content: a patch, a check's
- * output); without it they are shown too (a field that must stay on one
- * line: a path in a message, an argument).
+ * AT_ESC_TEXT keeps tab, newline and a CR just before a newline (multi-line
+ * content: a patch, a check's output; a line's final CR returns over
+ * nothing, and less drops it too); without it they are shown too (a field
+ * that must stay on one line: a path in a message, an argument).
  *
  * \xNN, not git's pager's ^[ notation: it names the byte, and the reports
  * and messages already use it. The callers decide when a stream is for a
