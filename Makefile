@@ -1,15 +1,29 @@
 # The two commands of the README, on a fresh Debian machine:
 #   make demo    install what is missing, build, run a short real demo
-#   make check   install what is missing, build, run every test (also under ASan+UBSan)
+#   make check   install what is missing, build, run every test (also under ASan+UBSan),
+#                and every fuzz harness briefly (FUZZ_CHECK_SECONDS each)
+# and, for longer fuzzing:
+#   make fuzz    run each libFuzzer harness for FUZZ_SECONDS (FUZZ="index policy" for some)
 
 DEBIAN_PACKAGES := build-essential cmake pkg-config git python3 \
-	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev \
-	libssl-dev bubblewrap hyperfine util-linux procps iproute2 curl openssl
+	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev libsystemd-dev \
+	libssl-dev bubblewrap hyperfine util-linux procps iproute2 curl openssl \
+	clang libclang-rt-14-dev
+# What check-vm needs besides: the image builder, qemu, and debugfs to read the
+# results back.
+VM_PACKAGES := mmdebstrap qemu-system-x86 e2fsprogs
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 BUILD_ASAN ?= build-asan
+BUILD_FUZZ ?= build-fuzz
+FUZZ_SECONDS ?= 300
+FUZZ_CHECK_SECONDS ?= 20
+FUZZ ?=
 
-.PHONY: all deps build build-asan demo check check-fast bench clean
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+
+.PHONY: all deps build build-asan build-fuzz demo check check-fast check-vm fuzz bench install clean
 
 all: build
 
@@ -27,19 +41,41 @@ build-asan: deps
 	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DAT_WERROR=ON -DAT_SANITIZE=ON
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 
+# libFuzzer harnesses only (tests/fuzz), built by clang with ASan and UBSan.
+build-fuzz: deps
+	cmake -S . -B $(BUILD_FUZZ) -DCMAKE_C_COMPILER=clang -DAT_FUZZ=ON -DAT_WERROR=ON \
+		-DAT_FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS)
+	cmake --build $(BUILD_FUZZ) -j $(JOBS)
+
 demo: build
 	@bash scripts/demo.sh $(BUILD)/cmd/agenttask
 
-check: build build-asan
+check: build build-asan build-fuzz
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 	ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS)
+	ctest --test-dir $(BUILD_FUZZ) --output-on-failure -j $(JOBS)
+
+fuzz: build-fuzz
+	bash tests/fuzz/run.sh $(BUILD_FUZZ) $(FUZZ_SECONDS) $(FUZZ)
 
 # The plain build's tests only, for a quick loop while developing.
 check-fast: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+# The suites again in a Debian 12 machine under qemu (tests/vm/run.sh): systemd,
+# pure cgroup v2, Debian's 6.1 kernel; as uid 1000 and as root.
+check-vm: build
+	@bash scripts/install-deps.sh $(VM_PACKAGES)
+	bash tests/vm/run.sh $(BUILD)
+
+# A minimal install: the binary, and the AppArmor profile where AppArmor is in
+# use (Ubuntu 24.04 and later restrict user namespaces to programs it allows).
+install: build
+	install -D -m 0755 $(BUILD)/cmd/agenttask $(DESTDIR)$(BINDIR)/agenttask
+	bash scripts/install-apparmor.sh $(BINDIR) $(DESTDIR)
+
 bench: build
 	@bash bench/run.sh $(BUILD)/cmd/agenttask
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)

@@ -7,7 +7,10 @@ at_integration_test(concurrency.sh)
 at_integration_test(crash.sh)
 at_integration_test(sandbox_run.sh)
 at_integration_test(sandbox_user.sh)
-set_tests_properties(integration.sandbox_run integration.sandbox_user PROPERTIES SKIP_RETURN_CODE 77)
+at_integration_test(limits.sh)
+at_integration_test(limits_user.sh)
+set_tests_properties(integration.sandbox_run integration.sandbox_user integration.limits
+	integration.limits_user PROPERTIES SKIP_RETURN_CODE 77)
 at_integration_test(diff.sh)
 at_integration_test(gate.sh)
 at_integration_test(snapshot.sh)
@@ -24,3 +27,4 @@ set_tests_properties(integration.net_proxy integration.net_run integration.net_n
 	SKIP_RETURN_CODE 77 RESOURCE_LOCK agenttask_net)
 set_tests_properties(integration.net_proxy PROPERTIES
 	ENVIRONMENT "AGENTTASK=$<TARGET_FILE:agenttask>;NET_PROXY_DRIVER=$<TARGET_FILE:net_proxy_driver>;ASAN_OPTIONS=detect_leaks=1")
+at_integration_test(removal.sh)
