@@ -282,11 +282,7 @@ static at_json *diff_json(const struct at_task *t, const struct at_change_set *c
 	return o;
 }
 
-/*
- * --stat or --name-only text for a person: the names' controls shown. Every
- * name in it is quoted as git quotes it, so a raw ESC can only begin one of
- * our own colours (ESC [ digits m), written as it is.
- */
+/* The length of the colour (ESC [ digits m) at s, 0 if none. */
 static size_t colour_len(const char *s)
 {
 	size_t n;
@@ -297,6 +293,11 @@ static size_t colour_len(const char *s)
 	return s[n] == 'm' ? n + 1 : 0;
 }
 
+/*
+ * --stat or --name-only text for a person: the names' controls shown. Every
+ * name in it is quoted as git quotes it, so a raw ESC can only begin one of
+ * our own colours (ESC [ digits m), written as it is.
+ */
 static void put_names_text(const char *s)
 {
 	const char *esc;

@@ -227,7 +227,7 @@ void at_cli_audit(struct at_repo *r, const char *task, const char *event, ...)
 	else
 		at_audit_append(at_repo_paths(r), task, e, &err);
 	if (at_error_isset(&err))
-		at_esc_printf(stderr, "agenttask: warning: audit log of task '%s' not written: %s\n",
-			      task, err.msg);
+		at_esc_printf(stderr, "agenttask: warning: audit log of task '%s' not written: "
+			      "%s\n", task, err.msg);
 	at_json_free(e);
 }

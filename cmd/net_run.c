@@ -287,7 +287,8 @@ void at_net_run_print(const struct at_net_run *n, FILE *f)
 
 		fprintf(f, "agenttask: net %s %s %s:%u%s%s%s%s up %llu down %llu bytes %lld ms%s%s\n",
 			c->allowed ? "allowed" : "denied", at_net_proto_name(c->proto),
-			c->host[0] ? at_esc(host, sizeof(host), c->host) : "?", c->port, c->addr[0] ? " at " : "", c->addr,
+			c->host[0] ? at_esc(host, sizeof(host), c->host) : "?", c->port,
+			c->addr[0] ? " at " : "", c->addr,
 			c->rule[0] ? " by " : "", c->rule, (unsigned long long)c->bytes_up,
 			(unsigned long long)c->bytes_down, (long long)c->duration_ms,
 			c->reason[0] ? ": " : "", c->reason);

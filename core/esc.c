@@ -53,8 +53,12 @@ bool at_esc_needed(const char *s, size_t len, unsigned int flags)
 	size_t i = 0;
 	bool control = false;
 
-	while (i < len && !control)
-		i += at_esc_unit(s + i, len - i, flags, &control);
+	while (i < len && !control) {
+		if ((unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f)
+			i++;   /* printable ASCII, the common case */
+		else
+			i += at_esc_unit(s + i, len - i, flags, &control);
+	}
 	return control;
 }
 
