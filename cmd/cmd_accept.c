@@ -6,6 +6,7 @@
 #include "app/accept.h"
 #include "cmd/commands.h"
 #include "cmd/print.h"
+#include "core/esc.h"
 
 /* -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct at_app_accept_opts *o, struct at_app *app)
@@ -88,8 +89,10 @@ static int print_failure(const struct at_app_accept_result *r, const struct at_e
 	int status = at_cli_fail(err);
 	size_t i;
 
-	for (i = 0; i < r->merge.paths.n; i++)
-		fprintf(stderr, "%s\n", r->merge.paths.v[i]);
+	for (i = 0; i < r->merge.paths.n; i++) {
+		at_esc_fputs(stderr, r->merge.paths.v[i], 0);   /* the task's names */
+		fputc('\n', stderr);
+	}
 	if (r->failed_gate)
 		at_cli_print_gate_failures(r->failed_gate, stderr);
 	return status;
@@ -109,15 +112,15 @@ int cmd_accept(const struct at_app *app_in, int argc, char **argv)
 	fflush(NULL);
 	rc = at_app_accept(&app, &o, &res, &err);
 	for (i = 0; i < res.notes.n; i++)
-		fprintf(stderr, "agenttask: note: %s\n", res.notes.v[i]);
+		at_esc_printf(stderr, "agenttask: note: %s\n", res.notes.v[i]);
 	at_cli_warnings(&res.warnings);
 	if (rc < 0)
 		rc = print_failure(&res, &err);
 	else
 		print_result(&o, &res);
 	if (rc == 0 && res.remove_failed) {
-		fprintf(stderr, "agenttask: task '%s' was accepted but not removed: %s\n",
-			res.task.name, res.remove_err.msg);
+		at_esc_printf(stderr, "agenttask: task '%s' was accepted but not removed: %s\n",
+			      res.task.name, res.remove_err.msg);
 		rc = AT_EXIT_FAIL;
 	}
 	at_app_accept_result_release(&res);

@@ -8,6 +8,7 @@
  * `gate --base` judges), printed as `git diff` prints it (cmd/diff_print.c).
  */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "app/diff.h"
 #include "app/json.h"
@@ -41,8 +42,10 @@ static void patch_note(struct at_app_diff *d)
 	at_app_preview_release(&p);
 }
 
-static int show_text(struct at_app_diff *d, enum diff_mode mode, bool color, struct at_error *err)
+static int show_text(struct at_app_diff *d, enum diff_mode mode, const struct at_cli_patch_out *o,
+		     struct at_error *err)
 {
+	bool color = mode == MODE_STAT && o->color;   /* --name-only has none */
 	struct at_diff_stat_opts so = AT_DIFF_STAT_OPTS_INIT;
 	char *text = NULL;
 	int rc;
@@ -55,14 +58,22 @@ static int show_text(struct at_app_diff *d, enum diff_mode mode, bool color, str
 	}
 	rc = mode == MODE_STAT ? at_app_diff_stat(d, &so, &text, err)
 			       : at_app_diff_names(d, &text, err);
-	if (rc == 0)
+	if (rc == 0 && o->escape)
+		at_cli_put_names_text(text);
+	else if (rc == 0)
 		fputs(text, stdout);
 	free(text);
 	return rc;
 }
 
+/*
+ * The patch, --stat and --name-only are escaped for a person (a terminal,
+ * or --color, which only a viewer wants); to a pipe, without colour, they
+ * stay byte-exact, a patch `git apply` takes. --json is exact (JSON-escaped).
+ */
 static int show(struct at_app_diff *d, enum diff_mode mode, bool color, struct at_error *err)
 {
+	struct at_cli_patch_out o = { color, color || isatty(STDOUT_FILENO) };
 	at_json *j;
 	int rc;
 
@@ -74,10 +85,10 @@ static int show(struct at_app_diff *d, enum diff_mode mode, bool color, struct a
 		return at_cli_print_json(j) == AT_EXIT_OK ? 0 : AT_ESYS;
 	case MODE_STAT:
 	case MODE_NAMES:
-		return show_text(d, mode, color, err);
+		return show_text(d, mode, &o, err);
 	case MODE_PATCH:
 	default:
-		if ((rc = at_app_diff_patch(d, at_cli_diff_line, &color, err)) < 0)
+		if ((rc = at_app_diff_patch(d, at_cli_diff_line, &o, err)) < 0)
 			return rc;
 		if (at_app_diff_task(d))
 			patch_note(d);

@@ -4,6 +4,7 @@
 
 #include "app/gc.h"
 #include "cmd/commands.h"
+#include "core/esc.h"
 
 int cmd_gc(const struct at_app *app, int argc, char **argv)
 {
@@ -43,12 +44,14 @@ int cmd_gc(const struct at_app *app, int argc, char **argv)
 	rc = at_app_gc(app, &o, &res, &err);
 	/* What failed is said on stderr, each on its line; gc went on past it. */
 	for (i = 0; rc == 0 && i < res.done.lines.n; i++) {
+		/* Each names what it found on disk: its controls shown. */
 		if (res.done.failed[i]) {
 			fflush(stdout);
-			fprintf(stderr, "agenttask: %s\n", res.done.lines.v[i]);
+			at_esc_printf(stderr, "agenttask: %s\n", res.done.lines.v[i]);
 			status = AT_EXIT_FAIL;
 		} else {
-			printf("%s\n", res.done.lines.v[i]);
+			at_esc_fputs(stdout, res.done.lines.v[i], 0);
+			putchar('\n');
 		}
 	}
 	at_app_gc_result_release(&res);

@@ -2,6 +2,7 @@
 #include "app/json.h"
 #include "app/task.h"
 #include "cmd/commands.h"
+#include "core/esc.h"
 #include "core/util.h"
 
 static void print_row(const struct at_task *t, const struct at_task_info *info)
@@ -35,7 +36,7 @@ static int print_list(const struct at_app_list *l, bool json)
 			print_row(&l->v[i].task, &l->v[i].info);
 	}
 	for (i = 0; i < l->records.nproblems; i++) {
-		fprintf(stderr, "agenttask: %s\n", l->records.problems[i].err.msg);
+		at_esc_printf(stderr, "agenttask: %s\n", l->records.problems[i].err.msg);
 		status = AT_EXIT_FAIL;
 	}
 	if (json && at_cli_print_json(arr) != AT_EXIT_OK)

@@ -10,6 +10,7 @@
 #include "cmd/commands.h"
 #include "cmd/print.h"
 #include "core/array.h"
+#include "core/esc.h"
 #include "core/parse.h"
 
 struct run_args {
@@ -119,7 +120,7 @@ static int report(const struct run_args *a, const struct at_app_run_result *res,
 	if (rc < 0)
 		at_cli_fail(err);
 	else if (res->run.exec_failed)
-		fprintf(stderr, "agenttask: %s\n", res->run.exec_error);
+		at_esc_printf(stderr, "agenttask: %s\n", res->run.exec_error);   /* names argv[0] */
 	else
 		at_cli_print_run_stop(&a->o, res);
 	if (a->verbose)

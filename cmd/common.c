@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
+#include "core/esc.h"
 #include "core/json.h"
 #include "core/parse.h"
 #include "core/util.h"
@@ -48,12 +49,14 @@ int at_cli_fail_usage(const char *cmd, const struct at_error *err)
 
 int at_cli_usage(const char *cmd, const char *fmt, ...)
 {
+	char msg[512], safe[4 * sizeof(msg) + 4];
 	va_list ap;
 
-	fputs("agenttask: ", stderr);
+	/* It quotes the arguments, which an agent may have written: controls shown. */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "agenttask: %s", at_esc(safe, sizeof(safe), msg));
 	if (cmd)
 		fprintf(stderr, " (see 'agenttask %s --help')", cmd);
 	fputc('\n', stderr);

@@ -12,6 +12,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "core/esc.h"
+
 static void put(const char *s, size_t len)
 {
 	fwrite(s, 1, len, stdout);
@@ -134,11 +136,41 @@ static void print_color(char origin, const char *s, size_t len)
 	}
 }
 
+/*
+ * s[0..len) with its controls shown, into *safe (freed by the caller): a
+ * CRLF line's CR is kept, it returns over nothing (and git's colours place it).
+ */
+static int escape_line(const char *s, size_t len, char **safe, size_t *safe_len)
+{
+	size_t cr = len > 0 && s[len - 1] == '\r';
+	FILE *m;
+
+	if (!(m = open_memstream(safe, safe_len)))
+		return -1;
+	at_esc_write(m, s, len - cr, AT_ESC_TEXT);
+	fwrite(s + len - cr, 1, cr, m);
+	if (fclose(m) != 0) {
+		free(*safe);
+		*safe = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 int at_cli_diff_line(char origin, const char *s, size_t len, void *payload)
 {
-	const bool *color = payload;
+	const struct at_cli_patch_out *o = payload;
+	size_t cr = len > 0 && s[len - 1] == '\r';
+	char *safe = NULL;
+	size_t safe_len = 0;
 
-	if (*color) {
+	if (o->escape && at_esc_needed(s, len - cr, AT_ESC_TEXT)) {
+		if (escape_line(s, len, &safe, &safe_len) < 0)
+			return -1;
+		s = safe;
+		len = safe_len;
+	}
+	if (o->color) {
 		print_color(origin, s, len);
 	} else {
 		if (origin == AT_DIFF_CONTEXT || origin == AT_DIFF_ADDITION ||
@@ -147,7 +179,37 @@ int at_cli_diff_line(char origin, const char *s, size_t len, void *payload)
 		put(s, len);
 	}
 	putchar('\n');
+	free(safe);
 	return ferror(stdout) ? -1 : 0;
+}
+
+/* The length of the colour (ESC [ digits m) at s, 0 if none. */
+static size_t colour_len(const char *s)
+{
+	size_t n;
+
+	if (s[0] != '\033' || s[1] != '[')
+		return 0;
+	n = 2 + strspn(s + 2, "0123456789;");
+	return s[n] == 'm' ? n + 1 : 0;
+}
+
+/*
+ * Every name in the text is quoted as git quotes it, so a raw ESC can only
+ * begin one of our own colours, written as it is.
+ */
+void at_cli_put_names_text(const char *s)
+{
+	const char *esc;
+	size_t n;
+
+	while ((esc = strchr(s, '\033'))) {
+		n = colour_len(esc);
+		at_esc_write(stdout, s, (size_t)(esc - s) + (n ? 0 : 1), AT_ESC_TEXT);
+		fwrite(esc, 1, n, stdout);
+		s = esc + (n ? n : 1);
+	}
+	at_esc_fputs(stdout, s, AT_ESC_TEXT);
 }
 
 /* git's width for --stat: $COLUMNS, else the terminal's, else 80. */

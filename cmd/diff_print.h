@@ -17,8 +17,20 @@
 #define COLOR_WS "\033[41m"     /* whitespace errors on added lines */
 #define COLOR_RESET "\033[m"
 
-/* An at_diff_line_cb printing to stdout; payload: a bool, colour on. */
+/* How the patch reaches stdout. */
+struct at_cli_patch_out {
+	bool color;
+	bool escape;   /* a person reads it: the task's controls shown as \xNN (core/esc.h) */
+};
+
+/* An at_diff_line_cb printing to stdout; payload: a struct at_cli_patch_out. */
 int at_cli_diff_line(char origin, const char *s, size_t len, void *payload);
+
+/*
+ * --stat or --name-only text for a person, to stdout: the names' controls
+ * shown, our own colours (ESC [ digits m) kept.
+ */
+void at_cli_put_names_text(const char *s);
 
 /* git's width for --stat: $COLUMNS, else the terminal's, else 80. */
 size_t at_cli_stat_width(void);
