@@ -2,6 +2,7 @@
  * diff_print.c - a patch as `git diff` prints it, colours included (of
  * git's whitespace-error marks: blanks at the end of an added line and
  * spaces before a tab in its indent, not blank lines at the end of a file),
+ * the task's controls shown as \xNN when a person reads it (core/esc.h),
  * and the --stat width git would use.
  */
 #include "cmd/diff_print.h"
