@@ -15,11 +15,14 @@
  *
  *   /usr /bin /sbin /lib*   read-only binds (merged-/usr symlinks stay symlinks)
  *   /etc                    an allow-list of entries, read-only; never shadow,
- *                           sudoers, ssh host keys, the system gitconfig
+ *                           sudoers, ssh host keys, the system gitconfig;
+ *                           passwd and group written for the run: root,
+ *                           nobody, the user (identity.c)
  *   /tmp, HOME, /dev/shm    private size-capped tmpfs (within 7/8 of the
  *                           memory limit, when the spec has one)
  *   /proc                   a fresh procfs of the sandbox's own pid namespace,
- *                           its machine-global files read-only
+ *                           its machine-global files read-only; its boot_id
+ *                           random, cmdline, keys, key-users empty
  *   /dev                    null zero full random urandom tty, devpts, shm,
  *                           fd links
  *
@@ -122,6 +125,13 @@ enum at_sandbox_stdio {
 	AT_STDIO_CAPTURE,            /* kept in the result, up to capture_max bytes each */
 };
 
+/* Whether an interactive command runs on a pty of the supervisor. */
+enum at_sandbox_tty {
+	AT_TTY_AUTO = 0,             /* when stdin is a terminal and output is not captured */
+	AT_TTY_FORCE,                /* always (-t); not with capture */
+	AT_TTY_NEVER,                /* never (-T): a terminal is passed as it is */
+};
+
 struct at_sandbox_spec {
 	/* The file system: built in this order (at_sandbox_mount_*, at_sandbox_add_system). */
 	struct at_sandbox_mount *mounts;
@@ -142,6 +152,7 @@ struct at_sandbox_spec {
 	struct at_limits limits;
 	uint64_t timeout_ms;         /* 0: none; else kill everything after it */
 	enum at_sandbox_stdio stdio;
+	enum at_sandbox_tty tty;
 	size_t capture_max;          /* AT_STDIO_CAPTURE: bytes kept of each; 0: AT_RUN_CAPTURE_MAX */
 	int cancel_fd;               /* -1: none; readable: kill everything, result.cancelled */
 	struct at_progress_hook progress;
