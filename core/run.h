@@ -85,6 +85,13 @@ const char *at_limit_mech_note(enum at_limit l, enum at_limit_mech m);
 /* "timeout", "oom", "pids", "cpu", "file-size"; NULL for AT_STOP_NONE. */
 const char *at_run_stop_name(enum at_run_stop s);
 
+/* Whether an interactive command runs on a pty of the supervisor (sandbox/stdio.c). */
+enum at_run_tty {
+	AT_TTY_AUTO = 0,          /* when stdin is a terminal and output is not captured */
+	AT_TTY_FORCE,             /* always (-t); not with capture */
+	AT_TTY_NEVER,             /* never (-T): a terminal is passed as it is */
+};
+
 /* ---- the steps of a run's setup: one enum, one table (name, what failed) ---- */
 
 enum at_run_step {

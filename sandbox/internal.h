@@ -156,12 +156,13 @@ struct at_sb_pump {
 	int poll_index;
 	void (*on_eof)(struct at_sb_pump *p);  /* may queue a last byte (pty.c) */
 	unsigned char veof;
+	char last;                /* the last byte written, or 0 */
 };
 
 #define AT_SB_PUMPS_MAX 4
 
 struct at_sb_stdio {
-	enum at_sandbox_tty tty;
+	enum at_run_tty tty;
 	bool pty;
 	enum at_sb_fd_mode mode[3];
 	int child_fd[3];          /* the pipe ends for the command until the clone */

@@ -125,13 +125,6 @@ enum at_sandbox_stdio {
 	AT_STDIO_CAPTURE,            /* kept in the result, up to capture_max bytes each */
 };
 
-/* Whether an interactive command runs on a pty of the supervisor. */
-enum at_sandbox_tty {
-	AT_TTY_AUTO = 0,             /* when stdin is a terminal and output is not captured */
-	AT_TTY_FORCE,                /* always (-t); not with capture */
-	AT_TTY_NEVER,                /* never (-T): a terminal is passed as it is */
-};
-
 struct at_sandbox_spec {
 	/* The file system: built in this order (at_sandbox_mount_*, at_sandbox_add_system). */
 	struct at_sandbox_mount *mounts;
@@ -152,7 +145,7 @@ struct at_sandbox_spec {
 	struct at_limits limits;
 	uint64_t timeout_ms;         /* 0: none; else kill everything after it */
 	enum at_sandbox_stdio stdio;
-	enum at_sandbox_tty tty;
+	enum at_run_tty tty;         /* a pty for an interactive command (core/run.h) */
 	size_t capture_max;          /* AT_STDIO_CAPTURE: bytes kept of each; 0: AT_RUN_CAPTURE_MAX */
 	int cancel_fd;               /* -1: none; readable: kill everything, result.cancelled */
 	struct at_progress_hook progress;
