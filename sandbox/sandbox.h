@@ -48,6 +48,15 @@
  *     only when a later operation puts a read-only mount (or a tmpfs)
  *     exactly on the source's child on the way to it: nothing between the
  *     source and that mount can be renamed, and below it nothing is writable.
+ *
+ * stdio (stdio.c, pty.c): fds 0..2 that are pipes, sockets, terminals or
+ * /dev/null are passed as they are; anything else (a file, a directory, a
+ * device) becomes a pipe the supervisor copies through, so the command
+ * cannot reopen it. When stdin is a terminal (spec.tty), the command runs
+ * on a pty of the sandbox's devpts as its controlling terminal, which the
+ * supervisor relays to the caller's terminal, set raw meanwhile. Every
+ * terminal among fds 0..2 gets its termios back, TIOCEXCL cleared, when
+ * at_sandbox_run returns, however the run ended.
  */
 #ifndef AT_SANDBOX_SANDBOX_H
 #define AT_SANDBOX_SANDBOX_H
