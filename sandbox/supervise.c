@@ -183,8 +183,11 @@ static void dispatch(struct at_sb_super *s, struct waitset *w, int ready)
 {
 	int i;
 
-	if (s->stdio && ready > 0)
+	if (s->stdio && ready > 0) {
 		at_sb_stdio_handle(s->stdio, w->pfd + w->nown);
+		if (at_sb_stdio_take_hangup(s->stdio) && !s->init_done)
+			kill(s->init_pid, SIGHUP);   /* passed on to the command */
+	}
 	for (i = 0; i < w->nown && ready > 0; i++) {
 		if (!w->pfd[i].revents)
 			continue;
