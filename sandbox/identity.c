@@ -31,7 +31,7 @@
 
 #include "core/util.h"
 
-const char *const at_sb_masked_proc[] = { "/proc/cmdline", "/proc/keys", "/proc/key-users", NULL };
+const char *const at_sb_masked_proc[] = {"/proc/cmdline", "/proc/keys", "/proc/key-users", NULL};
 
 /* A name fit for a passwd line: [A-Za-z0-9._-], not empty, not too long. */
 static bool name_ok(const char *s)
@@ -106,12 +106,10 @@ int at_sb_identity_make(struct at_sb_identity *id)
 	n = snprintf(id->passwd, sizeof(id->passwd),
 		     "root:x:0:0:root:%s:/bin/sh\n"
 		     "nobody:x:65534:65534:nobody:%s:/usr/sbin/nologin\n",
-		     uid == 0 ? AT_RUN_HOME : "/root",
-		     uid == 65534 ? AT_RUN_HOME : "/nonexistent");
+		     uid == 0 ? AT_RUN_HOME : "/root", uid == 65534 ? AT_RUN_HOME : "/nonexistent");
 	if (uid != 0 && uid != 65534)
-		n += snprintf(id->passwd + n, sizeof(id->passwd) - (size_t)n,
-			      "%s:x:%u:%u::%s:%s\n", name, (unsigned)uid, (unsigned)gid,
-			      AT_RUN_HOME, shell);
+		n += snprintf(id->passwd + n, sizeof(id->passwd) - (size_t)n, "%s:x:%u:%u::%s:%s\n",
+			      name, (unsigned)uid, (unsigned)gid, AT_RUN_HOME, shell);
 	id->passwd_len = (size_t)n;
 	n = snprintf(id->group, sizeof(id->group), "root:x:0:\nnogroup:x:65534:\n");
 	if (gid != 0 && gid != 65534)
@@ -121,7 +119,7 @@ int at_sb_identity_make(struct at_sb_identity *id)
 
 	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
 		return -1;
-	r[6] = (unsigned char)((r[6] & 0x0f) | 0x40);   /* a version 4 UUID, as the kernel's */
+	r[6] = (unsigned char)((r[6] & 0x0f) | 0x40); /* a version 4 UUID, as the kernel's */
 	r[8] = (unsigned char)((r[8] & 0x3f) | 0x80);
 	snprintf(id->boot_id, sizeof(id->boot_id),
 		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\n", r[0],
