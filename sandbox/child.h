@@ -1,7 +1,8 @@
 /*
  * child.h - the child's side of a run: everything between clone() and
  * execve(), in child_setup.c (the setup order), child_net.c (the loopback,
- * listening sockets), child_mounts.c (the new root),
+ * listening sockets), child_mounts.c (the new root), child_pty.c (an
+ * interactive run's pty),
  * child_init.c (the sandbox's pid 1), child_exec.c (the command's process)
  * and child_util.c (reports, clocks).
  *
@@ -152,7 +153,7 @@ int at_sb_loopback_up(void);
 int at_sb_listen_handoff(const struct at_sb_child *c);
 
 /*
- * pty.c: after pivot_root, make the pty in the sandbox's devpts and send its
+ * child_pty.c: after pivot_root, make the pty in the sandbox's devpts and send its
  * master to the supervisor; the slave stays open in c->slave. 0 or -1 with errno.
  */
 int at_sb_pty_make(struct at_sb_stdio_child *cs);

@@ -12,7 +12,7 @@
  *   doctor.c     what the sandbox needs from this machine (doctor.h)
  *   supervise.c  the supervisor's wait: reports, output, signals, timeout, cancel
  *   opts.c       the environment, paths
- *   stdio.c      the command's fds 0..2: pipes copied through; pty.c the pty
+ *   stdio.c      the command's fds 0..2: pipes copied through; pty.c the pty's relay
  *   identity.c   the passwd, group and boot id shown inside
  */
 #ifndef AT_SANDBOX_INTERNAL_H
@@ -201,13 +201,10 @@ bool at_sb_stdio_take_hangup(struct at_sb_stdio *io); /* a reader left since the
 void at_sb_stdio_release(struct at_sb_stdio *io);
 
 /* pty.c */
-int at_sb_pty_prepare(struct at_sb_stdio *io, struct at_sb_stdio_child *cs,
-		      struct at_error *err);
 /* In the supervisor: receive the master, relay, the caller's terminal raw. */
 int at_sb_pty_receive(struct at_sb_stdio *io, struct at_error *err);
 /* SIGWINCH: the new size to the pty (true), or nothing to do here (false). */
 bool at_sb_pty_winch(struct at_sb_stdio *io);
-void at_sb_pty_release(struct at_sb_stdio *io);
 
 /* supervise.c */
 struct at_sb_super {

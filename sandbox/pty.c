@@ -19,6 +19,10 @@
  * The command never holds a descriptor of the caller's terminal, so TIOCSTI
  * (denied by the seccomp filter anyway), TIOCEXCL or a termios change reach
  * only the pty.
+ *
+ * Here the supervisor's side once the master has come: the relay, the
+ * window size. The pty's socketpair is made and closed by stdio.c; the
+ * init's side, which makes the pty, is child_pty.c.
  */
 #include "sandbox/internal.h"
 
@@ -30,85 +34,6 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-/* The host's terminal: fd 0 when it is one (the pty relays it). */
-int at_sb_pty_prepare(struct at_sb_stdio *io, struct at_sb_stdio_child *cs, struct at_error *err)
-{
-	int sp[2];
-
-	io->host_tty = isatty(0) ? 0 : -1;
-	cs->have_tio = io->host_tty >= 0 && tcgetattr(0, &cs->tio) == 0;
-	cs->have_ws = (isatty(0) && ioctl(0, TIOCGWINSZ, &cs->ws) == 0) ||
-		      (isatty(1) && ioctl(1, TIOCGWINSZ, &cs->ws) == 0);
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
-		return at_error_sys(err, AT_ESANDBOX, "cannot create a socket pair");
-	io->pty_sock = sp[0];
-	io->child_sock = sp[1];
-	cs->sock = sp[1];
-	cs->slave = -1;
-	return 0;
-}
-
-/* ---- in the child (async-signal-safe) ---- */
-
-static int send_fd(int sock, int fd)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} ctl;
-	char byte = 'm';
-	struct iovec iov = {&byte, 1};
-	struct msghdr msg = {.msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = ctl.buf,
-			     .msg_controllen = sizeof(ctl.buf)};
-	struct cmsghdr *cm;
-
-	memset(&ctl, 0, sizeof(ctl));
-	cm = CMSG_FIRSTHDR(&msg);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
-}
-
-int at_sb_pty_make(struct at_sb_stdio_child *cs)
-{
-	int master, slave, unlock = 0, saved;
-
-	master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (master < 0)
-		return -1;
-	slave = -1;
-	if (ioctl(master, TIOCSPTLCK, &unlock) == 0)
-		slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (slave >= 0 && cs->have_tio && tcsetattr(slave, TCSANOW, &cs->tio) < 0)
-		goto fail;
-	if (slave >= 0 && cs->have_ws && ioctl(slave, TIOCSWINSZ, &cs->ws) < 0)
-		goto fail;
-	if (slave < 0 || send_fd(cs->sock, master) < 0)
-		goto fail;
-	close(master);
-	close(cs->sock);
-	cs->sock = -1;
-	/* Above 2: the command's dup2 onto 0..2 must not clobber it. */
-	if (slave <= 2) {
-		int hi = fcntl(slave, F_DUPFD_CLOEXEC, 3);
-
-		close(slave);
-		slave = hi;
-	}
-	cs->slave = slave;
-	return slave < 0 ? -1 : 0;
-fail:
-	saved = errno;
-	if (slave >= 0)
-		close(slave);
-	close(master);
-	errno = saved;
-	return -1;
-}
 
 /* ---- in the supervisor ---- */
 
@@ -254,15 +179,4 @@ bool at_sb_pty_winch(struct at_sb_stdio *io)
 	    (isatty(1) && ioctl(1, TIOCGWINSZ, &ws) == 0))
 		(void)ioctl(io->pty_master, TIOCSWINSZ, &ws);
 	return true;
-}
-
-void at_sb_pty_release(struct at_sb_stdio *io)
-{
-	if (io->pty_master >= 0)
-		close(io->pty_master);
-	if (io->pty_sock >= 0)
-		close(io->pty_sock);
-	if (io->child_sock >= 0)
-		close(io->child_sock);
-	io->pty_master = io->pty_sock = io->child_sock = -1;
 }

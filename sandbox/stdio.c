@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -192,6 +193,28 @@ static void classify(struct at_sb_stdio *io, bool capture)
 	}
 }
 
+/*
+ * For a pty (pty.c): the host's terminal, fd 0 when it is one (the pty
+ * relays it), its settings for the slave, and the socketpair the master
+ * comes over.
+ */
+static int pty_prepare(struct at_sb_stdio *io, struct at_sb_stdio_child *cs, struct at_error *err)
+{
+	int sp[2];
+
+	io->host_tty = isatty(0) ? 0 : -1;
+	cs->have_tio = io->host_tty >= 0 && tcgetattr(0, &cs->tio) == 0;
+	cs->have_ws = (isatty(0) && ioctl(0, TIOCGWINSZ, &cs->ws) == 0) ||
+		      (isatty(1) && ioctl(1, TIOCGWINSZ, &cs->ws) == 0);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+		return at_error_sys(err, AT_ESANDBOX, "cannot create a socket pair");
+	io->pty_sock = sp[0];
+	io->child_sock = sp[1];
+	cs->sock = sp[1];
+	cs->slave = -1;
+	return 0;
+}
+
 int at_sb_stdio_prepare(struct at_sb_stdio *io, const struct at_sandbox_spec *o,
 			struct at_sb_stdio_child *cs, struct at_error *err)
 {
@@ -221,7 +244,7 @@ int at_sb_stdio_prepare(struct at_sb_stdio *io, const struct at_sandbox_spec *o,
 					    fd);
 	}
 	if (io->pty)
-		rc = at_sb_pty_prepare(io, cs, err);
+		rc = pty_prepare(io, cs, err);
 	for (fd = 0; fd <= 2; fd++) {
 		cs->mode[fd] = io->mode[fd];
 		cs->fd[fd] = io->child_fd[fd];
@@ -494,6 +517,17 @@ static void restore_terminals(struct at_sb_stdio *io)
 	io->nsaved = 0;
 }
 
+static void pty_release(struct at_sb_stdio *io)
+{
+	if (io->pty_master >= 0)
+		close(io->pty_master);
+	if (io->pty_sock >= 0)
+		close(io->pty_sock);
+	if (io->child_sock >= 0)
+		close(io->child_sock);
+	io->pty_master = io->pty_sock = io->child_sock = -1;
+}
+
 void at_sb_stdio_release(struct at_sb_stdio *io)
 {
 	size_t i;
@@ -511,7 +545,7 @@ void at_sb_stdio_release(struct at_sb_stdio *io)
 			close(io->child_fd[fd]);
 		io->child_fd[fd] = -1;
 	}
-	at_sb_pty_release(io);
+	pty_release(io);
 	restore_terminals(io);
 	unblock_sigpipe(io);
 }
