@@ -186,8 +186,8 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 	struct at_app_sandbox_opts so = {
 		.argv = o->argv, .envp = run->env.v, .binds = run->binds, .nbinds = run->nbinds,
 		.share_net = o->net, .limits = o->limits, .timeout_ms = o->timeout_ms,
-		.capture = o->capture, .tty = o->tty, .capture_max = o->capture_max, .cancel_fd = o->cancel_fd,
-		.progress = o->progress,
+		.capture = o->capture, .capture_max = o->capture_max, .cancel_fd = o->cancel_fd,
+		.tty = o->tty, .progress = o->progress,
 		.net = o->proxy && at_app_net_active(o->proxy) ? o->proxy : NULL,
 		.started = note_init, .started_arg = &run->lock,
 	};

@@ -117,13 +117,13 @@ enum at_run_step {
 	AT_STEP_MOUNTS,           /* timed: the new root assembled */
 	AT_STEP_PIVOT,            /* timed: pivot_root done, the old root detached */
 	AT_STEP_CHDIR,
-	AT_STEP_PTY,               /* the pty made (interactive runs) and its master sent */
+	AT_STEP_PTY,              /* the pty made (interactive runs) and its master sent */
 	AT_STEP_CAPS,             /* capabilities dropped */
 	AT_STEP_PRIVS,            /* timed: no_new_privs set, the init not dumpable */
 	AT_STEP_FORK,             /* the command's process started */
 	AT_STEP_SIGNALS,
 	AT_STEP_SETSID,
-	AT_STEP_CTTY,              /* the pty made the command's controlling terminal */
+	AT_STEP_CTTY,             /* the pty made the command's controlling terminal */
 	AT_STEP_FDS,
 	AT_STEP_RLIMIT,
 	AT_STEP_EXEC,             /* timed: session, fds, rlimits done: seccomp, then execve */

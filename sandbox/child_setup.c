@@ -115,7 +115,7 @@ static int check_supervisor(struct at_sb_child *c)
  *   - network (and the listening sockets handed over), then mounts: every
  *     source opened before anything is mounted over anything, the new root
  *     assembled, pivot_root, old root detached; then the pty of an
- *     interactive run, made in the sandbox's own devpts (pty.c);
+ *     interactive run, made in the sandbox's own devpts (child_pty.c);
  *   - capabilities dropped after the mounts (they need CAP_SYS_ADMIN in our
  *     user namespace) and no_new_privs set, both inherited by the command;
  *     the init is made non-dumpable, so the command cannot ptrace it.
@@ -160,6 +160,7 @@ static int child_setup(struct at_sb_child *c, int64_t *t, int *step, const char 
 		return -1;
 	t[AT_STEP_PIVOT] = at_sb_now_ns();
 	*step = AT_STEP_PTY;
+	*what = NULL;
 	if (c->stdio.pty && at_sb_pty_make(&c->stdio) < 0)
 		return -1;
 
