@@ -133,6 +133,7 @@ struct at_app_sandbox_opts {
 	struct at_limits limits;
 	uint64_t timeout_ms;
 	bool capture;
+	enum at_run_tty tty;
 	size_t capture_max;             /* 0: AT_RUN_CAPTURE_MAX */
 	int cancel_fd;                  /* -1: none */
 	struct at_progress_hook progress;

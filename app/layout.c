@@ -168,6 +168,7 @@ static int build_spec(struct at_sandbox_spec *s, const struct at_app_layout *l,
 	s->timeout_ms = o->timeout_ms;
 	s->stdio = o->capture ? AT_STDIO_CAPTURE : AT_STDIO_INHERIT;
 	s->capture_max = o->capture_max;
+	s->tty = o->tty;
 	s->cancel_fd = o->cancel_fd;
 	s->progress = o->progress;
 	s->started = o->started;

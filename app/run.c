@@ -117,8 +117,11 @@ static int environment(const struct at_app *app, const struct at_app_run_opts *o
 	return rc;
 }
 
-static int check_net(const struct at_app_run_opts *o, struct at_error *err)
+static int check_opts(const struct at_app_run_opts *o, struct at_error *err)
 {
+	if (o->tty == AT_TTY_FORCE && o->capture)
+		return at_error_set(err, AT_EUSAGE, "-t gives the command a terminal: it cannot "
+				    "go with --json, which captures the output");
 	if (!o->proxy)
 		return 0;
 	if (o->net && at_app_net_active(o->proxy))
@@ -184,7 +187,7 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 		.argv = o->argv, .envp = run->env.v, .binds = run->binds, .nbinds = run->nbinds,
 		.share_net = o->net, .limits = o->limits, .timeout_ms = o->timeout_ms,
 		.capture = o->capture, .capture_max = o->capture_max, .cancel_fd = o->cancel_fd,
-		.progress = o->progress,
+		.tty = o->tty, .progress = o->progress,
 		.net = o->proxy && at_app_net_active(o->proxy) ? o->proxy : NULL,
 		.started = note_init, .started_arg = &run->lock,
 	};
@@ -212,7 +215,7 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 	at_run_result_init(&out->run);
 	if (!o->argv || !o->argv[0])
 		return at_error_set(err, AT_EUSAGE, "no command to run");
-	if ((rc = check_net(o, err)) < 0)
+	if ((rc = check_opts(o, err)) < 0)
 		return rc;
 	rc = prepare(app, o, &run, out, err);
 	if (rc == 0)

@@ -7,8 +7,8 @@
  * mechanism AT_MECH_UNENFORCED), while a limit asked for is refused then.
  *
  * Everything is checked before anything runs: a --ro/--rw that would expose
- * git metadata or state, a malformed --env, an allowlist with --net, an
- * unknown task are refused
+ * git metadata or state, a malformed --env, an allowlist with --net, a
+ * forced terminal with capture, an unknown task are refused
  * (AT_EUSAGE, AT_ENOTFOUND, ...) with nothing run and nothing logged. Once
  * the sandbox is attempted the run is logged whatever happens, and the
  * result says how it ended: the command's status, or (AT_ESANDBOX) the
@@ -41,6 +41,7 @@ struct at_app_run_opts {
 	bool no_limits;                  /* no default limits (those asked for still apply) */
 	uint64_t timeout_ms;             /* 0: none */
 	bool capture;                    /* keep stdout and stderr in the result */
+	enum at_run_tty tty;             /* a pty for an interactive command; FORCE not with capture */
 	size_t capture_max;              /* 0: AT_RUN_CAPTURE_MAX */
 	int cancel_fd;                   /* -1: none; readable: everything is killed */
 	struct at_progress_hook progress;

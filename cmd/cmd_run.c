@@ -64,6 +64,8 @@ static int parse_option(struct run_args *a, int c, char *arg, struct at_error *e
 	case OPT_FORWARD: return at_app_net_forward(a->net, arg, err);
 	case OPT_DENY_PRIVATE: at_app_net_deny_private(a->net); return 0;
 	case 'v': a->verbose = true; return 0;
+	case 't': a->o.tty = AT_TTY_FORCE; return 0;
+	case 'T': a->o.tty = AT_TTY_NEVER; return 0;
 	}
 	return at_error_set(err, AT_EUSAGE, "invalid option");
 }
@@ -85,6 +87,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 		{ "forward", required_argument, NULL, OPT_FORWARD },
 		{ "deny-private", no_argument, NULL, OPT_DENY_PRIVATE },
+		{ "tty", no_argument, NULL, 't' }, { "no-tty", no_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
@@ -93,7 +96,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 
 	for (dd = 1; dd < argc && strcmp(argv[dd], "--") != 0; dd++)
 		;
-	while ((c = at_cli_getopt(dd, argv, "hv", longopts)) != -1) {
+	while ((c = at_cli_getopt(dd, argv, "hvtT", longopts)) != -1) {
 		if (c == 'h')
 			return AT_EXIT_HELP;
 		if (c == '?')

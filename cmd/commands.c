@@ -34,6 +34,8 @@ const struct at_command at_commands[] = {
 	  "  --file-size SIZE   largest file the command may write\n"
 	  "  --no-limits        no default limits (those given still apply)\n"
 	  "  --json             capture output; print a JSON result\n"
+	  "  -t, --tty          run on a pty even when stdin is not a terminal\n"
+	  "  -T, --no-tty       never a pty: a terminal is passed as it is\n"
 	  "  -v, --verbose      say how each limit is enforced, and time each setup step\n"
 	  "\n"
 	  "The environment is cleared but for PATH, HOME=" AT_RUN_HOME ", TERM, LANG,\n"

@@ -85,6 +85,13 @@ const char *at_limit_mech_note(enum at_limit l, enum at_limit_mech m);
 /* "timeout", "oom", "pids", "cpu", "file-size"; NULL for AT_STOP_NONE. */
 const char *at_run_stop_name(enum at_run_stop s);
 
+/* Whether an interactive command runs on a pty of the supervisor (sandbox/stdio.c). */
+enum at_run_tty {
+	AT_TTY_AUTO = 0,          /* when stdin is a terminal and output is not captured */
+	AT_TTY_FORCE,             /* always (-t); not with capture */
+	AT_TTY_NEVER,             /* never (-T): a terminal is passed as it is */
+};
+
 /* ---- the steps of a run's setup: one enum, one table (name, what failed) ---- */
 
 enum at_run_step {
@@ -110,11 +117,13 @@ enum at_run_step {
 	AT_STEP_MOUNTS,           /* timed: the new root assembled */
 	AT_STEP_PIVOT,            /* timed: pivot_root done, the old root detached */
 	AT_STEP_CHDIR,
+	AT_STEP_PTY,              /* the pty made (interactive runs) and its master sent */
 	AT_STEP_CAPS,             /* capabilities dropped */
 	AT_STEP_PRIVS,            /* timed: no_new_privs set, the init not dumpable */
 	AT_STEP_FORK,             /* the command's process started */
 	AT_STEP_SIGNALS,
 	AT_STEP_SETSID,
+	AT_STEP_CTTY,             /* the pty made the command's controlling terminal */
 	AT_STEP_FDS,
 	AT_STEP_RLIMIT,
 	AT_STEP_EXEC,             /* timed: session, fds, rlimits done: seccomp, then execve */

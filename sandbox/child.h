@@ -1,7 +1,8 @@
 /*
  * child.h - the child's side of a run: everything between clone() and
  * execve(), in child_setup.c (the setup order), child_net.c (the loopback,
- * listening sockets), child_mounts.c (the new root),
+ * listening sockets), child_mounts.c (the new root), child_pty.c (an
+ * interactive run's pty),
  * child_init.c (the sandbox's pid 1), child_exec.c (the command's process)
  * and child_util.c (reports, clocks).
  *
@@ -18,6 +19,8 @@
 
 #include <linux/filter.h>
 #include <signal.h>
+#include <sys/ioctl.h>
+#include <termios.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -75,6 +78,24 @@ struct at_sb_op {
 	int src_fd;               /* OP_BIND: opened by the child before mounting */
 };
 
+/* What the command gets as fds 0..2 (stdio.c, pty.c). */
+enum at_sb_fd_mode {
+	SB_FD_PASS = 0,           /* the caller's own descriptor */
+	SB_FD_PIPE,               /* fd[i], a pipe the supervisor copies through */
+	SB_FD_PTY,                /* the pty's slave, made by the init */
+};
+
+struct at_sb_stdio_child {
+	enum at_sb_fd_mode mode[3];
+	int fd[3];                /* SB_FD_PIPE: our pipe's end for the command */
+	bool pty;                 /* make a pty (and hand its master over on sock) */
+	int sock;                 /* the child's end of the socketpair, or -1 */
+	struct termios tio;       /* the slave's first termios (have_tio) */
+	struct winsize ws;        /* and window size (have_ws) */
+	bool have_tio, have_ws;
+	int slave;                /* child: the slave, kept open by the init */
+};
+
 /* Everything the child needs, prepared by the supervisor. */
 struct at_sb_child {
 	struct at_sb_op *ops;
@@ -97,6 +118,7 @@ struct at_sb_child {
 	bool hold;                /* after the exit report, keep the cgroup until sync_fd's EOF */
 	int report_fd;            /* write end of the report pipe */
 	int out_fd, err_fd;       /* capture pipes' write ends, or -1 */
+	struct at_sb_stdio_child stdio;
 	sigset_t *saved_mask;     /* the supervisor's mask, restored for the command */
 	int64_t t_clone_ns;
 	int failed_op;            /* child: index of the op that failed, or -1 */
@@ -129,6 +151,12 @@ int at_sb_loopback_up(void);
  * c->listen_fd, close ours, and wait for its go-ahead. 0, or -1 with errno.
  */
 int at_sb_listen_handoff(const struct at_sb_child *c);
+
+/*
+ * child_pty.c: after pivot_root, make the pty in the sandbox's devpts and send its
+ * master to the supervisor; the slave stays open in c->slave. 0 or -1 with errno.
+ */
+int at_sb_pty_make(struct at_sb_stdio_child *cs);
 
 /* limits.c: the rlimits chosen by the supervisor. 0, or -1 with errno and *which. */
 int at_sb_rlimits_apply(const struct at_sb_child *c, int *which);

@@ -9,6 +9,7 @@
 #include <linux/seccomp.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,7 +49,8 @@ static int exec_path(const struct at_sb_child *c)
 
 /*
  * The command's process, forked by the init: new session (no controlling
- * terminal to inject into), its output, inherited descriptors marked
+ * terminal to inject into, or the pty's slave as its own), its stdio
+ * (stdio.c), its output, inherited descriptors marked
  * close-on-exec, the rlimits, and the seccomp filter last, right before
  * execve, so that nothing of the setup runs under it.
  */
@@ -66,6 +68,18 @@ void at_sb_command_exec(struct at_sb_child *c, int64_t *t)
 	if (setsid() < 0) {
 		at_sb_report_fail(c->report_fd, AT_STEP_SETSID, errno, NULL, t);
 		_exit(AT_RUN_SETUP);
+	}
+	if (c->stdio.pty && ioctl(c->stdio.slave, TIOCSCTTY, 0) < 0) {
+		at_sb_report_fail(c->report_fd, AT_STEP_CTTY, errno, NULL, t);
+		_exit(AT_RUN_SETUP);
+	}
+	for (i = 0; i <= 2; i++) {
+		int fd = c->stdio.mode[i] == SB_FD_PTY ? c->stdio.slave : c->stdio.fd[i];
+
+		if (c->stdio.mode[i] != SB_FD_PASS && dup2(fd, i) < 0) {
+			at_sb_report_fail(c->report_fd, AT_STEP_FDS, errno, NULL, t);
+			_exit(AT_RUN_SETUP);
+		}
 	}
 	if ((c->out_fd >= 0 && dup2(c->out_fd, 1) < 0) ||
 	    (c->err_fd >= 0 && dup2(c->err_fd, 2) < 0) ||

@@ -90,6 +90,12 @@ void at_sb_init_run(struct at_sb_child *c, int64_t *t_ns)
 		close(c->out_fd);
 	if (c->err_fd >= 0)
 		close(c->err_fd);
+	/* The command's pipe ends are its own; the pty's slave we keep (child_pty.c). */
+	for (i = 0; i <= 2; i++) {
+		if (c->stdio.mode[i] == SB_FD_PIPE && c->stdio.fd[i] >= 0 &&
+		    (i != 2 || c->stdio.fd[2] != c->stdio.fd[1]))
+			close(c->stdio.fd[i]);
+	}
 
 	for (;;) {
 		int sig = sigwaitinfo(&set, NULL);

@@ -112,8 +112,10 @@ static int check_supervisor(struct at_sb_child *c)
  *     limits, that it has put us in the run's cgroup) before anything runs;
  *   - our own uid/gid maps; the cgroup namespace is made only now, rooted
  *     at that cgroup;
- *   - network (and the listening sockets handed over), then mounts: every source opened before anything is mounted
- *     over anything, the new root assembled, pivot_root, old root detached;
+ *   - network (and the listening sockets handed over), then mounts: every
+ *     source opened before anything is mounted over anything, the new root
+ *     assembled, pivot_root, old root detached; then the pty of an
+ *     interactive run, made in the sandbox's own devpts (child_pty.c);
  *   - capabilities dropped after the mounts (they need CAP_SYS_ADMIN in our
  *     user namespace) and no_new_privs set, both inherited by the command;
  *     the init is made non-dumpable, so the command cannot ptrace it.
@@ -157,6 +159,10 @@ static int child_setup(struct at_sb_child *c, int64_t *t, int *step, const char 
 	if (at_sb_pivot(rootfd, c->cwd, step, what) < 0)
 		return -1;
 	t[AT_STEP_PIVOT] = at_sb_now_ns();
+	*step = AT_STEP_PTY;
+	*what = NULL;
+	if (c->stdio.pty && at_sb_pty_make(&c->stdio) < 0)
+		return -1;
 
 	*step = AT_STEP_CAPS;
 	if (drop_capabilities(c->last_cap) < 0)

@@ -12,11 +12,17 @@
  *   doctor.c     what the sandbox needs from this machine (doctor.h)
  *   supervise.c  the supervisor's wait: reports, output, signals, timeout, cancel
  *   opts.c       the environment, paths
+ *   stdio.c      the command's fds 0..2: pipes copied through; pty.c the pty's relay
+ *   identity.c   the passwd, group and boot id shown inside
  */
 #ifndef AT_SANDBOX_INTERNAL_H
 #define AT_SANDBOX_INTERNAL_H
 
+#include <poll.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/types.h>
+#include <termios.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -127,11 +133,85 @@ void at_sb_scope_free(struct at_sb_scope *s);
 /* Does the unit agenttask runs in have Delegate=yes? */
 bool at_sb_scope_delegated(struct at_sb_scope *s);
 
+/* identity.c: the passwd, group and boot id shown inside (hole 10). */
+struct at_sb_identity {
+	char passwd[512], group[256];
+	size_t passwd_len, group_len;
+	char boot_id[40];         /* "xxxxxxxx-...\n", random for each run */
+};
+/* 0, or -1 with errno when no random boot id can be had (getrandom). */
+int at_sb_identity_make(struct at_sb_identity *id);
+/* /proc files shown empty (in the sandbox; NULL-terminated). */
+extern const char *const at_sb_masked_proc[];
+
+/* stdio.c: the pumps that copy between the caller's fds and the command's. */
+struct at_sb_pump {
+	int src, dst;             /* -1 once done */
+	bool input;               /* toward the command: src the caller's, dst ours */
+	bool careful;             /* dst may block: write PIPE_BUF at a time after POLLOUT */
+	bool shared;              /* our end is the pty master: pty.c closes it */
+	bool eof, dst_failed;
+	bool hangup;              /* the caller's reader went away (EPIPE): SIGHUP the command */
+	char *buf;
+	size_t off, len;
+	int poll_index;
+	void (*on_eof)(struct at_sb_pump *p);  /* may queue a last byte (pty.c) */
+	unsigned char veof;
+	char last;                /* the last byte written, or 0 */
+};
+
+#define AT_SB_PUMPS_MAX 4
+
+struct at_sb_stdio {
+	enum at_run_tty tty;
+	bool pty;
+	enum at_sb_fd_mode mode[3];
+	int child_fd[3];          /* the pipe ends for the command until the clone */
+	struct at_sb_pump pumps[AT_SB_PUMPS_MAX];
+	size_t npumps;
+	struct {
+		int fd;
+		dev_t rdev;
+		struct termios tio;
+	} saved[3];               /* the terminals among fds 0..2, as they were */
+	int nsaved;
+	/* pty.c */
+	int pty_sock, child_sock; /* the socketpair the master comes over */
+	int pty_master;
+	int host_tty;             /* the caller's terminal (fd 0), or -1 */
+	bool raw;
+	sigset_t sigpipe_saved;
+	bool sigpipe_blocked, sigpipe_was_pending;
+};
+
+void at_sb_stdio_init(struct at_sb_stdio *io);
+int at_sb_stdio_prepare(struct at_sb_stdio *io, const struct at_sandbox_spec *o,
+			struct at_sb_stdio_child *cs, struct at_error *err);
+void at_sb_stdio_child_close(struct at_sb_stdio *io);
+void at_sb_stdio_started(struct at_sb_stdio *io);
+void at_sb_stdio_block_sigpipe(struct at_sb_stdio *io);
+struct at_sb_pump *at_sb_stdio_add_pump(struct at_sb_stdio *io, int src, int dst, bool input);
+/* The poll loop: fill pfd (up to max), then handle what came back. */
+int at_sb_stdio_pollfds(struct at_sb_stdio *io, struct pollfd *pfd, int max);
+void at_sb_stdio_handle(struct at_sb_stdio *io, const struct pollfd *pfd);
+void at_sb_stdio_command_gone(struct at_sb_stdio *io);
+bool at_sb_stdio_busy(const struct at_sb_stdio *io);  /* output still to copy */
+bool at_sb_stdio_take_hangup(struct at_sb_stdio *io); /* a reader left since the last call */
+/* Restores every terminal, whatever happened: call it on every path. */
+void at_sb_stdio_release(struct at_sb_stdio *io);
+
+/* pty.c */
+/* In the supervisor: receive the master, relay, the caller's terminal raw. */
+int at_sb_pty_receive(struct at_sb_stdio *io, struct at_error *err);
+/* SIGWINCH: the new size to the pty (true), or nothing to do here (false). */
+bool at_sb_pty_winch(struct at_sb_stdio *io);
+
 /* supervise.c */
 struct at_sb_super {
 	/* in */
 	int init_pid;
 	int sig_fd, report_fd, out_fd, err_fd;   /* set to -1 once at EOF and closed */
+	struct at_sb_stdio *stdio;               /* the pumps, polled with the rest; or NULL */
 	/* Called at the init's exit report, the command's tree gone but the init's cgroup kept. */
 	void (*at_exit_report)(void *arg);
 	void *arg;

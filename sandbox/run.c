@@ -31,6 +31,7 @@ struct run {
 	struct at_sb_child c;
 	struct at_sb_super s;
 	struct at_sb_cgroup cg;
+	struct at_sb_stdio io;
 	int sync[2], report[2], out[2], err[2], lsock[2];
 	sigset_t mask, saved;
 	bool masked;
@@ -150,6 +151,8 @@ static int prepare_fds(struct run *r, const struct at_sandbox_spec *o, struct at
 		return at_error_sys(err, AT_ESANDBOX, "cannot create pipes");
 	if (o->nlisten && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->lsock) < 0)
 		return at_error_sys(err, AT_ESANDBOX, "cannot create a socket pair");
+	if (at_sb_stdio_prepare(&r->io, o, &r->c.stdio, err) < 0)
+		return err->code;
 	r->c.listen_fd = r->lsock[1];
 	r->c.sync_fd = r->sync[0];
 	r->c.report_fd = r->report[1];
@@ -208,11 +211,13 @@ static int start(struct run *r, const struct at_sandbox_spec *o, struct at_run_r
 		close(r->s.sig_fd);
 		if (r->lsock[0] >= 0)
 			close(r->lsock[0]);
+		at_sb_stdio_child_close(&r->io);
 		at_sb_child_main(&r->c);
 	}
 	if (pid < 0)
 		return sandbox_error(err, errno, at_run_step_failure(AT_STEP_CLONE), NULL);
 	r->s.init_pid = (int)pid;
+	at_sb_stdio_started(&r->io);
 	if (o->started)
 		o->started((int)pid, o->started_arg);
 	close(r->sync[0]);
@@ -399,6 +404,8 @@ static void run_release(struct run *r)
 		close(r->s.out_fd);
 	if (r->s.err_fd >= 0)
 		close(r->s.err_fd);
+	/* The caller's terminals as they were, whatever happened. */
+	at_sb_stdio_release(&r->io);
 	if (r->masked)
 		sigprocmask(SIG_SETMASK, &r->saved, NULL);
 	at_sb_limits_release(&r->cg);
@@ -416,6 +423,7 @@ static void run_init(struct run *r)
 	r->lsock[0] = r->lsock[1] = -1;
 	r->s.sig_fd = r->s.report_fd = r->s.out_fd = r->s.err_fd = -1;
 	r->cg.into_fd = -1;       /* released even when the run fails before the limits */
+	at_sb_stdio_init(&r->io);
 }
 
 /* Even after a failed start: wait for the init to be gone. */
@@ -429,6 +437,7 @@ static int supervise(struct run *r, const struct at_sandbox_spec *o, int rc,
 	r->s.cancel_fd = o->cancel_fd;
 	r->s.timeout_ms = o->timeout_ms;
 	r->s.capture_max = o->capture_max ? o->capture_max : AT_RUN_CAPTURE_MAX;
+	r->s.stdio = &r->io;
 	r->s.at_exit_report = exit_reported;
 	r->s.arg = r;
 	if (at_sb_supervise(&r->s) < 0 && rc == 0)
@@ -453,8 +462,14 @@ int at_sandbox_run(const struct at_sandbox_spec *o, struct at_run_result *res,
 	rc = prepare(&r, o, res, err);
 	if (rc == 0)
 		rc = start(&r, o, res, err);
+	if (rc == 0)
+		at_sb_stdio_block_sigpipe(&r.io);
 	if (rc == 0 && o->nlisten)
 		rc = hand_over(&r, o, err);
+	if (rc == 0 && r.io.pty)
+		rc = at_sb_pty_receive(&r.io, err);
+	if (rc < 0 && r.s.init_pid > 0)
+		kill(r.s.init_pid, SIGKILL);
 	if (r.s.init_pid > 0) {
 		res->prepare_us = (r.c.t_clone_ns - t0) / 1000;
 		at_progress_say(&o->progress, "running", 0, 0);

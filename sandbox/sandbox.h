@@ -15,11 +15,14 @@
  *
  *   /usr /bin /sbin /lib*   read-only binds (merged-/usr symlinks stay symlinks)
  *   /etc                    an allow-list of entries, read-only; never shadow,
- *                           sudoers, ssh host keys, the system gitconfig
+ *                           sudoers, ssh host keys, the system gitconfig;
+ *                           passwd and group written for the run: root,
+ *                           nobody, the user (identity.c)
  *   /tmp, HOME, /dev/shm    private size-capped tmpfs (within 7/8 of the
  *                           memory limit, when the spec has one)
  *   /proc                   a fresh procfs of the sandbox's own pid namespace,
- *                           its machine-global files read-only
+ *                           its machine-global files read-only; its boot_id
+ *                           random, cmdline, keys, key-users empty
  *   /dev                    null zero full random urandom tty, devpts, shm,
  *                           fd links
  *
@@ -45,6 +48,15 @@
  *     only when a later operation puts a read-only mount (or a tmpfs)
  *     exactly on the source's child on the way to it: nothing between the
  *     source and that mount can be renamed, and below it nothing is writable.
+ *
+ * stdio (stdio.c, pty.c): fds 0..2 that are pipes, sockets, terminals or
+ * /dev/null are passed as they are; anything else (a file, a directory, a
+ * device) becomes a pipe the supervisor copies through, so the command
+ * cannot reopen it. When stdin is a terminal (spec.tty), the command runs
+ * on a pty of the sandbox's devpts as its controlling terminal, which the
+ * supervisor relays to the caller's terminal, set raw meanwhile. Every
+ * terminal among fds 0..2 gets its termios back, TIOCEXCL cleared, when
+ * at_sandbox_run returns, however the run ended.
  */
 #ifndef AT_SANDBOX_SANDBOX_H
 #define AT_SANDBOX_SANDBOX_H
@@ -142,6 +154,7 @@ struct at_sandbox_spec {
 	struct at_limits limits;
 	uint64_t timeout_ms;         /* 0: none; else kill everything after it */
 	enum at_sandbox_stdio stdio;
+	enum at_run_tty tty;         /* a pty for an interactive command (core/run.h) */
 	size_t capture_max;          /* AT_STDIO_CAPTURE: bytes kept of each; 0: AT_RUN_CAPTURE_MAX */
 	int cancel_fd;               /* -1: none; readable: kill everything, result.cancelled */
 	struct at_progress_hook progress;

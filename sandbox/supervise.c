@@ -136,6 +136,8 @@ static void read_signal(struct at_sb_super *s)
 
 	if (read(s->sig_fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
 		return;
+	if (si.ssi_signo == SIGWINCH && at_sb_pty_winch(s->stdio))
+		return;   /* the kernel tells the pty's foreground job */
 	if (si.ssi_signo != SIGCHLD) {
 		if (!s->init_done)
 			kill(s->init_pid, (int)si.ssi_signo);
@@ -151,10 +153,11 @@ static void kill_run(struct at_sb_super *s)
 		kill(s->init_pid, SIGKILL);
 }
 
+/* The supervisor's own descriptors first (nown of them), then stdio.c's pumps. */
 struct waitset {
-	struct pollfd pfd[5];
+	struct pollfd pfd[5 + AT_SB_PUMPS_MAX];
 	struct capture *caps[5];
-	int n;
+	int n, nown;
 };
 
 static void watch(struct waitset *w, int fd, struct capture *cap)
@@ -180,7 +183,12 @@ static void dispatch(struct at_sb_super *s, struct waitset *w, int ready)
 {
 	int i;
 
-	for (i = 0; i < w->n && ready > 0; i++) {
+	if (s->stdio && ready > 0) {
+		at_sb_stdio_handle(s->stdio, w->pfd + w->nown);
+		if (at_sb_stdio_take_hangup(s->stdio) && !s->init_done)
+			kill(s->init_pid, SIGHUP);   /* passed on to the command */
+	}
+	for (i = 0; i < w->nown && ready > 0; i++) {
 		if (!w->pfd[i].revents)
 			continue;
 		if (w->pfd[i].fd == s->sig_fd) {
@@ -204,7 +212,8 @@ int at_sb_supervise(struct at_sb_super *s)
 	struct capture err = { s->err_fd, NULL, 0, 0, s->capture_max, false };
 	int64_t deadline = s->timeout_ms ? now_ms() + (int64_t)s->timeout_ms : 0;
 
-	while (!s->init_done || s->report_fd >= 0 || out.fd >= 0 || err.fd >= 0) {
+	while (!s->init_done || s->report_fd >= 0 || out.fd >= 0 || err.fd >= 0 ||
+	       (s->stdio && at_sb_stdio_busy(s->stdio))) {
 		struct waitset w = { .n = 0 };
 		int rc;
 
@@ -214,6 +223,9 @@ int at_sb_supervise(struct at_sb_super *s)
 		watch(&w, err.fd, &err);
 		if (!s->init_done)
 			watch(&w, s->cancel_fd, NULL);
+		w.nown = w.n;
+		if (s->stdio)
+			w.n += at_sb_stdio_pollfds(s->stdio, w.pfd + w.nown, AT_SB_PUMPS_MAX);
 		rc = poll(w.pfd, (nfds_t)w.n, time_left(s, deadline));
 		if (rc < 0 && errno != EINTR) {
 			s->out_fd = out.fd;
@@ -241,6 +253,9 @@ int at_sb_supervise(struct at_sb_super *s)
 		if (!s->init_done && out.fd < 0 && err.fd < 0 &&
 		    (s->have_cmd_status || s->report_fd < 0))
 			reap_init(s, 0);
+		/* Nobody is left to read the command's stdin. */
+		if (s->init_done && s->stdio)
+			at_sb_stdio_command_gone(s->stdio);
 	}
 	s->out_fd = out.fd;
 	s->err_fd = err.fd;

@@ -3,7 +3,7 @@
  * the read-only system, an allow-list of /etc, private size-capped /tmp,
  * HOME and /dev/shm, a minimal /dev and the sandbox's own /proc.
  */
-#include "sandbox/sandbox.h"
+#include "sandbox/internal.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -27,10 +27,11 @@ static const char *const system_dirs[] = {
 /*
  * What of /etc the command sees: what programs need to run, resolve names
  * and speak TLS. Never shadow, gshadow, sudoers, ssh (host keys), the
- * system gitconfig, nor anything else that holds secrets or policy.
+ * system gitconfig, nor anything else that holds secrets or policy; passwd
+ * and group are written for the run (add_identity).
  */
 static const char *const etc_entries[] = {
-	"passwd", "group", "hosts", "resolv.conf", "nsswitch.conf", "host.conf", "gai.conf",
+	"hosts", "resolv.conf", "nsswitch.conf", "host.conf", "gai.conf",
 	"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "ssl",
 	"ca-certificates", "ca-certificates.conf", "alternatives", "mime.types", "protocols",
 	"services", "bash.bashrc", "profile", "profile.d", "inputrc", "os-release",
@@ -178,6 +179,28 @@ static void add_proc(struct at_sandbox_spec *s)
 	}
 }
 
+/*
+ * Who the user is and which machine this is, as the command sees it
+ * (identity.c): a passwd and a group of our own, and the /proc files that
+ * would tell the host's boot id, command line and keyrings covered. After
+ * add_proc: the /proc/sys bind would cover the boot id's.
+ */
+static void add_identity(struct at_sandbox_spec *s)
+{
+	struct at_sb_identity id;
+	size_t i;
+
+	if (at_sb_identity_make(&id) < 0) {
+		s->failed = true;
+		return;
+	}
+	at_sandbox_file(s, "/etc/passwd", id.passwd, id.passwd_len);
+	at_sandbox_file(s, "/etc/group", id.group, id.group_len);
+	at_sandbox_bind_data(s, "/proc/sys/kernel/random/boot_id", id.boot_id, strlen(id.boot_id));
+	for (i = 0; at_sb_masked_proc[i]; i++)
+		at_sandbox_bind_data(s, at_sb_masked_proc[i], "", 0);
+}
+
 int at_sandbox_add_system(struct at_sandbox_spec *s)
 {
 	add_system_dirs(s);
@@ -186,5 +209,6 @@ int at_sandbox_add_system(struct at_sandbox_spec *s)
 	at_sandbox_tmpfs(s, AT_RUN_HOME, tmpfs_size(s, HOME_SIZE, 4), 0700);
 	add_dev(s);
 	add_proc(s);
+	add_identity(s);
 	return s->failed ? -1 : 0;
 }
