@@ -138,6 +138,8 @@ struct at_app_sandbox_opts {
 	int cancel_fd;                  /* -1: none */
 	struct at_progress_hook progress;
 	struct at_app_net *net;         /* the allowlist's proxy, started and stopped here; NULL */
+	const char *home;               /* the task's lasting HOME (a host directory), or NULL */
+	uint64_t tmpfs_size[AT_TMPFS_COUNT]; /* /tmp, /dev/shm, HOME caps; 0: the defaults */
 	void (*started)(int init_pid, void *arg);  /* spec.started: the init is cloned */
 	void *started_arg;
 };
@@ -153,8 +155,16 @@ struct at_app_layout {
 	char state[PATH_MAX];
 	char admin[PATH_MAX];
 	char pointer[PATH_MAX + 8];
+	/* Outside the state dir (core/task.h): the worktree's parent, and its
+	 * parent where that is agenttask's own (.../worktrees), hidden under
+	 * empty tmpfs so that other tasks' worktrees stay out of sight. */
+	char siblings[2][PATH_MAX];
 	char *config;                   /* the sanitized config text (owned) */
 };
+
+/* The task's lasting HOME (app/home.c), made when missing: its real path in out. */
+int at_app_task_home(struct at_repo *r, const struct at_task *t, char *out, size_t size,
+		     struct at_error *err);
 
 int at_app_layout_resolve(struct at_repo *r, const struct at_task *where,
 			  struct at_app_layout *out, struct at_error *err);

@@ -18,6 +18,34 @@
 
 #define STATE_SIZE ((uint64_t)64 << 10)
 
+/* dir's parent in out ("" for "/"). */
+static void parent_of(const char *dir, char *out)
+{
+	const char *slash = strrchr(dir, '/');
+	size_t n = slash ? (size_t)(slash - dir) : 0;
+
+	memcpy(out, dir, n);
+	out[n] = '\0';
+}
+
+/*
+ * A worktree outside the state dir (the worktree home, core/task.h) has
+ * siblings, other tasks' worktrees: its parent <repo>-<id> is agenttask's,
+ * and so is the grandparent when it is the default .../worktrees.
+ */
+static void set_siblings(struct at_app_layout *l)
+{
+	const char *base;
+
+	if (at_sandbox_path_within(l->worktree, l->state))
+		return;
+	parent_of(l->worktree, l->siblings[0]);
+	parent_of(l->siblings[0], l->siblings[1]);
+	base = strrchr(l->siblings[1], '/');
+	if (!l->siblings[0][0] || !base || strcmp(base, "/worktrees") != 0)
+		l->siblings[1][0] = '\0';
+}
+
 int at_app_layout_resolve(struct at_repo *r, const struct at_task *t, struct at_app_layout *out,
 			  struct at_error *err)
 {
@@ -37,6 +65,7 @@ int at_app_layout_resolve(struct at_repo *r, const struct at_task *t, struct at_
 	if (!realpath(t->admin_dir, l.admin))
 		return at_error_sys(err, AT_ECORRUPT, "the git admin dir of '%s' is missing '%s'",
 				    t->name, t->admin_dir);
+	set_siblings(&l);
 	if ((rc = at_git_sanitized_config(r, &l.config, err)) < 0)
 		return rc;
 	*out = l;
@@ -67,16 +96,20 @@ int at_app_check_bind(const struct at_app_layout *l, const char *path, bool writ
 		return at_error_set(err, AT_EUSAGE,
 				    "%s '%s': the path goes through a symbolic link; give the "
 				    "real path", opt, path);
+	if (l->siblings[0][0] && at_sandbox_path_within(path, l->siblings[0]) &&
+	    !at_sandbox_path_within(path, l->worktree))
+		return at_error_set(err, AT_EUSAGE,
+				    "%s '%s': inside '%s', where other tasks' worktrees are (never "
+				    "bound)", opt, path, l->siblings[0]);
+	if (writable && at_sandbox_path_within(path, l->pointer))
+		return at_error_set(err, AT_EUSAGE,
+				    "%s '%s': the worktree's .git pointer stays read-only", opt, path);
 	if (at_sandbox_path_within(path, l->common)) {
 		if (!at_sandbox_path_within(path, l->worktree))
 			return at_error_set(err, AT_EUSAGE,
 					    "%s '%s': inside the git directory '%s' (git metadata "
 					    "and agenttask state are never bound)",
 					    opt, path, l->common);
-		if (writable && at_sandbox_path_within(path, l->pointer))
-			return at_error_set(err, AT_EUSAGE,
-					    "%s '%s': the worktree's .git pointer stays read-only",
-					    opt, path);
 	} else if (writable && at_sandbox_path_within(l->common, path)) {
 		return at_error_set(err, AT_EUSAGE,
 				    "%s '%s': contains the git directory '%s', which must stay "
@@ -119,14 +152,17 @@ static int check_pointer(const struct at_app_layout *l, struct at_error *err)
  * The repository: the common dir read-only with a sanitized config, the
  * state dir (other tasks, records, logs, the lock) under an empty tmpfs in
  * which only this task's worktree is re-created, read-write, and its .git
- * pointer read-only. The order matters: each step goes over the last. And
+ * pointer read-only; a worktree outside the state dir has its siblings
+ * hidden the same way, where a bind of the caller's could show them. The
+ * order matters: each step goes over the last. And
  * the sandbox is told what must never be writable, so that it refuses a
  * writable bind of it whatever else the spec says.
  */
-static void add_git(struct at_sandbox_spec *s, const struct at_app_layout *l)
+static void add_git(struct at_sandbox_spec *s, const struct at_app_layout *l, bool binds)
 {
 	char config[PATH_MAX + 8];
 	const char *text = l->config ? l->config : "";
+	size_t i;
 
 	at_sandbox_protect(s, l->common);
 	at_sandbox_except(s, l->worktree);
@@ -137,9 +173,15 @@ static void add_git(struct at_sandbox_spec *s, const struct at_app_layout *l)
 	hide_if_present(s, l->common, "config.worktree");
 	hide_if_present(s, l->admin, "config.worktree");
 	at_sandbox_tmpfs(s, l->state, STATE_SIZE, 0755);
+	for (i = 2; binds && i-- > 0;)
+		if (l->siblings[i][0])
+			at_sandbox_tmpfs(s, l->siblings[i], STATE_SIZE, 0755);
 	at_sandbox_bind(s, l->worktree, l->worktree, 0);
 	at_sandbox_bind(s, l->pointer, l->pointer, AT_MOUNT_RO);
 	at_sandbox_remount_ro(s, l->state);
+	for (i = 0; binds && i < 2; i++)
+		if (l->siblings[i][0])
+			at_sandbox_remount_ro(s, l->siblings[i]);
 }
 
 /* The caller's binds, then the repository over them: a --ro of a parent of
@@ -153,11 +195,16 @@ static int build_spec(struct at_sandbox_spec *s, const struct at_app_layout *l,
 	if ((rc = check_pointer(l, err)) < 0)
 		return rc;
 	s->limits = o->limits;    /* first: the system's tmpfs sizes follow the memory limit */
+	memcpy(s->tmpfs_size, o->tmpfs_size, sizeof(s->tmpfs_size));
+	s->home = o->home;
+	/* The task's home is under the common dir, which is protected: this one bind is let through. */
+	if (o->home)
+		at_sandbox_except(s, o->home);
 	at_sandbox_add_system(s);
 	for (i = 0; i < o->nbinds; i++)
 		at_sandbox_bind(s, o->binds[i].path, o->binds[i].path,
 				o->binds[i].writable ? 0 : AT_MOUNT_RO);
-	add_git(s, l);
+	add_git(s, l, o->nbinds > 0);
 	for (i = 0; o->argv[i]; i++)
 		at_strlist_push(&s->argv, o->argv[i]);
 	for (i = 0; o->envp && o->envp[i]; i++)

@@ -24,6 +24,7 @@ struct run {
 	size_t nbinds, cap;
 	struct at_strlist env;
 	struct at_run_lock lock;  /* held for the whole run: discard, accept, gc stop it first */
+	char home[PATH_MAX];      /* the task's lasting HOME; "" with --fresh-home */
 };
 
 static int64_t now_us(void)
@@ -150,6 +151,9 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 		rc = at_task_resolve(run->r, run->task.name, ".", &run->task, err);
 	if (rc == 0)
 		rc = at_app_layout_resolve(run->r, &run->task, &run->layout, err);
+	/* Under the run lock: a remover waits for the run before it removes the home. */
+	if (rc == 0 && !o->fresh_home)
+		rc = at_app_task_home(run->r, &run->task, run->home, sizeof(run->home), err);
 	res->resolve_us = now_us() - t0;
 	if (rc == 0) {
 		memcpy(res->task, run->task.name, sizeof(res->task));
@@ -190,9 +194,11 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 		.tty = o->tty, .progress = o->progress,
 		.net = o->proxy && at_app_net_active(o->proxy) ? o->proxy : NULL,
 		.started = note_init, .started_arg = &run->lock,
+		.home = run->home[0] ? run->home : NULL,
 	};
 	int rc;
 
+	memcpy(so.tmpfs_size, o->tmpfs_size, sizeof(so.tmpfs_size));
 	if (!o->no_limits)
 		at_sandbox_defaults(&so.limits);
 	res->limits = so.limits;

@@ -6,6 +6,13 @@
  * default, the run goes on without it and the result says so (the
  * mechanism AT_MECH_UNENFORCED), while a limit asked for is refused then.
  *
+ * HOME is the task's own directory (<state>/homes/NAME, core/task.h), made
+ * on its first run and kept across runs, read-write; no other task sees it
+ * (the state dir is hidden in the sandbox), and it is removed with the task
+ * (discard does not keep it in the trash). /tmp and /dev/shm are new on
+ * every run. The gate's checks never see it: a task could plant a startup
+ * file there for a check to run.
+ *
  * Everything is checked before anything runs: a --ro/--rw that would expose
  * git metadata or state, a malformed --env, an allowlist with --net, a
  * forced terminal with capture, an unknown task are refused
@@ -45,6 +52,8 @@ struct at_app_run_opts {
 	size_t capture_max;              /* 0: AT_RUN_CAPTURE_MAX */
 	int cancel_fd;                   /* -1: none; readable: everything is killed */
 	struct at_progress_hook progress;
+	bool fresh_home;                 /* HOME a tmpfs for this run, not the task's lasting one */
+	uint64_t tmpfs_size[AT_TMPFS_COUNT]; /* caps of /tmp, /dev/shm, a tmpfs HOME; 0: default */
 };
 
 #define AT_APP_RUN_OPTS_INIT { .cancel_fd = -1 }

@@ -25,7 +25,7 @@ struct run_args {
 enum {
 	OPT_RO = 256, OPT_RW, OPT_NET, OPT_ENV, OPT_PASS_ENV, OPT_TIMEOUT, OPT_MEMORY, OPT_PIDS,
 	OPT_CPU, OPT_FSIZE, OPT_JSON, OPT_CPUS, OPT_NO_LIMITS, OPT_ALLOW_HOST, OPT_FORWARD,
-	OPT_DENY_PRIVATE,
+	OPT_DENY_PRIVATE, OPT_TMP_SIZE, OPT_SHM_SIZE, OPT_HOME_SIZE, OPT_FRESH_HOME,
 };
 
 static int push(struct at_strlist *l, const char *s, struct at_error *err)
@@ -59,6 +59,10 @@ static int parse_option(struct run_args *a, int c, char *arg, struct at_error *e
 	case OPT_FSIZE: return at_parse_size(arg, &lim[AT_LIMIT_FSIZE], err);
 	case OPT_CPUS: return at_parse_cpus(arg, &lim[AT_LIMIT_CPUS], err);
 	case OPT_NO_LIMITS: a->o.no_limits = true; return 0;
+	case OPT_TMP_SIZE: return at_parse_size(arg, &a->o.tmpfs_size[AT_TMPFS_TMP], err);
+	case OPT_SHM_SIZE: return at_parse_size(arg, &a->o.tmpfs_size[AT_TMPFS_SHM], err);
+	case OPT_HOME_SIZE: return at_parse_size(arg, &a->o.tmpfs_size[AT_TMPFS_HOME], err);
+	case OPT_FRESH_HOME: a->o.fresh_home = true; return 0;
 	case OPT_JSON: a->json = a->o.capture = true; return 0;
 	case OPT_ALLOW_HOST: return at_app_net_allow(a->net, arg, err);
 	case OPT_FORWARD: return at_app_net_forward(a->net, arg, err);
@@ -83,6 +87,10 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "file-size", required_argument, NULL, OPT_FSIZE },
 		{ "cpus", required_argument, NULL, OPT_CPUS },
 		{ "no-limits", no_argument, NULL, OPT_NO_LIMITS },
+		{ "tmp-size", required_argument, NULL, OPT_TMP_SIZE },
+		{ "shm-size", required_argument, NULL, OPT_SHM_SIZE },
+		{ "home-size", required_argument, NULL, OPT_HOME_SIZE },
+		{ "fresh-home", no_argument, NULL, OPT_FRESH_HOME },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 		{ "forward", required_argument, NULL, OPT_FORWARD },

@@ -18,6 +18,22 @@
 /* Output kept of each stream when captured, unless the caller says less. */
 #define AT_RUN_CAPTURE_MAX ((size_t)1 << 20)
 
+/*
+ * The private tmpfs of a run and their default caps (each also at most a
+ * share of the memory limit: sandbox/system.c). `run --tmp-size`,
+ * `--shm-size`, `--home-size` set them; HOME's applies where HOME is a
+ * tmpfs (`--fresh-home`, the gate's checks), not to a task's lasting home.
+ */
+enum at_tmpfs {
+	AT_TMPFS_TMP,
+	AT_TMPFS_SHM,
+	AT_TMPFS_HOME,
+	AT_TMPFS_COUNT
+};
+#define AT_TMPFS_TMP_DEFAULT ((uint64_t)512 << 20)
+#define AT_TMPFS_SHM_DEFAULT ((uint64_t)64 << 20)
+#define AT_TMPFS_HOME_DEFAULT ((uint64_t)256 << 20)
+
 /* Exit statuses of a run, as `agenttask run` returns them. */
 enum {
 	AT_RUN_TIMEOUT = 124,

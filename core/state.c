@@ -138,19 +138,46 @@ int at_state_save(const struct at_paths *p, const struct at_task *t, struct at_e
 	return 0;
 }
 
+/* A record of the old place, in a repository that has moved since. */
+static bool old_place(const struct at_task *rec)
+{
+	char tail[AT_NAME_MAX + 32];
+	size_t n = strlen(rec->path), m;
+
+	if (at_fmt(tail, sizeof(tail), "/agenttask/worktrees/%s", rec->name) < 0)
+		return false;
+	m = strlen(tail);
+	return n > m && strcmp(rec->path + n - m, tail) == 0;
+}
+
 /*
- * The branch and the directories are derived from the name, never taken from
- * the file: discard and gc remove them, and a record edited to name another
- * branch or directory (refs/heads/main, $HOME) must not make them remove that.
- * This also follows a repository that was moved, worktrees and all.
+ * The branch and the admin directory are derived from the name, never taken
+ * from the file: discard and gc remove them, and a record edited to name
+ * another branch or directory (refs/heads/main, $HOME) must not make them
+ * remove that. The worktree's place depends on the configuration when the
+ * task was made, so it is the record's, but only where it is a place of
+ * that task's (at_paths_worktree_trusted: the old or the current default
+ * place, or what git registered for it); else what git registered is used,
+ * and with no registration either, the record is corrupt.
+ * A repository moved with its old-style worktrees is followed.
  */
-static int derive_paths(const struct at_paths *p, const struct at_task *rec, struct at_task *out,
-			struct at_error *err)
+static int derive_paths(const struct at_paths *p, const struct at_task *rec, const char *what,
+			struct at_task *out, struct at_error *err)
 {
 	struct at_task t;
 
 	if (at_task_init(&t, p, rec->name, err) < 0)
 		return err->code;
+	if (at_paths_worktree_trusted(p, &t, rec->path))
+		memcpy(t.path, rec->path, sizeof(t.path));
+	else if (at_task_registered(&t, t.path, sizeof(t.path)))
+		;    /* edited: git's word for where the task's worktree is */
+	else if (old_place(rec))
+		at_fmt(t.path, sizeof(t.path), "%s/%s", p->worktrees_dir, rec->name);
+	else
+		return at_error_set(err, AT_ECORRUPT,
+				    "corrupt task record '%s': 'path' is not a worktree git "
+				    "registered for task '%s'", what, rec->name);
 	memcpy(t.base_branch, rec->base_branch, sizeof(t.base_branch));
 	memcpy(t.base_commit, rec->base_commit, sizeof(t.base_commit));
 	t.created = rec->created;
@@ -181,7 +208,7 @@ int at_state_load(const struct at_paths *p, const char *name, struct at_task *ou
 	if (strcmp(t.name, name) != 0)
 		return at_error_set(err, AT_ECORRUPT, "corrupt task record '%s': names task '%s'",
 				    path, t.name);
-	return derive_paths(p, &t, out, err);
+	return derive_paths(p, &t, path, out, err);
 }
 
 int at_state_remove(const struct at_paths *p, const char *name, struct at_error *err)

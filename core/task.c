@@ -1,6 +1,7 @@
 #include "core/task.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -19,9 +20,11 @@ int at_paths_init(struct at_paths *p, const char *common_dir, struct at_error *e
 		common[--len] = '\0';
 
 	memcpy(p->common_dir, common, len + 1);
+	p->worktree_home[0] = '\0';
 	if (at_fmt(p->state_dir, sizeof(p->state_dir), "%s/agenttask", common) < 0 ||
 	    at_fmt(p->tasks_dir, sizeof(p->tasks_dir), "%s/tasks", p->state_dir) < 0 ||
 	    at_fmt(p->worktrees_dir, sizeof(p->worktrees_dir), "%s/worktrees", p->state_dir) < 0 ||
+	    at_fmt(p->homes_dir, sizeof(p->homes_dir), "%s/homes", p->state_dir) < 0 ||
 	    at_fmt(p->logs_dir, sizeof(p->logs_dir), "%s/logs", p->state_dir) < 0 ||
 	    at_fmt(p->lock_file, sizeof(p->lock_file), "%s/lock", p->state_dir) < 0)
 		return at_error_sys(err, AT_ESYS, "path too long '%s'", common);
@@ -46,8 +49,88 @@ static int ensure_dir(const char *path, struct at_error *err)
 int at_paths_ensure(const struct at_paths *p, struct at_error *err)
 {
 	if (ensure_dir(p->state_dir, err) < 0 || ensure_dir(p->tasks_dir, err) < 0 ||
-	    ensure_dir(p->worktrees_dir, err) < 0 || ensure_dir(p->logs_dir, err) < 0)
+	    ensure_dir(p->worktrees_dir, err) < 0 || ensure_dir(p->logs_dir, err) < 0 ||
+	    ensure_dir(p->homes_dir, err) < 0)
 		return err->code;
+	return 0;
+}
+
+int at_paths_set_worktree_home(struct at_paths *p, const char *dir, struct at_error *err)
+{
+	if (dir[0] && dir[0] != '/')
+		return at_error_set(err, AT_EUSAGE, "worktree directory '%s' is not absolute", dir);
+	if (at_fmt(p->worktree_home, sizeof(p->worktree_home), "%s", dir) < 0)
+		return at_error_set(err, AT_EUSAGE, "path too long '%.80s...'", dir);
+	return 0;
+}
+
+/* mkdir -p, each new directory 0700 (the XDG base directory rule). */
+int at_paths_ensure_worktree_home(const struct at_paths *p, struct at_error *err)
+{
+	char path[PATH_MAX];
+	size_t i;
+
+	if (!p->worktree_home[0])
+		return 0;
+	memcpy(path, p->worktree_home, sizeof(path));
+	for (i = 1; path[i]; i++) {
+		if (path[i] != '/')
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0700) < 0 && errno != EEXIST)
+			return at_error_sys(err, AT_ESYS, "cannot create '%s'", path);
+		path[i] = '/';
+	}
+	return ensure_dir(path, err);
+}
+
+bool at_task_registered(const struct at_task *t, char *buf, size_t size)
+{
+	AT_AUTOFREE char *text = NULL;
+	char file[PATH_MAX];
+	size_t len;
+
+	if (at_fmt(file, sizeof(file), "%s/gitdir", t->admin_dir) < 0 ||
+	    !(text = at_read_file(file, PATH_MAX + 16, &len)))
+		return false;
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+		text[--len] = '\0';
+	if (len <= 5 || text[0] != '/' || strcmp(text + len - 5, "/.git") != 0 ||
+	    strlen(text) != len)
+		return false;
+	text[len - 5] = '\0';
+	return at_fmt(buf, size, "%s", text) == 0;
+}
+
+static bool registered_here(const struct at_task *t, const char *path)
+{
+	char where[PATH_MAX];
+
+	return at_task_registered(t, where, sizeof(where)) && strcmp(where, path) == 0;
+}
+
+bool at_paths_worktree_trusted(const struct at_paths *p, const struct at_task *t,
+			       const char *path)
+{
+	char place[PATH_MAX];
+
+	if (path[0] != '/')
+		return false;
+	if (at_fmt(place, sizeof(place), "%s/%s", p->worktrees_dir, t->name) == 0 &&
+	    strcmp(place, path) == 0)
+		return true;
+	if (p->worktree_home[0] &&
+	    at_fmt(place, sizeof(place), "%s/%s", p->worktree_home, t->name) == 0 &&
+	    strcmp(place, path) == 0)
+		return true;
+	return registered_here(t, path);
+}
+
+int at_task_home(const struct at_paths *p, const char *name, char *buf, size_t size,
+		 struct at_error *err)
+{
+	if (at_fmt(buf, size, "%s/%s", p->homes_dir, name) < 0)
+		return at_error_sys(err, AT_ESYS, "path too long for task '%s'", name);
 	return 0;
 }
 
@@ -60,7 +143,8 @@ int at_task_init(struct at_task *t, const struct at_paths *p, const char *name,
 	strcpy(t->name, name);
 	if (at_fmt(t->branch, sizeof(t->branch), AT_REFS_HEADS AT_BRANCH_PREFIX "%s", name) < 0 ||
 	    at_fmt(t->worktree_name, sizeof(t->worktree_name), AT_WORKTREE_PREFIX "%s", name) < 0 ||
-	    at_fmt(t->path, sizeof(t->path), "%s/%s", p->worktrees_dir, name) < 0 ||
+	    at_fmt(t->path, sizeof(t->path), "%s/%s",
+		   p->worktree_home[0] ? p->worktree_home : p->worktrees_dir, name) < 0 ||
 	    at_fmt(t->admin_dir, sizeof(t->admin_dir), "%s/worktrees/%s", p->common_dir,
 		   t->worktree_name) < 0)
 		return at_error_sys(err, AT_ESYS, "path too long for task '%s'", name);

@@ -1,9 +1,15 @@
 /*
  * task.h - the task model and where agenttask keeps things in a repository.
  *
- * A task is a branch `agenttask/NAME` checked out in a linked worktree at
- * `<git-common-dir>/agenttask/worktrees/NAME`. Its record lives in
- * `<git-common-dir>/agenttask/tasks/NAME.json` (see state.h).
+ * A task is a branch `agenttask/NAME` checked out in a linked worktree. A new
+ * task's worktree is `<worktree_home>/NAME`, outside the git directory (tools
+ * such as Jest skip every path with a `/.git/` in it): worktree_home is
+ * `<base>/<repo>-<id>`, base the user's `agenttask.worktreeDir` or
+ * `${XDG_DATA_HOME:-~/.local/share}/agenttask/worktrees` (git/repo.c sets
+ * it). Tasks made before that live at `<git-common-dir>/agenttask/worktrees/
+ * NAME` and keep working. Its record lives in
+ * `<git-common-dir>/agenttask/tasks/NAME.json` (see state.h); the record's
+ * worktree path is trusted only where at_paths_worktree_trusted() says so.
  *
  * A record in phase AT_TASK_CREATING marks a task under construction: if it is
  * found while nobody holds the repository lock, its creator died midway and
@@ -37,7 +43,9 @@ struct at_paths {
 	char common_dir[PATH_MAX];    /* the repository's git common dir */
 	char state_dir[PATH_MAX];     /* <common>/agenttask */
 	char tasks_dir[PATH_MAX];     /* <state>/tasks: one NAME.json per task */
-	char worktrees_dir[PATH_MAX]; /* <state>/worktrees: one NAME/ per task */
+	char worktrees_dir[PATH_MAX]; /* <state>/worktrees: the old place, one NAME/ per task */
+	char worktree_home[PATH_MAX]; /* <base>/<repo>-<id>: new tasks' NAME/; "" = the old place */
+	char homes_dir[PATH_MAX];     /* <state>/homes: one NAME/ per task, its HOME in the sandbox */
 	char logs_dir[PATH_MAX];      /* <state>/logs: one NAME.jsonl per task */
 	char lock_file[PATH_MAX];     /* <state>/lock, flock'd by mutating commands */
 };
@@ -47,6 +55,12 @@ int at_paths_init(struct at_paths *p, const char *common_dir, struct at_error *e
 
 /* Create the state directories (mode 0700) when missing. */
 int at_paths_ensure(const struct at_paths *p, struct at_error *err);
+
+/* Set where new tasks' worktrees go (absolute; "" keeps the old place). */
+int at_paths_set_worktree_home(struct at_paths *p, const char *dir, struct at_error *err);
+
+/* Create worktree_home and its missing parents (each mode 0700). */
+int at_paths_ensure_worktree_home(const struct at_paths *p, struct at_error *err);
 
 enum at_task_phase {
 	AT_TASK_CREATING = 0,
@@ -67,6 +81,23 @@ struct at_task {
 
 /* Fill the derived fields (branch, worktree name, paths) of a task named name. */
 int at_task_init(struct at_task *t, const struct at_paths *p, const char *name,
+		 struct at_error *err);
+
+/*
+ * Whether path may be the worktree of the task t names (t->admin_dir derived
+ * from its name): the old place, <worktree_home>/NAME, or the directory git
+ * registered for that task (its admin dir's gitdir file names path/.git).
+ * A task record is the attacker's to edit; this is what keeps `discard`,
+ * `gc` and `run` from removing or binding anything else.
+ */
+bool at_paths_worktree_trusted(const struct at_paths *p, const struct at_task *t,
+			       const char *path);
+
+/* The directory git registered as t's worktree (its admin dir's gitdir, without /.git). */
+bool at_task_registered(const struct at_task *t, char *buf, size_t size);
+
+/* The task's HOME directory: <homes_dir>/NAME. */
+int at_task_home(const struct at_paths *p, const char *name, char *buf, size_t size,
 		 struct at_error *err);
 
 /* Short form of a full branch ref ("refs/heads/main" -> "main"). */

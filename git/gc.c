@@ -115,24 +115,33 @@ static bool has_problem_named(const struct at_task_list *l, const char *name)
 	return false;
 }
 
+static bool text_within(const char *text, const char *dir)
+{
+	char real[PATH_MAX];
+	const char *root = realpath(dir, real) ? real : dir;
+	size_t n = strlen(root);
+
+	return n > 0 && strncmp(text, root, n) == 0 && text[n] == '/';
+}
+
 /*
  * Whether an admin directory named agenttask-* is ours: its gitdir file points
- * into <state>/worktrees, or there is none yet (a worktree add killed midway).
- * A user's own `git worktree add ../agenttask-x` points elsewhere: not ours.
+ * into <state>/worktrees or the worktree home, or there is none yet (a
+ * worktree add killed midway). A user's own `git worktree add ../agenttask-x`
+ * points elsewhere: not ours.
  */
 static bool admin_dir_ours(const struct at_paths *p, const char *admin)
 {
 	AT_AUTOFREE char *text = NULL;
-	char file[PATH_MAX], real[PATH_MAX];
-	const char *root = realpath(p->worktrees_dir, real) ? real : p->worktrees_dir;
-	size_t n = strlen(root);
+	char file[PATH_MAX];
 
 	if (at_fmt(file, sizeof(file), "%s/gitdir", admin) < 0)
 		return false;
 	text = at_read_file(file, PATH_MAX + 16, NULL);
 	if (!text)
 		return errno == ENOENT;
-	return strncmp(text, root, n) == 0 && text[n] == '/';
+	return text_within(text, p->worktrees_dir) ||
+	       (p->worktree_home[0] && text_within(text, p->worktree_home));
 }
 
 /* <common>/worktrees/agenttask-NAME with no task record: a leftover admin directory. */
@@ -170,18 +179,18 @@ static int gc_admin_dirs(struct at_repo *r, const struct at_task_list *l,
 }
 
 /*
- * <state>/worktrees/NAME with no record, and .removing-NAME.PID: what a
- * killed rollback or discard left.
+ * In dir (<state>/worktrees, the worktree home, <state>/homes): NAME with
+ * no record, and .removing-NAME.PID: what a killed rollback or discard left.
+ * Every one of these directories is agenttask's own.
  */
-static int gc_worktree_dirs(struct at_repo *r, const struct at_task_list *l,
-			    struct at_report *rep, struct at_error *err)
+static int gc_stray_dirs(const char *dir, const char *what, const struct at_task_list *l,
+			 struct at_report *rep, struct at_error *err)
 {
 	struct dirent *de;
 	DIR *d;
 	int rc = 0;
 
-	d = opendir(r->paths.worktrees_dir);
-	if (!d)
+	if (!dir[0] || !(d = opendir(dir)))
 		return 0;
 	while (rc == 0 && (de = readdir(d))) {
 		char path[PATH_MAX];
@@ -190,14 +199,26 @@ static int gc_worktree_dirs(struct at_repo *r, const struct at_task_list *l,
 		    has_task_named(l, de->d_name, false) ||
 		    has_problem_named(l, de->d_name))
 			continue;
-		if (at_fmt(path, sizeof(path), "%s/%s", r->paths.worktrees_dir, de->d_name) < 0)
+		if (at_fmt(path, sizeof(path), "%s/%s", dir, de->d_name) < 0)
 			continue;
 		if (at_rmtree(path, err) < 0)
 			rc = at_report_fail(rep, err);
 		else
-			rc = at_report_add(rep, "removed stray worktree directory '%s'", path);
+			rc = at_report_add(rep, "removed stray %s '%s'", what, path);
 	}
 	closedir(d);
+	return rc;
+}
+
+static int gc_worktree_dirs(struct at_repo *r, const struct at_task_list *l,
+			    struct at_report *rep, struct at_error *err)
+{
+	int rc = gc_stray_dirs(r->paths.worktrees_dir, "worktree directory", l, rep, err);
+
+	if (rc == 0)
+		rc = gc_stray_dirs(r->paths.worktree_home, "worktree directory", l, rep, err);
+	if (rc == 0)
+		rc = gc_stray_dirs(r->paths.homes_dir, "home directory", l, rep, err);
 	return rc;
 }
 
@@ -254,7 +275,10 @@ int at_task_gc(struct at_repo *r, const struct at_gc_opts *opts, struct at_repor
 
 	if (!opts)
 		opts = &dflt;
-	rc = at_state_list(&r->paths, &l, err);
+	/* Where new tasks go: a half-made one there is rolled back, strays swept. */
+	rc = at_repo_worktree_home(r, err);
+	if (rc == 0)
+		rc = at_state_list(&r->paths, &l, err);
 	if (rc == 0)
 		rc = step(&rep, gc_records(r, &l, opts->force, &rep), err);
 	at_task_list_release(&l);

@@ -111,14 +111,17 @@ out:
  * Move the worktree out of its place in one rename, then delete it. A kill
  * midway leaves the whole worktree at its path or none of it, never a
  * half-deleted one that can no longer be opened (and so never discarded).
- * What is left under the other name is a stray directory for gc.
+ * What is left under the other name, beside it (the same filesystem), is a
+ * stray directory for gc.
  */
-static int remove_worktree_dir(const struct at_repo *r, const struct at_task *t,
-			       struct at_error *err)
+static int remove_worktree_dir(const struct at_task *t, struct at_error *err)
 {
 	char doomed[PATH_MAX];
+	const char *slash = strrchr(t->path, '/');
+	int dir_len = slash ? (int)(slash - t->path) : 0;
 
-	if (at_fmt(doomed, sizeof(doomed), "%s/.removing-%s.%ld", r->paths.worktrees_dir, t->name,
+	if (!slash ||
+	    at_fmt(doomed, sizeof(doomed), "%.*s/.removing-%s.%ld", dir_len, t->path, t->name,
 		   (long)getpid()) < 0 ||
 	    rename(t->path, doomed) < 0)
 		return at_rmtree(t->path, err);
@@ -131,7 +134,11 @@ static int remove_parts(struct at_repo *r, const struct at_task *t, bool only_un
 	char cache[PATH_MAX];
 
 	/* The audit log (logs/NAME.jsonl) stays: it records what happened. */
-	if (remove_worktree_dir(r, t, err) < 0 || at_rmtree(t->admin_dir, err) < 0)
+	if (remove_worktree_dir(t, err) < 0 || at_rmtree(t->admin_dir, err) < 0)
+		return err->code;
+	/* The task's HOME goes with it (the trash keeps the branch, not the home). */
+	if (at_task_home(&r->paths, t->name, cache, sizeof(cache), err) < 0 ||
+	    at_rmtree(cache, err) < 0)
 		return err->code;
 	/* The scan's directory cache (git/dircache.h) goes with the worktree. */
 	if (at_fmt(cache, sizeof(cache), "%s/cache/%s.scan", r->paths.state_dir, t->name) == 0)
@@ -171,18 +178,11 @@ int at_task_rollback(struct at_repo *r, const struct at_task *t, struct at_error
 
 bool at_task_moved(const struct at_task *t, char *where, size_t size)
 {
-	AT_AUTOFREE char *text = NULL;
-	char file[PATH_MAX];
+	char text[PATH_MAX];
 	struct stat st;
-	size_t len;
 
-	if (at_path_exists(t->path) || at_fmt(file, sizeof(file), "%s/gitdir", t->admin_dir) < 0 ||
-	    !(text = at_read_file(file, PATH_MAX + 16, &len)))
+	if (at_path_exists(t->path) || !at_task_registered(t, text, sizeof(text)))
 		return false;
-	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
-		text[--len] = '\0';
-	if (len > 5 && strcmp(text + len - 5, "/.git") == 0)
-		text[len - 5] = '\0';
 	if (strcmp(text, t->path) == 0 || stat(text, &st) < 0 || !S_ISDIR(st.st_mode))
 		return false;
 	return at_fmt(where, size, "%s", text) == 0;
@@ -313,8 +313,10 @@ static int prepare_task(struct at_repo *r, const char *name, struct at_task *t,
 {
 	int rc;
 
-	if ((rc = at_task_init(t, &r->paths, name, err)) < 0 ||
-	    (rc = at_paths_ensure(&r->paths, err)) < 0 || (rc = clear_leftover(r, name, err)) < 0)
+	if ((rc = at_repo_worktree_home(r, err)) < 0 || (rc = at_task_init(t, &r->paths, name, err)) < 0 ||
+	    (rc = at_paths_ensure(&r->paths, err)) < 0 ||
+	    (rc = at_paths_ensure_worktree_home(&r->paths, err)) < 0 ||
+	    (rc = clear_leftover(r, name, err)) < 0)
 		return rc;
 	return check_free(r->repo, t, err);
 }

@@ -152,6 +152,10 @@ struct at_sandbox_spec {
 	at_sandbox_listen_fn on_listen;
 	void *listen_ctx;
 	struct at_limits limits;
+	/* The caps of /tmp, /dev/shm and HOME's tmpfs (core/run.h); 0: the default. */
+	uint64_t tmpfs_size[AT_TMPFS_COUNT];
+	/* A host directory bound read-write as HOME (a task's own); NULL: a tmpfs. */
+	const char *home;
 	uint64_t timeout_ms;         /* 0: none; else kill everything after it */
 	enum at_sandbox_stdio stdio;
 	enum at_run_tty tty;         /* a pty for an interactive command (core/run.h) */

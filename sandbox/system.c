@@ -12,11 +12,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MiB ((uint64_t)1 << 20)
-/* The private tmpfs: at most these, and 1/2, 1/4, 1/8 of the memory limit (tmpfs_size). */
-#define TMP_SIZE (512 * MiB)
-#define HOME_SIZE (256 * MiB)
-#define SHM_SIZE (64 * MiB)
+/* The private tmpfs: at most these (core/run.h, or the spec's), and 1/2, 1/4, 1/8 of the
+ * memory limit (tmpfs_size). */
+static const uint64_t tmpfs_default[AT_TMPFS_COUNT] = {
+	[AT_TMPFS_TMP] = AT_TMPFS_TMP_DEFAULT,
+	[AT_TMPFS_SHM] = AT_TMPFS_SHM_DEFAULT,
+	[AT_TMPFS_HOME] = AT_TMPFS_HOME_DEFAULT,
+};
+static const unsigned int tmpfs_share[AT_TMPFS_COUNT] = {
+	[AT_TMPFS_TMP] = 2, [AT_TMPFS_SHM] = 8, [AT_TMPFS_HOME] = 4,
+};
 #define DEV_SIZE ((uint64_t)64 << 10)
 
 /* Directories of the host bound read-only; a symlink (merged /usr) stays one. */
@@ -137,9 +142,11 @@ static void add_etc(struct at_sandbox_spec *s)
  * of it at most), so that filling /tmp meets ENOSPC before the limit. And
  * where the limit is only RLIMIT_AS, these sizes are what keeps them in it.
  */
-static uint64_t tmpfs_size(const struct at_sandbox_spec *s, uint64_t max, unsigned int share)
+static uint64_t tmpfs_size(const struct at_sandbox_spec *s, enum at_tmpfs which)
 {
-	uint64_t memory = s->limits.value[AT_LIMIT_MEMORY], v = max;
+	uint64_t memory = s->limits.value[AT_LIMIT_MEMORY];
+	uint64_t v = s->tmpfs_size[which] ? s->tmpfs_size[which] : tmpfs_default[which];
+	unsigned int share = tmpfs_share[which];
 
 	if (memory && memory / share < v)
 		v = memory / share;
@@ -159,7 +166,7 @@ static void add_dev(struct at_sandbox_spec *s)
 	}
 	at_sandbox_devpts(s, "/dev/pts");
 	at_sandbox_symlink(s, "pts/ptmx", "/dev/ptmx");
-	at_sandbox_tmpfs(s, "/dev/shm", tmpfs_size(s, SHM_SIZE, 8), 01777);
+	at_sandbox_tmpfs(s, "/dev/shm", tmpfs_size(s, AT_TMPFS_SHM), 01777);
 	at_sandbox_symlink(s, "/proc/self/fd", "/dev/fd");
 	at_sandbox_symlink(s, "/proc/self/fd/0", "/dev/stdin");
 	at_sandbox_symlink(s, "/proc/self/fd/1", "/dev/stdout");
@@ -205,8 +212,11 @@ int at_sandbox_add_system(struct at_sandbox_spec *s)
 {
 	add_system_dirs(s);
 	add_etc(s);
-	at_sandbox_tmpfs(s, "/tmp", tmpfs_size(s, TMP_SIZE, 2), 01777);
-	at_sandbox_tmpfs(s, AT_RUN_HOME, tmpfs_size(s, HOME_SIZE, 4), 0700);
+	at_sandbox_tmpfs(s, "/tmp", tmpfs_size(s, AT_TMPFS_TMP), 01777);
+	if (s->home)
+		at_sandbox_bind(s, s->home, AT_RUN_HOME, 0);
+	else
+		at_sandbox_tmpfs(s, AT_RUN_HOME, tmpfs_size(s, AT_TMPFS_HOME), 0700);
 	add_dev(s);
 	add_proc(s);
 	add_identity(s);

@@ -37,7 +37,7 @@ full_state_tree() {
 
 task_gone() {
 	assert_empty "branch agenttask/$2 removed" git -C "$1" branch --list "agenttask/$2"
-	assert_eq "$(git -C "$1" worktree list --porcelain | grep -c "agenttask/worktrees/$2\$" || true)" "0" \
+	assert_eq "$(git -C "$1" worktree list --porcelain | grep -c "^worktree .*/$2\$" || true)" "0" \
 		"worktree of $2 removed"
 	expect_rc 2 "task $2 is gone" -C "$1" status "$2"
 }
@@ -45,7 +45,7 @@ task_gone() {
 task_kept() {
 	assert_eq "$(git -C "$1" branch --list --format='%(refname:short)' "agenttask/$2")" "agenttask/$2" \
 		"branch kept"
-	git -C "$1" worktree list --porcelain | grep -q "agenttask/worktrees/$2\$" || fail "worktree of $2 kept"
+	git -C "$1" worktree list --porcelain | grep -q "^worktree .*/$2\$" || fail "worktree of $2 kept"
 	ok "task $2 still known" -C "$1" status "$2"
 }
 

@@ -37,9 +37,9 @@ test_eight_parallel_new_make_eight_tasks() {
 	assert_eq "$(git -C repo for-each-ref refs/heads/agenttask/ | wc -l)" "8" "eight branches"
 	local i
 	for i in 1 2 3 4 5 6 7 8; do
-		git -C repo worktree list --porcelain | grep -qx "worktree $(common_dir repo)/agenttask/worktrees/p$i" ||
+		git -C repo worktree list --porcelain | grep -qx "worktree $(wt_home repo)/p$i" ||
 			fail "git worktree list lacks p$i"
-		assert_empty "p$i clean" git -C "$(common_dir repo)/agenttask/worktrees/p$i" status --porcelain
+		assert_empty "p$i clean" git -C "$(wt_home repo)/p$i" status --porcelain
 	done
 	assert_eq "$(git -C repo worktree list | wc -l)" "9" "eight worktrees and main"
 	assert_fsck repo

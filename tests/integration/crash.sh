@@ -62,9 +62,9 @@ assert_nothing_left() {
 	assert_eq "$(git -C "$repo" worktree list --porcelain | grep -c '^worktree ')" "1" "only the main worktree"
 	assert_empty "no branch" git -C "$repo" for-each-ref "refs/heads/agenttask/$name"
 	assert_no_file "$cd/worktrees/agenttask-$name" "no admin directory"
-	assert_no_file "$cd/agenttask/worktrees/$name" "no worktree directory"
+	assert_no_file "$(wt_home "$repo")/$name" "no worktree directory"
 	assert_no_file "$cd/agenttask/tasks/$name.json" "no record"
-	assert_empty "nothing else under the worktrees directory" ls -A "$cd/agenttask/worktrees"
+	assert_empty "nothing else under the worktrees directory" ls -A "$(wt_home "$repo")"
 	assert_empty "nothing else under the tasks directory" ls -A "$cd/agenttask/tasks"
 	assert_empty "no stale ref lock" find "$cd/refs" -name '*.lock'
 	assert_no_file "$cd/logs/refs/heads/agenttask/$name" "no reflog"
@@ -74,7 +74,7 @@ assert_nothing_left() {
 # assert_complete_task REPO NAME: the task exists and holds every file.
 assert_complete_task() {
 	local repo=$1 name=$2 wt
-	wt=$(common_dir "$repo")/agenttask/worktrees/$name
+	wt=$(wt_home "$repo")/$name
 	assert_eq "$(git -C "$wt" status --porcelain | wc -l)" "0" "worktree clean"
 	assert_eq "$(find "$wt" -name '*.txt' -type f | wc -l)" "$NFILES" "every file checked out"
 	assert_eq "$(git -C "$repo" rev-parse "agenttask/$name")" "$(git -C "$repo" rev-parse main)" "branch at base"
@@ -126,7 +126,7 @@ test_new_killed_at_many_points_never_leaves_junk() {
 # already written, the record not yet removed). True when caught there.
 kill_discard_while_removing() {
 	local repo=$1 name=$2 wtdir pid n=0
-	wtdir=$(common_dir "$repo")/agenttask/worktrees
+	wtdir=$(wt_home "$repo")
 	"$AT" -C "$repo" discard "$name" >/dev/null 2>&1 &
 	pid=$!
 	# compgen is a builtin: a poll costs microseconds, the deletion of

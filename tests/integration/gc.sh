@@ -20,7 +20,7 @@ test_gc_with_nothing_to_do_changes_nothing() {
 	ok "gc" -C repo gc
 	assert_eq "$out" "" "nothing reported"
 	assert_eq "$(git -C repo for-each-ref)" "$refs_before" "refs unchanged"
-	assert_file "$(common_dir repo)/agenttask/worktrees/t/README" "task kept"
+	assert_file "$(wt_home repo)/t/README" "task kept"
 	ok "status" -C repo status t
 }
 
@@ -89,7 +89,7 @@ test_gc_removes_half_made_tasks() {
 	ok "gc" -C repo gc
 	assert_contains "$out" "half-made task 't'" "reported"
 	assert_empty "branch removed" git -C repo branch --list agenttask/t
-	assert_no_file "$(common_dir repo)/agenttask/worktrees/t" "worktree removed"
+	assert_no_file "$(wt_home repo)/t" "worktree removed"
 	assert_no_file "$rec" "record removed"
 	assert_only_main repo
 	assert_fsck repo
@@ -103,7 +103,7 @@ make_killed_in_branch_create() {
 	local cd
 	cd=$(common_dir repo)
 	sed -i 's/"phase":[[:space:]]*"ready"/"phase": "creating"/' "$cd/agenttask/tasks/t.json"
-	rm -rf "$cd/agenttask/worktrees/t" "$cd/worktrees/agenttask-t"
+	rm -rf "$(wt_home repo)/t" "$cd/worktrees/agenttask-t"
 	git -C repo update-ref -d refs/heads/agenttask/t
 	mkdir -p "$cd/refs/heads/agenttask"
 	git -C repo rev-parse HEAD >"$cd/refs/heads/agenttask/t.lock"
@@ -151,7 +151,7 @@ test_gc_removes_admin_directories_without_a_task() {
 	local cd
 	cd=$(common_dir repo)
 	rm -f "$cd/agenttask/tasks/t.json"
-	rm -rf "$cd/agenttask/worktrees/t"
+	rm -rf "$(wt_home repo)/t"
 	mkdir -p "$cd/worktrees/agenttask-empty"    # what a worktree add killed at once leaves
 	ok "gc" -C repo gc
 	assert_no_file "$cd/worktrees/agenttask-t" "admin directory of a lost task"
@@ -165,7 +165,10 @@ test_gc_removes_stray_worktree_directories_and_temporary_records() {
 	local cd
 	cd=$(common_dir repo)
 	ok "new" -C repo new keep
-	mkdir -p "$cd/agenttask/worktrees/stray/sub"
+	# The old place of worktrees (tasks made before they moved out of .git),
+	# the new one, and the tasks' homes: each swept of what no task owns.
+	mkdir -p "$cd/agenttask/worktrees/stray/sub" "$(wt_home repo)/.removing-gone.1/d" \
+		"$cd/agenttask/homes/gone/.cache" "$cd/agenttask/homes/keep/.cache"
 	echo x >"$cd/agenttask/worktrees/stray/sub/f"
 	echo '{"name": "ha' >"$cd/agenttask/tasks/half.json.tmp.12345"
 	mkdir outside
@@ -176,7 +179,10 @@ test_gc_removes_stray_worktree_directories_and_temporary_records() {
 	assert_eq "$(cat outside/keep.txt)" "precious" "the link's target survives"
 	assert_no_file "$cd/agenttask/worktrees/stray" "stray directory"
 	assert_no_file "$cd/agenttask/tasks/half.json.tmp.12345" "temporary record"
-	assert_file "$cd/agenttask/worktrees/keep/README" "real task kept"
+	assert_no_file "$(wt_home repo)/.removing-gone.1" "a killed discard's leftover"
+	assert_no_file "$cd/agenttask/homes/gone" "a home without a task"
+	assert_file "$cd/agenttask/homes/keep/.cache" "the real task's home kept"
+	assert_file "$(wt_home repo)/keep/README" "real task kept"
 	ok "list" -C repo list
 	assert_contains "$out" "keep" "real task listed"
 }

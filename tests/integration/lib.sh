@@ -18,6 +18,9 @@ unset GIT_DIR GIT_WORK_TREE
 
 _at_root=$(mktemp -d "${TMPDIR:-/tmp}/agenttask-test.XXXXXX")
 chmod 755 "$_at_root"
+# New tasks' worktrees go in the user's data directory (core/task.h): each
+# test's own (run_tests), never the real one.
+export XDG_DATA_HOME="$_at_root/.data"
 _at_ran=0
 _at_exit() {
 	local status=$?
@@ -43,6 +46,22 @@ require_user_namespaces() {
 	fi
 	echo "skip: user namespaces are unavailable here"
 	exit 77
+}
+
+# wt_home REPO: where new tasks' worktrees of REPO go (git/wtplace.c): the
+# data directory's agenttask/worktrees/<name>-<hash of the git common dir>.
+wt_home() {
+	local common
+	common=$(cd "$(git -C "$1" rev-parse --path-format=absolute --git-common-dir)" && pwd -P)
+	python3 - "$common" "$XDG_DATA_HOME" <<'PY'
+import os, sys
+common, data = sys.argv[1], sys.argv[2]
+d = common[:-5] if common.endswith("/.git") else common
+h = 0xcbf29ce484222325
+for b in common.encode():
+    h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+print("%s/agenttask/worktrees/%s-%012x" % (data, os.path.basename(d), h >> 16))
+PY
 }
 
 fail() {
@@ -177,6 +196,7 @@ run_tests() {
 		dir=$(mktemp -d "$_at_root/$t.XXXXXX")
 		(
 			cd "$dir" || exit 1
+			export XDG_DATA_HOME="$dir/.data"
 			set -e
 			"$t"
 		) >"$dir.log" 2>&1

@@ -96,7 +96,7 @@ test_new_creates_branch_and_worktree() {
 	make_repo repo
 	ok "new" -C repo new fix-bug
 	local wt=$out
-	assert_eq "$wt" "$(git -C repo rev-parse --absolute-git-dir)/agenttask/worktrees/fix-bug" "worktree path"
+	assert_eq "$wt" "$(wt_home repo)/fix-bug" "worktree path"
 	git -C repo worktree list --porcelain | grep -qx "worktree $wt" || fail "git worktree list lacks '$wt'"
 	assert_eq "$(git -C repo rev-parse agenttask/fix-bug)" "$(git -C repo rev-parse main)" "branch at base"
 	assert_eq "$(git -C "$wt" symbolic-ref HEAD)" "refs/heads/agenttask/fix-bug" "worktree HEAD"
@@ -120,7 +120,7 @@ test_new_records_base_and_creation_time() {
 	assert_eq "$(json_get "$out" 'j[0]["base_branch"]')" "main" "base branch"
 	assert_eq "$(json_get "$out" 'j[0]["base_commit"]')" "$(git -C repo rev-parse main)" "base commit"
 	assert_eq "$(json_get "$out" 'j[0]["head_commit"]')" "$(git -C repo rev-parse main)" "head commit"
-	assert_eq "$(json_get "$out" 'j[0]["path"]')" "$(common_dir repo)/agenttask/worktrees/t" "path"
+	assert_eq "$(json_get "$out" 'j[0]["path"]')" "$(wt_home repo)/t" "path"
 	assert_eq "$(json_get "$out" 'j[0]["dirty"]')" "False" "dirty"
 	local created
 	created=$(json_get "$out" 'int(__import__("calendar").timegm(__import__("time").strptime(j[0]["created"], "%Y-%m-%dT%H:%M:%SZ")))')
@@ -166,7 +166,7 @@ test_new_with_unknown_base_makes_nothing() {
 	one_line_error "'no-such-rev'"
 	assert_empty "no branch" git -C repo branch --list 'agenttask/*'
 	assert_eq "$(git -C repo worktree list | wc -l)" "1" "no worktree"
-	assert_no_file "$(common_dir repo)/agenttask/worktrees/t" "no directory"
+	assert_no_file "$(wt_home repo)/t" "no directory"
 	assert_no_file "$(common_dir repo)/agenttask/tasks/t.json" "no record"
 	ok "the name is still free" -C repo new t
 }
@@ -232,7 +232,7 @@ test_list_shows_every_task() {
 	assert_eq "$(printf '%s\n' "$out" | wc -l)" "2" "two rows"
 	assert_contains "$out" "alpha" "alpha listed"
 	assert_contains "$out" "beta" "beta listed"
-	assert_contains "$out" "$(common_dir repo)/agenttask/worktrees/beta" "path listed"
+	assert_contains "$out" "$(wt_home repo)/beta" "path listed"
 	assert_contains "$out" "$(git -C repo rev-parse --short=12 HEAD~1)" "beta's commit listed"
 	ok "list --json" -C repo list --json
 	assert_eq "$(json_get "$out" '",".join(t["name"] for t in j)')" "alpha,beta" "names, sorted"
@@ -299,8 +299,9 @@ test_name_defaults_to_the_task_of_the_cwd() {
 	make_repo repo
 	ok "new a" -C repo new a
 	ok "new b" -C repo new b
-	local wt
-	wt=$(cd "$(common_dir repo)/agenttask/worktrees/b" && pwd)
+	local wt home
+	home=$(wt_home repo)
+	wt=$(cd "$home/b" && pwd)
 	mkdir -p "$wt/src/deep"
 	(
 		cd "$wt/src/deep"
@@ -311,7 +312,7 @@ test_name_defaults_to_the_task_of_the_cwd() {
 		ok "list from inside" list
 		assert_eq "$(printf '%s\n' "$out" | wc -l)" "2" "list from inside sees all"
 		ok "path with a name from inside" path a
-		assert_contains "$out" "/agenttask/worktrees/a" "other task's path"
+		assert_eq "$out" "$home/a" "other task's path"
 	)
 	assert_eq "$(git -C repo log -1 --format=%s agenttask/b)" "inside" "committed to b"
 	assert_eq "$(git -C repo rev-parse agenttask/a)" "$(git -C repo rev-parse main)" "a untouched"
@@ -324,7 +325,7 @@ test_name_defaults_to_the_task_of_the_cwd() {
 test_dash_c_with_a_subdirectory_of_the_main_worktree() {
 	make_repo repo
 	ok "new from a subdirectory" -C repo/src new t
-	assert_eq "$out" "$(common_dir repo)/agenttask/worktrees/t" "same repository"
+	assert_eq "$out" "$(wt_home repo)/t" "same repository"
 	ok "list from a subdirectory" -C repo/src list
 	assert_contains "$out" "t " "listed"
 }
@@ -584,7 +585,7 @@ test_new_in_a_linked_worktree_is_based_on_its_branch() {
 	ok "status --json" -C repo status t --json
 	assert_eq "$(json_get "$out" 'j["base_branch"]')" "feat" "base branch is the worktree's"
 	assert_eq "$(json_get "$out" 'j["base_commit"]')" "$(git -C feat rev-parse HEAD)" "base commit is the worktree's HEAD"
-	ok "new from inside a task worktree" -C "$(git -C repo rev-parse --absolute-git-dir)/agenttask/worktrees/t" new u
+	ok "new from inside a task worktree" -C "$(wt_home repo)/t" new u
 	ok "status --json" -C repo status u --json
 	assert_eq "$(json_get "$out" 'j["base_branch"]')" "main" "a task's own branch is never a base by default"
 }

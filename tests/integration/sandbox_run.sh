@@ -139,9 +139,54 @@ test_every_mount_is_nosuid_and_nodev() {
 	done <<<"$out"
 	[ -z "$bad" ] || fail "mounts without nosuid/nodev:$bad"
 	local m
-	for m in /tmp /home/sandbox /dev/shm; do
+	for m in /tmp /dev/shm; do
 		echo "$out" | awk -v m="$m" '$5 == m' | grep -q 'size=' || fail "$m has no size cap"
 	done
+	# HOME is the task's own directory (a bind); a tmpfs one is capped too.
+	sbok "mountinfo, fresh home" --fresh-home -- cat /proc/self/mountinfo
+	echo "$out" | awk '$5 == "/home/sandbox"' | grep -q 'size=' || fail "a fresh home has no size cap"
+}
+
+test_tmpfs_caps_can_be_set() {
+	# What: --tmp-size, --shm-size, --home-size. Must: each tmpfs has that
+	# size, the defaults are documented ones, and a bad size is one usage line.
+	sb_task
+	sbok "defaults" --fresh-home -- sh -c 'df -k /tmp /dev/shm /home/sandbox | tail -n 3'
+	assert_eq "$(echo "$out" | awk '{print $2}' | tr '\n' ' ')" "524288 65536 262144 " "512M, 64M, 256M"
+	sbok "set" --fresh-home --tmp-size 8M --shm-size 4M --home-size 2M -- \
+		sh -c 'df -k /tmp /dev/shm /home/sandbox | tail -n 3'
+	assert_eq "$(echo "$out" | awk '{print $2}' | tr '\n' ' ')" "8192 4096 2048 " "as given"
+	sbrun --tmp-size 1M -- sh -c 'head -c 2000000 /dev/zero >/tmp/big'
+	[ "$rc" != 0 ] || fail "/tmp took more than its cap"
+	expect_rc 2 "a bad size" -C repo run t1 --tmp-size lots -- true
+	assert_eq "$(printf '%s\n' "$errout" | wc -l)" "1" "one line"
+}
+
+# What: the agent's state in HOME (a login, pip --user, caches). Must: kept
+# from one run of the task to the next, never seen by another task, not the
+# user's home, and gone with the task (discard; restore brings back no home).
+test_home_lasts_for_the_task_and_only_for_it() {
+	sb_task
+	sbok "write home" -- sh -c 'echo secret-of-t1 >"$HOME/.token"; mkdir -p "$HOME/.cache/pip"; echo "$HOME"'
+	assert_eq "$out" "/home/sandbox" "HOME"
+	sbok "read it back" -- cat /home/sandbox/.token
+	assert_eq "$out" "secret-of-t1" "kept across runs"
+	sbok "/tmp is per run" -- sh -c 'echo x >/tmp/left; true'
+	sbok "/tmp is new" -- sh -c 'test -e /tmp/left && echo LEFT; true'
+	assert_eq "$out" "" "/tmp new on every run"
+	expect_rc 0 "other task" -C repo run t2 -- sh -c 'cat /home/sandbox/.token 2>&1; ls -A /home/sandbox'
+	assert_not_contains "$out" "secret-of-t1" "another task sees its own home"
+	expect_rc 0 "other task looks in the state" -C repo run t2 -- sh -c "ls -A '$COMMON/agenttask'; find / -name .token 2>/dev/null; true"
+	assert_eq "$out" "" "t1's home nowhere in t2's sandbox"
+	sbok "fresh home" --fresh-home -- sh -c 'test -e "$HOME/.token" && echo KEPT; true'
+	assert_eq "$out" "" "--fresh-home starts empty"
+	assert_file "$COMMON/agenttask/homes/t1/.token" "the home is the task's state"
+	[ ! -e "$HOME/.token" ] || fail "the user's home was written"
+	ok "discard" -C repo discard t1
+	assert_no_file "$COMMON/agenttask/homes/t1" "the home goes with the task"
+	ok "restore" -C repo restore t1
+	sbok "restored" -- sh -c 'ls -A "$HOME"'
+	assert_eq "$out" "" "the trash keeps no home"
 }
 
 test_proc_globals_are_read_only() {
@@ -268,9 +313,14 @@ test_other_tasks_and_state_are_invisible() {
 	# What: look for task t2's worktree, records, logs and lock. Must: absent.
 	sb_task
 	echo other >"$WT2/other-file"
-	sbok "look" -- sh -c "ls -A '$COMMON/agenttask'; ls -A '$COMMON/agenttask/worktrees'; test -e '$WT2/other-file' && echo OTHER; true"
-	assert_eq "$out" "worktrees
-t1" "only this task's worktree is in the state dir"
+	sbok "look" -- sh -c "ls -A '$COMMON/agenttask'; ls -A '$(dirname "$WT")'; test -e '$WT2/other-file' && echo OTHER; true"
+	assert_eq "$out" "t1" "the state dir empty, only this task's worktree beside it"
+	# With a bind that could show them (--ro of the data directory), the same.
+	sbok "look under --ro" --ro "$XDG_DATA_HOME" -- sh -c "ls -A '$COMMON/agenttask'; ls -A '$(dirname "$WT")'; ls -A '$(dirname "$(dirname "$WT")")'; test -e '$WT2/other-file' && echo OTHER; true"
+	assert_eq "$out" "t1
+$(basename "$(dirname "$WT")")" "other tasks' worktrees hidden under a --ro parent"
+	sbrun -- touch "$(dirname "$WT")/x"
+	assert_no_file "$(dirname "$WT")/x" "a file made beside the worktree reaches the host"
 	sbrun -- touch "$COMMON/agenttask/x"
 	[ "$rc" != 0 ] || fail "the state dir placeholder is writable"
 }
@@ -396,7 +446,7 @@ test_bind_policy() {
 	assert_eq "$out" "data" "--ro readable, not writable"
 	assert_eq "$(cat rw/w)" "w" "--rw writes reach the host"
 	# A --ro parent of the repository does not uncover its config or state.
-	sbok "--ro parent" --ro "$PWD" -- sh -c "cat '$COMMON/config'; ls '$COMMON/agenttask/worktrees'"
+	sbok "--ro parent" --ro "$PWD" -- sh -c "cat '$COMMON/config'; ls -R '$COMMON/agenttask' '$(dirname "$WT")'"
 	assert_not_contains "$out" "SECRET" "config still sanitized under a --ro parent"
 	assert_not_contains "$out" "t2" "state still hidden under a --ro parent"
 }

@@ -36,10 +36,10 @@ others_still_work() {
 	assert_contains "$errout" "$rec" "names the file"
 	assert_contains "$errout" "$why" "says what is wrong"
 	assert_eq "$(printf '%s\n' "$errout" | wc -l)" "1" "one line"
-	echo change >"$(common_dir repo)/agenttask/worktrees/good2/change"
+	echo change >"$(wt_home repo)/good2/change"
 	ok "commit in another task" -C repo commit good2
 	(
-		cd "$(common_dir repo)/agenttask/worktrees/good1"
+		cd "$(wt_home repo)/good1"
 		ok "status from inside another task" status --json
 		assert_eq "$(json_get "$out" 'j["name"]')" "good1" "found by cwd"
 	)
@@ -47,7 +47,7 @@ others_still_work() {
 	assert_contains "$errout" "$rec" "names the file"
 	expect_rc 1 "discard of the damaged task" -C repo discard bad
 	assert_eq "$(git -C repo branch --list agenttask/bad | wc -l)" "1" "its branch is left alone"
-	assert_file "$(common_dir repo)/agenttask/worktrees/bad/README" "its worktree is left alone"
+	assert_file "$(wt_home repo)/bad/README" "its worktree is left alone"
 	ok "new of another name" -C repo new good3
 	ok "discard of another task" -C repo discard good1
 }
@@ -64,7 +64,7 @@ test_record_is_json_with_the_task_fields() {
 	assert_eq "$(json_get "$text" 'j["branch"]')" "refs/heads/agenttask/t" "branch"
 	assert_eq "$(json_get "$text" 'j["base_branch"]')" "refs/heads/main" "base branch"
 	assert_eq "$(json_get "$text" 'j["base_commit"]')" "$(git -C repo rev-parse main)" "base commit"
-	assert_eq "$(json_get "$text" 'j["path"]')" "$(common_dir repo)/agenttask/worktrees/t" "path"
+	assert_eq "$(json_get "$text" 'j["path"]')" "$(wt_home repo)/t" "path"
 	assert_eq "$(stat -c %a "$rec")" "600" "private"
 	assert_eq "$(ls -A "$(dirname "$rec")")" "t.json" "no temporary file left"
 }

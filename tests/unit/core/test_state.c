@@ -338,10 +338,7 @@ static void test_state__branch_and_paths_come_from_the_name_not_the_file(void **
 	struct at_task t, expect;
 
 	/* A record edited to point at the user's branch and home must not make gc remove them. */
-	write_edited(f, "tamper", "path", "\"/home\"");
-	assert_int_equal(at_state_load(&f->paths, "tamper", &t, &err), 0);
 	make_task(f, "tamper", &expect);
-	assert_string_equal(t.path, expect.path);
 	write_edited(f, "tamper", "branch", "\"refs/heads/main\"");
 	assert_int_equal(at_state_load(&f->paths, "tamper", &t, &err), 0);
 	assert_string_equal(t.branch, "refs/heads/agenttask/tamper");
@@ -349,6 +346,74 @@ static void test_state__branch_and_paths_come_from_the_name_not_the_file(void **
 	assert_int_equal(at_state_load(&f->paths, "tamper", &t, &err), 0);
 	assert_string_equal(t.admin_dir, expect.admin_dir);
 	assert_string_equal(t.base_commit, expect.base_commit);
+}
+
+/*
+ * The attacker edits a task record's worktree path to the user's home (or
+ * anything else of theirs), so that discard or gc removes it, or run binds
+ * it read-write: such a record is corrupt, and nothing uses that path.
+ */
+static void test_state__worktree_path_not_registered_by_git_is_corrupt(void **state)
+{
+	struct fixture *f = *state;
+
+	write_edited(f, "tamper", "path", "\"/home\"");
+	assert_load_corrupt(f, "tamper", "not a worktree git registered");
+	write_edited(f, "tamper", "path", "\"/home/tamper\"");
+	assert_load_corrupt(f, "tamper", "not a worktree git registered");
+}
+
+/* Writes <common>/worktrees/agenttask-NAME/gitdir naming path/.git, as git does. */
+static void register_worktree(const struct fixture *f, const char *name, const char *path)
+{
+	struct at_error err = AT_ERROR_INIT;
+	char dir[PATH_MAX], file[PATH_MAX + 8], text[PATH_MAX + 8];
+
+	assert_int_equal(at_fmt(dir, sizeof(dir), "%s/worktrees/agenttask-%s", f->root, name), 0);
+	assert_int_equal(at_mkdirs(dir, 0755, &err), 0);
+	assert_int_equal(at_fmt(file, sizeof(file), "%s/gitdir", dir), 0);
+	assert_int_equal(at_fmt(text, sizeof(text), "%s/.git\n", path), 0);
+	assert_int_equal(at_write_atomic(file, text, strlen(text), 0644), 0);
+}
+
+/* A worktree outside the git dir is the record's: where git registered it, or the default place. */
+static void test_state__worktree_path_is_the_records_where_git_registered_it(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	char value[PATH_MAX + 8], home[PATH_MAX];
+	struct at_task t;
+
+	register_worktree(f, "reg", "/srv/wt/reg");
+	write_edited(f, "reg", "path", "\"/srv/wt/reg\"");
+	assert_int_equal(at_state_load(&f->paths, "reg", &t, &err), 0);
+	assert_string_equal(t.path, "/srv/wt/reg");
+	/* Edited to elsewhere: git's registration wins. */
+	write_edited(f, "reg", "path", "\"/home\"");
+	assert_int_equal(at_state_load(&f->paths, "reg", &t, &err), 0);
+	assert_string_equal(t.path, "/srv/wt/reg");
+
+	/* Not registered yet (a task half-made), at the current default place: trusted. */
+	assert_int_equal(at_fmt(home, sizeof(home), "%s/data/repo-1", f->root), 0);
+	assert_int_equal(at_paths_set_worktree_home(&f->paths, home, &err), 0);
+	assert_int_equal(at_fmt(value, sizeof(value), "\"%s/half\"", home), 0);
+	write_edited(f, "half", "path", value);
+	assert_int_equal(at_state_load(&f->paths, "half", &t, &err), 0);
+	assert_string_equal(t.path + strlen(home), "/half");
+}
+
+/* A repository moved with its worktrees inside: an old-place record follows it. */
+static void test_state__old_place_record_follows_a_moved_repository(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	struct at_task t;
+	char expect[PATH_MAX];
+
+	write_edited(f, "moved", "path", "\"/old/repo/.git/agenttask/worktrees/moved\"");
+	assert_int_equal(at_state_load(&f->paths, "moved", &t, &err), 0);
+	assert_int_equal(at_fmt(expect, sizeof(expect), "%s/moved", f->paths.worktrees_dir), 0);
+	assert_string_equal(t.path, expect);
 }
 
 static void test_state__list_keeps_the_others_when_one_record_is_corrupt(void **state)
@@ -471,6 +536,9 @@ int main(void)
 		TEST(test_state__overlong_field_is_corrupt),
 		TEST(test_state__record_naming_another_task_is_corrupt),
 		TEST(test_state__branch_and_paths_come_from_the_name_not_the_file),
+		TEST(test_state__worktree_path_not_registered_by_git_is_corrupt),
+		TEST(test_state__worktree_path_is_the_records_where_git_registered_it),
+		TEST(test_state__old_place_record_follows_a_moved_repository),
 		TEST(test_state__list_keeps_the_others_when_one_record_is_corrupt),
 		TEST(test_state__list_skips_temporary_and_foreign_files),
 		TEST(test_state__list_without_a_tasks_directory_is_empty),
