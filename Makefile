@@ -32,6 +32,8 @@ deps:
 	@# npm for the real-install test (tests/integration/net_npm.sh): a machine
 	@# whose Node.js comes with its own npm keeps it; elsewhere Debian's.
 	@command -v npm >/dev/null || bash scripts/install-deps.sh nodejs npm
+	@# Jest, pinned by its lockfile, for tests/integration/jest.sh.
+	@bash scripts/install-deps.sh npm:tests/jest
 
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAT_WERROR=ON

@@ -2,14 +2,34 @@
 # Install the Debian packages named on the command line that are missing.
 # As root (or with working sudo) through apt-get; otherwise print the exact
 # command to run and stop.
+#
+# An argument npm:DIR instead installs DIR's npm packages exactly as its
+# package-lock.json pins them (npm ci), unless they are there already: the
+# test peers under tests/ (tests/jest: Jest for tests/integration/jest.sh).
 set -eu
 missing=()
+npm_dirs=()
 for pkg in "$@"; do
+	case $pkg in npm:*) npm_dirs+=("${pkg#npm:}"); continue ;; esac
 	if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
 		missing+=("$pkg")
 	fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+npm_install() {
+	local dir
+	for dir in ${npm_dirs[@]+"${npm_dirs[@]}"}; do
+		# A copy of the lock it was installed from: equal means installed.
+		cmp -s "$dir/package-lock.json" "$dir/node_modules/.installed-lock.json" 2>/dev/null &&
+			continue
+		echo "installing the npm packages of $dir (npm ci)"
+		(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error &&
+			cp package-lock.json node_modules/.installed-lock.json)
+	done
+}
+if [ ${#missing[@]} -eq 0 ]; then
+	npm_install
+	exit 0
+fi
 
 echo "installing missing packages: ${missing[*]}"
 if [ "$(id -u)" -eq 0 ]; then
@@ -24,3 +44,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -qq
 "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+npm_install

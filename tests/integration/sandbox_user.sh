@@ -23,6 +23,11 @@ chown 65534:65534 "$dir/home" "$dir/tmp"
 mkdir "$dir/bin" "$dir/scripts"
 cp "$AGENTTASK" "$dir/bin/agenttask"
 cp "$here"/*.sh "$here"/*.py "$dir/scripts/"
+# The worktree suite's Jest (tests/jest), copied the same way.
+if [ "$suite" = worktree_place.sh ] && [ -d "$here/../jest/node_modules" ]; then
+	cp -a "$here/../jest" "$dir/jest"
+	chmod -R a+rX "$dir/jest"
+fi
 chmod -R a+rX "$dir/bin" "$dir/scripts"
 if ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$dir/bin/agenttask"; then
 	echo "FAIL: uid 65534 cannot execute '$dir/bin/agenttask'"
