@@ -141,6 +141,10 @@ struct at_sb_identity {
 };
 /* 0, or -1 with errno when no random boot id can be had (getrandom). */
 int at_sb_identity_make(struct at_sb_identity *id);
+
+/* /etc read-only, what is not world-readable covered; a minimal /sys (etc.c). */
+void at_sb_add_etc(struct at_sandbox_spec *s);
+void at_sb_add_sys(struct at_sandbox_spec *s);
 /* /proc files shown empty (in the sandbox; NULL-terminated). */
 extern const char *const at_sb_masked_proc[];
 

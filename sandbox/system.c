@@ -1,7 +1,8 @@
 /*
  * system.c - the standard system layout every run gets, as spec operations:
- * the read-only system, an allow-list of /etc, private size-capped /tmp,
- * HOME and /dev/shm, a minimal /dev and the sandbox's own /proc.
+ * the read-only system, /etc and a minimal /sys (etc.c), private size-capped
+ * /tmp and /dev/shm, HOME (a tmpfs, or the caller's directory), a minimal
+ * /dev and the sandbox's own /proc.
  */
 #include "sandbox/internal.h"
 
@@ -27,20 +28,6 @@ static const unsigned int tmpfs_share[AT_TMPFS_COUNT] = {
 /* Directories of the host bound read-only; a symlink (merged /usr) stays one. */
 static const char *const system_dirs[] = {
 	"usr", "bin", "sbin", "lib", "lib64", "lib32", "libx32",
-};
-
-/*
- * What of /etc the command sees: what programs need to run, resolve names
- * and speak TLS. Never shadow, gshadow, sudoers, ssh (host keys), the
- * system gitconfig, nor anything else that holds secrets or policy; passwd
- * and group are written for the run (add_identity).
- */
-static const char *const etc_entries[] = {
-	"hosts", "resolv.conf", "nsswitch.conf", "host.conf", "gai.conf",
-	"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "ssl",
-	"ca-certificates", "ca-certificates.conf", "alternatives", "mime.types", "protocols",
-	"services", "bash.bashrc", "profile", "profile.d", "inputrc", "os-release",
-	"debian_version", "locale.alias", "manpath.config",
 };
 
 /*
@@ -88,47 +75,6 @@ static void add_system_dirs(struct at_sandbox_spec *s)
 				link[n] = '\0';
 				at_sandbox_symlink(s, link, host);
 			}
-			break;
-		default:
-			break;
-		}
-	}
-}
-
-/*
- * A link into /usr (localtime, os-release) stays a link; one elsewhere
- * (resolv.conf -> /run/...) is replaced by a bind of what it points to,
- * resolved here by the supervisor: /etc is the host administrator's, not
- * the agent's, so following it is safe.
- */
-static void add_etc_link(struct at_sandbox_spec *s, const char *host)
-{
-	char link[PATH_MAX], real[PATH_MAX];
-	ssize_t n = readlink(host, link, sizeof(link) - 1);
-
-	if (n <= 0 || !realpath(host, real))
-		return;
-	link[n] = '\0';
-	if (strncmp(real, "/usr/", 5) == 0)
-		at_sandbox_symlink(s, link, host);
-	else
-		at_sandbox_bind(s, real, host, AT_MOUNT_RO);
-}
-
-static void add_etc(struct at_sandbox_spec *s)
-{
-	char host[PATH_MAX];
-	size_t i;
-
-	for (i = 0; i < COUNT(etc_entries); i++) {
-		snprintf(host, sizeof(host), "/etc/%s", etc_entries[i]);
-		switch (host_kind(host)) {
-		case 1:
-		case 2:
-			at_sandbox_bind(s, host, host, AT_MOUNT_RO);
-			break;
-		case 3:
-			add_etc_link(s, host);
 			break;
 		default:
 			break;
@@ -201,8 +147,8 @@ static void add_identity(struct at_sandbox_spec *s)
 		s->failed = true;
 		return;
 	}
-	at_sandbox_file(s, "/etc/passwd", id.passwd, id.passwd_len);
-	at_sandbox_file(s, "/etc/group", id.group, id.group_len);
+	at_sandbox_bind_data(s, "/etc/passwd", id.passwd, id.passwd_len);
+	at_sandbox_bind_data(s, "/etc/group", id.group, id.group_len);
 	at_sandbox_bind_data(s, "/proc/sys/kernel/random/boot_id", id.boot_id, strlen(id.boot_id));
 	for (i = 0; at_sb_masked_proc[i]; i++)
 		at_sandbox_bind_data(s, at_sb_masked_proc[i], "", 0);
@@ -211,7 +157,8 @@ static void add_identity(struct at_sandbox_spec *s)
 int at_sandbox_add_system(struct at_sandbox_spec *s)
 {
 	add_system_dirs(s);
-	add_etc(s);
+	at_sb_add_etc(s);
+	at_sb_add_sys(s);
 	at_sandbox_tmpfs(s, "/tmp", tmpfs_size(s, AT_TMPFS_TMP), 01777);
 	if (s->home)
 		at_sandbox_bind(s, s->home, AT_RUN_HOME, 0);

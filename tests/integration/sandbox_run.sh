@@ -94,16 +94,64 @@ test_worktree_is_writable() {
 
 # ---- file system view ----
 
+# What: read every file under /etc the sandbox shows, as root inside (the
+# host's root when agenttask runs as root) and as an ordinary user; list
+# the directories. Must: whatever is not world-readable on the host (shadow,
+# gshadow, ssh host keys, ssl/private, ...) reads empty or lists empty, while
+# a world-readable entry outside the old allow-list (a JDK's /etc/java-*,
+# apt's sources, the way javac reads its /etc/java-17-openjdk) is there, as
+# on the host; /etc is read-only; passwd and group are the run's own.
+test_etc_shows_what_is_world_readable_and_nothing_else() {
+	sb_task
+	local secret public
+	secret=$(find /etc \( -type f ! -perm -o=r \) -o \( -type d ! -perm -o=rx \) 2>/dev/null | head -n 40)
+	[ -n "$secret" ] || fail "this host's /etc has nothing that is not world-readable to test with"
+	sbok "secrets" -- sh -c 'for p in "$@"; do if [ -d "$p" ]; then ls -A "$p"; else cat "$p"; fi; done 2>&1 | head -c 400; true' sh $secret
+	assert_eq "$out" "" "no byte of what is not world-readable"
+	sbok "root inside reads shadow" -- sh -c 'id -u; wc -c </etc/shadow'
+	assert_eq "$(echo "$out" | tail -n 1)" "0" "/etc/shadow is empty even to uid $(echo "$out" | head -n 1)"
+	# A world-readable directory that no allow-list named.
+	public=$(find /etc/apt /etc/java-17-openjdk -maxdepth 1 -type f -perm -o=r 2>/dev/null | head -n 1)
+	[ -n "$public" ] || fail "no world-readable file in /etc/apt to test with"
+	sbok "public" -- cat "$public"
+	assert_eq "$out" "$(cat "$public")" "'$public' as on the host"
+	if [ -d /etc/java-17-openjdk ] && command -v javac >/dev/null; then
+		printf 'class A { public static void main(String[] a) { System.out.println("javac-ok"); } }\n' >"$WT/A.java"
+		sbok "javac" -- sh -c 'javac A.java && java -cp . A'
+		assert_eq "$out" "javac-ok" "javac finds its /etc/java-17-openjdk"
+	fi
+	sbrun -- touch /etc/agenttask-new
+	[ "$rc" != 0 ] || fail "/etc is writable"
+	sbok "passwd" -- cat /etc/passwd
+	assert_eq "$(echo "$out" | wc -l)" "2" "passwd is the run's own (two users)"
+}
+
+# What: lscpu, nproc and a runtime's look at the CPUs; and look for the rest
+# of /sys. Must: the topology is there, as the host's; no device tree, no
+# firmware, no kernel knobs; /sys read-only.
+test_sys_has_the_cpu_topology_only() {
+	sb_task
+	sbok "lscpu" -- lscpu
+	assert_contains "$out" "CPU(s):" "lscpu works"
+	sbok "nproc" -- nproc --all
+	assert_eq "$out" "$(nproc --all)" "nproc --all as on the host"
+	sbok "sys" -- sh -c 'ls /sys; ls /sys/devices; ls /sys/devices/system | grep -vx memory; test -e /sys/firmware && echo FIRMWARE; test -e /sys/class && echo CLASS; test -e /sys/kernel && echo KERNEL; touch /sys/x 2>/dev/null && echo WRITABLE; true'
+	assert_eq "$out" "devices
+system
+cpu
+node" "only devices/system/{cpu,memory,node}"
+}
+
 test_host_root_is_unreachable() {
 	# What: look for host paths outside the sandbox. Must: none exist.
 	sb_task
 	touch "$_at_root/marker-$TAG"
-	sbok "look around" -- sh -c "ls -A /; test -e '$_at_root/marker-$TAG' && echo MARKER; test -e /root/.bashrc && echo ROOTHOME; test -e /etc/shadow && echo SHADOW; test -e /etc/sudoers && echo SUDOERS; test -e /etc/gshadow && echo GSHADOW; test -d /etc/ssh && echo SSH; test -e /var && echo VAR; touch /newfile 2>/dev/null && echo ROOTWRITABLE; true"
+	sbok "look around" -- sh -c "ls -A /; test -e '$_at_root/marker-$TAG' && echo MARKER; test -e /root/.bashrc && echo ROOTHOME; test -s /etc/shadow && echo SHADOW; test -s /etc/sudoers && echo SUDOERS; test -s /etc/gshadow && echo GSHADOW; for k in /etc/ssh/ssh_host_*key; do test -s \$k && echo SSH; done; test -e /var && echo VAR; touch /newfile 2>/dev/null && echo ROOTWRITABLE; true"
 	assert_not_contains "$out" "MARKER" "a file beside the repository is hidden"
 	assert_not_contains "$out" "ROOTHOME" "/root is hidden"
-	assert_not_contains "$out" "SHADOW" "/etc/shadow is absent"
-	assert_not_contains "$out" "SUDOERS" "/etc/sudoers is absent"
-	assert_not_contains "$out" "SSH" "/etc/ssh is absent"
+	assert_not_contains "$out" "SHADOW" "/etc/shadow is empty"
+	assert_not_contains "$out" "SUDOERS" "/etc/sudoers is empty"
+	assert_not_contains "$out" "SSH" "no ssh host key"
 	assert_not_contains "$out" "VAR" "/var is absent"
 	assert_not_contains "$out" "ROOTWRITABLE" "/ is read-only"
 	sbok "etc basics" -- sh -c 'test -s /etc/passwd && test -e /etc/resolv.conf && echo ok'

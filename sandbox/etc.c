@@ -1,0 +1,121 @@
+/*
+ * etc.c - /etc and /sys as an ordinary user of the host sees them.
+ *
+ * /etc is the host's, bound read-only whole, so that any tool finds the
+ * world-readable files it looks for (javac's /etc/java-17-openjdk, say),
+ * with every entry that is not world-readable covered: a file by an empty
+ * one, a directory by an empty read-only tmpfs (shadow, gshadow, sudoers,
+ * ssh host keys, NetworkManager connections, ssl/private, ...). The test is
+ * the mode bits alone, because root inside the sandbox is uid 0 of the host
+ * when agenttask runs as root, and would read what its owner may. Devices,
+ * fifos and sockets are covered too. Symbolic links are left as they are:
+ * what they lead to inside /etc is judged where it is; a top-level link out
+ * of /etc and /usr (resolv.conf -> /run/...) gets its target bound, read-only,
+ * where it points, when that is a world-readable file. passwd and group are
+ * the run's own (identity.c). /etc belongs to the host's administrator, not
+ * the agent: walking it here is safe.
+ *
+ * /sys: an empty read-only tmpfs with the CPU and memory topology only
+ * (devices/system/cpu, memory and node), for lscpu, nproc and runtimes sizing
+ * their thread pools; no device tree, no firmware, no kernel knobs.
+ */
+#include "sandbox/internal.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Deeper than anything /etc holds; a loop cannot happen (no link is followed). */
+#define ETC_DEPTH 12
+#define HIDDEN_DIR_SIZE ((uint64_t)4096)
+
+static bool world_readable(const struct stat *st)
+{
+	if (S_ISDIR(st->st_mode))
+		return (st->st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH);
+	return S_ISREG(st->st_mode) && (st->st_mode & S_IROTH);
+}
+
+static void cover(struct at_sandbox_spec *s, const char *path, const struct stat *st)
+{
+	if (S_ISDIR(st->st_mode)) {
+		at_sandbox_tmpfs(s, path, HIDDEN_DIR_SIZE, 0755);
+		at_sandbox_remount_ro(s, path);
+	} else {
+		at_sandbox_bind_data(s, path, "", 0);
+	}
+}
+
+/* A top-level link that leads out of /etc and /usr: its target, where it points. */
+static void add_link_target(struct at_sandbox_spec *s, const char *path)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (!realpath(path, real) || strncmp(real, "/etc/", 5) == 0 ||
+	    strncmp(real, "/usr/", 5) == 0 || strncmp(real, "/proc/", 6) == 0 ||
+	    stat(real, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & S_IROTH))
+		return;
+	at_sandbox_bind(s, real, real, AT_MOUNT_RO);
+}
+
+static void walk(struct at_sandbox_spec *s, int dfd, const char *dir, int depth)
+{
+	struct dirent *de;
+	DIR *d = fdopendir(dfd);
+
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		char path[PATH_MAX];
+		struct stat st;
+		int fd;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode)) {
+			if (depth == 0)
+				add_link_target(s, path);
+		} else if (!world_readable(&st)) {
+			cover(s, path, &st);
+		} else if (S_ISDIR(st.st_mode) && depth < ETC_DEPTH) {
+			fd = openat(dirfd(d), de->d_name,
+				    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd >= 0)
+				walk(s, fd, path, depth + 1);
+		}
+	}
+	closedir(d);
+}
+
+void at_sb_add_etc(struct at_sandbox_spec *s)
+{
+	int fd = open("/etc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	at_sandbox_bind(s, "/etc", "/etc", AT_MOUNT_RO);
+	walk(s, fd, "/etc", 0);
+}
+
+void at_sb_add_sys(struct at_sandbox_spec *s)
+{
+	static const char *const topology[] = { "/sys/devices/system/cpu",
+						"/sys/devices/system/memory",
+						"/sys/devices/system/node" };
+	size_t i;
+
+	at_sandbox_tmpfs(s, "/sys", HIDDEN_DIR_SIZE, 0755);
+	for (i = 0; i < sizeof(topology) / sizeof(topology[0]); i++)
+		at_sandbox_bind(s, topology[i], topology[i], AT_MOUNT_RO | AT_MOUNT_OPTIONAL);
+	at_sandbox_remount_ro(s, "/sys");
+}
