@@ -139,6 +139,8 @@ struct at_app_sandbox_opts {
 	struct at_progress_hook progress;
 	struct at_app_net *net;         /* the allowlist's proxy, started and stopped here; NULL */
 	const char *home;               /* the task's lasting HOME (a host directory), or NULL */
+	const struct at_app_cache *caches; /* overlays over the binds, in this order */
+	size_t ncaches;
 	uint64_t tmpfs_size[AT_TMPFS_COUNT]; /* /tmp, /dev/shm, HOME caps; 0: the defaults */
 	void (*started)(int init_pid, void *arg);  /* spec.started: the init is cloned */
 	void *started_arg;
@@ -161,6 +163,20 @@ struct at_app_layout {
 	char siblings[2][PATH_MAX];
 	char *config;                   /* the sanitized config text (owned) */
 };
+
+/* A host cache shown inside as an overlay with a task-private upper (app/cache.c). */
+struct at_app_cache {
+	char lower[PATH_MAX];           /* the host's directory, never written */
+	char upper[PATH_MAX], work[PATH_MAX]; /* the task's: <state>/caches/NAME/... */
+	char dest[PATH_MAX];            /* where it shows inside */
+};
+
+struct at_app_layout;
+
+/* Check path (absolute, normalised) as a --cache, make its layers; home: the caller's (real). */
+int at_app_cache_add(struct at_repo *r, const struct at_task *t, const struct at_app_layout *l,
+		     const char *path, const char *home, struct at_app_cache *out,
+		     struct at_error *err);
 
 /* The task's lasting HOME (app/home.c), made when missing: its real path in out. */
 int at_app_task_home(struct at_repo *r, const struct at_task *t, char *out, size_t size,

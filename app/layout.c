@@ -204,6 +204,13 @@ static int build_spec(struct at_sandbox_spec *s, const struct at_app_layout *l,
 	for (i = 0; i < o->nbinds; i++)
 		at_sandbox_bind(s, o->binds[i].path, o->binds[i].path,
 				o->binds[i].writable ? 0 : AT_MOUNT_RO);
+	/* The caches' writable layers are the task's state: let through like its home. */
+	for (i = 0; i < o->ncaches; i++) {
+		at_sandbox_except(s, o->caches[i].upper);
+		at_sandbox_except(s, o->caches[i].work);
+		at_sandbox_overlay(s, o->caches[i].lower, o->caches[i].upper, o->caches[i].work,
+				   o->caches[i].dest);
+	}
 	add_git(s, l, o->nbinds > 0);
 	for (i = 0; o->argv[i]; i++)
 		at_strlist_push(&s->argv, o->argv[i]);

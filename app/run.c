@@ -25,6 +25,8 @@ struct run {
 	struct at_strlist env;
 	struct at_run_lock lock;  /* held for the whole run: discard, accept, gc stop it first */
 	char home[PATH_MAX];      /* the task's lasting HOME; "" with --fresh-home */
+	struct at_app_cache *caches;
+	size_t ncaches;
 };
 
 static int64_t now_us(void)
@@ -96,6 +98,41 @@ static int take_binds(struct run *run, const struct at_app_run_opts *o,
 	return 0;
 }
 
+/* The caller's home, real, for where a --cache shows inside; NULL when none. */
+static const char *caller_home(const struct at_app *app, char *buf)
+{
+	size_t i;
+
+	for (i = 0; app && app->environ && app->environ[i]; i++)
+		if (strncmp(app->environ[i], "HOME=", 5) == 0)
+			return app->environ[i][5] == '/' && realpath(app->environ[i] + 5, buf) ? buf
+											 : NULL;
+	return NULL;
+}
+
+static int take_caches(const struct at_app *app, struct run *run, const struct at_app_run_opts *o,
+		       struct at_app_run_result *res, struct at_error *err)
+{
+	char home_buf[PATH_MAX];
+	const char *home = caller_home(app, home_buf);
+	size_t i;
+	int rc;
+
+	if (o->ncaches && !(run->caches = calloc(o->ncaches, sizeof(*run->caches))))
+		return at_error_set(err, AT_ESYS, "out of memory");
+	for (i = 0; i < o->ncaches; i++) {
+		char *abs = absolute_path(o->caches[i]);
+
+		if (!abs || at_strlist_push_owned(&res->binds, abs) < 0)
+			return at_error_sys(err, AT_EUSAGE, "invalid path '%s'", o->caches[i]);
+		if ((rc = at_app_cache_add(run->r, &run->task, &run->layout, abs, home,
+					   &run->caches[run->ncaches], err)) < 0)
+			return rc;
+		run->ncaches++;
+	}
+	return 0;
+}
+
 /* The proxy's variables first: the caller's K=V replace them. */
 static int environment(const struct at_app *app, const struct at_app_run_opts *o,
 		       struct run *run, struct at_error *err)
@@ -160,6 +197,8 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 		rc = take_binds(run, o, res, err);
 	}
 	if (rc == 0)
+		rc = take_caches(app, run, o, res, err);
+	if (rc == 0)
 		rc = environment(app, o, run, err);
 	return rc;
 }
@@ -195,6 +234,7 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 		.net = o->proxy && at_app_net_active(o->proxy) ? o->proxy : NULL,
 		.started = note_init, .started_arg = &run->lock,
 		.home = run->home[0] ? run->home : NULL,
+		.caches = run->caches, .ncaches = run->ncaches,
 	};
 	int rc;
 
@@ -228,6 +268,7 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 		rc = run_sandboxed(&run, o, out, err);
 	at_runs_leave(&run.lock);
 	free(run.binds);
+	free(run.caches);
 	at_strlist_release(&run.env);
 	at_app_layout_release(&run.layout);
 	at_repo_free(run.r);

@@ -10,7 +10,9 @@
  * on its first run and kept across runs, read-write; no other task sees it
  * (the state dir is hidden in the sandbox), and it is removed with the task
  * (discard does not keep it in the trash). /tmp and /dev/shm are new on
- * every run. The gate's checks never see it: a task could plant a startup
+ * every run. A --cache DIR is the host's directory under an overlay whose
+ * upper is the task's (app/cache.c): read warm, never written. The gate's
+ * checks never see either: a task could plant a startup
  * file there for a check to run.
  *
  * Everything is checked before anything runs: a --ro/--rw that would expose
@@ -53,6 +55,8 @@ struct at_app_run_opts {
 	int cancel_fd;                   /* -1: none; readable: everything is killed */
 	struct at_progress_hook progress;
 	bool fresh_home;                 /* HOME a tmpfs for this run, not the task's lasting one */
+	char *const *caches;             /* --cache DIR: absolute or relative to the cwd */
+	size_t ncaches;
 	uint64_t tmpfs_size[AT_TMPFS_COUNT]; /* caps of /tmp, /dev/shm, a tmpfs HOME; 0: default */
 };
 

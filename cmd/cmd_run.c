@@ -18,6 +18,7 @@ struct run_args {
 	struct at_run_bind *binds;
 	size_t cap;
 	struct at_strlist pass, set;     /* --pass-env K, --env K=V */
+	struct at_strlist caches;        /* --cache DIR */
 	bool json, verbose;
 	struct at_app_net *net;          /* --allow-host, --forward, --deny-private */
 };
@@ -25,7 +26,7 @@ struct run_args {
 enum {
 	OPT_RO = 256, OPT_RW, OPT_NET, OPT_ENV, OPT_PASS_ENV, OPT_TIMEOUT, OPT_MEMORY, OPT_PIDS,
 	OPT_CPU, OPT_FSIZE, OPT_JSON, OPT_CPUS, OPT_NO_LIMITS, OPT_ALLOW_HOST, OPT_FORWARD,
-	OPT_DENY_PRIVATE, OPT_TMP_SIZE, OPT_SHM_SIZE, OPT_HOME_SIZE, OPT_FRESH_HOME,
+	OPT_DENY_PRIVATE, OPT_TMP_SIZE, OPT_SHM_SIZE, OPT_HOME_SIZE, OPT_FRESH_HOME, OPT_CACHE,
 };
 
 static int push(struct at_strlist *l, const char *s, struct at_error *err)
@@ -63,6 +64,7 @@ static int parse_option(struct run_args *a, int c, char *arg, struct at_error *e
 	case OPT_SHM_SIZE: return at_parse_size(arg, &a->o.tmpfs_size[AT_TMPFS_SHM], err);
 	case OPT_HOME_SIZE: return at_parse_size(arg, &a->o.tmpfs_size[AT_TMPFS_HOME], err);
 	case OPT_FRESH_HOME: a->o.fresh_home = true; return 0;
+	case OPT_CACHE: return push(&a->caches, arg, err);
 	case OPT_JSON: a->json = a->o.capture = true; return 0;
 	case OPT_ALLOW_HOST: return at_app_net_allow(a->net, arg, err);
 	case OPT_FORWARD: return at_app_net_forward(a->net, arg, err);
@@ -91,6 +93,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "shm-size", required_argument, NULL, OPT_SHM_SIZE },
 		{ "home-size", required_argument, NULL, OPT_HOME_SIZE },
 		{ "fresh-home", no_argument, NULL, OPT_FRESH_HOME },
+		{ "cache", required_argument, NULL, OPT_CACHE },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 		{ "forward", required_argument, NULL, OPT_FORWARD },
@@ -159,6 +162,8 @@ int cmd_run(const struct at_app *app, int argc, char **argv)
 		a.o.npass = a.pass.n;
 		a.o.set_env = a.set.v;
 		a.o.nset = a.set.n;
+		a.o.caches = a.caches.v;
+		a.o.ncaches = a.caches.n;
 		fflush(NULL);
 		rc = at_app_run(app, &a.o, &res, &err);
 		rc = res.attempted ? report(&a, &res, rc, &err)
@@ -168,6 +173,7 @@ int cmd_run(const struct at_app *app, int argc, char **argv)
 	free(a.binds);
 	at_strlist_release(&a.pass);
 	at_strlist_release(&a.set);
+	at_strlist_release(&a.caches);
 	at_app_net_free(a.net);
 	return rc;
 }

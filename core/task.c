@@ -25,6 +25,7 @@ int at_paths_init(struct at_paths *p, const char *common_dir, struct at_error *e
 	    at_fmt(p->tasks_dir, sizeof(p->tasks_dir), "%s/tasks", p->state_dir) < 0 ||
 	    at_fmt(p->worktrees_dir, sizeof(p->worktrees_dir), "%s/worktrees", p->state_dir) < 0 ||
 	    at_fmt(p->homes_dir, sizeof(p->homes_dir), "%s/homes", p->state_dir) < 0 ||
+	    at_fmt(p->caches_dir, sizeof(p->caches_dir), "%s/caches", p->state_dir) < 0 ||
 	    at_fmt(p->logs_dir, sizeof(p->logs_dir), "%s/logs", p->state_dir) < 0 ||
 	    at_fmt(p->lock_file, sizeof(p->lock_file), "%s/lock", p->state_dir) < 0)
 		return at_error_sys(err, AT_ESYS, "path too long '%s'", common);
@@ -50,7 +51,7 @@ int at_paths_ensure(const struct at_paths *p, struct at_error *err)
 {
 	if (ensure_dir(p->state_dir, err) < 0 || ensure_dir(p->tasks_dir, err) < 0 ||
 	    ensure_dir(p->worktrees_dir, err) < 0 || ensure_dir(p->logs_dir, err) < 0 ||
-	    ensure_dir(p->homes_dir, err) < 0)
+	    ensure_dir(p->homes_dir, err) < 0 || ensure_dir(p->caches_dir, err) < 0)
 		return err->code;
 	return 0;
 }
@@ -124,6 +125,14 @@ bool at_paths_worktree_trusted(const struct at_paths *p, const struct at_task *t
 	    strcmp(place, path) == 0)
 		return true;
 	return registered_here(t, path);
+}
+
+int at_task_caches(const struct at_paths *p, const char *name, char *buf, size_t size,
+		   struct at_error *err)
+{
+	if (at_fmt(buf, size, "%s/%s", p->caches_dir, name) < 0)
+		return at_error_sys(err, AT_ESYS, "path too long for task '%s'", name);
+	return 0;
 }
 
 int at_task_home(const struct at_paths *p, const char *name, char *buf, size_t size,

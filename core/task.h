@@ -46,6 +46,7 @@ struct at_paths {
 	char worktrees_dir[PATH_MAX]; /* <state>/worktrees: the old place, one NAME/ per task */
 	char worktree_home[PATH_MAX]; /* <base>/<repo>-<id>: new tasks' NAME/; "" = the old place */
 	char homes_dir[PATH_MAX];     /* <state>/homes: one NAME/ per task, its HOME in the sandbox */
+	char caches_dir[PATH_MAX];    /* <state>/caches: one NAME/ per task, its caches' upper dirs */
 	char logs_dir[PATH_MAX];      /* <state>/logs: one NAME.jsonl per task */
 	char lock_file[PATH_MAX];     /* <state>/lock, flock'd by mutating commands */
 };
@@ -95,6 +96,10 @@ bool at_paths_worktree_trusted(const struct at_paths *p, const struct at_task *t
 
 /* The directory git registered as t's worktree (its admin dir's gitdir, without /.git). */
 bool at_task_registered(const struct at_task *t, char *buf, size_t size);
+
+/* The task's directory of cache overlays: <caches_dir>/NAME. */
+int at_task_caches(const struct at_paths *p, const char *name, char *buf, size_t size,
+		   struct at_error *err);
 
 /* The task's HOME directory: <homes_dir>/NAME. */
 int at_task_home(const struct at_paths *p, const char *name, char *buf, size_t size,

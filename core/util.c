@@ -150,3 +150,12 @@ int at_write_atomic(const char *path, const void *data, size_t len, unsigned int
 	}
 	return 0;
 }
+
+uint64_t at_hash_name(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}

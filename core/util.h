@@ -55,6 +55,9 @@ int at_write_all(int fd, const void *buf, size_t len);
 /* Read a whole (small) file into a NUL-terminated buffer; NULL with errno on failure. */
 char *at_read_file(const char *path, size_t max, size_t *len_out);
 
+/* FNV-1a, 64 bits, of a string: a stable name for a path, not a secret. */
+uint64_t at_hash_name(const char *s);
+
 /*
  * Replace path with data atomically: write a temporary file beside it, fsync,
  * rename over path, fsync the directory. A crash leaves the old content or the

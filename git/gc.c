@@ -179,7 +179,7 @@ static int gc_admin_dirs(struct at_repo *r, const struct at_task_list *l,
 }
 
 /*
- * In dir (<state>/worktrees, the worktree home, <state>/homes): NAME with
+ * In dir (<state>/worktrees, the worktree home, <state>/homes, caches): NAME with
  * no record, and .removing-NAME.PID: what a killed rollback or discard left.
  * Every one of these directories is agenttask's own.
  */
@@ -219,6 +219,8 @@ static int gc_worktree_dirs(struct at_repo *r, const struct at_task_list *l,
 		rc = gc_stray_dirs(r->paths.worktree_home, "worktree directory", l, rep, err);
 	if (rc == 0)
 		rc = gc_stray_dirs(r->paths.homes_dir, "home directory", l, rep, err);
+	if (rc == 0)
+		rc = gc_stray_dirs(r->paths.caches_dir, "cache directory", l, rep, err);
 	return rc;
 }
 

@@ -136,8 +136,10 @@ static int remove_parts(struct at_repo *r, const struct at_task *t, bool only_un
 	/* The audit log (logs/NAME.jsonl) stays: it records what happened. */
 	if (remove_worktree_dir(t, err) < 0 || at_rmtree(t->admin_dir, err) < 0)
 		return err->code;
-	/* The task's HOME goes with it (the trash keeps the branch, not the home). */
+	/* Its HOME and caches go with it (the trash keeps the branch, not these). */
 	if (at_task_home(&r->paths, t->name, cache, sizeof(cache), err) < 0 ||
+	    at_rmtree(cache, err) < 0 ||
+	    at_task_caches(&r->paths, t->name, cache, sizeof(cache), err) < 0 ||
 	    at_rmtree(cache, err) < 0)
 		return err->code;
 	/* The scan's directory cache (git/dircache.h) goes with the worktree. */

@@ -98,16 +98,6 @@ static void name_part(const char *common, char *out)
 	out[i] = '\0';
 }
 
-/* FNV-1a, 64 bits: a name, not a secret. */
-static uint64_t hash_path(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
 int at_repo_worktree_home(struct at_repo *r, struct at_error *err)
 {
 	char base[PATH_MAX], home[PATH_MAX], name[NAME_PART_MAX + 1], real[PATH_MAX];
@@ -125,7 +115,7 @@ int at_repo_worktree_home(struct at_repo *r, struct at_error *err)
 		common = real;
 	name_part(common, name);
 	if (at_fmt(home, sizeof(home), "%s/%s-%012llx", base, name,
-		   (unsigned long long)(hash_path(common) >> 16)) < 0)
+		   (unsigned long long)(at_hash_name(common) >> 16)) < 0)
 		return at_error_set(err, AT_EUSAGE, "worktree directory too long '%.80s...'", base);
 	return at_paths_set_worktree_home(&r->paths, home, err);
 }

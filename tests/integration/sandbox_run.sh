@@ -210,6 +210,51 @@ test_tmpfs_caps_can_be_set() {
 	assert_eq "$(printf '%s\n' "$errout" | wc -l)" "1" "one line"
 }
 
+# A listing of everything under DIR that would show any change: names,
+# types, modes, sizes, times, contents' hashes.
+tree_state() {
+	(cd "$1" && find . -printf '%p %y %m %s %T@ %C@ %l\n' | sort && find . -type f -exec sha1sum {} + | sort)
+}
+
+# What: with --cache DIR, the command writes, deletes, renames, chmods and
+# plants links and a setuid file in the cache, as root inside too. Must: it
+# reads the host's files warm; the host's DIR is unchanged to the byte; its
+# writes are kept for the task's next run, never seen by another task, and
+# go with the task; a cache under the caller's home shows under HOME.
+test_cache_is_warm_and_never_written() {
+	sb_task
+	mkdir -p cache/pkgs fakehome/.npm/_cacache
+	echo warm >cache/pkgs/a.tgz
+	echo index >fakehome/.npm/_cacache/index
+	local before home_before
+	before=$(tree_state cache)
+	home_before=$(tree_state fakehome)
+	HOME=$PWD/fakehome expect_rc 0 "write the caches" -C repo run t1 --cache "$PWD/cache" \
+		--cache "$PWD/fakehome/.npm" -- sh -c "
+		cat '$PWD/cache/pkgs/a.tgz' ~/.npm/_cacache/index
+		echo poisoned >'$PWD/cache/pkgs/a.tgz'; echo new >'$PWD/cache/pkgs/b.tgz'
+		mv '$PWD/cache/pkgs' '$PWD/cache/moved'; chmod 4777 '$PWD/cache/moved/b.tgz'
+		ln -s /etc/passwd '$PWD/cache/link'; rm -rf ~/.npm/_cacache; echo x >~/.npm/planted
+		true"
+	assert_eq "$out" "warm
+index" "the host's cache read inside, ~/.npm under HOME"
+	assert_eq "$(tree_state cache)" "$before" "the host cache is unchanged"
+	assert_eq "$(tree_state fakehome)" "$home_before" "the host's ~/.npm is unchanged"
+	sbok "the task's writes kept" --cache "$PWD/cache" -- sh -c "cat '$PWD/cache/moved/a.tgz'; ls '$PWD/cache'"
+	assert_eq "$out" "poisoned
+link
+moved" "the next run of the task sees its own writes"
+	expect_rc 0 "another task" -C repo run t2 --cache "$PWD/cache" -- cat "$PWD/cache/pkgs/a.tgz"
+	assert_eq "$out" "warm" "another task sees the host's cache, not t1's writes"
+	expect_rc 2 "a file" -C repo run t1 --cache "$PWD/cache/pkgs/a.tgz" -- true
+	expect_rc 2 "the worktree" -C repo run t1 --cache "$WT" -- true
+	expect_rc 2 "the git dir" -C repo run t1 --cache "$COMMON" -- true
+	expect_rc 2 "missing" -C repo run t1 --cache "$PWD/nothing" -- true
+	ok "discard" -C repo discard t1
+	assert_no_file "$COMMON/agenttask/caches/t1" "the task's cache layers go with it"
+	assert_eq "$(tree_state cache)" "$before" "still unchanged"
+}
+
 # What: the agent's state in HOME (a login, pip --user, caches). Must: kept
 # from one run of the task to the next, never seen by another task, not the
 # user's home, and gone with the task (discard; restore brings back no home).

@@ -1,0 +1,85 @@
+/*
+ * cache.c - `run --cache DIR`: a host cache (~/.npm, ~/.cache/pip,
+ * ~/.cargo/registry, ~/go/pkg/mod, ~/.m2) shown inside as the lower layer of
+ * an overlay whose upper is the task's own, <state>/caches/NAME/<slug>/upper:
+ * the command reads the host's warm cache, and whatever it writes, deletes
+ * or plants stays in the task (kept from run to run, removed with the task).
+ * The host's copy is never written: overlayfs never writes its lower layer.
+ * A DIR under the caller's home is shown at the same place under the
+ * sandbox's HOME (~/.npm is ~/.npm inside), any other at its own path.
+ */
+#include "app/internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/util.h"
+
+static int make_dir(const char *path, struct at_error *err)
+{
+	struct stat st;
+
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return at_error_sys(err, AT_ESYS, "cannot create '%s'", path);
+	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return at_error_set(err, AT_ESANDBOX, "'%s' is not a directory", path);
+	return 0;
+}
+
+/* <state>/caches/NAME/<last component>-<hash of the path>/{upper,work} */
+static int layers(const struct at_paths *p, const char *task, const char *lower,
+		  struct at_app_cache *c, struct at_error *err)
+{
+	char dir[PATH_MAX], top[PATH_MAX];
+	const char *base = strrchr(lower, '/');
+	int rc;
+
+	if ((rc = at_task_caches(p, task, top, sizeof(top), err)) < 0)
+		return rc;
+	if (at_fmt(dir, sizeof(dir), "%s/%.40s-%016llx", top, base && base[1] ? base + 1 : "root",
+		   (unsigned long long)at_hash_name(lower)) < 0 ||
+	    at_fmt(c->upper, sizeof(c->upper), "%s/upper", dir) < 0 ||
+	    at_fmt(c->work, sizeof(c->work), "%s/work", dir) < 0)
+		return at_error_set(err, AT_EUSAGE, "--cache '%s': path too long", lower);
+	if ((rc = make_dir(p->caches_dir, err)) < 0 || (rc = make_dir(top, err)) < 0 ||
+	    (rc = make_dir(dir, err)) < 0 || (rc = make_dir(c->upper, err)) < 0)
+		return rc;
+	return make_dir(c->work, err);
+}
+
+/* Where DIR shows inside: under HOME at the same place as under the caller's home. */
+static int inside(const char *path, const char *home, char *out, size_t size)
+{
+	if (home && at_sandbox_path_within(path, home) && strcmp(path, home) != 0)
+		return at_fmt(out, size, "%s%s", AT_RUN_HOME, path + strlen(home));
+	return at_fmt(out, size, "%s", path);
+}
+
+int at_app_cache_add(struct at_repo *r, const struct at_task *t, const struct at_app_layout *l,
+		     const char *path, const char *home, struct at_app_cache *out,
+		     struct at_error *err)
+{
+	struct at_app_cache c;
+	struct stat st;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	if ((rc = at_app_check_bind(l, path, false, err)) < 0)
+		return rc;
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return at_error_set(err, AT_EUSAGE, "--cache '%s': not a directory", path);
+	if (at_sandbox_path_within(path, l->worktree) || at_sandbox_path_within(l->worktree, path))
+		return at_error_set(err, AT_EUSAGE, "--cache '%s': the worktree is no cache", path);
+	if (at_fmt(c.lower, sizeof(c.lower), "%s", path) < 0 ||
+	    inside(path, home, c.dest, sizeof(c.dest)) < 0)
+		return at_error_set(err, AT_EUSAGE, "--cache '%s': path too long", path);
+	if (strcmp(c.dest, AT_RUN_HOME) == 0 || strcmp(c.dest, "/") == 0)
+		return at_error_set(err, AT_EUSAGE, "--cache '%s': not a whole home or root", path);
+	if ((rc = layers(at_repo_paths(r), t->name, path, &c, err)) < 0)
+		return rc;
+	*out = c;
+	return 0;
+}
