@@ -13,6 +13,7 @@
 #include "app/app.h"
 #include "core/json.h"
 #include "core/run.h"
+#include "core/runconf.h"
 #include "git/repo.h"
 #include "git/snapshot.h"
 #include "app/net.h"
@@ -177,6 +178,16 @@ struct at_app_layout;
 int at_app_cache_add(struct at_repo *r, const struct at_task *t, const struct at_app_layout *l,
 		     const char *path, const char *home, struct at_app_cache *out,
 		     struct at_error *err);
+
+/* What the run configuration files add to a run (app/runconf.c has the precedence). */
+struct at_app_runconf {
+	struct at_strlist ro, env, path, cache, allow_hosts;  /* env: NAME=value */
+	uint64_t limits[AT_LIMIT_COUNT];
+};
+
+int at_app_runconf_load(const struct at_app *app, struct at_repo *r, const struct at_task *t,
+			const char *profile, struct at_app_runconf *out, struct at_error *err);
+void at_app_runconf_release(struct at_app_runconf *c);
 
 /* The task's lasting HOME (app/home.c), made when missing: its real path in out. */
 int at_app_task_home(struct at_repo *r, const struct at_task *t, char *out, size_t size,

@@ -27,6 +27,8 @@ struct run {
 	char home[PATH_MAX];      /* the task's lasting HOME; "" with --fresh-home */
 	struct at_app_cache *caches;
 	size_t ncaches;
+	struct at_app_runconf conf;   /* what the run configuration files add */
+	struct at_limits limits;      /* the options', over the configuration's */
 };
 
 static int64_t now_us(void)
@@ -75,27 +77,34 @@ static char *absolute_path(const char *path)
 	return out;
 }
 
-/* The binds, absolute and checked against the layout; the strings live in res->binds. */
+static int take_bind(struct run *run, const char *path, bool writable,
+		     struct at_app_run_result *res, struct at_error *err)
+{
+	char *abs = absolute_path(path);
+
+	if (!abs)
+		return at_error_sys(err, AT_EUSAGE, "invalid path '%s'", path);
+	if (at_strlist_push_owned(&res->binds, abs) < 0 ||
+	    AT_ARRAY_GROW(run->binds, run->cap, run->nbinds + 1) < 0)
+		return at_error_set(err, AT_ESYS, "out of memory");
+	run->binds[run->nbinds].path = abs;
+	run->binds[run->nbinds++].writable = writable;
+	return at_app_check_bind(&run->layout, abs, writable, err);
+}
+
+/* The binds (the configuration's ro, then the options'), absolute and checked against the
+ * layout; the strings live in res->binds. */
 static int take_binds(struct run *run, const struct at_app_run_opts *o,
 		      struct at_app_run_result *res, struct at_error *err)
 {
 	size_t i;
-	int rc;
+	int rc = 0;
 
-	for (i = 0; i < o->nbinds; i++) {
-		char *abs = absolute_path(o->binds[i].path);
-
-		if (!abs)
-			return at_error_sys(err, AT_EUSAGE, "invalid path '%s'", o->binds[i].path);
-		if (at_strlist_push_owned(&res->binds, abs) < 0 ||
-		    AT_ARRAY_GROW(run->binds, run->cap, run->nbinds + 1) < 0)
-			return at_error_set(err, AT_ESYS, "out of memory");
-		run->binds[run->nbinds].path = abs;
-		run->binds[run->nbinds++].writable = o->binds[i].writable;
-		if ((rc = at_app_check_bind(&run->layout, abs, o->binds[i].writable, err)) < 0)
-			return rc;
-	}
-	return 0;
+	for (i = 0; rc == 0 && i < run->conf.ro.n; i++)
+		rc = take_bind(run, run->conf.ro.v[i], false, res, err);
+	for (i = 0; rc == 0 && i < o->nbinds; i++)
+		rc = take_bind(run, o->binds[i].path, o->binds[i].writable, res, err);
+	return rc;
 }
 
 /* The caller's home, real, for where a --cache shows inside; NULL when none. */
@@ -115,22 +124,68 @@ static int take_caches(const struct at_app *app, struct run *run, const struct a
 {
 	char home_buf[PATH_MAX];
 	const char *home = caller_home(app, home_buf);
-	size_t i;
+	size_t i, n = run->conf.cache.n + o->ncaches;
 	int rc;
 
-	if (o->ncaches && !(run->caches = calloc(o->ncaches, sizeof(*run->caches))))
+	if (n && !(run->caches = calloc(n, sizeof(*run->caches))))
 		return at_error_set(err, AT_ESYS, "out of memory");
-	for (i = 0; i < o->ncaches; i++) {
-		char *abs = absolute_path(o->caches[i]);
+	for (i = 0; i < n; i++) {
+		const char *path = i < run->conf.cache.n ? run->conf.cache.v[i]
+							 : o->caches[i - run->conf.cache.n];
+		char *abs = absolute_path(path);
 
 		if (!abs || at_strlist_push_owned(&res->binds, abs) < 0)
-			return at_error_sys(err, AT_EUSAGE, "invalid path '%s'", o->caches[i]);
+			return at_error_sys(err, AT_EUSAGE, "invalid path '%s'", path);
 		if ((rc = at_app_cache_add(run->r, &run->task, &run->layout, abs, home,
 					   &run->caches[run->ncaches], err)) < 0)
 			return rc;
 		run->ncaches++;
 	}
 	return 0;
+}
+
+/* The configuration's path entries before the sandbox's PATH. */
+static int config_path(const struct run *run, struct at_strlist *sets)
+{
+	char *path = NULL, *next;
+	size_t i;
+
+	if (!run->conf.path.n)
+		return 0;
+	if (!(path = strdup("PATH=")))
+		return -1;
+	for (i = 0; i < run->conf.path.n; i++, path = next)
+		if (asprintf(&next, "%s%s:", path, run->conf.path.v[i]) < 0) {
+			free(path);
+			return -1;
+		} else {
+			free(path);
+		}
+	if (asprintf(&next, "%s%s", path, AT_RUN_PATH) < 0) {
+		free(path);
+		return -1;
+	}
+	free(path);
+	return at_strlist_push_owned(sets, next);
+}
+
+/* The configuration's, then the options': the options' limits and hosts win or add. */
+static int config_apply(const struct at_app *app, const struct at_app_run_opts *o, struct run *run,
+			struct at_error *err)
+{
+	size_t i;
+	int l, rc = 0;
+
+	run->limits = o->limits;
+	if (!o->no_config)
+		rc = at_app_runconf_load(app, run->r, &run->task, o->profile, &run->conf, err);
+	for (l = 0; rc == 0 && l < AT_LIMIT_COUNT; l++)
+		if (!run->limits.value[l])
+			run->limits.value[l] = run->conf.limits[l];
+	/* --net shares the host's network: the configuration's hosts are moot then. */
+	for (i = 0; rc == 0 && !o->net && o->proxy && i < run->conf.allow_hosts.n; i++)
+		rc = at_app_net_allow(o->proxy, run->conf.allow_hosts.v[i], err);
+	return rc;
 }
 
 /* The proxy's variables first: the caller's K=V replace them. */
@@ -144,6 +199,9 @@ static int environment(const struct at_app *app, const struct at_app_run_opts *o
 
 	for (i = 0; net && net[i]; i++)
 		rc |= at_strlist_push(&sets, net[i]);
+	for (i = 0; i < run->conf.env.n; i++)
+		rc |= at_strlist_push(&sets, run->conf.env.v[i]);
+	rc |= config_path(run, &sets);
 	for (i = 0; i < o->nset; i++)
 		rc |= at_strlist_push(&sets, o->set_env[i]);
 	if (rc < 0)
@@ -188,6 +246,8 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 		rc = at_task_resolve(run->r, run->task.name, ".", &run->task, err);
 	if (rc == 0)
 		rc = at_app_layout_resolve(run->r, &run->task, &run->layout, err);
+	if (rc == 0)
+		rc = config_apply(app, o, run, err);
 	/* Under the run lock: a remover waits for the run before it removes the home. */
 	if (rc == 0 && !o->fresh_home)
 		rc = at_app_task_home(run->r, &run->task, run->home, sizeof(run->home), err);
@@ -228,7 +288,7 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 {
 	struct at_app_sandbox_opts so = {
 		.argv = o->argv, .envp = run->env.v, .binds = run->binds, .nbinds = run->nbinds,
-		.share_net = o->net, .limits = o->limits, .timeout_ms = o->timeout_ms,
+		.share_net = o->net, .limits = run->limits, .timeout_ms = o->timeout_ms,
 		.capture = o->capture, .capture_max = o->capture_max, .cancel_fd = o->cancel_fd,
 		.tty = o->tty, .progress = o->progress,
 		.net = o->proxy && at_app_net_active(o->proxy) ? o->proxy : NULL,
@@ -269,6 +329,7 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 	at_runs_leave(&run.lock);
 	free(run.binds);
 	free(run.caches);
+	at_app_runconf_release(&run.conf);
 	at_strlist_release(&run.env);
 	at_app_layout_release(&run.layout);
 	at_repo_free(run.r);

@@ -15,6 +15,10 @@
  * checks never see either: a task could plant a startup
  * file there for a check to run.
  *
+ * The run configuration (core/runconf.h; app/runconf.c: the files and
+ * their precedence) adds binds, environment, PATH, caches, allowed hosts
+ * and limits below what the options say.
+ *
  * Everything is checked before anything runs: a --ro/--rw that would expose
  * git metadata or state, a malformed --env, an allowlist with --net, a
  * forced terminal with capture, an unknown task are refused
@@ -57,6 +61,8 @@ struct at_app_run_opts {
 	bool fresh_home;                 /* HOME a tmpfs for this run, not the task's lasting one */
 	char *const *caches;             /* --cache DIR: absolute or relative to the cwd */
 	size_t ncaches;
+	const char *profile;             /* --profile NAME of the run configuration, or NULL */
+	bool no_config;                  /* read no run configuration file */
 	uint64_t tmpfs_size[AT_TMPFS_COUNT]; /* caps of /tmp, /dev/shm, a tmpfs HOME; 0: default */
 };
 

@@ -26,7 +26,7 @@ struct run_args {
 enum {
 	OPT_RO = 256, OPT_RW, OPT_NET, OPT_ENV, OPT_PASS_ENV, OPT_TIMEOUT, OPT_MEMORY, OPT_PIDS,
 	OPT_CPU, OPT_FSIZE, OPT_JSON, OPT_CPUS, OPT_NO_LIMITS, OPT_ALLOW_HOST, OPT_FORWARD,
-	OPT_DENY_PRIVATE, OPT_TMP_SIZE, OPT_SHM_SIZE, OPT_HOME_SIZE, OPT_FRESH_HOME, OPT_CACHE,
+	OPT_DENY_PRIVATE, OPT_TMP_SIZE, OPT_SHM_SIZE, OPT_HOME_SIZE, OPT_FRESH_HOME, OPT_CACHE, OPT_PROFILE, OPT_NO_CONFIG,
 };
 
 static int push(struct at_strlist *l, const char *s, struct at_error *err)
@@ -65,6 +65,8 @@ static int parse_option(struct run_args *a, int c, char *arg, struct at_error *e
 	case OPT_HOME_SIZE: return at_parse_size(arg, &a->o.tmpfs_size[AT_TMPFS_HOME], err);
 	case OPT_FRESH_HOME: a->o.fresh_home = true; return 0;
 	case OPT_CACHE: return push(&a->caches, arg, err);
+	case OPT_PROFILE: a->o.profile = arg; return 0;
+	case OPT_NO_CONFIG: a->o.no_config = true; return 0;
 	case OPT_JSON: a->json = a->o.capture = true; return 0;
 	case OPT_ALLOW_HOST: return at_app_net_allow(a->net, arg, err);
 	case OPT_FORWARD: return at_app_net_forward(a->net, arg, err);
@@ -94,6 +96,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "home-size", required_argument, NULL, OPT_HOME_SIZE },
 		{ "fresh-home", no_argument, NULL, OPT_FRESH_HOME },
 		{ "cache", required_argument, NULL, OPT_CACHE },
+		{ "profile", required_argument, NULL, OPT_PROFILE },
+		{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 		{ "forward", required_argument, NULL, OPT_FORWARD },

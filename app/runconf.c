@@ -1,0 +1,216 @@
+/*
+ * runconf.c - the run configuration of `run` (core/runconf.h): the user's
+ * file, ${XDG_CONFIG_HOME:-~/.config}/agenttask/config.json, and the
+ * repository's, .agenttask/run.json read from the task's base commit (never
+ * from the worktree, which is the agent's), each with its "run" and the
+ * profile asked for.
+ *
+ * Precedence, lowest first: the built-in defaults; the user's "run"; the
+ * user's profile; the repository's "run"; the repository's profile; the
+ * command line, which always wins. Lists (ro, path, cache, allow_hosts)
+ * add up; env and limits are replaced by a later source.
+ *
+ * The repository can ask for less than the user allows, never for more:
+ * its ro and cache paths must lie within a path the user's file gives as
+ * ro or cache, its allow_hosts must be among the user's, its limits no
+ * higher than what would apply without it. It cannot bind anything
+ * writable at all (there is no such key). Breaking this is an error naming
+ * the file and the key, and nothing runs.
+ */
+#include "app/internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "git/blob.h"
+
+static const char *env_of(const struct at_app *app, const char *name)
+{
+	size_t i, n = strlen(name);
+
+	for (i = 0; app && app->environ && app->environ[i]; i++)
+		if (strncmp(app->environ[i], name, n) == 0 && app->environ[i][n] == '=')
+			return app->environ[i] + n + 1;
+	return NULL;
+}
+
+/* The user's file: absent is fine, unreadable is not. */
+static int user_text(const struct at_app *app, char *what, size_t size, char **text,
+		     struct at_error *err)
+{
+	const char *xdg = env_of(app, "XDG_CONFIG_HOME"), *home = env_of(app, "HOME");
+	size_t len;
+
+	*text = NULL;
+	if (xdg && xdg[0] == '/')
+		at_fmt(what, size, "%s/agenttask/config.json", xdg);
+	else if (home && home[0] == '/')
+		at_fmt(what, size, "%s/.config/agenttask/config.json", home);
+	else
+		return 0;
+	if (!(*text = at_read_file(what, AT_RUNCONF_MAX_SIZE, &len)) && errno != ENOENT)
+		return at_error_sys(err, AT_EUSAGE, "cannot read '%s'", what);
+	if (*text && strlen(*text) != len)
+		return at_error_set(err, AT_EUSAGE, "'%s': holds a NUL byte", what);
+	return 0;
+}
+
+static int repo_text(struct at_repo *r, const struct at_task *t, char *what, size_t size,
+		     char **text, struct at_error *err)
+{
+	struct at_error e = AT_ERROR_INIT;
+	struct at_oid base;
+	size_t len;
+	int rc;
+
+	*text = NULL;
+	at_fmt(what, size, "%.12s:%s", t->base_commit, AT_RUNCONF_REPO_PATH);
+	if (at_oid_parse(&base, t->base_commit) < 0)
+		return at_error_set(err, AT_ECORRUPT, "bad base commit of '%s'", t->name);
+	rc = at_git_read_file_at(r, &base, AT_RUNCONF_REPO_PATH, AT_RUNCONF_MAX_SIZE, text, &len,
+				 &e);
+	if (rc == AT_ENOTFOUND)
+		return 0;
+	if (rc < 0)
+		return at_error_set(err, AT_EUSAGE, "'%s': %s", what, e.msg);
+	if (strlen(*text) != len)
+		return at_error_set(err, AT_EUSAGE, "'%s': holds a NUL byte", what);
+	return 0;
+}
+
+static int push_all(struct at_strlist *to, const struct at_strlist *from, struct at_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < from->n; i++)
+		if (at_strlist_push(to, from->v[i]) < 0)
+			return at_error_set(err, AT_ESYS, "out of memory");
+	return 0;
+}
+
+static int add_set(struct at_app_runconf *out, const struct at_runconf_set *s,
+		   struct at_error *err)
+{
+	int l;
+
+	if (push_all(&out->ro, &s->ro, err) < 0 || push_all(&out->env, &s->env, err) < 0 ||
+	    push_all(&out->path, &s->path, err) < 0 || push_all(&out->cache, &s->cache, err) < 0 ||
+	    push_all(&out->allow_hosts, &s->allow_hosts, err) < 0)
+		return err->code;
+	for (l = 0; l < AT_LIMIT_COUNT; l++)
+		if (s->limits[l])
+			out->limits[l] = s->limits[l];
+	return 0;
+}
+
+static bool within_any(const char *path, const struct at_strlist *a, const struct at_strlist *b)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		if (at_sandbox_path_within(path, a->v[i]))
+			return true;
+	for (i = 0; i < b->n; i++)
+		if (at_sandbox_path_within(path, b->v[i]))
+			return true;
+	return false;
+}
+
+static bool listed(const char *s, const struct at_strlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(s, l->v[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The repository's set against what the user's gave (user) and the limits so far. */
+static int check_less(const struct at_runconf_set *s, const struct at_app_runconf *user,
+		      const char *what, struct at_error *err)
+{
+	struct at_limits dflt = { 0 };
+	size_t i;
+	int l;
+
+	for (i = 0; i < s->ro.n + s->cache.n; i++) {
+		const char *p = i < s->ro.n ? s->ro.v[i] : s->cache.v[i - s->ro.n];
+
+		if (!within_any(p, &user->ro, &user->cache))
+			return at_error_set(err, AT_EUSAGE, "'%s': asks for '%s', which your "
+					    "config.json does not give (ro or cache)", what, p);
+	}
+	for (i = 0; i < s->allow_hosts.n; i++)
+		if (!listed(s->allow_hosts.v[i], &user->allow_hosts))
+			return at_error_set(err, AT_EUSAGE, "'%s': allow_hosts '%s' is not among "
+					    "your config.json's", what, s->allow_hosts.v[i]);
+	memcpy(dflt.value, user->limits, sizeof(dflt.value));
+	at_sandbox_defaults(&dflt);
+	for (l = 0; l < AT_LIMIT_COUNT; l++)
+		if (s->limits[l] && dflt.value[l] && s->limits[l] > dflt.value[l])
+			return at_error_set(err, AT_EUSAGE, "'%s': limits '%s' is more than "
+					    "allowed", what, at_limit_name(l));
+	return 0;
+}
+
+static int take(struct at_app_runconf *out, const char *text, const char *what,
+		const char *home, const char *profile, bool repo, bool *found,
+		struct at_error *err)
+{
+	const struct at_runconf_set *ps = NULL;
+	struct at_runconf conf;
+	int rc;
+
+	if (!text)
+		return 0;
+	if ((rc = at_runconf_parse(&conf, text, what, home, err)) < 0)
+		return rc;
+	if (profile && (ps = at_runconf_profile(&conf, profile)))
+		*found = true;
+	if (repo && ((rc = check_less(&conf.run, out, what, err)) < 0 ||
+		     (ps && (rc = check_less(ps, out, what, err)) < 0)))
+		goto out;
+	if ((rc = add_set(out, &conf.run, err)) == 0 && ps)
+		rc = add_set(out, ps, err);
+out:
+	at_runconf_release(&conf);
+	return rc;
+}
+
+int at_app_runconf_load(const struct at_app *app, struct at_repo *r, const struct at_task *t,
+			const char *profile, struct at_app_runconf *out, struct at_error *err)
+{
+	AT_AUTOFREE char *utext = NULL, *rtext = NULL;
+	char uwhat[PATH_MAX], rwhat[PATH_MAX], home[PATH_MAX];
+	const char *h = env_of(app, "HOME");
+	bool found = false;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!h || h[0] != '/' || !realpath(h, home))
+		home[0] = '\0';
+	if ((rc = user_text(app, uwhat, sizeof(uwhat), &utext, err)) < 0 ||
+	    (rc = repo_text(r, t, rwhat, sizeof(rwhat), &rtext, err)) < 0 ||
+	    (rc = take(out, utext, uwhat, home[0] ? home : NULL, profile, false, &found, err)) < 0 ||
+	    (rc = take(out, rtext, rwhat, home[0] ? home : NULL, profile, true, &found, err)) < 0)
+		return rc;
+	if (profile && !found)
+		return at_error_set(err, AT_EUSAGE, "no profile '%s' in '%s' nor '%s'", profile,
+				    utext ? uwhat : "~/.config/agenttask/config.json", rwhat);
+	return 0;
+}
+
+void at_app_runconf_release(struct at_app_runconf *c)
+{
+	if (!c)
+		return;
+	at_strlist_release(&c->ro);
+	at_strlist_release(&c->env);
+	at_strlist_release(&c->path);
+	at_strlist_release(&c->cache);
+	at_strlist_release(&c->allow_hosts);
+}

@@ -1,0 +1,280 @@
+#include "core/runconf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/json.h"
+#include "core/name.h"
+#include "core/parse.h"
+#include "core/util.h"
+
+struct ctx {
+	const char *what, *home;
+	struct at_error *err;
+};
+
+static int bad(const struct ctx *c, const char *key, const char *why)
+{
+	return at_error_set(c->err, AT_EUSAGE, "'%s': %s '%s'", c->what, why, key);
+}
+
+/* "~/x" under home; the result must be absolute. */
+static int expand(const struct ctx *c, const char *key, const char *v, bool must_be_path,
+		  struct at_strlist *out, const char *prefix)
+{
+	const char *rest = v;
+	const char *head = "";
+
+	if (strncmp(v, "~/", 2) == 0 || strcmp(v, "~") == 0) {
+		if (!c->home)
+			return bad(c, key, "'~' but no home directory, in");
+		head = c->home;
+		rest = v + 1;
+	}
+	if (must_be_path && !head[0] && v[0] != '/')
+		return bad(c, key, "a path that is neither absolute nor under '~/', in");
+	if (strlen(head) + strlen(rest) + strlen(prefix) >= 4096)
+		return bad(c, key, "a value too long, in");
+	return at_strlist_pushf(out, "%s%s%s", prefix, head, rest) < 0
+		       ? at_error_set(c->err, AT_ESYS, "out of memory") : 0;
+}
+
+static int string_list(const struct ctx *c, const at_json *j, const char *key, bool paths,
+		       struct at_strlist *out)
+{
+	size_t i, n;
+
+	if (!at_json_is_array(j) || (n = at_json_size(j)) > AT_RUNCONF_MAX_ITEMS)
+		return bad(c, key, "not a list of at most 256 strings:");
+	for (i = 0; i < n; i++) {
+		const char *v = at_json_string_value(at_json_at(j, i));
+		int rc;
+
+		if (!v || !v[0])
+			return bad(c, key, "not a string (or empty), in");
+		if ((rc = expand(c, key, v, paths, out, "")) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static bool env_name_ok(const char *s)
+{
+	size_t i;
+
+	if (!s[0] || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (i = 0; s[i]; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	return i < 256;
+}
+
+static int env_object(const struct ctx *c, const at_json *j, const char *key,
+		      struct at_strlist *out)
+{
+	const at_json *m;
+	size_t n = 0;
+	int rc;
+
+	if (!at_json_is_object(j))
+		return bad(c, key, "not an object of NAME: value:");
+	for (m = at_json_child(j); m; m = at_json_next(m)) {
+		const char *name = at_json_key(m), *v = at_json_string_value(m);
+		char prefix[260];
+
+		if (++n > AT_RUNCONF_MAX_ITEMS || !name || !env_name_ok(name) || !v)
+			return bad(c, key, "not NAME: \"value\" (a name of letters, digits and _), in");
+		snprintf(prefix, sizeof(prefix), "%s=", name);
+		if ((rc = expand(c, key, v, false, out, prefix)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static const char *const limit_keys[AT_LIMIT_COUNT] = {
+	[AT_LIMIT_MEMORY] = "memory", [AT_LIMIT_PIDS] = "pids", [AT_LIMIT_CPU] = "cpu",
+	[AT_LIMIT_FSIZE] = "file-size", [AT_LIMIT_CPUS] = "cpus",
+};
+
+static int one_limit(const struct ctx *c, int l, const at_json *v, uint64_t *out)
+{
+	struct at_error e = AT_ERROR_INIT;
+	char buf[64];
+	const char *s = at_json_string_value(v);
+	int rc;
+
+	if (!s && at_json_is_number(v)) {
+		double d = at_json_number_value(v);
+
+		if (!(d > 0 && d < 1e15))
+			return bad(c, limit_keys[l], "a limit out of range:");
+		snprintf(buf, sizeof(buf), l == AT_LIMIT_CPUS ? "%g" : "%.0f", d);
+		s = buf;
+	}
+	if (!s)
+		return bad(c, limit_keys[l], "a limit that is not a number or a string:");
+	switch (l) {
+	case AT_LIMIT_MEMORY:
+	case AT_LIMIT_FSIZE: rc = at_parse_size(s, out, &e); break;
+	case AT_LIMIT_PIDS: rc = at_parse_count(s, 4194304, out, &e); break;
+	case AT_LIMIT_CPU: rc = at_parse_count(s, 100000000, out, &e); break;
+	default: rc = at_parse_cpus(s, out, &e); break;
+	}
+	if (rc < 0 || *out == 0)
+		return bad(c, limit_keys[l], "an invalid limit:");
+	return 0;
+}
+
+static int limits_object(const struct ctx *c, const at_json *j, uint64_t *limits)
+{
+	const at_json *m;
+	int l, rc;
+
+	if (!at_json_is_object(j))
+		return bad(c, "limits", "not an object:");
+	for (m = at_json_child(j); m; m = at_json_next(m)) {
+		for (l = 0; l < AT_LIMIT_COUNT; l++)
+			if (limit_keys[l] && strcmp(at_json_key(m), limit_keys[l]) == 0)
+				break;
+		if (l == AT_LIMIT_COUNT)
+			return bad(c, at_json_key(m), "unknown limit");
+		if ((rc = one_limit(c, l, m, &limits[l])) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* One "run" or profile object; where names it for messages ("run", "profiles.rust"). */
+static int parse_set(const struct ctx *c, const at_json *j, const char *where,
+		     struct at_runconf_set *s)
+{
+	const at_json *m;
+	char key[128];
+	int rc = 0;
+
+	if (!at_json_is_object(j))
+		return bad(c, where, "not an object:");
+	for (m = at_json_child(j); m && rc == 0; m = at_json_next(m)) {
+		const char *k = at_json_key(m);
+
+		snprintf(key, sizeof(key), "%s.%.60s", where, k);
+		if (strcmp(k, "ro") == 0)
+			rc = string_list(c, m, key, true, &s->ro);
+		else if (strcmp(k, "path") == 0)
+			rc = string_list(c, m, key, true, &s->path);
+		else if (strcmp(k, "cache") == 0)
+			rc = string_list(c, m, key, true, &s->cache);
+		else if (strcmp(k, "allow_hosts") == 0)
+			rc = string_list(c, m, key, false, &s->allow_hosts);
+		else if (strcmp(k, "env") == 0)
+			rc = env_object(c, m, key, &s->env);
+		else if (strcmp(k, "limits") == 0)
+			rc = limits_object(c, m, s->limits);
+		else
+			rc = bad(c, key, "unknown key");
+	}
+	return rc;
+}
+
+static void set_release(struct at_runconf_set *s)
+{
+	at_strlist_release(&s->ro);
+	at_strlist_release(&s->env);
+	at_strlist_release(&s->path);
+	at_strlist_release(&s->cache);
+	at_strlist_release(&s->allow_hosts);
+}
+
+static int parse_profiles(const struct ctx *c, const at_json *j, struct at_runconf *conf)
+{
+	const at_json *m;
+	size_t n = 0;
+	int rc;
+
+	if (!at_json_is_object(j))
+		return bad(c, "profiles", "not an object:");
+	for (m = at_json_child(j); m; m = at_json_next(m))
+		n++;
+	if (n > AT_RUNCONF_MAX_ITEMS)
+		return bad(c, "profiles", "more than 256 in");
+	if (n && !(conf->profiles = calloc(n, sizeof(*conf->profiles))))
+		return at_error_set(c->err, AT_ESYS, "out of memory");
+	for (m = at_json_child(j); m; m = at_json_next(m)) {
+		struct at_runconf_profile *p = &conf->profiles[conf->nprofiles];
+		char where[80];
+
+		if (!at_name_valid(at_json_key(m)) || at_runconf_profile(conf, at_json_key(m)))
+			return bad(c, at_json_key(m), "an invalid or repeated profile name");
+		if (!(p->name = strdup(at_json_key(m))))
+			return at_error_set(c->err, AT_ESYS, "out of memory");
+		conf->nprofiles++;
+		snprintf(where, sizeof(where), "profiles.%s", p->name);
+		if ((rc = parse_set(c, m, where, &p->set)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int at_runconf_parse(struct at_runconf *out, const char *text, const char *what,
+		     const char *home, struct at_error *err)
+{
+	struct ctx c = { what, home, err };
+	struct at_runconf conf;
+	const at_json *m;
+	at_json *o = NULL;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	if (strlen(text) > AT_RUNCONF_MAX_SIZE)
+		return at_error_set(err, AT_EUSAGE, "'%s': larger than %zu bytes", what,
+				    AT_RUNCONF_MAX_SIZE);
+	if ((rc = at_json_parse(&o, text, what, err)) < 0) {
+		err->code = AT_EUSAGE;
+		return AT_EUSAGE;
+	}
+	if (!at_json_is_object(o))
+		rc = at_error_set(err, AT_EUSAGE, "'%s': not a JSON object", what);
+	for (m = at_json_child(o); rc == 0 && m; m = at_json_next(m)) {
+		if (strcmp(at_json_key(m), "run") == 0)
+			rc = parse_set(&c, m, "run", &conf.run);
+		else if (strcmp(at_json_key(m), "profiles") == 0)
+			rc = parse_profiles(&c, m, &conf);
+		else
+			rc = bad(&c, at_json_key(m), "unknown key");
+	}
+	at_json_free(o);
+	if (rc < 0) {
+		at_runconf_release(&conf);
+		return rc;
+	}
+	*out = conf;
+	return 0;
+}
+
+void at_runconf_release(struct at_runconf *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	set_release(&c->run);
+	for (i = 0; i < c->nprofiles; i++) {
+		free(c->profiles[i].name);
+		set_release(&c->profiles[i].set);
+	}
+	free(c->profiles);
+	memset(c, 0, sizeof(*c));
+}
+
+const struct at_runconf_set *at_runconf_profile(const struct at_runconf *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nprofiles; i++)
+		if (c->profiles[i].name && strcmp(c->profiles[i].name, name) == 0)
+			return &c->profiles[i].set;
+	return NULL;
+}

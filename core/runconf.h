@@ -1,0 +1,60 @@
+/*
+ * runconf.h - run configuration: what each `agenttask run` of a repository
+ * needs, said once in a file instead of in flags on every run.
+ *
+ *   {"run": {...}, "profiles": {"NAME": {...}}}
+ *
+ * `run` applies to every run, a profile (`run --profile NAME`) on top of it;
+ * each holds the same keys, all optional:
+ *   ro           paths bound read-only at their own place   ["~/.cargo"]
+ *   env          names and values set inside                {"CARGO_HOME": "~/.cargo"}
+ *   path         directories put before PATH inside          ["~/.cargo/bin"]
+ *   cache        host caches shown warm (run --cache)        ["~/.cargo/registry"]
+ *   allow_hosts  hosts reached through the proxy (--allow-host) ["crates.io"]
+ *   limits       {"memory": "2G", "pids": 4096, "cpus": 2, "cpu": 600, "file-size": "1G"}
+ * A path (and an env value) that starts with "~/" is under the caller's home.
+ * Paths must be absolute then. Anything else, an unknown key above all, is
+ * one AT_EUSAGE line naming the file and the key ("'F': unknown key
+ * 'run.limts'"). The text is untrusted (a repository's file): bounded, each
+ * value checked here where it enters.
+ */
+#ifndef AT_CORE_RUNCONF_H
+#define AT_CORE_RUNCONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/run.h"
+#include "core/strlist.h"
+
+#define AT_RUNCONF_MAX_SIZE ((size_t)64 << 10)
+#define AT_RUNCONF_MAX_ITEMS 256
+#define AT_RUNCONF_REPO_PATH ".agenttask/run.json"
+
+struct at_runconf_set {
+	struct at_strlist ro, env, path, cache, allow_hosts;  /* env: "NAME=value" */
+	uint64_t limits[AT_LIMIT_COUNT];                      /* 0: not said */
+};
+
+struct at_runconf_profile {
+	char *name;
+	struct at_runconf_set set;
+};
+
+struct at_runconf {
+	struct at_runconf_set run;
+	struct at_runconf_profile *profiles;
+	size_t nprofiles;
+};
+
+/* Parse text (what: the file, for messages); home: the caller's, for "~/", or NULL. */
+int at_runconf_parse(struct at_runconf *out, const char *text, const char *what,
+		     const char *home, struct at_error *err);
+void at_runconf_release(struct at_runconf *c);
+
+/* The profile named name, or NULL. */
+const struct at_runconf_set *at_runconf_profile(const struct at_runconf *c, const char *name);
+
+#endif
