@@ -35,3 +35,6 @@ at_integration_test(worktree_place.sh)
 at_integration_test(worktree_place_user.sh)
 set_tests_properties(integration.worktree_place integration.worktree_place_user
 	PROPERTIES SKIP_RETURN_CODE 77)
+at_integration_test(runconf.sh)
+at_integration_test(runconf_user.sh)
+set_tests_properties(integration.runconf integration.runconf_user PROPERTIES SKIP_RETURN_CODE 77)
