@@ -19,6 +19,17 @@ static int bad(const struct ctx *c, const char *key, const char *why)
 	return at_error_set(c->err, AT_EUSAGE, "'%s': %s '%s'", c->what, why, key);
 }
 
+/* Whether the object j has a member named like m before m: a repeated key is refused. */
+static bool repeated(const at_json *j, const at_json *m)
+{
+	const at_json *p;
+
+	for (p = at_json_child(j); p && p != m; p = at_json_next(p))
+		if (strcmp(at_json_key(p), at_json_key(m)) == 0)
+			return true;
+	return false;
+}
+
 /* "~/x" under home; the result must be absolute. */
 static int expand(const struct ctx *c, const char *key, const char *v, bool must_be_path,
 		  struct at_strlist *out, const char *prefix)
@@ -141,6 +152,8 @@ static int limits_object(const struct ctx *c, const at_json *j, uint64_t *limits
 				break;
 		if (l == AT_LIMIT_COUNT)
 			return bad(c, at_json_key(m), "unknown limit");
+		if (repeated(j, m))
+			return bad(c, at_json_key(m), "a repeated limit");
 		if ((rc = one_limit(c, l, m, &limits[l])) < 0)
 			return rc;
 	}
@@ -161,7 +174,9 @@ static int parse_set(const struct ctx *c, const at_json *j, const char *where,
 		const char *k = at_json_key(m);
 
 		snprintf(key, sizeof(key), "%s.%.60s", where, k);
-		if (strcmp(k, "ro") == 0)
+		if (repeated(j, m))
+			rc = bad(c, key, "a repeated key");
+		else if (strcmp(k, "ro") == 0)
 			rc = string_list(c, m, key, true, &s->ro);
 		else if (strcmp(k, "path") == 0)
 			rc = string_list(c, m, key, true, &s->path);
@@ -238,7 +253,9 @@ int at_runconf_parse(struct at_runconf *out, const char *text, const char *what,
 	if (!at_json_is_object(o))
 		rc = at_error_set(err, AT_EUSAGE, "'%s': not a JSON object", what);
 	for (m = at_json_child(o); rc == 0 && m; m = at_json_next(m)) {
-		if (strcmp(at_json_key(m), "run") == 0)
+		if (repeated(o, m))
+			rc = bad(&c, at_json_key(m), "a repeated key");
+		else if (strcmp(at_json_key(m), "run") == 0)
 			rc = parse_set(&c, m, "run", &conf.run);
 		else if (strcmp(at_json_key(m), "profiles") == 0)
 			rc = parse_profiles(&c, m, &conf);
