@@ -329,15 +329,19 @@ static int prepare_task(struct at_repo *r, const char *name, struct at_task *t,
  * With ready, the record is flipped to AT_TASK_READY last.
  */
 static int make_task(struct at_repo *r, struct at_task *t, const git_commit *commit, bool ready,
-		     struct at_error *err)
+		     struct at_include_stats *included, struct at_error *err)
 {
 	struct at_error ignored = AT_ERROR_INIT;
+	struct at_include_stats none;
 	int rc;
 
 	t->created = (int64_t)time(NULL);
 	rc = at_state_save(&r->paths, t, err);
 	if (rc == 0)
 		rc = add_worktree(r->repo, t, commit, err);
+	/* A new task (not a restored one) gets the main worktree's listed ignored files. */
+	if (rc == 0 && ready)
+		rc = at_worktree_include(r, t->path, included ? included : &none, err);
 	if (rc == 0 && ready) {
 		t->phase = AT_TASK_READY;
 		rc = at_state_save(&r->paths, t, err);
@@ -363,7 +367,7 @@ int at_task_new(struct at_repo *r, const char *name, const struct at_new_opts *o
 		return rc;
 	}
 	at_git_oid_hex(t.base_commit, git_commit_id(base));
-	rc = make_task(r, &t, base, true, err);
+	rc = make_task(r, &t, base, true, opts ? opts->included : NULL, err);
 	if (rc == 0)
 		*out = t;
 	git_commit_free(base);
@@ -386,7 +390,7 @@ int at_task_new_at(struct at_repo *r, const char *name, const struct at_oid *tip
 	if (git_commit_lookup(&tip, r->repo, &id) < 0)
 		return at_git_error(err, AT_ENOTFOUND, "unknown commit '%s'", hex);
 	at_git_oid_hex(t.base_commit, &id);
-	rc = make_task(r, &t, tip, false, err);
+	rc = make_task(r, &t, tip, false, NULL, err);
 	if (rc == 0)
 		*out = t;
 	git_commit_free(tip);

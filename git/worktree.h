@@ -13,10 +13,24 @@
 #include "core/task.h"
 #include "git/repo.h"
 
+/* What .worktreeinclude copied into a new task (git/wtinclude.c). */
+struct at_include_stats {
+	size_t files;
+	uint64_t bytes;
+};
+
 struct at_new_opts {
 	const char *base_rev;   /* NULL: HEAD */
+	struct at_include_stats *included;  /* out, or NULL */
 };
-#define AT_NEW_OPTS_INIT { NULL }
+#define AT_NEW_OPTS_INIT { NULL, NULL }
+
+/*
+ * Copy into the new worktree at task_path the files of the main worktree
+ * that git ignores and its .worktreeinclude lists (none without that file).
+ */
+int at_worktree_include(struct at_repo *r, const char *task_path, struct at_include_stats *stats,
+			struct at_error *err);
 
 /*
  * Create task `name`: branch agenttask/NAME at the base revision and a linked

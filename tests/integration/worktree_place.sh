@@ -178,4 +178,57 @@ test_jest_finds_and_runs_a_test_in_a_task() {
 	assert_contains "$errout" "__tests__/sum.test.js" "the task's test file"
 }
 
+# What: .worktreeinclude lists files the main worktree holds and git ignores
+# (an .env, a secrets/ dir), and also files git does not ignore, a tracked
+# file, .git, a link out of the repository and a fifo. Must: a new task gets
+# exactly the listed ignored regular files, with their bytes and modes;
+# nothing else, no link followed, no fifo opened (new does not hang), never
+# .git; a tracked file stays as committed; a restored task gets none.
+test_worktreeinclude_copies_ignored_listed_files_and_nothing_else() {
+	make_repo repo
+	printf '.env\nsecrets/\nbuild/\n*.log\nlink.env\nfifo.env\ntracked.cfg\nvendor/\n' >repo/.gitignore
+	echo committed >repo/tracked.cfg
+	git -C repo add .gitignore
+	git -C repo add -f tracked.cfg
+	git -C repo commit -q -m ignore
+	printf '.env\nsecrets/\nnotes.txt\ntracked.cfg\nlink.env\nfifo.env\n.git\n.git/\nvendor/\n' >repo/.worktreeinclude
+	git init -q repo/vendor/lib
+	echo lib >repo/vendor/lib/lib.c
+	echo API_KEY=1 >repo/.env
+	mkdir -p repo/secrets/deep repo/build repo/sub
+	echo key >repo/secrets/deep/key
+	printf '#!/bin/sh\n' >repo/secrets/run.sh
+	chmod 750 repo/secrets/run.sh
+	echo nested >repo/sub/.env
+	echo out >repo/build/out
+	echo log >repo/x.log
+	echo notes >repo/notes.txt
+	echo changed >repo/tracked.cfg
+	mkdir outside
+	echo precious >outside/f
+	ln -s "$PWD/outside/f" repo/link.env
+	mkfifo repo/fifo.env
+	ok "new" -C repo new t
+	local wt=$out
+	assert_eq "$(cat "$wt/.env")" "API_KEY=1" ".env copied"
+	assert_eq "$(cat "$wt/sub/.env")" "nested" "at any depth"
+	assert_eq "$(cat "$wt/secrets/deep/key")" "key" "a listed ignored directory, whole"
+	assert_eq "$(stat -c %a "$wt/secrets/run.sh")" "750" "modes kept"
+	assert_eq "$(cat "$wt/vendor/lib/lib.c")" "lib" "a vendored repository's files"
+	assert_no_file "$wt/vendor/lib/.git" "never a .git, at any depth"
+	assert_no_file "$wt/build/out" "ignored but not listed"
+	assert_no_file "$wt/x.log" "ignored but not listed"
+	assert_no_file "$wt/notes.txt" "listed but not ignored"
+	assert_no_file "$wt/link.env" "a link is not copied"
+	assert_no_file "$wt/fifo.env" "a fifo is not copied"
+	assert_eq "$(cat "$wt/tracked.cfg")" "committed" "a tracked file stays as committed"
+	assert_eq "$(git -C "$wt" status --porcelain)" "" "the copies are ignored in the task too"
+	assert_eq "$(cat "$wt/.git" | head -c 7)" "gitdir:" ".git is git's pointer, not a copy"
+	assert_eq "$(cat outside/f)" "precious" "the link's target untouched"
+	ok "discard" -C repo discard t
+	ok "restore" -C repo restore t
+	ok "path" -C repo path t
+	assert_no_file "$out/.env" "a restored task gets no copies"
+}
+
 run_tests

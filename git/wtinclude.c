@@ -1,0 +1,200 @@
+/*
+ * wtinclude.c - `.worktreeinclude` (the convention of Claude Code and
+ * worktrunk): files of the main worktree that git ignores (.env, local
+ * settings, a vendored toolchain) and the file lists, in gitignore syntax,
+ * are copied into a new task's worktree at the same place.
+ *
+ * The main worktree is the user's, but it is walked as carefully as a
+ * task's: no link is followed (a link is not copied), no fifo or device
+ * opened, nothing named .git entered or copied, nothing outside the
+ * worktree reached (every open is relative to a directory descriptor,
+ * O_NOFOLLOW). A path the checkout already wrote (a tracked file matching
+ * an ignore pattern is not ignored) is left as checked out. The bytes go by
+ * reflink (FICLONE) where the file system shares extents, else
+ * copy_file_range, else read and write.
+ */
+#include "git/internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/fs.h>
+
+#include "core/ignore.h"
+#include "core/util.h"
+#include "git/wtignore.h"
+#include "git/wtread.h"
+#include "git/worktree.h"
+
+#define INCLUDE_FILE ".worktreeinclude"
+#define INCLUDE_MAX ((uint64_t)1 << 20)
+#define DEPTH_MAX 256
+
+struct walk {
+	struct at_ignore *include;
+	struct at_wt_ignore *ignore;
+	int dst_root;
+	struct at_include_stats *stats;
+	struct at_error *err;
+};
+
+static int copy_bytes(int in, int out, off_t size)
+{
+	char buf[65536];
+	ssize_t n = 0;
+
+	if (ioctl(out, FICLONE, in) == 0)
+		return 0;
+	while (size > 0) {
+		n = copy_file_range(in, NULL, out, NULL, (size_t)size, 0);
+		if (n <= 0)
+			break;
+		size -= n;
+	}
+	if (size == 0)
+		return 0;
+	if (n < 0 && errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+		return -1;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (at_write_all(out, buf, (size_t)n) < 0)
+			return -1;
+	return n < 0 ? -1 : 0;
+}
+
+/* The directory rel's parent in the task (made as needed); -1 with errno on failure. */
+static int dst_parent(int root, const char *rel, const char **base)
+{
+	char path[PATH_MAX], *p, *slash;
+	int fd = dup(root), next;
+
+	snprintf(path, sizeof(path), "%s", rel);
+	for (p = path; fd >= 0 && (slash = strchr(p, '/')); p = slash + 1) {
+		*slash = '\0';
+		if (mkdirat(fd, p, 0755) < 0 && errno != EEXIST)
+			next = -1;
+		else
+			next = openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = next;
+	}
+	*base = rel + (p - path);
+	return fd;
+}
+
+static int copy_one(struct walk *w, int dfd, const char *name, const char *rel,
+		    const struct stat *st)
+{
+	const char *base;
+	int in, out, dir, rc = 0;
+
+	in = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (in < 0)
+		return 0;
+	dir = dst_parent(w->dst_root, rel, &base);
+	out = dir < 0 ? -1 : openat(dir, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				    st->st_mode & 0777);
+	if (out < 0 && errno != EEXIST && errno != ENOTDIR)
+		rc = at_error_sys(w->err, AT_ESYS, "cannot copy '%s' into the task", rel);
+	else if (out >= 0 && copy_bytes(in, out, st->st_size) < 0)
+		rc = at_error_sys(w->err, AT_ESYS, "cannot copy '%s' into the task", rel);
+	else if (out >= 0) {
+		w->stats->files++;
+		w->stats->bytes += (uint64_t)st->st_size;
+	}
+	if (out >= 0)
+		close(out);
+	if (dir >= 0)
+		close(dir);
+	close(in);
+	return rc;
+}
+
+static int walk_dir(struct walk *w, int dfd, const char *prefix, bool parent_ignored, int depth);
+
+static int visit(struct walk *w, int dfd, const char *name, const char *prefix,
+		 bool parent_ignored, int depth)
+{
+	char rel[PATH_MAX];
+	struct stat st;
+	bool ignored = parent_ignored;
+	int rc, fd;
+
+	if (strcmp(name, ".git") == 0 || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) ||
+	    at_fmt(rel, sizeof(rel), "%s%s", prefix, name) < 0)
+		return 0;
+	if (!ignored &&
+	    (rc = at_wt_ignored(w->ignore, rel, S_ISDIR(st.st_mode), true, &ignored, w->err)) < 0)
+		return rc;
+	if (S_ISREG(st.st_mode))
+		return ignored && at_ignore_excluded(w->include, rel, false)
+			       ? copy_one(w, dfd, name, rel, &st) : 0;
+	if (depth >= DEPTH_MAX || at_fmt(rel, sizeof(rel), "%s%s/", prefix, name) < 0)
+		return 0;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? 0 : walk_dir(w, fd, rel, ignored, depth + 1);
+}
+
+/* Takes fd. prefix: "" or "a/b/". */
+static int walk_dir(struct walk *w, int dfd, const char *prefix, bool parent_ignored, int depth)
+{
+	struct dirent *de;
+	DIR *d = fdopendir(dfd);
+	int rc = 0;
+
+	if (!d) {
+		close(dfd);
+		return 0;
+	}
+	while (rc == 0 && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			rc = visit(w, dirfd(d), de->d_name, prefix, parent_ignored, depth);
+	closedir(d);
+	return rc;
+}
+
+int at_worktree_include(struct at_repo *r, const char *task_path, struct at_include_stats *stats,
+			struct at_error *err)
+{
+	struct walk w = { .stats = stats, .err = err, .dst_root = -1 };
+	const char *workdir = at_repo_workdir(r);
+	AT_AUTOFREE char *text = NULL;
+	int root, rc;
+	size_t len;
+
+	memset(stats, 0, sizeof(*stats));
+	if (!workdir)
+		return 0;
+	root = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return 0;
+	rc = at_wt_read_small(root, INCLUDE_FILE, INCLUDE_MAX, &text, &len, err);
+	if (rc < 0 || !text)
+		goto out;
+	if (!(w.include = at_ignore_new()) || at_ignore_add_dir(w.include, "", text, len) < 0) {
+		rc = at_error_set(err, AT_ESYS, "out of memory");
+		goto out;
+	}
+	if ((rc = at_wt_ignore_open(&w.ignore, r->repo, root, err)) < 0)
+		goto out;
+	w.dst_root = open(task_path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (w.dst_root < 0) {
+		rc = at_error_sys(err, AT_ESYS, "cannot open '%s'", task_path);
+		goto out;
+	}
+	rc = walk_dir(&w, dup(root), "", false, 0);
+out:
+	if (w.dst_root >= 0)
+		close(w.dst_root);
+	at_wt_ignore_free(w.ignore);
+	at_ignore_free(w.include);
+	close(root);
+	return rc;
+}
