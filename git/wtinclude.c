@@ -41,6 +41,9 @@ struct walk {
 	struct at_ignore *include;
 	struct at_wt_ignore *ignore;
 	int dst_root;
+	/* The task's directory of the last file copied: the walk copies a directory's files in turn. */
+	char last_dir[PATH_MAX];
+	int last_fd;
 	struct at_include_stats *stats;
 	struct at_error *err;
 };
@@ -88,6 +91,23 @@ static int dst_parent(int root, const char *rel, const char **base)
 	return fd;
 }
 
+/* dst_parent, the last answer kept. */
+static int dst_dir(struct walk *w, const char *rel, const char **base)
+{
+	const char *slash = strrchr(rel, '/');
+	size_t n = slash ? (size_t)(slash - rel) : 0;
+
+	if (w->last_fd >= 0 && strlen(w->last_dir) == n && strncmp(w->last_dir, rel, n) == 0) {
+		*base = slash ? slash + 1 : rel;
+		return w->last_fd;
+	}
+	if (w->last_fd >= 0)
+		close(w->last_fd);
+	w->last_fd = dst_parent(w->dst_root, rel, base);
+	snprintf(w->last_dir, sizeof(w->last_dir), "%.*s", (int)n, rel);
+	return w->last_fd;
+}
+
 static int copy_one(struct walk *w, int dfd, const char *name, const char *rel,
 		    const struct stat *st)
 {
@@ -97,7 +117,7 @@ static int copy_one(struct walk *w, int dfd, const char *name, const char *rel,
 	in = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (in < 0)
 		return 0;
-	dir = dst_parent(w->dst_root, rel, &base);
+	dir = dst_dir(w, rel, &base);
 	out = dir < 0 ? -1 : openat(dir, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 				    st->st_mode & 0777);
 	if (out < 0 && errno != EEXIST && errno != ENOTDIR)
@@ -110,8 +130,6 @@ static int copy_one(struct walk *w, int dfd, const char *name, const char *rel,
 	}
 	if (out >= 0)
 		close(out);
-	if (dir >= 0)
-		close(dir);
 	close(in);
 	return rc;
 }
@@ -163,7 +181,7 @@ static int walk_dir(struct walk *w, int dfd, const char *prefix, bool parent_ign
 int at_worktree_include(struct at_repo *r, const char *task_path, struct at_include_stats *stats,
 			struct at_error *err)
 {
-	struct walk w = { .stats = stats, .err = err, .dst_root = -1 };
+	struct walk w = { .stats = stats, .err = err, .dst_root = -1, .last_fd = -1 };
 	const char *workdir = at_repo_workdir(r);
 	AT_AUTOFREE char *text = NULL;
 	int root, rc;
@@ -191,6 +209,8 @@ int at_worktree_include(struct at_repo *r, const char *task_path, struct at_incl
 	}
 	rc = walk_dir(&w, dup(root), "", false, 0);
 out:
+	if (w.last_fd >= 0)
+		close(w.last_fd);
 	if (w.dst_root >= 0)
 		close(w.dst_root);
 	at_wt_ignore_free(w.ignore);
