@@ -147,26 +147,20 @@ static int take_caches(const struct at_app *app, struct run *run, const struct a
 /* The configuration's path entries before the sandbox's PATH. */
 static int config_path(const struct run *run, struct at_strlist *sets)
 {
-	char *path = NULL, *next;
-	size_t i;
+	size_t i, len = sizeof("PATH=") + sizeof(AT_RUN_PATH);
+	char *v;
 
 	if (!run->conf.path.n)
 		return 0;
-	if (!(path = strdup("PATH=")))
+	for (i = 0; i < run->conf.path.n; i++)
+		len += strlen(run->conf.path.v[i]) + 1;
+	if (!(v = malloc(len)))
 		return -1;
-	for (i = 0; i < run->conf.path.n; i++, path = next)
-		if (asprintf(&next, "%s%s:", path, run->conf.path.v[i]) < 0) {
-			free(path);
-			return -1;
-		} else {
-			free(path);
-		}
-	if (asprintf(&next, "%s%s", path, AT_RUN_PATH) < 0) {
-		free(path);
-		return -1;
-	}
-	free(path);
-	return at_strlist_push_owned(sets, next);
+	strcpy(v, "PATH=");
+	for (i = 0; i < run->conf.path.n; i++)
+		strcat(strcat(v, run->conf.path.v[i]), ":");
+	strcat(v, AT_RUN_PATH);
+	return at_strlist_push_owned(sets, v);
 }
 
 /* The configuration's, then the options': the options' limits and hosts win or add. */
