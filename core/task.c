@@ -1,12 +1,51 @@
 #include "core/task.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "core/name.h"
 #include "core/util.h"
+
+/* At most this much of the repository's name in <repo>-<id>. */
+#define WORKTREE_NAME_PART 40
+
+/* The repository's directory name, kept to characters safe in any path. */
+static void name_part(const char *common, char *out, size_t max)
+{
+	char dir[PATH_MAX];
+	const char *base;
+	size_t n, i;
+
+	at_fmt(dir, sizeof(dir), "%s", common);
+	n = strlen(dir);
+	if (n >= 5 && strcmp(dir + n - 5, "/.git") == 0)
+		dir[n - 5] = '\0';
+	else if (n > 4 && strcmp(dir + n - 4, ".git") == 0)
+		dir[n - 4] = '\0';
+	base = strrchr(dir, '/');
+	base = base && base[1] ? base + 1 : "repo";
+	for (i = 0; base[i] && i < max; i++) {
+		char c = base[i];
+		bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			    (c >= '0' && c <= '9') || c == '-' || c == '_' || (c == '.' && i > 0);
+		out[i] = safe ? c : '_';
+	}
+	out[i] = '\0';
+}
+
+/* <repo>-<id>: <id> a hash of the real common dir, so two clones named alike differ. */
+static void set_leaf(struct at_paths *p)
+{
+	char real[PATH_MAX], name[WORKTREE_NAME_PART + 1];
+	const char *common = realpath(p->common_dir, real) ? real : p->common_dir;
+
+	name_part(common, name, WORKTREE_NAME_PART);
+	at_fmt(p->worktree_leaf, sizeof(p->worktree_leaf), "%s-%012llx", name,
+	       (unsigned long long)(at_hash_name(common) >> 16));
+}
 
 int at_paths_init(struct at_paths *p, const char *common_dir, struct at_error *err)
 {
@@ -21,6 +60,7 @@ int at_paths_init(struct at_paths *p, const char *common_dir, struct at_error *e
 
 	memcpy(p->common_dir, common, len + 1);
 	p->worktree_home[0] = '\0';
+	set_leaf(p);
 	if (at_fmt(p->state_dir, sizeof(p->state_dir), "%s/agenttask", common) < 0 ||
 	    at_fmt(p->tasks_dir, sizeof(p->tasks_dir), "%s/tasks", p->state_dir) < 0 ||
 	    at_fmt(p->worktrees_dir, sizeof(p->worktrees_dir), "%s/worktrees", p->state_dir) < 0 ||
@@ -110,19 +150,26 @@ static bool registered_here(const struct at_task *t, const char *path)
 	return at_task_registered(t, where, sizeof(where)) && strcmp(where, path) == 0;
 }
 
+/* path ends in /<leaf>/<name>, with something before. */
+static bool ends_in_leaf(const char *path, const char *leaf, const char *name)
+{
+	size_t n = strlen(path), ln = strlen(leaf), nn = strlen(name);
+
+	return n > ln + nn + 2 && path[n - nn - 1] == '/' && strcmp(path + n - nn, name) == 0 &&
+	       path[n - nn - ln - 2] == '/' && strncmp(path + n - nn - ln - 1, leaf, ln) == 0;
+}
+
 bool at_paths_worktree_trusted(const struct at_paths *p, const struct at_task *t,
 			       const char *path)
 {
 	char place[PATH_MAX];
 
-	if (path[0] != '/')
+	if (path[0] != '/' || strstr(path, "/../") || strstr(path, "/./") || strstr(path, "//"))
 		return false;
 	if (at_fmt(place, sizeof(place), "%s/%s", p->worktrees_dir, t->name) == 0 &&
 	    strcmp(place, path) == 0)
 		return true;
-	if (p->worktree_home[0] &&
-	    at_fmt(place, sizeof(place), "%s/%s", p->worktree_home, t->name) == 0 &&
-	    strcmp(place, path) == 0)
+	if (p->worktree_leaf[0] && ends_in_leaf(path, p->worktree_leaf, t->name))
 		return true;
 	return registered_here(t, path);
 }

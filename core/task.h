@@ -45,6 +45,7 @@ struct at_paths {
 	char tasks_dir[PATH_MAX];     /* <state>/tasks: one NAME.json per task */
 	char worktrees_dir[PATH_MAX]; /* <state>/worktrees: the old place, one NAME/ per task */
 	char worktree_home[PATH_MAX]; /* <base>/<repo>-<id>: new tasks' NAME/; "" = the old place */
+	char worktree_leaf[AT_NAME_MAX + 32]; /* <repo>-<id>: the directory name, from common_dir */
 	char homes_dir[PATH_MAX];     /* <state>/homes: one NAME/ per task, its HOME in the sandbox */
 	char caches_dir[PATH_MAX];    /* <state>/caches: one NAME/ per task, its caches' upper dirs */
 	char logs_dir[PATH_MAX];      /* <state>/logs: one NAME.jsonl per task */
@@ -86,8 +87,10 @@ int at_task_init(struct at_task *t, const struct at_paths *p, const char *name,
 
 /*
  * Whether path may be the worktree of the task t names (t->admin_dir derived
- * from its name): the old place, <worktree_home>/NAME, or the directory git
- * registered for that task (its admin dir's gitdir file names path/.git).
+ * from its name): the old place, <any base>/<worktree_leaf>/NAME (the base
+ * is configurable and may have changed since; the leaf is this repository's
+ * alone), or the directory git registered for that task (its admin dir's
+ * gitdir file names path/.git).
  * A task record is the attacker's to edit; this is what keeps `discard`,
  * `gc` and `run` from removing or binding anything else.
  */

@@ -18,7 +18,6 @@
 
 #include "core/util.h"
 
-#define NAME_PART_MAX 40
 
 static const char *home_dir(void)
 {
@@ -74,34 +73,9 @@ static int configured_base(git_repository *repo, char *buf, size_t size, bool *f
 	return rc;
 }
 
-/* The repository's directory name, kept to characters safe in any path. */
-static void name_part(const char *common, char *out)
-{
-	char dir[PATH_MAX];
-	const char *base;
-	size_t n, i;
-
-	at_fmt(dir, sizeof(dir), "%s", common);
-	n = strlen(dir);
-	if (n >= 5 && strcmp(dir + n - 5, "/.git") == 0)
-		dir[n - 5] = '\0';
-	else if (n > 4 && strcmp(dir + n - 4, ".git") == 0)
-		dir[n - 4] = '\0';
-	base = strrchr(dir, '/');
-	base = base && base[1] ? base + 1 : "repo";
-	for (i = 0; base[i] && i < NAME_PART_MAX; i++) {
-		char c = base[i];
-		int safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			   (c >= '0' && c <= '9') || c == '-' || c == '_' || (c == '.' && i > 0);
-		out[i] = safe ? c : '_';
-	}
-	out[i] = '\0';
-}
-
 int at_repo_worktree_home(struct at_repo *r, struct at_error *err)
 {
-	char base[PATH_MAX], home[PATH_MAX], name[NAME_PART_MAX + 1], real[PATH_MAX];
-	const char *common = r->paths.common_dir;
+	char base[PATH_MAX], home[PATH_MAX];
 	bool found;
 	int rc;
 
@@ -111,11 +85,7 @@ int at_repo_worktree_home(struct at_repo *r, struct at_error *err)
 		return rc;
 	if (!found && (rc = default_base(base, sizeof(base), err)) < 0)
 		return rc;
-	if (realpath(common, real))
-		common = real;
-	name_part(common, name);
-	if (at_fmt(home, sizeof(home), "%s/%s-%012llx", base, name,
-		   (unsigned long long)(at_hash_name(common) >> 16)) < 0)
+	if (at_fmt(home, sizeof(home), "%s/%s", base, r->paths.worktree_leaf) < 0)
 		return at_error_set(err, AT_EUSAGE, "worktree directory too long '%.80s...'", base);
 	return at_paths_set_worktree_home(&r->paths, home, err);
 }

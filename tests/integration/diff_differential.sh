@@ -52,7 +52,8 @@ test_ci_mode_matches_git() {
 test_task_worktree_matches_git() {
 	local seed a b wt
 	for seed in $(seq 1 "$PAIRS"); do
-		rm -rf r
+		# The task's worktree is outside r (the data directory): both go.
+		rm -rf r "$XDG_DATA_HOME"
 		git init -q -b main r
 		read -r a b < <(python3 "$HERE/difftrees.py" r "$seed" --task)
 		git -C r update-ref refs/heads/main "$a"

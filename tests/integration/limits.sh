@@ -232,10 +232,11 @@ test_tmpfs_is_inside_the_memory_limit() {
 	# issue 8's hole 11): tmpfs pages are no process's address space, so
 	# without these sizes a `--memory 128M` run could keep 832 MiB in tmpfs.
 	lt_task
-	lrun -v --memory 128M -- sh -c 'df -k /tmp /home/sandbox /dev/shm | awk "NR > 1 {s += \$2} END {print s}"'
+	# HOME is a tmpfs with --fresh-home (else the task's own directory, on disk).
+	lrun -v --memory 128M --fresh-home -- sh -c 'df -k /tmp /home/sandbox /dev/shm | awk "NR > 1 {s += \$2} END {print s}"'
 	assert_eq "$out" "114688" "the three tmpfs together: 7/8 of 128 MiB"
 	cgroup || assert_contains "$errout" "limit memory=134217728 enforced by rlimit" "the rlimit fallback"
-	lrun --memory 64M -- sh -c 'df -k /tmp /home/sandbox /dev/shm | awk "NR > 1 {print \$2}"'
+	lrun --memory 64M --fresh-home -- sh -c 'df -k /tmp /home/sandbox /dev/shm | awk "NR > 1 {print \$2}"'
 	assert_eq "$out" "32768
 16384
 8192" "tmpfs sizes: 1/2, 1/4, 1/8 of the limit"

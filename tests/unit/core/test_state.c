@@ -393,13 +393,20 @@ static void test_state__worktree_path_is_the_records_where_git_registered_it(voi
 	assert_int_equal(at_state_load(&f->paths, "reg", &t, &err), 0);
 	assert_string_equal(t.path, "/srv/wt/reg");
 
-	/* Not registered yet (a task half-made), at the current default place: trusted. */
-	assert_int_equal(at_fmt(home, sizeof(home), "%s/data/repo-1", f->root), 0);
-	assert_int_equal(at_paths_set_worktree_home(&f->paths, home, &err), 0);
+	/*
+	 * Not registered yet (a task half-made), in this repository's
+	 * <repo>-<id> directory under any base (the configured base may have
+	 * changed since): trusted. Another repository's is not.
+	 */
+	assert_int_equal(at_fmt(home, sizeof(home), "/srv/any/%s", f->paths.worktree_leaf), 0);
 	assert_int_equal(at_fmt(value, sizeof(value), "\"%s/half\"", home), 0);
 	write_edited(f, "half", "path", value);
 	assert_int_equal(at_state_load(&f->paths, "half", &t, &err), 0);
 	assert_string_equal(t.path + strlen(home), "/half");
+	write_edited(f, "half", "path", "\"/srv/any/other-0123456789ab/half\"");
+	assert_load_corrupt(f, "half", "not a worktree git registered");
+	write_edited(f, "half", "path", "\"/srv/any/../half\"");
+	assert_load_corrupt(f, "half", "not a worktree git registered");
 }
 
 /* A repository moved with its worktrees inside: an old-place record follows it. */
