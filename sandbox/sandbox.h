@@ -94,6 +94,13 @@ struct at_sandbox_listen {
  */
 typedef int (*at_sandbox_listen_fn)(void *ctx, const int *fds, size_t n, struct at_error *err);
 
+/* Whether an interactive command runs on a pty of the supervisor. */
+enum at_sandbox_tty {
+	AT_TTY_AUTO = 0,          /* when stdin is a terminal and output is not captured */
+	AT_TTY_FORCE,             /* always (-t); not with capture */
+	AT_TTY_NEVER,             /* never (-T): a terminal is passed as it is */
+};
+
 struct at_sandbox_opts {
 	const char *worktree;          /* read-write, the working directory */
 	const char *git_pointer_file;  /* <worktree>/.git, bound read-only over itself */
@@ -118,6 +125,8 @@ struct at_sandbox_opts {
 
 	uint64_t limits[AT_LIMIT_COUNT];  /* 0: no limit */
 	uint64_t timeout_ms;           /* 0: none; else kill everything after it */
+
+	enum at_sandbox_tty tty;
 
 	bool capture;                  /* collect stdout/stderr in the result */
 	size_t capture_max;            /* bytes kept of each; the rest is dropped */
