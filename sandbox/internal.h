@@ -217,6 +217,7 @@ struct at_sb_pump {
 	int poll_index;
 	void (*on_eof)(struct at_sb_pump *p);  /* may queue a last byte (pty.c) */
 	unsigned char veof;
+	char last;                /* the last byte written, or 0 */
 };
 
 #define AT_SB_PUMPS_MAX 4

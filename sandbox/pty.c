@@ -163,11 +163,14 @@ static bool is_pty_master(int fd)
 	       minor(st.st_rdev) == 2 && ioctl(fd, TIOCGPTN, &n) == 0;
 }
 
-/* stdin was a pipe or a file (-t) and has ended: the pty's end-of-file character. */
+/*
+ * stdin was a pipe or a file (-t) and has ended: the pty's end-of-file
+ * character, twice after a partial line (the first only hands the line over).
+ */
 static void send_veof(struct at_sb_pump *p)
 {
-	p->buf[0] = (char)p->veof;
-	p->len = 1;
+	p->buf[0] = p->buf[1] = (char)p->veof;
+	p->len = p->last && p->last != '\n' ? 2 : 1;
 	p->off = 0;
 }
 

@@ -339,6 +339,8 @@ static void pump_write(struct at_sb_pump *p)
 		n = (ssize_t)want;
 	}
 	p->off += (size_t)n;
+	if (n > 0)
+		p->last = p->buf[p->off - 1];
 	if (p->off == p->len) {
 		p->off = p->len = 0;
 		if (p->eof)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole sandbox suite (sandbox_run.sh) again as an ordinary user.
+# The whole sandbox suite (sandbox_run.sh, or $SB_SCRIPT: sandbox_holes.sh)
+# again as an ordinary user.
 #
 # Run by root, it drops to uid/gid 65534 with setpriv, in a fresh temporary
 # directory owned by that user which is also its HOME and TMPDIR; the
@@ -7,8 +8,9 @@
 # ordinary user, it is sandbox_run.sh as that user.
 here=$(cd "$(dirname "$0")" && pwd)
 : "${AGENTTASK:?AGENTTASK must name the agenttask binary}"
+script=${SB_SCRIPT:-sandbox_run.sh}
 if [ "$(id -u)" != 0 ]; then
-	exec bash "$here/sandbox_run.sh"
+	exec bash "$here/$script"
 fi
 dir=$(mktemp -d /tmp/agenttask-user.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
@@ -19,7 +21,7 @@ chown 65534:65534 "$dir/home" "$dir/tmp"
 # runs copies of the binary and of the scripts, made here.
 mkdir "$dir/bin" "$dir/scripts"
 cp "$AGENTTASK" "$dir/bin/agenttask"
-cp "$here"/*.sh "$dir/scripts/"
+cp "$here"/*.sh "$here"/*.py "$dir/scripts/"
 chmod -R a+rX "$dir/bin" "$dir/scripts"
 if ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$dir/bin/agenttask"; then
 	echo "FAIL: uid 65534 cannot execute '$dir/bin/agenttask'"
@@ -29,4 +31,4 @@ setpriv --reuid=65534 --regid=65534 --clear-groups \
 	env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$dir/home" TMPDIR="$dir/tmp" \
 	AGENTTASK="$dir/bin/agenttask" CI="${CI:-}" ASAN_OPTIONS="${ASAN_OPTIONS:-}" \
 	UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" \
-	bash "$dir/scripts/sandbox_run.sh"
+	bash "$dir/scripts/$script"
