@@ -87,10 +87,10 @@ test_output_to_files_is_byte_exact_and_ordered() {
 	raw -- cat <big >copy
 	assert_eq "$rc" 0 "cat exited 0"
 	cmp -s big copy || fail "50 MB through stdin and stdout differ"
-	raw -- sh -c 'i=0; while [ $i -lt 300 ]; do echo "out $i"; echo "err $i" >&2;
+	raw -- sh -c 'i=0; while [ $i -lt 5000 ]; do echo "out $i"; echo "err $i" >&2;
 		      i=$((i+1)); done; exit 5' >both 2>&1
 	assert_eq "$rc" 5 "the exit status"
-	seq 0 299 | awk '{print "out " $1; print "err " $1}' >want
+	seq 0 4999 | awk '{print "out " $1; print "err " $1}' >want
 	cmp -s both want || fail "2>&1 lost the order of stdout and stderr"
 	raw -- sh -c 'head -c 30000000 /dev/zero; head -c 30000000 /dev/zero >&2 &
 		      head -c 30000000 /dev/zero; wait' >o 2>e
