@@ -113,7 +113,7 @@ static void pump_init(struct at_sb_pump *p, int src, int dst, bool input, bool c
 	p->careful = careful;
 }
 
-/* Is fd a descriptor whose writes may block (not a regular file or block device)? */
+/* May a write to fd block (not a regular file or block device)? */
 static bool may_block(int fd)
 {
 	struct stat st;
@@ -134,7 +134,8 @@ struct at_sb_pump *at_sb_stdio_add_pump(struct at_sb_stdio *io, int src, int dst
 		return NULL;
 	}
 	p = &io->pumps[io->npumps++];
-	pump_init(p, src, dst, input, dst >= 0 && may_block(input ? src : dst));
+	/* Only the caller's descriptors can block; ours are non-blocking. */
+	pump_init(p, src, dst, input, !input && dst >= 0 && may_block(dst));
 	p->dst_failed = dst < 0;
 	p->buf = malloc(PUMP_BUF);
 	/* Our own end, never the caller's, is made non-blocking. */
