@@ -1,15 +1,23 @@
 # The two commands of the README, on a fresh Debian machine:
 #   make demo    install what is missing, build, run a short real demo
-#   make check   install what is missing, build, run every test (also under ASan+UBSan)
+#   make check   install what is missing, build, run every test (also under ASan+UBSan),
+#                and every fuzz harness briefly (FUZZ_CHECK_SECONDS each)
+# and, for longer fuzzing:
+#   make fuzz    run each libFuzzer harness for FUZZ_SECONDS (FUZZ="index policy" for some)
 
 DEBIAN_PACKAGES := build-essential cmake pkg-config git python3 \
 	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev \
-	libssl-dev bubblewrap hyperfine util-linux procps iproute2 curl openssl
+	libssl-dev bubblewrap hyperfine util-linux procps iproute2 curl openssl \
+	clang libclang-rt-14-dev
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 BUILD_ASAN ?= build-asan
+BUILD_FUZZ ?= build-fuzz
+FUZZ_SECONDS ?= 300
+FUZZ_CHECK_SECONDS ?= 20
+FUZZ ?=
 
-.PHONY: all deps build build-asan demo check check-fast bench clean
+.PHONY: all deps build build-asan build-fuzz demo check check-fast fuzz bench clean
 
 all: build
 
@@ -27,12 +35,22 @@ build-asan: deps
 	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DAT_WERROR=ON -DAT_SANITIZE=ON
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 
+# libFuzzer harnesses only (tests/fuzz), built by clang with ASan and UBSan.
+build-fuzz: deps
+	cmake -S . -B $(BUILD_FUZZ) -DCMAKE_C_COMPILER=clang -DAT_FUZZ=ON -DAT_WERROR=ON \
+		-DAT_FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS)
+	cmake --build $(BUILD_FUZZ) -j $(JOBS)
+
 demo: build
 	@bash scripts/demo.sh $(BUILD)/cmd/agenttask
 
-check: build build-asan
+check: build build-asan build-fuzz
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 	ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS)
+	ctest --test-dir $(BUILD_FUZZ) --output-on-failure -j $(JOBS)
+
+fuzz: build-fuzz
+	bash tests/fuzz/run.sh $(BUILD_FUZZ) $(FUZZ_SECONDS) $(FUZZ)
 
 # The plain build's tests only, for a quick loop while developing.
 check-fast: build
@@ -42,4 +60,4 @@ bench: build
 	@bash bench/run.sh $(BUILD)/cmd/agenttask
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)

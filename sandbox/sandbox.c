@@ -590,6 +590,8 @@ static int start(struct run *r, const struct at_sandbox_opts *o, struct at_error
 		return sandbox_error(err, errno, "cannot create the sandbox's namespaces", NULL);
 	r->s.init_pid = (int)pid;
 	at_sb_stdio_started(&r->io);
+	if (o->started)
+		o->started((int)pid, o->started_arg);
 	close(r->sync[0]);
 	close(r->report[1]);
 	r->sync[0] = r->report[1] = -1;
