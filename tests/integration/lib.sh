@@ -121,6 +121,18 @@ json_get() {
 	python3 -c 'import json,sys; j=json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
+# Skip the script (exit 77) when user namespaces are really unavailable;
+# with CI=true that skip is a failure.
+skip_without_userns() {
+	unshare -Ur true 2>/dev/null && return 0
+	if [ "${CI:-}" = true ]; then
+		echo "FAIL: user namespaces are unavailable, and CI=true forbids skipping"
+		exit 1
+	fi
+	echo "skip: user namespaces are unavailable here"
+	exit 77
+}
+
 run_tests() {
 	local t passed=0 failed=0 skipped=0 status
 	_at_ran=1

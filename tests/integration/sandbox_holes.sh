@@ -8,14 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-if ! unshare -Ur true 2>/dev/null; then
-	if [ "${CI:-}" = true ]; then
-		echo "FAIL: user namespaces are unavailable, and CI=true forbids skipping"
-		exit 1
-	fi
-	echo "skip: user namespaces are unavailable here"
-	exit 77
-fi
+skip_without_userns
 
 ME=$(id -u)
 TAG=$((900000 + RANDOM % 90000))$ME

@@ -83,6 +83,14 @@ def finish(pid, fd, timeout=20.0):
     fail("agenttask did not exit")
 
 
+def exit_shell(pid, fd, status):
+    """`exit STATUS` to the shell inside: agenttask must exit with it."""
+    os.write(fd, b"exit %d\r" % status)
+    code = finish(pid, fd)
+    if code != status:
+        fail("exit status %r, expected %r" % (code, status))
+
+
 def fail(msg):
     print("FAIL: " + msg)
     sys.exit(1)
@@ -104,10 +112,7 @@ def check_tty(at, repo, task):
     time.sleep(0.3)
     os.write(fd, b"stty size\r")
     read_until(fd, b"40 120")
-    os.write(fd, b"exit 7\r")
-    code = finish(pid, fd)
-    if code != 7:
-        fail("exit status %r, expected 7" % code)
+    exit_shell(pid, fd, 7)
 
 
 def check_jobs(at, repo, task):
@@ -133,10 +138,7 @@ def check_jobs(at, repo, task):
     os.write(fd, b"\x03")
     os.write(fd, b"echo AFTER-$?\r")
     read_until(fd, b"AFTER-130")
-    os.write(fd, b"exit 0\r")
-    code = finish(pid, fd)
-    if code != 0:
-        fail("exit status %r, expected 0" % code)
+    exit_shell(pid, fd, 0)
 
 
 # Raw mode, no echo, and the exclusive lock, set by the command on its stdin.
