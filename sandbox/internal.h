@@ -212,6 +212,7 @@ struct at_sb_pump {
 	bool careful;             /* dst may block: write PIPE_BUF at a time after POLLOUT */
 	bool shared;              /* our end is the pty master: pty.c closes it */
 	bool eof, dst_failed;
+	bool hangup;              /* the caller's reader went away (EPIPE): SIGHUP the command */
 	char *buf;
 	size_t off, len;
 	int poll_index;
@@ -256,6 +257,7 @@ int at_sb_stdio_pollfds(struct at_sb_stdio *io, struct pollfd *pfd, int max);
 void at_sb_stdio_handle(struct at_sb_stdio *io, const struct pollfd *pfd);
 void at_sb_stdio_command_gone(struct at_sb_stdio *io);
 bool at_sb_stdio_busy(const struct at_sb_stdio *io);  /* output still to copy */
+bool at_sb_stdio_take_hangup(struct at_sb_stdio *io); /* a reader left since the last call */
 /* Restores every terminal, whatever happened: call it on every path. */
 void at_sb_stdio_release(struct at_sb_stdio *io);
 

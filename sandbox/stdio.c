@@ -335,8 +335,13 @@ static void pump_write(struct at_sb_pump *p)
 			pump_done(p);
 			return;
 		}
-		/* The caller's output failed (EIO, ENOSPC): drop it, keep draining. */
+		/*
+		 * The caller's output failed (EIO, ENOSPC): drop it, keep
+		 * draining. A reader gone (EPIPE, `run -t ... | head`) hangs
+		 * the run up, as ssh's exit does a remote shell's.
+		 */
 		p->dst_failed = true;
+		p->hangup = errno == EPIPE;
 		n = (ssize_t)want;
 	}
 	p->off += (size_t)n;
@@ -404,6 +409,18 @@ void at_sb_stdio_command_gone(struct at_sb_stdio *io)
 		if (io->pumps[i].input && pump_active(&io->pumps[i]))
 			pump_done(&io->pumps[i]);
 	}
+}
+
+bool at_sb_stdio_take_hangup(struct at_sb_stdio *io)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < io->npumps; i++) {
+		any = any || io->pumps[i].hangup;
+		io->pumps[i].hangup = false;
+	}
+	return any;
 }
 
 bool at_sb_stdio_busy(const struct at_sb_stdio *io)

@@ -314,8 +314,11 @@ int at_sb_supervise(struct at_sb_super *s)
 			deadline = 0;
 			continue;
 		}
-		if (s->stdio && rc > 0)
+		if (s->stdio && rc > 0) {
 			at_sb_stdio_handle(s->stdio, pfd + base);
+			if (at_sb_stdio_take_hangup(s->stdio) && !s->init_done)
+				kill(s->init_pid, SIGHUP);   /* passed on to the command */
+		}
 		for (i = 0; i < base && rc > 0; i++) {
 			if (!pfd[i].revents)
 				continue;

@@ -153,14 +153,20 @@ test_terminal_is_restored_after_every_run() {
 }
 
 test_tty_flags() {
-	# Must: -t gives a pty even with stdin a pipe; -T refuses one; -t with
-	# --json is a usage error naming the options.
+	# Must: -t gives a pty even with stdin a pipe, and hangs the command up
+	# when the reader of its output goes; -t with --json is a usage error.
 	sb_task
 	out=$(echo | "$AT" -C repo run t1 -t -- tty)
 	assert_contains "$out" "/dev/pts/" "-t with stdin a pipe"
 	out=$(printf 'abc' | "$AT" -C repo run t1 -t -- sh -c 'cat; echo; echo END')
 	assert_contains "$out" "abc" "-t relays stdin"
 	assert_contains "$out" "END" "and its end"
+	# A reader that goes away hangs the run up, as ssh -t does.
+	set +e
+	timeout 60 "$AT" -C repo run t1 -t -- yes | head -1 >/dev/null
+	local st=${PIPESTATUS[0]}
+	set -e
+	assert_eq "$st" 129 "run -t -- yes | head: the command is hung up"
 	expect_rc 2 "-t with --json" -C repo run t1 -t --json -- true
 	assert_contains "$errout" "-t" "the error names -t"
 }
