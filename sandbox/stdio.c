@@ -472,7 +472,11 @@ static void unblock_sigpipe(struct at_sb_stdio *io)
 	io->sigpipe_blocked = false;
 }
 
-/* Put each terminal back as it was, and unlock it (TIOCEXCL). */
+/*
+ * Put each terminal back as it was, unlocked (TIOCEXCL) and its output
+ * restarted (a command given it with -T may have stopped it with tcflow):
+ * TCSANOW, since a drain could wait for ever on output stopped that way.
+ */
 static void restore_terminals(struct at_sb_stdio *io)
 {
 	int i;
@@ -481,7 +485,8 @@ static void restore_terminals(struct at_sb_stdio *io)
 		int fd = io->saved[i].fd;
 
 		(void)ioctl(fd, TIOCNXCL);
-		while (tcsetattr(fd, TCSADRAIN, &io->saved[i].tio) < 0 && errno == EINTR)
+		(void)tcflow(fd, TCOON);
+		while (tcsetattr(fd, TCSANOW, &io->saved[i].tio) < 0 && errno == EINTR)
 			;
 	}
 	io->nsaved = 0;

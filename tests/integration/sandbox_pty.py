@@ -149,14 +149,18 @@ SPOIL = ("stty raw -echo -icanon; python3 -c 'import fcntl,termios;"
 def check_termios(at, repo, task):
     # What: the command leaves the terminal raw, without echo, and locked
     # (TIOCEXCL), on the pty, on the terminal itself (-T), and then is
-    # timed out or kills itself.
-    # Must: our terminal's termios is exactly as before, and unlocked.
+    # timed out, kills itself, or stops the terminal's output.
+    # Must: our terminal's termios is exactly as before, unlocked, and
+    # agenttask does not hang putting it back.
     runs = [
         (["run", task, "--", "sh", "-c", SPOIL + "echo SPOILED"], 0),
         (["run", task, "-T", "--", "sh", "-c", SPOIL + "echo SPOILED"], 0),
         (["run", task, "-T", "--timeout", "1", "--", "sh", "-c", SPOIL +
           "echo SPOILED; sleep 30"], 124),
         (["run", task, "-T", "--", "sh", "-c", SPOIL + "echo SPOILED; kill -9 $$"], 137),
+        # Output stopped (tcflow): it must flow again afterwards.
+        (["run", task, "-T", "--", "sh", "-c", SPOIL + "echo SPOILED; python3 -c 'import "
+          "termios; termios.tcflow(0, termios.TCOOFF)'"], 0),
         (["run", task, "--timeout", "1", "--", "sh", "-c", SPOIL +
           "echo SPOILED; sleep 30"], 124),
     ]
@@ -179,8 +183,21 @@ def check_termios(at, repo, task):
         excl = struct.unpack("i", fcntl.ioctl(slave, TIOCGEXCL, b"\0\0\0\0"))[0]
         if excl:
             fail("%s: TIOCEXCL is still set" % " ".join(argv))
+        flows(fd, slave, " ".join(argv))
         os.close(fd)
         os.close(slave)
+
+
+def flows(master, slave, what):
+    """Output written to the terminal reaches its reader (it was not left stopped)."""
+    fcntl.fcntl(slave, fcntl.F_SETFL, fcntl.fcntl(slave, fcntl.F_GETFL) | os.O_NONBLOCK)
+    try:
+        os.write(slave, b"PING\n")
+    except BlockingIOError:
+        fail("%s: the terminal's output is stopped" % what)
+    r, _, _ = select.select([master], [], [], 3)
+    if not r or b"PING" not in os.read(master, 4096):
+        fail("%s: the terminal's output is stopped" % what)
 
 
 def main():
