@@ -6,9 +6,12 @@
 #   make fuzz    run each libFuzzer harness for FUZZ_SECONDS (FUZZ="index policy" for some)
 
 DEBIAN_PACKAGES := build-essential cmake pkg-config git python3 \
-	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev \
+	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev libsystemd-dev \
 	libssl-dev bubblewrap hyperfine util-linux procps iproute2 curl openssl \
 	clang libclang-rt-14-dev
+# What check-vm needs besides: the image builder, qemu, and debugfs to read the
+# results back.
+VM_PACKAGES := mmdebstrap qemu-system-x86 e2fsprogs
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 BUILD_ASAN ?= build-asan
@@ -17,7 +20,10 @@ FUZZ_SECONDS ?= 300
 FUZZ_CHECK_SECONDS ?= 20
 FUZZ ?=
 
-.PHONY: all deps build build-asan build-fuzz demo check check-fast fuzz bench clean
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+
+.PHONY: all deps build build-asan build-fuzz demo check check-fast check-vm fuzz bench install clean
 
 all: build
 
@@ -55,6 +61,18 @@ fuzz: build-fuzz
 # The plain build's tests only, for a quick loop while developing.
 check-fast: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The suites again in a Debian 12 machine under qemu (tests/vm/run.sh): systemd,
+# pure cgroup v2, Debian's 6.1 kernel; as uid 1000 and as root.
+check-vm: build
+	@bash scripts/install-deps.sh $(VM_PACKAGES)
+	bash tests/vm/run.sh $(BUILD)
+
+# A minimal install: the binary, and the AppArmor profile where AppArmor is in
+# use (Ubuntu 24.04 and later restrict user namespaces to programs it allows).
+install: build
+	install -D -m 0755 $(BUILD)/cmd/agenttask $(DESTDIR)$(BINDIR)/agenttask
+	bash scripts/install-apparmor.sh $(BINDIR) $(DESTDIR)
 
 bench: build
 	@bash bench/run.sh $(BUILD)/cmd/agenttask

@@ -34,6 +34,7 @@ struct diff_args {
 	const char *color;      /* --color=WHEN, NULL: auto */
 	const char *name;       /* NULL: the task holding the cwd */
 	const char *base, *head;   /* CI mode: two revisions, no task */
+	uint64_t max_file_size;    /* --max-file-size, 0: the default */
 };
 
 static void put(const char *s, size_t len)
@@ -355,6 +356,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		{ "color", optional_argument, NULL, 'c' },
 		{ "base", required_argument, NULL, 'b' },
 		{ "head", required_argument, NULL, 'H' },
+		AT_CLI_MAX_FILE_SIZE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -380,6 +382,10 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		case 'H':
 			a->head = optarg;
 			break;
+		case AT_CLI_OPT_MAX_FILE_SIZE:
+			if (at_cli_max_file_size("diff", optarg, &a->max_file_size) != 0)
+				return -AT_EXIT_USAGE;
+			break;
 		case 'h':
 			at_cli_help("diff");
 			return 1;
@@ -403,7 +409,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 
 int cmd_diff(struct at_cli *cli, int argc, char **argv)
 {
-	struct diff_args a = { MODE_PATCH, NULL, NULL, NULL, NULL };
+	struct diff_args a = { MODE_PATCH, NULL, NULL, NULL, NULL, 0 };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_repo *repo = NULL;
 	struct at_diff *d = NULL;
@@ -416,6 +422,7 @@ int cmd_diff(struct at_cli *cli, int argc, char **argv)
 	if (at_cli_color(a.color, &color) < 0)
 		return at_cli_usage("diff", "invalid --color '%s': use auto, always or never",
 				    a.color);
+	cli->max_file_size = a.max_file_size;
 	rc = at_cli_open(cli, &repo, &err);
 	if (rc == 0 && a.base) {
 		rc = at_diff_open_revs(&d, repo, a.base, a.head, &err);

@@ -18,6 +18,7 @@ enum gate_format { GATE_TEXT, GATE_JSON, GATE_MARKDOWN };
 struct gate_args {
 	const char *name, *base, *head, *policy;
 	enum gate_format format;
+	uint64_t max_file_size;
 };
 
 enum { OPT_JSON = 256, OPT_MARKDOWN, OPT_POLICY, OPT_BASE, OPT_HEAD };
@@ -31,6 +32,7 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 		{ "policy", required_argument, NULL, OPT_POLICY },
 		{ "base", required_argument, NULL, OPT_BASE },
 		{ "head", required_argument, NULL, OPT_HEAD },
+		AT_CLI_MAX_FILE_SIZE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -52,6 +54,10 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 			break;
 		case OPT_HEAD:
 			a->head = optarg;
+			break;
+		case AT_CLI_OPT_MAX_FILE_SIZE:
+			if (at_cli_max_file_size("gate", optarg, &a->max_file_size) != 0)
+				return AT_EXIT_USAGE;
 			break;
 		case 'h':
 			return at_cli_help("gate");
@@ -123,6 +129,7 @@ static int review(struct at_cli *cli, const struct gate_args *a, struct at_gate_
 	struct at_task task;
 	int rc;
 
+	cli->max_file_size = a->max_file_size;
 	rc = at_cli_open(cli, &repo, err);
 	if (rc == 0 && a->base) {
 		rc = at_review_revs(cli, repo, a->base, a->head, a->policy, rep, err);
@@ -139,7 +146,7 @@ static int review(struct at_cli *cli, const struct gate_args *a, struct at_gate_
 
 int cmd_gate(struct at_cli *cli, int argc, char **argv)
 {
-	struct gate_args a = { NULL, NULL, NULL, NULL, GATE_TEXT };
+	struct gate_args a = { NULL, NULL, NULL, NULL, GATE_TEXT, 0 };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_gate_report *rep = NULL;
 	int rc;

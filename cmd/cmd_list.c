@@ -54,7 +54,7 @@ int cmd_list(struct at_cli *cli, int argc, char **argv)
 		struct at_task_info info = { { 0 }, false, false, 0 };
 
 		if (at_task_inspect(repo, &l.tasks[i], &info, &e) < 0) {
-			fprintf(stderr, "agenttask: %s\n", e.msg);
+			at_cli_fail(&e);
 			status = AT_EXIT_FAIL;
 		}
 		if (json)

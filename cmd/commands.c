@@ -24,14 +24,16 @@ const struct at_command at_commands[] = {
 	  "  --base REV     CI mode, without a task: the head's change against its merge\n"
 	  "                 base with REV, what gate --base judges\n"
 	  "  --head REV     with --base: the head revision (default HEAD)\n"
+	  AT_CLI_MAX_FILE_SIZE_HELP
 	  "\n"
 	  "The change is everything accept would integrate: the task branch's commits\n"
 	  "and the worktree's uncommitted and untracked (not ignored) files, against\n"
 	  "the merge base of the task branch and its base branch. Paths are quoted as\n"
 	  "git quotes them (see core.quotepath). The worktree is not changed.\n" },
-	{ "commit", cmd_commit, "agenttask commit [NAME] [-m MSG]",
+	{ "commit", cmd_commit, "agenttask commit [NAME] [-m MSG] [--max-file-size SIZE]",
 	  "record every change in the worktree as one commit on the task branch",
-	  "  -m, --message MSG   commit message\n" },
+	  "  -m, --message MSG   commit message\n"
+	  AT_CLI_MAX_FILE_SIZE_HELP },
 	{ "gate", cmd_gate, "agenttask gate [NAME] [--json | --markdown] [--policy FILE]\n"
 			    "agenttask gate --base REV --head REV [--json | --markdown] [--policy FILE]",
 	  "check a task (or a branch, in CI) against the review policy",
@@ -42,6 +44,7 @@ const struct at_command at_commands[] = {
 	  "  --base REV     CI: judge the change from merge-base(REV, HEAD REV) to HEAD REV,\n"
 	  "                 with the policy read from REV, in any checkout, without a task\n"
 	  "  --head REV     with --base: the head to judge (default HEAD)\n"
+	  AT_CLI_MAX_FILE_SIZE_HELP
 	  "\nThe policy is read from the base: the tip of the task's base branch (the\n"
 	  "task's base commit when it has none), so a task cannot loosen its own policy.\n"
 	  "Checks run sandboxed, each in a fresh scratch worktree of the state judged.\n"
@@ -59,15 +62,18 @@ const struct at_command at_commands[] = {
 	  "  --override REASON  accept although the review gate fails; REASON is recorded in the\n"
 	  "                     audit log and as an Agenttask-Override trailer of a merge commit\n"
 	  "  --policy FILE      judge the task by FILE instead of the base's .agenttask/policy.json\n"
+	  AT_CLI_MAX_FILE_SIZE_HELP
 	  "\nPending changes are committed on the task branch first. When the base branch is\n"
 	  "checked out, its files are updated too; uncommitted changes of yours in any file\n"
 	  "the task changes make accept refuse, other changes of yours are left as they are.\n"
 	  "Unless --keep, accept refuses while a command of the task runs (--force kills it).\n" },
-	{ "discard", cmd_discard, "agenttask discard [NAME] [--force]",
+	{ "discard", cmd_discard, "agenttask discard [NAME] [--force] [--max-file-size SIZE]",
 	  "throw a task away (saved in the trash first)",
 	  "  -f, --force    kill the task's running commands ('agenttask run') first, and\n"
-	  "                 when the worktree holds something git cannot record (a name\n"
-	  "                 git refuses, an unreadable file), save the commits only\n"
+	  "                 when the worktree holds something agenttask will not record\n"
+	  "                 (a name git refuses, an unreadable file, an embedded\n"
+	  "                 repository, a file over the size limit), save the commits only\n"
+	  AT_CLI_MAX_FILE_SIZE_HELP
 	  "\nThe task's full state (commits, uncommitted and untracked files, modes) is\n"
 	  "saved under refs/agenttask/trash/NAME/ first; 'agenttask restore NAME' brings\n"
 	  "it back until 'agenttask gc' prunes it (14 days by default). Ignored files\n"
@@ -91,6 +97,14 @@ const struct at_command at_commands[] = {
 	  "  -f, --force      kill the running commands of a task gc removes; without it\n"
 	  "                   such a task is left alone, and gc says so\n"
 	  "\nA failure with one thing is reported and gc goes on with the rest (exit 1).\n" },
+	{ "doctor", cmd_doctor, "agenttask doctor [--json]",
+	  "check what the sandbox needs from this machine",
+	  "  --json         print {can_sandbox, checks: [{check, title, state, detail, fix}]}\n"
+	  "\nEach check tries the real thing in a throw-away process: user namespaces (and\n"
+	  "AppArmor's restriction of them), overlayfs in a user namespace, the cgroup a\n"
+	  "run's limits would get, seccomp, openat2, the mount API and mount_setattr. Each\n"
+	  "says ok, fallback (the sandbox works, weaker) or fail, and the fix. Exit 0 when\n"
+	  "agenttask can sandbox here, even with fallbacks; 1 when it cannot.\n" },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 

@@ -24,7 +24,7 @@ static void print_help(FILE *f)
 
 int main(int argc, char **argv)
 {
-	struct at_cli cli = { "." };
+	struct at_cli cli = { ".", 0 };
 	const struct at_command *c;
 	int i;
 

@@ -3,12 +3,12 @@
 # (hole 9, issue 12 §6) and what it learns of who and where it is (hole 10).
 #
 # Run as whoever runs ctest (root here) and again as uid 65534 by
-# sandbox_user.sh (SB_SCRIPT=sandbox_holes.sh). Skips only when user
+# sandbox_holes_user.sh. Skips only when user
 # namespaces are really unavailable; with CI=true that skip is a failure.
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 
-skip_without_userns
+require_user_namespaces
 
 ME=$(id -u)
 TAG=$((900000 + RANDOM % 90000))$ME

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole sandbox suite (sandbox_run.sh, or $SB_SCRIPT: sandbox_holes.sh)
-# again as an ordinary user.
+# The whole sandbox suite (sandbox_run.sh) again as an ordinary user; with
+# AT_USER_SUITE=limits.sh (limits_user.sh), the limits suite; with
+# AT_USER_SUITE=sandbox_holes.sh (sandbox_holes_user.sh), the holes suite.
 #
 # Run by root, it drops to uid/gid 65534 with setpriv, in a fresh temporary
 # directory owned by that user which is also its HOME and TMPDIR; the
@@ -8,9 +9,9 @@
 # ordinary user, it is sandbox_run.sh as that user.
 here=$(cd "$(dirname "$0")" && pwd)
 : "${AGENTTASK:?AGENTTASK must name the agenttask binary}"
-script=${SB_SCRIPT:-sandbox_run.sh}
+suite=${AT_USER_SUITE:-sandbox_run.sh}
 if [ "$(id -u)" != 0 ]; then
-	exec bash "$here/$script"
+	exec bash "$here/$suite"
 fi
 dir=$(mktemp -d /tmp/agenttask-user.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
@@ -31,4 +32,4 @@ setpriv --reuid=65534 --regid=65534 --clear-groups \
 	env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$dir/home" TMPDIR="$dir/tmp" \
 	AGENTTASK="$dir/bin/agenttask" CI="${CI:-}" ASAN_OPTIONS="${ASAN_OPTIONS:-}" \
 	UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" \
-	bash "$dir/scripts/$script"
+	bash "$dir/scripts/$suite"

@@ -8,21 +8,19 @@ at_integration_test(crash.sh)
 at_integration_test(sandbox_run.sh)
 at_integration_test(sandbox_user.sh)
 at_integration_test(sandbox_holes.sh)
-# sandbox_holes.sh again as uid 65534, through sandbox_user.sh.
-add_test(NAME integration.sandbox_holes_user
-	COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/integration/sandbox_user.sh
-	WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-set_tests_properties(integration.sandbox_holes_user PROPERTIES
-	ENVIRONMENT "AGENTTASK=$<TARGET_FILE:agenttask>;ASAN_OPTIONS=detect_leaks=1;SB_SCRIPT=sandbox_holes.sh"
-	TIMEOUT 900)
-set_tests_properties(integration.sandbox_run integration.sandbox_user integration.sandbox_holes
-	integration.sandbox_holes_user PROPERTIES SKIP_RETURN_CODE 77)
+at_integration_test(sandbox_holes_user.sh)
+at_integration_test(limits.sh)
+at_integration_test(limits_user.sh)
+set_tests_properties(integration.sandbox_run integration.sandbox_user integration.limits
+	integration.limits_user integration.sandbox_holes integration.sandbox_holes_user
+	PROPERTIES SKIP_RETURN_CODE 77)
 at_integration_test(diff.sh)
 at_integration_test(gate.sh)
 at_integration_test(snapshot.sh)
 at_integration_test(checkout.sh)
 at_integration_test(datasafety.sh)
 at_integration_test(diff_differential.sh)
+at_integration_test(hostile.sh)
 at_integration_test(net_proxy.sh)
 at_integration_test(net_run.sh)
 at_integration_test(net_npm.sh)
