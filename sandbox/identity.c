@@ -31,7 +31,7 @@
 
 #include "core/util.h"
 
-const char *const at_sb_masked_proc[] = { "proc/cmdline", "proc/keys", "proc/key-users", NULL };
+const char *const at_sb_masked_proc[] = {"proc/cmdline", "proc/keys", "proc/key-users", NULL};
 
 /* A name fit for a passwd line: [A-Za-z0-9._-], not empty, not too long. */
 static bool name_ok(const char *s)
@@ -109,9 +109,8 @@ int at_sb_identity_make(struct at_sb_identity *id, struct at_error *err)
 		     uid == 0 ? AT_SANDBOX_HOME : "/root",
 		     uid == 65534 ? AT_SANDBOX_HOME : "/nonexistent");
 	if (uid != 0 && uid != 65534)
-		n += snprintf(id->passwd + n, sizeof(id->passwd) - (size_t)n,
-			      "%s:x:%u:%u::%s:%s\n", name, (unsigned)uid, (unsigned)gid,
-			      AT_SANDBOX_HOME, shell);
+		n += snprintf(id->passwd + n, sizeof(id->passwd) - (size_t)n, "%s:x:%u:%u::%s:%s\n",
+			      name, (unsigned)uid, (unsigned)gid, AT_SANDBOX_HOME, shell);
 	id->passwd_len = (size_t)n;
 	n = snprintf(id->group, sizeof(id->group), "root:x:0:\nnogroup:x:65534:\n");
 	if (gid != 0 && gid != 65534)
@@ -121,7 +120,7 @@ int at_sb_identity_make(struct at_sb_identity *id, struct at_error *err)
 
 	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
 		return at_error_sys(err, AT_ESYS, "cannot make the sandbox's boot id");
-	r[6] = (unsigned char)((r[6] & 0x0f) | 0x40);   /* a version 4 UUID, as the kernel's */
+	r[6] = (unsigned char)((r[6] & 0x0f) | 0x40); /* a version 4 UUID, as the kernel's */
 	r[8] = (unsigned char)((r[8] & 0x3f) | 0x80);
 	snprintf(id->boot_id, sizeof(id->boot_id),
 		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\n", r[0],

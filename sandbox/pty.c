@@ -31,8 +31,7 @@
 #include <unistd.h>
 
 /* The host's terminal: fd 0 when it is one (the pty relays it). */
-int at_sb_pty_prepare(struct at_sb_stdio *io, struct at_sb_stdio_child *cs,
-		      struct at_error *err)
+int at_sb_pty_prepare(struct at_sb_stdio *io, struct at_sb_stdio_child *cs, struct at_error *err)
 {
 	int sp[2];
 
@@ -58,9 +57,11 @@ static int send_fd(int sock, int fd)
 		char buf[CMSG_SPACE(sizeof(int))];
 	} ctl;
 	char byte = 'm';
-	struct iovec iov = { &byte, 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-			      .msg_controllen = sizeof(ctl.buf) };
+	struct iovec iov = {&byte, 1};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = ctl.buf,
+			     .msg_controllen = sizeof(ctl.buf)};
 	struct cmsghdr *cm;
 
 	memset(&ctl, 0, sizeof(ctl));
@@ -118,9 +119,11 @@ static int recv_fd(int sock)
 		char buf[CMSG_SPACE(sizeof(int) * 4)];
 	} ctl;
 	char byte;
-	struct iovec iov = { &byte, 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-			      .msg_controllen = sizeof(ctl.buf) };
+	struct iovec iov = {&byte, 1};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = ctl.buf,
+			     .msg_controllen = sizeof(ctl.buf)};
 	struct cmsghdr *cm;
 	int fd = -1, extra;
 	ssize_t rc;

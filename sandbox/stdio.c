@@ -200,7 +200,8 @@ int at_sb_stdio_prepare(struct at_sb_stdio *io, const struct at_sandbox_opts *o,
 	io->tty = o->tty;
 	io->pty = o->tty == AT_TTY_FORCE || (o->tty == AT_TTY_AUTO && !o->capture && isatty(0));
 	if (o->tty == AT_TTY_FORCE && o->capture)
-		return at_error_set(err, AT_EUSAGE, "a terminal cannot be forced when the output "
+		return at_error_set(err, AT_EUSAGE,
+				    "a terminal cannot be forced when the output "
 				    "is captured");
 	save_terminals(io);
 	classify(io, o->capture);
@@ -371,9 +372,9 @@ int at_sb_stdio_pollfds(struct at_sb_stdio *io, struct pollfd *pfd, int max)
 		if (!pump_active(p))
 			continue;
 		if (p->len > 0 && p->dst >= 0 && !p->dst_failed)
-			pfd[n] = (struct pollfd){ .fd = p->dst, .events = POLLOUT };
+			pfd[n] = (struct pollfd){.fd = p->dst, .events = POLLOUT};
 		else if (p->len == 0 && p->src >= 0)
-			pfd[n] = (struct pollfd){ .fd = p->src, .events = POLLIN };
+			pfd[n] = (struct pollfd){.fd = p->src, .events = POLLIN};
 		else
 			continue;
 		p->poll_index = n++;
@@ -458,7 +459,7 @@ void at_sb_stdio_block_sigpipe(struct at_sb_stdio *io)
 
 static void unblock_sigpipe(struct at_sb_stdio *io)
 {
-	struct timespec zero = { 0, 0 };
+	struct timespec zero = {0, 0};
 	sigset_t set;
 
 	if (!io->sigpipe_blocked)
