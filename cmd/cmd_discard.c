@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "core/esc.h"
 #include "core/lock.h"
 #include "core/runs.h"
 #include "git/trash.h"
@@ -32,7 +33,8 @@ static int save(struct at_repo *repo, const struct at_task *t, bool force, char 
 		return err->code;
 	}
 	*partial = true;
-	fprintf(stderr, "agenttask: warning: %s: saving the commits only (--force)\n", full.msg);
+	at_esc_printf(stderr, "agenttask: warning: %s: saving the commits only (--force)\n",
+		      full.msg);
 	return at_trash_save_ext(repo, t, true, trash, size, err);
 }
 
