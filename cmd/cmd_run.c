@@ -47,6 +47,8 @@ static const char run_help[] =
 	"  --file-size SIZE   largest file the command may write\n"
 	"  --no-limits        no default limits (those given still apply)\n"
 	"  --json             capture output; print a JSON result\n"
+	"  -t, --tty          run on a pty even when stdin is not a terminal\n"
+	"  -T, --no-tty       never a pty: a terminal is passed as it is\n"
 	"  -v, --verbose      say how each limit is enforced, and time each setup step\n"
 	"\n"
 	"The environment is cleared but for PATH, HOME=" AT_SANDBOX_HOME ", TERM, LANG,\n"
@@ -58,6 +60,7 @@ struct run_args {
 	const char *name;
 	char **cmd;
 	bool net, json, verbose, no_limits;
+	enum at_sandbox_tty tty;
 	struct at_sandbox_bind *binds;   /* paths owned (absolute_path) */
 	size_t nbinds;
 	char **pass, **set;
@@ -196,6 +199,10 @@ static int parse_option(struct run_args *a, int c, const char *arg, struct at_er
 	case 'v':
 		a->verbose = true;
 		return 0;
+	case 't':
+	case 'T':
+		a->tty = c == 't' ? AT_TTY_FORCE : AT_TTY_NEVER;
+		return 0;
 	}
 	return at_error_set(err, AT_EUSAGE, "invalid option");
 }
@@ -228,6 +235,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 		{ "forward", required_argument, NULL, OPT_FORWARD },
 		{ "deny-private", no_argument, NULL, OPT_DENY_PRIVATE },
+		{ "tty", no_argument, NULL, 't' },
+		{ "no-tty", no_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -237,7 +246,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 
 	for (dd = 1; dd < argc && strcmp(argv[dd], "--") != 0; dd++)
 		;
-	while ((c = at_cli_getopt(dd, argv, "hv", longopts)) != -1) {
+	while ((c = at_cli_getopt(dd, argv, "hvtT", longopts)) != -1) {
 		if (c == 'h')
 			return print_help();
 		if (c == '?')
@@ -254,6 +263,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	if (a->net && at_net_run_active(&a->netrun))
 		return at_cli_usage("run", "--allow-host and --forward keep the sandbox's own "
 				    "network: they cannot go with --net");
+	if (a->tty == AT_TTY_FORCE && a->json)
+		return at_cli_usage("run", "-t gives the command a terminal: it cannot go with "
+				    "--json, which captures the output");
 	if (a->netrun.deny_private && a->netrun.rules.n == 0)
 		return at_cli_usage("run", "--deny-private applies to --allow-host: none given");
 	a->name = optind < dd ? argv[optind] : NULL;
@@ -562,6 +574,7 @@ static int run(struct run_args *a, struct run_paths *rp)
 		at_sandbox_defaults(o.limits, &o.default_limits);
 	o.timeout_ms = a->timeout_ms;
 	o.capture = a->json;
+	o.tty = a->tty;
 	o.started = note_init;
 	o.started_arg = &rp->lock;
 	for (i = 0; i < a->nbinds; i++) {

@@ -14,8 +14,12 @@
 #define AT_SANDBOX_INTERNAL_H
 
 #include <linux/filter.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/types.h>
+#include <termios.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,6 +56,8 @@ enum at_sb_step {
 	SB_EXEC,
 	SB_SIGNALS,
 	SB_LISTEN,
+	SB_PTY,
+	SB_CTTY,
 };
 
 enum at_sb_report_kind {
@@ -100,6 +106,24 @@ struct at_sb_op {
 	int src_fd;               /* OP_BIND: opened by the child before mounting */
 };
 
+/* What the command gets as fds 0..2 (stdio.c, pty.c). */
+enum at_sb_fd_mode {
+	SB_FD_PASS = 0,           /* the caller's own descriptor */
+	SB_FD_PIPE,               /* fd[i], a pipe the supervisor copies through */
+	SB_FD_PTY,                /* the pty's slave, made by the init */
+};
+
+struct at_sb_stdio_child {
+	enum at_sb_fd_mode mode[3];
+	int fd[3];                /* SB_FD_PIPE: our pipe's end for the command */
+	bool pty;                 /* make a pty (and hand its master over on sock) */
+	int sock;                 /* the child's end of the socketpair, or -1 */
+	struct termios tio;       /* the slave's first termios (have_tio) */
+	struct winsize ws;        /* and window size (have_ws) */
+	bool have_tio, have_ws;
+	int slave;                /* child: the slave, kept open by the init */
+};
+
 /* Everything the child needs, prepared by the supervisor. */
 struct at_sb_child {
 	struct at_sb_op *ops;
@@ -122,6 +146,7 @@ struct at_sb_child {
 	bool hold;                /* after the exit report, keep the cgroup until sync_fd's EOF */
 	int report_fd;            /* write end of the report pipe */
 	int out_fd, err_fd;       /* capture pipes' write ends, or -1 */
+	struct at_sb_stdio_child stdio;
 	sigset_t *saved_mask;     /* the supervisor's mask, restored for the command */
 	int64_t t_clone_ns;
 	int failed_op;            /* child: index of the op that failed, or -1 */
@@ -238,6 +263,83 @@ int at_sb_listen_handoff(const struct at_sb_child *c);
  */
 int at_sb_listen_receive(int sock, size_t n, int *fds);
 
+/* identity.c: the passwd, group and boot id shown inside (hole 10). */
+struct at_sb_identity {
+	char passwd[512], group[256];
+	size_t passwd_len, group_len;
+	char boot_id[40];         /* "xxxxxxxx-...\n", random for each run */
+};
+int at_sb_identity_make(struct at_sb_identity *id, struct at_error *err);
+/* /proc files shown empty (relative to the new root; NULL-terminated). */
+extern const char *const at_sb_masked_proc[];
+
+/* stdio.c: the pumps that copy between the caller's fds and the command's. */
+struct at_sb_pump {
+	int src, dst;             /* -1 once done */
+	bool input;               /* toward the command: src the caller's, dst ours */
+	bool careful;             /* dst may block: write PIPE_BUF at a time after POLLOUT */
+	bool shared;              /* our end is the pty master: pty.c closes it */
+	bool eof, dst_failed;
+	bool hangup;              /* the caller's reader went away (EPIPE): SIGHUP the command */
+	char *buf;
+	size_t off, len;
+	int poll_index;
+	void (*on_eof)(struct at_sb_pump *p);  /* may queue a last byte (pty.c) */
+	unsigned char veof;
+	char last;                /* the last byte written, or 0 */
+};
+
+#define AT_SB_PUMPS_MAX 4
+
+struct at_sb_stdio {
+	enum at_sandbox_tty tty;
+	bool pty;
+	enum at_sb_fd_mode mode[3];
+	int child_fd[3];          /* the pipe ends for the command until the clone */
+	struct at_sb_pump pumps[AT_SB_PUMPS_MAX];
+	size_t npumps;
+	struct {
+		int fd;
+		dev_t rdev;
+		struct termios tio;
+	} saved[3];               /* the terminals among fds 0..2, as they were */
+	int nsaved;
+	/* pty.c */
+	int pty_sock, child_sock; /* the socketpair the master comes over */
+	int pty_master;
+	int host_tty;             /* the caller's terminal (fd 0), or -1 */
+	bool raw;
+	sigset_t sigpipe_saved;
+	bool sigpipe_blocked, sigpipe_was_pending;
+};
+
+void at_sb_stdio_init(struct at_sb_stdio *io);
+int at_sb_stdio_prepare(struct at_sb_stdio *io, const struct at_sandbox_opts *o,
+			struct at_sb_stdio_child *cs, struct at_error *err);
+void at_sb_stdio_child_close(struct at_sb_stdio *io);
+void at_sb_stdio_started(struct at_sb_stdio *io);
+void at_sb_stdio_block_sigpipe(struct at_sb_stdio *io);
+struct at_sb_pump *at_sb_stdio_add_pump(struct at_sb_stdio *io, int src, int dst, bool input);
+/* The poll loop: fill pfd (up to max), then handle what came back. */
+int at_sb_stdio_pollfds(struct at_sb_stdio *io, struct pollfd *pfd, int max);
+void at_sb_stdio_handle(struct at_sb_stdio *io, const struct pollfd *pfd);
+void at_sb_stdio_command_gone(struct at_sb_stdio *io);
+bool at_sb_stdio_busy(const struct at_sb_stdio *io);  /* output still to copy */
+bool at_sb_stdio_take_hangup(struct at_sb_stdio *io); /* a reader left since the last call */
+/* Restores every terminal, whatever happened: call it on every path. */
+void at_sb_stdio_release(struct at_sb_stdio *io);
+
+/* pty.c */
+int at_sb_pty_prepare(struct at_sb_stdio *io, struct at_sb_stdio_child *cs,
+		      struct at_error *err);
+/* In the child, after pivot_root: make the pty, send its master. 0 or -1 with errno. */
+int at_sb_pty_make(struct at_sb_stdio_child *cs);
+/* In the supervisor: receive the master, relay, the caller's terminal raw. */
+int at_sb_pty_receive(struct at_sb_stdio *io, struct at_error *err);
+/* SIGWINCH: the new size to the pty (true), or nothing to do here (false). */
+bool at_sb_pty_winch(struct at_sb_stdio *io);
+void at_sb_pty_release(struct at_sb_stdio *io);
+
 /* supervise.c */
 /* Signals the supervisor passes on to the command (0-terminated). */
 extern const int at_sb_forwarded[];
@@ -249,6 +351,7 @@ struct at_sb_super {
 	/* in */
 	int init_pid;
 	int sig_fd, report_fd, out_fd, err_fd;   /* set to -1 once at EOF and closed */
+	struct at_sb_stdio *stdio;  /* the pumps, polled with the rest */
 	/* Called at the init's exit report, the command's tree gone but the init's cgroup kept. */
 	void (*at_exit_report)(void *arg);
 	void *arg;

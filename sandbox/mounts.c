@@ -39,6 +39,7 @@
 #define STAGE_DIR "run/agenttask"
 #define STAGE_CONFIG STAGE_DIR "/gitconfig"
 #define STAGE_EMPTY STAGE_DIR "/empty"
+#define STAGE_BOOT_ID STAGE_DIR "/boot_id"
 
 /* Directories of the host bound read-only; a symlink (merged /usr) stays one. */
 static const char *const system_dirs[] = {
@@ -48,10 +49,11 @@ static const char *const system_dirs[] = {
 /*
  * What of /etc the command sees: what programs need to run, resolve names
  * and speak TLS. Never shadow, gshadow, sudoers, ssh (host keys), the
- * system gitconfig, nor anything else that holds secrets or policy.
+ * system gitconfig, nor anything else that holds secrets or policy; passwd
+ * and group are written for the run (plan_identity).
  */
 static const char *const etc_entries[] = {
-	"passwd", "group", "hosts", "resolv.conf", "nsswitch.conf", "host.conf", "gai.conf",
+	"hosts", "resolv.conf", "nsswitch.conf", "host.conf", "gai.conf",
 	"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "ssl",
 	"ca-certificates", "ca-certificates.conf", "alternatives", "mime.types", "protocols",
 	"services", "bash.bashrc", "profile", "profile.d", "inputrc", "os-release",
@@ -299,6 +301,30 @@ static void plan_git(struct plan *p, const struct at_sandbox_opts *o)
 	plan_add(p, OP_RDONLY, o->state_dir, 0);
 }
 
+/*
+ * Who the user is and which machine this is, as the command sees it
+ * (identity.c): a passwd and a group of our own, and the /proc files that
+ * would tell the host's boot id, command line and keyrings covered. After
+ * plan_git, which stages the empty file, and after the /proc/sys bind, which
+ * would cover the boot id's mask.
+ */
+static int plan_identity(struct plan *p, struct at_error *err)
+{
+	struct at_sb_identity id;
+	size_t i;
+
+	if (at_sb_identity_make(&id, err) < 0)
+		return -1;
+	add_file(p, "etc/passwd", id.passwd, id.passwd_len);
+	add_file(p, "etc/group", id.group, id.group_len);
+	add_file(p, STAGE_BOOT_ID, id.boot_id, strlen(id.boot_id));
+	add_bind(p, STAGE_BOOT_ID, "proc/sys/kernel/random/boot_id",
+		 OPF_RO | OPF_ISFILE | OPF_INROOT);
+	for (i = 0; at_sb_masked_proc[i]; i++)
+		add_bind(p, STAGE_EMPTY, at_sb_masked_proc[i], OPF_RO | OPF_ISFILE | OPF_INROOT);
+	return 0;
+}
+
 int at_sb_plan_build(const struct at_sandbox_opts *o, struct at_sb_op **ops_out,
 		     size_t *nops_out, struct at_error *err)
 {
@@ -331,6 +357,10 @@ int at_sb_plan_build(const struct at_sandbox_opts *o, struct at_sb_op **ops_out,
 		add_bind(&p, path, path, flags);
 	}
 	plan_git(&p, o);
+	if (plan_identity(&p, err) < 0) {
+		at_sb_plan_free(p.ops, p.n);
+		return err->code;
+	}
 	plan_add(&p, OP_RDONLY, "", 0);
 	if (p.oom) {
 		at_sb_plan_free(p.ops, p.n);

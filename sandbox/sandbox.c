@@ -201,6 +201,9 @@ static int child_setup(struct at_sb_child *c, int64_t *t, int *step, const char 
 	if (at_sb_pivot(rootfd, c->cwd, step, what) < 0)
 		return -1;
 	t[AT_STEP_PIVOT] = at_sb_now_ns();
+	*step = SB_PTY;
+	if (c->stdio.pty && at_sb_pty_make(&c->stdio) < 0)
+		return -1;
 
 	*step = SB_CAPS;
 	if (drop_capabilities(c->last_cap) < 0)
@@ -265,7 +268,8 @@ static int exec_path(const struct at_sb_child *c)
 
 /*
  * The command's process, forked by the init: new session (no controlling
- * terminal to inject into), its output, inherited descriptors marked
+ * terminal to inject into, or the pty's slave as its own), its stdio
+ * (stdio.c), its output, inherited descriptors marked
  * close-on-exec, the rlimits, and the seccomp filter last, right before
  * execve, so that nothing of the setup runs under it.
  */
@@ -283,6 +287,18 @@ void at_sb_command_exec(struct at_sb_child *c, int64_t *t)
 	if (setsid() < 0) {
 		at_sb_report_fail(c->report_fd, SB_SETSID, errno, NULL, t);
 		_exit(AT_RUN_SETUP);
+	}
+	if (c->stdio.pty && ioctl(c->stdio.slave, TIOCSCTTY, 0) < 0) {
+		at_sb_report_fail(c->report_fd, SB_CTTY, errno, NULL, t);
+		_exit(AT_RUN_SETUP);
+	}
+	for (i = 0; i <= 2; i++) {
+		int fd = c->stdio.mode[i] == SB_FD_PTY ? c->stdio.slave : c->stdio.fd[i];
+
+		if (c->stdio.mode[i] != SB_FD_PASS && dup2(fd, i) < 0) {
+			at_sb_report_fail(c->report_fd, SB_FDS, errno, NULL, t);
+			_exit(AT_RUN_SETUP);
+		}
 	}
 	if ((c->out_fd >= 0 && dup2(c->out_fd, 1) < 0) ||
 	    (c->err_fd >= 0 && dup2(c->err_fd, 2) < 0) ||
@@ -312,6 +328,7 @@ struct run {
 	struct at_sb_child c;
 	struct at_sb_super s;
 	struct at_sb_cgroup cg;
+	struct at_sb_stdio io;
 	int sync[2], report[2], out[2], err[2], lsock[2];
 	sigset_t mask, saved;
 	bool masked;
@@ -436,6 +453,8 @@ static const char *step_format(int step)
 	case SB_SECCOMP: return "cannot load the seccomp filter";
 	case SB_SIGNALS: return "cannot restore the signal mask";
 	case SB_LISTEN: return "cannot listen on the sandbox's loopback";
+	case SB_PTY: return "cannot make the sandbox's terminal";
+	case SB_CTTY: return "cannot make the pty the command's terminal";
 	}
 	return "sandbox setup failed";
 }
@@ -538,6 +557,8 @@ static int prepare(struct run *r, const struct at_sandbox_opts *o, struct at_san
 	if (pipe2(r->sync, O_CLOEXEC) < 0 || pipe2(r->report, O_CLOEXEC) < 0 ||
 	    (o->capture && (pipe2(r->out, O_CLOEXEC) < 0 || pipe2(r->err, O_CLOEXEC) < 0)))
 		return at_error_sys(err, AT_ESANDBOX, "cannot create pipes");
+	if (at_sb_stdio_prepare(&r->io, o, &r->c.stdio, err) < 0)
+		return err->code;
 	r->c.sync_fd = r->sync[0];
 	r->c.report_fd = r->report[1];
 	r->c.out_fd = r->out[1];
@@ -582,11 +603,13 @@ static int start(struct run *r, const struct at_sandbox_opts *o, struct at_sandb
 		close(r->s.sig_fd);
 		if (r->lsock[0] >= 0)
 			close(r->lsock[0]);
+		at_sb_stdio_child_close(&r->io);
 		child_main(&r->c);
 	}
 	if (pid < 0)
 		return sandbox_error(err, errno, "cannot create the sandbox's namespaces", NULL);
 	r->s.init_pid = (int)pid;
+	at_sb_stdio_started(&r->io);
 	if (o->started)
 		o->started((int)pid, o->started_arg);
 	close(r->sync[0]);
@@ -729,6 +752,8 @@ static void run_release(struct run *r)
 		close(r->s.out_fd);
 	if (r->s.err_fd >= 0)
 		close(r->s.err_fd);
+	/* The caller's terminals as they were, whatever happened. */
+	at_sb_stdio_release(&r->io);
 	if (r->masked)
 		sigprocmask(SIG_SETMASK, &r->saved, NULL);
 	at_sb_limits_release(&r->cg);
@@ -755,6 +780,7 @@ int at_sandbox_run(const struct at_sandbox_opts *o, struct at_sandbox_result *re
 	r.out[0] = r.out[1] = r.err[0] = r.err[1] = -1;
 	r.lsock[0] = r.lsock[1] = -1;
 	r.s.sig_fd = r.s.report_fd = r.s.out_fd = r.s.err_fd = -1;
+	at_sb_stdio_init(&r.io);
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	res->start_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
@@ -765,8 +791,14 @@ int at_sandbox_run(const struct at_sandbox_opts *o, struct at_sandbox_result *re
 		rc = prepare(&r, o, res, err);
 	if (rc == 0)
 		rc = start(&r, o, res, err);
+	if (rc == 0)
+		at_sb_stdio_block_sigpipe(&r.io);
 	if (rc == 0 && o->nlisten)
 		rc = hand_over(&r, o, err);
+	if (rc == 0 && r.io.pty)
+		rc = at_sb_pty_receive(&r.io, err);
+	if (rc < 0 && r.s.init_pid > 0)
+		kill(r.s.init_pid, SIGKILL);
 	if (r.s.init_pid > 0) {
 		res->prepare_us = (r.c.t_clone_ns - t0) / 1000;
 		/* Even after a failed start: wait for the init to be gone. */
@@ -775,6 +807,7 @@ int at_sandbox_run(const struct at_sandbox_opts *o, struct at_sandbox_result *re
 		r.s.err_fd = r.err[0];
 		r.report[0] = r.out[0] = r.err[0] = -1;
 		r.s.timeout_ms = o->timeout_ms;
+		r.s.stdio = &r.io;
 		r.s.at_exit_report = exit_reported;
 		r.s.arg = &r;
 		r.s.capture_max = o->capture_max ? o->capture_max : AT_SANDBOX_CAPTURE_MAX;

@@ -9,9 +9,12 @@
  * What the command sees (docs/security.md has the reasons):
  *   /                 an empty tmpfs, read-only, the host root detached
  *   /usr /bin /sbin /lib* and parts of /etc   read-only binds (merged-/usr
- *                     symlinks stay symlinks); never shadow, sudoers, ssh keys
+ *                     symlinks stay symlinks); never shadow, sudoers, ssh keys;
+ *                     passwd and group written for the run: root, nobody, the
+ *                     user (identity.c)
  *   /tmp, /home/sandbox (= $HOME), /dev/shm   private size-capped tmpfs
- *   /proc             a fresh procfs of the sandbox's own pid namespace
+ *   /proc             a fresh procfs of the sandbox's own pid namespace; its
+ *                     boot_id random, cmdline, keys, key-users empty
  *   /dev              null zero full random urandom tty, devpts, shm, fd links
  *   common_dir        read-only; its config replaced by sanitized_config,
  *                     config.worktree files hidden, state_dir hidden under an
@@ -27,6 +30,15 @@
  * in a new session, forwards signals to it, reaps orphans, and kills every
  * remaining process when the command exits; it dies with the supervisor
  * (PR_SET_PDEATHSIG), and with it the whole pid namespace.
+ *
+ * stdio (stdio.c, pty.c): fds 0..2 that are pipes, sockets, terminals or
+ * /dev/null are passed as they are; anything else (a file, a directory, a
+ * device) becomes a pipe the supervisor copies through, so the command
+ * cannot reopen it. When stdin is a terminal (opts.tty), the command runs
+ * on a pty of the sandbox's devpts as its controlling terminal, which the
+ * supervisor relays to the caller's terminal, set raw meanwhile. Every
+ * terminal among fds 0..2 gets its termios back, TIOCEXCL cleared, when
+ * at_sandbox_run returns, however the run ended.
  *
  * Every path given here must be absolute and free of symbolic links (see
  * at_sandbox_check_path); setup refuses to follow a link met on the way.
@@ -117,6 +129,13 @@ struct at_sandbox_listen {
  */
 typedef int (*at_sandbox_listen_fn)(void *ctx, const int *fds, size_t n, struct at_error *err);
 
+/* Whether an interactive command runs on a pty of the supervisor. */
+enum at_sandbox_tty {
+	AT_TTY_AUTO = 0,          /* when stdin is a terminal and output is not captured */
+	AT_TTY_FORCE,             /* always (-t); not with capture */
+	AT_TTY_NEVER,             /* never (-T): a terminal is passed as it is */
+};
+
 struct at_sandbox_opts {
 	const char *worktree;          /* read-write, the working directory */
 	const char *git_pointer_file;  /* <worktree>/.git, bound read-only over itself */
@@ -147,6 +166,8 @@ struct at_sandbox_opts {
 	 */
 	unsigned int default_limits;
 	uint64_t timeout_ms;           /* 0: none; else kill everything after it */
+
+	enum at_sandbox_tty tty;
 
 	bool capture;                  /* collect stdout/stderr in the result */
 	size_t capture_max;            /* bytes kept of each; the rest is dropped */

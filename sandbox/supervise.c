@@ -105,6 +105,12 @@ void at_sb_init_run(struct at_sb_child *c, int64_t *t_ns)
 		close(c->out_fd);
 	if (c->err_fd >= 0)
 		close(c->err_fd);
+	/* The command's pipe ends are its own; the pty's slave we keep (pty.c). */
+	for (i = 0; i <= 2; i++) {
+		if (c->stdio.mode[i] == SB_FD_PIPE && c->stdio.fd[i] >= 0 &&
+		    (i != 2 || c->stdio.fd[2] != c->stdio.fd[1]))
+			close(c->stdio.fd[i]);
+	}
 
 	for (;;) {
 		int sig = sigwaitinfo(&set, NULL);
@@ -265,6 +271,8 @@ static void read_signal(struct at_sb_super *s)
 
 	if (read(s->sig_fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
 		return;
+	if (si.ssi_signo == SIGWINCH && at_sb_pty_winch(s->stdio))
+		return;   /* the kernel tells the pty's foreground job */
 	if (si.ssi_signo != SIGCHLD) {
 		if (!s->init_done)
 			kill(s->init_pid, (int)si.ssi_signo);
@@ -279,10 +287,11 @@ int at_sb_supervise(struct at_sb_super *s)
 	struct capture err = { s->err_fd, NULL, 0, s->capture_max, false };
 	int64_t deadline = s->timeout_ms ? now_ms() + (int64_t)s->timeout_ms : 0;
 
-	while (!s->init_done || s->report_fd >= 0 || out.fd >= 0 || err.fd >= 0) {
-		struct pollfd pfd[4];
+	while (!s->init_done || s->report_fd >= 0 || out.fd >= 0 || err.fd >= 0 ||
+	       (s->stdio && at_sb_stdio_busy(s->stdio))) {
+		struct pollfd pfd[4 + AT_SB_PUMPS_MAX];
 		struct capture *caps[4] = { NULL };
-		int n = 0, timeout = -1, i, rc;
+		int n = 0, timeout = -1, i, rc, base;
 
 		pfd[n++] = (struct pollfd){ .fd = s->sig_fd, .events = POLLIN };
 		if (s->report_fd >= 0)
@@ -295,6 +304,9 @@ int at_sb_supervise(struct at_sb_super *s)
 			caps[n] = &err;
 			pfd[n++] = (struct pollfd){ .fd = err.fd, .events = POLLIN };
 		}
+		base = n;
+		if (s->stdio)
+			n += at_sb_stdio_pollfds(s->stdio, pfd + base, AT_SB_PUMPS_MAX);
 		if (deadline && !s->init_done) {
 			int64_t left = deadline - now_ms();
 			timeout = left > 0 ? (int)(left > 1000000 ? 1000000 : left) : 0;
@@ -314,7 +326,12 @@ int at_sb_supervise(struct at_sb_super *s)
 			deadline = 0;
 			continue;
 		}
-		for (i = 0; i < n && rc > 0; i++) {
+		if (s->stdio && rc > 0) {
+			at_sb_stdio_handle(s->stdio, pfd + base);
+			if (at_sb_stdio_take_hangup(s->stdio) && !s->init_done)
+				kill(s->init_pid, SIGHUP);   /* passed on to the command */
+		}
+		for (i = 0; i < base && rc > 0; i++) {
 			if (!pfd[i].revents)
 				continue;
 			if (pfd[i].fd == s->sig_fd)
@@ -331,6 +348,9 @@ int at_sb_supervise(struct at_sb_super *s)
 		 */
 		if (s->have_cmd_status && !s->init_done && out.fd < 0 && err.fd < 0)
 			reap_init(s, 0);
+		/* Nobody is left to read the command's stdin. */
+		if (s->init_done && s->stdio)
+			at_sb_stdio_command_gone(s->stdio);
 	}
 	s->out_fd = out.fd;
 	s->err_fd = err.fd;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole sandbox suite (sandbox_run.sh) again as an ordinary user; with
-# AT_USER_SUITE=limits.sh (limits_user.sh), the limits suite.
+# AT_USER_SUITE=limits.sh (limits_user.sh), the limits suite; with
+# AT_USER_SUITE=sandbox_holes.sh (sandbox_holes_user.sh), the holes suite.
 #
 # Run by root, it drops to uid/gid 65534 with setpriv, in a fresh temporary
 # directory owned by that user which is also its HOME and TMPDIR; the
@@ -21,7 +22,7 @@ chown 65534:65534 "$dir/home" "$dir/tmp"
 # runs copies of the binary and of the scripts, made here.
 mkdir "$dir/bin" "$dir/scripts"
 cp "$AGENTTASK" "$dir/bin/agenttask"
-cp "$here"/*.sh "$dir/scripts/"
+cp "$here"/*.sh "$here"/*.py "$dir/scripts/"
 chmod -R a+rX "$dir/bin" "$dir/scripts"
 if ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$dir/bin/agenttask"; then
 	echo "FAIL: uid 65534 cannot execute '$dir/bin/agenttask'"

@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""Drive `agenttask run` under a real pty, as a user at a terminal would.
+
+usage: sandbox_pty.py CHECK AGENTTASK REPO TASK
+
+Each CHECK starts agenttask with a pty of ours as its controlling terminal
+and its stdin, stdout and stderr (python's pty.fork), types at it, and
+checks what comes back. It prints "ok CHECK" and exits 0, or says what went
+wrong and exits 1. The checks:
+
+  tty       `tty` inside names a pty of the sandbox (/dev/pts/N), and the
+            window size inside is ours, at the start and after SIGWINCH.
+  jobs      bash inside has job control: ^Z stops the inner `sleep`, not
+            agenttask; `jobs` lists it; `fg` brings it back; ^C ends it.
+  termios   after runs that set raw mode, -echo and TIOCEXCL (on the pty, on
+            the terminal itself with -T, and then timed out or killed), our
+            terminal's termios is what it was, and TIOCEXCL is clear.
+"""
+import fcntl
+import os
+import select
+import signal
+import struct
+import sys
+import termios
+import time
+
+TIOCGEXCL = 0x80045440
+
+
+def spawn(at, repo, argv, rows=24, cols=80):
+    """agenttask ARGV on a new pty as its controlling terminal: (pid, master, slave)."""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(master)
+            os.setsid()
+            fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+            for i in range(3):
+                os.dup2(slave, i)
+            os.chdir(repo)
+            os.execv(at, [at] + argv)
+        finally:
+            os._exit(127)
+    return pid, master, slave
+
+
+def read_until(fd, want, timeout=10.0):
+    """Read from fd until `want` (bytes) is seen; all that was read."""
+    out = b""
+    end = time.time() + timeout
+    while want not in out and time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if r:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+    if want not in out:
+        fail("did not see %r; got %r" % (want, out))
+    return out
+
+
+def finish(pid, fd, timeout=20.0):
+    """Drain fd until agenttask exits; its exit status."""
+    end = time.time() + timeout
+    while time.time() < end:
+        p, status = os.waitpid(pid, os.WNOHANG)
+        if p == pid:
+            return os.waitstatus_to_exitcode(status)
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if r:
+            try:
+                os.read(fd, 4096)
+            except OSError:
+                pass
+    os.kill(pid, signal.SIGKILL)
+    fail("agenttask did not exit")
+
+
+def exit_shell(pid, fd, status):
+    """`exit STATUS` to the shell inside: agenttask must exit with it."""
+    os.write(fd, b"exit %d\r" % status)
+    code = finish(pid, fd)
+    if code != status:
+        fail("exit status %r, expected %r" % (code, status))
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def check_tty(at, repo, task):
+    # What: a program inside asks which terminal it is on, and its size.
+    # Must: a pty of the sandbox's own devpts, of our terminal's size, and
+    # the new size once ours changes.
+    pid, fd, _ = spawn(at, repo, ["run", task, "--", "bash", "--norc", "--noprofile", "-i"],
+                       33, 101)
+    time.sleep(0.5)
+    os.write(fd, b"echo T=$(tty)=; stty size\r")
+    out = read_until(fd, b"33 101")
+    if b"T=/dev/pts/" not in out:
+        fail("tty inside is not a pts: %r" % out)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    os.kill(pid, signal.SIGWINCH)
+    time.sleep(0.3)
+    os.write(fd, b"stty size\r")
+    read_until(fd, b"40 120")
+    exit_shell(pid, fd, 7)
+
+
+def check_jobs(at, repo, task):
+    # What: ^Z at a shell inside, then fg.
+    # Must: the job inside stops (agenttask keeps running), fg resumes it,
+    # ^C interrupts it, and the shell is still there afterwards.
+    pid, fd, _ = spawn(at, repo, ["run", task, "--", "bash", "--norc", "--noprofile", "-i"])
+    time.sleep(0.5)
+    os.write(fd, b"sleep 30\r")
+    time.sleep(0.5)
+    os.write(fd, b"\x1a")
+    read_until(fd, b"Stopped")
+    p, status = os.waitpid(pid, os.WNOHANG | os.WUNTRACED)
+    if p == pid:
+        fail("agenttask itself stopped or ended on ^Z (status %r)" % status)
+    os.write(fd, b"jobs; echo JOBS-$?\r")
+    out = read_until(fd, b"JOBS-0")
+    if b"sleep 30" not in out:
+        fail("jobs does not list the stopped sleep: %r" % out)
+    os.write(fd, b"fg\r")
+    read_until(fd, b"sleep 30")
+    time.sleep(0.3)
+    os.write(fd, b"\x03")
+    os.write(fd, b"echo AFTER-$?\r")
+    read_until(fd, b"AFTER-130")
+    exit_shell(pid, fd, 0)
+
+
+# Raw mode, no echo, and the exclusive lock, set by the command on its stdin.
+SPOIL = ("stty raw -echo -icanon; python3 -c 'import fcntl,termios;"
+         "fcntl.ioctl(0, termios.TIOCEXCL)'; ")
+
+
+def check_termios(at, repo, task):
+    # What: the command leaves the terminal raw, without echo, and locked
+    # (TIOCEXCL), on the pty, on the terminal itself (-T), and then is
+    # timed out, kills itself, or stops the terminal's output.
+    # Must: our terminal's termios is exactly as before, unlocked, and
+    # agenttask does not hang putting it back.
+    runs = [
+        (["run", task, "--", "sh", "-c", SPOIL + "echo SPOILED"], 0),
+        (["run", task, "-T", "--", "sh", "-c", SPOIL + "echo SPOILED"], 0),
+        (["run", task, "-T", "--timeout", "1", "--", "sh", "-c", SPOIL +
+          "echo SPOILED; sleep 30"], 124),
+        (["run", task, "-T", "--", "sh", "-c", SPOIL + "echo SPOILED; kill -9 $$"], 137),
+        # Output stopped (tcflow): it must flow again afterwards.
+        (["run", task, "-T", "--", "sh", "-c", SPOIL + "echo SPOILED; python3 -c 'import "
+          "termios; termios.tcflow(0, termios.TCOOFF)'"], 0),
+        (["run", task, "--timeout", "1", "--", "sh", "-c", SPOIL +
+          "echo SPOILED; sleep 30"], 124),
+    ]
+    for argv, want in runs:
+        # Taken before agenttask starts: it sets the terminal raw itself.
+        master, slave = os.openpty()
+        before = termios.tcgetattr(slave)
+        os.close(master)
+        os.close(slave)
+        pid, fd, slave = spawn(at, repo, argv)
+        if termios.tcgetattr(slave) != before:
+            fail("a new pty's termios differ from another's")
+        read_until(fd, b"SPOILED")
+        code = finish(pid, fd)
+        if code != want:
+            fail("%s: exit status %r, expected %r" % (" ".join(argv), code, want))
+        after = termios.tcgetattr(slave)
+        if after != before:
+            fail("%s: termios changed: %r -> %r" % (" ".join(argv), before, after))
+        excl = struct.unpack("i", fcntl.ioctl(slave, TIOCGEXCL, b"\0\0\0\0"))[0]
+        if excl:
+            fail("%s: TIOCEXCL is still set" % " ".join(argv))
+        flows(fd, slave, " ".join(argv))
+        os.close(fd)
+        os.close(slave)
+
+
+def flows(master, slave, what):
+    """Output written to the terminal reaches its reader (it was not left stopped)."""
+    fcntl.fcntl(slave, fcntl.F_SETFL, fcntl.fcntl(slave, fcntl.F_GETFL) | os.O_NONBLOCK)
+    try:
+        os.write(slave, b"PING\n")
+    except BlockingIOError:
+        fail("%s: the terminal's output is stopped" % what)
+    r, _, _ = select.select([master], [], [], 3)
+    if not r or b"PING" not in os.read(master, 4096):
+        fail("%s: the terminal's output is stopped" % what)
+
+
+def main():
+    if len(sys.argv) != 5:
+        print(__doc__)
+        sys.exit(2)
+    check, at, repo, task = sys.argv[1:]
+    {"tty": check_tty, "jobs": check_jobs, "termios": check_termios}[check](at, repo, task)
+    print("ok " + check)
+
+
+if __name__ == "__main__":
+    main()
