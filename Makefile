@@ -4,12 +4,19 @@
 
 DEBIAN_PACKAGES := build-essential cmake pkg-config git python3 \
 	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev \
-	libssl-dev bubblewrap hyperfine util-linux procps iproute2 curl openssl
+	libssl-dev bubblewrap hyperfine util-linux procps iproute2 curl openssl \
+	man-db groff-base zsh fish
+# What `make deb` and `make check-deb` need besides: Debian's packaging tools,
+# and mmdebstrap for the clean Debian 12 chroot the package is tried in.
+DEB_PACKAGES := debhelper dpkg-dev fakeroot mmdebstrap
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 BUILD_ASAN ?= build-asan
 
-.PHONY: all deps build build-asan demo check check-fast bench clean
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+.PHONY: all deps build build-asan demo check check-fast bench install uninstall configure-prefix deb check-deb clean
 
 all: build
 
@@ -37,6 +44,31 @@ check: build build-asan
 # The plain build's tests only, for a quick loop while developing.
 check-fast: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The binary, the man pages, the bash, zsh and fish completions and the docs,
+# under $(DESTDIR)$(PREFIX), as CMake's install rules say.
+install: configure-prefix
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD)
+
+# Removes every file `make install` installs (the list: the same install into a
+# scratch directory), and nothing else; directories stay.
+uninstall: configure-prefix
+	@bash scripts/uninstall.sh "$(BUILD)" "$(DESTDIR)"
+
+configure-prefix: build
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX="$(PREFIX)" >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+# A Debian package from this tree (debian/), in $(BUILD)/deb/.
+deb:
+	@bash scripts/install-deps.sh $(filter-out mmdebstrap,$(DEB_PACKAGES))
+	bash scripts/build-deb.sh $(BUILD)/deb
+
+# The package installed in a clean Debian 12 chroot, where --version, help and
+# doctor must work. Heavy (a Debian bootstrap, minutes): not part of check.
+check-deb: deb
+	@bash scripts/install-deps.sh $(DEB_PACKAGES)
+	bash tests/package/deb_chroot.sh $(BUILD)/deb
 
 bench: build
 	@bash bench/run.sh $(BUILD)/cmd/agenttask

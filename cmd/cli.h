@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/error.h"
 #include "core/task.h"
@@ -39,6 +40,18 @@ struct at_command {
 /* The command table (commands.c), ended by a zeroed entry. */
 extern const struct at_command at_commands[];
 const struct at_command *at_command_find(const char *name);
+
+/*
+ * The rest of the manual (commands.c), laid out as a command's help is:
+ * prose lines, and items "  TERM   text" with continuation lines indented.
+ * `--help`, `help` and the man pages (help.c) all print from these.
+ */
+extern const char at_overview[];
+extern const char at_global_options[];
+extern const char at_exit_status[];
+
+/* The overview of `agenttask --help`: usage, description, options, commands. */
+void at_cli_overview(FILE *f);
 
 /* Map an error code to the exit status above. */
 int at_exit_code(int code);

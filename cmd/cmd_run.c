@@ -25,29 +25,6 @@
 
 extern char **environ;
 
-static const char run_help[] =
-	"  --ro PATH          also show PATH (read-only) at the same path\n"
-	"  --rw PATH          also show PATH read-write (never git metadata or state)\n"
-	"  --net              share the host's network (default: loopback only)\n"
-	"  --allow-host PATTERN  reach hosts matching PATTERN through a proxy: host,\n"
-	"                     host:port, *.domain (subdomains); ports 80 and 443 by default\n"
-	"  --forward PORT[:INNER]  the sandbox's loopback port INNER (default PORT)\n"
-	"                     reaches the host's 127.0.0.1:PORT\n"
-	"  --deny-private     with --allow-host: refuse private addresses too\n"
-	"  --env K=V          set K in the command's environment\n"
-	"  --pass-env K       pass K from agenttask's environment\n"
-	"  --timeout SEC      kill everything after SEC seconds (exit 124)\n"
-	"  --memory SIZE      memory limit, like 512M or 2G\n"
-	"  --pids N           at most N processes and threads\n"
-	"  --cpu SEC          CPU seconds per process\n"
-	"  --file-size SIZE   largest file the command may write\n"
-	"  --json             capture output; print a JSON result\n"
-	"  -v, --verbose      say how each limit is enforced, and time each setup step\n"
-	"\n"
-	"The environment is cleared but for PATH, HOME=" AT_SANDBOX_HOME ", TERM, LANG,\n"
-	"LC_* and TZ. Exit status: the command's; 128+N when killed by signal N; 124\n"
-	"timeout; 125 the sandbox could not be set up; 126 cannot execute; 127 not found.\n";
-
 struct run_args {
 	const char *name;
 	char **cmd;
@@ -188,14 +165,6 @@ static int parse_option(struct run_args *a, int c, const char *arg, struct at_er
 	return at_error_set(err, AT_EUSAGE, "invalid option");
 }
 
-static int print_help(void)
-{
-	const struct at_command *c = at_command_find("run");
-
-	printf("usage: %s\n\n%s\n\n%s", c->usage, c->summary, run_help);
-	return AT_EXIT_OK;
-}
-
 /* Options come before "--"; the command after it. Returns -1 to go on, else an exit status. */
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
@@ -225,7 +194,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		;
 	while ((c = at_cli_getopt(dd, argv, "hv", longopts)) != -1) {
 		if (c == 'h')
-			return print_help();
+			return at_cli_help("run");
 		if (c == '?')
 			return at_cli_bad_option("run");
 		if (parse_option(a, c, optarg, &err) < 0)

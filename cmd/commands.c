@@ -2,17 +2,45 @@
 
 #include <string.h>
 
+#include "sandbox/sandbox.h"
+
 const struct at_command at_commands[] = {
 	{ "new", cmd_new, "agenttask new NAME [--base REV]",
 	  "create a task: a branch and a worktree of its own",
 	  "  --base REV     start from REV (a branch, tag or commit; default HEAD)\n" },
-	{ "list", cmd_list, "agenttask list [--json]", "list tasks",
-	  "  --json         print a JSON array of tasks\n" },
+	{ "list", cmd_list, "agenttask list [--json | --name-only]", "list tasks",
+	  "  --json         print a JSON array of tasks\n"
+	  "  --name-only    only the names, one a line\n"
+	  "\nA table of every task with a header: its name, its state (clean, modified,\n"
+	  "missing: the worktree is gone, half-made: interrupted while being made), its\n"
+	  "branch, the branch it is based on, the tip of its branch (or its base commit),\n"
+	  "when it was made and its worktree's path.\n" },
 	{ "status", cmd_status, "agenttask status [NAME] [--json]", "show one task's state",
 	  "  --json         print a JSON object\n" },
 	{ "path", cmd_path, "agenttask path NAME", "print a task's worktree path (for cd)", "" },
 	{ "run", cmd_run, "agenttask run [NAME] [OPTIONS] -- CMD [ARG...]",
-	  "run a command in the task's sandbox", NULL },
+	  "run a command in the task's sandbox",
+	  "  --ro PATH          also show PATH (read-only) at the same path\n"
+	  "  --rw PATH          also show PATH read-write (never git metadata or state)\n"
+	  "  --net              share the host's network (default: loopback only)\n"
+	  "  --allow-host PATTERN  reach hosts matching PATTERN through a proxy: host,\n"
+	  "                     host:port, *.domain (subdomains); ports 80 and 443 by default\n"
+	  "  --forward PORT[:INNER]  the sandbox's loopback port INNER (default PORT)\n"
+	  "                     reaches the host's 127.0.0.1:PORT\n"
+	  "  --deny-private     with --allow-host: refuse private addresses too\n"
+	  "  --env K=V          set K in the command's environment\n"
+	  "  --pass-env K       pass K from agenttask's environment\n"
+	  "  --timeout SEC      kill everything after SEC seconds (exit 124)\n"
+	  "  --memory SIZE      memory limit, like 512M or 2G\n"
+	  "  --pids N           at most N processes and threads\n"
+	  "  --cpu SEC          CPU seconds per process\n"
+	  "  --file-size SIZE   largest file the command may write\n"
+	  "  --json             capture output; print a JSON result\n"
+	  "  -v, --verbose      say how each limit is enforced, and time each setup step\n"
+	  "\n"
+	  "The environment is cleared but for PATH, HOME=" AT_SANDBOX_HOME ", TERM, LANG,\n"
+	  "LC_* and TZ. Exit status: the command's; 128+N when killed by signal N; 124\n"
+	  "timeout; 125 the sandbox could not be set up; 126 cannot execute; 127 not found.\n" },
 	{ "diff", cmd_diff,
 	  "agenttask diff [NAME] [--stat | --name-only | --json] [--color=auto|always|never]\n"
 	  "agenttask diff --base REV [--head REV] [--stat | --name-only | --json] [--color=WHEN]",
@@ -85,8 +113,36 @@ const struct at_command at_commands[] = {
 	{ "gc", cmd_gc, "agenttask gc [--trash-days N]",
 	  "remove what interrupted commands left behind",
 	  "  --trash-days N   prune discarded tasks older than N days (default 14)\n" },
+	{ "help", cmd_help, "agenttask help [--man] [COMMAND]",
+	  "show a command's manual, or the overview of them all",
+	  "  --man          print the manual page's source (roff) instead, for man -l -\n"
+	  "\nThe text is the same as 'agenttask COMMAND --help' and the installed manual\n"
+	  "page agenttask-COMMAND(1): all three are made from one table.\n" },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
+
+const char at_overview[] =
+	"Run an AI agent's work in a task of its own: an ephemeral git worktree and\n"
+	"branch, a sandbox bound to it, a review, then accept or discard.\n"
+	"\n"
+	"Where NAME is optional it defaults to the task whose worktree holds the\n"
+	"current directory. A task NAME is the branch agenttask/NAME checked out in a\n"
+	"linked worktree under <git-common-dir>/agenttask/worktrees/NAME.\n";
+
+const char at_global_options[] =
+	"  -C DIR         run as if started in DIR, as with git\n"
+	"  --version      print the version, and those of libgit2 and libseccomp\n"
+	"  -h, --help     print this overview\n";
+
+const char at_exit_status[] =
+	"  0              done (gate: passed)\n"
+	"  1              refused or failed for a stated reason: a conflict, changes in\n"
+	"                 the way, a failed gate, a name already taken\n"
+	"  2              usage error, unknown task, not a repository, malformed policy\n"
+	"  124            run: the command timed out\n"
+	"  125            run: the sandbox could not be set up (the command never ran)\n"
+	"  126, 127       run: the command could not be executed, or was not found\n"
+	"  128+N          run: the command was killed by signal N\n";
 
 const struct at_command *at_command_find(const char *name)
 {

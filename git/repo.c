@@ -205,3 +205,11 @@ int __wrap_git_http_auth_negotiate(void **out, const void *url)
 	return -1;
 }
 #endif
+
+void at_git_version(char *buf, size_t size)
+{
+	int major = 0, minor = 0, rev = 0;
+
+	git_libgit2_version(&major, &minor, &rev);
+	snprintf(buf, size, "%d.%d.%d", major, minor, rev);
+}

@@ -8,6 +8,8 @@
 #ifndef AT_GIT_REPO_H
 #define AT_GIT_REPO_H
 
+#include <stddef.h>
+
 #include "core/task.h"
 
 struct at_repo;
@@ -24,5 +26,8 @@ const struct at_paths *at_repo_paths(const struct at_repo *r);
 
 /* The main worktree's directory, with a trailing '/'. */
 const char *at_repo_workdir(const struct at_repo *r);
+
+/* The version of the libgit2 linked in, "MAJOR.MINOR.PATCH", into buf. */
+void at_git_version(char *buf, size_t size);
 
 #endif

@@ -177,6 +177,9 @@ const char *at_sandbox_mech_name(enum at_sandbox_mech m);
 const char *at_sandbox_limit_name(enum at_sandbox_limit l);
 const char *at_sandbox_step_name(enum at_sandbox_step s);
 
+/* The version of the libseccomp loaded, "MAJOR.MINOR.MICRO", into buf. */
+void at_sandbox_seccomp_version(char *buf, size_t size);
+
 /*
  * Options (opts.c)
  */
