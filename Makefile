@@ -53,7 +53,7 @@ install: configure-prefix
 # Removes every file `make install` installs (the list: the same install into a
 # scratch directory), and nothing else; directories stay.
 uninstall: configure-prefix
-	@bash scripts/uninstall.sh "$(BUILD)" "$(DESTDIR)"
+	@bash scripts/uninstall.sh "$(BUILD)" "$(DESTDIR)" "$(PREFIX)"
 
 configure-prefix: build
 	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX="$(PREFIX)" >/dev/null
