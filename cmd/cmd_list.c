@@ -117,7 +117,8 @@ int cmd_list(struct at_cli *cli, int argc, char **argv)
 		if (json)
 			at_json_append(arr, at_cli_task_json(&l.tasks[i], &infos[i]));
 	}
-	if (infos && !json)
+	/* No tasks, no table: an empty list stays empty for scripts that test it. */
+	if (infos && !json && l.count > 0)
 		print_table(&l, infos);
 	free(infos);
 	/* A record that cannot be read spoils only itself: say so, list the rest. */
