@@ -1,5 +1,7 @@
 #include "git/internal.h"
 
+#include "core/fs.h"
+
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -216,8 +218,11 @@ const char *at_repo_workdir(const struct at_repo *r)
 
 int at_git_open_worktree(git_repository **out, const struct at_task *t, struct at_error *err)
 {
-	if (git_repository_open_ext(out, t->path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+	if (git_repository_open_ext(out, t->path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		if (!at_path_exists(t->path))
+			return at_task_worktree_gone(t, err);
 		return at_git_error(err, AT_EGIT, "cannot open the worktree of task '%s'", t->name);
+	}
 	return 0;
 }
 
