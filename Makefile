@@ -1,10 +1,14 @@
 # The two commands of the README, on a fresh Debian machine:
 #   make demo    install what is missing, build, run a short real demo
-#   make check   install what is missing, build, run every test (also under ASan+UBSan)
+#   make check   install what is missing, build, run every test (also under ASan+UBSan),
+#                and every fuzz harness briefly (FUZZ_CHECK_SECONDS each)
+# and, for longer fuzzing:
+#   make fuzz    run each libFuzzer harness for FUZZ_SECONDS (FUZZ="index policy" for some)
 
 DEBIAN_PACKAGES := build-essential cmake pkg-config git python3 \
 	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev \
 	libssl-dev bubblewrap hyperfine util-linux procps iproute2 curl openssl \
+	clang libclang-rt-14-dev \
 	man-db groff-base zsh fish
 # What `make deb` and `make check-deb` need besides: Debian's packaging tools,
 # and mmdebstrap for the clean Debian 12 chroot the package is tried in.
@@ -12,11 +16,15 @@ DEB_PACKAGES := debhelper dpkg-dev fakeroot mmdebstrap
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 BUILD_ASAN ?= build-asan
+BUILD_FUZZ ?= build-fuzz
+FUZZ_SECONDS ?= 300
+FUZZ_CHECK_SECONDS ?= 20
+FUZZ ?=
 
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps build build-asan demo check check-fast bench install uninstall configure-prefix deb check-deb clean
+.PHONY: all deps build build-asan build-fuzz demo check check-fast fuzz bench install uninstall configure-prefix deb check-deb clean
 
 all: build
 
@@ -34,12 +42,22 @@ build-asan: deps
 	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DAT_WERROR=ON -DAT_SANITIZE=ON
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 
+# libFuzzer harnesses only (tests/fuzz), built by clang with ASan and UBSan.
+build-fuzz: deps
+	cmake -S . -B $(BUILD_FUZZ) -DCMAKE_C_COMPILER=clang -DAT_FUZZ=ON -DAT_WERROR=ON \
+		-DAT_FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS)
+	cmake --build $(BUILD_FUZZ) -j $(JOBS)
+
 demo: build
 	@bash scripts/demo.sh $(BUILD)/cmd/agenttask
 
-check: build build-asan
+check: build build-asan build-fuzz
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 	ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS)
+	ctest --test-dir $(BUILD_FUZZ) --output-on-failure -j $(JOBS)
+
+fuzz: build-fuzz
+	bash tests/fuzz/run.sh $(BUILD_FUZZ) $(FUZZ_SECONDS) $(FUZZ)
 
 # The plain build's tests only, for a quick loop while developing.
 check-fast: build
@@ -74,4 +92,4 @@ bench: build
 	@bash bench/run.sh $(BUILD)/cmd/agenttask
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)

@@ -24,6 +24,7 @@
 #include "core/audit.h"
 #include "core/json.h"
 #include "core/lock.h"
+#include "core/runs.h"
 #include "git/merge.h"
 #include "git/worktree.h"
 
@@ -35,6 +36,7 @@ struct accept_args {
 	const char *override;
 	const char *policy;
 	bool keep;
+	bool force;                      /* kill the task's running commands */
 };
 
 struct accept_run {
@@ -100,6 +102,7 @@ static int parse_args(int argc, char **argv, struct accept_args *a)
 		{ "squash", no_argument, NULL, 'S' },
 		{ "message", required_argument, NULL, 'm' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "tree", required_argument, NULL, 't' },
 		{ "override", required_argument, NULL, 'o' },
 		{ "policy", required_argument, NULL, 'p' },
@@ -109,7 +112,7 @@ static int parse_args(int argc, char **argv, struct accept_args *a)
 	bool ff_only = false, squash = false;
 	int c;
 
-	while ((c = at_cli_getopt(argc, argv, "m:h", longopts)) != -1) {
+	while ((c = at_cli_getopt(argc, argv, "m:fh", longopts)) != -1) {
 		switch (c) {
 		case 'F':
 			ff_only = true;
@@ -122,6 +125,9 @@ static int parse_args(int argc, char **argv, struct accept_args *a)
 			break;
 		case 'k':
 			a->keep = true;
+			break;
+		case 'f':
+			a->force = true;
 			break;
 		case 't':
 			a->merge.expect_tree = optarg;
@@ -225,14 +231,20 @@ static const char *merge_kind_name(enum at_merge_kind kind)
 	return "unknown";
 }
 
-/* Under the lock: the task again (it may be gone by now), merge, remove. */
+/*
+ * Under the lock: the task again (it may be gone by now), its running
+ * commands stopped unless it is kept, merge, remove.
+ */
 static int run_locked(struct accept_run *run, const struct accept_args *a, struct at_error *err)
 {
+	struct at_runs_guard guard = AT_RUNS_GUARD_INIT;
 	int lock = -1, rc;
 
 	rc = at_lock_acquire(at_repo_paths(run->repo), &lock, err);
 	if (rc == 0)
 		rc = at_task_resolve(run->repo, run->task.name, ".", &run->task, err);
+	if (rc == 0 && !a->keep)
+		rc = at_runs_stop(at_repo_paths(run->repo), run->task.name, a->force, &guard, err);
 	if (rc == 0 && run->overriding)
 		rc = record_override(run, a, err);
 	if (rc == 0)
@@ -244,6 +256,7 @@ static int run_locked(struct accept_run *run, const struct accept_args *a, struc
 	/* The base has moved: a failure from here on is reported, not returned. */
 	if (rc == 0 && !a->keep)
 		run->remove_failed = at_task_remove(run->repo, &run->task, err) < 0;
+	at_runs_release(&guard, rc == 0 && !run->remove_failed);
 	at_lock_release(lock);
 	return rc;
 }
@@ -293,7 +306,7 @@ static int report_failure(struct accept_run *run, const struct at_error *err)
 
 int cmd_accept(struct at_cli *cli, int argc, char **argv)
 {
-	struct accept_args a = { NULL, AT_MERGE_OPTS_INIT, NULL, NULL, false };
+	struct accept_args a = { NULL, AT_MERGE_OPTS_INIT, NULL, NULL, false, false };
 	struct at_error err = AT_ERROR_INIT;
 	struct accept_run run;
 	int rc, status;

@@ -4,6 +4,7 @@
 
 #include "cmd/commands.h"
 #include "core/lock.h"
+#include "core/runs.h"
 #include "git/trash.h"
 #include "git/worktree.h"
 
@@ -42,6 +43,7 @@ int cmd_discard(struct at_cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct at_runs_guard guard = AT_RUNS_GUARD_INIT;
 	struct at_error err = AT_ERROR_INIT;
 	struct at_repo *repo = NULL;
 	struct at_task task;
@@ -63,12 +65,15 @@ int cmd_discard(struct at_cli *cli, int argc, char **argv)
 	if (rc == 0)
 		rc = at_cli_task(cli, repo, optind < argc ? argv[optind] : NULL, &task, &err);
 	if (rc == 0)
+		rc = at_runs_stop(at_repo_paths(repo), task.name, force, &guard, &err);
+	if (rc == 0)
 		rc = save(repo, &task, force, trash, sizeof(trash), &partial, &err);
 	if (rc == 0)
 		rc = at_task_remove(repo, &task, &err);
 	if (rc == 0)
 		at_cli_audit(repo, task.name, "discard", "trash", trash, "saved",
 			     partial ? "commits only (--force)" : "full state", NULL);
+	at_runs_release(&guard, rc == 0);
 	at_lock_release(lock);
 	at_repo_free(repo);
 	if (rc < 0)

@@ -9,6 +9,7 @@ int cmd_gc(struct at_cli *cli, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "trash-days", required_argument, NULL, 't' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -16,13 +17,16 @@ int cmd_gc(struct at_cli *cli, int argc, char **argv)
 	struct at_gc_report report = { 0 };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_repo *repo = NULL;
-	int c, lock = -1, rc;
+	int c, lock = -1, rc, status = AT_EXIT_OK;
 	char *end;
 	long days;
 	size_t i;
 
-	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
+	while ((c = at_cli_getopt(argc, argv, "fh", longopts)) != -1) {
 		switch (c) {
+		case 'f':
+			opts.force = true;
+			break;
 		case 't':
 			days = strtol(optarg, &end, 10);
 			if (*optarg == '\0' || *end || days < 0 || days > 100000)
@@ -46,8 +50,16 @@ int cmd_gc(struct at_cli *cli, int argc, char **argv)
 	at_repo_free(repo);
 	if (rc < 0)
 		return at_cli_fail(&err);
-	for (i = 0; i < report.count; i++)
-		printf("%s\n", report.items[i].what);
+	/* What failed is said on stderr, each on its line; gc went on past it. */
+	for (i = 0; i < report.count; i++) {
+		if (report.items[i].failed) {
+			fflush(stdout);
+			fprintf(stderr, "agenttask: %s\n", report.items[i].what);
+			status = AT_EXIT_FAIL;
+		} else {
+			printf("%s\n", report.items[i].what);
+		}
+	}
 	at_gc_report_release(&report);
-	return AT_EXIT_OK;
+	return status;
 }

@@ -17,6 +17,7 @@
 #include "cmd/commands.h"
 #include "core/audit.h"
 #include "core/json.h"
+#include "core/runs.h"
 #include "core/util.h"
 #include "cmd/net_run.h"
 #include "cmd/sandbox_run.h"
@@ -222,6 +223,7 @@ struct run_paths {
 	char task[AT_NAME_MAX + 1];
 	struct at_sandbox_target target;
 	int64_t resolve_us;       /* --verbose: the repository opened, all of the above */
+	struct at_run_lock lock;  /* held for the whole run: discard, accept, gc stop it first */
 };
 
 static int resolve(struct at_cli *cli, const char *name, struct run_paths *rp,
@@ -234,6 +236,11 @@ static int resolve(struct at_cli *cli, const char *name, struct run_paths *rp,
 	rc = at_cli_open(cli, &repo, err);
 	if (rc == 0)
 		rc = at_cli_task(cli, repo, name, &t, err);
+	/* A remover may have held the run lock meanwhile: look the task up again. */
+	if (rc == 0)
+		rc = at_runs_enter(at_repo_paths(repo), t.name, &rp->lock, err);
+	if (rc == 0)
+		rc = at_task_resolve(repo, t.name, ".", &t, err);
 	if (rc == 0)
 		rc = at_cli_sandbox_target(repo, &t, &rp->target, err);
 	if (rc == 0) {
@@ -425,7 +432,12 @@ static char **env_sets(const struct run_args *a, size_t *n)
 	return v;
 }
 
-static int run(struct run_args *a, const struct run_paths *rp)
+static void note_init(int init_pid, void *lock)
+{
+	at_runs_note_init(lock, init_pid);
+}
+
+static int run(struct run_args *a, struct run_paths *rp)
 {
 	struct at_sandbox_opts o = AT_SANDBOX_OPTS_INIT;
 	struct at_sandbox_result res;
@@ -443,6 +455,8 @@ static int run(struct run_args *a, const struct run_paths *rp)
 	memcpy(o.limits, a->limits, sizeof(o.limits));
 	o.timeout_ms = a->timeout_ms;
 	o.capture = a->json;
+	o.started = note_init;
+	o.started_arg = &rp->lock;
 	for (i = 0; i < a->nbinds; i++) {
 		if (at_sandbox_check_bind(&o, a->binds[i].path, a->binds[i].writable, &err) < 0)
 			return at_cli_usage("run", "%s", err.msg);
@@ -485,6 +499,7 @@ int cmd_run(struct at_cli *cli, int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	memset(&rp, 0, sizeof(rp));
 	at_net_run_init(&a.netrun);
+	rp.lock = (struct at_run_lock)AT_RUN_LOCK_INIT;
 	rc = parse_args(argc, argv, &a);
 	if (rc < 0) {
 		int64_t t0 = now_us();
@@ -493,6 +508,7 @@ int cmd_run(struct at_cli *cli, int argc, char **argv)
 		rp.resolve_us = now_us() - t0;
 		rc = resolved < 0 ? at_cli_fail(&err) : run(&a, &rp);
 	}
+	at_runs_leave(&rp.lock);
 	at_cli_sandbox_target_release(&rp.target);
 	run_args_release(&a);
 	return rc;

@@ -75,23 +75,26 @@ const struct at_command at_commands[] = {
 	  "Checks run sandboxed, each in a fresh scratch worktree of the state judged.\n"
 	  "Exit 0 passed (or no policy: nothing to judge), 1 failed, 2 malformed policy.\n" },
 	{ "accept", cmd_accept,
-	  "agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep] [--tree ID]\n"
-	  "                        [--override REASON] [--policy FILE]",
+	  "agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep] [--force]\n"
+	  "                        [--tree ID] [--override REASON] [--policy FILE]",
 	  "merge the task into its base branch",
 	  "  --ff-only          fast-forward only; refuse when the base has moved on\n"
 	  "  --squash           one new commit on the base with the task's whole change\n"
 	  "  -m, --message MSG  message of the merge or squash commit\n"
 	  "  --keep             keep the task (worktree and branch) after accepting it\n"
+	  "  -f, --force        kill the task's running commands ('agenttask run') first\n"
 	  "  --tree ID          refuse unless the task's full state is still tree ID (as reviewed)\n"
 	  "  --override REASON  accept although the review gate fails; REASON is recorded in the\n"
 	  "                     audit log and as an Agenttask-Override trailer of a merge commit\n"
 	  "  --policy FILE      judge the task by FILE instead of the base's .agenttask/policy.json\n"
 	  "\nPending changes are committed on the task branch first. When the base branch is\n"
 	  "checked out, its files are updated too; uncommitted changes of yours in any file\n"
-	  "the task changes make accept refuse, other changes of yours are left as they are.\n" },
+	  "the task changes make accept refuse, other changes of yours are left as they are.\n"
+	  "Unless --keep, accept refuses while a command of the task runs (--force kills it).\n" },
 	{ "discard", cmd_discard, "agenttask discard [NAME] [--force]",
 	  "throw a task away (saved in the trash first)",
-	  "  -f, --force    when the worktree holds something git cannot record (a name\n"
+	  "  -f, --force    kill the task's running commands ('agenttask run') first, and\n"
+	  "                 when the worktree holds something git cannot record (a name\n"
 	  "                 git refuses, an unreadable file), save the commits only\n"
 	  "\nThe task's full state (commits, uncommitted and untracked files, modes) is\n"
 	  "saved under refs/agenttask/trash/NAME/ first; 'agenttask restore NAME' brings\n"
@@ -110,9 +113,12 @@ const struct at_command at_commands[] = {
 	  "  --json         print the log as a JSON array (one object per event)\n"
 	  "\nEvery run is logged: argv, start, duration, exit status, resource use; and\n"
 	  "every gate and accept --override. The log outlives the task's removal.\n" },
-	{ "gc", cmd_gc, "agenttask gc [--trash-days N]",
+	{ "gc", cmd_gc, "agenttask gc [--trash-days N] [--force]",
 	  "remove what interrupted commands left behind",
-	  "  --trash-days N   prune discarded tasks older than N days (default 14)\n" },
+	  "  --trash-days N   prune discarded tasks older than N days (default 14)\n"
+	  "  -f, --force      kill the running commands of a task gc removes; without it\n"
+	  "                   such a task is left alone, and gc says so\n"
+	  "\nA failure with one thing is reported and gc goes on with the rest (exit 1).\n" },
 	{ "help", cmd_help, "agenttask help [--man] [COMMAND]",
 	  "show a command's manual, or the overview of them all",
 	  "  --man          print the manual page's source (roff) instead, for man -l -\n"

@@ -134,37 +134,17 @@ static int parse_lines(at_json *arr, FILE *f, const char *path, struct at_error 
 	return rc;
 }
 
-int at_audit_read(const struct at_paths *p, const char *task, at_json **array_out,
-		  struct at_error *err)
+/* Every line of f (closed here) into a new array. */
+static int read_stream(FILE *f, const char *what, at_json **array_out, struct at_error *err)
 {
-	char path[PATH_MAX];
-	at_json *arr;
-	FILE *f;
-	int fd, rc;
+	at_json *arr = at_json_array();
+	int rc;
 
-	if (at_name_check(task, err) < 0)
-		return err->code;
-	if (at_audit_path(p, task, path, sizeof(path)) < 0)
-		return at_error_sys(err, AT_ESYS, "path too long for the log of '%s'", task);
-	arr = at_json_array();
-	if (!arr)
+	if (!arr) {
+		fclose(f);
 		return at_error_set(err, AT_ESYS, "out of memory");
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		if (errno == ENOENT) {
-			*array_out = arr;
-			return 0;
-		}
-		at_json_free(arr);
-		return at_error_sys(err, AT_ESYS, "cannot open '%s'", path);
 	}
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		at_json_free(arr);
-		return at_error_sys(err, AT_ESYS, "cannot read '%s'", path);
-	}
-	rc = parse_lines(arr, f, path, err);
+	rc = parse_lines(arr, f, what, err);
 	fclose(f);
 	if (rc < 0) {
 		at_json_free(arr);
@@ -172,4 +152,46 @@ int at_audit_read(const struct at_paths *p, const char *task, at_json **array_ou
 	}
 	*array_out = arr;
 	return 0;
+}
+
+int at_audit_read(const struct at_paths *p, const char *task, at_json **array_out,
+		  struct at_error *err)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int fd;
+
+	if (at_name_check(task, err) < 0)
+		return err->code;
+	if (at_audit_path(p, task, path, sizeof(path)) < 0)
+		return at_error_sys(err, AT_ESYS, "path too long for the log of '%s'", task);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return at_audit_parse("", 0, path, array_out, err);
+		return at_error_sys(err, AT_ESYS, "cannot open '%s'", path);
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return at_error_sys(err, AT_ESYS, "cannot read '%s'", path);
+	}
+	return read_stream(f, path, array_out, err);
+}
+
+int at_audit_parse(const char *buf, size_t len, const char *what, at_json **array_out,
+		   struct at_error *err)
+{
+	at_json *arr;
+	FILE *f;
+
+	if (len == 0) {   /* fmemopen() refuses an empty buffer */
+		if (!(arr = at_json_array()))
+			return at_error_set(err, AT_ESYS, "out of memory");
+		*array_out = arr;
+		return 0;
+	}
+	if (!(f = fmemopen((void *)buf, len, "r")))
+		return at_error_sys(err, AT_ESYS, "cannot read '%s'", what);
+	return read_stream(f, what, array_out, err);
 }

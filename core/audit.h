@@ -37,4 +37,11 @@ int at_audit_append(const struct at_paths *p, const char *task, at_json *entry,
 int at_audit_read(const struct at_paths *p, const char *task, at_json **array_out,
 		  struct at_error *err);
 
+/*
+ * The same for a log's bytes (buf need not be NUL-terminated); `what`
+ * names it in messages. What at_audit_read does once the file is open.
+ */
+int at_audit_parse(const char *buf, size_t len, const char *what, at_json **array_out,
+		   struct at_error *err);
+
 #endif

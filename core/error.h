@@ -29,6 +29,7 @@ enum at_code {
 	AT_EGIT = -12,      /* libgit2 failed: exit 1 */
 	AT_ESANDBOX = -13,  /* the sandbox could not be set up: exit 125 */
 	AT_ENOTASK = -14,   /* no NAME given and cwd is in no task: exit 2 */
+	AT_EBUSY = -15,     /* a command of the task is running: exit 1 */
 };
 
 struct at_error {

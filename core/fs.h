@@ -1,10 +1,23 @@
 /*
  * fs.h - paths in trees that someone else may have planted links in.
  *
- * at_rmtree() walks with openat()/unlinkat() and O_NOFOLLOW, so a symbolic
- * link planted inside a worktree (to $HOME, say) is removed as a link and
- * never followed. Directories left without write permission (chmod 500 by a
- * build) are made writable for their owner first, as the owner may.
+ * at_rmtree() removes a tree whose owner may still be changing it (a task's
+ * worktree, while a command of the task that escaped being stopped runs):
+ *  - it never acts through a name that could be swapped between a look and
+ *    the act: each directory is opened with openat(O_DIRECTORY | O_NOFOLLOW)
+ *    relative to its parent's descriptor, entries are removed with
+ *    unlinkat() relative to it, and a symbolic link is removed as a link,
+ *    never followed (nor is a FIFO or device ever opened);
+ *  - a directory its owner lacks rwx on (chmod 500 by a build) is made 0700
+ *    through its own descriptor (fchmod), never by name and never with a
+ *    setuid, setgid or sticky bit;
+ *  - it does not enter another mount;
+ *  - it holds at most a few dozen descriptors whatever the depth: it goes
+ *    back up through "..", checked by device and inode to be the directory
+ *    it left (if it is not, the walk begins again from the top);
+ *  - a directory refilled while it is emptied is listed again, a bounded
+ *    number of times.
+ * The parent of the path given is trusted (it is agenttask's own).
  */
 #ifndef AT_CORE_FS_H
 #define AT_CORE_FS_H
@@ -13,7 +26,7 @@
 
 #include "core/error.h"
 
-/* Remove path and all below it; a missing path is success. */
+/* Remove path and all below it; a missing path is success. AT_ESYS naming what failed. */
 int at_rmtree(const char *path, struct at_error *err);
 
 /* mkdir -p with mode for each created component. */

@@ -177,6 +177,13 @@ static bool parse_node(struct parse *ps, const char *parent, int depth)
 	if (depth > 4096 || !(nul = memchr(ps->p, '\0', (size_t)(ps->end - ps->p))))
 		return false;
 	nlen = (size_t)(nul - name);
+	/*
+	 * The root has no name, every other directory one component: an
+	 * empty name or a '/' would give a path another entry has, or one
+	 * that is no directory of the index.
+	 */
+	if ((depth == 0) != (nlen == 0) || memchr(name, '/', nlen))
+		return false;
 	ps->p = nul + 1;
 	if (!number(ps, &count, ' ') || !number(ps, &subtrees, '\n') || count < -1 ||
 	    subtrees < 0)
@@ -220,15 +227,21 @@ bool at_cache_tree_decode(const unsigned char *data, size_t len, struct at_cache
 			  size_t *n)
 {
 	struct parse ps = { data, data + len, NULL, 0, 0 };
+	size_t i;
 
-	if (!parse_node(&ps, "", 0) || ps.p != ps.end) {
-		at_cache_tree_free(ps.v, ps.n);
-		return false;
-	}
+	if (!parse_node(&ps, "", 0) || ps.p != ps.end)
+		goto bad;
 	qsort(ps.v, ps.n, sizeof(*ps.v), tree_cmp);
+	/* A directory listed twice: which record at_cache_tree_find() returns is chance. */
+	for (i = 1; i < ps.n; i++)
+		if (strcmp(ps.v[i - 1].path, ps.v[i].path) == 0)
+			goto bad;
 	*out = ps.v;
 	*n = ps.n;
 	return true;
+bad:
+	at_cache_tree_free(ps.v, ps.n);
+	return false;
 }
 
 const struct at_cache_tree *at_cache_tree_find(const struct at_cache_tree *v, size_t n,

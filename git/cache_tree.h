@@ -44,7 +44,11 @@ struct at_cache_tree {
 	git_oid id;             /* while valid */
 };
 
-/* Parse a payload; *out sorted by path. false: malformed (nothing kept). */
+/*
+ * Parse a payload; *out sorted by path. false: malformed (nothing kept),
+ * which includes a directory named twice and a name that is empty (but
+ * the root's) or holds a '/'.
+ */
 bool at_cache_tree_decode(const unsigned char *data, size_t len, struct at_cache_tree **out,
 			  size_t *n);
 

@@ -54,6 +54,22 @@ static void text_add(struct text *t, const char *s)
 	t->len += n;
 }
 
+/*
+ * A variable's name as git parses it back under its section header: a letter,
+ * then letters, digits and '-'. An entry of a subsection ([extensions "x"] y)
+ * has none: written back as "x.y" it would make the whole copy unparsable.
+ */
+static bool key_plain(const char *k)
+{
+	if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z')))
+		return false;
+	for (; *k; k++)
+		if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') ||
+		      (*k >= '0' && *k <= '9') || *k == '-'))
+			return false;
+	return true;
+}
+
 /* A value written back must stay one harmless token: letters, digits, - _ . */
 static bool value_plain(const char *v)
 {
@@ -88,7 +104,7 @@ static void add_section(struct text *t, git_config *snap, const char *section)
 			continue;
 		if (strncmp(e->name, section, slen) != 0 || e->name[slen] != '.')
 			continue;
-		if (!value_plain(e->value) || !value_plain(e->name + slen + 1))
+		if (!value_plain(e->value) || !key_plain(e->name + slen + 1))
 			continue;
 		text_add(t, "\t");
 		text_add(t, e->name + slen + 1);

@@ -55,9 +55,13 @@ const struct at_dircache_dir *at_dircache_trusted(const struct at_dircache *c,
 	if (!ts_equal(&d->ctime, &st->st_ctim) || !ts_equal(&d->mtime, &st->st_mtim) ||
 	    d->ino != (uint64_t)st->st_ino || d->dev != (uint64_t)st->st_dev)
 		return NULL;
-	/* Changed less than a second before that scan began: maybe in its tick. */
-	if (d->ctime.tv_sec + 1 > c->scanned.tv_sec ||
-	    (d->ctime.tv_sec + 1 == c->scanned.tv_sec && d->ctime.tv_nsec >= c->scanned.tv_nsec))
+	/*
+	 * Changed less than a second before that scan began: maybe in its tick.
+	 * (scanned - 1, not ctime + 1: the file's times are >= 0, and may be
+	 * the largest a time_t holds.)
+	 */
+	if (d->ctime.tv_sec > c->scanned.tv_sec - 1 ||
+	    (d->ctime.tv_sec == c->scanned.tv_sec - 1 && d->ctime.tv_nsec >= c->scanned.tv_nsec))
 		return NULL;
 	return d;
 }

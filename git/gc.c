@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/fs.h"
+#include "core/runs.h"
 #include "core/state.h"
 #include "core/util.h"
 #include "git/internal.h"
@@ -15,19 +16,47 @@
 #include "git/trash.h"
 #include "git/worktree.h"
 
-int at_gc_report_add(struct at_gc_report *rep, const char *fmt, ...)
+static int report_item(struct at_gc_report *rep, bool failed, const char *fmt, va_list ap)
 {
 	struct at_gc_item *n = realloc(rep->items, (rep->count + 1) * sizeof(*n));
-	va_list ap;
 
 	if (!n)
 		return -1;
 	rep->items = n;
-	va_start(ap, fmt);
 	vsnprintf(n[rep->count].what, sizeof(n->what), fmt, ap);
-	va_end(ap);
+	n[rep->count].failed = failed;
 	rep->count++;
 	return 0;
+}
+
+int at_gc_report_add(struct at_gc_report *rep, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = report_item(rep, false, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static int report_fail(struct at_gc_report *rep, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = report_item(rep, true, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int at_gc_report_fail(struct at_gc_report *rep, struct at_error *err)
+{
+	int rc = report_fail(rep, "%s", err->msg[0] ? err->msg : "failed");
+
+	at_error_clear(err);
+	return rc;
 }
 
 void at_gc_report_release(struct at_gc_report *report)
@@ -68,29 +97,52 @@ static int gc_orphaned(struct at_repo *r, const struct at_task *t, struct at_gc_
 	return at_gc_report_add(rep, "removed task '%s' (worktree gone)", t->name);
 }
 
-static int gc_records(struct at_repo *r, struct at_task_list *l, struct at_gc_report *rep,
-		      struct at_error *err)
+/*
+ * Remove a half-made task or one whose worktree is gone, once no command of
+ * it runs (none can start meanwhile): a task whose commands run is left
+ * alone, unless force.
+ */
+static int gc_task(struct at_repo *r, const struct at_task *t, bool force,
+		   struct at_gc_report *rep)
+{
+	struct at_runs_guard guard = AT_RUNS_GUARD_INIT;
+	struct at_error e = AT_ERROR_INIT;
+	int rc;
+
+	rc = at_runs_stop(&r->paths, t->name, force, &guard, &e);
+	if (rc == AT_EBUSY && !force)
+		return at_gc_report_add(rep, "left alone: %s", e.msg);
+	if (rc == 0 && t->phase == AT_TASK_CREATING) {
+		rc = at_task_rollback(r, t, &e);
+		if (rc == 0 && at_gc_report_add(rep, "removed half-made task '%s'", t->name) < 0)
+			rc = at_error_set(&e, AT_ESYS, "out of memory");
+	} else if (rc == 0) {
+		rc = gc_orphaned(r, t, rep, &e);
+	}
+	at_runs_release(&guard, rc == 0);
+	if (rc < 0 && report_fail(rep, "cannot remove task '%s': %s", t->name, e.msg) < 0)
+		return -1;
+	return 0;
+}
+
+static int gc_records(struct at_repo *r, struct at_task_list *l, bool force,
+		      struct at_gc_report *rep)
 {
 	char where[PATH_MAX];
 	size_t i;
+	int rc = 0;
 
-	for (i = 0; i < l->count; i++) {
+	for (i = 0; rc == 0 && i < l->count; i++) {
 		const struct at_task *t = &l->tasks[i];
 
-		if (t->phase == AT_TASK_CREATING) {
-			if (at_task_rollback(r, t, err) < 0 ||
-			    at_gc_report_add(rep, "removed half-made task '%s'", t->name) < 0)
-				return err->code ? err->code : AT_ESYS;
-		} else if (!is_dir(t->path) && at_task_moved(t, where, sizeof(where))) {
-			if (at_gc_report_add(rep, "left alone task '%s': its worktree was moved to "
-					     "'%s'", t->name, where) < 0)
-				return at_error_set(err, AT_ESYS, "out of memory");
-		} else if (!is_dir(t->path)) {
-			if (gc_orphaned(r, t, rep, err) < 0)
-				return err->code ? err->code : AT_ESYS;
-		}
+		if (t->phase != AT_TASK_CREATING && !is_dir(t->path) &&
+		    at_task_moved(t, where, sizeof(where)))
+			rc = at_gc_report_add(rep, "left alone task '%s': its worktree was moved to "
+					      "'%s'", t->name, where);
+		else if (t->phase == AT_TASK_CREATING || !is_dir(t->path))
+			rc = gc_task(r, t, force, rep);
 	}
-	return 0;
+	return rc;
 }
 
 static bool has_task_named(const struct at_task_list *l, const char *field_value, bool by_worktree)
@@ -160,9 +212,10 @@ static int gc_admin_dirs(struct at_repo *r, const struct at_task_list *l,
 		if (at_fmt(path, sizeof(path), "%s/%s", dir, de->d_name) < 0 ||
 		    !admin_dir_ours(&r->paths, path))
 			continue;
-		rc = at_rmtree(path, err);
-		if (rc == 0 && at_gc_report_add(rep, "removed worktree admin directory '%s'", path) < 0)
-			rc = at_error_set(err, AT_ESYS, "out of memory");
+		if (at_rmtree(path, err) < 0)
+			rc = at_gc_report_fail(rep, err);
+		else
+			rc = at_gc_report_add(rep, "removed worktree admin directory '%s'", path);
 	}
 	closedir(d);
 	return rc;
@@ -191,9 +244,10 @@ static int gc_worktree_dirs(struct at_repo *r, const struct at_task_list *l,
 			continue;
 		if (at_fmt(path, sizeof(path), "%s/%s", r->paths.worktrees_dir, de->d_name) < 0)
 			continue;
-		rc = at_rmtree(path, err);
-		if (rc == 0 && at_gc_report_add(rep, "removed stray worktree directory '%s'", path) < 0)
-			rc = at_error_set(err, AT_ESYS, "out of memory");
+		if (at_rmtree(path, err) < 0)
+			rc = at_gc_report_fail(rep, err);
+		else
+			rc = at_gc_report_add(rep, "removed stray worktree directory '%s'", path);
 	}
 	closedir(d);
 	return rc;
@@ -216,44 +270,65 @@ static int gc_tmp_records(struct at_repo *r, struct at_gc_report *rep,
 		if (!strstr(de->d_name, ".json.tmp.") ||
 		    at_fmt(path, sizeof(path), "%s/%s", r->paths.tasks_dir, de->d_name) < 0)
 			continue;
-		if (unlink(path) < 0 && errno != ENOENT)
-			rc = at_error_sys(err, AT_ESYS, "cannot remove '%s'", path);
-		else if (at_gc_report_add(rep, "removed unfinished task record '%s'", path) < 0)
-			rc = at_error_set(err, AT_ESYS, "out of memory");
+		if (unlink(path) < 0 && errno != ENOENT) {
+			at_error_sys(err, AT_ESYS, "cannot remove '%s'", path);
+			rc = at_gc_report_fail(rep, err);
+		} else {
+			rc = at_gc_report_add(rep, "removed unfinished task record '%s'", path);
+		}
 	}
 	closedir(d);
 	return rc;
 }
 
+/*
+ * The end of one step of gc: a failure it reported (err set) becomes an item
+ * and gc goes on; one with err unset was out of memory while reporting,
+ * after which gc cannot go on.
+ */
+static int step(struct at_gc_report *rep, int rc, struct at_error *err)
+{
+	if (rc >= 0)
+		return 0;
+	if (at_error_isset(err) && at_gc_report_fail(rep, err) == 0)
+		return 0;
+	return at_error_set(err, AT_ESYS, "out of memory");
+}
+
 int at_task_gc(struct at_repo *r, const struct at_gc_opts *opts, struct at_gc_report *report,
 	       struct at_error *err)
 {
+	static const struct at_gc_opts dflt = AT_GC_OPTS_INIT;
 	struct at_gc_report rep = { 0 };
 	struct at_task_list l = { 0 };
 	size_t i;
 	int rc;
 
+	if (!opts)
+		opts = &dflt;
 	rc = at_state_list(&r->paths, &l, err);
 	if (rc == 0)
-		rc = gc_records(r, &l, &rep, err);
+		rc = step(&rep, gc_records(r, &l, opts->force, &rep), err);
 	at_task_list_release(&l);
 	/* List again: records removed above no longer protect their leftovers. */
 	if (rc == 0)
 		rc = at_state_list(&r->paths, &l, err);
 	if (rc == 0)
-		rc = gc_admin_dirs(r, &l, &rep, err);
+		rc = step(&rep, gc_admin_dirs(r, &l, &rep, err), err);
 	if (rc == 0)
-		rc = gc_worktree_dirs(r, &l, &rep, err);
+		rc = step(&rep, gc_worktree_dirs(r, &l, &rep, err), err);
 	if (rc == 0)
-		rc = gc_tmp_records(r, &rep, err);
+		rc = step(&rep, gc_tmp_records(r, &rep, err), err);
 	for (i = 0; rc == 0 && i < l.nproblems; i++)
-		at_gc_report_add(&rep, "left alone unreadable task record '%s': %s", l.problems[i].name,
-			   l.problems[i].err.msg);
+		rc = step(&rep, at_gc_report_add(&rep, "left alone unreadable task record '%s': %s",
+						 l.problems[i].name, l.problems[i].err.msg), err);
 	at_task_list_release(&l);
 	if (rc == 0)
-		rc = at_scratch_sweep(r, &rep, err);
+		at_runs_sweep(&r->paths);
 	if (rc == 0)
-		rc = at_trash_prune(r, opts ? opts->trash_days : 14, &rep, err);
+		rc = step(&rep, at_scratch_sweep(r, &rep, err), err);
+	if (rc == 0)
+		rc = step(&rep, at_trash_prune(r, opts->trash_days, &rep, err), err);
 	if (rc < 0) {
 		at_gc_report_release(&rep);
 		return rc;

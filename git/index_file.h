@@ -11,7 +11,8 @@
  * It declines (AT_INDEX_DECLINED, nothing kept) what it does not represent
  * exactly, for libgit2 to read (and to report, if it is damaged): no index
  * file, another version, a required extension (lowercase signature: the
- * split index's "link", the sparse index's "sdir"), entries out of order,
+ * split index's "link", the sparse index's "sdir"), entries out of order
+ * (by path, then stage; a path of stage 0 twice, or with other stages),
  * anything truncated or malformed. The cache-tree extension is kept (a
  * malformed one is dropped, as git drops it); the other optional extensions
  * (resolve-undo, untracked cache, ...) are skipped.
@@ -45,6 +46,14 @@ struct at_index {
 
 /* Read the index file at path. 0, AT_INDEX_DECLINED, or a negative code with err set. */
 int at_index_read(const char *path, struct at_index *out, struct at_error *err);
+
+/*
+ * Parse an index file's bytes (what at_index_read does once it has read
+ * them; the fuzz harness calls it on the input). 0 or AT_INDEX_DECLINED.
+ * Versions 2 and 3 point into buf: it must outlive *out, and stays the
+ * caller's (out->map is NULL). out->mtime is left zero.
+ */
+int at_index_parse(const void *buf, size_t len, struct at_index *out);
 
 void at_index_free(struct at_index *idx);
 

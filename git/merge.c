@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "core/util.h"
+#include "git/apply_paths.h"
 #include "git/internal.h"
 #include "git/snapshot.h"
 
@@ -448,6 +449,20 @@ static bool already_new(const git_status_entry *s, git_tree *new_tree)
 	return same;
 }
 
+/*
+ * Nothing staged, and the file already what the new tree has: that is what
+ * an accept killed after writing files but before writing the index leaves
+ * (git/apply_paths.h). Also a change of the user's that is exactly the
+ * task's: checking it out again writes the same bytes.
+ */
+static bool written_not_staged(struct checkout *co, const git_status_entry *s,
+			       git_tree *new_tree)
+{
+	const git_diff_delta *d = s->index_to_workdir;
+
+	return !s->head_to_index && d && at_apply_path_is_new(co->repo, new_tree, d->old_file.path);
+}
+
 /* The user's uncommitted changes (staged, unstaged, untracked, ignored) among paths. */
 static int dirty_paths(struct checkout *co, const struct at_path_list *paths, git_tree *new_tree,
 		       struct at_path_list *out, struct at_error *err)
@@ -470,7 +485,8 @@ static int dirty_paths(struct checkout *co, const struct at_path_list *paths, gi
 		const git_diff_delta *d =
 		    s->index_to_workdir ? s->index_to_workdir : s->head_to_index;
 
-		if (s->status != GIT_STATUS_CURRENT && d && !already_new(s, new_tree))
+		if (s->status != GIT_STATUS_CURRENT && d && !already_new(s, new_tree) &&
+		    !written_not_staged(co, s, new_tree))
 			rc = path_list_add(out, d->old_file.path, err);
 	}
 	git_status_list_free(list);
@@ -489,9 +505,10 @@ static int check_checkouts(struct checkouts *cos, const struct at_path_list *pat
 	for (i = 0; i < cos->n; i++) {
 		struct checkout *co = &cos->v[i];
 
+		/* A lock an accept killed while writing the index left is not in the way. */
 		if (at_fmt(lock, sizeof(lock), "%sindex.lock", git_repository_path(co->repo)) ==
 			0 &&
-		    lstat(lock, &st) == 0)
+		    lstat(lock, &st) == 0 && !at_apply_clear_stale_lock(co->repo))
 			return at_error_set(err, AT_EDIRTY,
 					    "another git command is running in '%s' "
 					    "('%s' exists)",
@@ -508,37 +525,21 @@ static int check_checkouts(struct checkouts *cos, const struct at_path_list *pat
 }
 
 /*
- * Bring the changed paths of a worktree from tree `from` to tree `to`. The
- * trees are looked up in the worktree's own repository object, as libgit2
- * requires of a checkout.
+ * Bring the changed paths of a worktree to tree `to`, each path whole at
+ * every moment (git/apply_paths.h). The tree is looked up in the worktree's
+ * own repository object, whose object database it is read from.
  */
-static int checkout_paths(struct checkout *co, git_tree *to, git_tree *from,
-			  const struct at_path_list *paths, bool force, struct at_error *err)
+static int checkout_paths(struct checkout *co, git_tree *to, const struct at_path_list *paths,
+			  struct at_error *err)
 {
-	git_checkout_options o = GIT_CHECKOUT_OPTIONS_INIT;
-	git_tree *target = NULL, *baseline = NULL;
+	git_tree *target = NULL;
 	int rc;
 
-	if (git_tree_lookup(&target, co->repo, git_tree_id(to)) < 0 ||
-	    git_tree_lookup(&baseline, co->repo, git_tree_id(from)) < 0) {
-		rc = at_git_error(err, AT_EGIT, "cannot read the trees to check out in '%s'",
-				  co->path);
-		goto out;
-	}
-	o.checkout_strategy = (force ? GIT_CHECKOUT_FORCE : GIT_CHECKOUT_SAFE) |
-			      GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH |
-			      GIT_CHECKOUT_DONT_OVERWRITE_IGNORED;
-	o.baseline = baseline;
-	o.paths = path_list_strarray(paths);
-	rc = git_checkout_tree(co->repo, (const git_object *)target, &o);
-	/* A conflict is found before any file is written; other failures may be midway. */
-	if (rc == GIT_ECONFLICT)
-		rc = at_git_error(err, AT_EDIRTY, "files in '%s' are in the way", co->path);
-	else if (rc < 0)
-		rc = at_git_error(err, AT_EGIT, "cannot update the files of '%s'", co->path);
-out:
+	if (git_tree_lookup(&target, co->repo, git_tree_id(to)) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read the tree to check out in '%s'",
+				    co->path);
+	rc = at_apply_paths(co->repo, target, paths->paths, paths->count, err);
 	git_tree_free(target);
-	git_tree_free(baseline);
 	return rc;
 }
 
@@ -764,8 +765,7 @@ static int accept_land(struct accept *a, struct at_error *err)
 	if ((rc = accept_make_commit(a, err)) < 0)
 		return rc;
 	for (done = 0; rc == 0 && done < a->cos.n; done++) {
-		rc = checkout_paths(&a->cos.v[done], a->new_tree, a->base_tree, &a->changed, false,
-				    err);
+		rc = checkout_paths(&a->cos.v[done], a->new_tree, &a->changed, err);
 		if (rc == AT_EDIRTY)
 			break;   /* refused before writing: nothing to put back there */
 	}
@@ -773,8 +773,7 @@ static int accept_land(struct accept *a, struct at_error *err)
 		rc = move_ref(a, err);
 	if (rc < 0)
 		for (i = 0; i < done; i++)
-			checkout_paths(&a->cos.v[i], a->base_tree, a->new_tree, &a->changed, true,
-				       &ignored);
+			checkout_paths(&a->cos.v[i], a->base_tree, &a->changed, &ignored);
 	return rc;
 }
 

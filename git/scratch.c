@@ -228,10 +228,12 @@ static int sweep_worktrees(struct at_repo *r, struct at_gc_report *rep, struct a
 		    admin_path(&r->paths, de->d_name, s.admin_dir, sizeof(s.admin_dir)) < 0 ||
 		    !abandoned(s.path, &s.lock_fd))
 			continue;
-		rc = at_scratch_remove(&s, err);
-		if (rc == 0 && rep)
-			at_gc_report_add(rep, "removed abandoned gate worktree '%s/%s'", dir,
-					 de->d_name);
+		/* For gc, a failure is reported and the sweep goes on. */
+		if (at_scratch_remove(&s, err) < 0)
+			rc = rep ? at_gc_report_fail(rep, err) : err->code;
+		else if (rep)
+			rc = at_gc_report_add(rep, "removed abandoned gate worktree '%s/%s'", dir,
+					      de->d_name);
 	}
 	closedir(d);
 	return rc;
@@ -258,9 +260,11 @@ static int sweep_admin_dirs(struct at_repo *r, struct at_gc_report *rep, struct 
 		    at_fmt(wt, sizeof(wt), "%s/%s", sdir, de->d_name + strlen(ADMIN_PREFIX)) < 0 ||
 		    lstat(wt, &st) == 0)
 			continue;
-		rc = at_rmtree(admin, err);
-		if (rc == 0 && rep)
-			at_gc_report_add(rep, "removed gate worktree admin directory '%s'", admin);
+		if (at_rmtree(admin, err) < 0)
+			rc = rep ? at_gc_report_fail(rep, err) : err->code;
+		else if (rep)
+			rc = at_gc_report_add(rep, "removed gate worktree admin directory '%s'",
+					      admin);
 	}
 	closedir(d);
 	return rc;

@@ -244,10 +244,13 @@ int at_trash_prune(struct at_repo *r, int days, struct at_gc_report *rep, struct
 		/* An entry whose name carries no time is pruned, as before. */
 		trash_stamp(name, &when);
 		if (stamp_before(&when, &cutoff)) {
-			if (git_reference_delete(ref) < 0)
-				rc = at_git_error(err, AT_EGIT, "cannot prune '%s'", name);
-			else
-				at_gc_report_add(rep, "pruned trash '%s'", name);
+			/* A failure is reported and pruning goes on. */
+			if (git_reference_delete(ref) < 0) {
+				at_git_error(err, AT_EGIT, "cannot prune '%s'", name);
+				rc = at_gc_report_fail(rep, err);
+			} else {
+				rc = at_gc_report_add(rep, "pruned trash '%s'", name);
+			}
 		}
 		git_reference_free(ref);
 	}

@@ -73,6 +73,7 @@ int at_task_resolve(struct at_repo *r, const char *name, const char *cwd, struct
 
 struct at_gc_item {
 	char what[PATH_MAX + 64];   /* one line for the user: what was removed or kept */
+	bool failed;                /* what could not be done, and why: gc went on */
 };
 
 struct at_gc_report {
@@ -82,14 +83,23 @@ struct at_gc_report {
 
 struct at_gc_opts {
 	int trash_days;          /* prune trash older than this many days */
+	bool force;              /* kill the running commands of a task to remove */
 };
-#define AT_GC_OPTS_INIT { 14 }
+#define AT_GC_OPTS_INIT { 14, false }
 
-/* Remove what crashes left; report each thing done. */
+/*
+ * Remove what crashes left; report each thing done or left alone. A task
+ * with a running command (core/runs.h) is left alone, unless opts->force
+ * (its commands are killed). A failure with one thing is reported (an item
+ * with failed set) and gc goes on with the rest; the return is negative only
+ * when gc could not go on at all (the records unreadable, out of memory).
+ */
 int at_task_gc(struct at_repo *r, const struct at_gc_opts *opts, struct at_gc_report *report,
 	       struct at_error *err);
 void at_gc_report_release(struct at_gc_report *report);
 int at_gc_report_add(struct at_gc_report *report, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Report err as a failure and clear it, for gc to go on; -1 when out of memory. */
+int at_gc_report_fail(struct at_gc_report *report, struct at_error *err);
 
 #endif

@@ -567,6 +567,8 @@ static int start(struct run *r, const struct at_sandbox_opts *o, struct at_error
 	if (pid < 0)
 		return sandbox_error(err, errno, "cannot create the sandbox's namespaces", NULL);
 	r->s.init_pid = (int)pid;
+	if (o->started)
+		o->started((int)pid, o->started_arg);
 	close(r->sync[0]);
 	close(r->report[1]);
 	r->sync[0] = r->report[1] = -1;

@@ -121,6 +121,14 @@ struct at_sandbox_opts {
 
 	bool capture;                  /* collect stdout/stderr in the result */
 	size_t capture_max;            /* bytes kept of each; the rest is dropped */
+
+	/*
+	 * Called in the supervisor once the init is cloned, with its pid, so
+	 * that the caller can record it (core/runs.h: killing the init kills the
+	 * whole sandbox); NULL for none. It must not block.
+	 */
+	void (*started)(int init_pid, void *arg);
+	void *started_arg;
 };
 
 #define AT_SANDBOX_OPTS_INIT \

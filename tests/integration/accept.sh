@@ -245,6 +245,51 @@ test_binary_files_survive_accept() {
 	assert_fsck repo
 }
 
+# The checkout of the base writes each file under a temporary name and
+# renames it into place (git/apply_paths.h): what it writes must still be
+# what git's checkout writes.
+test_accept_checks_files_out_through_the_filters() {
+	make_repo repo
+	printf '*.txt text eol=crlf\n' >repo/.gitattributes
+	git -C repo add .gitattributes && git -C repo commit -q -m attributes
+	new_task repo t
+	printf 'one\ntwo\n' >"$wt/notes.txt"
+	ok "accept" -C repo accept t
+	assert_eq "$(od -An -c repo/notes.txt | tr -s ' ')" " o n e \r \n t w o \r \n" "CRLF on disk"
+	assert_eq "$(git -C repo show main:notes.txt | od -An -c | tr -s ' ')" " o n e \n t w o \n" "LF in the tree"
+	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+}
+
+test_accept_turns_a_directory_into_a_file_and_back() {
+	make_repo repo
+	new_task repo t
+	git -C "$wt" rm -q src/main.c && echo file >"$wt/src"
+	rm "$wt/README" && mkdir "$wt/README" && echo inside >"$wt/README/f"
+	ok "accept" -C repo accept t
+	assert_eq "$(cat repo/src)" "file" "src became a file"
+	assert_eq "$(cat repo/README/f)" "inside" "README became a directory"
+	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+	assert_eq "$(git -C repo ls-files)" "$(printf 'README/f\nsrc\n')" "the index"
+	assert_fsck repo
+}
+
+test_accept_never_writes_through_a_users_symlink() {
+	# What: the task adds docs/x, where the user's checkout has an untracked
+	# symbolic link docs -> a directory outside. Must: accept refuses, and
+	# nothing is written through the link.
+	local main
+	make_repo repo
+	mkdir outside
+	ln -s "$PWD/outside" repo/docs
+	new_task repo t
+	mkdir "$wt/docs" && echo task >"$wt/docs/x"
+	main=$(git -C repo rev-parse main)
+	expect_rc 1 "accept over the user's link" -C repo accept t
+	assert_contains "$errout" "docs" "the path in the way is named"
+	assert_eq "$(ls -A outside)" "" "nothing written through the link"
+	assert_eq "$(git -C repo rev-parse main)" "$main" "main did not move"
+}
+
 # ---------------------------------------------------------------- the user's checkout
 
 test_dirty_main_worktree_overlapping_refuses_and_changes_nothing() {

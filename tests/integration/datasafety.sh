@@ -110,47 +110,112 @@ test_base_checked_out_twice_updates_both_and_keeps_user_changes() {
 
 # accept killed with SIGKILL at several moments: the user's staged, unstaged
 # and untracked changes survive, git fsck passes, and accept run again lands
-# exactly the tree an uninterrupted accept lands.
+# exactly the tree an uninterrupted accept lands. The task changes 400 small
+# files, deletes one, adds one, and rewrites a 4 MiB file.
 make_accept_repo() {
 	local w i
 	make_repo "$1"
 	mkdir "$1/many"
 	for i in $(seq 1 400); do echo "file $i" >"$1/many/f$i"; done
+	head -c 4194304 /dev/zero | tr '\0' o >"$1/big"
 	git -C "$1" add -A && git -C "$1" commit -q -m many
 	ok "new" -C "$1" new t
 	w=$("$AT" -C "$1" path t)
 	for i in $(seq 1 400); do echo "task $i" >>"$w/many/f$i"; done
+	head -c 4194304 /dev/zero | tr '\0' n >"$w/big"
 	rm "$w/src/main.c" && echo new >"$w/added"
 	echo mine >>"$1/README"
 	echo untracked >"$1/mine.txt"
 	echo staged >"$1/st.txt" && git -C "$1" add st.txt
 }
 
+# The user's changes are all there, and each path the task changes is whole:
+# its old content or its new one, never a mix.
+assert_whole() {
+	local d=$1 what=$2 i
+	assert_eq "$(tail -1 "$d/README")" "mine" "unstaged change $what"
+	assert_eq "$(cat "$d/mine.txt")" "untracked" "untracked file $what"
+	assert_eq "$(git -C "$d" show :st.txt)" "staged" "staged file $what"
+	for i in 1 200 400; do
+		case "$(cat "$d/many/f$i")" in
+		"file $i" | "file $i"$'\n'"task $i") ;;
+		*) fail "many/f$i is half-written $what" ;;
+		esac
+	done
+	case "$(head -c 4194304 /dev/zero | tr '\0' o | cmp - "$d/big" 2>&1),$(head -c 4194304 /dev/zero | tr '\0' n | cmp - "$d/big" 2>&1)" in
+	,* | *,) ;;
+	*) fail "big is half-written $what" ;;
+	esac
+}
+
+# kill_accept_when REPO WHEN: run accept in REPO and SIGKILL it the moment
+# WHEN holds (checked in a tight loop): "big" (the big file begins to
+# change), "N" (the N-th of many/f1..f400 in git's order has changed),
+# "index" (an index.lock appears), or a number of seconds. Prints
+# "killed" or "finished".
+kill_accept_when() {
+	python3 - "$AT" "$1" "$2" <<'PY'
+import os, signal, subprocess, sys, time
+at, repo, when = sys.argv[1:4]
+names = sorted("many/f%d" % i for i in range(1, 401))
+def changed(path, size):
+    try:
+        return os.stat(os.path.join(repo, path)).st_size != size
+    except FileNotFoundError:
+        return True
+if when == "big":
+    test = lambda: changed("big", 4194304)
+elif when == "index":
+    test = lambda: os.path.exists(os.path.join(repo, ".git/index.lock"))
+elif when.endswith("s"):
+    t0 = time.time() + float(when[:-1])
+    test = lambda: time.time() >= t0
+else:
+    path = names[int(when) - 1]
+    size = os.stat(os.path.join(repo, path)).st_size
+    test = lambda: changed(path, size)
+p = subprocess.Popen([at, "-C", repo, "accept", "t"], stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL)
+killed = False
+while p.poll() is None:
+    if test():
+        os.kill(p.pid, signal.SIGKILL)
+        killed = True
+        break
+p.wait()
+print("killed" if killed else "finished")
+PY
+}
+
 test_accept_killed_midway_then_accept_again_loses_nothing() {
-	local d want
+	# What: accept killed with SIGKILL while it updates the files of the
+	# user's checkout: at the first file, at the 200th and last of 400, as
+	# the big file is written, as the index is, and at fixed times. The
+	# old checkout wrote files in place (a kill left one half-written) and
+	# the index at the end, so the files it had written looked like the
+	# user's changes and accept run again refused over them. Must: every
+	# path whole, the user's changes intact, fsck clean, and accept run
+	# again lands exactly what an uninterrupted accept lands.
+	local when want caught=0
 	make_accept_repo oracle
 	ok "uninterrupted accept" -C oracle accept t
 	want=$(git -C oracle rev-parse 'main^{tree}')
-	for d in 0.01 0.05 0.1 0.2 0.4; do
+	for when in 1 200 400 big index 0.05s 0.2s 0.4s; do
 		rm -rf repo
 		make_accept_repo repo
-		"$AT" -C repo accept t >/dev/null 2>&1 &
-		sleep "$d"
-		kill -9 $! 2>/dev/null || true
-		wait $! 2>/dev/null || true
+		[ "$(kill_accept_when repo "$when")" = killed ] && caught=$((caught + 1))
 		assert_fsck repo
-		assert_eq "$(tail -1 repo/README)" "mine" "unstaged change after a kill at ${d}s"
-		assert_eq "$(cat repo/mine.txt)" "untracked" "untracked file after a kill at ${d}s"
-		assert_eq "$(git -C repo show :st.txt)" "staged" "staged file after a kill at ${d}s"
+		assert_whole repo "after a kill at $when"
 		if "$AT" -C repo list | grep -q '^t '; then
-			ok "accept again after a kill at ${d}s" -C repo accept t
+			ok "accept again after a kill at $when" -C repo accept t
 		fi
-		assert_eq "$(git -C repo rev-parse 'main^{tree}')" "$want" "tree after a kill at ${d}s"
+		assert_eq "$(git -C repo rev-parse 'main^{tree}')" "$want" "tree after a kill at $when"
 		assert_eq "$(git -C repo status --porcelain | sort)" \
 			"$(printf ' M README\nA  st.txt\n?? mine.txt\n' | sort)" \
-			"status after a kill at ${d}s"
+			"status after a kill at $when"
 		assert_fsck repo
 	done
+	[ "$caught" -ge 5 ] || fail "accept was killed midway only $caught times of 8"
 }
 
 # The user moved the task's worktree with `git worktree move`: gc must not cut

@@ -689,6 +689,130 @@ test_stdin_passes_through() {
 	assert_eq "$out" "hello-$TAG" "stdin to stdout"
 }
 
+# ---- a task's running commands, and removing the task ----
+
+# start_run NAME: a command of t1 in the background that sleeps until
+# killed, its process named /tmp/NAME; RUN_PID is agenttask's (the run's
+# supervisor's) pid. The sleep's own command line begins with /tmp/NAME
+# (agenttask's and sh's hold it further on): it runs once the run holds
+# the task's run lock.
+start_run() {
+	"$AT" -C repo run t1 -- sh -c "ln -s /usr/bin/sleep /tmp/$1; exec /tmp/$1 1000" \
+		>/dev/null 2>&1 &
+	RUN_PID=$!
+	wait_until 10 sleeping "$1" || fail "the command did not start"
+}
+
+sleeping() {
+	pgrep -f "^/tmp/$1 1000" >/dev/null
+}
+
+# run_status: the exit status of the run started by start_run.
+run_status() {
+	local st=0
+	wait "$RUN_PID" || st=$?
+	echo $st
+}
+
+test_discard_refuses_while_a_command_runs_and_force_stops_it_first() {
+	# What: discard while a command of the task still runs in its worktree,
+	# where it could race the removal (swap a directory for a link). Must:
+	# refuse with one line naming the run's pid, change nothing, leave the
+	# command running; with --force, kill the whole sandbox before anything
+	# is removed: nothing of it is left when discard returns, and the run
+	# is logged as killed (137).
+	sb_task
+	local s=sleep_${TAG}d before
+	start_run $s
+	echo change >"$WT/file"
+	before=$(git -C repo for-each-ref; ls -A "$WT"; ls "$COMMON/agenttask/tasks")
+	expect_rc 1 "discard during a run" -C repo discard t1
+	assert_eq "$errout" "agenttask: task 't1' has a running command (pid $RUN_PID); stop it or use --force" "the refusal"
+	assert_eq "$(git -C repo for-each-ref; ls -A "$WT"; ls "$COMMON/agenttask/tasks")" "$before" "the refusal changed something"
+	sleeping $s || fail "the refusal stopped the command"
+	ok "discard --force" -C repo discard --force t1
+	! sleeping $s || fail "the command outlived discard --force: $(pgrep -a -f "^/tmp/$s")"
+	assert_eq "$(run_status)" 137 "the run's status"
+	assert_no_file "$WT" "the worktree"
+	ok "log" -C repo log t1 --json
+	assert_eq "$(json_get "$out" '[e["exit_code"] for e in j if e["event"] == "run"]')" "[137]" "the run is logged as killed"
+	ok "restore" -C repo restore t1
+	assert_eq "$(cat "$WT/file")" change "the change was saved before the removal"
+}
+
+test_accept_refuses_while_a_command_runs_unless_kept_or_forced() {
+	# What: accept, which removes the task, while a command of it runs.
+	# Must: refuse before merging anything; accept --keep merges and leaves
+	# the command alone; accept --force kills it, then merges and removes.
+	sb_task
+	local s=sleep_${TAG}a main
+	start_run $s
+	echo one >"$WT/one"
+	main=$(git -C repo rev-parse main)
+	expect_rc 1 "accept during a run" -C repo accept t1
+	assert_eq "$errout" "agenttask: task 't1' has a running command (pid $RUN_PID); stop it or use --force" "the refusal"
+	assert_eq "$(git -C repo rev-parse main)" "$main" "main did not move"
+	assert_eq "$(git -C repo rev-parse agenttask/t1)" "$main" "nothing was committed"
+	ok "accept --keep during a run" -C repo accept --keep t1
+	assert_file repo/one "the change landed"
+	sleeping $s || fail "accept --keep stopped the command"
+	echo two >"$WT/two"
+	ok "accept --force" -C repo accept --force t1
+	! sleeping $s || fail "the command outlived accept --force"
+	assert_eq "$(run_status)" 137 "the run's status"
+	assert_file repo/two "the second change landed"
+	assert_no_file "$WT" "the worktree"
+}
+
+test_gc_leaves_a_task_with_a_running_command_alone_unless_forced() {
+	# What: the worktree of a task is deleted by hand while a command of
+	# the task still runs in it; gc would remove the task. Must: gc leaves
+	# it alone and says why (exit 0); gc --force kills the command and
+	# removes the task.
+	sb_task
+	local s=sleep_${TAG}g
+	start_run $s
+	rm -rf "$WT"
+	ok "gc during a run" -C repo gc
+	assert_contains "$out" "left alone: task 't1' has a running command (pid $RUN_PID)" "gc says why"
+	"$AT" -C repo list | grep -q '^t1 ' || fail "gc removed the task"
+	sleeping $s || fail "gc stopped the command"
+	ok "gc --force" -C repo gc --force
+	assert_contains "$out" "removed task 't1'" "gc --force"
+	! sleeping $s || fail "the command outlived gc --force"
+	assert_eq "$(run_status)" 137 "the run's status"
+}
+
+test_force_stops_a_run_whose_supervisor_is_stopped() {
+	# What: the run's agenttask is stopped (Ctrl-Z, SIGSTOP), so it cannot
+	# let go of the task's lock when its sandbox is killed. Must: discard
+	# --force kills it too, after a grace period, and removes the task.
+	sb_task
+	local s=sleep_${TAG}s
+	start_run $s
+	kill -STOP "$RUN_PID"
+	ok "discard --force" -C repo discard --force t1
+	! sleeping $s || fail "the command outlived discard --force"
+	assert_eq "$(run_status)" 137 "the run's status"
+	assert_no_file "$WT" "the worktree"
+}
+
+test_a_run_waits_while_a_remover_holds_the_task() {
+	# What: a run starts while a remover (discard, accept, gc) holds the
+	# task's run lock: it must not start in a worktree being removed.
+	# Must: the run waits until the lock is released, then runs.
+	sb_task
+	sbok "a first run" -- true
+	flock -x "$COMMON/agenttask/runs/t1.lock" sleep 1 &
+	wait_until 5 sh -c "! flock -n -s '$COMMON/agenttask/runs/t1.lock' true" || fail "no holder"
+	local t0 t1
+	t0=$(date +%s%N)
+	sbok "a run while the lock is held" -- true
+	t1=$(date +%s%N)
+	wait
+	[ $(((t1 - t0) / 1000000)) -ge 500 ] || fail "the run did not wait: $(((t1 - t0) / 1000000)) ms"
+}
+
 # ---- limits ----
 
 cgroup_expected() {

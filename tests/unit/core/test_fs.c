@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -256,6 +257,198 @@ static void test_fs__mkdirs_fails_on_a_file_in_the_way_naming_it(void **state)
 	assert_non_null(strstr(err.msg, "blocker"));
 }
 
+/*
+ * The attack: a command of the task still runs while its worktree is
+ * removed, and swaps a directory the remover is about to act on for a
+ * symbolic link to a host file (root's, when agenttask runs as root). The
+ * old remover chmod'ed the directory by name, so the host file got the
+ * directory's mode, setuid and setgid bits included. Here the swap is made
+ * deterministic: the wrappers below (linked with -Wl,--wrap) make it just
+ * before the remover's K-th system call that names "victim", for every K.
+ * Whatever K, the host file keeps its mode and bytes, and the tree goes.
+ */
+int __real_openat(int dfd, const char *name, int flags, ...);
+int __real_unlinkat(int dfd, const char *name, int flags);
+int __real_fchmodat(int dfd, const char *name, mode_t mode, int flags);
+int __real_fstatat(int dfd, const char *name, struct stat *st, int flags);
+int __wrap_openat(int dfd, const char *name, int flags, ...);
+int __wrap_unlinkat(int dfd, const char *name, int flags);
+int __wrap_fchmodat(int dfd, const char *name, mode_t mode, int flags);
+int __wrap_fstatat(int dfd, const char *name, struct stat *st, int flags);
+
+static struct {
+	int at;                  /* swap before this call naming "victim"; 0: never */
+	int seen;
+	char victim[PATH_MAX];   /* the directory swapped away */
+	char target[PATH_MAX];   /* the host file the link points to */
+} swap;
+
+static void maybe_swap(const char *name)
+{
+	char away[PATH_MAX + 8];
+
+	if (swap.at == 0 || strcmp(name, "victim") != 0 || ++swap.seen != swap.at)
+		return;
+	snprintf(away, sizeof(away), "%s.away", swap.victim);
+	if (rename(swap.victim, away) < 0 || symlink(swap.target, swap.victim) < 0)
+		swap.at = -1;  /* the victim was already gone: nothing to swap */
+}
+
+int __wrap_openat(int dfd, const char *name, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
+	maybe_swap(name);
+	return __real_openat(dfd, name, flags, mode);
+}
+
+int __wrap_unlinkat(int dfd, const char *name, int flags)
+{
+	maybe_swap(name);
+	return __real_unlinkat(dfd, name, flags);
+}
+
+int __wrap_fchmodat(int dfd, const char *name, mode_t mode, int flags)
+{
+	maybe_swap(name);
+	return __real_fchmodat(dfd, name, mode, flags);
+}
+
+int __wrap_fstatat(int dfd, const char *name, struct stat *st, int flags)
+{
+	maybe_swap(name);
+	return __real_fstatat(dfd, name, st, flags);
+}
+
+/* One swap before call k: "" when all held, else what went wrong. */
+static void swap_once(const struct fixture *f, int k, char *what, size_t size)
+{
+	struct at_error err = AT_ERROR_INIT;
+	char top[PATH_MAX], file[PATH_MAX];
+	struct stat st;
+	int rc;
+
+	what[0] = '\0';
+	join(top, f, "wt");
+	join(swap.victim, f, "wt/victim");
+	join(file, f, "wt/victim/inside");
+	assert_int_equal(at_mkdirs(swap.victim, 0755, &err), 0);
+	assert_int_equal(put_file(file, "x"), 0);
+	/* A mode the remover must change: no write, setuid and setgid set. */
+	assert_int_equal(chmod(swap.victim, 06555), 0);
+	assert_int_equal(chmod(swap.target, 0600), 0);
+	swap.seen = 0;
+	swap.at = k;
+	rc = at_rmtree(top, &err);
+	swap.at = 0;
+	assert_int_equal(stat(swap.target, &st), 0);
+	if ((st.st_mode & 07777) != 0600 || !S_ISREG(st.st_mode) ||
+	    st.st_size != (off_t)strlen("host bytes"))
+		snprintf(what, size, "swap before call %d: the host file became mode %04o", k,
+			 (unsigned)(st.st_mode & 07777));
+	else if (rc != 0)
+		snprintf(what, size, "swap before call %d: %s", k, err.msg);
+	else if (exists(top))
+		snprintf(what, size, "swap before call %d: the tree is still there", k);
+	if (what[0]) {
+		char cmd[PATH_MAX + 64];
+
+		snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s' 2>/dev/null", top);
+		if (system(cmd) >= 0)
+			at_rmtree(top, &err);
+	}
+}
+
+static void test_fs__rmtree_never_acts_through_a_directory_swapped_for_a_link(void **state)
+{
+	struct fixture *f = *state;
+	char what[512];
+	int k, failures = 0;
+
+	join(swap.target, f, "host-file");
+	assert_int_equal(put_file(swap.target, "host bytes"), 0);
+	for (k = 1; k <= 8; k++) {
+		swap_once(f, k, what, sizeof(what));
+		if (what[0]) {
+			print_error("%s\n", what);
+			failures++;
+		}
+	}
+	assert_int_equal(failures, 0);
+}
+
+/* A chain of `depth` directories named `name` below dir; every 100th read-only. */
+static void make_deep(int dir, int depth, const char *name)
+{
+	int fd = dup(dir), next, i;
+
+	assert_true(fd >= 0);
+	for (i = 0; i < depth; i++) {
+		assert_int_equal(mkdirat(fd, name, 0755), 0);
+		next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		assert_true(next >= 0);
+		if (i % 100 == 99)
+			assert_int_equal(fchmod(fd, 0500), 0);
+		close(fd);
+		fd = next;
+	}
+	assert_int_equal(mkdirat(fd, "leaf", 0700), 0);
+	close(fd);
+}
+
+/* In a child with at most max_fds descriptors: at_rmtree's result as an exit status. */
+static int rmtree_with_fd_limit(const char *path, rlim_t max_fds)
+{
+	struct rlimit rl = { max_fds, max_fds };
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct at_error err = AT_ERROR_INIT;
+
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			_exit(100);
+		_exit(at_rmtree(path, &err) == 0 ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/*
+ * A tree deeper than a path can name (1,100 levels of 8-letter names, 9,900
+ * bytes): an agent that makes one must not make the task impossible to
+ * remove. The remover neither needs the whole path nor one descriptor per
+ * level: it works with `ulimit -n 1024`, and with 64.
+ */
+static void test_fs__rmtree_removes_a_tree_deeper_than_the_descriptor_limit(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	char top[PATH_MAX];
+	rlim_t limits[] = { 1024, 64 };
+	size_t i;
+
+	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		AT_AUTOCLOSE int fd = -1;
+
+		join(top, f, "deep");
+		assert_int_equal(at_mkdirs(top, 0755, &err), 0);
+		fd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		assert_true(fd >= 0);
+		make_deep(fd, 1100, "dddddddd");
+		assert_int_equal(rmtree_with_fd_limit(top, limits[i]), 0);
+		assert_false(exists(top));
+	}
+}
+
 /* Every test gets a fresh temporary directory. */
 #define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
@@ -269,6 +462,8 @@ int main(void)
 		TEST(test_fs__rmtree_does_not_follow_a_symlink_to_an_outside_directory),
 		TEST(test_fs__rmtree_of_a_symlink_removes_only_the_link),
 		TEST(test_fs__rmtree_removes_a_plain_file),
+		TEST(test_fs__rmtree_never_acts_through_a_directory_swapped_for_a_link),
+		TEST(test_fs__rmtree_removes_a_tree_deeper_than_the_descriptor_limit),
 		TEST(test_fs__mkdirs_creates_every_component_with_the_mode),
 		TEST(test_fs__mkdirs_fails_on_a_file_in_the_way_naming_it),
 	};

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -222,6 +223,34 @@ static void test_glob__empty_pattern_or_path_never_match(void **state)
 	assert_false(at_glob_match_under("", "a/b"));
 }
 
+/*
+ * The attacker is the task, which chooses its paths: a path 2,000
+ * directories deep against a policy's "**" patterns. Trying every split
+ * for every '**' took exponential time (twelve of them against a path 40
+ * deep did not finish in ten minutes); one backtracking point, as for '*',
+ * keeps it to one comparison per pair of components. alarm() fails the
+ * test rather than let it hang.
+ */
+static void test_glob__many_globstars_against_a_deep_path_are_fast(void **state)
+{
+	static char pattern[4096], path[4096];
+	size_t i;
+
+	(void)state;
+	pattern[0] = path[0] = '\0';
+	for (i = 0; i < 12; i++)
+		strcat(pattern, "**/a/");
+	strcat(pattern, "x");
+	for (i = 0; i < 2000; i++)
+		strcat(path, i ? "/a" : "a");
+	alarm(10);
+	NO_MATCH(pattern, path);
+	assert_false(at_glob_match_under(pattern, path));
+	path[strlen(path) - 1] = 'x';
+	MATCH(pattern, path);
+	alarm(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_glob__normalize_refuses_bad_patterns),
 		cmocka_unit_test(test_glob__normalize_does_not_overflow_a_small_buffer),
 		cmocka_unit_test(test_glob__empty_pattern_or_path_never_match),
+		cmocka_unit_test(test_glob__many_globstars_against_a_deep_path_are_fast),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -232,6 +232,71 @@ static void test_index__required_extension_and_damage_are_declined(void **state)
 	assert_false(at_error_isset(&err));
 }
 
+struct stage_entry {
+	const char *path;
+	unsigned stage;
+};
+
+/* A version 2 index of these entries, as bytes (the reader checks no checksum). */
+static size_t make_index(unsigned char *buf, const struct stage_entry *v, size_t n)
+{
+	size_t len = 12, i;
+
+	memset(buf, 0, 4096);
+	memcpy(buf, "DIRC\0\0\0\2\0\0\0", 11);
+	buf[11] = (unsigned char)n;
+	for (i = 0; i < n; i++) {
+		size_t plen = strlen(v[i].path);
+
+		buf[len + 26] = 0x81;   /* mode 0100644 */
+		buf[len + 27] = 0xa4;
+		buf[len + 60] = (unsigned char)(v[i].stage << 4);
+		buf[len + 61] = (unsigned char)plen;
+		memcpy(buf + len + 62, v[i].path, plen);
+		len += (62 + plen + 8) & ~(size_t)7;
+	}
+	return len + 20;
+}
+
+static int parse_entries(const struct stage_entry *v, size_t n)
+{
+	unsigned char buf[4096];
+	struct at_index got;
+	size_t len = make_index(buf, v, n);
+	int rc = at_index_parse(buf, len, &got);
+
+	if (rc == 0) {
+		assert_int_equal(got.n, n);
+		at_index_free(&got);
+	}
+	return rc;
+}
+
+/*
+ * Found by fuzz_index: two entries for one path at stage 0 were accepted,
+ * leaving which one counts to the reader: the fast snapshot and libgit2
+ * (the slow path, and accept's commit) need not agree. git's order is by
+ * path, then stage, and a merged path appears once; anything else is
+ * declined, for libgit2 to read.
+ */
+static void test_index__entries_out_of_git_order_are_declined(void **state)
+{
+	const struct stage_entry twice[] = { { "a", 0 }, { "a", 0 } };
+	const struct stage_entry merged_and_stage[] = { { "a", 0 }, { "a", 1 } };
+	const struct stage_entry stage_twice[] = { { "a", 2 }, { "a", 2 } };
+	const struct stage_entry stages_down[] = { { "a", 3 }, { "a", 1 } };
+	const struct stage_entry paths_down[] = { { "b", 0 }, { "a", 0 } };
+	const struct stage_entry conflict[] = { { "a", 1 }, { "a", 2 }, { "a", 3 }, { "b", 0 } };
+
+	(void)state;
+	assert_int_equal(parse_entries(twice, 2), AT_INDEX_DECLINED);
+	assert_int_equal(parse_entries(merged_and_stage, 2), AT_INDEX_DECLINED);
+	assert_int_equal(parse_entries(stage_twice, 2), AT_INDEX_DECLINED);
+	assert_int_equal(parse_entries(stages_down, 2), AT_INDEX_DECLINED);
+	assert_int_equal(parse_entries(paths_down, 2), AT_INDEX_DECLINED);
+	assert_int_equal(parse_entries(conflict, 4), 0);
+}
+
 static void test_cache_tree__encode_decodes_back(void **state)
 {
 	git_oid root, a, ab;
@@ -265,6 +330,40 @@ static void test_cache_tree__encode_decodes_back(void **state)
 	free(buf);
 }
 
+/*
+ * Found by fuzz_cache_tree: a subdirectory with an empty name has its
+ * parent's path, so the root was listed twice (once invalid, once valid
+ * with any id) and at_cache_tree_find() returned either. A name with a '/'
+ * and a directory named twice are as ambiguous: the extension is dropped.
+ */
+static void test_cache_tree__ambiguous_names_are_refused(void **state)
+{
+	static const char id[] = "aaaaaaaaaaaaaaaaaaaa";
+	char buf[256];
+	struct at_cache_tree *v = NULL;
+	size_t n = 0, len;
+
+	(void)state;
+	/* "" (invalid, one subtree), then a subtree named "" (valid) */
+	len = (size_t)snprintf(buf, sizeof(buf), "%c-1 1\n%c2 0\n%s", 0, 0, id);
+	assert_false(at_cache_tree_decode((unsigned char *)buf, len, &v, &n));
+	/* two subtrees named "a" */
+	len = (size_t)snprintf(buf, sizeof(buf), "%c-1 2\na%c1 0\n%sa%c1 0\n%s", 0, 0, id, 0, id);
+	assert_false(at_cache_tree_decode((unsigned char *)buf, len, &v, &n));
+	/* a subtree named "a/b" */
+	len = (size_t)snprintf(buf, sizeof(buf), "%c-1 1\na/b%c1 0\n%s", 0, 0, id);
+	assert_false(at_cache_tree_decode((unsigned char *)buf, len, &v, &n));
+	/* a root with a name */
+	len = (size_t)snprintf(buf, sizeof(buf), "r%c1 0\n%s", 0, id);
+	assert_false(at_cache_tree_decode((unsigned char *)buf, len, &v, &n));
+	assert_null(v);
+	/* and the well-formed shape of the first: "" with a subtree "a" */
+	len = (size_t)snprintf(buf, sizeof(buf), "%c-1 1\na%c2 0\n%s", 0, 0, id);
+	assert_true(at_cache_tree_decode((unsigned char *)buf, len, &v, &n));
+	assert_int_equal(n, 2);
+	at_cache_tree_free(v, n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,7 +374,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_index__cache_tree_is_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_index__required_extension_and_damage_are_declined,
 						setup, teardown),
+		cmocka_unit_test(test_index__entries_out_of_git_order_are_declined),
 		cmocka_unit_test(test_cache_tree__encode_decodes_back),
+		cmocka_unit_test(test_cache_tree__ambiguous_names_are_refused),
 	};
 	int rc;
 

@@ -1,3 +1,8 @@
 at_unit_test(test_diff_format unit/git/test_diff_format.c at_git)
 at_unit_test(test_scan unit/git/test_scan.c at_git)
 at_unit_test(test_index_file unit/git/test_index_file.c at_git)
+at_unit_test(test_config unit/git/test_config.c at_git)
+at_unit_test(test_dircache unit/git/test_dircache.c at_git)
+at_unit_test(test_apply_paths unit/git/test_apply_paths.c at_git)
+# A kill before each rename, made deterministic by wrapping them.
+target_link_options(test_apply_paths PRIVATE -Wl,--wrap=renameat,--wrap=renameat2)

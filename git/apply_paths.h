@@ -1,0 +1,65 @@
+/*
+ * apply_paths.h - bring chosen paths of a user's checkout to a new tree, so
+ * that a kill at any moment leaves each of them whole.
+ *
+ * accept updates the files and index of every worktree where the base
+ * branch is checked out, for the paths the merge changes. libgit2's checkout
+ * writes a file in place (truncate, then write), so a kill midway could
+ * leave one half-written, and it writes the index once at the end, so the
+ * files it had written looked like the user's own changes to the next
+ * accept, which refused over them. Here:
+ *  - every file and symbolic link is written under a temporary name (in a
+ *    directory of the worktree's git directory, or beside the path when that
+ *    is another file system) and renamed over its path: a path is its old
+ *    content or its new one, never a mix;
+ *  - deletions go first (a file, then the directories left empty), writes
+ *    after, and the index last, in one rename, taking index.lock as git does;
+ *    a kill while it is held leaves a lock that accept knows to be its own;
+ *  - a kill before the index is written leaves paths at their new state,
+ *    unstaged: at_apply_path_is_new() recognises them, so that accept run
+ *    again finds them not in the way and lands what an uninterrupted accept
+ *    lands.
+ * Directories on the way are opened one component at a time, never through
+ * a symbolic link: a link in the user's checkout where the task put a
+ * directory is in the way, never written through.
+ *
+ * Not fsync'd, like git's checkout: a process killed at any moment is
+ * covered, a power loss is not. The caller holds the repository lock and has
+ * checked that the user has no changes of their own in those paths.
+ */
+#ifndef AT_GIT_APPLY_PATHS_H
+#define AT_GIT_APPLY_PATHS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <git2.h>
+
+#include "core/error.h"
+
+/*
+ * Make each of paths (sorted, relative to the worktree of repo) what it is
+ * in tree `to`: its blob, link or submodule directory, or nothing. Files go
+ * through the filters git applies on checkout. AT_EDIRTY when something is
+ * in the way, before anything is written; other failures may be midway
+ * (each path still whole).
+ */
+int at_apply_paths(git_repository *repo, git_tree *to, char *const *paths, size_t n,
+		   struct at_error *err);
+
+/*
+ * Is path in repo's worktree exactly what it is in `to` (nothing, or a
+ * directory, when `to` has no file there)? What an apply killed before its
+ * index was written leaves.
+ */
+bool at_apply_path_is_new(git_repository *repo, git_tree *to, const char *path);
+
+/*
+ * The index.lock of repo's worktree, if an apply made it and was killed
+ * before it renamed it over the index (it recorded itself, and that file by
+ * inode and birth time, first): removed, and true. Else false: the lock is
+ * another git command's, or none.
+ */
+bool at_apply_clear_stale_lock(git_repository *repo);
+
+#endif
