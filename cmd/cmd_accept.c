@@ -148,6 +148,16 @@ static int parse_args(int argc, char **argv, struct accept_args *a)
 		return at_cli_usage("accept", "too many arguments");
 	a->name = optind < argc ? argv[optind] : NULL;
 	a->merge.mode = ff_only ? AT_MERGE_FF_ONLY : squash ? AT_MERGE_SQUASH : AT_MERGE_AUTO;
+	/*
+	 * -m asks for a commit with that message; a fast-forward makes none and
+	 * would drop it (as git merge -m does, silently). So -m makes a merge
+	 * commit where a fast-forward would do, and is refused with --ff-only.
+	 */
+	if (a->merge.message && ff_only)
+		return at_cli_usage("accept", "-m needs a commit for its message, which --ff-only "
+				    "forbids: drop one of them");
+	if (a->merge.message && a->merge.mode == AT_MERGE_AUTO)
+		a->merge.mode = AT_MERGE_NO_FF;
 	return check_args(a, ff_only, squash);
 }
 

@@ -80,7 +80,8 @@ const struct at_command at_commands[] = {
 	  "merge the task into its base branch",
 	  "  --ff-only          fast-forward only; refuse when the base has moved on\n"
 	  "  --squash           one new commit on the base with the task's whole change\n"
-	  "  -m, --message MSG  message of the merge or squash commit\n"
+	  "  -m, --message MSG  message of the merge or squash commit; a task that would\n"
+	  "                     fast-forward gets a merge commit instead (not with --ff-only)\n"
 	  "  --keep             keep the task (worktree and branch) after accepting it\n"
 	  "  -f, --force        kill the task's running commands ('agenttask run') first\n"
 	  "  --tree ID          refuse unless the task's full state is still tree ID (as reviewed)\n"
