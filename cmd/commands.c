@@ -102,14 +102,24 @@ const struct at_command at_commands[] = {
 	  "it back until 'agenttask gc' prunes it (14 days by default). Ignored files\n"
 	  "(build output, node_modules/, .env) are not saved: they go with the worktree.\n"
 	  "A task whose worktree was moved ('git worktree move') is refused.\n" },
-	{ "restore", cmd_restore, "agenttask restore NAME",
-	  "bring the most recently discarded task NAME back",
+	{ "restore", cmd_restore, "agenttask restore NAME [ENTRY]",
+	  "bring a discarded task back (the most recently discarded NAME by default)",
+	  "ENTRY is one of 'agenttask trash NAME': its number (1 the newest, 2 the one\n"
+	  "before...), its time (SECONDS.NANOS) or its ref.\n"
+	  "\n"
 	  "The task comes back as it was discarded: its branch at the same commit, its\n"
 	  "worktree with the same files, uncommitted changes still uncommitted (unstaged)\n"
-	  "and untracked files still untracked. The trash entry is then deleted; older\n"
+	  "and untracked files still untracked. The trash entry is then deleted; other\n"
 	  "entries of the same name stay in the trash.\n"
 	  "Prints the worktree path. Exit 1 when a task NAME exists, 2 when there is no\n"
 	  "trash for NAME ('agenttask gc --trash-days N' prunes old entries).\n" },
+	{ "trash", cmd_trash, "agenttask trash [NAME] [--json]",
+	  "list the discarded tasks that restore can bring back",
+	  "  --json         print a JSON array: name, entry, ref, discarded, tip, base_branch\n"
+	  "\nOne line an entry, newest first within each task: its name, its ENTRY number\n"
+	  "for 'agenttask restore NAME ENTRY', when it was discarded, the tip of its\n"
+	  "branch then, its base branch and its ref. 'agenttask gc' prunes entries older\n"
+	  "than --trash-days.\n" },
 	{ "log", cmd_log, "agenttask log [NAME] [--json]", "show the task's audit log",
 	  "  --json         print the log as a JSON array (one object per event)\n"
 	  "\nEvery run is logged: argv, start, duration, exit status, resource use; and\n"

@@ -1,7 +1,7 @@
 # bash completion for agenttask                             -*- shell-script -*-
 #
 # Commands, options and task names come from agenttask itself ('--help',
-# 'help COMMAND', 'list --name-only'), so they cannot drift from the binary.
+# 'help COMMAND', 'list --name-only', 'trash'), so they cannot drift from the binary.
 # Needs nothing but bash: bash-completion's helpers are not used.
 
 # The commands, from the "commands:" section of --help.
@@ -67,6 +67,9 @@ _agenttask()
 		COMPREPLY=($(compgen -W "$words --help" -- "$cur"))
 	elif [[ $cmd == help ]]; then
 		COMPREPLY=($(compgen -W "$(_agenttask_commands "$at")" -- "$cur"))
+	elif [[ $cmd == restore || $cmd == trash ]]; then
+		# Discarded tasks: the names in the trash.
+		COMPREPLY=($(compgen -W "$("$at" "${global[@]}" trash 2>/dev/null | awk 'NR > 1 { print $1 }')" -- "$cur"))
 	elif [[ $cmd != list && $cmd != gc && $cmd != doctor ]]; then
 		COMPREPLY=($(compgen -W "$("$at" "${global[@]}" list --name-only 2>/dev/null)" -- "$cur"))
 	fi
