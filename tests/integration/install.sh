@@ -97,6 +97,11 @@ test_help_command_shows_the_same_text_as_help_option() {
 	expect_rc 2 "two commands" help new list
 }
 
+# docs/cli.md quotes every command's help: it must be the help of this binary.
+test_cli_reference_is_the_help() {
+	python3 "$SRC/scripts/cli-md.py" "$AT" --check || fail "docs/cli.md is stale"
+}
+
 # complete_bash WORD...: the replies of the installed bash completion for the
 # command line WORD... (the last word is the one being completed).
 complete_bash() {
