@@ -90,7 +90,17 @@ int at_cli_open(struct at_cli *cli, struct at_repo **out, struct at_error *err);
 int at_cli_task(struct at_cli *cli, struct at_repo *r, const char *name, struct at_task *out,
 		struct at_error *err);
 
-/* True when stdout is a terminal and colour is wanted by --color=WHEN ("auto" by default). */
+/*
+ * The pager for a command's long output (diff, log), when stdout is a
+ * terminal: cmd/pager.h, with the repository's core.pager.
+ */
+void at_cli_page(struct at_repo *r);
+
+/*
+ * Whether to colour by --color=WHEN ("auto" by default): auto colours on a
+ * terminal (or the pager) unless TERM is unset or "dumb" or NO_COLOR is set;
+ * -1 for an unknown WHEN.
+ */
 int at_cli_color(const char *when, bool *out);
 
 struct at_task_info;

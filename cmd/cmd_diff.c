@@ -335,11 +335,14 @@ static int show(const struct diff_args *a, struct at_repo *r, const struct at_ta
 		/* at_cli_print_json has said what failed */
 		return at_cli_print_json(j) == AT_EXIT_OK ? 0 : AT_ESYS;
 	case MODE_STAT:
+		at_cli_page(r);
 		return print_text(make_stat, d, color, err);
 	case MODE_NAMES:
+		at_cli_page(r);
 		return print_text(make_names, d, false, err);
 	case MODE_PATCH:
 	default:
+		at_cli_page(r);
 		if ((rc = at_diff_patch(d, print_line, &color, err)) < 0)
 			return rc;
 		return t ? patch_preview(r, t, d, err) : 0;
@@ -353,6 +356,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		{ "name-only", no_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "color", optional_argument, NULL, 'c' },
+		{ "no-color", no_argument, NULL, 'C' },
 		{ "base", required_argument, NULL, 'b' },
 		{ "head", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
@@ -373,6 +377,9 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 			break;
 		case 'c':
 			a->color = optarg ? optarg : "always";
+			break;
+		case 'C':
+			a->color = "never";
 			break;
 		case 'b':
 			a->base = optarg;

@@ -101,6 +101,8 @@ int cmd_log(struct at_cli *cli, int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = at_audit_read(&paths, name, &log, &err);
+	if (rc == 0 && !json)
+		at_cli_page(repo);
 	at_repo_free(repo);
 	if (rc < 0)
 		return at_cli_fail(&err);

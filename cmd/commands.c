@@ -42,13 +42,14 @@ const struct at_command at_commands[] = {
 	  "LC_* and TZ. Exit status: the command's; 128+N when killed by signal N; 124\n"
 	  "timeout; 125 the sandbox could not be set up; 126 cannot execute; 127 not found.\n" },
 	{ "diff", cmd_diff,
-	  "agenttask diff [NAME] [--stat | --name-only | --json] [--color=auto|always|never]\n"
+	  "agenttask diff [NAME] [--stat | --name-only | --json] [--color[=WHEN] | --no-color]\n"
 	  "agenttask diff --base REV [--head REV] [--stat | --name-only | --json] [--color=WHEN]",
 	  "show the task's whole change against its base",
 	  "  --stat         a summary per file, like git diff --stat\n"
 	  "  --name-only    only the names of the changed files\n"
 	  "  --json         print a JSON object: base, tree, files, additions, deletions\n"
 	  "  --color[=WHEN] colour the output: auto (on a terminal; default), always, never\n"
+	  "  --no-color     the same as --color=never\n"
 	  "  --base REV     CI mode, without a task: the head's change against its merge\n"
 	  "                 base with REV, what gate --base judges\n"
 	  "  --head REV     with --base: the head revision (default HEAD)\n"
@@ -144,10 +145,16 @@ const char at_overview[] =
 	"\n"
 	"Where NAME is optional it defaults to the task whose worktree holds the\n"
 	"current directory. A task NAME is the branch agenttask/NAME checked out in a\n"
-	"linked worktree under <git-common-dir>/agenttask/worktrees/NAME.\n";
+	"linked worktree under <git-common-dir>/agenttask/worktrees/NAME.\n"
+	"\n"
+	"On a terminal, diff and log go through a pager as git's do: GIT_PAGER, else\n"
+	"core.pager, else PAGER, else less (with LESS=FRX unless LESS is set). Colour\n"
+	"is used on a terminal unless TERM is dumb or NO_COLOR is set; --color=always\n"
+	"and --color=never (or --no-color) decide instead.\n";
 
 const char at_global_options[] =
 	"  -C DIR         run as if started in DIR, as with git\n"
+	"  -P, --no-pager  do not page the output of diff and log\n"
 	"  --version      print the version, and those of libgit2 and libseccomp\n"
 	"  -h, --help     print this overview\n";
 

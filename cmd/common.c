@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
+#include "cmd/pager.h"
 #include "core/audit.h"
 #include "core/json.h"
+#include "git/config.h"
 #include "git/worktree.h"
 
 int at_exit_code(int code)
@@ -127,10 +129,23 @@ int at_cli_task(struct at_cli *cli, struct at_repo *r, const char *name, struct 
 	return at_task_resolve(r, name, cli->dir ? cli->dir : ".", out, err);
 }
 
+/*
+ * Colour by default where git would use it: on a terminal (or the pager)
+ * whose TERM is set and not "dumb"; and, as no-color.org asks, not when
+ * NO_COLOR is set to anything but "". --color=always overrides both.
+ */
+static bool color_by_default(void)
+{
+	const char *term = getenv("TERM"), *no_color = getenv("NO_COLOR");
+
+	return at_cli_stdout_tty() && term && strcmp(term, "dumb") != 0 &&
+	       !(no_color && no_color[0]);
+}
+
 int at_cli_color(const char *when, bool *out)
 {
 	if (!when || strcmp(when, "auto") == 0)
-		*out = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+		*out = color_by_default();
 	else if (strcmp(when, "always") == 0)
 		*out = true;
 	else if (strcmp(when, "never") == 0)
@@ -208,4 +223,15 @@ void at_cli_audit(struct at_repo *r, const char *task, const char *event, ...)
 		fprintf(stderr, "agenttask: warning: audit log of task '%s' not written: %s\n", task,
 			err.msg);
 	at_json_free(e);
+}
+
+void at_cli_page(struct at_repo *r)
+{
+	char core_pager[1024];
+
+	/* The config is read only when there is a terminal to page to. */
+	if (!isatty(STDOUT_FILENO))
+		return;
+	at_cli_pager_start(r && at_git_user_config(r, "core.pager", core_pager,
+						    sizeof(core_pager)) ? core_pager : NULL);
 }

@@ -16,7 +16,8 @@
 
 #include "cmd/commands.h"
 
-static const char usage_line[] = "agenttask [-C DIR] [--version] [--help] COMMAND [ARGS...]";
+static const char usage_line[] =
+	"agenttask [-C DIR] [--no-pager] [--version] [--help] COMMAND [ARGS...]";
 
 void at_cli_overview(FILE *f)
 {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/pager.h"
 #include "git/repo.h"
 #include "sandbox/sandbox.h"
 
@@ -35,6 +36,8 @@ int main(int argc, char **argv)
 			cli.dir = argv[i];
 		} else if (strncmp(argv[i], "-C", 2) == 0) {
 			cli.dir = argv[i] + 2;
+		} else if (strcmp(argv[i], "--no-pager") == 0 || strcmp(argv[i], "-P") == 0) {
+			at_cli_pager_disable();
 		} else if (strcmp(argv[i], "--version") == 0) {
 			return print_version();
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {

@@ -36,7 +36,7 @@ _agenttask()
 		if [[ $prev == -C ]]; then
 			COMPREPLY=($(compgen -d -- "$cur"))
 		elif [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '-C --version --help' -- "$cur"))
+			COMPREPLY=($(compgen -W '-C --no-pager --version --help' -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "$(_agenttask_commands "$at")" -- "$cur"))
 		fi

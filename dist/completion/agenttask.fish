@@ -51,6 +51,7 @@ end
 
 complete -c agenttask -f
 complete -c agenttask -n 'not __agenttask_words' -s C -r -a '(__fish_complete_directories)' -d 'run as if started in DIR'
+complete -c agenttask -n 'not __agenttask_words' -s P -l no-pager -d 'do not page diff and log'
 complete -c agenttask -n 'not __agenttask_words' -l version -d 'print the version'
 complete -c agenttask -n 'not __agenttask_words' -l help -d 'print the overview'
 complete -c agenttask -n 'not __agenttask_words' -a '(__agenttask_commands)'

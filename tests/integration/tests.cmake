@@ -27,3 +27,4 @@ at_integration_test(removal.sh)
 at_integration_test(install.sh)
 set_tests_properties(integration.install PROPERTIES
 	ENVIRONMENT "AGENTTASK=$<TARGET_FILE:agenttask>;AT_BUILD_DIR=${CMAKE_BINARY_DIR};ASAN_OPTIONS=detect_leaks=1")
+at_integration_test(terminal.sh)

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# terminal.sh - what agenttask does on a terminal and only there: the pager
+# of diff and log (GIT_PAGER, core.pager, PAGER, LESS=FRX, --no-pager) and
+# colour (--color, NO_COLOR, TERM=dumb). A terminal is a pseudo-terminal
+# (pty_run.py); the same commands on a pipe must stay plain.
+. "$(dirname "$0")/lib.sh"
+PTY="python3 $(cd "$(dirname "$0")" && pwd)/pty_run.py"
+export TERM=xterm
+unset NO_COLOR GIT_PAGER PAGER LESS LV
+
+# A task t whose diff is a few lines.
+task_repo() {
+	make_repo repo
+	ok "new" -C repo new t
+	printf 'changed\n' >"$out/README"
+	export HOME=$PWD   # no global config of the machine's
+}
+
+# plain CMD...: CMD's output without colour escapes.
+plain() {
+	"$@" | sed 's/\x1b\[[0-9;]*m//g'
+}
+
+# A pager that marks every line it shows, and says what LESS it got.
+marking_pager() {
+	printf '%s' "echo \"pager $1 LESS=\$LESS LV=\$LV\"; sed 's/^/$1| /'"
+}
+
+test_diff_and_log_are_paged_on_a_terminal_only() {
+	task_repo
+	out=$(GIT_PAGER=$(marking_pager git) plain $PTY "$AT" -C repo diff t)
+	assert_contains "$out" "pager git LESS=FRX LV=-c" "GIT_PAGER ran, with git's LESS and LV"
+	assert_contains "$out" "git| +changed" "the diff went through it"
+	out=$(GIT_PAGER=$(marking_pager git) $PTY "$AT" -C repo log t)
+	assert_contains "$out" "git| " "log went through it"
+	assert_contains "$out" "new" "log's entries"
+	# On a pipe: no pager, whatever the variables say.
+	at -C repo diff t
+	assert_not_contains "$(GIT_PAGER=$(marking_pager git) "$AT" -C repo diff t)" "pager" "no pager on a pipe"
+	assert_contains "$(GIT_PAGER=$(marking_pager git) "$AT" -C repo diff t)" "+changed" "the diff itself"
+	# --json is for programs: never paged.
+	out=$(GIT_PAGER=$(marking_pager git) $PTY "$AT" -C repo diff t --json)
+	assert_not_contains "$out" "pager git" "--json is not paged"
+}
+
+test_pager_is_chosen_as_git_chooses_it() {
+	task_repo
+	git -C repo config core.pager "$(marking_pager core)"
+	out=$(PAGER=$(marking_pager env) GIT_PAGER=$(marking_pager git) $PTY "$AT" -C repo diff t)
+	assert_contains "$out" "pager git" "GIT_PAGER first"
+	out=$(PAGER=$(marking_pager env) $PTY "$AT" -C repo diff t)
+	assert_contains "$out" "pager core" "then core.pager"
+	git -C repo config --unset core.pager
+	out=$(PAGER=$(marking_pager env) $PTY "$AT" -C repo diff t)
+	assert_contains "$out" "pager env" "then PAGER"
+	out=$(LESS=-S PAGER=$(marking_pager env) $PTY "$AT" -C repo diff t)
+	assert_contains "$out" "LESS=-S" "a LESS of the user's is kept"
+	out=$(PAGER=cat GIT_PAGER=cat plain $PTY "$AT" -C repo diff t)
+	assert_contains "$out" "+changed" "cat: no pager, the diff as it is"
+	for opt in --no-pager -P; do
+		out=$(GIT_PAGER=$(marking_pager git) plain $PTY "$AT" "$opt" -C repo diff t)
+		assert_not_contains "$out" "pager git" "$opt"
+		assert_contains "$out" "+changed" "$opt: the diff itself"
+	done
+}
+
+# A task's worktree cannot choose the pager: its config is not read.
+test_task_worktree_config_never_picks_the_pager() {
+	task_repo
+	git -C repo config extensions.worktreeConfig true
+	local wt
+	wt=$("$AT" -C repo path t)
+	git -C "$wt" config --worktree core.pager "touch $PWD/pwned; cat"
+	PAGER=cat $PTY "$AT" -C "$wt" diff >/dev/null
+	assert_no_file "$PWD/pwned" "the task's core.pager never ran"
+}
+
+test_diff_colour_follows_terminal_term_and_no_color() {
+	task_repo
+	local esc=$'\e['
+	out=$($PTY "$AT" --no-pager -C repo diff t)
+	assert_contains "$out" "${esc}32m+" "colour on a terminal"
+	out=$(TERM=dumb $PTY "$AT" --no-pager -C repo diff t)
+	assert_not_contains "$out" "$esc" "TERM=dumb: none"
+	out=$(env -u TERM $PTY "$AT" --no-pager -C repo diff t)
+	assert_not_contains "$out" "$esc" "no TERM: none"
+	out=$(NO_COLOR=1 $PTY "$AT" --no-pager -C repo diff t)
+	assert_not_contains "$out" "$esc" "NO_COLOR: none"
+	out=$(NO_COLOR= $PTY "$AT" --no-pager -C repo diff t)
+	assert_contains "$out" "$esc" "an empty NO_COLOR is no request"
+	out=$(NO_COLOR=1 $PTY "$AT" --no-pager -C repo diff t --color=always)
+	assert_contains "$out" "$esc" "--color=always overrides NO_COLOR"
+	out=$($PTY "$AT" --no-pager -C repo diff t --no-color)
+	assert_not_contains "$out" "$esc" "--no-color"
+	out=$($PTY "$AT" --no-pager -C repo diff t --color=never)
+	assert_not_contains "$out" "$esc" "--color=never"
+	assert_not_contains "$("$AT" -C repo diff t)" "$esc" "a pipe: none"
+	# Through the pager, colour stays on (less -R shows it).
+	out=$(GIT_PAGER=cat\ -v $PTY "$AT" -C repo diff t)
+	assert_contains "$out" "^[[32m+" "coloured for the pager"
+}
+
+run_tests
