@@ -5,9 +5,12 @@
 #include "sandbox/sandbox.h"
 
 const struct at_command at_commands[] = {
-	{ "new", cmd_new, "agenttask new NAME [--base REV]",
+	{ "new", cmd_new, "agenttask new NAME [--base REV] [--quiet]",
 	  "create a task: a branch and a worktree of its own",
-	  "  --base REV     start from REV (a branch, tag or commit; default HEAD)\n" },
+	  "  --base REV     start from REV (a branch, tag or commit; default HEAD)\n"
+	  "  -q, --quiet    no progress on the terminal\n"
+	  "\nPrints the worktree's path. On a terminal, a checkout that takes more than a\n"
+	  "second shows its progress on stderr (\"Updating files\"), as git's does.\n" },
 	{ "list", cmd_list, "agenttask list [--json | --name-only]", "list tasks",
 	  "  --json         print a JSON array of tasks\n"
 	  "  --name-only    only the names, one a line\n"

@@ -100,4 +100,35 @@ test_diff_colour_follows_terminal_term_and_no_color() {
 	assert_contains "$out" "^[[32m+" "coloured for the pager"
 }
 
+# big_repo: a repository of 3,000 files, so that new has something to count.
+big_repo() {
+	make_repo repo
+	local d
+	for d in $(seq 1 10); do
+		mkdir "repo/d$d"
+		seq 1 300 | while read -r f; do echo "$f" >"repo/d$d/f$f"; done
+	done
+	git -C repo add -A && git -C repo commit -q -m big
+}
+
+test_new_shows_progress_on_a_terminal_only() {
+	big_repo
+	# AGENTTASK_PROGRESS_DELAY_MS=0: shown at once (by default after a second).
+	out=$(AGENTTASK_PROGRESS_DELAY_MS=0 $PTY "$AT" -C repo new t)
+	assert_contains "$out" "Updating files: 100% (3002/3002), done." "git's progress line"
+	assert_contains "$out" "$(printf '\r')" "redrawn in place"
+	assert_contains "$out" "$PWD/repo/.git/agenttask/worktrees/t" "the path still printed"
+	# Quiet: by --quiet, on a pipe, or when stderr alone is no terminal.
+	out=$(AGENTTASK_PROGRESS_DELAY_MS=0 $PTY "$AT" -C repo new u --quiet)
+	assert_not_contains "$out" "Updating files" "--quiet"
+	out=$(AGENTTASK_PROGRESS_DELAY_MS=0 "$AT" -C repo new v 2>&1)
+	assert_not_contains "$out" "Updating files" "a pipe"
+	out=$(AGENTTASK_PROGRESS_DELAY_MS=0 $PTY sh -c '"$1" -C repo new w 2>err' _ "$AT")
+	assert_not_contains "$(cat err)$out" "Updating files" "stderr a file"
+	# Work quicker than the delay (a second) shows nothing: three files.
+	make_repo small
+	out=$($PTY "$AT" -C small new x)
+	assert_not_contains "$out" "Updating files" "quick work is quiet"
+}
+
 run_tests
