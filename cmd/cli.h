@@ -77,11 +77,39 @@ int at_cli_help(const char *cmd);
 int at_cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
 
 /*
- * Arguments of the form `[NAME] [--json]` (status, log): -1 to go on with
- * *name (NULL when absent) and *json set, or the exit status to return
- * (after --help or a usage error).
+ * Arguments of the form `[NAME] [--json]` (status, log, trash), and with
+ * color not NULL `[--color[=WHEN] | --no-color]` (*color: WHEN, NULL when
+ * not given): -1 to go on with *name (NULL when absent) and *json set, or
+ * the exit status to return (after --help or a usage error).
  */
-int at_cli_name_json_args(const char *cmd, int argc, char **argv, const char **name, bool *json);
+int at_cli_name_json_args(const char *cmd, int argc, char **argv, const char **name, bool *json,
+			  const char **color);
+
+/* git's colours (color.diff.*, color.status.*), and the reset. */
+#define AT_COLOR_BOLD "\033[1m"
+#define AT_COLOR_RED "\033[31m"
+#define AT_COLOR_GREEN "\033[32m"
+#define AT_COLOR_YELLOW "\033[33m"
+#define AT_COLOR_CYAN "\033[36m"
+#define AT_COLOR_RESET "\033[m"
+
+/* code when colour is on, else "": printf("%s...%s", at_cli_c(on, RED), at_cli_c(on, RESET)). */
+static inline const char *at_cli_c(bool on, const char *code)
+{
+	return on ? code : "";
+}
+
+/* The long options --color[=WHEN] and --no-color, for a command's table; and their values. */
+enum { AT_OPT_COLOR = 0x1000, AT_OPT_NO_COLOR };
+#define AT_CLI_COLOR_OPTIONS \
+	{ "color", optional_argument, NULL, AT_OPT_COLOR }, \
+	{ "no-color", no_argument, NULL, AT_OPT_NO_COLOR }
+
+/* For option c of AT_CLI_COLOR_OPTIONS: its WHEN (--color alone is "always"). */
+const char *at_cli_color_when(int c, const char *arg);
+
+/* at_cli_color() for a command: -1 to go on with *out set, else the usage error's status. */
+int at_cli_color_for(const char *cmd, const char *when, bool *out);
 
 /* Open the repository at -C DIR. */
 int at_cli_open(struct at_cli *cli, struct at_repo **out, struct at_error *err);

@@ -304,7 +304,7 @@ static int patch_preview(struct at_repo *r, const struct at_task *t, struct at_d
 	at_cli_preview_load(&p, r, t, cs->tree);
 	if (!p.ok || p.pv.base_moved) {
 		fputs("agenttask: note: ", stderr);
-		at_cli_preview_print(stderr, t, &p);
+		at_cli_preview_print(stderr, t, &p, false);
 	}
 	at_cli_preview_release(&p);
 	return 0;
@@ -355,8 +355,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		{ "stat", no_argument, NULL, 's' },
 		{ "name-only", no_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
-		{ "color", optional_argument, NULL, 'c' },
-		{ "no-color", no_argument, NULL, 'C' },
+		AT_CLI_COLOR_OPTIONS,
 		{ "base", required_argument, NULL, 'b' },
 		{ "head", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
@@ -375,11 +374,9 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 			clash = clash || (a->mode != MODE_PATCH && a->mode != m);
 			a->mode = m;
 			break;
-		case 'c':
-			a->color = optarg ? optarg : "always";
-			break;
-		case 'C':
-			a->color = "never";
+		case AT_OPT_COLOR:
+		case AT_OPT_NO_COLOR:
+			a->color = at_cli_color_when(c, optarg);
 			break;
 		case 'b':
 			a->base = optarg;
@@ -420,9 +417,8 @@ int cmd_diff(struct at_cli *cli, int argc, char **argv)
 
 	if ((rc = parse_args(argc, argv, &a)) != 0)
 		return rc > 0 ? AT_EXIT_OK : -rc;
-	if (at_cli_color(a.color, &color) < 0)
-		return at_cli_usage("diff", "invalid --color '%s': use auto, always or never",
-				    a.color);
+	if ((rc = at_cli_color_for("diff", a.color, &color)) >= 0)
+		return rc;
 	rc = at_cli_open(cli, &repo, &err);
 	if (rc == 0 && a.base) {
 		rc = at_diff_open_revs(&d, repo, a.base, a.head, &err);

@@ -18,6 +18,7 @@ enum gate_format { GATE_TEXT, GATE_JSON, GATE_MARKDOWN };
 struct gate_args {
 	const char *name, *base, *head, *policy;
 	enum gate_format format;
+	bool color;
 };
 
 enum { OPT_JSON = 256, OPT_MARKDOWN, OPT_POLICY, OPT_BASE, OPT_HEAD };
@@ -32,12 +33,18 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 		{ "base", required_argument, NULL, OPT_BASE },
 		{ "head", required_argument, NULL, OPT_HEAD },
 		{ "help", no_argument, NULL, 'h' },
+		AT_CLI_COLOR_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *when = NULL;
 	int c;
 
 	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
 		switch (c) {
+		case AT_OPT_COLOR:
+		case AT_OPT_NO_COLOR:
+			when = at_cli_color_when(c, optarg);
+			break;
 		case OPT_JSON:
 		case OPT_MARKDOWN:
 			if (a->format != GATE_TEXT)
@@ -68,7 +75,7 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 		return at_cli_usage("gate", "a task NAME and --base exclude each other");
 	if (a->base && !a->head)
 		a->head = "HEAD";
-	return -1;
+	return at_cli_color_for("gate", when, &a->color);
 }
 
 /* The names of the failed rules and checks of a report's JSON. */
@@ -139,7 +146,7 @@ static int review(struct at_cli *cli, const struct gate_args *a, struct at_gate_
 
 int cmd_gate(struct at_cli *cli, int argc, char **argv)
 {
-	struct gate_args a = { NULL, NULL, NULL, NULL, GATE_TEXT };
+	struct gate_args a = { NULL, NULL, NULL, NULL, GATE_TEXT, false };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_gate_report *rep = NULL;
 	int rc;
@@ -155,7 +162,7 @@ int cmd_gate(struct at_cli *cli, int argc, char **argv)
 	} else if (a.format == GATE_MARKDOWN) {
 		at_gate_report_print_markdown(rep, stdout);
 	} else {
-		at_gate_report_print(rep, stdout);
+		at_gate_report_print(rep, stdout, a.color);
 	}
 	at_gate_report_free(rep);
 	return rc;

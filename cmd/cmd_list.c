@@ -10,6 +10,7 @@
 /* The width of each padded column: its header's, or its longest value's. */
 struct list_widths {
 	int name, branch, base;
+	bool color;
 };
 
 static const char *state_of(const struct at_task *t, const struct at_task_info *info)
@@ -17,6 +18,13 @@ static const char *state_of(const struct at_task *t, const struct at_task_info *
 	return t->phase != AT_TASK_READY ? "half-made" :
 	       info->worktree_missing   ? "missing" :
 	       info->dirty              ? "modified" : "clean";
+}
+
+/* Clean green, modified yellow, missing or half-made red. */
+static const char *state_color(const char *state)
+{
+	return strcmp(state, "clean") == 0 ? AT_COLOR_GREEN :
+	       strcmp(state, "modified") == 0 ? AT_COLOR_YELLOW : AT_COLOR_RED;
 }
 
 static const char *base_of(const struct at_task *t)
@@ -37,16 +45,22 @@ static void print_row(const struct list_widths *w, const struct at_task *t,
 {
 	char created[32];
 
+	const char *state = state_of(t, info), *reset = at_cli_c(w->color, AT_COLOR_RESET);
+
 	at_cli_time(created, sizeof(created), t->created);
-	printf("%-*s  %-9s  %-*s  %-*s  %-12.12s  %-20s  %s\n", w->name, t->name, state_of(t, info),
-	       w->branch, at_branch_short(t->branch), w->base, base_of(t),
-	       info->head_commit[0] ? info->head_commit : t->base_commit, created, t->path);
+	/* The padding outside the escapes, so that the columns stay aligned. */
+	printf("%-*s  %s%s%s%*s  %s%-*s%s  %-*s  %s%-12.12s%s  %-20s  %s\n", w->name, t->name,
+	       at_cli_c(w->color, state_color(state)), state, reset, 9 - (int)strlen(state), "",
+	       at_cli_c(w->color, AT_COLOR_GREEN), w->branch, at_branch_short(t->branch), reset,
+	       w->base, base_of(t), at_cli_c(w->color, AT_COLOR_YELLOW),
+	       info->head_commit[0] ? info->head_commit : t->base_commit, reset, created, t->path);
 }
 
 /* A header and one row a task, its columns as wide as they need. */
-static void print_table(const struct at_task_list *l, const struct at_task_info *infos)
+static void print_table(const struct at_task_list *l, const struct at_task_info *infos,
+			bool color)
 {
-	struct list_widths w = { 4, 6, 4 };
+	struct list_widths w = { 4, 6, 4, color };
 	size_t i;
 
 	for (i = 0; i < l->count; i++) {
@@ -66,6 +80,7 @@ int cmd_list(struct at_cli *cli, int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "name-only", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
+		AT_CLI_COLOR_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct at_task_list l = { 0 };
@@ -73,7 +88,8 @@ int cmd_list(struct at_cli *cli, int argc, char **argv)
 	struct at_repo *repo = NULL;
 	struct at_task_info *infos = NULL;
 	at_json *arr = NULL;
-	bool json = false, names = false;
+	bool json = false, names = false, color;
+	const char *when = NULL;
 	int c, rc, status = AT_EXIT_OK;
 	size_t i;
 
@@ -82,6 +98,8 @@ int cmd_list(struct at_cli *cli, int argc, char **argv)
 			json = true;
 		else if (c == 'n')
 			names = true;
+		else if (c == AT_OPT_COLOR || c == AT_OPT_NO_COLOR)
+			when = at_cli_color_when(c, optarg);
 		else
 			return c == 'h' ? at_cli_help("list") : at_cli_bad_option("list");
 	}
@@ -89,6 +107,8 @@ int cmd_list(struct at_cli *cli, int argc, char **argv)
 		return at_cli_usage("list", "too many arguments");
 	if (json && names)
 		return at_cli_usage("list", "options '--json' and '--name-only' cannot be used together");
+	if ((rc = at_cli_color_for("list", when, &color)) >= 0)
+		return rc;
 	rc = at_cli_open(cli, &repo, &err);
 	if (rc == 0)
 		rc = at_state_list(at_repo_paths(repo), &l, &err);
@@ -119,7 +139,7 @@ int cmd_list(struct at_cli *cli, int argc, char **argv)
 	}
 	/* No tasks, no table: an empty list stays empty for scripts that test it. */
 	if (infos && !json && l.count > 0)
-		print_table(&l, infos);
+		print_table(&l, infos, color);
 	free(infos);
 	/* A record that cannot be read spoils only itself: say so, list the rest. */
 	for (i = 0; i < l.nproblems; i++) {

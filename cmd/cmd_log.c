@@ -45,8 +45,10 @@ static void print_fields(const at_json *e)
 	}
 }
 
-static void print_entry(const at_json *e)
+/* Colours: the event cyan, a run's exit green for 0 and red otherwise, as a test runner's. */
+static void print_entry(const at_json *e, bool c)
 {
+	const char *reset = at_cli_c(c, AT_COLOR_RESET);
 	const char *event = at_json_get_string(e, "event");
 	const char *time = at_json_get_string(e, "time");
 	double exit_code, duration, line;
@@ -58,18 +60,22 @@ static void print_entry(const at_json *e)
 		       at_json_get_string(e, "error") ? at_json_get_string(e, "error") : "");
 		return;
 	}
-	printf("%-24s %-8s ", time ? time : "-", event ? event : "?");
+	printf("%-24s %s%-8s%s ", time ? time : "-", at_cli_c(c, AT_COLOR_CYAN),
+	       event ? event : "?", reset);
 	if (event && strcmp(event, "run") == 0) {
 		at_json_get_bool(e, "timed_out", &timed_out);
 		if (at_json_get_number(e, "exit_code", &exit_code))
-			printf("exit %-3.0f ", exit_code);
+			printf("%sexit %-3.0f%s ",
+			       at_cli_c(c, exit_code == 0 ? AT_COLOR_GREEN : AT_COLOR_RED),
+			       exit_code, reset);
 		if (at_json_get_number(e, "duration_ms", &duration))
 			printf("%8.0f ms  ", duration);
 		print_argv(at_json_get(e, "argv"));
 		if (timed_out)
-			printf("  (timed out)");
+			printf("  %s(timed out)%s", at_cli_c(c, AT_COLOR_RED), reset);
 		if (at_json_get_string(e, "error"))
-			printf("  (%s)", at_json_get_string(e, "error"));
+			printf("  %s(%s)%s", at_cli_c(c, AT_COLOR_RED),
+			       at_json_get_string(e, "error"), reset);
 	} else {
 		print_fields(e);
 	}
@@ -82,13 +88,14 @@ int cmd_log(struct at_cli *cli, int argc, char **argv)
 	struct at_repo *repo = NULL;
 	struct at_task task;
 	struct at_paths paths;
-	const char *name;
+	const char *name, *when;
 	at_json *log = NULL;
 	const at_json *e;
-	bool json;
+	bool json, color;
 	int rc;
 
-	if ((rc = at_cli_name_json_args("log", argc, argv, &name, &json)) >= 0)
+	if ((rc = at_cli_name_json_args("log", argc, argv, &name, &json, &when)) >= 0 ||
+	    (rc = at_cli_color_for("log", when, &color)) >= 0)
 		return rc;
 	rc = at_cli_open(cli, &repo, &err);
 	if (rc == 0) {
@@ -111,7 +118,7 @@ int cmd_log(struct at_cli *cli, int argc, char **argv)
 	if (at_json_size(log) == 0)
 		printf("no entries in the log of task '%s'\n", name);
 	for (e = at_json_child(log); e; e = at_json_next(e))
-		print_entry(e);
+		print_entry(e, color);
 	at_json_free(log);
 	return AT_EXIT_OK;
 }

@@ -66,7 +66,7 @@ int cmd_trash(struct at_cli *cli, int argc, char **argv)
 	int rc;
 	size_t i;
 
-	if ((rc = at_cli_name_json_args("trash", argc, argv, &name, &json)) >= 0)
+	if ((rc = at_cli_name_json_args("trash", argc, argv, &name, &json, NULL)) >= 0)
 		return rc;
 	rc = at_cli_open(cli, &repo, &err);
 	if (rc == 0)

@@ -11,15 +11,21 @@ const struct at_command at_commands[] = {
 	  "  -q, --quiet    no progress on the terminal\n"
 	  "\nPrints the worktree's path. On a terminal, a checkout that takes more than a\n"
 	  "second shows its progress on stderr (\"Updating files\"), as git's does.\n" },
-	{ "list", cmd_list, "agenttask list [--json | --name-only]", "list tasks",
+	{ "list", cmd_list, "agenttask list [--json | --name-only] [--color[=WHEN] | --no-color]",
+	  "list tasks",
 	  "  --json         print a JSON array of tasks\n"
 	  "  --name-only    only the names, one a line\n"
+	  "  --color[=WHEN] colour the states: auto (on a terminal; default), always, never\n"
+	  "  --no-color     the same as --color=never\n"
 	  "\nA table of every task with a header: its name, its state (clean, modified,\n"
 	  "missing: the worktree is gone, half-made: interrupted while being made), its\n"
 	  "branch, the branch it is based on, the tip of its branch (or its base commit),\n"
 	  "when it was made and its worktree's path.\n" },
-	{ "status", cmd_status, "agenttask status [NAME] [--json]", "show one task's state",
-	  "  --json         print a JSON object\n" },
+	{ "status", cmd_status, "agenttask status [NAME] [--json] [--color[=WHEN] | --no-color]",
+	  "show one task's state",
+	  "  --json         print a JSON object\n"
+	  "  --color[=WHEN] colour the output: auto (on a terminal; default), always, never\n"
+	  "  --no-color     the same as --color=never\n" },
 	{ "path", cmd_path, "agenttask path NAME", "print a task's worktree path (for cd)", "" },
 	{ "run", cmd_run, "agenttask run [NAME] [OPTIONS] -- CMD [ARG...]",
 	  "run a command in the task's sandbox",
@@ -70,6 +76,9 @@ const struct at_command at_commands[] = {
 	  "  --json         print {passed, base, tree, policy, results: [{rule, passed,\n"
 	  "                 message, paths}]}\n"
 	  "  --markdown     print a summary for a pull-request comment\n"
+	  "  --color[=WHEN] colour the text report: auto (on a terminal; default), always,\n"
+	  "                 never\n"
+	  "  --no-color     the same as --color=never\n"
 	  "  --policy FILE  judge by FILE instead of the base's .agenttask/policy.json\n"
 	  "  --base REV     CI: judge the change from merge-base(REV, HEAD REV) to HEAD REV,\n"
 	  "                 with the policy read from REV, in any checkout, without a task\n"
@@ -124,8 +133,11 @@ const struct at_command at_commands[] = {
 	  "for 'agenttask restore NAME ENTRY', when it was discarded, the tip of its\n"
 	  "branch then, its base branch and its ref. 'agenttask gc' prunes entries older\n"
 	  "than --trash-days.\n" },
-	{ "log", cmd_log, "agenttask log [NAME] [--json]", "show the task's audit log",
+	{ "log", cmd_log, "agenttask log [NAME] [--json] [--color[=WHEN] | --no-color]",
+	  "show the task's audit log",
 	  "  --json         print the log as a JSON array (one object per event)\n"
+	  "  --color[=WHEN] colour the output: auto (on a terminal; default), always, never\n"
+	  "  --no-color     the same as --color=never\n"
 	  "\nEvery run is logged: argv, start, duration, exit status, resource use; and\n"
 	  "every gate and accept --override. The log outlives the task's removal.\n" },
 	{ "gc", cmd_gc, "agenttask gc [--trash-days N] [--force]",

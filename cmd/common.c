@@ -96,19 +96,39 @@ int at_cli_getopt(int argc, char **argv, const char *shortopts, const struct opt
 	return '?';
 }
 
-int at_cli_name_json_args(const char *cmd, int argc, char **argv, const char **name, bool *json)
+const char *at_cli_color_when(int c, const char *arg)
+{
+	return c == AT_OPT_NO_COLOR ? "never" : arg ? arg : "always";
+}
+
+int at_cli_color_for(const char *cmd, const char *when, bool *out)
+{
+	if (at_cli_color(when, out) < 0)
+		return at_cli_usage(cmd, "invalid --color '%s': use auto, always or never", when);
+	return -1;
+}
+
+int at_cli_name_json_args(const char *cmd, int argc, char **argv, const char **name, bool *json,
+			  const char **color)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		AT_CLI_COLOR_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	*json = false;
+	if (color)
+		*color = NULL;
 	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
 		if (c == 'j')
 			*json = true;
+		else if ((c == AT_OPT_COLOR || c == AT_OPT_NO_COLOR) && color)
+			*color = at_cli_color_when(c, optarg);
+		else if (c == AT_OPT_COLOR || c == AT_OPT_NO_COLOR)
+			return at_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
 		else
 			return c == 'h' ? at_cli_help(cmd) : at_cli_bad_option(cmd);
 	}

@@ -15,7 +15,8 @@ void at_cli_preview_release(struct at_cli_preview *p)
 		at_merge_preview_release(&p->pv);
 }
 
-void at_cli_preview_print(FILE *f, const struct at_task *t, const struct at_cli_preview *p)
+void at_cli_preview_print(FILE *f, const struct at_task *t, const struct at_cli_preview *p,
+			  bool color)
 {
 	const char *base = at_branch_short(t->base_branch);
 	size_t i;
@@ -34,10 +35,12 @@ void at_cli_preview_print(FILE *f, const struct at_task *t, const struct at_cli_
 	else
 		fprintf(f, "%s has not moved since the task began; ", base);
 	if (p->pv.clean) {
-		fprintf(f, "merges cleanly\n");
+		fprintf(f, "%smerges cleanly%s\n", at_cli_c(color, AT_COLOR_GREEN),
+			at_cli_c(color, AT_COLOR_RESET));
 		return;
 	}
-	fprintf(f, "would conflict in: ");
+	fprintf(f, "%swould conflict in:%s ", at_cli_c(color, AT_COLOR_RED),
+		at_cli_c(color, AT_COLOR_RESET));
 	for (i = 0; i < p->pv.conflicts.count; i++)
 		fprintf(f, "%s%s", i ? ", " : "", p->pv.conflicts.paths[i]);
 	fputc('\n', f);

@@ -373,10 +373,13 @@ test_diff_colours_only_when_asked_or_on_a_terminal() {
 	assert_contains "$out" "${esc}32m+" "green graph"
 	ok "json ignores colour" -C repo diff t --json --color=always
 	assert_not_contains "$out" "$esc" "JSON never coloured"
+	# Under script(1) (a terminal), without the pager (it has escapes of its
+	# own), with a TERM: git colours only a terminal whose TERM is set and not
+	# dumb (terminal.sh tests those rules).
 	if command -v script >/dev/null; then
-		script -qec "'$AT' -C repo diff t" /dev/null >tty.out </dev/null || true
+		TERM=xterm script -qec "'$AT' --no-pager -C repo diff t" /dev/null >tty.out </dev/null || true
 		grep -q $'\033\[' tty.out || fail "no colour on a terminal"
-		NO_COLOR=1 script -qec "'$AT' -C repo diff t" /dev/null >tty.out </dev/null || true
+		TERM=xterm NO_COLOR=1 script -qec "'$AT' --no-pager -C repo diff t" /dev/null >tty.out </dev/null || true
 		if grep -q $'\033\[' tty.out; then fail "colour despite NO_COLOR"; fi
 	fi
 }

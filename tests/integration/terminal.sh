@@ -131,4 +131,41 @@ test_new_shows_progress_on_a_terminal_only() {
 	assert_not_contains "$out" "Updating files" "quick work is quiet"
 }
 
+# status, list, log and gate colour as diff does, and take --color/--no-color.
+test_status_list_log_gate_colour_as_git_does() {
+	task_repo
+	printf '{"max_changed_files": 10}\n' >policy.json
+	local esc=$'\e[' c
+	for c in "status t" "list" "log t" "gate t --policy $PWD/policy.json"; do
+		# shellcheck disable=SC2086
+		out=$($PTY "$AT" --no-pager -C repo $c)
+		assert_contains "$out" "$esc" "$c: colour on a terminal"
+		# shellcheck disable=SC2086
+		out=$(TERM=dumb $PTY "$AT" --no-pager -C repo $c)
+		assert_not_contains "$out" "$esc" "$c: TERM=dumb"
+		# shellcheck disable=SC2086
+		out=$(NO_COLOR=1 $PTY "$AT" --no-pager -C repo $c)
+		assert_not_contains "$out" "$esc" "$c: NO_COLOR"
+		# shellcheck disable=SC2086
+		out=$($PTY "$AT" --no-pager -C repo $c --no-color)
+		assert_not_contains "$out" "$esc" "$c: --no-color"
+		# shellcheck disable=SC2086
+		out=$($PTY "$AT" --no-pager -C repo $c --color=never)
+		assert_not_contains "$out" "$esc" "$c: --color=never"
+		# shellcheck disable=SC2086
+		out=$("$AT" -C repo $c)
+		assert_not_contains "$out" "$esc" "$c: a pipe"
+		# shellcheck disable=SC2086
+		out=$("$AT" -C repo $c --color=always)
+		assert_contains "$out" "$esc" "$c: --color=always on a pipe"
+		# shellcheck disable=SC2086
+		expect_rc 2 "$c: a bad WHEN" -C repo $c --color=sometimes
+	done
+	# The colours carry meaning: a clean task's state is green, a passed gate too.
+	out=$("$AT" -C repo list --color=always)
+	assert_contains "$out" "${esc}33mmodified${esc}m" "list: a modified task in yellow"
+	out=$("$AT" -C repo gate t --policy "$PWD/policy.json" --color=always)
+	assert_contains "$out" "${esc}32m" "gate: green for a pass"
+}
+
 run_tests
