@@ -51,12 +51,14 @@ const struct at_command at_commands[] = {
 	  "LC_* and TZ. Exit status: the command's; 128+N when killed by signal N; 124\n"
 	  "timeout; 125 the sandbox could not be set up; 126 cannot execute; 127 not found.\n" },
 	{ "diff", cmd_diff,
-	  "agenttask diff [NAME] [--stat | --name-only | --json] [--color[=WHEN] | --no-color]\n"
-	  "agenttask diff --base REV [--head REV] [--stat | --name-only | --json] [--color=WHEN]",
+	  "agenttask diff [NAME] [--stat | --name-only | --json [--patch]] [--color[=WHEN] | --no-color]\n"
+	  "               [-- PATH...]\n"
+	  "agenttask diff --base REV [--head REV] [--stat | --name-only | --json] [-- PATH...]",
 	  "show the task's whole change against its base",
 	  "  --stat         a summary per file, like git diff --stat\n"
 	  "  --name-only    only the names of the changed files\n"
 	  "  --json         print a JSON object: base, tree, files, additions, deletions\n"
+	  "  -p, --patch    with --json: the patch text too (\"patch\"), as diff prints it\n"
 	  "  --color[=WHEN] colour the output: auto (on a terminal; default), always, never\n"
 	  "  --no-color     the same as --color=never\n"
 	  "  --base REV     CI mode, without a task: the head's change against its merge\n"
@@ -66,7 +68,13 @@ const struct at_command at_commands[] = {
 	  "The change is everything accept would integrate: the task branch's commits\n"
 	  "and the worktree's uncommitted and untracked (not ignored) files, against\n"
 	  "the merge base of the task branch and its base branch. Paths are quoted as\n"
-	  "git quotes them (see core.quotepath). The worktree is not changed.\n" },
+	  "git quotes them (see core.quotepath). The worktree is not changed.\n"
+	  "\n"
+	  "PATH... limits it to those files, as git's pathspec does: a file, a directory,\n"
+	  "or a glob; relative to the current directory, ':/PATH' from the top. A rename\n"
+	  "is shown whole when either of its paths matches. The JSON's tree stays the\n"
+	  "whole state's: what accept --tree takes is never a part of it.\n"
+	  "On a terminal the output goes through the pager (see 'agenttask help').\n" },
 	{ "commit", cmd_commit, "agenttask commit [NAME] [-m MSG]",
 	  "record every change in the worktree as one commit on the task branch",
 	  "  -m, --message MSG   commit message\n" },
