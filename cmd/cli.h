@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "core/error.h"
+#include "core/progress.h"
 #include "core/task.h"
 #include "git/repo.h"
 
@@ -27,6 +28,7 @@ enum {
 
 struct at_cli {
 	const char *dir;        /* -C DIR, or "." */
+	struct at_progress_hook progress;   /* long work's steps, for a terminal (cmd/progress.h) */
 };
 
 struct at_command {

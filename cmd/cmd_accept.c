@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/progress.h"
 #include "cmd/review.h"
 #include "core/audit.h"
 #include "core/json.h"
@@ -36,6 +37,7 @@ struct accept_args {
 	const char *override;
 	const char *policy;
 	bool keep;
+	bool quiet;             /* no progress of the gate's checks */
 	bool force;                      /* kill the task's running commands */
 };
 
@@ -102,6 +104,7 @@ static int parse_args(int argc, char **argv, struct accept_args *a)
 		{ "squash", no_argument, NULL, 'S' },
 		{ "message", required_argument, NULL, 'm' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "tree", required_argument, NULL, 't' },
 		{ "override", required_argument, NULL, 'o' },
@@ -112,7 +115,7 @@ static int parse_args(int argc, char **argv, struct accept_args *a)
 	bool ff_only = false, squash = false;
 	int c;
 
-	while ((c = at_cli_getopt(argc, argv, "m:fh", longopts)) != -1) {
+	while ((c = at_cli_getopt(argc, argv, "m:fqh", longopts)) != -1) {
 		switch (c) {
 		case 'F':
 			ff_only = true;
@@ -122,6 +125,9 @@ static int parse_args(int argc, char **argv, struct accept_args *a)
 			break;
 		case 'm':
 			a->merge.message = optarg;
+			break;
+		case 'q':
+			a->quiet = true;
 			break;
 		case 'k':
 			a->keep = true;
@@ -316,7 +322,8 @@ static int report_failure(struct accept_run *run, const struct at_error *err)
 
 int cmd_accept(struct at_cli *cli, int argc, char **argv)
 {
-	struct accept_args a = { NULL, AT_MERGE_OPTS_INIT, NULL, NULL, false, false };
+	struct accept_args a = { NULL, AT_MERGE_OPTS_INIT, NULL, NULL, false, false, false };
+	struct at_cli_progress progress;
 	struct at_error err = AT_ERROR_INIT;
 	struct accept_run run;
 	int rc, status;
@@ -330,8 +337,12 @@ int cmd_accept(struct at_cli *cli, int argc, char **argv)
 	/* A stale review is refused before the gate spends time on it. */
 	if (rc == 0 && a.merge.expect_tree)
 		rc = at_merge_check_tree(run.repo, &run.task, a.merge.expect_tree, &err);
+	/* The gate's checks may take long: their progress, before the lock is taken. */
+	at_cli_progress_init(&progress, a.quiet);
+	cli->progress = at_cli_progress_hook(&progress);
 	if (rc == 0)
 		rc = run_gate(cli, &run, &a, &err);
+	at_cli_progress_end(&progress, rc == 0);
 	if (rc == 0)
 		rc = run_locked(&run, &a, &err);
 	if (rc == 0)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/progress.h"
 #include "core/lock.h"
 #include "core/runs.h"
 #include "git/trash.h"
@@ -40,6 +41,7 @@ int cmd_discard(struct at_cli *cli, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "force", no_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -48,17 +50,23 @@ int cmd_discard(struct at_cli *cli, int argc, char **argv)
 	struct at_repo *repo = NULL;
 	struct at_task task;
 	char trash[256] = "";
-	bool force = false, partial = false;
+	bool force = false, partial = false, quiet = false;
+	struct at_cli_progress progress;
+	struct at_progress_hook hook;
 	int c, lock = -1, rc;
 
-	while ((c = at_cli_getopt(argc, argv, "fh", longopts)) != -1) {
+	while ((c = at_cli_getopt(argc, argv, "fqh", longopts)) != -1) {
 		if (c == 'f')
 			force = true;
+		else if (c == 'q')
+			quiet = true;
 		else
 			return c == 'h' ? at_cli_help("discard") : at_cli_bad_option("discard");
 	}
 	if (optind + 1 < argc)
 		return at_cli_usage("discard", "too many arguments");
+	at_cli_progress_init(&progress, quiet);
+	hook = at_cli_progress_hook(&progress);
 	rc = at_cli_open(cli, &repo, &err);
 	if (rc == 0)
 		rc = at_lock_acquire(at_repo_paths(repo), &lock, &err);
@@ -66,10 +74,15 @@ int cmd_discard(struct at_cli *cli, int argc, char **argv)
 		rc = at_cli_task(cli, repo, optind < argc ? argv[optind] : NULL, &task, &err);
 	if (rc == 0)
 		rc = at_runs_stop(at_repo_paths(repo), task.name, force, &guard, &err);
-	if (rc == 0)
+	if (rc == 0) {
+		at_progress_say(&hook, "saving the task in the trash", 0, 0);
 		rc = save(repo, &task, force, trash, sizeof(trash), &partial, &err);
-	if (rc == 0)
+	}
+	if (rc == 0) {
+		at_progress_say(&hook, "removing the task", 0, 0);
 		rc = at_task_remove(repo, &task, &err);
+	}
+	at_cli_progress_end(&progress, rc == 0);
 	if (rc == 0)
 		at_cli_audit(repo, task.name, "discard", "trash", trash, "saved",
 			     partial ? "commits only (--force)" : "full state", NULL);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/progress.h"
 #include "cmd/review.h"
 #include "core/audit.h"
 #include "core/json.h"
@@ -18,7 +19,7 @@ enum gate_format { GATE_TEXT, GATE_JSON, GATE_MARKDOWN };
 struct gate_args {
 	const char *name, *base, *head, *policy;
 	enum gate_format format;
-	bool color;
+	bool color, quiet;
 };
 
 enum { OPT_JSON = 256, OPT_MARKDOWN, OPT_POLICY, OPT_BASE, OPT_HEAD };
@@ -32,6 +33,7 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 		{ "policy", required_argument, NULL, OPT_POLICY },
 		{ "base", required_argument, NULL, OPT_BASE },
 		{ "head", required_argument, NULL, OPT_HEAD },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		AT_CLI_COLOR_OPTIONS,
 		{ NULL, 0, NULL, 0 },
@@ -39,8 +41,11 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 	const char *when = NULL;
 	int c;
 
-	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
+	while ((c = at_cli_getopt(argc, argv, "qh", longopts)) != -1) {
 		switch (c) {
+		case 'q':
+			a->quiet = true;
+			break;
 		case AT_OPT_COLOR:
 		case AT_OPT_NO_COLOR:
 			when = at_cli_color_when(c, optarg);
@@ -146,14 +151,19 @@ static int review(struct at_cli *cli, const struct gate_args *a, struct at_gate_
 
 int cmd_gate(struct at_cli *cli, int argc, char **argv)
 {
-	struct gate_args a = { NULL, NULL, NULL, NULL, GATE_TEXT, false };
+	struct gate_args a = { NULL, NULL, NULL, NULL, GATE_TEXT, false, false };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_gate_report *rep = NULL;
+	struct at_cli_progress progress;
 	int rc;
 
 	if ((rc = parse_args(argc, argv, &a)) >= 0)
 		return rc;
-	if (review(cli, &a, &rep, &err) < 0)
+	at_cli_progress_init(&progress, a.quiet);
+	cli->progress = at_cli_progress_hook(&progress);
+	rc = review(cli, &a, &rep, &err);
+	at_cli_progress_end(&progress, rc == 0);
+	if (rc < 0)
 		return at_cli_fail(&err);
 	rc = at_gate_report_passed(rep) ? AT_EXIT_OK : AT_EXIT_FAIL;
 	if (a.format == GATE_JSON) {

@@ -84,6 +84,7 @@ const struct at_command at_commands[] = {
 	  "  --json         print {passed, base, tree, policy, results: [{rule, passed,\n"
 	  "                 message, paths}]}\n"
 	  "  --markdown     print a summary for a pull-request comment\n"
+	  "  -q, --quiet    no progress of the checks on the terminal\n"
 	  "  --color[=WHEN] colour the text report: auto (on a terminal; default), always,\n"
 	  "                 never\n"
 	  "  --no-color     the same as --color=never\n"
@@ -93,7 +94,8 @@ const struct at_command at_commands[] = {
 	  "  --head REV     with --base: the head to judge (default HEAD)\n"
 	  "\nThe policy is read from the base: the tip of the task's base branch (the\n"
 	  "task's base commit when it has none), so a task cannot loosen its own policy.\n"
-	  "Checks run sandboxed, each in a fresh scratch worktree of the state judged.\n"
+	  "Checks run sandboxed, each in a fresh scratch worktree of the state judged; on\n"
+	  "a terminal, the one running and its time so far are shown on stderr.\n"
 	  "Exit 0 passed (or no policy: nothing to judge), 1 failed, 2 malformed policy.\n" },
 	{ "accept", cmd_accept,
 	  "agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep] [--force]\n"
@@ -104,6 +106,7 @@ const struct at_command at_commands[] = {
 	  "  -m, --message MSG  message of the merge or squash commit; a task that would\n"
 	  "                     fast-forward gets a merge commit instead (not with --ff-only)\n"
 	  "  --keep             keep the task (worktree and branch) after accepting it\n"
+	  "  -q, --quiet        no progress of the gate's checks on the terminal\n"
 	  "  -f, --force        kill the task's running commands ('agenttask run') first\n"
 	  "  --tree ID          refuse unless the task's full state is still tree ID (as reviewed)\n"
 	  "  --override REASON  accept although the review gate fails; REASON is recorded in the\n"
@@ -113,11 +116,12 @@ const struct at_command at_commands[] = {
 	  "checked out, its files are updated too; uncommitted changes of yours in any file\n"
 	  "the task changes make accept refuse, other changes of yours are left as they are.\n"
 	  "Unless --keep, accept refuses while a command of the task runs (--force kills it).\n" },
-	{ "discard", cmd_discard, "agenttask discard [NAME] [--force]",
+	{ "discard", cmd_discard, "agenttask discard [NAME] [--force] [--quiet]",
 	  "throw a task away (saved in the trash first)",
 	  "  -f, --force    kill the task's running commands ('agenttask run') first, and\n"
 	  "                 when the worktree holds something git cannot record (a name\n"
 	  "                 git refuses, an unreadable file), save the commits only\n"
+	  "  -q, --quiet    no progress on the terminal\n"
 	  "\nThe task's full state (commits, uncommitted and untracked files, modes) is\n"
 	  "saved under refs/agenttask/trash/NAME/ first; 'agenttask restore NAME' brings\n"
 	  "it back until 'agenttask gc' prunes it (14 days by default). Ignored files\n"
@@ -148,9 +152,10 @@ const struct at_command at_commands[] = {
 	  "  --no-color     the same as --color=never\n"
 	  "\nEvery run is logged: argv, start, duration, exit status, resource use; and\n"
 	  "every gate and accept --override. The log outlives the task's removal.\n" },
-	{ "gc", cmd_gc, "agenttask gc [--trash-days N] [--force]",
+	{ "gc", cmd_gc, "agenttask gc [--trash-days N] [--force] [--quiet]",
 	  "remove what interrupted commands left behind",
 	  "  --trash-days N   prune discarded tasks older than N days (default 14)\n"
+	  "  -q, --quiet      no progress on the terminal\n"
 	  "  -f, --force      kill the running commands of a task gc removes; without it\n"
 	  "                   such a task is left alone, and gc says so\n"
 	  "\nA failure with one thing is reported and gc goes on with the rest (exit 1).\n" },

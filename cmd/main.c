@@ -25,7 +25,7 @@ static int print_version(void)
 
 int main(int argc, char **argv)
 {
-	struct at_cli cli = { "." };
+	struct at_cli cli = { ".", { NULL, NULL } };
 	const struct at_command *c;
 	int i;
 

@@ -15,6 +15,7 @@
 #include "cmd/progress.h"
 
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,23 @@ static void *tick(void *arg)
 	return NULL;
 }
 
+/*
+ * The ticker takes no signal: the sandbox's supervisor waits for SIGCHLD on
+ * a signalfd, which sees only signals that every thread blocks. Started with
+ * all of them blocked, it inherits that mask.
+ */
+static bool start_ticker(struct at_cli_progress *p)
+{
+	sigset_t all, old;
+	bool ok;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ok = pthread_create(&p->ticker, NULL, tick, p) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ok;
+}
+
 static void on_progress(const struct at_progress *pr, void *payload)
 {
 	struct at_cli_progress *p = payload;
@@ -128,7 +146,7 @@ static void on_progress(const struct at_progress *pr, void *payload)
 	p->done = pr->done;
 	p->total = pr->total;
 	if (!p->ticking && !p->total)
-		p->ticking = pthread_create(&p->ticker, NULL, tick, p) == 0;
+		p->ticking = start_ticker(p);
 	pthread_mutex_unlock(&p->lock);
 }
 

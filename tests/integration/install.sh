@@ -72,7 +72,7 @@ test_man_pages_render_without_warnings() {
 	for c in $(commands); do
 		out=$(MANWIDTH=200 man -E UTF-8 -l "dest/usr/share/man/man1/agenttask-$c.1" 2>/dev/null |
 			sed 's/\xe2\x80\x90//g')
-		assert_contains "$out" "agenttask-$c - $("$AT" help "$c" | sed -n 3p)" "$c: NAME line"
+		assert_contains "$out" "agenttask-$c - $("$AT" --help | sed -n "s/^  $c  *//p")" "$c: NAME line"
 		for opt in $("$AT" help "$c" | sed -n 's/^  \(--[a-z][a-z-]*\).*/\1/p'); do
 			assert_contains "$out" "$opt" "$c: option $opt in the page"
 		done

@@ -168,4 +168,46 @@ test_status_list_log_gate_colour_as_git_does() {
 	assert_contains "$out" "${esc}32m" "gate: green for a pass"
 }
 
+# The gate's checks: which one runs, and for how long (redrawn each second).
+# The redrawing thread must not take the SIGCHLD the sandbox's supervisor
+# waits for: a gate that hangs past the timeout fails here.
+test_gate_checks_show_progress_on_a_terminal_only() {
+	task_repo
+	cat >policy.json <<'JSON'
+{"checks": [{"name": "quick", "run": ["true"]}, {"name": "slow one", "run": ["sleep", "2.5"]}]}
+JSON
+	out=$(AGENTTASK_PROGRESS_DELAY_MS=0 timeout 60 $PTY "$AT" --no-pager -C repo gate t \
+		--policy "$PWD/policy.json" --no-color) || fail "gate failed or hung ($?)"
+	assert_contains "$out" "check 1 of 2: quick, done." "the first check named, and done"
+	printf '%s' "$out" | grep -Eq 'check 2 of 2: slow one, [1-9] s' ||
+		fail "the second check, with its time: $out"
+	assert_contains "$out" "gate passed" "then the report"
+	# By default only once the gate has run a second: the slow check is shown.
+	out=$(timeout 60 $PTY "$AT" --no-pager -C repo gate t --policy "$PWD/policy.json" \
+		--no-color) || fail "gate failed or hung ($?)"
+	printf '%s' "$out" | grep -Eq 'check 2 of 2: slow one, [1-9] s, done\.' ||
+		fail "a slow check is shown: $out"
+	out=$($PTY "$AT" --no-pager -C repo gate t --policy "$PWD/policy.json" --quiet)
+	assert_not_contains "$out" "check 1 of 2" "--quiet"
+	out=$("$AT" -C repo gate t --policy "$PWD/policy.json" 2>&1)
+	assert_not_contains "$out" "check 1 of 2" "a pipe"
+}
+
+test_discard_and_gc_show_their_steps_on_a_terminal() {
+	task_repo
+	out=$(AGENTTASK_PROGRESS_DELAY_MS=0 $PTY "$AT" -C repo discard t)
+	assert_contains "$out" "saving the task in the trash, done." "discard's first step"
+	assert_contains "$out" "removing the task, done." "and its second"
+	assert_contains "$out" "discarded task 't'" "then what it did"
+	ok "new" -C repo new u
+	out=$(AGENTTASK_PROGRESS_DELAY_MS=0 $PTY "$AT" -C repo discard u --quiet)
+	assert_not_contains "$out" "saving" "--quiet"
+	out=$(AGENTTASK_PROGRESS_DELAY_MS=0 $PTY "$AT" -C repo gc)
+	assert_contains "$out" "collecting what interrupted commands left, done." "gc's step"
+	out=$(AGENTTASK_PROGRESS_DELAY_MS=0 $PTY "$AT" -C repo gc -q)
+	assert_not_contains "$out" "collecting" "gc -q"
+	out=$(AGENTTASK_PROGRESS_DELAY_MS=0 "$AT" -C repo gc 2>&1)
+	assert_not_contains "$out" "collecting" "a pipe"
+}
+
 run_tests
