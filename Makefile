@@ -6,12 +6,15 @@
 #   make fuzz    run each libFuzzer harness for FUZZ_SECONDS (FUZZ="index policy" for some)
 
 DEBIAN_PACKAGES := build-essential cmake pkg-config git python3 \
-	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev \
+	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev libsystemd-dev \
 	libssl-dev bubblewrap hyperfine util-linux procps iproute2 curl openssl \
 	clang libclang-rt-14-dev \
 	man-db groff-base zsh fish
+# What check-vm needs besides: the image builder, qemu, and debugfs to read the
+# results back.
+VM_PACKAGES := mmdebstrap qemu-system-x86 e2fsprogs
 # What `make deb` and `make check-deb` need besides: Debian's packaging tools,
-# and mmdebstrap for the clean Debian 12 chroot the package is tried in.
+# and mmdebstrap for the clean Debian 12 root the package is tried in.
 DEB_PACKAGES := debhelper dpkg-dev fakeroot mmdebstrap
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
@@ -24,7 +27,8 @@ FUZZ ?=
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps build build-asan build-fuzz demo check check-fast fuzz bench install uninstall configure-prefix deb check-deb clean
+.PHONY: all deps build build-asan build-fuzz demo check check-fast check-vm fuzz bench install \
+	uninstall configure-prefix deb check-deb clean
 
 all: build
 
@@ -63,8 +67,16 @@ fuzz: build-fuzz
 check-fast: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-# The binary, the man pages, the bash, zsh and fish completions and the docs,
-# under $(DESTDIR)$(PREFIX), as CMake's install rules say.
+# The suites again in a Debian 12 machine under qemu (tests/vm/run.sh): systemd,
+# pure cgroup v2, Debian's 6.1 kernel; as uid 1000 and as root.
+check-vm: build
+	@bash scripts/install-deps.sh $(VM_PACKAGES)
+	bash tests/vm/run.sh $(BUILD)
+
+# The binary, the man pages, the bash, zsh and fish completions, the docs, and
+# the AppArmor profile where AppArmor is in use (Ubuntu 24.04 and later restrict
+# user namespaces to programs it allows), under $(DESTDIR)$(PREFIX) (the
+# profile under $(DESTDIR)/etc), as CMake's install rules say.
 install: configure-prefix
 	DESTDIR="$(DESTDIR)" cmake --install $(BUILD)
 
@@ -82,8 +94,8 @@ deb:
 	@bash scripts/install-deps.sh $(filter-out mmdebstrap,$(DEB_PACKAGES))
 	bash scripts/build-deb.sh $(BUILD)/deb
 
-# The package installed in a clean Debian 12 chroot, where --version, help and
-# doctor must work. Heavy (a Debian bootstrap, minutes): not part of check.
+# The package installed in a clean Debian 12 root, where --version, help, doctor
+# and a task's life must work. Heavy (a Debian bootstrap, minutes): not in check.
 check-deb: deb
 	@bash scripts/install-deps.sh $(DEB_PACKAGES)
 	bash tests/package/deb_chroot.sh $(BUILD)/deb

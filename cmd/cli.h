@@ -28,8 +28,24 @@ enum {
 
 struct at_cli {
 	const char *dir;        /* -C DIR, or "." */
+	uint64_t max_file_size; /* --max-file-size of the command, 0: the repository's default */
 	struct at_progress_hook progress;   /* long work's steps, for a terminal (cmd/progress.h) */
 };
+
+/*
+ * --max-file-size SIZE, taken by every command that reads a worktree (diff,
+ * gate, accept, commit, discard): the largest file hashed or diffed.
+ */
+#define AT_CLI_OPT_MAX_FILE_SIZE 0x4d46
+#define AT_CLI_MAX_FILE_SIZE_OPTION \
+	{ "max-file-size", required_argument, NULL, AT_CLI_OPT_MAX_FILE_SIZE }
+#define AT_CLI_MAX_FILE_SIZE_HELP \
+	"  --max-file-size SIZE\n" \
+	"                 refuse, unread, a file larger than SIZE (K, M, G; default\n" \
+	"                 the repository's agenttask.maxFileSize, else 100M)\n"
+
+/* Parse SIZE into *out: 0, or the exit status of a usage error (printed). */
+int at_cli_max_file_size(const char *cmd, const char *arg, uint64_t *out);
 
 struct at_command {
 	const char *name;

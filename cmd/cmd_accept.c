@@ -39,6 +39,7 @@ struct accept_args {
 	bool keep;
 	bool quiet;             /* no progress of the gate's checks */
 	bool force;                      /* kill the task's running commands */
+	uint64_t max_file_size;
 };
 
 struct accept_run {
@@ -109,6 +110,7 @@ static int parse_args(int argc, char **argv, struct accept_args *a)
 		{ "tree", required_argument, NULL, 't' },
 		{ "override", required_argument, NULL, 'o' },
 		{ "policy", required_argument, NULL, 'p' },
+		AT_CLI_MAX_FILE_SIZE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -143,6 +145,10 @@ static int parse_args(int argc, char **argv, struct accept_args *a)
 			break;
 		case 'p':
 			a->policy = optarg;
+			break;
+		case AT_CLI_OPT_MAX_FILE_SIZE:
+			if (at_cli_max_file_size("accept", optarg, &a->max_file_size) != 0)
+				return AT_EXIT_USAGE;
 			break;
 		case 'h':
 			return at_cli_help("accept");
@@ -322,7 +328,7 @@ static int report_failure(struct accept_run *run, const struct at_error *err)
 
 int cmd_accept(struct at_cli *cli, int argc, char **argv)
 {
-	struct accept_args a = { NULL, AT_MERGE_OPTS_INIT, NULL, NULL, false, false, false };
+	struct accept_args a = { NULL, AT_MERGE_OPTS_INIT, NULL, NULL, false, false, false, 0 };
 	struct at_cli_progress progress;
 	struct at_error err = AT_ERROR_INIT;
 	struct accept_run run;
@@ -331,6 +337,7 @@ int cmd_accept(struct at_cli *cli, int argc, char **argv)
 	if ((status = parse_args(argc, argv, &a)) >= 0)
 		return status;
 	memset(&run, 0, sizeof(run));
+	cli->max_file_size = a.max_file_size;
 	rc = at_cli_open(cli, &run.repo, &err);
 	if (rc == 0)
 		rc = at_cli_task(cli, run.repo, a.name, &run.task, &err);

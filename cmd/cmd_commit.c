@@ -8,6 +8,7 @@ int cmd_commit(struct at_cli *cli, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "message", required_argument, NULL, 'm' },
+		AT_CLI_MAX_FILE_SIZE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -23,6 +24,10 @@ int cmd_commit(struct at_cli *cli, int argc, char **argv)
 		switch (c) {
 		case 'm':
 			opts.message = optarg;
+			break;
+		case AT_CLI_OPT_MAX_FILE_SIZE:
+			if (at_cli_max_file_size("commit", optarg, &cli->max_file_size) != 0)
+				return AT_EXIT_USAGE;
 			break;
 		case 'h':
 			return at_cli_help("commit");

@@ -38,6 +38,7 @@ struct diff_args {
 	bool patch;             /* --patch: with --json, the patch text too */
 	char **paths;           /* after "--": the pathspec, as given */
 	size_t npaths;
+	uint64_t max_file_size;    /* --max-file-size, 0: the default */
 };
 
 static void put(const char *s, size_t len)
@@ -511,6 +512,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		AT_CLI_COLOR_OPTIONS,
 		{ "base", required_argument, NULL, 'b' },
 		{ "head", required_argument, NULL, 'H' },
+		AT_CLI_MAX_FILE_SIZE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -548,6 +550,10 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		case 'H':
 			a->head = optarg;
 			break;
+		case AT_CLI_OPT_MAX_FILE_SIZE:
+			if (at_cli_max_file_size("diff", optarg, &a->max_file_size) != 0)
+				return -AT_EXIT_USAGE;
+			break;
 		case 'h':
 			at_cli_help("diff");
 			return 1;
@@ -574,7 +580,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 
 int cmd_diff(struct at_cli *cli, int argc, char **argv)
 {
-	struct diff_args a = { MODE_PATCH, NULL, NULL, NULL, NULL, false, NULL, 0 };
+	struct diff_args a = { MODE_PATCH, NULL, NULL, NULL, NULL, false, NULL, 0, 0 };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_repo *repo = NULL;
 	struct at_diff *d = NULL;
@@ -586,6 +592,7 @@ int cmd_diff(struct at_cli *cli, int argc, char **argv)
 		return rc > 0 ? AT_EXIT_OK : -rc;
 	if ((rc = at_cli_color_for("diff", a.color, &color)) >= 0)
 		return rc;
+	cli->max_file_size = a.max_file_size;
 	rc = at_cli_open(cli, &repo, &err);
 	if (rc == 0 && a.base) {
 		rc = at_diff_open_revs(&d, repo, a.base, a.head, &err);

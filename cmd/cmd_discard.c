@@ -42,6 +42,7 @@ int cmd_discard(struct at_cli *cli, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
+		AT_CLI_MAX_FILE_SIZE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -60,7 +61,10 @@ int cmd_discard(struct at_cli *cli, int argc, char **argv)
 			force = true;
 		else if (c == 'q')
 			quiet = true;
-		else
+		else if (c == AT_CLI_OPT_MAX_FILE_SIZE) {
+			if (at_cli_max_file_size("discard", optarg, &cli->max_file_size) != 0)
+				return AT_EXIT_USAGE;
+		} else
 			return c == 'h' ? at_cli_help("discard") : at_cli_bad_option("discard");
 	}
 	if (optind + 1 < argc)

@@ -20,6 +20,7 @@ struct gate_args {
 	const char *name, *base, *head, *policy;
 	enum gate_format format;
 	bool color, quiet;
+	uint64_t max_file_size;
 };
 
 enum { OPT_JSON = 256, OPT_MARKDOWN, OPT_POLICY, OPT_BASE, OPT_HEAD };
@@ -34,6 +35,7 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 		{ "base", required_argument, NULL, OPT_BASE },
 		{ "head", required_argument, NULL, OPT_HEAD },
 		{ "quiet", no_argument, NULL, 'q' },
+		AT_CLI_MAX_FILE_SIZE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		AT_CLI_COLOR_OPTIONS,
 		{ NULL, 0, NULL, 0 },
@@ -64,6 +66,10 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 			break;
 		case OPT_HEAD:
 			a->head = optarg;
+			break;
+		case AT_CLI_OPT_MAX_FILE_SIZE:
+			if (at_cli_max_file_size("gate", optarg, &a->max_file_size) != 0)
+				return AT_EXIT_USAGE;
 			break;
 		case 'h':
 			return at_cli_help("gate");
@@ -135,6 +141,7 @@ static int review(struct at_cli *cli, const struct gate_args *a, struct at_gate_
 	struct at_task task;
 	int rc;
 
+	cli->max_file_size = a->max_file_size;
 	rc = at_cli_open(cli, &repo, err);
 	if (rc == 0 && a->base) {
 		rc = at_review_revs(cli, repo, a->base, a->head, a->policy, rep, err);
@@ -151,7 +158,7 @@ static int review(struct at_cli *cli, const struct gate_args *a, struct at_gate_
 
 int cmd_gate(struct at_cli *cli, int argc, char **argv)
 {
-	struct gate_args a = { NULL, NULL, NULL, NULL, GATE_TEXT, false, false };
+	struct gate_args a = { NULL, NULL, NULL, NULL, GATE_TEXT, false, false, 0 };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_gate_report *rep = NULL;
 	struct at_cli_progress progress;

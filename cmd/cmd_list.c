@@ -131,7 +131,7 @@ int cmd_list(struct at_cli *cli, int argc, char **argv)
 		struct at_error e = AT_ERROR_INIT;
 
 		if (at_task_inspect(repo, &l.tasks[i], &infos[i], &e) < 0) {
-			fprintf(stderr, "agenttask: %s\n", e.msg);
+			at_cli_fail(&e);
 			status = AT_EXIT_FAIL;
 		}
 		if (json)

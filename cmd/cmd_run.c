@@ -29,7 +29,7 @@ extern char **environ;
 struct run_args {
 	const char *name;
 	char **cmd;
-	bool net, json, verbose;
+	bool net, json, verbose, no_limits;
 	struct at_sandbox_bind *binds;   /* paths owned (absolute_path) */
 	size_t nbinds;
 	char **pass, **set;
@@ -121,7 +121,8 @@ static int add_bind(struct run_args *a, const char *path, bool writable)
 
 enum {
 	OPT_RO = 256, OPT_RW, OPT_NET, OPT_ENV, OPT_PASS_ENV, OPT_TIMEOUT, OPT_MEMORY, OPT_PIDS,
-	OPT_CPU, OPT_FSIZE, OPT_JSON, OPT_ALLOW_HOST, OPT_FORWARD, OPT_DENY_PRIVATE,
+	OPT_CPU, OPT_FSIZE, OPT_JSON, OPT_CPUS, OPT_NO_LIMITS, OPT_ALLOW_HOST, OPT_FORWARD,
+	OPT_DENY_PRIVATE,
 };
 
 static int parse_option(struct run_args *a, int c, const char *arg, struct at_error *err)
@@ -149,6 +150,11 @@ static int parse_option(struct run_args *a, int c, const char *arg, struct at_er
 		return at_sandbox_parse_count(arg, 100000000, &a->limits[AT_LIMIT_CPU], err);
 	case OPT_FSIZE:
 		return at_sandbox_parse_size(arg, &a->limits[AT_LIMIT_FSIZE], err);
+	case OPT_CPUS:
+		return at_sandbox_parse_cpus(arg, &a->limits[AT_LIMIT_CPUS], err);
+	case OPT_NO_LIMITS:
+		a->no_limits = true;
+		return 0;
 	case OPT_JSON:
 		a->json = true;
 		return 0;
@@ -180,6 +186,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "pids", required_argument, NULL, OPT_PIDS },
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "file-size", required_argument, NULL, OPT_FSIZE },
+		{ "cpus", required_argument, NULL, OPT_CPUS },
+		{ "no-limits", no_argument, NULL, OPT_NO_LIMITS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 		{ "forward", required_argument, NULL, OPT_FORWARD },
@@ -270,28 +278,42 @@ static void iso_time(char *buf, size_t size, int64_t ms)
 	snprintf(buf, size, "%s.%03dZ", base, (int)(ms % 1000));
 }
 
-static at_json *limits_json(const struct run_args *a, const struct at_sandbox_result *res)
+/* Each limit: its value, how it was enforced, whether a default, and what that weakens. */
+static at_json *limits_json(const struct at_sandbox_opts *o, const struct at_sandbox_result *res)
 {
-	at_json *o = at_json_object();
-	int i;
+	at_json *obj = at_json_object();
+	int i, bad = 0;
 
-	for (i = 0; o && i < AT_LIMIT_COUNT; i++) {
-		at_json *l;
-		if (!a->limits[i])
+	for (i = 0; obj && i < AT_LIMIT_COUNT; i++) {
+		enum at_sandbox_limit l = (enum at_sandbox_limit)i;
+		const char *note = at_sandbox_mech_note(l, res->mech[i]);
+		at_json *j;
+
+		if (!o->limits[i])
 			continue;
-		l = at_json_object();
-		if (at_json_add_number(l, "value", (double)a->limits[i]) < 0 ||
-		    at_json_add_string(l, "mechanism", at_sandbox_mech_name(res->mech[i])) < 0 ||
-		    at_json_add(o, at_sandbox_limit_name((enum at_sandbox_limit)i), l) < 0) {
-			at_json_free(o);
-			return NULL;
-		}
+		j = at_json_object();
+		bad |= at_json_add_number(j, "value", (double)o->limits[i]);
+		bad |= at_json_add_string(j, "mechanism", at_sandbox_mech_name(res->mech[i]));
+		bad |= at_json_add_bool(j, "default", (o->default_limits >> i) & 1);
+		if (note)
+			bad |= at_json_add_string(j, "note", note);
+		bad |= at_json_add(obj, at_sandbox_limit_name(l), j);
 	}
-	if (o && a->timeout_ms && at_json_add_number(o, "timeout_ms", (double)a->timeout_ms) < 0) {
-		at_json_free(o);
+	if (obj && o->timeout_ms)
+		bad |= at_json_add_number(obj, "timeout_ms", (double)o->timeout_ms);
+	if (bad) {
+		at_json_free(obj);
 		return NULL;
 	}
-	return o;
+	return obj;
+}
+
+/* "reason": why the run was stopped, or null. */
+static int add_reason(at_json *obj, const struct at_sandbox_result *res)
+{
+	const char *why = at_sandbox_stop_name(res->stop);
+
+	return why ? at_json_add_string(obj, "reason", why) : at_json_add_null(obj, "reason");
 }
 
 static at_json *strings_json(char *const *v, size_t n)
@@ -309,7 +331,8 @@ static at_json *strings_json(char *const *v, size_t n)
 }
 
 static void audit(const struct run_paths *rp, const struct run_args *a,
-		  const struct at_sandbox_result *res, int exit_code, const struct at_error *rerr)
+		  const struct at_sandbox_opts *o, const struct at_sandbox_result *res, int exit_code,
+		  const struct at_error *rerr)
 {
 	struct at_error err = AT_ERROR_INIT;
 	at_json *e = at_json_object(), *binds = at_json_array();
@@ -340,7 +363,8 @@ static void audit(const struct run_paths *rp, const struct run_args *a,
 	if (at_net_run_active(&a->netrun))
 		bad |= at_json_add(e, "network", at_net_run_json(&a->netrun));
 	bad |= at_json_add(e, "binds", binds);
-	bad |= at_json_add(e, "limits", limits_json(a, res));
+	bad |= at_json_add(e, "limits", limits_json(o, res));
+	bad |= add_reason(e, res);
 	if (rerr && rerr->msg[0])
 		bad |= at_json_add_string(e, "error", rerr->msg);
 	else if (res->exec_failed)
@@ -354,17 +378,25 @@ static void audit(const struct run_paths *rp, const struct run_args *a,
 	at_json_free(e);
 }
 
-static void print_verbose(const struct run_args *a, const struct run_paths *rp,
-			  const struct at_sandbox_result *res)
+static void print_verbose(const struct run_args *a, const struct at_sandbox_opts *o,
+			  const struct run_paths *rp, const struct at_sandbox_result *res)
 {
 	int i;
 
 	for (i = 0; i < AT_LIMIT_COUNT; i++) {
-		if (a->limits[i])
-			fprintf(stderr, "agenttask: limit %s=%llu enforced by %s\n",
-				at_sandbox_limit_name((enum at_sandbox_limit)i),
-				(unsigned long long)a->limits[i], at_sandbox_mech_name(res->mech[i]));
+		enum at_sandbox_limit l = (enum at_sandbox_limit)i;
+		const char *note = at_sandbox_mech_note(l, res->mech[i]);
+
+		if (!o->limits[i])
+			continue;
+		fprintf(stderr, "agenttask: limit %s=%llu%s enforced by %s%s%s%s\n",
+			at_sandbox_limit_name(l), (unsigned long long)o->limits[i],
+			(o->default_limits >> i) & 1 ? " (default)" : "",
+			at_sandbox_mech_name(res->mech[i]), note ? " (" : "", note ? note : "",
+			note ? ")" : "");
 	}
+	if (res->limits_note[0])
+		fprintf(stderr, "agenttask: no cgroup for the limits: %s\n", res->limits_note);
 	if (a->timeout_ms)
 		fprintf(stderr, "agenttask: timeout %.3fs enforced by the supervisor\n",
 			(double)a->timeout_ms / 1000);
@@ -385,7 +417,7 @@ static void print_verbose(const struct run_args *a, const struct run_paths *rp,
 		(long long)res->user_cpu_ms, (long long)res->sys_cpu_ms);
 }
 
-static int print_json(const struct run_args *a, const struct at_sandbox_result *res,
+static int print_json(const struct at_sandbox_opts *opts, const struct at_sandbox_result *res,
 		      int exit_code, const struct at_error *rerr)
 {
 	at_json *o = at_json_object();
@@ -399,7 +431,12 @@ static int print_json(const struct run_args *a, const struct at_sandbox_result *
 	bad |= at_json_add_string(o, "stderr", res->err ? res->err : "");
 	bad |= at_json_add_bool(o, "stdout_truncated", res->out_truncated);
 	bad |= at_json_add_bool(o, "stderr_truncated", res->err_truncated);
-	bad |= at_json_add(o, "limits", limits_json(a, res));
+	bad |= at_json_add(o, "limits", limits_json(opts, res));
+	bad |= add_reason(o, res);
+	if (res->oom_kills >= 0)
+		bad |= at_json_add_number(o, "oom_kills", (double)res->oom_kills);
+	if (res->limits_note[0])
+		bad |= at_json_add_string(o, "limits_note", res->limits_note);
 	if (rerr && rerr->msg[0])
 		bad |= at_json_add_string(o, "error", rerr->msg);
 	else if (res->exec_failed)
@@ -411,6 +448,38 @@ static int print_json(const struct run_args *a, const struct at_sandbox_result *
 	}
 	at_cli_print_json(o);
 	return exit_code;
+}
+
+/* One line on why the run was stopped, when a limit or the timeout stopped it. */
+static void print_stop(const struct at_sandbox_opts *o, const struct at_sandbox_result *res)
+{
+	const uint64_t *l = o->limits;
+
+	switch (res->stop) {
+	case AT_STOP_TIMEOUT:
+		fprintf(stderr, "agenttask: timed out after %.3fs: everything in the sandbox was killed\n",
+			(double)o->timeout_ms / 1000);
+		break;
+	case AT_STOP_OOM:
+		fprintf(stderr, "agenttask: out of memory: the run reached its memory limit (%llu MiB) "
+			"and the kernel killed a process (exit 137)\n",
+			(unsigned long long)(l[AT_LIMIT_MEMORY] >> 20));
+		break;
+	case AT_STOP_PIDS:
+		fprintf(stderr, "agenttask: the run reached its pids limit (%llu): forks failed\n",
+			(unsigned long long)l[AT_LIMIT_PIDS]);
+		break;
+	case AT_STOP_CPU:
+		fprintf(stderr, "agenttask: a process used up its CPU time (--cpu %llu) and was killed\n",
+			(unsigned long long)l[AT_LIMIT_CPU]);
+		break;
+	case AT_STOP_FSIZE:
+		fprintf(stderr, "agenttask: a file reached the file-size limit (%llu bytes): the "
+			"writer was killed\n", (unsigned long long)l[AT_LIMIT_FSIZE]);
+		break;
+	default:
+		break;
+	}
 }
 
 /* The proxy's variables first: the user's --env replaces them. */
@@ -453,6 +522,8 @@ static int run(struct run_args *a, struct run_paths *rp)
 	o.nbinds = a->nbinds;
 	o.net = a->net;
 	memcpy(o.limits, a->limits, sizeof(o.limits));
+	if (!a->no_limits)
+		at_sandbox_defaults(o.limits, &o.default_limits);
 	o.timeout_ms = a->timeout_ms;
 	o.capture = a->json;
 	o.started = note_init;
@@ -476,14 +547,13 @@ static int run(struct run_args *a, struct run_paths *rp)
 		at_cli_fail(&err);
 	else if (res.exec_failed)
 		fprintf(stderr, "agenttask: %s\n", res.exec_error);
-	else if (res.timed_out)
-		fprintf(stderr, "agenttask: timed out after %.3fs: everything in the sandbox was killed\n",
-			(double)a->timeout_ms / 1000);
+	else
+		print_stop(&o, &res);
 	if (a->verbose)
-		print_verbose(a, rp, &res);
-	audit(rp, a, &res, code, rc < 0 ? &err : NULL);
+		print_verbose(a, &o, rp, &res);
+	audit(rp, a, &o, &res, code, rc < 0 ? &err : NULL);
 	if (a->json)
-		code = print_json(a, &res, code, rc < 0 ? &err : NULL);
+		code = print_json(&o, &res, code, rc < 0 ? &err : NULL);
 	at_sandbox_result_release(&res);
 	at_sandbox_env_free(env);
 	return code;

@@ -40,16 +40,20 @@ const struct at_command at_commands[] = {
 	  "  --env K=V          set K in the command's environment\n"
 	  "  --pass-env K       pass K from agenttask's environment\n"
 	  "  --timeout SEC      kill everything after SEC seconds (exit 124)\n"
-	  "  --memory SIZE      memory limit, like 512M or 2G\n"
-	  "  --pids N           at most N processes and threads\n"
+	  "  --memory SIZE      memory limit of the whole run, like 512M or 2G\n"
+	  "                     (default: half of RAM)\n"
+	  "  --pids N           at most N processes and threads (default: 4096)\n"
+	  "  --cpus N           at most N CPUs' worth of time, like 2 or 0.5\n"
 	  "  --cpu SEC          CPU seconds per process\n"
 	  "  --file-size SIZE   largest file the command may write\n"
+	  "  --no-limits        no default limits (those given still apply)\n"
 	  "  --json             capture output; print a JSON result\n"
 	  "  -v, --verbose      say how each limit is enforced, and time each setup step\n"
 	  "\n"
 	  "The environment is cleared but for PATH, HOME=" AT_SANDBOX_HOME ", TERM, LANG,\n"
 	  "LC_* and TZ. Exit status: the command's; 128+N when killed by signal N; 124\n"
-	  "timeout; 125 the sandbox could not be set up; 126 cannot execute; 127 not found.\n" },
+	  "timeout; 125 the sandbox could not be set up; 126 cannot execute; 127 not found;\n"
+	  "137 out of memory (the kernel's OOM killer took a process of the run).\n" },
 	{ "diff", cmd_diff,
 	  "agenttask diff [NAME] [--stat | --name-only | --json [--patch]] [--color[=WHEN] | --no-color]\n"
 	  "               [-- PATH...]\n"
@@ -64,6 +68,7 @@ const struct at_command at_commands[] = {
 	  "  --base REV     CI mode, without a task: the head's change against its merge\n"
 	  "                 base with REV, what gate --base judges\n"
 	  "  --head REV     with --base: the head revision (default HEAD)\n"
+	  AT_CLI_MAX_FILE_SIZE_HELP
 	  "\n"
 	  "The change is everything accept would integrate: the task branch's commits\n"
 	  "and the worktree's uncommitted and untracked (not ignored) files, against\n"
@@ -75,9 +80,10 @@ const struct at_command at_commands[] = {
 	  "is shown whole when either of its paths matches. The JSON's tree stays the\n"
 	  "whole state's: what accept --tree takes is never a part of it.\n"
 	  "On a terminal the output goes through the pager (see 'agenttask help').\n" },
-	{ "commit", cmd_commit, "agenttask commit [NAME] [-m MSG]",
+	{ "commit", cmd_commit, "agenttask commit [NAME] [-m MSG] [--max-file-size SIZE]",
 	  "record every change in the worktree as one commit on the task branch",
-	  "  -m, --message MSG   commit message\n" },
+	  "  -m, --message MSG   commit message\n"
+	  AT_CLI_MAX_FILE_SIZE_HELP },
 	{ "gate", cmd_gate, "agenttask gate [NAME] [--json | --markdown] [--policy FILE]\n"
 			    "agenttask gate --base REV --head REV [--json | --markdown] [--policy FILE]",
 	  "check a task (or a branch, in CI) against the review policy",
@@ -92,6 +98,7 @@ const struct at_command at_commands[] = {
 	  "  --base REV     CI: judge the change from merge-base(REV, HEAD REV) to HEAD REV,\n"
 	  "                 with the policy read from REV, in any checkout, without a task\n"
 	  "  --head REV     with --base: the head to judge (default HEAD)\n"
+	  AT_CLI_MAX_FILE_SIZE_HELP
 	  "\nThe policy is read from the base: the tip of the task's base branch (the\n"
 	  "task's base commit when it has none), so a task cannot loosen its own policy.\n"
 	  "Checks run sandboxed, each in a fresh scratch worktree of the state judged; on\n"
@@ -112,16 +119,19 @@ const struct at_command at_commands[] = {
 	  "  --override REASON  accept although the review gate fails; REASON is recorded in the\n"
 	  "                     audit log and as an Agenttask-Override trailer of a merge commit\n"
 	  "  --policy FILE      judge the task by FILE instead of the base's .agenttask/policy.json\n"
+	  AT_CLI_MAX_FILE_SIZE_HELP
 	  "\nPending changes are committed on the task branch first. When the base branch is\n"
 	  "checked out, its files are updated too; uncommitted changes of yours in any file\n"
 	  "the task changes make accept refuse, other changes of yours are left as they are.\n"
 	  "Unless --keep, accept refuses while a command of the task runs (--force kills it).\n" },
-	{ "discard", cmd_discard, "agenttask discard [NAME] [--force] [--quiet]",
+	{ "discard", cmd_discard, "agenttask discard [NAME] [--force] [--quiet] [--max-file-size SIZE]",
 	  "throw a task away (saved in the trash first)",
 	  "  -f, --force    kill the task's running commands ('agenttask run') first, and\n"
-	  "                 when the worktree holds something git cannot record (a name\n"
-	  "                 git refuses, an unreadable file), save the commits only\n"
+	  "                 when the worktree holds something agenttask will not record\n"
+	  "                 (a name git refuses, an unreadable file, an embedded\n"
+	  "                 repository, a file over the size limit), save the commits only\n"
 	  "  -q, --quiet    no progress on the terminal\n"
+	  AT_CLI_MAX_FILE_SIZE_HELP
 	  "\nThe task's full state (commits, uncommitted and untracked files, modes) is\n"
 	  "saved under refs/agenttask/trash/NAME/ first; 'agenttask restore NAME' brings\n"
 	  "it back until 'agenttask gc' prunes it (14 days by default). Ignored files\n"
@@ -159,6 +169,14 @@ const struct at_command at_commands[] = {
 	  "  -f, --force      kill the running commands of a task gc removes; without it\n"
 	  "                   such a task is left alone, and gc says so\n"
 	  "\nA failure with one thing is reported and gc goes on with the rest (exit 1).\n" },
+	{ "doctor", cmd_doctor, "agenttask doctor [--json]",
+	  "check what the sandbox needs from this machine",
+	  "  --json         print {can_sandbox, checks: [{check, title, state, detail, fix}]}\n"
+	  "\nEach check tries the real thing in a throw-away process: user namespaces (and\n"
+	  "AppArmor's restriction of them), overlayfs in a user namespace, the cgroup a\n"
+	  "run's limits would get, seccomp, openat2, the mount API and mount_setattr. Each\n"
+	  "says ok, fallback (the sandbox works, weaker) or fail, and the fix. Exit 0 when\n"
+	  "agenttask can sandbox here, even with fallbacks; 1 when it cannot.\n" },
 	{ "help", cmd_help, "agenttask help [--man] [COMMAND]",
 	  "show a command's manual, or the overview of them all",
 	  "  --man          print the manual page's source (roff) instead, for man -l -\n"

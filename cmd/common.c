@@ -9,8 +9,10 @@
 #include "cmd/pager.h"
 #include "core/audit.h"
 #include "core/json.h"
+#include "core/util.h"
 #include "git/config.h"
 #include "git/worktree.h"
+#include "sandbox/sandbox.h"
 
 int at_exit_code(int code)
 {
@@ -32,8 +34,11 @@ int at_exit_code(int code)
 
 int at_cli_fail(const struct at_error *err)
 {
+	/* Whatever a message quotes of the task, its control characters shown, not obeyed. */
+	char safe[4 * sizeof(err->msg) + 4];
+
 	if (err->msg[0])
-		fprintf(stderr, "agenttask: %s\n", err->msg);
+		fprintf(stderr, "agenttask: %s\n", at_esc(safe, sizeof(safe), err->msg));
 	else
 		fprintf(stderr, "agenttask: failed (error %d)\n", err->code);
 	return at_exit_code(err->code ? err->code : AT_ESYS);
@@ -140,7 +145,21 @@ int at_cli_name_json_args(const char *cmd, int argc, char **argv, const char **n
 
 int at_cli_open(struct at_cli *cli, struct at_repo **out, struct at_error *err)
 {
-	return at_repo_open(out, cli->dir ? cli->dir : ".", err);
+	int rc = at_repo_open(out, cli->dir ? cli->dir : ".", err);
+
+	if (rc == 0 && cli->max_file_size)
+		at_repo_set_max_file_size(*out, cli->max_file_size);
+	return rc;
+}
+
+int at_cli_max_file_size(const char *cmd, const char *arg, uint64_t *out)
+{
+	struct at_error err = AT_ERROR_INIT;
+
+	if (at_sandbox_parse_size(arg, out, &err) < 0 || *out == 0)
+		return at_cli_usage(cmd, "invalid --max-file-size '%s' (a positive size, "
+				    "optionally with K, M, G or T)", arg);
+	return 0;
 }
 
 int at_cli_task(struct at_cli *cli, struct at_repo *r, const char *name, struct at_task *out,

@@ -25,7 +25,7 @@ static int print_version(void)
 
 int main(int argc, char **argv)
 {
-	struct at_cli cli = { ".", { NULL, NULL } };
+	struct at_cli cli = { ".", 0, { NULL, NULL } };
 	const struct at_command *c;
 	int i;
 

@@ -197,6 +197,8 @@ static int sandbox_check(struct at_repo *r, const struct at_scratch *s,
 	o.envp = net_env ? net_env : env;
 	o.net = c->net;
 	o.timeout_ms = (uint64_t)c->timeout * 1000;
+	/* A check runs the task's code: the defaults of every run hold it too. */
+	at_sandbox_defaults(o.limits, &o.default_limits);
 	o.capture = true;
 	o.capture_max = CHECK_CAPTURE_MAX;
 	at_net_run_prepare(&net, &o);

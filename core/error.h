@@ -30,6 +30,7 @@ enum at_code {
 	AT_ESANDBOX = -13,  /* the sandbox could not be set up: exit 125 */
 	AT_ENOTASK = -14,   /* no NAME given and cwd is in no task: exit 2 */
 	AT_EBUSY = -15,     /* a command of the task is running: exit 1 */
+	AT_EUNSAFE = -16,   /* the worktree holds what agenttask will not read or record: exit 1 */
 };
 
 struct at_error {

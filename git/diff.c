@@ -8,22 +8,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <git2/sys/repository.h>
-
 #include "core/util.h"
 #include "git/diff_format.h"
 #include "git/renames.h"
 #include "git/internal.h"
 #include "git/snapshot.h"
 #include "git/tree_changes.h"
+#include "git/wtread.h"
 
 /* git reads at most this much of a file to call it binary (a NUL in it). */
 #define BINARY_CHECK_BYTES 8000
 #define NO_NEWLINE "\\ No newline at end of file"
 
 struct at_diff {
-	git_repository *repo;      /* the struct at_repo's, or owned */
-	git_repository *owned;     /* a task's worktree: its attributes and index apply */
+	git_repository *repo;      /* owned: no worktree, the base's attributes in its index */
 	git_odb *odb;
 	git_diff *diff;
 	git_diff_options opts;     /* also for the halves of a type change */
@@ -158,19 +156,82 @@ static int compare_trees(struct at_diff *d, const git_oid *base, const git_oid *
 	return rc;
 }
 
-/* Compare base (a commit) with tree_id; d is freed on failure. */
-static int diff_new(struct at_diff **out, git_repository *repo, git_repository *owned,
-		    const git_oid *base, const git_oid *tree_id, struct at_error *err)
+/* The paths of both sides of every delta, for the attributes that apply to them. */
+static int delta_paths(git_diff *diff, const char ***out, size_t *n)
+{
+	size_t i, count = git_diff_num_deltas(diff);
+	const char **v = calloc(2 * count + 1, sizeof(*v));
+
+	if (!v)
+		return -1;
+	*n = 0;
+	for (i = 0; i < count; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		v[(*n)++] = d->old_file.path;
+		if (strcmp(d->old_file.path, d->new_file.path) != 0)
+			v[(*n)++] = d->new_file.path;
+	}
+	*out = v;
+	return 0;
+}
+
+/*
+ * What the review may read of the new side, checked before it reads it: no
+ * blob over the limit (a sparse 2 GB file, or one in a pushed commit), no
+ * symlinked or oversized .gitattributes, .gitignore or .gitmodules, no path
+ * inside a ".git" (git/wtread.h).
+ */
+static int check_new_side(struct at_diff *d, uint64_t max, struct at_error *err)
+{
+	size_t i, n = git_diff_num_deltas(d->diff), size;
+	git_object_t type;
+	char e[200];
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < n; i++) {
+		const git_diff_file *f = &git_diff_get_delta(d->diff, i)->new_file;
+
+		size = 0;
+		if (git_oid_is_zero(&f->id) || f->mode == 0)
+			continue;
+		if ((f->mode == GIT_FILEMODE_BLOB || f->mode == GIT_FILEMODE_BLOB_EXECUTABLE ||
+		     f->mode == GIT_FILEMODE_LINK) &&
+		    git_odb_read_header(&size, &type, d->odb, &f->id) < 0)
+			return at_git_error(err, AT_EGIT, "cannot read the object of '%s'",
+					    at_esc(e, sizeof(e), f->path));
+		rc = at_git_check_entry(f->path, f->mode, size, max, err);
+	}
+	return rc;
+}
+
+/* The base's attributes for every path of the diff: the only ones that apply. */
+static int base_attributes(struct at_diff *d, const git_oid *base, struct at_error *err)
+{
+	AT_AUTOFREE const char **paths = NULL;
+	size_t n = 0;
+	bool any;
+
+	if (delta_paths(d->diff, &paths, &n) < 0)
+		return at_error_set(err, AT_ESYS, "out of memory");
+	return at_git_attrs_from_base(d->repo, base, paths, n, &any, err);
+}
+
+/*
+ * Compare base (a commit) with tree_id in repo (opened without a worktree;
+ * taken over, freed on failure with d).
+ */
+static int diff_new(struct at_diff **out, git_repository *repo, uint64_t max, const git_oid *base,
+		    const git_oid *tree_id, struct at_error *err)
 {
 	struct at_diff *d = calloc(1, sizeof(*d));
 	int rc;
 
 	if (!d) {
-		git_repository_free(owned);
+		git_repository_free(repo);
 		return at_error_set(err, AT_ESYS, "out of memory");
 	}
 	d->repo = repo;
-	d->owned = owned;
 	at_git_oid_hex(d->cs.base, base);
 	at_git_oid_hex(d->cs.tree, tree_id);
 	git_diff_options_init(&d->opts, GIT_DIFF_OPTIONS_VERSION);
@@ -180,6 +241,10 @@ static int diff_new(struct at_diff **out, git_repository *repo, git_repository *
 		rc = at_git_error(err, AT_EGIT, "cannot open the object database");
 	else
 		rc = compare_trees(d, base, tree_id, err);
+	if (rc == 0)
+		rc = check_new_side(d, max, err);
+	if (rc == 0)
+		rc = base_attributes(d, base, err);
 	if (rc == 0 && at_diff_entries(d->repo, d->diff, &d->ent, &d->n) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot find the renames");
 	if (rc < 0) {
@@ -212,37 +277,28 @@ static int task_base(git_repository *repo, const struct at_task *t, git_oid *out
 }
 
 /*
- * The diff is made in the task's worktree repository, where the snapshot
- * read the index: the patch's attribute lookups (binary, diff drivers) then
- * use the task's .gitattributes and that index, not the main worktree's.
+ * The diff is made in the task's repository opened without its worktree,
+ * its index replaced by the base's attributes: the patch's attribute
+ * lookups (binary, diff drivers) never see the task's .gitattributes,
+ * committed, untracked or ignored (git/attrs.c).
  */
 int at_diff_open_task(struct at_diff **out, struct at_repo *r, const struct at_task *t,
 		      struct at_error *err)
 {
 	git_repository *wt = NULL;
-	git_index *none = NULL;
 	git_oid base, tree;
-	bool fast;
+	uint64_t max_size;
 	int rc;
 
 	if ((rc = task_base(r->repo, t, &base, err)) < 0 ||
-	    (rc = at_git_open_worktree(&wt, t, err)) < 0)
+	    (rc = at_repo_max_file_size(r, &max_size, err)) < 0 ||
+	    (rc = at_git_open_task_repo(&wt, t, err)) < 0)
 		return rc;
-	rc = at_git_snapshot_tree(wt, t, &tree, &fast, err);
-	/*
-	 * The fast snapshot found no attributes file anywhere: the patch's
-	 * attribute lookups need not read the index (1.6 MB for 20,000 files)
-	 * to find none in it.
-	 */
-	if (rc == 0 && fast &&
-	    (git_index_new(&none) < 0 || git_repository_set_index(wt, none) < 0))
-		rc = at_git_error(err, AT_EGIT, "cannot prepare the diff of task '%s'", t->name);
-	git_index_free(none);
-	if (rc < 0) {
+	if ((rc = at_git_snapshot_tree(r, wt, t, &tree, err)) < 0) {
 		git_repository_free(wt);
 		return rc;
 	}
-	return diff_new(out, wt, wt, &base, &tree, err);
+	return diff_new(out, wt, max_size, &base, &tree, err);
 }
 
 static int peel_commit(git_repository *repo, const char *rev, git_oid *out, struct at_error *err)
@@ -266,17 +322,22 @@ int at_diff_open_revs(struct at_diff **out, struct at_repo *r, const char *base_
 {
 	git_oid base, head, mb;
 	git_commit *commit = NULL;
+	git_repository *bare = NULL;
+	uint64_t max_size;
 	int rc;
 
 	if ((rc = peel_commit(r->repo, base_rev, &base, err)) < 0 ||
-	    (rc = peel_commit(r->repo, head_rev, &head, err)) < 0)
+	    (rc = peel_commit(r->repo, head_rev, &head, err)) < 0 ||
+	    (rc = at_repo_max_file_size(r, &max_size, err)) < 0)
 		return rc;
 	if (git_merge_base(&mb, r->repo, &base, &head) < 0)
 		return at_git_error(err, AT_ENOTFOUND, "'%s' and '%s' have no common ancestor",
 				    base_rev, head_rev);
 	if (git_commit_lookup(&commit, r->repo, &head) < 0)
 		return at_git_error(err, AT_EGIT, "cannot read revision '%s'", head_rev);
-	rc = diff_new(out, r->repo, NULL, &mb, git_commit_tree_id(commit), err);
+	/* Not r->repo: its worktree is the CI checkout of the head, the agent's. */
+	if ((rc = at_git_open_bare(&bare, r, err)) == 0)
+		rc = diff_new(out, bare, max_size, &mb, git_commit_tree_id(commit), err);
 	git_commit_free(commit);
 	return rc;
 }
@@ -289,7 +350,7 @@ void at_diff_free(struct at_diff *d)
 	free(d->ent);
 	git_diff_free(d->diff);
 	git_odb_free(d->odb);
-	git_repository_free(d->owned);
+	git_repository_free(d->repo);
 	free(d);
 }
 

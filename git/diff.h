@@ -28,6 +28,12 @@
  * tests/integration/diff_differential.sh holds all of this against git
  * over generated pairs of trees.
  *
+ * Attributes (binary, diff drivers) are the merge base's only: the diff is
+ * made in a repository without a worktree whose index holds the base's
+ * .gitattributes (git/attrs.c), never the task's or the CI checkout's. The
+ * new side is checked before it is read: no blob over the size limit, no
+ * symlinked .gitattributes, .gitignore or .gitmodules (git/wtread.h).
+ *
  * git/ makes the text, cmd/ prints it.
  */
 #ifndef AT_GIT_DIFF_H
@@ -49,7 +55,7 @@ int at_diff_open_task(struct at_diff **out, struct at_repo *r, const struct at_t
 int at_diff_open_revs(struct at_diff **out, struct at_repo *r, const char *base_rev,
 		      const char *head_rev, struct at_error *err);
 
-/* Accepts NULL. The repository r must outlive d. */
+/* Accepts NULL. */
 void at_diff_free(struct at_diff *d);
 
 /*

@@ -4,6 +4,9 @@
 #ifndef AT_GIT_INTERNAL_H
 #define AT_GIT_INTERNAL_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include <git2.h>
 
 #include "core/task.h"
@@ -14,7 +17,14 @@ struct at_repo {
 	git_repository *here;     /* the user's linked worktree the command runs in, or NULL
 				     (main worktree, or a task's): HEAD and the base come from it */
 	struct at_paths paths;
+	uint64_t max_file_size;   /* --max-file-size, or 0: see at_repo_max_file_size */
 };
+
+/*
+ * The size over which no file is hashed or diffed (git/wtread.h): the
+ * command's --max-file-size, else agenttask.maxFileSize, else the default.
+ */
+int at_repo_max_file_size(const struct at_repo *r, uint64_t *out, struct at_error *err);
 
 /*
  * Translate libgit2's last error, once, at the boundary: the message is
@@ -23,34 +33,72 @@ struct at_repo {
 int at_git_error(struct at_error *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Open the task's worktree as a repository of its own. */
+/*
+ * Open the task's worktree as a repository of its own, worktree and all:
+ * only for writing files into a worktree agenttask just made (restore).
+ */
 int at_git_open_worktree(git_repository **out, const struct at_task *t, struct at_error *err);
 
 /*
- * at_snapshot_tree() in the task's worktree repository wt, already open.
- * *fast: the tree came from at_git_snapshot_fast() (so no attributes file
- * exists anywhere), and wt's index was not read.
+ * The task's repository without its worktree: its admin directory, opened
+ * bare (HEAD, index and config are the task's). Every read of the task
+ * goes through this, so that libgit2 never opens a worktree file: its
+ * attribute and ignore lookups would follow links and block on fifos.
  */
-int at_git_snapshot_tree(git_repository *wt, const struct at_task *t, git_oid *tree, bool *fast,
-			 struct at_error *err);
+int at_git_open_task_repo(git_repository **out, const struct at_task *t, struct at_error *err);
+
+/* The repository at r's common directory, without a worktree (CI mode's diff). */
+int at_git_open_bare(git_repository **out, const struct at_repo *r, struct at_error *err);
+
+/*
+ * Make repo's index (repo has no worktree) an in-memory one with the
+ * .gitattributes files that base's tree holds on the way to each of the
+ * paths (none without base): the only attributes files libgit2 then reads
+ * (git/attrs.c). *any: whether there was one. AT_EUNSAFE for one over
+ * AT_SPECIAL_FILE_MAX.
+ */
+int at_git_attrs_from_base(git_repository *repo, const git_oid *base, const char *const *paths,
+			   size_t n, bool *any, struct at_error *err);
+
+/* What a snapshot reads, and how (git/snapshot.c, git/snapshot_fast.c). */
+struct at_snap {
+	git_repository *wt;        /* at_git_open_task_repo() */
+	const struct at_task *t;
+	const char *cache_path;    /* the scan's directory cache (git/dircache.h), or NULL */
+	uint64_t max_file_size;
+};
+
+/* at_snapshot_tree() in the task's repository wt, already open. */
+int at_git_snapshot_tree(const struct at_repo *r, git_repository *wt, const struct at_task *t,
+			 git_oid *tree, struct at_error *err);
 
 /*
  * Could a filter (CRLF conversion, ident, a filter driver) apply to some
  * file through the configuration (core.autocrlf, core.eol crlf,
  * core.attributesFile) or an attributes file outside the tree (the
  * repository's info/attributes, the user's, the system's)? When not, and no
- * .gitattributes is in the tree, a file's blob is its bytes as they are.
+ * .gitattributes of the base applies, a file's blob is its bytes as they are.
  */
 bool at_git_filters_configured(git_repository *repo);
 
 /*
- * The same tree without libgit2's index (git/snapshot_fast.c), where blobs
- * are a file's bytes as they are; AT_SNAPSHOT_DECLINED where it cannot.
- * cache_path: the task's directory cache (git/dircache.h), or NULL.
+ * The tree of the snapshot without libgit2's index (git/snapshot_fast.c);
+ * AT_SNAPSHOT_DECLINED where it cannot.
  */
 #define AT_SNAPSHOT_DECLINED 1
-int at_git_snapshot_fast(git_repository *wt, const char *cache_path, git_oid *tree,
-			 struct at_error *err);
+int at_git_snapshot_fast(const struct at_snap *s, git_oid *tree, struct at_error *err);
+
+struct at_scan;
+struct at_wt_hasher;
+
+/*
+ * A hasher (git/wtread.h) for the files of scan: the worktree opened, the
+ * base commit's attributes for those paths in s->wt's index, whether a
+ * filter can apply at all. Release with at_git_hasher_release.
+ */
+int at_git_hasher_init(struct at_wt_hasher *h, const struct at_snap *s, const struct at_scan *scan,
+		       struct at_error *err);
+void at_git_hasher_release(struct at_wt_hasher *h);
 
 /* A boolean setting of repo's configuration; dflt when unset or not a boolean. */
 bool at_git_config_bool(git_repository *repo, const char *key, bool dflt);

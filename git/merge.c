@@ -10,6 +10,7 @@
 #include "git/apply_paths.h"
 #include "git/internal.h"
 #include "git/snapshot.h"
+#include "git/wtread.h"
 
 /* Path lists */
 
@@ -268,26 +269,53 @@ static int pending_commit(git_repository *repo, git_commit *tip, const git_oid *
 	return rc;
 }
 
+/*
+ * What the checkout would write, as the review checks it (git/wtread.h): no
+ * symlinked .gitattributes, .gitignore or .gitmodules, no path in a ".git",
+ * no blob over the limit. The task's own worktree was checked by the
+ * snapshot; this also holds for what its commits brought.
+ */
+static int check_written(git_odb *odb, const git_diff_file *f, uint64_t max,
+			 struct at_error *err)
+{
+	git_object_t type;
+	size_t size = 0;
+	char e[200];
+
+	if (f->mode != 0 && f->mode != GIT_FILEMODE_COMMIT &&
+	    git_odb_read_header(&size, &type, odb, &f->id) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read the object of '%s'",
+				    at_esc(e, sizeof(e), f->path));
+	return at_git_check_entry(f->path, f->mode, size, max, err);
+}
+
 /* Paths that differ between two trees (both sides of each change). */
-static int changed_paths(git_repository *repo, git_tree *from, git_tree *to,
+static int changed_paths(git_repository *repo, git_tree *from, git_tree *to, uint64_t max,
 			 struct at_path_list *out, struct at_error *err)
 {
 	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
 	git_diff *diff = NULL;
+	git_odb *odb = NULL;
 	size_t i, n;
 	int rc = 0;
 
 	dopts.ignore_submodules = GIT_SUBMODULE_IGNORE_ALL;
-	if (git_diff_tree_to_tree(&diff, repo, from, to, &dopts) < 0)
+	if (git_repository_odb(&odb, repo) < 0 ||
+	    git_diff_tree_to_tree(&diff, repo, from, to, &dopts) < 0) {
+		git_odb_free(odb);
 		return at_git_error(err, AT_EGIT, "cannot compare the old and new base trees");
+	}
 	n = git_diff_num_deltas(diff);
 	for (i = 0; rc == 0 && i < n; i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 
+		if ((rc = check_written(odb, &d->new_file, max, err)) < 0)
+			break;
 		rc = path_list_add(out, d->old_file.path, err);
 		if (rc == 0 && strcmp(d->old_file.path, d->new_file.path) != 0)
 			rc = path_list_add(out, d->new_file.path, err);
 	}
+	git_odb_free(odb);
 	git_diff_free(diff);
 	path_list_sort_unique(out);
 	return rc;
@@ -638,6 +666,7 @@ static int accept_preflight(struct accept *a, struct at_merge_result *res, struc
 {
 	git_repository *repo = a->r->repo;
 	git_commit *task_tip = NULL;
+	uint64_t max_size;
 	int rc;
 
 	if (!a->t->base_branch[0])
@@ -660,7 +689,8 @@ static int accept_preflight(struct accept *a, struct at_merge_result *res, struc
 		rc = at_git_error(err, AT_EGIT, "cannot read the trees to merge");
 		goto out;
 	}
-	if ((rc = changed_paths(repo, a->base_tree, a->new_tree, &a->changed, err)) == 0 &&
+	if ((rc = at_repo_max_file_size(a->r, &max_size, err)) == 0 &&
+	    (rc = changed_paths(repo, a->base_tree, a->new_tree, max_size, &a->changed, err)) == 0 &&
 	    (rc = find_checkouts(repo, a->t->base_branch, &a->cos, err)) == 0)
 		rc = check_checkouts(&a->cos, &a->changed, a->new_tree, &res->paths, err);
 out:

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "git/wtread.h"
+
 int at_git_error(struct at_error *err, int code, const char *fmt, ...)
 {
 	const git_error *ge = git_error_last();
@@ -140,6 +142,41 @@ static void tune_libgit2(void)
 	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, (size_t)1 << 20);
 }
 
+/* agenttask.maxFileSize (git's size suffixes: k, m, g), else the default. */
+static int max_file_size(git_repository *repo, uint64_t *out, struct at_error *err)
+{
+	git_config *cfg = NULL;
+	int64_t v = 0;
+	int rc = 0, grc;
+
+	*out = AT_MAX_FILE_SIZE_DEFAULT;
+	if (git_repository_config_snapshot(&cfg, repo) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot read the repository's configuration");
+	else if ((grc = git_config_get_int64(&v, cfg, "agenttask.maxFileSize")) == 0 && v > 0)
+		*out = (uint64_t)v;
+	else if (grc != GIT_ENOTFOUND)
+		rc = at_error_set(err, AT_EUSAGE, "agenttask.maxFileSize must be a positive size "
+				  "(such as 200m)");
+	git_config_free(cfg);
+	git_error_clear();
+	return rc;
+}
+
+void at_repo_set_max_file_size(struct at_repo *r, uint64_t bytes)
+{
+	r->max_file_size = bytes;
+}
+
+/* Read when a command needs it, not at every open: run and new never do. */
+int at_repo_max_file_size(const struct at_repo *r, uint64_t *out, struct at_error *err)
+{
+	if (r->max_file_size) {
+		*out = r->max_file_size;
+		return 0;
+	}
+	return max_file_size(r->repo, out, err);
+}
+
 int at_repo_open(struct at_repo **out, const char *dir, struct at_error *err)
 {
 	git_repository *found = NULL, *main_repo = NULL;
@@ -223,6 +260,25 @@ int at_git_open_worktree(git_repository **out, const struct at_task *t, struct a
 			return at_task_worktree_gone(t, err);
 		return at_git_error(err, AT_EGIT, "cannot open the worktree of task '%s'", t->name);
 	}
+	return 0;
+}
+
+int at_git_open_task_repo(git_repository **out, const struct at_task *t, struct at_error *err)
+{
+	unsigned int flags = GIT_REPOSITORY_OPEN_NO_SEARCH | GIT_REPOSITORY_OPEN_BARE;
+
+	if (git_repository_open_ext(out, t->admin_dir, flags, NULL) < 0)
+		return at_git_error(err, AT_EGIT, "cannot open the repository of task '%s'",
+				    t->name);
+	return 0;
+}
+
+int at_git_open_bare(git_repository **out, const struct at_repo *r, struct at_error *err)
+{
+	unsigned int flags = GIT_REPOSITORY_OPEN_NO_SEARCH | GIT_REPOSITORY_OPEN_BARE;
+
+	if (git_repository_open_ext(out, git_repository_commondir(r->repo), flags, NULL) < 0)
+		return at_git_error(err, AT_EGIT, "cannot open the repository");
 	return 0;
 }
 

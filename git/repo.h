@@ -9,6 +9,7 @@
 #define AT_GIT_REPO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/task.h"
 
@@ -23,6 +24,13 @@ int at_repo_open(struct at_repo **out, const char *dir, struct at_error *err);
 void at_repo_free(struct at_repo *r);
 
 const struct at_paths *at_repo_paths(const struct at_repo *r);
+
+/*
+ * No file larger than bytes is hashed from a worktree or diffed: such a
+ * file is refused, unread, naming it (git/wtread.h). The default is the
+ * repository's agenttask.maxFileSize, else 100 MiB; --max-file-size sets it.
+ */
+void at_repo_set_max_file_size(struct at_repo *r, uint64_t bytes);
 
 /* The main worktree's directory, with a trailing '/'. */
 const char *at_repo_workdir(const struct at_repo *r);

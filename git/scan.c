@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,15 +17,34 @@
 #include "core/util.h"
 #include "git/dircache.h"
 #include "git/internal.h"
+#include "git/wtignore.h"
+#include "git/wtread.h"
 
 #define MAX_THREADS 8
 #define ENTRIES_PER_THREAD 2000   /* fewer index entries a thread: not worth starting one */
+
+enum tracked_kind {
+	TR_FILE,                  /* a file or link: compared with the worktree */
+	TR_GITLINK,               /* a submodule: its directory is not entered */
+	TR_SKIP,                  /* assume-unchanged or skip-worktree: not looked at */
+};
 
 /* An index entry, as the walk needs it. */
 struct tracked {
 	const char *path;         /* the index's own string */
 	const git_index_entry *e;
+	unsigned char kind;
+	bool always;              /* intent-to-add: no stat data to trust */
 	bool seen;                /* found in the worktree (each written by one thread) */
+};
+
+/* Why a scan refuses, in the order the message prefers. */
+enum refusal { REF_REPO, REF_SPECIAL, REF_LONG };
+
+struct refused {
+	unsigned char why;
+	mode_t mode;              /* of a special file */
+	char *path;
 };
 
 /*
@@ -56,6 +76,8 @@ struct found {
 	struct at_dircache_dir *dirs;   /* each directory read, for the next scan's cache */
 	size_t ndirs, capdirs;
 	size_t listed, known;
+	struct refused *refused;
+	size_t nrefused;
 };
 
 struct walk {
@@ -70,11 +92,12 @@ struct walk {
 	char **stack;
 	size_t nstack, capstack;
 	size_t busy;              /* threads reading a directory */
-	atomic_bool declined;
 	atomic_int sys_errno;     /* first failure, with its path */
 	char *failed_path;
 	bool use_cache;
 	struct at_dircache cache; /* what the last scan recorded */
+	char workdir[PATH_MAX];   /* with a trailing '/' */
+	char modules[2][PATH_MAX];   /* where a submodule's .git may point: "<dir>/modules/" */
 };
 
 static uint32_t hash_bytes(const char *s, size_t len)
@@ -209,6 +232,20 @@ static int push_candidate(struct found *f, const char *path, bool dir)
 	return 0;
 }
 
+static int refuse(struct found *f, enum refusal why, const char *path, size_t len, mode_t mode)
+{
+	struct refused *v = realloc(f->refused, (f->nrefused + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	f->refused = v;
+	if (!(v[f->nrefused].path = strndup(path, len)))
+		return -1;
+	v[f->nrefused].why = (unsigned char)why;
+	v[f->nrefused++].mode = mode;
+	return 0;
+}
+
 static void fail(struct walk *w, const char *path)
 {
 	int expected = 0, e = errno ? errno : EIO;
@@ -219,7 +256,7 @@ static void fail(struct walk *w, const char *path)
 
 static bool failed(struct walk *w)
 {
-	return atomic_load(&w->declined) || atomic_load(&w->sys_errno) != 0;
+	return atomic_load(&w->sys_errno) != 0;
 }
 
 static int open_dir(int root, const char *path)
@@ -286,20 +323,97 @@ static int entry_type(int dfd, const struct dirent *de)
 	       : S_ISLNK(st.st_mode) ? DT_LNK : DT_FIFO;
 }
 
-/* Tracked file tracked[i], named name in dfd (path: from the root, len bytes). */
+/*
+ * Where a submodule's ".git" file points, lexically from its directory
+ * (workdir + path, all real directories: the walk never crossed a link):
+ * 1 if into one of the repository's own modules directories, which the
+ * sandbox cannot write, else 0. Only leading ".." components are taken.
+ */
+static bool gitdir_is_ours(const struct walk *w, const char *path, const char *target)
+{
+	char out[PATH_MAX], *end;
+	const char *p = target;
+	size_t len;
+	int i;
+
+	if (target[0] == '/') {
+		if (at_fmt(out, sizeof(out), "%s", target) < 0)
+			return false;
+	} else {
+		if (at_fmt(out, sizeof(out), "%s%s", w->workdir, path) < 0)
+			return false;
+		while (strncmp(p, "../", 3) == 0 || strcmp(p, "..") == 0) {
+			if (!(end = strrchr(out, '/')) || end == out)
+				return false;
+			*end = '\0';
+			p += p[2] ? 3 : 2;
+		}
+		len = strlen(out);
+		if (at_fmt(out + len, sizeof(out) - len, "/%s", p) < 0)
+			return false;
+	}
+	len = strlen(out);
+	if (len == 0 || (out[len - 1] != '/' && at_fmt(out + len, sizeof(out) - len, "/") < 0) ||
+	    strstr(out, "/../") || strstr(out, "/./") || strstr(out, "//"))
+		return false;
+	for (i = 0; i < 2; i++)
+		if (w->modules[i][0] && strncmp(out, w->modules[i], strlen(w->modules[i])) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A submodule's directory, name in dfd: never entered. A ".git" in it is
+ * left alone only as a small file saying "gitdir: <a modules directory of
+ * the repository>" (what `git submodule update` writes); anything else is
+ * a repository the agent made there, refused.
+ */
+static int check_gitlink_dir(struct walk *w, struct found *f, int dfd, const char *name,
+			     const char *path, size_t len)
+{
+	AT_AUTOCLOSE int sub = at_open_beneath(dfd, name, O_PATH | O_DIRECTORY);
+	AT_AUTOFREE char *text = NULL;
+	size_t n = 0;
+	char *nl;
+	struct stat st;
+	struct at_error ignored = AT_ERROR_INIT;
+
+	if (sub < 0 || fstatat(sub, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;   /* gone meanwhile, or no .git: an uninitialised submodule */
+	if (S_ISREG(st.st_mode) && st.st_size < 4096 &&
+	    at_wt_read_small(sub, ".git", 4096, &text, &n, &ignored) == 0 && text &&
+	    strncmp(text, "gitdir: ", 8) == 0) {
+		if ((nl = strchr(text, '\n')))
+			*nl = '\0';
+		if (gitdir_is_ours(w, path, text + 8))
+			return 0;
+	}
+	return refuse(f, REF_REPO, path, len, 0);
+}
+
+/* Tracked path tracked[i], named name in dfd (path: from the root, len bytes). */
 static int check_file(struct walk *w, struct found *f, int dfd, const char *name,
 		      const char *path, size_t len, size_t i)
 {
+	struct tracked *tr = &w->tracked[i];
 	struct stat st;
 
+	if (tr->kind == TR_SKIP)
+		return 0;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -1;   /* gone: deleted */
-	if (S_ISDIR(st.st_mode) || (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))) {
-		atomic_store(&w->declined, true);
-		return 0;
+	if (S_ISDIR(st.st_mode)) {
+		if (tr->kind == TR_GITLINK) {
+			tr->seen = true;
+			return check_gitlink_dir(w, f, dfd, name, path, len);
+		}
+		/* A tracked file became a directory: the file is deleted, what it holds is new. */
+		return push_candidate(f, path, true);
 	}
-	w->tracked[i].seen = true;
-	if (stat_changed(w, w->tracked[i].e, &st))
+	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		return refuse(f, REF_SPECIAL, path, len, st.st_mode);
+	tr->seen = true;
+	if (tr->kind == TR_GITLINK || tr->always || stat_changed(w, tr->e, &st))
 		return push_change(&f->changes, AT_SCAN_CHANGED, path, len);
 	return 0;
 }
@@ -310,27 +424,22 @@ static int visit(struct walk *w, struct found *f, int dfd, const struct dirent *
 {
 	struct slot *s = table_find(w, path, len, hash_bytes(path, len));
 	ssize_t file = s->entry ? -1 : find_file(w, path, lo, hi);
-	int type = entry_type(dfd, de);
+	int type;
 	char *sub;
 
-	if (type != DT_REG && type != DT_LNK && type != DT_DIR) {
-		atomic_store(&w->declined, true);
+	if (file >= 0)
+		return check_file(w, f, dfd, de->d_name, path, len, (size_t)file);
+	type = entry_type(dfd, de);
+	/* An untracked fifo, socket or device (or one in a tracked directory's place): unseen. */
+	if (type != DT_REG && type != DT_LNK && type != DT_DIR)
 		return 0;
-	}
-	if (!s->entry && file < 0)
+	if (!s->entry || type != DT_DIR)   /* untracked, or what replaced a tracked directory */
 		return push_candidate(f, path, type == DT_DIR);
-	if (s->entry) {
-		if (type != DT_DIR) {
-			atomic_store(&w->declined, true);   /* a tracked directory became a file */
-			return 0;
-		}
-		if (!(sub = malloc(len + 2)))
-			return -1;
-		memcpy(sub, path, len);
-		memcpy(sub + len, "/", 2);
-		return push_dir(w, sub);
-	}
-	return check_file(w, f, dfd, de->d_name, path, len, (size_t)file);
+	if (!(sub = malloc(len + 2)))
+		return -1;
+	memcpy(sub, path, len);
+	memcpy(sub + len, "/", 2);
+	return push_dir(w, sub);
 }
 
 /* Keep what this directory held, for the next scan's cache. */
@@ -392,6 +501,17 @@ static int add_name(char **buf, size_t *len, size_t *cap, bool dir, const char *
  * (each stat'ed; the subdirectories read next) and the untracked names
  * recorded, not listed again. path holds prefix (plen bytes) on entry.
  */
+/* The recorded type ('f' or 'd') of untracked name (len bytes) in a cached directory, or 0. */
+static char cached_type(const struct at_dircache_dir *known, const char *name, size_t len)
+{
+	const char *n, *end = known->names + known->names_len;
+
+	for (n = known->names; n < end; n += strlen(n) + 1)
+		if (strlen(n + 1) == len && memcmp(n + 1, name, len) == 0)
+			return n[0];
+	return 0;
+}
+
 static int read_known(struct walk *w, struct found *f, int dfd, char *path, size_t plen,
 		      size_t lo, size_t hi, const struct at_dircache_dir *known)
 {
@@ -408,13 +528,21 @@ static int read_known(struct walk *w, struct found *f, int dfd, char *path, size
 			rc = check_file(w, f, dfd, full + plen, full, strlen(full), i++);
 			continue;
 		}
-		/* A tracked subdirectory: read next; its entries skipped here. */
+		/*
+		 * A tracked subdirectory: read next; its entries skipped here.
+		 * Unless a file or link was recorded in its place: then what is
+		 * below it is deleted, and the name is a candidate (below).
+		 */
 		len = (size_t)(slash - full);
-		if (len + 2 > PATH_MAX || !(sub = strndup(full, len + 1)))
+		if (len + 2 > PATH_MAX)
 			return -1;
 		memcpy(path, full, len);
 		memcpy(path + len, "0", 2);   /* '/' + 1: past every "sub/..." */
 		i = lower_bound(w, path, i, hi);
+		if (cached_type(known, full + plen, len - plen) == 'f')
+			continue;
+		if (!(sub = strndup(full, len + 1)))
+			return -1;
 		rc = push_dir(w, sub);
 	}
 	for (n = known->names; rc == 0 && n < end; n += strlen(n) + 1) {
@@ -423,8 +551,9 @@ static int read_known(struct walk *w, struct found *f, int dfd, char *path, size
 		if (plen + nlen + 2 > PATH_MAX)
 			return -1;
 		memcpy(path + plen, n + 1, nlen + 1);
-		/* Tracked since: its entry was handled above. */
-		if (find_file(w, path, lo, hi) >= 0 || table_find(w, path, len, hash_bytes(path, len))->entry)
+		/* Tracked since: its entry was handled above (not a file in a directory's place). */
+		if (find_file(w, path, lo, hi) >= 0 ||
+		    (n[0] == 'd' && table_find(w, path, len, hash_bytes(path, len))->entry))
 			continue;
 		rc = push_candidate(f, path, n[0] == 'd');
 	}
@@ -441,19 +570,10 @@ static int read_dir(struct walk *w, struct found *f, const char *prefix)
 	DIR *dir;
 	int dfd, rc = 0;
 
-	if (plen + 2 > sizeof(path)) {
-		atomic_store(&w->declined, true);
-		return 0;
-	}
-	if ((dfd = open_dir(w->root, prefix)) < 0) {
-		if (errno == ENOENT)
-			return 0;   /* gone meanwhile: what was under it is deleted */
-		if (errno == ENOTDIR || errno == ELOOP || errno == EXDEV) {
-			atomic_store(&w->declined, true);
-			return 0;
-		}
-		return -1;
-	}
+	if (plen + 2 > sizeof(path))
+		return refuse(f, REF_LONG, prefix, plen, 0);
+	if ((dfd = open_dir(w->root, prefix)) < 0)
+		return errno == ENOENT ? 0 : -1;   /* gone meanwhile: all under it deleted */
 	if (w->use_cache) {
 		if (fstat(dfd, &dst) < 0) {
 			close(dfd);
@@ -495,13 +615,16 @@ static int read_dir(struct walk *w, struct found *f, const char *prefix)
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if (strcmp(de->d_name, ".git") == 0) {
-			if (plen)   /* a repository inside a tracked directory */
-				atomic_store(&w->declined, true);
+			/* The root's is the task's own pointer; elsewhere, a repository. */
+			if (plen)
+				rc = refuse(f, REF_REPO, prefix, plen - 1, 0);
 			continue;
 		}
 		if (plen + nlen + 2 > sizeof(path)) {
-			atomic_store(&w->declined, true);
-			break;
+			memcpy(path + plen, de->d_name, sizeof(path) - plen - 1);
+			path[sizeof(path) - 1] = '\0';
+			rc = refuse(f, REF_LONG, path, sizeof(path) - 1, 0);
+			continue;
 		}
 		memcpy(path + plen, de->d_name, nlen + 1);
 		rc = visit(w, f, dirfd(dir), de, path, plen + nlen, lo, hi);
@@ -548,26 +671,39 @@ static void *worker(void *arg)
 	}
 }
 
-/* Every index entry this walk can judge; false where libgit2 must. */
-static bool load_tracked(struct walk *w, const git_index_entry *v, size_t n)
+/* Every index entry, with what the walk is to do with it. */
+static int load_tracked(struct walk *w, const git_index_entry *v, size_t n, struct at_error *err)
 {
+	char e[200];
 	size_t i;
 
 	if (!(w->tracked = calloc(n ? n : 1, sizeof(*w->tracked))))
-		return false;
+		return at_error_set(err, AT_ESYS, "out of memory");
 	for (i = 0; i < n; i++) {
-		const git_index_entry *e = &v[i];
+		const git_index_entry *ie = &v[i];
+		struct tracked *tr = &w->tracked[i];
 
-		if (GIT_INDEX_ENTRY_STAGE(e) != 0 || (e->flags & GIT_INDEX_ENTRY_VALID) ||
-		    (e->flags_extended & GIT_INDEX_ENTRY_EXTENDED_FLAGS) ||
-		    (e->mode != GIT_FILEMODE_BLOB && e->mode != GIT_FILEMODE_BLOB_EXECUTABLE &&
-		     e->mode != GIT_FILEMODE_LINK))
-			return false;
-		w->tracked[i].path = e->path;
-		w->tracked[i].e = e;
+		if (GIT_INDEX_ENTRY_STAGE(ie) != 0)
+			return at_error_set(err, AT_ECONFLICT, "the worktree's index has an "
+					    "unresolved conflict in '%s': resolve it with git first",
+					    at_esc(e, sizeof(e), ie->path));
+		if (ie->mode != GIT_FILEMODE_BLOB && ie->mode != GIT_FILEMODE_BLOB_EXECUTABLE &&
+		    ie->mode != GIT_FILEMODE_LINK && ie->mode != GIT_FILEMODE_COMMIT)
+			return at_error_set(err, AT_ECORRUPT, "the worktree's index holds '%s' "
+					    "with mode %06o", at_esc(e, sizeof(e), ie->path),
+					    ie->mode);
+		tr->path = ie->path;
+		tr->e = ie;
+		tr->kind = ie->mode == GIT_FILEMODE_COMMIT ? TR_GITLINK : TR_FILE;
+		tr->always = (ie->flags_extended & GIT_INDEX_ENTRY_INTENT_TO_ADD) != 0;
+		if ((ie->flags & GIT_INDEX_ENTRY_VALID) ||
+		    (ie->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE)) {
+			tr->kind = TR_SKIP;
+			tr->seen = true;
+		}
 	}
 	w->ntracked = n;
-	return true;
+	return 0;
 }
 
 static int change_cmp(const void *a, const void *b)
@@ -576,73 +712,190 @@ static int change_cmp(const void *a, const void *b)
 		      ((const struct at_scan_change *)b)->path);
 }
 
-static bool holds_repository(int root, const char *dir)
+static int candidate_cmp(const void *a, const void *b)
 {
-	char path[PATH_MAX];
-	struct stat st;
-
-	return at_fmt(path, sizeof(path), "%s/.git", dir) == 0 &&
-	       fstatat(root, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	return strcmp(((const struct candidate *)a)->path, ((const struct candidate *)b)->path);
 }
 
-static int untracked(git_repository *wt, struct walk *w, struct at_scan *out, const char *path,
-		     bool dir, int depth, struct at_error *err);
-
-/* Everything not ignored under an untracked directory (one thread: they are few). */
-static int untracked_dir(git_repository *wt, struct walk *w, struct at_scan *out,
-			 const char *path, int depth, struct at_error *err)
+static int refused_cmp(const void *a, const void *b)
 {
-	char sub[PATH_MAX];
+	const struct refused *x = a, *y = b;
+
+	return x->why != y->why ? (int)x->why - (int)y->why : strcmp(x->path, y->path);
+}
+
+/* One line for what the scan refuses: the first kind of refusal, up to three paths. */
+static int refusal_error(struct refused *v, size_t n, struct at_error *err)
+{
+	char list[200] = "", e[64];
+	size_t i, k = 0, len;
+
+	qsort(v, n, sizeof(*v), refused_cmp);
+	while (k < n && v[k].why == v[0].why)
+		k++;
+	for (i = 0; i < k && i < 3; i++) {
+		len = strlen(list);
+		snprintf(list + len, sizeof(list) - len, "%s'%s'", i ? ", " : "",
+			 at_esc(e, sizeof(e), v[i].path));
+	}
+	if (k > 3) {
+		len = strlen(list);
+		snprintf(list + len, sizeof(list) - len, " and %zu more", k - 3);
+	}
+	if (v[0].why == REF_REPO)
+		return at_error_set(err, AT_EUNSAFE, "embedded repository %s (a '.git' inside): "
+				    "agenttask records none, nor reads it; remove it, or add it as "
+				    "a submodule yourself", list);
+	if (v[0].why == REF_SPECIAL)
+		return at_error_set(err, AT_EUNSAFE, "%s %s %s: git records only files, symbolic "
+				    "links and submodules", list, k > 1 ? "are" : "is",
+				    k > 1 ? "special files" : at_wt_kind(v[0].mode));
+	return at_error_set(err, AT_EUNSAFE, "path too long in the worktree: %s", list);
+}
+
+/* Untracked directories still to list: a tree thousands deep costs heap, not stack. */
+struct dirstack {
+	char **v;
+	size_t n, cap;
+};
+
+static int dirstack_push(struct dirstack *s, const char *path)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		char **v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		s->v = v;
+		s->cap = cap;
+	}
+	if (!(s->v[s->n] = strdup(path)))
+		return -1;
+	s->n++;
+	return 0;
+}
+
+/* One untracked directory (not ignored): its files to out, its directories to st. */
+static int untracked_dir(struct walk *w, struct at_wt_ignore *ig, struct found *f,
+			 struct at_scan *out, struct dirstack *st, const char *path,
+			 struct at_error *err)
+{
+	char sub[PATH_MAX], e[200];
 	struct dirent *de;
+	struct stat gst;
+	bool ignored;
 	DIR *dir;
 	int dfd, rc = 0, type;
 
 	if ((dfd = open_dir(w->root, path)) < 0)
-		return errno == ENOENT ? 0 : at_error_sys(err, AT_ESYS, "cannot read '%s'", path);
+		return errno == ENOENT ? 0 : at_error_sys(err, AT_ESYS, "cannot read '%s'",
+							  at_esc(e, sizeof(e), path));
+	if (fstatat(dfd, ".git", &gst, AT_SYMLINK_NOFOLLOW) == 0) {
+		close(dfd);
+		return refuse(f, REF_REPO, path, strlen(path), 0) < 0
+			       ? at_error_set(err, AT_ESYS, "out of memory") : 0;
+	}
 	if (!(dir = fdopendir(dfd))) {
 		close(dfd);
-		return at_error_sys(err, AT_ESYS, "cannot read '%s'", path);
+		return at_error_sys(err, AT_ESYS, "cannot read '%s'", at_esc(e, sizeof(e), path));
 	}
 	while (rc == 0 && (de = readdir(dir))) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		type = entry_type(dirfd(dir), de);
-		if (at_fmt(sub, sizeof(sub), "%s/%s", path, de->d_name) < 0)
-			rc = AT_SCAN_DECLINED;
-		else if (type == DT_REG || type == DT_LNK || type == DT_DIR)
-			rc = untracked(wt, w, out, sub, type == DT_DIR, depth + 1, err);
-		else
-			rc = AT_SCAN_DECLINED;
+		if (type != DT_REG && type != DT_LNK && type != DT_DIR)
+			continue;   /* a fifo, socket or device: unseen, as git */
+		if (at_fmt(sub, sizeof(sub), "%s/%s", path, de->d_name) < 0) {
+			rc = refuse(f, REF_LONG, sub, strlen(sub), 0);
+			continue;
+		}
+		if ((rc = at_wt_ignored(ig, sub, type == DT_DIR, true, &ignored, err)) < 0)
+			break;
+		if (ignored)
+			continue;
+		rc = type == DT_DIR ? dirstack_push(st, sub)
+				    : push_change(out, AT_SCAN_UNTRACKED, sub, strlen(sub));
 	}
 	closedir(dir);
+	return rc == -1 ? at_error_set(err, AT_ESYS, "out of memory") : rc;
+}
+
+/* Everything not ignored below the untracked directory top (not ignored itself). */
+static int untracked_tree(struct walk *w, struct at_wt_ignore *ig, struct found *f,
+			  struct at_scan *out, const char *top, struct at_error *err)
+{
+	struct dirstack st = { NULL, 0, 0 };
+	int rc = dirstack_push(&st, top) < 0 ? at_error_set(err, AT_ESYS, "out of memory") : 0;
+
+	while (rc == 0 && st.n > 0) {
+		char *dir = st.v[--st.n];
+
+		rc = untracked_dir(w, ig, f, out, &st, dir, err);
+		free(dir);
+	}
+	while (st.n > 0)
+		free(st.v[--st.n]);
+	free(st.v);
 	return rc;
 }
 
-/*
- * One untracked path; depth counts the untracked directories above it.
- * Deeper than MAX_UNTRACKED_DEPTH (a tree an agent made to exhaust the
- * stack of this recursion) declines: libgit2's iterator keeps its own.
- */
-#define MAX_UNTRACKED_DEPTH 64
-
-static int untracked(git_repository *wt, struct walk *w, struct at_scan *out, const char *path,
-		     bool dir, int depth, struct at_error *err)
+/* Is candidate c ignored; *parent (of the last candidate) and its state are kept between calls. */
+static int candidate_ignored(struct at_wt_ignore *ig, const struct candidate *c, char *parent,
+			     bool *parent_ignored, bool *ignored, struct at_error *err)
 {
-	char key[PATH_MAX];
-	int ignored = 0;
+	const char *slash = strrchr(c->path, '/');
+	size_t plen = slash ? (size_t)(slash - c->path) : 0;
+	int rc;
 
-	if (at_fmt(key, sizeof(key), "%s%s", path, dir ? "/" : "") < 0)
-		return AT_SCAN_DECLINED;
-	if (git_ignore_path_is_ignored(&ignored, wt, key) < 0)
-		return at_git_error(err, AT_EGIT, "cannot read the ignore rules for '%s'", path);
-	if (ignored)
+	if (strlen(parent) != plen || strncmp(parent, c->path, plen) != 0) {
+		memcpy(parent, c->path, plen);
+		parent[plen] = '\0';
+		*parent_ignored = false;
+		if (plen && (rc = at_wt_ignored(ig, parent, true, false, parent_ignored, err)) < 0)
+			return rc;
+	}
+	if (*parent_ignored) {
+		*ignored = true;
 		return 0;
-	if (dir && !holds_repository(w->root, path))
-		return depth >= MAX_UNTRACKED_DEPTH ? AT_SCAN_DECLINED
-						    : untracked_dir(wt, w, out, path, depth, err);
-	if (push_change(out, AT_SCAN_UNTRACKED, key, strlen(key)) < 0)
+	}
+	return at_wt_ignored(ig, c->path, c->dir, true, ignored, err);
+}
+
+/* The untracked candidates of every thread, in path order, against the ignore rules. */
+static int collect_untracked(git_repository *repo, struct walk *w, struct found *found, size_t n,
+			     struct found *extra, struct at_scan *out, struct at_error *err)
+{
+	struct at_wt_ignore *ig = NULL;
+	struct candidate *all = NULL;
+	char parent[PATH_MAX] = "";
+	size_t i, j, total = 0;
+	bool parent_ignored = false, ignored;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		total += found[i].ncand;
+	if (total == 0)
+		return 0;
+	if (!(all = calloc(total, sizeof(*all))))
 		return at_error_set(err, AT_ESYS, "out of memory");
-	return 0;
+	for (i = 0, total = 0; i < n; i++)
+		for (j = 0; j < found[i].ncand; j++)
+			all[total++] = found[i].cand[j];
+	qsort(all, total, sizeof(*all), candidate_cmp);
+	rc = at_wt_ignore_open(&ig, repo, w->root, err);
+	for (i = 0; rc == 0 && i < total; i++) {
+		rc = candidate_ignored(ig, &all[i], parent, &parent_ignored, &ignored, err);
+		if (rc < 0 || ignored)
+			continue;
+		if (all[i].dir)
+			rc = untracked_tree(w, ig, extra, out, all[i].path, err);
+		else if (push_change(out, AT_SCAN_UNTRACKED, all[i].path, strlen(all[i].path)) < 0)
+			rc = at_error_set(err, AT_ESYS, "out of memory");
+	}
+	at_wt_ignore_free(ig);
+	free(all);   /* the paths are the threads' */
+	return rc;
 }
 
 /*
@@ -695,15 +948,43 @@ static void found_free(struct found *f)
 	for (i = 0; i < f->ncand; i++)
 		free(f->cand[i].path);
 	free(f->cand);
+	for (i = 0; i < f->nrefused; i++)
+		free(f->refused[i].path);
+	free(f->refused);
+}
+
+/* All the threads' refusals (and extra's), as one error; 0 when there are none. */
+static int refusals(struct found *found, size_t n, struct found *extra, struct at_error *err)
+{
+	struct refused *all;
+	size_t i, j, total = extra->nrefused;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		total += found[i].nrefused;
+	if (total == 0)
+		return 0;
+	if (!(all = calloc(total, sizeof(*all))))
+		return at_error_set(err, AT_ESYS, "out of memory");
+	for (i = 0, total = 0; i < n; i++)
+		for (j = 0; j < found[i].nrefused; j++)
+			all[total++] = found[i].refused[j];
+	for (j = 0; j < extra->nrefused; j++)
+		all[total++] = extra->refused[j];
+	rc = refusal_error(all, total, err);
+	free(all);   /* the paths are the threads' */
+	return rc;
 }
 
 /* The threads' changes, the deleted entries, then the untracked ones not ignored. */
-static int collect(git_repository *wt, struct walk *w, struct found *found, size_t n,
+static int collect(git_repository *repo, struct walk *w, struct found *found, size_t n,
 		   struct at_scan *out, struct at_error *err)
 {
+	struct found extra;
 	size_t i, j;
-	int rc = 0;
+	int rc;
 
+	memset(&extra, 0, sizeof(extra));
 	for (i = 0; i < n; i++)
 		for (j = 0; j < found[i].changes.n; j++) {
 			if (push_change(out, found[i].changes.v[j].kind, found[i].changes.v[j].path,
@@ -714,9 +995,10 @@ static int collect(git_repository *wt, struct walk *w, struct found *found, size
 		if (!w->tracked[i].seen &&
 		    push_change(out, AT_SCAN_DELETED, w->tracked[i].path, strlen(w->tracked[i].path)) < 0)
 			return at_error_set(err, AT_ESYS, "out of memory");
-	for (i = 0; rc == 0 && i < n; i++)
-		for (j = 0; rc == 0 && j < found[i].ncand; j++)
-			rc = untracked(wt, w, out, found[i].cand[j].path, found[i].cand[j].dir, 0, err);
+	if ((rc = refusals(found, n, &extra, err)) == 0 &&
+	    (rc = collect_untracked(repo, w, found, n, &extra, out, err)) == 0)
+		rc = refusals(found, n, &extra, err);
+	found_free(&extra);
 	if (rc == 0 && out->n > 1)
 		qsort(out->v, out->n, sizeof(*out->v), change_cmp);
 	return rc;
@@ -740,15 +1022,38 @@ static void save_cache(const char *path, const struct timespec *started, struct 
 	free(all);
 }
 
-int at_scan_entries(git_repository *wt, const git_index_entry *entries, size_t count,
-		    const struct timespec *index_mtime, const char *cache_path,
+/* The walk's setting: the worktree, where a submodule's .git may point; what the config refuses. */
+static int walk_init(struct walk *w, git_repository *repo, const char *workdir,
+		     struct at_error *err)
+{
+	char e[200];
+
+	if (at_git_config_bool(repo, "core.ignorecase", false))
+		return at_error_set(err, AT_EGIT, "core.ignorecase is true in '%s': agenttask "
+				    "reads case-sensitive worktrees only",
+				    at_esc(e, sizeof(e), workdir));
+	if (at_fmt(w->workdir, sizeof(w->workdir), "%s%s", workdir,
+		   workdir[0] && workdir[strlen(workdir) - 1] == '/' ? "" : "/") < 0)
+		return at_error_set(err, AT_EUNSAFE, "worktree path too long '%s'",
+				    at_esc(e, sizeof(e), workdir));
+	if (at_fmt(w->modules[0], sizeof(w->modules[0]), "%smodules/",
+		   git_repository_commondir(repo)) < 0)
+		w->modules[0][0] = '\0';
+	if (at_fmt(w->modules[1], sizeof(w->modules[1]), "%smodules/",
+		   git_repository_path(repo)) < 0)
+		w->modules[1][0] = '\0';
+	return (w->root = at_wt_open_root(workdir, err)) < 0 ? err->code : 0;
+}
+
+int at_scan_entries(git_repository *repo, const char *workdir, const git_index_entry *entries,
+		    size_t count, const struct timespec *index_mtime, const char *cache_path,
 		    struct at_scan *out, struct at_error *err)
 {
 	struct found found[MAX_THREADS];
 	struct timespec started = { 0, 0 };
 	struct walk w;
 	size_t i, n = 0, listed = 0, known = 0;
-	int rc = AT_SCAN_DECLINED;
+	int rc;
 
 	memset(&w, 0, sizeof(w));
 	memset(found, 0, sizeof(found));
@@ -756,17 +1061,12 @@ int at_scan_entries(git_repository *wt, const git_index_entry *entries, size_t c
 	w.index_mtime = *index_mtime;
 	pthread_mutex_init(&w.lock, NULL);
 	pthread_cond_init(&w.cond, NULL);
-	atomic_init(&w.declined, false);
 	atomic_init(&w.sys_errno, 0);
-	if (!git_repository_workdir(wt) || at_git_config_bool(wt, "core.ignorecase", false) ||
-	    !load_tracked(&w, entries, count))
+	if ((rc = walk_init(&w, repo, workdir, err)) < 0 ||
+	    (rc = load_tracked(&w, entries, count, err)) < 0)
 		goto out;
 	if (table_build(&w) < 0) {
 		rc = at_error_set(err, AT_ESYS, "out of memory");
-		goto out;
-	}
-	if ((w.root = open(git_repository_workdir(wt), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		rc = at_error_sys(err, AT_ESYS, "cannot open worktree '%s'", git_repository_workdir(wt));
 		goto out;
 	}
 	if (cache_path && at_dircache_usable(w.root)) {
@@ -780,14 +1080,14 @@ int at_scan_entries(git_repository *wt, const git_index_entry *entries, size_t c
 		goto out;
 	}
 	if (atomic_load(&w.sys_errno)) {
+		char e[200];
+
 		errno = atomic_load(&w.sys_errno);
 		rc = at_error_sys(err, AT_ESYS, "cannot read '%s' in the worktree",
-				  w.failed_path ? w.failed_path : ".");
+				  at_esc(e, sizeof(e), w.failed_path ? w.failed_path : "."));
 		goto out;
 	}
-	if (atomic_load(&w.declined))
-		goto out;
-	rc = collect(wt, &w, found, n, out, err);
+	rc = collect(repo, &w, found, n, out, err);
 	for (i = 0; i < n; i++) {
 		listed += found[i].listed;
 		known += found[i].known;
@@ -817,8 +1117,8 @@ out:
 	return rc;
 }
 
-int at_scan_worktree(git_repository *wt, git_index *idx, struct at_scan *out,
-		     struct at_error *err)
+int at_scan_worktree(git_repository *repo, const char *workdir, git_index *idx,
+		     struct at_scan *out, struct at_error *err)
 {
 	size_t i, n = git_index_entrycount(idx);
 	struct timespec mtime = { 0, 0 };
@@ -826,17 +1126,13 @@ int at_scan_worktree(git_repository *wt, git_index *idx, struct at_scan *out,
 	struct stat st;
 	int rc;
 
-	if (git_index_has_conflicts(idx))
-		return AT_SCAN_DECLINED;
-	if (stat(git_index_path(idx), &st) == 0)
+	if (git_index_path(idx) && stat(git_index_path(idx), &st) == 0)
 		mtime = st.st_mtim;
-	else if (errno != ENOENT)
-		return AT_SCAN_DECLINED;
 	if (!(v = calloc(n ? n : 1, sizeof(*v))))
 		return at_error_set(err, AT_ESYS, "out of memory");
 	for (i = 0; i < n; i++)
 		v[i] = *git_index_get_byindex(idx, i);
-	rc = at_scan_entries(wt, v, n, &mtime, NULL, out, err);
+	rc = at_scan_entries(repo, workdir, v, n, &mtime, NULL, out, err);
 	free(v);
 	return rc;
 }

@@ -4,74 +4,123 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "git/internal.h"
 #include "git/scan.h"
+#include "git/wtread.h"
 
-/*
- * An untracked repository inside the worktree (an agent's `git clone`, say)
- * is reported as "dir/": record it as git does, a gitlink to its HEAD.
- */
-static int add_path(git_index *idx, const char *path)
+int at_git_hasher_init(struct at_wt_hasher *h, const struct at_snap *s, const struct at_scan *scan,
+		       struct at_error *err)
 {
-	size_t len = strlen(path);
-	char *dir;
+	AT_AUTOFREE const char **paths = calloc(scan->n ? scan->n : 1, sizeof(*paths));
+	git_oid base, *basep = NULL;
+	size_t i, n = 0;
+	bool any = false;
 	int rc;
 
-	if (len < 2 || path[len - 1] != '/')
-		return git_index_add_bypath(idx, path);
-	dir = strndup(path, len - 1);
-	if (!dir)
-		return -1;
-	rc = git_index_add_bypath(idx, dir);
-	free(dir);
-	return rc;
+	memset(h, 0, sizeof(*h));
+	h->root = -1;
+	if (!paths)
+		return at_error_set(err, AT_ESYS, "out of memory");
+	for (i = 0; i < scan->n; i++)
+		if (scan->v[i].kind != AT_SCAN_DELETED)
+			paths[n++] = scan->v[i].path;
+	if (n == 0)
+		return 0;   /* nothing to hash: at_wt_hash is not called */
+	if (git_oid_fromstr(&base, s->t->base_commit) == 0)
+		basep = &base;
+	h->repo = s->wt;
+	h->max_size = s->max_file_size;
+	if ((rc = at_git_attrs_from_base(s->wt, basep, paths, n, &any, err)) < 0)
+		return rc;
+	h->filters = any || at_git_filters_configured(s->wt);
+	if (git_repository_odb(&h->odb, s->wt) < 0)
+		return at_git_error(err, AT_EGIT, "cannot open the object database");
+	if ((h->root = at_wt_open_root(s->t->path, err)) < 0) {
+		at_git_hasher_release(h);
+		return err->code;
+	}
+	return 0;
 }
 
-static int apply_change(git_index *idx, bool deleted, const char *path, const char *name,
-			struct at_error *err)
+void at_git_hasher_release(struct at_wt_hasher *h)
 {
-	if ((deleted ? git_index_remove_bypath(idx, path) : add_path(idx, path)) < 0)
-		return at_git_error(err, AT_EGIT, "cannot record '%s' of task '%s'", path, name);
+	git_odb_free(h->odb);
+	h->odb = NULL;
+	if (h->root >= 0)
+		close(h->root);
+	h->root = -1;
+}
+
+/* What git add records for a file: its blob and mode, and its stat data for the index. */
+static void entry_of(git_index_entry *e, const char *path, const git_oid *id, git_filemode_t mode,
+		     const struct stat *st)
+{
+	memset(e, 0, sizeof(*e));
+	e->ctime.seconds = (int32_t)st->st_ctim.tv_sec;
+	e->ctime.nanoseconds = (uint32_t)st->st_ctim.tv_nsec;
+	e->mtime.seconds = (int32_t)st->st_mtim.tv_sec;
+	e->mtime.nanoseconds = (uint32_t)st->st_mtim.tv_nsec;
+	e->dev = (uint32_t)st->st_dev;
+	e->ino = (uint32_t)st->st_ino;
+	e->uid = st->st_uid;
+	e->gid = st->st_gid;
+	e->file_size = (uint32_t)st->st_size;
+	e->mode = mode;   /* git_index_add merges it with core.filemode and core.symlinks */
+	e->path = path;
+	git_oid_cpy(&e->id, id);
+}
+
+static int record(git_index *idx, struct at_wt_hasher *h, const char *path, const char *name,
+		  struct at_error *err)
+{
+	git_index_entry e;
+	git_filemode_t mode;
+	struct stat st;
+	git_oid id;
+	char esc[200];
+	int rc = at_wt_hash(h, path, &id, &mode, &st, err);
+
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		entry_of(&e, path, &id, mode, &st);
+	/* Gone since the scan, or a directory now: what it held is the next scan's. */
+	if ((rc == 1 ? git_index_remove_bypath(idx, path) : git_index_add(idx, &e)) < 0)
+		return at_git_error(err, AT_EGIT, "cannot record '%s' of task '%s'",
+				    at_esc(esc, sizeof(esc), path), name);
 	return 0;
 }
 
 /*
- * Bring the in-memory index of the worktree up to its files (what `git add
- * -A` does): from at_scan_worktree(), else from libgit2's index-to-workdir
- * diff where the scan declines.
+ * Bring the index up to the worktree's files (what `git add -A` does), from
+ * the scan: removals first, so that a path turning between file and
+ * directory never meets its old self.
  */
-static int index_add_changes(git_repository *wt, git_index *idx, const char *name,
-			     struct at_error *err)
+static int index_add_changes(const struct at_snap *s, git_index *idx, struct at_error *err)
 {
-	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
 	struct at_scan scan = AT_SCAN_INIT;
-	git_diff *diff = NULL;
-	size_t i, n;
+	struct at_wt_hasher h;
+	char esc[200];
+	size_t i;
 	int rc;
 
-	rc = at_scan_worktree(wt, idx, &scan, err);
+	memset(&h, 0, sizeof(h));
+	h.root = -1;
+	if ((rc = at_scan_worktree(s->wt, s->t->path, idx, &scan, err)) == 0)
+		rc = at_git_hasher_init(&h, s, &scan, err);
 	for (i = 0; rc == 0 && i < scan.n; i++)
-		rc = apply_change(idx, scan.v[i].kind == AT_SCAN_DELETED, scan.v[i].path, name, err);
+		if (scan.v[i].kind == AT_SCAN_DELETED &&
+		    git_index_remove_bypath(idx, scan.v[i].path) < 0)
+			rc = at_git_error(err, AT_EGIT, "cannot record '%s' of task '%s'",
+					  at_esc(esc, sizeof(esc), scan.v[i].path), s->t->name);
+	for (i = 0; rc == 0 && i < scan.n; i++)
+		if (scan.v[i].kind != AT_SCAN_DELETED)
+			rc = record(idx, &h, scan.v[i].path, s->t->name, err);
+	at_git_hasher_release(&h);
 	at_scan_free(&scan);
-	if (rc != AT_SCAN_DECLINED)
-		return rc;
-	rc = 0;
-
-	dopts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
-		      GIT_DIFF_INCLUDE_TYPECHANGE;
-	dopts.ignore_submodules = GIT_SUBMODULE_IGNORE_ALL;
-	if (git_diff_index_to_workdir(&diff, wt, idx, &dopts) < 0)
-		return at_git_error(err, AT_EGIT, "cannot compare the worktree of task '%s'", name);
-	n = git_diff_num_deltas(diff);
-	for (i = 0; rc == 0 && i < n; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
-
-		rc = apply_change(idx, d->status == GIT_DELTA_DELETED, path, name, err);
-	}
-	git_diff_free(diff);
 	return rc;
 }
 
@@ -135,22 +184,42 @@ out:
 	return rc;
 }
 
-static int snapshot(git_repository *wt, const struct at_task *t, git_index **idx_out,
-		    git_oid *tree_out, struct at_error *err)
+/* The task's index, as git reads it; not the repository's, whose index holds attributes. */
+static int open_index(git_repository *wt, git_index **out, struct at_error *err)
+{
+	char path[PATH_MAX];
+	int caps = 0;
+
+	if (at_fmt(path, sizeof(path), "%sindex", git_repository_path(wt)) < 0 ||
+	    git_index_open(out, path) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read the index '%s'", path);
+	if (!at_git_config_bool(wt, "core.filemode", true))
+		caps |= GIT_INDEX_CAPABILITY_NO_FILEMODE;
+	if (!at_git_config_bool(wt, "core.symlinks", true))
+		caps |= GIT_INDEX_CAPABILITY_NO_SYMLINKS;
+	if (git_index_set_caps(*out, caps) < 0) {
+		git_index_free(*out);
+		return at_git_error(err, AT_EGIT, "cannot read the index '%s'", path);
+	}
+	return 0;
+}
+
+static int snapshot(const struct at_snap *s, git_index **idx_out, git_oid *tree_out,
+		    struct at_error *err)
 {
 	git_index *idx = NULL;
 	int rc;
 
-	if (git_repository_index(&idx, wt) < 0)
-		return at_git_error(err, AT_EGIT, "cannot read the index of task '%s'", t->name);
-	rc = index_add_changes(wt, idx, t->name, err);
+	if ((rc = open_index(s->wt, &idx, err)) < 0)
+		return rc;
+	rc = index_add_changes(s, idx, err);
 	/*
 	 * An index that will be written keeps writing its tree in full: that
 	 * fills its cached-tree extension, which later snapshots and git reuse.
 	 */
-	if (rc == 0 && (idx_out || tree_from_head(wt, idx, tree_out) != 0) &&
-	    git_index_write_tree(tree_out, idx) < 0)
-		rc = at_git_error(err, AT_EGIT, "cannot write the tree of task '%s'", t->name);
+	if (rc == 0 && (idx_out || tree_from_head(s->wt, idx, tree_out) != 0) &&
+	    git_index_write_tree_to(tree_out, idx, s->wt) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot write the tree of task '%s'", s->t->name);
 	if (rc == 0 && idx_out)
 		*idx_out = idx;
 	else
@@ -158,18 +227,27 @@ static int snapshot(git_repository *wt, const struct at_task *t, git_index **idx
 	return rc;
 }
 
-int at_git_snapshot_tree(git_repository *wt, const struct at_task *t, git_oid *tree, bool *fast,
-			 struct at_error *err)
+static int snap_init(struct at_snap *s, const struct at_repo *r, git_repository *wt,
+		     const struct at_task *t, char *cache, size_t size, struct at_error *err)
+{
+	s->wt = wt;
+	s->t = t;
+	s->cache_path = at_fmt(cache, size, "%s/cache/%s.scan", r->paths.state_dir, t->name) == 0
+				? cache : NULL;
+	return at_repo_max_file_size(r, &s->max_file_size, err);
+}
+
+int at_git_snapshot_tree(const struct at_repo *r, git_repository *wt, const struct at_task *t,
+			 git_oid *tree, struct at_error *err)
 {
 	char cache[PATH_MAX];
+	struct at_snap s;
 	int rc;
 
-	rc = at_fmt(cache, sizeof(cache), "%sagenttask/cache/%s.scan", git_repository_commondir(wt),
-		    t->name);
-	rc = at_git_snapshot_fast(wt, rc == 0 ? cache : NULL, tree, err);
-
-	*fast = rc == 0;
-	return rc == AT_SNAPSHOT_DECLINED ? snapshot(wt, t, NULL, tree, err) : rc;
+	if ((rc = snap_init(&s, r, wt, t, cache, sizeof(cache), err)) < 0)
+		return rc;
+	rc = at_git_snapshot_fast(&s, tree, err);
+	return rc == AT_SNAPSHOT_DECLINED ? snapshot(&s, NULL, tree, err) : rc;
 }
 
 int at_snapshot_tree(struct at_repo *r, const struct at_task *t, char tree_hex[AT_OID_HEXSZ + 1],
@@ -177,13 +255,11 @@ int at_snapshot_tree(struct at_repo *r, const struct at_task *t, char tree_hex[A
 {
 	git_repository *wt = NULL;
 	git_oid tree;
-	bool fast;
 	int rc;
 
-	(void)r;
-	if ((rc = at_git_open_worktree(&wt, t, err)) < 0)
+	if ((rc = at_git_open_task_repo(&wt, t, err)) < 0)
 		return rc;
-	rc = at_git_snapshot_tree(wt, t, &tree, &fast, err);
+	rc = at_git_snapshot_tree(r, wt, t, &tree, err);
 	if (rc == 0)
 		at_git_oid_hex(tree_hex, &tree);
 	git_repository_free(wt);
@@ -223,13 +299,14 @@ int at_task_commit(struct at_repo *r, const struct at_task *t, const struct at_c
 	git_index *idx = NULL;
 	git_tree *tree = NULL;
 	git_oid tree_id, commit_id;
-	char *msg = NULL;
+	char *msg = NULL, cache[PATH_MAX];
+	struct at_snap s;
 	int rc;
 
-	(void)r;
-	if ((rc = at_git_open_worktree(&wt, t, err)) < 0)
+	if ((rc = at_git_open_task_repo(&wt, t, err)) < 0)
 		return rc;
-	if ((rc = snapshot(wt, t, &idx, &tree_id, err)) < 0)
+	if ((rc = snap_init(&s, r, wt, t, cache, sizeof(cache), err)) < 0 ||
+	    (rc = snapshot(&s, &idx, &tree_id, err)) < 0)
 		goto out;
 	if (git_revparse_single((git_object **)&parent, wt, "HEAD^{commit}") < 0) {
 		rc = at_git_error(err, AT_EGIT, "cannot read HEAD of task '%s'", t->name);

@@ -5,25 +5,23 @@
  * (git add -A) and makes its tree. For `agenttask diff`, which only needs
  * the tree, most of that was reading the index into libgit2 (its SHA-1,
  * path checks and hash map: ~9 ms on 20,000 entries) and comparing it with
- * HEAD (~6 ms). Here, where blobs are plain bytes (no filter can apply: no
- * attributes anywhere, no autocrlf or eol setting; core.symlinks and
- * core.filemode true):
+ * HEAD (~6 ms). Here, where core.symlinks and core.filemode are true:
  *
  *   1. the index file is read by git/index_file.c;
  *   2. the worktree is compared with it by git/scan.c;
  *   3. HEAD's tree is walked alongside the index entries (both are in the
  *      same order) for what is staged: an upsert for each entry that
  *      differs, a removal for each path the index dropped;
- *   4. each file the scan reports is hashed into the object database as it
- *      is on disk (a link: its target), a deleted one removed;
+ *   4. each file the scan reports is hashed into the object database as
+ *      git/wtread.h reads it (a link: its target; filters from the base
+ *      commit's attributes), a deleted one removed;
  *   5. git_tree_create_updated() applies those to HEAD's tree: only the
  *      directories on the way to a change are written.
  *
  * Anything else declines (AT_SNAPSHOT_DECLINED) before writing a tree, and
- * the general path runs: .gitattributes anywhere in the index or among the
- * new files, an untracked repository, what the index reader or the scan
- * declines, a change git_tree_create_updated() refuses (a path turning from
- * file to directory).
+ * the general path runs: what the index reader declines, a change
+ * git_tree_create_updated() refuses (a path turning from file to
+ * directory). Both paths take the same scan and hash with the same code.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,11 +32,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/fs.h"
 #include "core/util.h"
 #include "git/index_file.h"
 #include "git/internal.h"
 #include "git/scan.h"
+#include "git/wtread.h"
 
 struct update {
 	git_tree_update up;
@@ -98,13 +96,6 @@ static void updates_free(struct updates *u)
 		free(u->owned[i]);
 	free(u->owned);
 	free(u->v);
-}
-
-static bool is_attributes(const char *path)
-{
-	const char *base = strrchr(path, '/');
-
-	return strcmp(base ? base + 1 : path, ".gitattributes") == 0;
 }
 
 /* ---- staged: HEAD's tree against the index ------------------------------ */
@@ -216,73 +207,6 @@ static int staged_changes(git_tree *head, const struct at_index *idx, struct upd
 
 /* ---- the worktree's changes, hashed --------------------------------------- */
 
-static int hash_stream(git_odb *odb, int fd, size_t size, git_oid *id)
-{
-	git_odb_stream *stream = NULL;
-	char buf[65536];
-	size_t done = 0;
-	int rc = -1;
-
-	if (git_odb_open_wstream(&stream, odb, (git_object_size_t)size, GIT_OBJECT_BLOB) < 0)
-		return -1;
-	while (done < size) {
-		ssize_t r = read(fd, buf, sizeof(buf));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0 || (size_t)r > size - done || git_odb_stream_write(stream, buf, (size_t)r) < 0)
-			goto out;
-		done += (size_t)r;
-	}
-	rc = git_odb_stream_finalize_write(id, stream);
-out:
-	git_odb_stream_free(stream);
-	return rc;
-}
-
-/*
- * The blob and mode of a file as git add would record them when no filter
- * applies. 1: not a file or link any more (the general path decides).
- */
-static int hash_path(git_odb *odb, int root, const char *path, git_oid *id,
-		     git_filemode_t *mode)
-{
-	char target[PATH_MAX + 1];
-	struct stat st;
-	ssize_t len;
-	int fd, rc = -1;
-
-	if ((fd = at_open_beneath(root, path, O_PATH | O_NOFOLLOW)) < 0 || fstat(fd, &st) < 0) {
-		rc = fd < 0 && (errno == ENOENT || errno == ELOOP || errno == ENOTDIR) ? 1 : -1;
-		goto out;
-	}
-	if (S_ISLNK(st.st_mode)) {
-		if ((len = readlinkat(fd, "", target, sizeof(target))) < 0 ||
-		    (size_t)len >= sizeof(target))
-			goto out;
-		*mode = GIT_FILEMODE_LINK;
-		rc = git_odb_write(id, odb, target, (size_t)len, GIT_OBJECT_BLOB) < 0 ? -1 : 0;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rc = 1;
-		goto out;
-	}
-	close(fd);
-	/* O_NONBLOCK: a fifo swapped in meanwhile must not hang the open. */
-	if ((fd = at_open_beneath(root, path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW)) < 0 || fstat(fd, &st) < 0 ||
-	    !S_ISREG(st.st_mode)) {
-		rc = 1;
-		goto out;
-	}
-	*mode = (st.st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
-	rc = hash_stream(odb, fd, (size_t)st.st_size, id);
-out:
-	if (fd >= 0)
-		close(fd);
-	return rc;
-}
-
 static const git_index_entry *find_entry(const struct at_index *idx, const char *path)
 {
 	size_t lo = 0, hi = idx->n;
@@ -307,43 +231,41 @@ static const git_index_entry *find_entry(const struct at_index *idx, const char 
  * walk's removal first; a path the index added, the walk's upsert (not in
  * HEAD). With no update from the walk, a path the index holds is HEAD's.
  */
-static int worktree_changes(git_repository *wt, const struct at_index *idx,
+static int worktree_changes(const struct at_snap *s, const struct at_index *idx,
 			    const struct at_scan *scan, struct updates *u, struct at_error *err)
 {
-	const char *bad = NULL;
-	git_odb *odb = NULL;
+	struct at_wt_hasher h;
 	size_t i;
-	int root, rc = 0;
+	int rc;
 
-	if ((root = open(git_repository_workdir(wt), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return at_error_sys(err, AT_ESYS, "cannot open worktree '%s'",
-				    git_repository_workdir(wt));
-	if (git_repository_odb(&odb, wt) < 0) {
-		close(root);
-		return at_git_error(err, AT_EGIT, "cannot open the object database");
-	}
+	if ((rc = at_git_hasher_init(&h, s, scan, err)) < 0)
+		return rc;
 	for (i = 0; rc == 0 && i < scan->n; i++) {
 		const char *path = scan->v[i].path;
 		const git_index_entry *e = find_entry(idx, path);
 		git_filemode_t mode;
+		struct stat st;
 		git_oid id;
 
-		bad = path;
-		if (scan->v[i].kind == AT_SCAN_DELETED) {
-			rc = add_update(u, GIT_TREE_UPDATE_REMOVE, path, NULL, 0, true);
+		if (scan->v[i].kind != AT_SCAN_DELETED &&
+		    (rc = at_wt_hash(&h, path, &id, &mode, &st, err)) < 0)
+			break;
+		if (scan->v[i].kind == AT_SCAN_DELETED || rc == 1) {
+			if (add_update(u, GIT_TREE_UPDATE_REMOVE, path, NULL, 0, e != NULL) < 0)
+				rc = -1;
+			else
+				rc = 0;
 			continue;
 		}
-		if ((rc = hash_path(odb, root, path, &id, &mode)) != 0)
-			break;
 		/* Stat data changed, bytes did not: the index's entry stands. */
 		if (e && git_oid_equal(&e->id, &id) && (git_filemode_t)e->mode == mode)
 			continue;
-		rc = add_update(u, GIT_TREE_UPDATE_UPSERT, path, &id, mode, e != NULL);
+		if (add_update(u, GIT_TREE_UPDATE_UPSERT, path, &id, mode, e != NULL) < 0)
+			rc = -1;
 	}
-	if (rc < 0)
-		rc = at_git_error(err, AT_EGIT, "cannot record '%s'", bad);
-	git_odb_free(odb);
-	close(root);
+	if (rc == -1)
+		rc = at_error_set(err, AT_ESYS, "out of memory");
+	at_git_hasher_release(&h);
 	return rc;
 }
 
@@ -380,24 +302,7 @@ static git_tree_update *final_updates(struct updates *u, size_t *n_out)
 	return v;
 }
 
-static bool declines(const struct at_index *idx, const struct at_scan *scan)
-{
-	size_t i;
-
-	for (i = 0; i < idx->n; i++)
-		if (is_attributes(idx->v[i].path))
-			return true;
-	for (i = 0; i < scan->n; i++) {
-		size_t len = strlen(scan->v[i].path);
-
-		if (is_attributes(scan->v[i].path) || scan->v[i].path[len - 1] == '/')
-			return true;
-	}
-	return false;
-}
-
-int at_git_snapshot_fast(git_repository *wt, const char *cache_path, git_oid *tree_out,
-			 struct at_error *err)
+int at_git_snapshot_fast(const struct at_snap *s, git_oid *tree_out, struct at_error *err)
 {
 	struct at_index idx = AT_INDEX_INIT;
 	struct at_scan scan = AT_SCAN_INIT;
@@ -409,39 +314,31 @@ int at_git_snapshot_fast(git_repository *wt, const char *cache_path, git_oid *tr
 	int rc;
 
 	memset(&u, 0, sizeof(u));
-	if (!git_repository_workdir(wt) || at_git_filters_configured(wt) ||
-	    !at_git_config_bool(wt, "core.symlinks", true) ||
-	    !at_git_config_bool(wt, "core.filemode", true) ||
-	    at_fmt(path, sizeof(path), "%sindex", git_repository_path(wt)) < 0)
+	if (!at_git_config_bool(s->wt, "core.symlinks", true) ||
+	    !at_git_config_bool(s->wt, "core.filemode", true) ||
+	    at_fmt(path, sizeof(path), "%sindex", git_repository_path(s->wt)) < 0)
 		return AT_SNAPSHOT_DECLINED;
 	if ((rc = at_index_read(path, &idx, err)) != 0)
 		return rc == AT_INDEX_DECLINED ? AT_SNAPSHOT_DECLINED : rc;
-	if (git_revparse_single(&head, wt, "HEAD^{tree}") < 0) {
+	if (git_revparse_single(&head, s->wt, "HEAD^{tree}") < 0) {
 		git_error_clear();
 		rc = AT_SNAPSHOT_DECLINED;
 		goto out;
 	}
-	rc = at_scan_entries(wt, idx.v, idx.n, &idx.mtime, cache_path, &scan, err);
-	if (rc == AT_SCAN_DECLINED || (rc == 0 && declines(&idx, &scan))) {
-		rc = AT_SNAPSHOT_DECLINED;
-		goto out;
-	}
-	if (rc < 0)
+	if ((rc = at_scan_entries(s->wt, s->t->path, idx.v, idx.n, &idx.mtime, s->cache_path, &scan,
+				  err)) < 0)
 		goto out;
 	if (staged_changes((git_tree *)head, &idx, &u) < 0) {
 		rc = at_git_error(err, AT_EGIT, "cannot compare the index with HEAD");
 		goto out;
 	}
-	if ((rc = worktree_changes(wt, &idx, &scan, &u, err)) != 0) {
-		if (rc > 0)
-			rc = AT_SNAPSHOT_DECLINED;
+	if ((rc = worktree_changes(s, &idx, &scan, &u, err)) < 0)
 		goto out;
-	}
 	if (!(final = final_updates(&u, &nfinal))) {
 		rc = at_error_set(err, AT_ESYS, "out of memory");
 		goto out;
 	}
-	if (git_tree_create_updated(tree_out, wt, (git_tree *)head, nfinal, final) < 0) {
+	if (git_tree_create_updated(tree_out, s->wt, (git_tree *)head, nfinal, final) < 0) {
 		git_error_clear();
 		rc = AT_SNAPSHOT_DECLINED;
 	}

@@ -12,6 +12,7 @@
 #include "core/util.h"
 #include "git/internal.h"
 #include "git/snapshot.h"
+#include "git/wtread.h"
 
 #define TRASH_PREFIX "refs/agenttask/trash/"
 
@@ -283,6 +284,43 @@ static void base_from_trailers(const git_commit *entry, const char *tip, struct 
 		t->created = strtoll(created, NULL, 10);
 }
 
+struct tree_check {
+	struct at_error *err;
+	char path[PATH_MAX];
+};
+
+static int check_one(const char *root, const git_tree_entry *e, void *payload)
+{
+	struct tree_check *c = payload;
+
+	if (at_fmt(c->path, sizeof(c->path), "%s%s", root, git_tree_entry_name(e)) < 0)
+		return 0;
+	return at_git_check_entry(c->path, git_tree_entry_filemode(e), 0, UINT64_MAX, c->err) < 0
+		       ? -1 : 0;
+}
+
+/*
+ * An entry saved before agenttask refused them may hold a symlinked
+ * .gitattributes, .gitignore or .gitmodules, which libgit2's checkout would
+ * follow while it writes the worktree: such an entry is not restored.
+ */
+static int check_entry_tree(git_repository *repo, const git_oid *tree_id, const char *ref,
+			    struct at_error *err)
+{
+	struct tree_check c = { err, "" };
+	git_tree *tree = NULL;
+	int rc = 0;
+
+	if (git_tree_lookup(&tree, repo, tree_id) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read trash entry '%s'", ref);
+	if (git_tree_walk(tree, GIT_TREEWALK_PRE, check_one, &c) < 0 && !at_error_isset(err))
+		rc = at_git_error(err, AT_EGIT, "cannot read trash entry '%s'", ref);
+	else if (at_error_isset(err))
+		rc = err->code;
+	git_tree_free(tree);
+	return rc;
+}
+
 /* The uncommitted state over the fresh checkout: files only, the index stays at HEAD. */
 static int write_back(const struct at_task *t, const git_oid *tree_id, struct at_error *err)
 {
@@ -470,6 +508,7 @@ int at_trash_restore(struct at_repo *r, const char *name, const char *want, stru
 	if ((rc = at_task_init(&t, &r->paths, name, err)) < 0 ||
 	    (rc = find_entry(r, name, want, inf.ref, sizeof(inf.ref), err)) < 0 ||
 	    (rc = entry_commit(r->repo, inf.ref, &entry, tip, err)) < 0 ||
+	    (rc = check_entry_tree(r->repo, git_commit_tree_id(entry), inf.ref, err)) < 0 ||
 	    (rc = at_task_new_at(r, name, tip, &t, err)) < 0)
 		goto out;
 	ready = t;

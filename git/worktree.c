@@ -391,22 +391,35 @@ int at_task_new_at(struct at_repo *r, const char *name, const char *tip_hex,
 	return rc;
 }
 
-static int worktree_dirty(const struct at_task *t, bool *dirty, struct at_error *err)
+/*
+ * Whether the task's full state differs from its HEAD: the snapshot the
+ * diff takes (libgit2's status would read the worktree's .gitignore files
+ * itself, and a fifo there hung `list` for the whole repository). A
+ * worktree the snapshot refuses (an embedded repository, a file over the
+ * limit) has changes; `diff` names them.
+ */
+static int worktree_dirty(const struct at_repo *r, const struct at_task *t, bool *dirty,
+			  struct at_error *err)
 {
-	git_status_options so = GIT_STATUS_OPTIONS_INIT;
-	git_status_list *list = NULL;
+	struct at_error e = AT_ERROR_INIT;
 	git_repository *wt = NULL;
+	git_object *head = NULL;
+	git_oid tree;
 	int rc;
 
-	if ((rc = at_git_open_worktree(&wt, t, err)) < 0)
+	if ((rc = at_git_open_task_repo(&wt, t, err)) < 0)
 		return rc;
-	so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
-	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
-	if (git_status_list_new(&list, wt, &so) < 0)
-		rc = at_git_error(err, AT_EGIT, "cannot read the status of task '%s'", t->name);
-	else
-		*dirty = git_status_list_entrycount(list) > 0;
-	git_status_list_free(list);
+	if ((rc = at_git_snapshot_tree(r, wt, t, &tree, &e)) == AT_EUNSAFE) {
+		*dirty = true;
+		rc = 0;
+	} else if (rc < 0) {
+		*err = e;
+	} else if (git_revparse_single(&head, wt, "HEAD^{tree}") < 0) {
+		rc = at_git_error(err, AT_EGIT, "cannot read HEAD of task '%s'", t->name);
+	} else {
+		*dirty = !git_oid_equal(&tree, git_object_id(head));
+	}
+	git_object_free(head);
 	git_repository_free(wt);
 	return rc;
 }
@@ -432,7 +445,7 @@ int at_task_inspect(struct at_repo *r, const struct at_task *t, struct at_task_i
 	git_reference_free(ref);
 	info.worktree_missing = !at_path_exists(t->path);
 	if (!info.worktree_missing)
-		rc = worktree_dirty(t, &info.dirty, err);
+		rc = worktree_dirty(r, t, &info.dirty, err);
 	if (rc == 0)
 		*out = info;
 	return rc;

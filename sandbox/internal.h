@@ -118,7 +118,8 @@ struct at_sb_child {
 	int last_cap;
 	char uid_map[32], gid_map[32];  /* "<id> <id> 1\n": our own ids, kept */
 	int sync_fd;              /* read end; the supervisor holds the write end */
-	bool wait_sync;           /* wait for its byte: we have been put in the cgroup */
+	bool wait_sync;           /* wait for the final rlimit[]: we have been put in the cgroup */
+	bool hold;                /* after the exit report, keep the cgroup until sync_fd's EOF */
 	int report_fd;            /* write end of the report pipe */
 	int out_fd, err_fd;       /* capture pipes' write ends, or -1 */
 	sigset_t *saved_mask;     /* the supervisor's mask, restored for the command */
@@ -146,14 +147,81 @@ void at_sb_seccomp_release(struct sock_fprog *prog);
 /* Read a small procfs file (whose st_size is 0) into buf, NUL-terminated. */
 int at_sb_read_proc(const char *path, char *buf, size_t size);
 
+/*
+ * How the run's tree-wide limits (memory, pids, cpus) are held: at most one
+ * cgroup mechanism a run, chosen before the clone (at_sb_limits_prepare),
+ * completed once the init exists (at_sb_limits_attach), read while the init
+ * still holds the cgroup after the command's end (at_sb_limits_collect).
+ */
+struct at_sb_scope;               /* scope.c: a connection to systemd */
 struct at_sb_cgroup {
-	char dirs[4][256];        /* cgroup dirs made for this run (to remove after) */
+	enum at_sandbox_mech tree;    /* CGROUP_V2, SYSTEMD, CGROUP_V1, or NONE */
+	char dirs[4][512];            /* cgroups made for this run, removed after it */
 	int ndirs;
+	int into_fd;                  /* CGROUP_V2: the run's cgroup, clone3(CLONE_INTO_CGROUP); -1 */
+	char v2_dir[512];             /* v2 (delegated or scope): the run's cgroup */
+	struct at_sb_scope *scope;    /* SYSTEMD: until the init is in its scope */
+	bool need_sync;               /* the init waits for its move and its final rlimits */
+	bool collected;
+	int64_t oom_kills, pids_refused;  /* -1: unknown */
+	unsigned int seq;             /* this process's run number, for unique names */
+	char why_not[256];            /* why the systemd scope was not had, for --verbose */
 };
-int at_sb_cgroup_setup(const uint64_t *limits, enum at_sandbox_mech *mech,
-		       struct at_sb_cgroup *cg, struct at_error *err);
-int at_sb_cgroup_attach(const struct at_sb_cgroup *cg, int pid, struct at_error *err);
-void at_sb_cgroup_remove(struct at_sb_cgroup *cg);
+int at_sb_limits_prepare(const struct at_sandbox_opts *o, enum at_sandbox_mech *mech,
+			 struct at_sb_cgroup *cg, struct at_error *err);
+/*
+ * clone(2) the init with flags: by clone3 into the run's cgroup where we
+ * made it (CLONE_INTO_CGROUP: the tree is in it from its first instruction);
+ * else plainly, and *wait_sync is set where it must wait to be moved.
+ */
+long at_sb_limits_clone(struct at_sb_cgroup *cg, unsigned long flags, bool *wait_sync);
+/*
+ * After the clone, before the init goes on: move it in (v1, systemd; a
+ * controller may fall back then), and send it its rlimits over sync_fd.
+ */
+int at_sb_limits_attach(struct at_sb_cgroup *cg, const struct at_sandbox_opts *o, int pid,
+			enum at_sandbox_mech *mech, int sync_fd, struct at_error *err);
+/* The OOM kills and refused forks; while the init still holds the cgroup. */
+void at_sb_limits_collect(struct at_sb_cgroup *cg);
+void at_sb_limits_release(struct at_sb_cgroup *cg);
+/* Why the run was stopped (res->stop; an OOM kill makes it 137). */
+void at_sb_limits_result(struct at_sb_cgroup *cg, const struct at_sandbox_opts *o,
+			 struct at_sandbox_result *res);
+/* Remove the empty cgroups PREFIX<pid>-... in base whose agenttask (pid) is gone. */
+void at_sb_cg_sweep(const char *base, const char *prefix);
+/* Write value to dir/name (a cgroup file); 0 or -1 with errno. */
+int at_sb_cg_write(const char *dir, const char *name, const char *value);
+
+/* cgroup2.c: the unified hierarchy (paths are under /sys/fs/cgroup). */
+bool at_sb_cg2_unified(void);
+/* The cgroup of pid ("/user.slice/..."), from the "0::" line of /proc/PID/cgroup. */
+int at_sb_cg2_of(int pid, char *buf, size_t size);
+/*
+ * A cgroup delegated to us, in which the run's cgroup is made; see cgroup2.c.
+ * Under systemd, s (or NULL) is asked when the cgroup bears no mark.
+ */
+int at_sb_cg2_delegated(struct at_sb_scope *s, const bool *want, char *dir, size_t size);
+/* Write the limits wanted into dir; want[i] cleared where dir has no such file. */
+int at_sb_cg2_write_limits(const char *dir, const uint64_t *limits, bool *want);
+/* Does the cgroup at dir enforce limit l (its controller is enabled there)? */
+bool at_sb_cg2_has(const char *dir, enum at_sandbox_limit l);
+void at_sb_cg2_events(const char *dir, int64_t *oom_kills, int64_t *pids_refused);
+/* The value of "key N" in a flat-keyed cgroup file, or -1. */
+int64_t at_sb_cg_key(const char *path, const char *key);
+
+/* scope.c: systemd's transient scopes, through sd-bus (libsystemd, loaded when needed). */
+/* Connect to this user's manager (the system's, for root); -1 when there is none. */
+int at_sb_scope_connect(struct at_sb_scope **out);
+/*
+ * A transient scope holding pid, Delegate=yes, with the wanted limits as its
+ * properties; waits until pid is in it. Its cgroup in dir.
+ */
+int at_sb_scope_start(struct at_sb_scope *s, int pid, const uint64_t *limits, const bool *want,
+		      char *dir, size_t size, struct at_error *err);
+void at_sb_scope_free(struct at_sb_scope *s);
+/* Does the unit agenttask runs in have Delegate=yes? */
+bool at_sb_scope_delegated(struct at_sb_scope *s);
+
 /* In the child: the rlimits chosen above. 0, or -1 with errno and *which. */
 int at_sb_rlimits_apply(const struct at_sb_child *c, int *which);
 
@@ -181,6 +249,9 @@ struct at_sb_super {
 	/* in */
 	int init_pid;
 	int sig_fd, report_fd, out_fd, err_fd;   /* set to -1 once at EOF and closed */
+	/* Called at the init's exit report, the command's tree gone but the init's cgroup kept. */
+	void (*at_exit_report)(void *arg);
+	void *arg;
 	uint64_t timeout_ms;
 	size_t capture_max;
 	/* out */

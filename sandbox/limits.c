@@ -1,33 +1,47 @@
 /*
- * limits.c - --memory, --pids, --cpu, --file-size.
+ * limits.c - --memory, --pids, --cpu, --cpus, --file-size, and the defaults.
  *
- * A limit on the whole process tree needs a cgroup. Where the cgroup v1
- * hierarchy of a controller is writable (root, here) a per-run cgroup
- * <hierarchy>/<our cgroup>/agenttask-<pid> is made, the sandbox's init is
- * moved into it before it runs anything, and it is removed after the run.
- * Otherwise the limit falls back to an rlimit, which binds each process
- * (RLIMIT_AS, RLIMIT_CPU, RLIMIT_FSIZE) or, for RLIMIT_NPROC, the user's
- * processes in the sandbox's user namespace.
+ * A limit on the whole process tree needs a cgroup. The first of these that
+ * works holds the run's memory, pids and cpus limits:
+ *   1. cgroup v2, a subtree delegated to agenttask (a container, a CI
+ *      runner, `systemd-run --user --scope -p Delegate=yes`): the run's
+ *      cgroup is made in it, and the init is born there
+ *      (clone3(CLONE_INTO_CGROUP)): cgroup2.c;
+ *   2. cgroup v2 under systemd: a transient scope from the user's manager
+ *      (the system's for root): scope.c;
+ *   3. cgroup v1, where its hierarchies are writable (root):
+ *      <hierarchy>/<our cgroup>/agenttask-<pid>, the init moved in;
+ *   4. otherwise rlimits, which bind each process on its own (RLIMIT_AS,
+ *      RLIMIT_CPU, RLIMIT_FSIZE) or, RLIMIT_NPROC, the user's processes in
+ *      the sandbox's user namespace; at_sandbox_mech_note says what each
+ *      weakens, and `run --verbose` and `--json` show it.
+ * In 2 and 3 the init waits, before anything runs, until the supervisor has
+ * put it in the cgroup and sent it the final list of rlimits (a controller
+ * that is missing falls back to its rlimit then).
  *
  * RLIMIT_NPROC does not bind a process whose real uid is the host's root
  * (copy_process exempts INIT_USER), and root inside the sandbox is the
- * host's root mapped 1:1. So --pids as root without a writable pids cgroup
- * is refused instead of silently not enforced.
+ * host's root mapped 1:1. So --pids as root without a pids cgroup is
+ * refused instead of silently not enforced. A default limit is never
+ * refused: where nothing can enforce it (pids for root, memory without a
+ * cgroup: RLIMIT_AS would break programs that reserve address space, node
+ * among them), the run goes without it and says so.
  *
- * cgroup v2: not used yet (a delegated subtree needs the supervisor itself
- * moved to a leaf first); where only v2 is available the rlimits apply.
- * CPU time has no cgroup v1 limit (cpu.cfs_* throttle, they do not stop), so
- * --cpu is always RLIMIT_CPU: per process.
+ * --cpu (seconds) is always RLIMIT_CPU, per process: a cgroup throttles CPU
+ * use (--cpus, cpu.max), it does not stop it. --file-size is RLIMIT_FSIZE.
  */
 #include "sandbox/internal.h"
 
 #include <errno.h>
+#include <sched.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -81,9 +95,9 @@ static int own_cgroup(const char *controller, char *buf, size_t size)
 	return -1;
 }
 
-static int write_file(const char *dir, const char *name, const char *value)
+int at_sb_cg_write(const char *dir, const char *name, const char *value)
 {
-	char path[512];
+	char path[640];
 	AT_AUTOCLOSE int fd = -1;
 
 	if (at_fmt(path, sizeof(path), "%s/%s", dir, name) < 0)
@@ -95,9 +109,9 @@ static int write_file(const char *dir, const char *name, const char *value)
 }
 
 /* Make <hierarchy>/<own cgroup>/agenttask-<pid> for controller; its path in dir. */
-static int make_cgroup(const char *controller, char *dir, size_t size)
+static int make_cgroup(const char *controller, unsigned int seq, char *dir, size_t size)
 {
-	char own[256], base[512];
+	char own[256], base[400];
 	struct stat st;
 
 	if (own_cgroup(controller, own, sizeof(own)) < 0)
@@ -109,7 +123,8 @@ static int make_cgroup(const char *controller, char *dir, size_t size)
 		return -1;
 	if (access(base, W_OK) < 0)
 		return -1;
-	if (at_fmt(dir, size, "%s/agenttask-%ld", base, (long)getpid()) < 0)
+	at_sb_cg_sweep(base, "agenttask-");
+	if (at_fmt(dir, size, "%s/agenttask-%ld-%u", base, (long)getpid(), seq) < 0)
 		return -1;
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return -1;
@@ -119,73 +134,277 @@ static int make_cgroup(const char *controller, char *dir, size_t size)
 static int try_cgroup(struct at_sb_cgroup *cg, const char *controller, const char *file,
 		      uint64_t value, const char *also)
 {
-	char dir[256], val[32];
+	char dir[512], val[32];
 
 	if (cg->ndirs >= (int)(sizeof(cg->dirs) / sizeof(cg->dirs[0])))
 		return -1;
-	if (make_cgroup(controller, dir, sizeof(dir)) < 0)
+	if (make_cgroup(controller, cg->seq, dir, sizeof(dir)) < 0)
 		return -1;
 	snprintf(val, sizeof(val), "%llu", (unsigned long long)value);
-	if (write_file(dir, file, val) < 0) {
+	if (at_sb_cg_write(dir, file, val) < 0) {
 		rmdir(dir);
 		return -1;
 	}
 	/* Swap too, where accounted: else the limit only moves pages to swap. */
 	if (also)
-		(void)write_file(dir, also, val);
+		(void)at_sb_cg_write(dir, also, val);
 	memcpy(cg->dirs[cg->ndirs++], dir, sizeof(dir));
 	return 0;
 }
 
-int at_sb_cgroup_setup(const uint64_t *limits, enum at_sandbox_mech *mech,
-		       struct at_sb_cgroup *cg, struct at_error *err)
+/* The limits a cgroup can hold for the whole tree. */
+static bool tree_limit(int l)
 {
-	memset(cg, 0, sizeof(*cg));
-	if (limits[AT_LIMIT_MEMORY]) {
-		mech[AT_LIMIT_MEMORY] =
-			try_cgroup(cg, "memory", "memory.limit_in_bytes", limits[AT_LIMIT_MEMORY],
-				   "memory.memsw.limit_in_bytes") == 0
-				? AT_MECH_CGROUP_V1
-				: AT_MECH_RLIMIT;
+	return l == AT_LIMIT_MEMORY || l == AT_LIMIT_PIDS || l == AT_LIMIT_CPUS;
+}
+
+static bool wanted(const struct at_sandbox_opts *o, bool *want)
+{
+	bool any = false;
+	int i;
+
+	for (i = 0; i < AT_LIMIT_COUNT; i++) {
+		want[i] = o->limits[i] && tree_limit(i);
+		any |= want[i];
 	}
-	if (limits[AT_LIMIT_PIDS]) {
-		/* +1: the sandbox's init is in the cgroup and in the count too. */
-		if (try_cgroup(cg, "pids", "pids.max", limits[AT_LIMIT_PIDS] + 1, NULL) == 0) {
-			mech[AT_LIMIT_PIDS] = AT_MECH_CGROUP_V1;
-		} else if (getuid() == 0) {
-			at_sb_cgroup_remove(cg);
+	return any;
+}
+
+/* cgroup v1: one cgroup per controller; held[i] cleared where that fails. */
+static void try_v1(struct at_sb_cgroup *cg, const uint64_t *limits, bool *held)
+{
+	if (held[AT_LIMIT_MEMORY] &&
+	    try_cgroup(cg, "memory", "memory.limit_in_bytes", limits[AT_LIMIT_MEMORY],
+		       "memory.memsw.limit_in_bytes") < 0)
+		held[AT_LIMIT_MEMORY] = false;
+	/* +1: the sandbox's init is in the cgroup and in the count too. */
+	if (held[AT_LIMIT_PIDS] &&
+	    try_cgroup(cg, "pids", "pids.max", limits[AT_LIMIT_PIDS] + 1, NULL) < 0)
+		held[AT_LIMIT_PIDS] = false;
+	/* The default period is 100 ms: the quota is thousandths of a CPU * 100 us. */
+	if (held[AT_LIMIT_CPUS] &&
+	    try_cgroup(cg, "cpu", "cpu.cfs_quota_us", limits[AT_LIMIT_CPUS] * 100, NULL) < 0)
+		held[AT_LIMIT_CPUS] = false;
+	if (cg->ndirs > 0) {
+		cg->tree = AT_MECH_CGROUP_V1;
+		cg->need_sync = true;
+	}
+}
+
+/* What the cgroup does not hold: an rlimit, not applied (a default), or refused. */
+static int fall_back(const struct at_sandbox_opts *o, const bool *held, enum at_sandbox_mech tree,
+		     enum at_sandbox_mech *mech, struct at_error *err)
+{
+	int i;
+
+	for (i = 0; i < AT_LIMIT_COUNT; i++) {
+		bool dflt = o->default_limits & (1u << i);
+
+		mech[i] = AT_MECH_NONE;
+		if (!o->limits[i])
+			continue;
+		if (held[i])
+			mech[i] = tree;
+		else if (i == AT_LIMIT_CPU || i == AT_LIMIT_FSIZE)
+			mech[i] = AT_MECH_RLIMIT;
+		else if (dflt)
+			mech[i] = i == AT_LIMIT_PIDS && getuid() != 0 ? AT_MECH_RLIMIT
+								       : AT_MECH_UNENFORCED;
+		else if (i == AT_LIMIT_MEMORY || (i == AT_LIMIT_PIDS && getuid() != 0))
+			mech[i] = AT_MECH_RLIMIT;
+		else if (i == AT_LIMIT_PIDS)
 			return at_error_set(err, AT_ESANDBOX,
-					    "cannot enforce --pids: no writable pids cgroup, and "
+					    "cannot enforce --pids: no pids cgroup, and "
 					    "RLIMIT_NPROC does not bind root");
-		} else {
-			mech[AT_LIMIT_PIDS] = AT_MECH_RLIMIT;
-		}
+		else
+			return at_error_set(err, AT_ESANDBOX,
+					    "cannot enforce --cpus: no cgroup with the cpu "
+					    "controller here");
 	}
-	if (limits[AT_LIMIT_CPU])
-		mech[AT_LIMIT_CPU] = AT_MECH_RLIMIT;
-	if (limits[AT_LIMIT_FSIZE])
-		mech[AT_LIMIT_FSIZE] = AT_MECH_RLIMIT;
 	return 0;
 }
 
-int at_sb_cgroup_attach(const struct at_sb_cgroup *cg, int pid, struct at_error *err)
+static void cgroup_init(struct at_sb_cgroup *cg)
+{
+	static unsigned int seq;
+
+	memset(cg, 0, sizeof(*cg));
+	cg->into_fd = -1;
+	cg->oom_kills = cg->pids_refused = -1;
+	cg->seq = seq++;
+}
+
+/* A delegated v2 subtree: the run's cgroup made, limited, opened for clone3. */
+static bool try_delegated(struct at_sb_cgroup *cg, const struct at_sandbox_opts *o, bool *held)
+{
+	if (at_sb_cg2_delegated(cg->scope, held, cg->v2_dir, sizeof(cg->v2_dir)) < 0)
+		return false;
+	memcpy(cg->dirs[0], cg->v2_dir, sizeof(cg->dirs[0]));
+	cg->ndirs = 1;
+	at_sb_cg2_write_limits(cg->v2_dir, o->limits, held);
+	cg->into_fd = open(cg->v2_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg->into_fd < 0) {
+		rmdir(cg->v2_dir);
+		cg->ndirs = 0;
+		cg->v2_dir[0] = '\0';
+		return false;
+	}
+	cg->tree = AT_MECH_CGROUP_V2;
+	return true;
+}
+
+int at_sb_limits_prepare(const struct at_sandbox_opts *o, enum at_sandbox_mech *mech,
+			 struct at_sb_cgroup *cg, struct at_error *err)
+{
+	bool held[AT_LIMIT_COUNT];
+
+	cgroup_init(cg);
+	if (!wanted(o, held))
+		return fall_back(o, held, AT_MECH_NONE, mech, err);
+	if (at_sb_cg2_unified()) {
+		/* Under systemd: asked whether our cgroup is delegated, else for a scope. */
+		(void)at_sb_scope_connect(&cg->scope);
+		if (try_delegated(cg, o, held)) {
+			at_sb_scope_free(cg->scope);
+			cg->scope = NULL;
+			return fall_back(o, held, cg->tree, mech, err);
+		}
+		if (cg->scope) {
+			/* As hoped for; settled in at_sb_limits_attach, once the init exists. */
+			cg->tree = AT_MECH_SYSTEMD;
+			cg->need_sync = true;
+			return fall_back(o, held, cg->tree, mech, err);
+		}
+		memset(held, 0, sizeof(held));
+	} else {
+		try_v1(cg, o->limits, held);
+	}
+	if (fall_back(o, held, cg->tree, mech, err) < 0) {
+		at_sb_limits_release(cg);
+		return err->code;
+	}
+	return 0;
+}
+
+static int attach_v1(const struct at_sb_cgroup *cg, int pid, struct at_error *err)
 {
 	char val[32];
 	int i;
 
 	snprintf(val, sizeof(val), "%d", pid);
 	for (i = 0; i < cg->ndirs; i++) {
-		if (write_file(cg->dirs[i], "cgroup.procs", val) < 0)
+		if (at_sb_cg_write(cg->dirs[i], "cgroup.procs", val) < 0)
 			return at_error_sys(err, AT_ESANDBOX, "cannot move the sandbox into '%s'",
 					    cg->dirs[i]);
 	}
 	return 0;
 }
 
-void at_sb_cgroup_remove(struct at_sb_cgroup *cg)
+/* The kernel's struct clone_args (linux/sched.h clashes with glibc's sched.h). */
+struct sb_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls,
+		set_tid, set_tid_size, cgroup;
+};
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+long at_sb_limits_clone(struct at_sb_cgroup *cg, unsigned long flags, bool *wait_sync)
+{
+	struct sb_clone_args ca;
+	long pid;
+
+	if (cg->into_fd >= 0) {
+		memset(&ca, 0, sizeof(ca));
+		ca.flags = (flags & ~(unsigned long)CSIGNAL) | CLONE_INTO_CGROUP;
+		ca.exit_signal = SIGCHLD;
+		ca.cgroup = (uint64_t)cg->into_fd;
+		pid = syscall(SYS_clone3, &ca, sizeof(ca));
+		if (pid >= 0 || (errno != ENOSYS && errno != E2BIG && errno != EINVAL))
+			return pid;
+		/* Before 5.7: moved in by cgroup.procs, like a v1 cgroup. */
+		close(cg->into_fd);
+		cg->into_fd = -1;
+		cg->need_sync = *wait_sync = true;
+	}
+	return syscall(SYS_clone, flags, NULL, NULL, NULL, 0);
+}
+
+/* Move the init in: a v1 cgroup, a v2 one clone3 could not use, a systemd scope. */
+static int move_in(struct at_sb_cgroup *cg, const struct at_sandbox_opts *o, int pid,
+		   enum at_sandbox_mech *mech, struct at_error *err)
+{
+	struct at_error serr = AT_ERROR_INIT;
+	bool held[AT_LIMIT_COUNT];
+	int i;
+
+	if (cg->tree == AT_MECH_CGROUP_V1 || (cg->tree == AT_MECH_CGROUP_V2 && cg->into_fd < 0))
+		return attach_v1(cg, pid, err);
+	if (cg->tree != AT_MECH_SYSTEMD)
+		return 0;
+	wanted(o, held);
+	if (at_sb_scope_start(cg->scope, pid, o->limits, held, cg->v2_dir, sizeof(cg->v2_dir),
+			      &serr) == 0) {
+		/* A controller the manager was not given is not in its scope. */
+		for (i = 0; i < AT_LIMIT_COUNT; i++)
+			held[i] = held[i] && at_sb_cg2_has(cg->v2_dir, (enum at_sandbox_limit)i);
+	} else {
+		memset(held, 0, sizeof(held));
+		cg->tree = AT_MECH_NONE;
+		cg->v2_dir[0] = '\0';
+		snprintf(cg->why_not, sizeof(cg->why_not), "%s", serr.msg);
+	}
+	at_sb_scope_free(cg->scope);
+	cg->scope = NULL;
+	return fall_back(o, held, cg->tree, mech, err);
+}
+
+int at_sb_limits_attach(struct at_sb_cgroup *cg, const struct at_sandbox_opts *o, int pid,
+			enum at_sandbox_mech *mech, int sync_fd, struct at_error *err)
+{
+	bool rl[AT_LIMIT_COUNT];
+	int i;
+
+	if (move_in(cg, o, pid, mech, err) < 0)
+		return err->code;
+	for (i = 0; i < AT_LIMIT_COUNT; i++)
+		rl[i] = mech[i] == AT_MECH_RLIMIT;
+	if (write(sync_fd, rl, sizeof(rl)) != (ssize_t)sizeof(rl))
+		return at_error_sys(err, AT_ESANDBOX, "cannot start the sandbox");
+	return 0;
+}
+
+void at_sb_limits_collect(struct at_sb_cgroup *cg)
+{
+	char path[640];
+	int i;
+
+	if (cg->collected)
+		return;
+	cg->collected = true;
+	if (cg->tree == AT_MECH_CGROUP_V2 || cg->tree == AT_MECH_SYSTEMD) {
+		at_sb_cg2_events(cg->v2_dir, &cg->oom_kills, &cg->pids_refused);
+		return;
+	}
+	for (i = 0; cg->tree == AT_MECH_CGROUP_V1 && i < cg->ndirs; i++) {
+		if (strncmp(cg->dirs[i], CGROUP_ROOT "/memory/", 22) == 0 &&
+		    at_fmt(path, sizeof(path), "%s/memory.oom_control", cg->dirs[i]) == 0)
+			cg->oom_kills = at_sb_cg_key(path, "oom_kill");
+		if (strncmp(cg->dirs[i], CGROUP_ROOT "/pids/", 20) == 0 &&
+		    at_fmt(path, sizeof(path), "%s/pids.events", cg->dirs[i]) == 0)
+			cg->pids_refused = at_sb_cg_key(path, "max");
+	}
+}
+
+void at_sb_limits_release(struct at_sb_cgroup *cg)
 {
 	int i, tries;
 
+	if (cg->into_fd >= 0)
+		close(cg->into_fd);
+	cg->into_fd = -1;
+	at_sb_scope_free(cg->scope);
+	cg->scope = NULL;
 	for (i = 0; i < cg->ndirs; i++) {
 		/* The last processes may still be on their way out. */
 		for (tries = 0; tries < 200; tries++) {
@@ -199,6 +418,39 @@ void at_sb_cgroup_remove(struct at_sb_cgroup *cg)
 		}
 	}
 	cg->ndirs = 0;
+}
+
+/*
+ * Why the run was stopped, from the command's status and the cgroup's
+ * counters: an OOM kill makes the run's status 137 (the killed process
+ * may not have been the command, whose failure followed from it).
+ */
+void at_sb_limits_result(struct at_sb_cgroup *cg, const struct at_sandbox_opts *o,
+			 struct at_sandbox_result *res)
+{
+	/* A shell reports its child's death as 128+N: read it as the signal. */
+	int sig = res->term_signal ? res->term_signal
+		  : res->exit_code > 128 && res->exit_code < 128 + 65 ? res->exit_code - 128 : 0;
+
+	at_sb_limits_collect(cg);
+	snprintf(res->limits_note, sizeof(res->limits_note), "%s", cg->why_not);
+	res->oom_kills = cg->oom_kills;
+	res->pids_refused = cg->pids_refused;
+	if (res->timed_out) {
+		res->stop = AT_STOP_TIMEOUT;
+	} else if (res->exit_code != 0 && cg->oom_kills > 0) {
+		res->stop = AT_STOP_OOM;
+		res->exit_code = 128 + SIGKILL;
+	} else if (o->limits[AT_LIMIT_CPU] &&
+		   (sig == SIGXCPU ||
+		    (sig == SIGKILL && (uint64_t)(res->user_cpu_ms + res->sys_cpu_ms) >=
+					       o->limits[AT_LIMIT_CPU] * 1000))) {
+		res->stop = AT_STOP_CPU;
+	} else if (o->limits[AT_LIMIT_FSIZE] && sig == SIGXFSZ) {
+		res->stop = AT_STOP_FSIZE;
+	} else if (res->exit_code != 0 && cg->pids_refused > 0) {
+		res->stop = AT_STOP_PIDS;
+	}
 }
 
 /* In the command's process, before seccomp: async-signal-safe. */
@@ -228,4 +480,51 @@ int at_sb_rlimits_apply(const struct at_sb_child *c, int *which)
 			return -1;
 	}
 	return 0;
+}
+
+const char *at_sandbox_mech_note(enum at_sandbox_limit l, enum at_sandbox_mech m)
+{
+	if (m == AT_MECH_UNENFORCED)
+		return l == AT_LIMIT_MEMORY
+			       ? "not enforced: no cgroup here, and RLIMIT_AS would break programs "
+				 "that reserve address space"
+			       : "not enforced: no cgroup here, and RLIMIT_NPROC does not bind root";
+	if (m != AT_MECH_RLIMIT)
+		return NULL;
+	switch (l) {
+	case AT_LIMIT_MEMORY:
+		return "RLIMIT_AS, per process: address space, not memory used; the tree may use "
+		       "many times the limit, and programs that reserve address space fail";
+	case AT_LIMIT_PIDS:
+		return "RLIMIT_NPROC: the processes of this uid in the sandbox's user namespace";
+	case AT_LIMIT_CPU:
+		return "RLIMIT_CPU, per process: the tree may use the limit many times over";
+	case AT_LIMIT_FSIZE:
+		return "RLIMIT_FSIZE, per file written: not the disk space used";
+	default:
+		return NULL;
+	}
+}
+
+static uint64_t ram_bytes(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+}
+
+void at_sandbox_defaults(uint64_t limits[AT_LIMIT_COUNT], unsigned int *default_mask)
+{
+	uint64_t mem = ram_bytes() / 100 * AT_SANDBOX_DEFAULT_MEMORY_PERCENT;
+
+	if (mem < (256ULL << 20))
+		mem = 256ULL << 20;
+	if (!limits[AT_LIMIT_PIDS]) {
+		limits[AT_LIMIT_PIDS] = AT_SANDBOX_DEFAULT_PIDS;
+		*default_mask |= 1u << AT_LIMIT_PIDS;
+	}
+	if (!limits[AT_LIMIT_MEMORY]) {
+		limits[AT_LIMIT_MEMORY] = mem;
+		*default_mask |= 1u << AT_LIMIT_MEMORY;
+	}
 }

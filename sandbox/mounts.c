@@ -30,9 +30,10 @@
 #include "core/util.h"
 
 #define ROOT_SIZE "16m"
-#define TMP_SIZE "512m"
-#define HOME_SIZE "256m"
-#define SHM_SIZE "64m"
+/* The private tmpfs: at most these, and 1/2, 1/4, 1/8 of the memory limit (tmpfs_size). */
+#define TMP_SIZE (512ULL << 20)
+#define HOME_SIZE (256ULL << 20)
+#define SHM_SIZE (64ULL << 20)
 #define DEV_SIZE "64k"
 #define STATE_SIZE "64k"
 #define STAGE_DIR "run/agenttask"
@@ -76,7 +77,23 @@ struct plan {
 	struct at_sb_op *ops;
 	size_t n, alloc;
 	bool oom;
+	uint64_t memory;          /* the run's memory limit, or 0 */
 };
+
+/*
+ * A private tmpfs is memory: its pages are charged to the run's cgroup, and
+ * where the run has a memory limit its tmpfs together stay inside it (7/8
+ * of it at most), so that filling /tmp meets ENOSPC before the limit.
+ */
+static void tmpfs_size(const struct plan *p, uint64_t max, unsigned int share, char *buf,
+		       size_t size)
+{
+	uint64_t v = max;
+
+	if (p->memory && p->memory / share < v)
+		v = p->memory / share;
+	snprintf(buf, size, "%llu", (unsigned long long)(v < 4096 ? 4096 : v));
+}
 
 static struct at_sb_op *plan_add(struct plan *p, enum at_sb_op_kind kind, const char *target,
 				 unsigned int flags)
@@ -227,7 +244,7 @@ static void plan_system(struct plan *p)
 
 static void plan_dev(struct plan *p)
 {
-	char host[64];
+	char host[64], size[32];
 	size_t i;
 
 	add_tmpfs(p, "dev", DEV_SIZE, "0755");
@@ -238,7 +255,8 @@ static void plan_dev(struct plan *p)
 	}
 	plan_add(p, OP_DEVPTS, "dev/pts", 0);
 	add_symlink(p, "dev/ptmx", "pts/ptmx");
-	add_tmpfs(p, "dev/shm", SHM_SIZE, "1777");
+	tmpfs_size(p, SHM_SIZE, 8, size, sizeof(size));
+	add_tmpfs(p, "dev/shm", size, "1777");
 	add_symlink(p, "dev/fd", "/proc/self/fd");
 	add_symlink(p, "dev/stdin", "/proc/self/fd/0");
 	add_symlink(p, "dev/stdout", "/proc/self/fd/1");
@@ -284,12 +302,15 @@ static void plan_git(struct plan *p, const struct at_sandbox_opts *o)
 int at_sb_plan_build(const struct at_sandbox_opts *o, struct at_sb_op **ops_out,
 		     size_t *nops_out, struct at_error *err)
 {
-	struct plan p = { NULL, 0, 0, false };
+	struct plan p = { NULL, 0, 0, false, o->limits[AT_LIMIT_MEMORY] };
+	char size[32];
 	size_t i;
 
 	plan_system(&p);
-	add_tmpfs(&p, "tmp", TMP_SIZE, "1777");
-	add_tmpfs(&p, AT_SANDBOX_HOME, HOME_SIZE, "0700");
+	tmpfs_size(&p, TMP_SIZE, 2, size, sizeof(size));
+	add_tmpfs(&p, "tmp", size, "1777");
+	tmpfs_size(&p, HOME_SIZE, 4, size, sizeof(size));
+	add_tmpfs(&p, AT_SANDBOX_HOME, size, "0700");
 	plan_dev(&p);
 	plan_add(&p, OP_PROC, "proc", 0);
 	for (i = 0; i < sizeof(proc_read_only) / sizeof(proc_read_only[0]); i++) {

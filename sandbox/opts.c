@@ -85,31 +85,49 @@ int at_sandbox_parse_count(const char *s, uint64_t max, uint64_t *out, struct at
 	return 0;
 }
 
-int at_sandbox_parse_seconds(const char *s, uint64_t *ms_out, struct at_error *err)
+/* "30", "1.5": thousandths, > 0; suffix (or none) may follow. */
+static int parse_thousandths(const char *s, char suffix, uint64_t *out)
 {
 	const char *p = s;
-	uint64_t whole, ms = 0, scale = 100;
+	uint64_t whole, frac = 0, scale = 100;
 
 	if (!s || parse_digits(&p, &whole) < 0 || whole > 100000000ULL)
-		goto bad;
+		return -1;
 	if (*p == '.') {
 		p++;
 		if (!isdigit((unsigned char)*p))
-			goto bad;
+			return -1;
 		for (; isdigit((unsigned char)*p); p++) {
-			ms += (uint64_t)(*p - '0') * scale;
+			frac += (uint64_t)(*p - '0') * scale;
 			scale /= 10;
 		}
 	}
-	if (*p == 's')
+	if (suffix && *p == suffix)
 		p++;
-	ms += whole * 1000;
-	if (*p || ms == 0)
-		goto bad;
-	*ms_out = ms;
+	frac += whole * 1000;
+	if (*p || frac == 0)
+		return -1;
+	*out = frac;
 	return 0;
-bad:
+}
+
+int at_sandbox_parse_seconds(const char *s, uint64_t *ms_out, struct at_error *err)
+{
+	if (parse_thousandths(s, 's', ms_out) == 0)
+		return 0;
 	return at_error_set(err, AT_EUSAGE, "invalid duration '%s' (seconds, like 30 or 1.5)",
+			    s ? s : "");
+}
+
+int at_sandbox_parse_cpus(const char *s, uint64_t *milli_out, struct at_error *err)
+{
+	uint64_t v;
+
+	if (parse_thousandths(s, '\0', &v) == 0 && v <= 1000000) {
+		*milli_out = v;
+		return 0;
+	}
+	return at_error_set(err, AT_EUSAGE, "invalid number of CPUs '%s' (like 2 or 0.5)",
 			    s ? s : "");
 }
 

@@ -130,17 +130,17 @@ static int write_idmaps(const struct at_sb_child *c, const char **what)
 /*
  * The supervisor holds the write end of the sync pipe until the run is
  * over: POLLHUP (or EOF) means it died before our death signal was armed,
- * and nobody would ever kill us. With a cgroup to join, wait for its byte:
- * it is written once the supervisor has moved us in.
+ * and nobody would ever kill us. With a cgroup to join, wait for its
+ * message: written once the supervisor has moved us in, it says which
+ * limits fall back to rlimits after all.
  */
-static int check_supervisor(const struct at_sb_child *c)
+static int check_supervisor(struct at_sb_child *c)
 {
 	struct pollfd pfd = { .fd = c->sync_fd, .events = POLLIN };
-	char byte;
 
 	errno = 0;
 	if (c->wait_sync) {
-		if (read(c->sync_fd, &byte, 1) == 1)
+		if (read(c->sync_fd, c->rlimit, sizeof(c->rlimit)) == (ssize_t)sizeof(c->rlimit))
 			return 0;
 	} else if (poll(&pfd, 1, 0) >= 0 && !(pfd.revents & (POLLHUP | POLLERR))) {
 		return 0;
@@ -173,7 +173,8 @@ static int child_setup(struct at_sb_child *c, int64_t *t, int *step, const char 
 	*step = SB_SYNC;
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || check_supervisor(c) < 0)
 		return -1;
-	close(c->sync_fd);
+	if (!c->hold)
+		close(c->sync_fd);
 	*step = SB_IDMAP;
 	if (write_idmaps(c, what) < 0)
 		return -1;
@@ -316,7 +317,8 @@ struct run {
 	bool masked;
 };
 
-static const char *const limit_names[AT_LIMIT_COUNT] = { "memory", "pids", "cpu", "file-size" };
+static const char *const limit_names[AT_LIMIT_COUNT] = { "memory", "pids", "cpu", "file-size",
+							  "cpus" };
 static const char *const step_names[AT_STEP_COUNT] = {
 	"clone", "idmap+cgroup", "net", "mounts", "pivot_root", "privileges", "exec", "exited",
 	"done",
@@ -325,6 +327,15 @@ static const char *const step_names[AT_STEP_COUNT] = {
 const char *at_sandbox_limit_name(enum at_sandbox_limit l)
 {
 	return (unsigned int)l < AT_LIMIT_COUNT ? limit_names[l] : "?";
+}
+
+const char *at_sandbox_stop_name(enum at_sandbox_stop s)
+{
+	static const char *const names[AT_STOP_COUNT] = {
+		NULL, "timeout", "oom", "pids", "cpu", "file-size",
+	};
+
+	return (unsigned int)s < AT_STOP_COUNT ? names[s] : NULL;
 }
 
 const char *at_sandbox_step_name(enum at_sandbox_step s)
@@ -337,10 +348,16 @@ const char *at_sandbox_mech_name(enum at_sandbox_mech m)
 	switch (m) {
 	case AT_MECH_NONE:
 		return "none";
+	case AT_MECH_CGROUP_V2:
+		return "cgroup-v2";
+	case AT_MECH_SYSTEMD:
+		return "systemd-scope";
 	case AT_MECH_CGROUP_V1:
 		return "cgroup-v1";
 	case AT_MECH_RLIMIT:
 		return "rlimit";
+	case AT_MECH_UNENFORCED:
+		return "unenforced";
 	}
 	return "?";
 }
@@ -360,9 +377,9 @@ static const char *userns_hint(int errnum)
 		       "(sysctl -w kernel.unprivileged_userns_clone=1)";
 	if (getuid() != 0 &&
 	    read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
-		return "AppArmor restricts unprivileged user namespaces "
-		       "(kernel.apparmor_restrict_unprivileged_userns=1): give agenttask an "
-		       "AppArmor profile that allows userns, or set it to 0";
+		return "AppArmor restricts user namespaces "
+		       "(kernel.apparmor_restrict_unprivileged_userns=1): install the profile "
+		       "/etc/apparmor.d/agenttask (make install) or set it to 0";
 	if (read_sysctl("/proc/sys/user/max_user_namespaces") == 0)
 		return "user.max_user_namespaces=0 disables user namespaces "
 		       "(sysctl -w user.max_user_namespaces=15000)";
@@ -495,7 +512,7 @@ static int prepare(struct run *r, const struct at_sandbox_opts *o, struct at_san
 	if (at_sb_seccomp_compile(&r->c.seccomp, err) < 0)
 		return err->code;
 	memcpy(r->c.limits, o->limits, sizeof(r->c.limits));
-	if (at_sb_cgroup_setup(o->limits, res->mech, &r->cg, err) < 0)
+	if (at_sb_limits_prepare(o, res->mech, &r->cg, err) < 0)
 		return err->code;
 	for (i = 0; i < AT_LIMIT_COUNT; i++)
 		r->c.rlimit[i] = res->mech[i] == AT_MECH_RLIMIT;
@@ -513,7 +530,8 @@ static int prepare(struct run *r, const struct at_sandbox_opts *o, struct at_san
 		 (unsigned)getuid());
 	snprintf(r->c.gid_map, sizeof(r->c.gid_map), "%u %u 1\n", (unsigned)getgid(),
 		 (unsigned)getgid());
-	r->c.wait_sync = r->cg.ndirs > 0;
+	r->c.wait_sync = r->cg.need_sync;
+	r->c.hold = r->cg.tree != AT_MECH_NONE;
 	r->c.last_cap = read_sysctl("/proc/sys/kernel/cap_last_cap");
 	if (r->c.last_cap < 0)
 		r->c.last_cap = CAP_LAST_CAP;
@@ -540,18 +558,20 @@ static int prepare(struct run *r, const struct at_sandbox_opts *o, struct at_san
 }
 
 /*
- * Clone the sandbox's init; with limits, move it into the run's cgroup and
- * let it go. The write end of the sync pipe stays open until the run is
- * over: the init checks that it is, to know the supervisor is alive.
+ * Clone the sandbox's init; with a cgroup to join, move it in and let it
+ * go. The write end of the sync pipe stays open until the run is over (or,
+ * with a cgroup, until its counters are read): the init checks that it is,
+ * to know the supervisor is alive.
  */
-static int start(struct run *r, const struct at_sandbox_opts *o, struct at_error *err)
+static int start(struct run *r, const struct at_sandbox_opts *o, struct at_sandbox_result *res,
+		 struct at_error *err)
 {
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 			      CLONE_NEWUTS | (o->net ? 0 : CLONE_NEWNET) | SIGCHLD;
 	long pid;
 
 	r->c.t_clone_ns = at_sb_now_ns();
-	pid = syscall(SYS_clone, flags, NULL, NULL, NULL, 0);
+	pid = at_sb_limits_clone(&r->cg, flags, &r->c.wait_sync);
 	if (pid == 0) {
 		close(r->sync[1]);
 		close(r->report[0]);
@@ -581,17 +601,22 @@ static int start(struct run *r, const struct at_sandbox_opts *o, struct at_error
 		close(r->err[1]);
 		r->out[1] = r->err[1] = -1;
 	}
-	if (!r->c.wait_sync)
-		return 0;
-	if (at_sb_cgroup_attach(&r->cg, (int)pid, err) < 0) {
+	if (r->c.wait_sync && at_sb_limits_attach(&r->cg, o, (int)pid, res->mech, r->sync[1], err) < 0) {
 		kill((pid_t)pid, SIGKILL);
 		return err->code;
 	}
-	if (write(r->sync[1], "x", 1) != 1) {
-		kill((pid_t)pid, SIGKILL);
-		return at_error_sys(err, AT_ESANDBOX, "cannot start the sandbox");
-	}
 	return 0;
+}
+
+/* At the init's exit report: the counters, then the init may let go of the cgroup. */
+static void exit_reported(void *arg)
+{
+	struct run *r = arg;
+
+	at_sb_limits_collect(&r->cg);
+	if (r->sync[1] >= 0)
+		close(r->sync[1]);
+	r->sync[1] = -1;
 }
 
 /*
@@ -706,7 +731,7 @@ static void run_release(struct run *r)
 		close(r->s.err_fd);
 	if (r->masked)
 		sigprocmask(SIG_SETMASK, &r->saved, NULL);
-	at_sb_cgroup_remove(&r->cg);
+	at_sb_limits_release(&r->cg);
 	at_sb_plan_free(r->c.ops, r->c.nops);
 	at_sb_seccomp_release(&r->c.seccomp);
 	free(r->s.out_buf);
@@ -739,7 +764,7 @@ int at_sandbox_run(const struct at_sandbox_opts *o, struct at_sandbox_result *re
 	if (rc == 0)
 		rc = prepare(&r, o, res, err);
 	if (rc == 0)
-		rc = start(&r, o, err);
+		rc = start(&r, o, res, err);
 	if (rc == 0 && o->nlisten)
 		rc = hand_over(&r, o, err);
 	if (r.s.init_pid > 0) {
@@ -750,11 +775,15 @@ int at_sandbox_run(const struct at_sandbox_opts *o, struct at_sandbox_result *re
 		r.s.err_fd = r.err[0];
 		r.report[0] = r.out[0] = r.err[0] = -1;
 		r.s.timeout_ms = o->timeout_ms;
+		r.s.at_exit_report = exit_reported;
+		r.s.arg = &r;
 		r.s.capture_max = o->capture_max ? o->capture_max : AT_SANDBOX_CAPTURE_MAX;
 		if (at_sb_supervise(&r.s) < 0 && rc == 0)
 			rc = at_error_sys(err, AT_ESYS, "cannot wait for the sandbox");
 		if (rc == 0)
 			rc = finish(&r, o, res, err);
+		if (rc == 0)
+			at_sb_limits_result(&r.cg, o, res);
 	}
 	res->duration_ms = (at_sb_now_ns() - t0) / 1000000;
 	run_release(&r);

@@ -57,15 +57,38 @@ enum at_sandbox_limit {
 	AT_LIMIT_PIDS,            /* processes and threads of the command */
 	AT_LIMIT_CPU,             /* seconds of CPU time */
 	AT_LIMIT_FSIZE,           /* bytes: largest file the command may write */
+	AT_LIMIT_CPUS,            /* CPU bandwidth in thousandths of a CPU (1500: 1.5 CPUs) */
 	AT_LIMIT_COUNT
 };
 
-/* How a limit was enforced. */
+/*
+ * How a limit was enforced, best first (sandbox/limits.c chooses). The
+ * cgroup mechanisms hold the whole tree of the run; an rlimit holds each
+ * process on its own (at_sandbox_mech_note says what that weakens).
+ */
 enum at_sandbox_mech {
 	AT_MECH_NONE = 0,         /* no limit asked for */
+	AT_MECH_CGROUP_V2,        /* cgroup v2: a child of the delegated cgroup agenttask runs in */
+	AT_MECH_SYSTEMD,          /* cgroup v2: a transient systemd scope (Delegate=yes) */
 	AT_MECH_CGROUP_V1,        /* a per-run cgroup (v1 hierarchy): the whole tree */
 	AT_MECH_RLIMIT,           /* setrlimit: per process (NPROC: per user) */
+	AT_MECH_UNENFORCED,       /* a default that nothing here can enforce: not applied */
 };
+
+/* Why a run was stopped, as `run` reports it ("reason" in its JSON). */
+enum at_sandbox_stop {
+	AT_STOP_NONE = 0,
+	AT_STOP_TIMEOUT,          /* --timeout: everything killed (124) */
+	AT_STOP_OOM,              /* the memory limit: the kernel's OOM killer (137) */
+	AT_STOP_PIDS,             /* the pids limit refused a fork, and the command failed */
+	AT_STOP_CPU,              /* --cpu: SIGXCPU, or SIGKILL at the hard limit */
+	AT_STOP_FSIZE,            /* --file-size: SIGXFSZ */
+	AT_STOP_COUNT
+};
+
+/* The defaults of every run: at most this many processes, and a share of RAM. */
+#define AT_SANDBOX_DEFAULT_PIDS 4096
+#define AT_SANDBOX_DEFAULT_MEMORY_PERCENT 50
 
 struct at_sandbox_bind {
 	const char *path;         /* absolute, no symlinks; bound at the same path */
@@ -117,6 +140,12 @@ struct at_sandbox_opts {
 	void *listen_ctx;
 
 	uint64_t limits[AT_LIMIT_COUNT];  /* 0: no limit */
+	/*
+	 * Bit (1 << limit) set: that limit is a default (at_sandbox_defaults),
+	 * not asked for. Where nothing can enforce it, the run goes on without
+	 * it (AT_MECH_UNENFORCED); an asked-for limit is refused instead.
+	 */
+	unsigned int default_limits;
 	uint64_t timeout_ms;           /* 0: none; else kill everything after it */
 
 	bool capture;                  /* collect stdout/stderr in the result */
@@ -162,6 +191,10 @@ struct at_sandbox_result {
 	int64_t sys_cpu_ms;
 
 	enum at_sandbox_mech mech[AT_LIMIT_COUNT];
+	enum at_sandbox_stop stop;   /* why the run was stopped, or AT_STOP_NONE */
+	int64_t oom_kills;           /* processes the OOM killer took in the run's cgroup; -1 unknown */
+	int64_t pids_refused;        /* forks the pids cgroup refused; -1 unknown */
+	char limits_note[256];       /* why no cgroup holds the limits (systemd refused), or "" */
 	int64_t prepare_us;       /* before the clone (mount plan, seccomp filter); -1 */
 	int64_t step_us[AT_STEP_COUNT];  /* microseconds after the clone; -1 unknown */
 
@@ -183,6 +216,16 @@ void at_sandbox_result_release(struct at_sandbox_result *res);
 
 const char *at_sandbox_mech_name(enum at_sandbox_mech m);
 const char *at_sandbox_limit_name(enum at_sandbox_limit l);
+const char *at_sandbox_stop_name(enum at_sandbox_stop s);   /* "oom", ...; NULL for NONE */
+/* What enforcing limit l by m weakens (an rlimit, a default unenforced), or NULL. */
+const char *at_sandbox_mech_note(enum at_sandbox_limit l, enum at_sandbox_mech m);
+
+/*
+ * Fill the limits left at 0 with the defaults of every run: pids
+ * AT_SANDBOX_DEFAULT_PIDS, memory AT_SANDBOX_DEFAULT_MEMORY_PERCENT of RAM
+ * (at least 256 MiB); mark them in *default_mask.
+ */
+void at_sandbox_defaults(uint64_t limits[AT_LIMIT_COUNT], unsigned int *default_mask);
 const char *at_sandbox_step_name(enum at_sandbox_step s);
 
 /* The version of the libseccomp loaded, "MAJOR.MINOR.MICRO", into buf. */
@@ -200,6 +243,9 @@ int at_sandbox_parse_count(const char *s, uint64_t max, uint64_t *out, struct at
 
 /* Seconds, "30" or "1.5", as milliseconds; AT_EUSAGE. */
 int at_sandbox_parse_seconds(const char *s, uint64_t *ms_out, struct at_error *err);
+
+/* CPUs, "2" or "0.5" (at most 1000), as thousandths of a CPU; AT_EUSAGE. */
+int at_sandbox_parse_cpus(const char *s, uint64_t *milli_out, struct at_error *err);
 
 /*
  * The command's environment: PATH=AT_SANDBOX_PATH and HOME=AT_SANDBOX_HOME,

@@ -139,6 +139,16 @@ void at_sb_init_run(struct at_sb_child *c, int64_t *t_ns)
 	rep.status = status;
 	memcpy(rep.t_ns, t_ns, sizeof(rep.t_ns));
 	(void)!write(c->report_fd, &rep, sizeof(rep));
+	/*
+	 * With a cgroup, stay in it until the supervisor has read its counters
+	 * (OOM kills, refused forks): the last process to leave a systemd
+	 * scope makes systemd remove it. EOF: read, or the supervisor is gone.
+	 */
+	if (c->hold) {
+		char byte;
+		while (read(c->sync_fd, &byte, 1) < 0 && errno == EINTR)
+			;
+	}
 	_exit(0);
 }
 
@@ -209,6 +219,8 @@ static void handle_report(struct at_sb_super *s, const struct at_sb_report *rep)
 		s->have_cmd_status = true;
 		memcpy(s->t_ns, rep->t_ns, sizeof(s->t_ns));
 		s->have_timing = true;
+		if (s->at_exit_report)
+			s->at_exit_report(s->arg);
 		break;
 	}
 }

@@ -3,14 +3,6 @@
 # sandbox, the JSON and Markdown reports, and CI mode on plain branches.
 . "$(dirname "$0")/lib.sh"
 
-# set_policy JSON: commit .agenttask/policy.json on main of ./repo.
-set_policy() {
-	mkdir -p repo/.agenttask
-	printf '%s\n' "$1" >repo/.agenttask/policy.json
-	git -C repo add .agenttask/policy.json
-	git -C repo commit -q -m "policy"
-}
-
 # policy_repo JSON: a repository whose main holds that policy, and a task t ($wt).
 policy_repo() {
 	make_repo repo

@@ -32,12 +32,18 @@ test_install_lands_every_file_and_nothing_else() {
 		echo usr/share/doc/agenttask/README.md
 		echo usr/share/doc/agenttask/cli.md
 		echo usr/share/doc/agenttask/security.md
+		# Where this machine uses AppArmor, its profile (AT_APPARMOR=auto).
+		[ ! -d /etc/apparmor.d ] || echo etc/apparmor.d/agenttask
 	} | sort)
 	assert_eq "$(cd dest && find . -type f -o -type l | sed 's|^\./||' | sort)" "$want" "files installed"
 	[ -x dest/usr/bin/agenttask ] || fail "binary not executable"
 	cmp -s dest/usr/bin/agenttask "$AT" || fail "installed binary differs from the build's"
 	cmp -s dest/usr/share/bash-completion/completions/agenttask \
 		"$SRC/dist/completion/agenttask.bash" || fail "bash completion differs"
+	if [ -d /etc/apparmor.d ]; then
+		grep -q '^profile agenttask /usr/bin/agenttask ' dest/etc/apparmor.d/agenttask ||
+			fail "the profile names another binary: $(grep '^profile' dest/etc/apparmor.d/agenttask)"
+	fi
 }
 
 test_prefix_decides_where_files_go() {
@@ -46,7 +52,11 @@ test_prefix_decides_where_files_go() {
 	assert_file dest/opt/at/share/man/man1/agenttask-run.1
 	# zsh has no completion directory of its own outside /usr: site-functions.
 	assert_file dest/opt/at/share/zsh/site-functions/_agenttask
-	[ -z "$(find dest -path dest/opt -prune -o -type f -print)" ] || fail "files outside the prefix"
+	# Outside the prefix only the AppArmor profile, under /etc where AppArmor looks.
+	[ -z "$(find dest -path dest/opt -prune -o -path dest/etc/apparmor.d/agenttask -prune -o \
+		-type f -print)" ] || fail "files outside the prefix"
+	[ ! -d /etc/apparmor.d ] || grep -q '^profile agenttask /opt/at/bin/agenttask ' \
+		dest/etc/apparmor.d/agenttask || fail "the profile names another binary"
 }
 
 test_version_names_the_libraries() {

@@ -32,6 +32,18 @@ _at_exit() {
 }
 trap _at_exit EXIT
 
+# A sandbox suite skips (77) only where user namespaces are really
+# unavailable; with CI=true that skip is a failure.
+require_user_namespaces() {
+	unshare -Ur true 2>/dev/null && return 0
+	if [ "${CI:-}" = true ]; then
+		echo "FAIL: user namespaces are unavailable, and CI=true forbids skipping"
+		exit 1
+	fi
+	echo "skip: user namespaces are unavailable here"
+	exit 77
+}
+
 fail() {
 	echo "    FAIL: $*" >&2
 	exit 1
@@ -50,6 +62,14 @@ make_repo() {
 	git -C "$dir" commit -q -m "initial"
 	printf 'line two\n' >>"$dir/README"
 	git -C "$dir" commit -q -am "second"
+}
+
+# set_policy JSON: commit .agenttask/policy.json on main of ./repo.
+set_policy() {
+	mkdir -p repo/.agenttask
+	printf '%s\n' "$1" >repo/.agenttask/policy.json
+	git -C repo add .agenttask/policy.json
+	git -C repo commit -q -m "policy"
 }
 
 # at ARGS...: run agenttask; stdout in $out, stderr in $errout, status in $rc.
@@ -125,7 +145,7 @@ run_tests() {
 	local t passed=0 failed=0 skipped=0 status
 	_at_ran=1
 	for t in $(declare -F | awk '{print $3}' | grep '^test_'); do
-		local dir
+		local dir t0=$SECONDS
 		dir=$(mktemp -d "$_at_root/$t.XXXXXX")
 		(
 			cd "$dir" || exit 1
@@ -133,6 +153,8 @@ run_tests() {
 			"$t"
 		) >"$dir.log" 2>&1
 		status=$?
+		# AT_TEST_TIMES=1 (check-vm): how long each test took, to see where a slow machine's time goes.
+		[ -z "${AT_TEST_TIMES:-}" ] || echo "time $t $((SECONDS - t0))s"
 		if [ $status -eq 0 ]; then
 			passed=$((passed + 1))
 			echo "ok   $t"

@@ -639,17 +639,23 @@ test_new_in_a_linked_worktree_is_based_on_its_branch() {
 	assert_eq "$(json_get "$out" 'j["base_branch"]')" "main" "a task's own branch is never a base by default"
 }
 
-test_commit_records_an_embedded_repository_as_a_gitlink() {
+# git add would record it as a gitlink to its HEAD, and every later git
+# status would run its hooks: agenttask refuses it (hostile.sh has the attack).
+test_commit_refuses_an_embedded_repository() {
 	make_repo repo
 	ok "new" -C repo new t
-	local wt=$out
+	local wt=$out tip
+	tip=$(git -C repo rev-parse agenttask/t)
 	git init -q "$wt/inner"
 	echo x >"$wt/inner/f"
 	git -C "$wt/inner" add f
 	git -C "$wt/inner" commit -q -m inner
-	ok "commit with an embedded repository" -C repo commit t
-	assert_eq "$(git -C repo ls-tree agenttask/t inner | cut -c1-13)" "160000 commit" "gitlink, as git add records it"
-	ok "discard with an embedded repository" -C repo discard t
+	expect_rc 1 "commit with an embedded repository" -C repo commit t
+	assert_contains "$errout" "embedded repository 'inner'" "names it"
+	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "nothing committed"
+	expect_rc 1 "discard refuses what it cannot save" -C repo discard t
+	assert_contains "$errout" "discard --force" "offers --force"
+	ok "discard --force" -C repo discard --force t
 }
 
 test_list_json_marks_half_made_tasks() {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole sandbox suite (sandbox_run.sh) again as an ordinary user.
+# The whole sandbox suite (sandbox_run.sh) again as an ordinary user; with
+# AT_USER_SUITE=limits.sh (limits_user.sh), the limits suite.
 #
 # Run by root, it drops to uid/gid 65534 with setpriv, in a fresh temporary
 # directory owned by that user which is also its HOME and TMPDIR; the
@@ -7,8 +8,9 @@
 # ordinary user, it is sandbox_run.sh as that user.
 here=$(cd "$(dirname "$0")" && pwd)
 : "${AGENTTASK:?AGENTTASK must name the agenttask binary}"
+suite=${AT_USER_SUITE:-sandbox_run.sh}
 if [ "$(id -u)" != 0 ]; then
-	exec bash "$here/sandbox_run.sh"
+	exec bash "$here/$suite"
 fi
 dir=$(mktemp -d /tmp/agenttask-user.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
@@ -29,4 +31,4 @@ setpriv --reuid=65534 --regid=65534 --clear-groups \
 	env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$dir/home" TMPDIR="$dir/tmp" \
 	AGENTTASK="$dir/bin/agenttask" CI="${CI:-}" ASAN_OPTIONS="${ASAN_OPTIONS:-}" \
 	UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" \
-	bash "$dir/scripts/sandbox_run.sh"
+	bash "$dir/scripts/$suite"

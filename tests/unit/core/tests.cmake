@@ -7,3 +7,4 @@ at_unit_test(test_fs unit/core/test_fs.c at_core)
 target_link_options(test_fs PRIVATE
 	-Wl,--wrap=openat,--wrap=unlinkat,--wrap=fchmodat,--wrap=fstatat)
 at_unit_test(test_runs unit/core/test_runs.c at_core)
+at_unit_test(test_ignore unit/core/test_ignore.c at_core)

@@ -3,7 +3,7 @@
  * with libgit2 in a temporary directory. Each test builds an index whose
  * files were written an hour before it (so that none is racily clean),
  * changes the worktree, and checks the exact list of changes reported, or
- * that the scan declines and leaves the decision to libgit2.
+ * the one line of a refusal.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -102,7 +102,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Scan; the changes as "C path", "D path", "U path" lines, or "declined". */
+/* Scan; the changes as "C path", "D path", "U path" lines, or "refused: MESSAGE". */
 static char *scan_text(struct repo *r)
 {
 	struct at_scan s = AT_SCAN_INIT;
@@ -115,11 +115,11 @@ static char *scan_text(struct repo *r)
 	assert_non_null(text);
 	assert_int_equal(git_repository_index(&idx, r->repo), 0);
 	assert_int_equal(git_index_read(idx, true), 0);
-	rc = at_scan_worktree(r->repo, idx, &s, &err);
+	rc = at_scan_worktree(r->repo, r->root, idx, &s, &err);
 	git_index_free(idx);
-	if (rc == AT_SCAN_DECLINED) {
+	if (rc == AT_EUNSAFE || rc == AT_EGIT) {
 		assert_int_equal(s.n, 0);
-		strcpy(text, "declined");
+		snprintf(text, 1 << 16, "refused: %s", err.msg);
 		return text;
 	}
 	if (rc != 0)
@@ -153,7 +153,7 @@ static char *scan_cached(struct repo *r, const char *cache, size_t *listed, size
 		v[i] = *git_index_get_byindex(idx, i);
 	if (stat(git_index_path(idx), &st) == 0)
 		mtime = st.st_mtim;
-	rc = at_scan_entries(r->repo, v, n, &mtime, cache, &s, &err);
+	rc = at_scan_entries(r->repo, r->root, v, n, &mtime, cache, &s, &err);
 	free(v);
 	git_index_free(idx);
 	if (rc != 0)
@@ -181,6 +181,16 @@ static void expect(struct repo *r, const char *want)
 	char *got = scan_text(r);
 
 	assert_string_equal(got, want);
+	free(got);
+}
+
+/* The scan refuses, with a message holding want. */
+static void expect_refusal(struct repo *r, const char *want)
+{
+	char *got = scan_text(r);
+
+	if (strncmp(got, "refused: ", 9) != 0 || !strstr(got, want))
+		fail_msg("expected a refusal naming \"%s\", got \"%s\"", want, got);
 	free(got);
 }
 
@@ -241,9 +251,39 @@ static void test_scan__untracked_files_follow_the_ignore_rules(void **state)
 	put(r, "build/out.o", "ignored directory\n");
 	put(r, "src/new/deep/file.c", "untracked directory\n");
 	put(r, "src/new/deep/trace.log", "ignored inside it\n");
+	put(r, "build/repo/.git/HEAD", "an ignored repository is not looked at\n");
+	expect(r, "U new.txt\nU src/new/deep/file.c\n");
+}
+
+/*
+ * The attacker makes a repository in the worktree (a .git directory, a
+ * .git file pointing elsewhere, a .git symlink) hoping the host records it
+ * as a gitlink and a later `git status` runs its core.fsmonitor: refused,
+ * naming the directory, wherever it is.
+ */
+static void test_scan__embedded_repositories_are_refused(void **state)
+{
+	struct repo *r = *state;
+	char full[PATH_MAX * 2];
+	struct at_error err = AT_ERROR_INIT;
+
+	make_base(r);
 	put(r, "vendor/lib/.git/HEAD", "ref: refs/heads/main\n");
 	put(r, "vendor/lib/code.c", "an embedded repository\n");
-	expect(r, "U new.txt\nU src/new/deep/file.c\nU vendor/lib/\n");
+	expect_refusal(r, "embedded repository 'vendor/lib'");
+	full_path(r, "vendor", full, sizeof(full));
+	assert_int_equal(at_rmtree(full, &err), 0);
+
+	put(r, "src/.git", "gitdir: /elsewhere\n");
+	expect_refusal(r, "'src'");
+	full_path(r, "src/.git", full, sizeof(full));
+	assert_int_equal(unlink(full), 0);
+
+	full_path(r, "docs/sub", full, sizeof(full));
+	assert_int_equal(mkdir(full, 0755), 0);
+	full_path(r, "docs/sub/.git", full, sizeof(full));
+	assert_int_equal(symlink("/tmp", full), 0);
+	expect_refusal(r, "'docs/sub'");
 }
 
 static void test_scan__racily_clean_entries_are_reported(void **state)
@@ -286,7 +326,7 @@ static void test_scan__symlinks_are_compared_as_links(void **state)
 	expect(r, "C link\n");
 }
 
-static void test_scan__type_changes_and_special_files_are_declined(void **state)
+static void test_scan__type_changes_are_a_deletion_and_an_addition(void **state)
 {
 	struct repo *r = *state;
 	char full[PATH_MAX * 2];
@@ -297,35 +337,89 @@ static void test_scan__type_changes_and_special_files_are_declined(void **state)
 	full_path(r, "README", full, sizeof(full));
 	assert_int_equal(unlink(full), 0);
 	put(r, "README/inner", "x\n");
-	expect(r, "declined");
+	expect(r, "D README\nU README/inner\n");
 	assert_int_equal(at_rmtree(full, &err), 0);
 	put(r, "README", "hello\n");
+	age(r, "README");
 
 	/* a tracked directory became a file */
 	full_path(r, "src/lib", full, sizeof(full));
 	assert_int_equal(at_rmtree(full, &err), 0);
 	put(r, "src/lib", "now a file\n");
-	expect(r, "declined");
+	expect(r, "C README\nU src/lib\nD src/lib/util.c\n");
 	assert_int_equal(unlink(full), 0);
 
-	/* a tracked directory became a symbolic link */
+	/* a tracked directory became a symbolic link: recorded as one, never followed */
 	assert_int_equal(symlink("/etc", full), 0);
-	expect(r, "declined");
-	assert_int_equal(unlink(full), 0);
-	put(r, "src/lib/util.c", "int util;\n");
-
-	/* a fifo */
-	full_path(r, "pipe", full, sizeof(full));
-	assert_int_equal(mkfifo(full, 0600), 0);
-	expect(r, "declined");
-	assert_int_equal(unlink(full), 0);
-
-	/* a repository inside a tracked directory */
-	put(r, "src/.git/HEAD", "ref: refs/heads/main\n");
-	expect(r, "declined");
+	expect(r, "C README\nU src/lib\nD src/lib/util.c\n");
 }
 
-static void test_scan__ignorecase_is_declined(void **state)
+/*
+ * Fifos, sockets and devices: one nobody tracks is not seen (git does not
+ * see it either) and never opened; a tracked file that became one is
+ * refused, as git add refuses it.
+ */
+static void test_scan__special_files_are_unseen_or_refused(void **state)
+{
+	struct repo *r = *state;
+	char full[PATH_MAX * 2];
+
+	make_base(r);
+	full_path(r, "pipe", full, sizeof(full));
+	assert_int_equal(mkfifo(full, 0600), 0);
+	full_path(r, "src/pipe", full, sizeof(full));
+	assert_int_equal(mkfifo(full, 0600), 0);
+	put(r, "newdir/file", "new\n");
+	full_path(r, "newdir/pipe", full, sizeof(full));
+	assert_int_equal(mkfifo(full, 0600), 0);
+	expect(r, "U newdir/file\n");
+
+	full_path(r, "src/main.c", full, sizeof(full));
+	assert_int_equal(unlink(full), 0);
+	assert_int_equal(mkfifo(full, 0600), 0);
+	expect_refusal(r, "'src/main.c' is a fifo");
+}
+
+/* A submodule's directory is never entered; only its own .git file may be there. */
+static void test_scan__submodule_directories_are_not_entered(void **state)
+{
+	struct repo *r = *state;
+	git_index_entry e;
+	git_index *idx;
+	char full[PATH_MAX * 2], text[PATH_MAX * 3];
+
+	make_base(r);
+	assert_int_equal(git_repository_index(&idx, r->repo), 0);
+	memset(&e, 0, sizeof(e));
+	e.path = "sub";
+	e.mode = GIT_FILEMODE_COMMIT;
+	assert_int_equal(git_oid_fromstr(&e.id, "1111111111111111111111111111111111111111"), 0);
+	assert_int_equal(git_index_add(idx, &e), 0);
+	assert_int_equal(git_index_write(idx), 0);
+	git_index_free(idx);
+	full_path(r, "sub", full, sizeof(full));
+	assert_int_equal(mkdir(full, 0755), 0);
+	expect(r, "");
+	put(r, "sub/anything", "not looked at\n");
+	expect(r, "");
+	/* What `git submodule update` writes: left alone. */
+	snprintf(text, sizeof(text), "gitdir: %s/.git/modules/sub\n", r->root);
+	put(r, "sub/.git", text);
+	expect(r, "");
+	put(r, "sub/.git", "gitdir: ../.git/modules/sub\n");
+	expect(r, "");
+	/* Anything else: a repository the agent made there. */
+	put(r, "sub/.git", "gitdir: ../.git/modules/../../elsewhere\n");
+	expect_refusal(r, "'sub'");
+	put(r, "sub/.git", "gitdir: /tmp/evil\n");
+	expect_refusal(r, "'sub'");
+	full_path(r, "sub/.git", full, sizeof(full));
+	assert_int_equal(unlink(full), 0);
+	put(r, "sub/.git/config", "[core]\n\tfsmonitor = touch /tmp/pwned\n");
+	expect_refusal(r, "'sub'");
+}
+
+static void test_scan__ignorecase_is_refused(void **state)
 {
 	struct repo *r = *state;
 	git_config *cfg;
@@ -334,30 +428,23 @@ static void test_scan__ignorecase_is_declined(void **state)
 	assert_int_equal(git_repository_config(&cfg, r->repo), 0);
 	assert_int_equal(git_config_set_bool(cfg, "core.ignorecase", 1), 0);
 	git_config_free(cfg);
-	expect(r, "declined");
+	expect_refusal(r, "core.ignorecase");
 }
 
-/* An untracked tree deep enough to matter for a recursion is left to libgit2. */
+/* An untracked tree far deeper than a recursion could take: walked from the heap. */
 static void test_scan__deep_untracked_trees(void **state)
 {
 	struct repo *r = *state;
-	char path[1024] = "";
-	char want[1100];
+	static char path[PATH_MAX], want[PATH_MAX + 16];
 	int i;
 
 	make_base(r);
-	for (i = 0; i < 10; i++)
+	for (i = 0; i < 1000; i++)
 		strcat(path, "d/");
 	strcat(path, "leaf");
 	put(r, path, "deep\n");
 	snprintf(want, sizeof(want), "U %s\n", path);
 	expect(r, want);
-	path[0] = '\0';
-	for (i = 0; i < 70; i++)
-		strcat(path, "e/");
-	strcat(path, "leaf");
-	put(r, path, "deeper\n");
-	expect(r, "declined");
 }
 
 /* Where agenttask keeps the cache of task "t" (its state directory made). */
@@ -420,6 +507,30 @@ static void test_scan__directory_cache_is_trusted_only_when_it_may_be(void **sta
 	expect_cached(r, cache,
 		      "U docs/hidden.md\nD src/lib/util.c\nC src/main.c\nU src/new/x.c\n",
 		      &listed, &known);
+}
+
+/*
+ * A tracked directory replaced by a link (or a file), in a directory the
+ * cache vouches for: what was below it is deleted, the link is new, and the
+ * link is never opened as the directory it replaced.
+ */
+static void test_scan__cached_directory_sees_a_type_change(void **state)
+{
+	struct repo *r = *state;
+	char cache[PATH_MAX * 3], full[PATH_MAX * 2];
+	struct at_error err = AT_ERROR_INIT;
+	size_t listed, known;
+
+	make_base(r);
+	cache_path(r, cache, sizeof(cache));
+	full_path(r, "src/lib", full, sizeof(full));
+	assert_int_equal(at_rmtree(full, &err), 0);
+	assert_int_equal(symlink("/etc", full), 0);
+	expect_cached(r, cache, "U src/lib\nD src/lib/util.c\n", &listed, &known);
+	sleep(2);
+	expect_cached(r, cache, "U src/lib\nD src/lib/util.c\n", &listed, &known);
+	expect_cached(r, cache, "U src/lib\nD src/lib/util.c\n", &listed, &known);
+	assert_true(known > 0);
 }
 
 static void test_scan__damaged_directory_cache_is_ignored(void **state)
@@ -491,12 +602,20 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_scan__symlinks_are_compared_as_links, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_scan__type_changes_and_special_files_are_declined,
+		cmocka_unit_test_setup_teardown(test_scan__embedded_repositories_are_refused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_scan__type_changes_are_a_deletion_and_an_addition,
 						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_scan__ignorecase_is_declined, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan__special_files_are_unseen_or_refused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_scan__submodule_directories_are_not_entered,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan__ignorecase_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan__deep_untracked_trees, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scan__directory_cache_is_trusted_only_when_it_may_be,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scan__cached_directory_sees_a_type_change, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_scan__damaged_directory_cache_is_ignored, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_scan__many_directories_with_threads, setup,

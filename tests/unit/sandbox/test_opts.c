@@ -84,6 +84,26 @@ static void test_opts__size_too_large_says_so(void **state)
 	assert_int_equal(size_ok("16777215T"), 16777215ULL << 40);
 }
 
+static void test_opts__cpus_in_thousandths(void **state)
+{
+	struct at_error err = AT_ERROR_INIT;
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(at_sandbox_parse_cpus("2", &v, &err), 0);
+	assert_int_equal(v, 2000);
+	assert_int_equal(at_sandbox_parse_cpus("0.5", &v, &err), 0);
+	assert_int_equal(v, 500);
+	assert_int_equal(at_sandbox_parse_cpus("1000", &v, &err), 0);
+	v = 9;
+	assert_int_equal(at_sandbox_parse_cpus("1001", &v, &err), AT_EUSAGE);
+	assert_int_equal(at_sandbox_parse_cpus("0", &v, &err), AT_EUSAGE);
+	assert_int_equal(at_sandbox_parse_cpus("2s", &v, &err), AT_EUSAGE);
+	assert_int_equal(at_sandbox_parse_cpus("-1", &v, &err), AT_EUSAGE);
+	assert_int_equal(v, 9);
+	assert_non_null(strstr(err.msg, "invalid number of CPUs '1001'"));
+}
+
 static void test_opts__count_and_seconds(void **state)
 {
 	struct at_error err = AT_ERROR_INIT;
@@ -291,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_opts__size_rejects_junk),
 		cmocka_unit_test(test_opts__size_too_large_says_so),
 		cmocka_unit_test(test_opts__count_and_seconds),
+		cmocka_unit_test(test_opts__cpus_in_thousandths),
 		cmocka_unit_test(test_opts__env_is_scrubbed_then_extended),
 		cmocka_unit_test(test_opts__env_rejects_bad_names),
 		cmocka_unit_test(test_opts__path_normal),

@@ -1,0 +1,421 @@
+#!/usr/bin/env bash
+# The hostile worktree, git side (issue 8, holes 2-5): every byte of a task's
+# worktree is the attacker's. Each test plants what an agent could leave
+# behind (from the host, which the sandbox allows: the worktree is writable
+# from inside; one test plants it from inside the sandbox itself) and checks
+# what the host commands do with it: never follow a link out, never open a
+# fifo or device, never block, never run or trust the task's configuration
+# or attributes, never read past a bound, and refuse with one clear line
+# naming the path, exit 1, nothing changed.
+. "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+# A repository and a task t; its worktree in $wt, the branch tip in $tip.
+task_repo() {
+	make_repo repo
+	ok "new" -C repo new t
+	wt=$out
+	tip=$(git -C repo rev-parse agenttask/t)
+}
+
+# refused WHAT NEEDLE ARGS...: agenttask ARGS exits 1 with one line holding NEEDLE.
+refused() {
+	local what=$1 needle=$2
+	shift 2
+	expect_rc 1 "$what" "$@"
+	assert_contains "$errout" "$needle" "$what: the message"
+	assert_eq "$(printf '%s\n' "$errout" | wc -l)" "1" "$what: one line"
+}
+
+# within SECONDS WHAT ARGS...: agenttask ARGS must end (any status) within SECONDS.
+within() {
+	local secs=$1 what=$2
+	shift 2
+	set +e
+	timeout -k 5 "$secs" "$AT" "$@" >/dev/null 2>"$_at_root/within.err" </dev/null
+	rc=$?
+	set -e
+	[ "$rc" != 124 ] && [ "$rc" != 137 ] || fail "$what: 'agenttask $*' blocked (killed after ${secs}s)"
+}
+
+# fsmonitor_repo DIR MARKER: a repository at DIR whose core.fsmonitor (and
+# hooks) would create MARKER: the agent's code, if anything on the host runs it.
+fsmonitor_repo() {
+	git init -q "$1"
+	printf 'x\n' >"$1/x"
+	git -C "$1" add x
+	git -C "$1" -c user.name=a -c user.email=a@a commit -q -m x
+	printf '#!/bin/sh\ntouch %s\nexit 1\n' "$2" >"$1/.git/fsmonitor-hook"
+	chmod +x "$1/.git/fsmonitor-hook"
+	git -C "$1" config core.fsmonitor "$1/.git/fsmonitor-hook"
+}
+
+# ---------------------------------------------------------------- hole 2: nested repositories
+
+# The attack: the agent makes a repository inside the worktree, with a
+# core.fsmonitor that runs its code. Before, commit and accept recorded it as
+# a gitlink, and the user's next plain `git status` in the worktree ran the
+# hook as the user. Now every command that would record or compare it
+# refuses, naming it, nothing is recorded, and git status runs nothing.
+test_an_embedded_repository_is_refused_and_its_fsmonitor_never_runs() {
+	task_repo
+	local marker=$PWD/PWNED
+	fsmonitor_repo "$wt/inner" "$marker"
+	printf 'a change\n' >>"$wt/README"
+	refused "diff" "embedded repository 'inner'" -C repo diff t
+	refused "commit" "embedded repository 'inner'" -C repo commit t
+	refused "accept" "embedded repository 'inner'" -C repo accept t
+	refused "gate" "embedded repository 'inner'" -C repo gate t
+	refused "discard" "embedded repository 'inner'" -C repo discard t
+	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "nothing committed"
+	assert_eq "$(git -C repo rev-parse main)" "$(git -C repo rev-parse agenttask/t)" "nothing merged"
+	assert_eq "$(git -C "$wt" ls-files -s inner)" "" "no gitlink in the index"
+	ok "list" -C repo list
+	assert_contains "$out" "modified" "list calls it modified"
+	git -C "$wt" status >/dev/null 2>&1 || true
+	assert_no_file "$marker" "the agent's fsmonitor ran"
+	ok "discard --force" -C repo discard --force t
+	assert_no_file "$marker" "the agent's fsmonitor ran"
+}
+
+# A .git that is a symlink to, or a gitdir: file naming, another repository
+# (here the user's own): before, the host opened that repository and
+# recorded its HEAD. Refused, both named; neither repository opened.
+test_a_git_symlink_or_gitdir_file_is_refused() {
+	task_repo
+	mkdir "$wt/a" "$wt/b"
+	ln -s "$PWD/repo/.git" "$wt/a/.git"
+	printf 'gitdir: %s/repo/.git\n' "$PWD" >"$wt/b/.git"
+	refused "diff" "'a', 'b'" -C repo diff t --stat
+	refused "commit" "embedded repository" -C repo commit t
+	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "nothing committed"
+}
+
+# A submodule of the base stays a gitlink whose commit is the index's: the
+# host never enters its directory. The agent plants a repository there (with
+# a fsmonitor) to move the submodule or run code: refused.
+test_a_submodule_of_the_base_is_never_read() {
+	make_repo repo
+	local marker=$PWD/PWNED sub_id
+	sub_id=$(git -C repo rev-parse HEAD)
+	git -C repo update-index --add --cacheinfo "160000,$sub_id,sub"
+	printf '[submodule "sub"]\n\tpath = sub\n\turl = ./sub\n' >repo/.gitmodules
+	git -C repo add .gitmodules
+	git -C repo commit -q -m "a submodule"
+	ok "new" -C repo new t
+	wt=$out
+	[ -d "$wt/sub" ] || fail "the submodule's directory"
+	printf 'files in the submodule are not the task'"'"'s change\n' >"$wt/sub/file"
+	ok "diff" -C repo diff t --name-only
+	assert_eq "$out" "" "nothing changed"
+	fsmonitor_repo "$wt/sub" "$marker"
+	refused "diff" "embedded repository 'sub'" -C repo diff t
+	refused "commit" "embedded repository 'sub'" -C repo commit t
+	rm -rf "$wt/sub/.git"
+	printf 'gitdir: %s/evil\n' "$wt" >"$wt/sub/.git"
+	refused "diff of a .git file pointing into the worktree" "'sub'" -C repo diff t
+	rm -f "$wt/sub/.git"
+	ok "commit" -C repo commit t
+	assert_eq "$(git -C repo ls-tree agenttask/t sub | cut -c1-54)" "160000 commit $sub_id" "the gitlink as it was"
+	assert_no_file "$marker" "the agent's fsmonitor ran"
+}
+
+# The same attack from inside the sandbox, as an agent would make it.
+test_a_repository_made_inside_the_sandbox_is_refused() {
+	unshare -Ur true 2>/dev/null || exit 77
+	task_repo
+	local marker=$PWD/PWNED
+	ok "git init inside" -C repo run t -- sh -c \
+		'git init -q inner && git -C inner config core.fsmonitor "touch '"$marker"'"'
+	refused "commit" "embedded repository 'inner'" -C repo commit t
+	git -C "$wt" status >/dev/null 2>&1 || true
+	assert_no_file "$marker" "the agent's fsmonitor ran"
+}
+
+# ---------------------------------------------------------------- hole 3: links and special files
+
+# The attack: fifos everywhere (a .gitignore, a nested one, untracked ones),
+# a socket, links to /dev/zero and to a fifo outside the worktree. Before,
+# `list` hung for the whole repository and `discard --force` hung holding
+# the repository lock. No host command may block: each must end.
+test_no_host_command_blocks_on_fifos_sockets_or_devices() {
+	task_repo
+	mkdir "$wt/d" "$wt/newdir"
+	mkfifo "$wt/.gitignore" "$wt/src/.gitignore" "$wt/d/fifo" "$wt/newdir/.gitignore" "$wt/fifo"
+	mkfifo "$PWD/outside-fifo"
+	ln -s "$PWD/outside-fifo" "$wt/to-fifo"
+	ln -s /dev/zero "$wt/zero"
+	(cd "$wt" && python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("sock")')
+	printf 'new\n' >"$wt/newdir/file"
+	within 30 "list" -C repo list
+	within 30 "status" -C repo status t
+	within 30 "diff" -C repo diff t
+	within 30 "diff --json" -C repo diff t --json
+	within 30 "gate" -C repo gate t
+	within 30 "commit" -C repo commit t
+	# What the review shows: the links as links, the new file; no fifo, no socket.
+	ok "diff --name-only" -C repo diff t --name-only
+	assert_eq "$out" "$(printf 'newdir/file\nto-fifo\nzero\n')" "changed paths"
+	assert_eq "$(git -C repo cat-file -p agenttask/t:zero)" "/dev/zero" "a link recorded as its text"
+	within 30 "discard --force" -C repo discard --force t
+	within 30 "gc" -C repo gc
+	within 30 "restore" -C repo restore t
+	ok "list after all that" -C repo list
+}
+
+# A tracked file replaced by a fifo: git add refuses it; so do diff, commit
+# and a plain discard, at once and naming it; discard --force saves the
+# commits and does not hang while holding the lock.
+test_a_tracked_file_that_became_a_fifo_is_refused() {
+	task_repo
+	rm "$wt/README"
+	mkfifo "$wt/README"
+	refused "diff" "'README' is a fifo" -C repo diff t
+	refused "commit" "'README' is a fifo" -C repo commit t
+	refused "discard" "discard --force" -C repo discard t
+	within 30 "discard --force" -C repo discard --force t
+	assert_contains "$(cat "$_at_root/within.err")" "saving the commits only" "says what it saved"
+	expect_rc 2 "the task is gone" -C repo status t
+}
+
+# git does not follow an in-tree symlinked .gitignore or .gitattributes, and
+# refuses a symlinked .gitmodules. The attack: a .gitignore linked to a file
+# outside that ignores everything (or to /dev/zero). It is never followed:
+# an untracked file stays visible when the link itself is ignored, and a link
+# by any of those names is never recorded (libgit2, and git before 2.32,
+# would follow it in every later checkout).
+test_symlinked_gitignore_gitattributes_and_gitmodules_are_never_followed() {
+	task_repo
+	printf 'secret.txt\n*\n' >"$PWD/outside-ignore"
+	printf '.gitignore\n' >>"$(git -C repo rev-parse --absolute-git-dir)/info/exclude"
+	ln -s "$PWD/outside-ignore" "$wt/.gitignore"
+	printf 'visible\n' >"$wt/secret.txt"
+	ok "diff --name-only" -C repo diff t --name-only
+	assert_eq "$out" "secret.txt" "the link's patterns are not read"
+	sed -i '$d' "$(git -C repo rev-parse --absolute-git-dir)/info/exclude"
+	refused "a symlinked .gitignore is not recorded" "'.gitignore' is a symbolic link" \
+		-C repo diff t
+	rm "$wt/.gitignore"
+	ln -s /dev/zero "$wt/src/.gitattributes"
+	refused "nor a .gitattributes" "'src/.gitattributes' is a symbolic link" -C repo commit t
+	rm "$wt/src/.gitattributes"
+	ln -s /etc/passwd "$wt/.gitmodules"
+	refused "nor a .gitmodules" "'.gitmodules' is a symbolic link" -C repo accept t
+	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "nothing committed"
+}
+
+# A trash entry saved before these refusals existed may hold a symlinked
+# .gitattributes, which libgit2's checkout would follow while restore writes
+# the worktree: such an entry is not restored, and nothing is made.
+test_restore_refuses_a_trash_entry_with_a_symlinked_gitattributes() {
+	task_repo
+	ok "discard" -C repo discard t
+	local ref idx blob tree commit
+	ref=$(git -C repo for-each-ref --format='%(refname)' refs/agenttask/trash/t/)
+	idx=$PWD/tmp-index
+	GIT_INDEX_FILE=$idx git -C repo read-tree "$ref^{tree}"
+	blob=$(printf '/dev/zero' | git -C repo hash-object -w --stdin)
+	GIT_INDEX_FILE=$idx git -C repo update-index --add --cacheinfo "120000,$blob,.gitattributes"
+	tree=$(GIT_INDEX_FILE=$idx git -C repo write-tree)
+	commit=$(git -C repo log -1 --format=%B "$ref" | git -C repo commit-tree "$tree" -p "$ref^")
+	git -C repo update-ref "$ref" "$commit"
+	refused "restore" "'.gitattributes' is a symbolic link" -C repo restore t
+	expect_rc 2 "no task made" -C repo status t
+	assert_eq "$(git -C repo rev-parse --verify -q agenttask/t || true)" "" "no branch made"
+}
+
+# In CI the head is a pushed commit: a symlinked .gitattributes in it is
+# refused by the gate and the diff before anything is checked out.
+test_ci_mode_refuses_a_symlinked_gitattributes_in_the_head() {
+	make_repo repo
+	git -C repo checkout -q -b feature
+	ln -s /dev/zero repo/.gitattributes
+	git -C repo add .gitattributes
+	git -C repo commit -q -m "link"
+	refused "gate in CI" "'.gitattributes' is a symbolic link" -C repo gate --base main --head feature
+	refused "diff in CI" "'.gitattributes' is a symbolic link" -C repo diff --base main --head feature
+}
+
+# A name with control characters reaches the terminal escaped.
+test_refusals_show_control_characters_escaped() {
+	task_repo
+	local name
+	name=$(printf 'evil\033[2Jname')
+	mkdir "$wt/$name"
+	: >"$wt/$name/.git"
+	refused "diff" 'evil\x1b[2Jname' -C repo diff t
+	assert_not_contains "$errout" "$(printf '\033')" "no raw escape"
+}
+
+# ---------------------------------------------------------------- hole 4: attributes
+
+# fifty_lines FILE: a 50-line change to FILE (tracked, ten lines before).
+fifty_lines() {
+	seq 100 149 >"$1"
+}
+
+# numbers_task: a repository whose 10-line 'numbers' a task t ($wt) changes by
+# 50 lines, under a policy of at most 20, with `* -diff` in its .gitattributes.
+numbers_task() {
+	make_repo repo
+	seq 1 10 >repo/numbers
+	git -C repo add numbers
+	git -C repo commit -q -m numbers
+	set_policy '{"max_changed_lines": 20}'
+	ok "new" -C repo new t
+	wt=$out
+	fifty_lines "$wt/numbers"
+	printf '* -diff\n' >"$wt/.gitattributes"
+}
+
+# The attack: an untracked, ignored .gitattributes saying `* -diff` turned a
+# 50-line change into "Binary files differ", counted as 0 lines, and passed
+# max_changed_lines. Attributes come from the base commit only.
+test_an_untracked_ignored_gitattributes_cannot_hide_a_change() {
+	numbers_task
+	printf '.gitattributes\n.gitignore\n' >"$wt/.gitignore"
+	ok "diff --stat" -C repo diff t --stat
+	assert_contains "$out" "50 insertions(+), 10 deletions(-)" "counted"
+	ok "diff" -C repo diff t
+	assert_not_contains "$out" "Binary files" "shown as text"
+	expect_rc 1 "gate" -C repo gate t --json
+	assert_contains "$out" "60 lines changed" "the gate counts them"
+}
+
+# The same with the .gitattributes committed: by the task (agenttask commit)
+# or, in CI, in the pushed head, which is also the checkout the gate runs in.
+test_a_committed_gitattributes_cannot_hide_a_change_in_the_task_or_in_ci() {
+	numbers_task
+	ok "commit" -C repo commit t
+	expect_rc 1 "gate of the task" -C repo gate t --json
+	assert_contains "$out" "61 lines changed" "the task's gate counts them"
+	git -C repo checkout -q -b feature
+	fifty_lines repo/numbers
+	printf '* -diff\n' >repo/.gitattributes
+	git -C repo add -A
+	git -C repo commit -q -m "hide it"
+	expect_rc 1 "gate in CI, on the head's checkout" -C repo gate --base main --head feature --json
+	assert_contains "$out" "61 lines changed" "CI counts them"
+	ok "diff in CI" -C repo diff --base main --head feature --stat
+	assert_contains "$out" "51 insertions(+), 10 deletions(-)" "CI's diff counts them"
+}
+
+# The base's own attributes still apply (the user's choice), to the review
+# and to what is hashed.
+test_the_base_attributes_still_apply() {
+	make_repo repo
+	printf '*.dat binary\n' >repo/.gitattributes
+	printf 'text\n' >repo/x.dat
+	git -C repo add -A
+	git -C repo commit -q -m attrs
+	ok "new" -C repo new t
+	wt=$out
+	printf 'other text\n' >"$wt/x.dat"
+	ok "diff" -C repo diff t
+	assert_contains "$out" "Binary files a/x.dat and b/x.dat differ" "binary by the base's attributes"
+}
+
+# A task's .gitattributes cannot change what is hashed (an ident or eol
+# filter would make the blob differ from the bytes reviewed), and no filter
+# driver ever runs, even one the user configured.
+test_a_task_gitattributes_changes_no_blob_and_runs_no_filter() {
+	task_repo
+	git -C repo config filter.evil.clean "touch $PWD/FILTER-RAN; cat"
+	git -C repo config filter.evil.smudge "touch $PWD/FILTER-RAN; cat"
+	printf '* filter=evil\n*.txt ident eol=crlf\n' >"$wt/.gitattributes"
+	printf 'id $Id: planted $\r\nline\r\n' >"$wt/a.txt"
+	ok "diff" -C repo diff t --json
+	ok "commit" -C repo commit t
+	assert_eq "$(git -C repo cat-file -p agenttask/t:a.txt | od -c)" "$(od -c <"$wt/a.txt")" \
+		"the blob is the bytes"
+	ok "accept" -C repo accept t
+	assert_no_file "$PWD/FILTER-RAN" "a filter driver ran"
+}
+
+# git's ignore rules, matched by agenttask itself (core/ignore.c, the files
+# read by git/wtignore.c), leave exactly the untracked files git leaves, over
+# generated trees of .gitignore files with every kind of pattern
+# (ignoretrees.py). libgit2's rules, used before, differed on some.
+test_ignore_rules_match_git_on_generated_trees() {
+	task_repo
+	local seed want got
+	git -C repo config core.quotepath false
+	for seed in $(seq 1 60); do
+		rm -rf "$wt/g"
+		mkdir "$wt/g"
+		python3 "$HERE/ignoretrees.py" "$wt/g" "$seed"
+		want=$(git -C "$wt" ls-files --others --exclude-standard | LC_ALL=C sort)
+		ok "diff --name-only (seed $seed)" -C repo diff t --name-only
+		got=$(printf '%s\n' "$out" | sed 's/^"\(.*\)"$/\1/' | LC_ALL=C sort)
+		if [ "$got" != "$want" ]; then
+			find "$wt/g" -name .gitignore -print -exec cat -A {} \; >&2
+			diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") >&2 || true
+			fail "seed $seed: agenttask's untracked files differ from git's"
+		fi
+	done
+}
+
+# ---------------------------------------------------------------- hole 5: amplification
+
+# The attack: a 2 GB sparse file (no disk used) cost 12 s and a 9 MB object
+# on every diff. Refused at once, unread, naming it and the limit.
+test_a_sparse_file_over_the_limit_is_refused_unread() {
+	task_repo
+	truncate -s 2G "$wt/big"
+	local start end
+	start=$(date +%s%N)
+	refused "diff" "'big' is 2.0 GiB, over the 100.0 MiB agenttask reads" -C repo diff t
+	end=$(date +%s%N)
+	[ $(((end - start) / 1000000)) -lt 2000 ] || fail "took $(((end - start) / 1000000)) ms"
+	assert_contains "$errout" "--max-file-size" "says how to raise it"
+	refused "commit" "'big'" -C repo commit t
+	refused "discard" "'big'" -C repo discard t
+	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "nothing committed"
+}
+
+# The limit: agenttask.maxFileSize, then --max-file-size on each command.
+test_the_limit_is_set_by_config_and_by_flag() {
+	task_repo
+	head -c 3000 /dev/urandom >"$wt/blob"
+	git -C repo config agenttask.maxFileSize 2k
+	refused "diff over the configured limit" "over the 2.0 KiB" -C repo diff t --stat
+	ok "diff --max-file-size" -C repo diff t --stat --max-file-size 4k
+	refused "gate" "'blob'" -C repo gate t
+	ok "gate --max-file-size" -C repo gate t --max-file-size 1M
+	ok "commit --max-file-size" -C repo commit t --max-file-size 1M
+	# committed now: the diff of the branch is bounded as well
+	refused "diff of the commit" "'blob'" -C repo diff t
+	ok "accept --max-file-size" -C repo accept t --max-file-size 1M --keep
+	ok "discard --max-file-size" -C repo discard t --max-file-size 1M
+	expect_rc 2 "a bad --max-file-size" -C repo diff --base main --max-file-size 0
+	git -C repo config agenttask.maxFileSize lots
+	ok "new u" -C repo new u
+	expect_rc 2 "a bad agenttask.maxFileSize" -C repo diff u
+	assert_contains "$errout" "agenttask.maxFileSize" "names the setting"
+	# Read only where a worktree or a diff is read: run does not need it.
+	ok "run with a bad agenttask.maxFileSize" -C repo run u -- true
+	ok "--max-file-size overrides a bad agenttask.maxFileSize" -C repo diff u \
+		--max-file-size 1M
+}
+
+# The attack: a 3 GB sparse .gitignore cost 3.1 GB of memory. Ignore and
+# attributes files are bounded at 1 MiB and never read past it: refused at
+# once, the command's peak memory under 256 MB to prove it was not read
+# (measured, not capped: ASan cannot run under ulimit -v).
+test_huge_ignore_and_attributes_files_are_refused_unread() {
+	task_repo
+	local peak
+	mkdir "$wt/d"
+	truncate -s 3G "$wt/d/.gitignore"
+	printf 'x\n' >"$wt/d/x"
+	refused "diff" "'d/.gitignore' is 3.0 GiB, over the 1.0 MiB" -C repo diff t
+	peak=$(python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' "$AT" -C repo diff t)
+	[ "$peak" -lt 256 ] || fail "the diff's peak memory was $peak MB"
+	rm "$wt/d/.gitignore"
+	head -c 1100000 /dev/zero | tr '\0' 'x' >"$wt/.gitattributes"
+	refused "a 1.1 MB .gitattributes" "'.gitattributes' is 1.0 MiB, over the 1.0 MiB" -C repo commit t
+}
+
+run_tests

@@ -1,0 +1,382 @@
+#!/usr/bin/env bash
+# agenttask run's limits: --memory, --pids, --cpus, the defaults, a fork bomb
+# contained without a flag, and the reason a run was stopped.
+#
+# Each test expects the mechanism this machine offers (`mechanism` below):
+# here (cgroup v1 hierarchies, no systemd) cgroup v1 as root and rlimits as
+# an ordinary user (limits_user.sh); in the Debian 12 test machine (make
+# check-vm) a systemd scope, as uid 1000 and as root. A test of a mechanism
+# the machine lacks says so and passes: the VM and this machine together
+# run them all.
+. "$(dirname "$0")/lib.sh"
+
+require_user_namespaces
+
+ME=$(id -u)
+# A slow machine (the VM's software emulation) gives its runs longer.
+SCALE=${AT_TEST_TIME_SCALE:-1}
+V2=false
+[ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] && V2=true
+SYSTEMD=false
+[ -d /run/systemd/system ] && SYSTEMD=true
+
+# The mechanism that holds the tree-wide limits of a run started from here.
+mechanism() {
+	if $V2 && $SYSTEMD; then
+		echo systemd-scope
+	elif ! $V2 && [ "$ME" = 0 ] && [ -w /sys/fs/cgroup/pids ]; then
+		echo cgroup-v1
+	else
+		echo rlimit
+	fi
+}
+MECH=$(mechanism)
+cgroup() { [ "$MECH" != rlimit ]; }
+
+lt_task() {
+	make_repo repo
+	ok "new t1" -C repo new t1
+	WT=$(realpath "$out")
+}
+
+lrun() {
+	at -C repo run t1 "$@"
+}
+
+# Every cgroup a run made (v1 dirs, v2 scopes and subtrees), anywhere.
+run_cgroups() {
+	find /sys/fs/cgroup -maxdepth 8 -type d \( -name 'agenttask-[0-9]*' -o -name 'agenttask-run-*' \) 2>/dev/null
+}
+
+# Those whose agenttask is gone: left behind (others' runs may be going on).
+run_cgroups_left() {
+	local d pid
+	for d in $(run_cgroups); do
+		pid=${d##*/agenttask-}
+		pid=${pid#run-}
+		pid=${pid%%-*}
+		# /proc, not kill -0: another user's live agenttask is not gone.
+		[ -d "/proc/$pid" ] || echo "$d"
+	done
+}
+
+test_defaults_apply_to_every_run() {
+	# What: a run without a single limit flag. Must: pids 4096 and memory
+	# (half of RAM) applied, shown as defaults, by this machine's mechanism;
+	# --no-limits lifts them.
+	lt_task
+	lrun -v -- true
+	assert_eq "$rc" 0 "run"
+	assert_contains "$errout" "limit pids=4096 (default) enforced by" "pids default"
+	local half
+	half=$(python3 -c 'import os; print(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 100 * 50)')
+	if cgroup; then
+		assert_contains "$errout" "limit memory=$half (default) enforced by $MECH" "memory default"
+		assert_contains "$errout" "pids=4096 (default) enforced by $MECH" "pids mechanism"
+	else
+		assert_contains "$errout" "limit memory=$half (default) enforced by unenforced" "memory default, not enforced"
+		assert_contains "$errout" "RLIMIT_AS would break programs" "what that weakens"
+	fi
+	lrun --json -- true
+	assert_eq "$(json_get "$out" 'j["limits"]["pids"]["value"], j["limits"]["pids"]["default"]')" "(4096, True)" "json pids default"
+	lrun --json --no-limits -- true
+	assert_eq "$(json_get "$out" 'sorted(j["limits"].keys())')" "[]" "--no-limits: no limit"
+	lrun --json --no-limits --pids 77 -- true
+	assert_eq "$(json_get "$out" 'sorted(j["limits"].keys()), j["limits"]["pids"]["default"]')" "(['pids'], False)" "--no-limits keeps what was asked"
+}
+
+test_default_memory_never_becomes_rlimit_as() {
+	# What: where no cgroup holds memory, the default must not turn into
+	# RLIMIT_AS (node and the JVM reserve far more address space than they
+	# use). Must: the address space is unlimited inside unless --memory asks.
+	lt_task
+	lrun -- sh -c 'ulimit -v'
+	assert_eq "$out" "unlimited" "no RLIMIT_AS by default"
+	lrun --memory 2G -- sh -c 'ulimit -v'
+	if cgroup; then
+		assert_eq "$out" "unlimited" "a cgroup holds --memory"
+	else
+		assert_eq "$out" "2097152" "--memory without a cgroup: RLIMIT_AS, as asked"
+	fi
+}
+
+test_a_fork_bomb_is_contained_without_any_flag() {
+	# What: the classic fork bomb, with no limit flag (a --timeout only as a
+	# backstop). Must: forks fail at the default limit, nothing is left
+	# behind; on a fast machine the bomb's shell goes on and exits by itself.
+	# On a slow one (the VM's TCG, SCALE > 1) that shell may starve among
+	# 4096 runnable processes until the timeout: there the run's cgroup,
+	# sampled while the bomb runs, must never hold more than the limit.
+	if [ "$ME" = 0 ] && ! cgroup; then
+		echo "root without a pids cgroup: the pids default cannot be enforced here"
+		return 0
+	fi
+	lt_task
+	local t0=$SECONDS limit=$((120 * SCALE))
+	if [ "$SCALE" != 1 ] && cgroup; then
+		bomb_sampled $((60 * SCALE))
+	else
+		lrun -v --timeout $limit -- sh -c 'b() { b | b & }; b; sleep 3; echo survived' "bomb-$ME-$$"
+		assert_contains "$errout" "limit pids=4096 (default)" "the default applied"
+		[ "$rc" != 124 ] || fail "the bomb ran until the timeout: the limit did not hold"
+		assert_contains "$out" "survived" "the shell went on after the forks failed"
+		[ $((SECONDS - t0)) -lt $limit ] || fail "took too long"
+	fi
+	sleep 0.5
+	if pgrep -f "bomb-$ME-$$" >/dev/null; then fail "processes of the bomb are left"; fi
+	if cgroup && [ "$SCALE" = 1 ]; then
+		lrun --json --timeout $limit -- sh -c 'exec 2>/dev/null; b() { b | b & }; b; sleep 3; exit 3'
+		assert_eq "$(json_get "$out" 'j["exit_code"], j["reason"]')" "(3, 'pids')" "reason pids"
+	fi
+	[ -z "$(run_cgroups_left)" ] || fail "cgroups left: $(run_cgroups_left)"
+}
+
+# bomb_sampled TIMEOUT: the bomb in the background; the most tasks its
+# cgroup held (pids.current, each half second) must stay within 4096 + the init.
+bomb_sampled() {
+	"$AT" -C repo run t1 --timeout "$1" -- sh -c 'exec 2>/dev/null; b() { b | b & }; b; sleep 3' "bomb-$ME-$$" >/dev/null 2>&1 &
+	local pid=$! max=0 v f
+	while kill -0 $pid 2>/dev/null; do
+		for f in $(run_cgroups | grep -e "-$pid-"); do
+			v=$(cat "$f/pids.current" 2>/dev/null || echo 0)
+			[ "$v" -le "$max" ] || max=$v
+		done
+		sleep 0.5
+	done
+	wait $pid || true
+	echo "the bomb's cgroup held at most $max tasks"
+	[ "$max" -gt 100 ] || fail "the bomb was not seen in its cgroup (at most $max tasks)"
+	[ "$max" -le 4097 ] || fail "the run held $max tasks: over the limit"
+}
+
+test_pids_limit() {
+	# What: 40 children under --pids 10. Must: forks fail, and with a cgroup
+	# the run says the pids limit stopped it (JSON reason "pids").
+	lt_task
+	lrun -v --pids 10 -- sh -c 'for i in $(seq 40); do sleep 5 & done; echo started'
+	[ "$rc" != 0 ] || fail "40 children started under --pids 10"
+	assert_contains "$errout" "pids=10 enforced by $MECH" "mechanism"
+	if cgroup; then
+		assert_contains "$errout" "reached its pids limit (10)" "the one-line reason"
+	fi
+	lrun --pids 10 -- sh -c 'for i in $(seq 8); do sleep 0.2 & done; wait; echo fine'
+	assert_eq "$out" "fine" "below the limit all is well"
+}
+
+test_oom_is_reported() {
+	# What: allocate 300 MB under --memory 64M. Must: with a cgroup, the
+	# kernel's OOM killer stops it: exit 137, a one-line message, JSON reason
+	# "oom", read from the cgroup's counters; with an rlimit, the allocation
+	# fails (RLIMIT_AS) and the JSON says what that weakens.
+	lt_task
+	local alloc='x = bytearray(300 * 1024 * 1024); print("ALLOCATED")'
+	lrun -v --memory 64M -- /usr/bin/python3 -c "$alloc"
+	assert_not_contains "$out" "ALLOCATED" "no allocation"
+	assert_contains "$errout" "memory=67108864 enforced by $MECH" "mechanism"
+	lrun --json --memory 64M -- /usr/bin/python3 -c "$alloc"
+	if cgroup; then
+		assert_eq "$rc" 137 "exit status"
+		assert_eq "$(json_get "$out" 'j["exit_code"], j["reason"], j["oom_kills"] >= 1')" "(137, 'oom', True)" "json"
+		lrun --memory 64M -- /usr/bin/python3 -c "$alloc"
+		assert_eq "$rc" 137 "exit status"
+		assert_contains "$errout" "out of memory: the run reached its memory limit (64 MiB)" "message"
+	else
+		[ "$rc" != 0 ] || fail "allocation succeeded"
+		assert_eq "$(json_get "$out" 'j["limits"]["memory"]["mechanism"], j["reason"]')" "('rlimit', None)" "json"
+		assert_contains "$(json_get "$out" 'j["limits"]["memory"]["note"]')" "RLIMIT_AS, per process" "what it weakens"
+	fi
+	lrun --memory 256M -- /usr/bin/python3 -c 'x = bytearray(32 * 1024 * 1024); print("ok")'
+	assert_eq "$out" "ok" "a small allocation works"
+}
+
+test_memory_limit_holds_the_whole_tree() {
+	# What: two processes of 60 MB each under --memory 100M: per process
+	# each is under the limit, together they are not. Must: with a cgroup,
+	# the tree is stopped (137, oom); an rlimit cannot see it (documented).
+	cgroup || { echo "no cgroup here: per-process rlimits only"; return 0; }
+	lt_task
+	lrun --memory 100M --timeout $((60 * SCALE)) -- sh -c 'for i in 1 2; do /usr/bin/python3 -c "import time; x = bytearray(60 << 20); x[::4096] = b\"y\" * len(x[::4096]); time.sleep(3)" & done; wait; exit 1'
+	assert_eq "$rc" 137 "the tree's memory is limited"
+	assert_contains "$errout" "out of memory" "message"
+}
+
+test_tmpfs_is_inside_the_memory_limit() {
+	# What: fill /tmp under --memory 64M. Must: /tmp is at most half the
+	# limit and fills up (ENOSPC) before the memory limit is reached. Also
+	# where --memory is only RLIMIT_AS (an ordinary user here, limits_user.sh;
+	# issue 8's hole 11): tmpfs pages are no process's address space, so
+	# without these sizes a `--memory 128M` run could keep 832 MiB in tmpfs.
+	lt_task
+	lrun -v --memory 128M -- sh -c 'df -k /tmp /home/sandbox /dev/shm | awk "NR > 1 {s += \$2} END {print s}"'
+	assert_eq "$out" "114688" "the three tmpfs together: 7/8 of 128 MiB"
+	cgroup || assert_contains "$errout" "limit memory=134217728 enforced by rlimit" "the rlimit fallback"
+	lrun --memory 64M -- sh -c 'df -k /tmp /home/sandbox /dev/shm | awk "NR > 1 {print \$2}"'
+	assert_eq "$out" "32768
+16384
+8192" "tmpfs sizes: 1/2, 1/4, 1/8 of the limit"
+	lrun --memory 64M -- sh -c 'head -c 100000000 /dev/zero > /tmp/fill; echo "write $?"; du -k /tmp/fill | cut -f1'
+	assert_contains "$out" "write 1" "the write fails"
+	assert_contains "$errout" "No space left on device" "ENOSPC, not the OOM killer"
+	lrun -- sh -c 'df -k /tmp | awk "NR > 1 {print \$2}"'
+	assert_eq "$out" "524288" "without --memory /tmp is 512 MiB"
+}
+
+test_cpus_limit() {
+	# What: --cpus 0.5. Must: with a cgroup, cpu.max (v2) or cpu.cfs_quota_us
+	# (v1) of the run's cgroup is set; without one, refused (125) with the reason.
+	lt_task
+	if ! cgroup; then
+		lrun --cpus 0.5 -- true
+		assert_eq "$rc" 125 "refused"
+		assert_contains "$errout" "cannot enforce --cpus" "reason"
+		return 0
+	fi
+	lrun -v --cpus 0.5 -- true
+	assert_contains "$errout" "limit cpus=500 enforced by $MECH" "mechanism"
+	"$AT" -C repo run t1 --cpus 0.5 --memory 100M --pids 50 -- sleep 3 >/dev/null 2>&1 &
+	local pid=$! dir="" n=50
+	while [ -z "$dir" ] && [ $n -gt 0 ]; do
+		# This run's: another identity's suite may be running (check-vm).
+		dir=$(run_cgroups | grep -e "-$pid-" | grep -v '/memory/\|/pids/' | head -1)
+		n=$((n - 1))
+		sleep 0.1
+	done
+	[ -n "$dir" ] || fail "no cgroup for the run"
+	if $V2; then
+		assert_eq "$(cat "$dir/cpu.max")" "50000 100000" "cpu.max"
+		assert_eq "$(cat "$dir/memory.max") $(cat "$dir/memory.high") $(cat "$dir/memory.swap.max")" "104857600 94371840 0" "memory.max, memory.high at 90%, no swap"
+		assert_eq "$(cat "$dir/pids.max")" "51" "pids.max (the init counts)"
+	else
+		assert_eq "$(cat "$dir/cpu.cfs_quota_us")" "50000" "cpu.cfs_quota_us"
+	fi
+	wait $pid
+}
+
+test_the_runs_cgroup_is_removed_afterwards() {
+	# What: runs that end well, fail, are OOM-killed, time out. Must: no
+	# cgroup of theirs (nor a systemd scope) is left.
+	cgroup || { echo "no cgroup here"; return 0; }
+	lt_task
+	lrun -- true
+	lrun -- sh -c 'exit 3'
+	lrun --memory 32M -- /usr/bin/python3 -c 'x = bytearray(100 << 20)'
+	lrun --timeout 0.5 -- sleep 5
+	sleep 0.5
+	[ -z "$(run_cgroups_left)" ] || fail "left behind: $(run_cgroups_left)"
+	if [ "$MECH" = systemd-scope ]; then
+		local mgr=--user
+		[ "$ME" = 0 ] && mgr=--system
+		[ -z "$(systemctl $mgr list-units --all --plain --no-legend 'agenttask-run-*' 2>/dev/null)" ] ||
+			fail "scopes left: $(systemctl $mgr list-units --all --plain --no-legend 'agenttask-run-*')"
+	fi
+}
+
+test_a_killed_runs_cgroup_is_removed_by_the_next_run() {
+	# What: kill -9 agenttask while its run sleeps: it cannot remove the
+	# run's cgroup. Must: the sandbox dies with it, and the next run removes
+	# the dead run's empty cgroup (a systemd scope goes by itself).
+	cgroup || { echo "no cgroup here"; return 0; }
+	lt_task
+	"$AT" -C repo run t1 -- sleep 60 >/dev/null 2>&1 &
+	local pid=$! n=100
+	while [ -z "$(run_cgroups | grep -e "-$pid-" -e "agenttask-$pid-")" ] && [ $n -gt 0 ]; do
+		n=$((n - 1))
+		sleep 0.1
+	done
+	[ $n -gt 0 ] || fail "no cgroup for the run"
+	kill -9 $pid
+	wait $pid 2>/dev/null || true
+	n=100
+	while pgrep -f "sleep 60" -P "$(pgrep -d, -f "agenttask -C repo run t1" || echo 1)" >/dev/null 2>&1 && [ $n -gt 0 ]; do
+		n=$((n - 1))
+		sleep 0.1
+	done
+	sleep 0.5
+	lrun -- true
+	assert_eq "$rc" 0 "the next run"
+	[ -z "$(run_cgroups_left)" ] || fail "left behind: $(run_cgroups_left)"
+}
+
+test_a_delegated_subtree_is_used_directly() {
+	# What: agenttask started in a scope of its own with Delegate=yes
+	# (systemd-run --scope -p Delegate=yes). Must: the run's cgroup is made in
+	# that subtree (cgroup-v2), the OOM still reported, nothing left after.
+	$V2 && $SYSTEMD || { echo "no systemd with cgroup v2 here"; return 0; }
+	lt_task
+	local mgr=--user
+	[ "$ME" = 0 ] && mgr=
+	at_scoped() {
+		local o e
+		o=$(mktemp) e=$(mktemp)
+		set +e
+		systemd-run $mgr --quiet --scope -p Delegate=yes "$AT" -C repo run t1 "$@" >"$o" 2>"$e"
+		rc=$?
+		set -e
+		out=$(cat "$o") errout=$(cat "$e")
+		rm -f "$o" "$e"
+	}
+	at_scoped -v --pids 50 -- true
+	assert_eq "$rc" 0 "run in a delegated scope"
+	assert_contains "$errout" "pids=50 enforced by cgroup-v2" "the subtree is used"
+	at_scoped --memory 64M -- /usr/bin/python3 -c 'x = bytearray(300 << 20)'
+	assert_eq "$rc" 137 "OOM in the subtree"
+	assert_contains "$errout" "out of memory" "reported"
+}
+
+test_file_size_and_cpu_reasons() {
+	# What: a file over --file-size, a spin over --cpu. Must: SIGXFSZ (153)
+	# with reason file-size; SIGXCPU or SIGKILL with reason cpu.
+	lt_task
+	lrun --json --file-size 1M -- sh -c 'head -c 2097152 /dev/zero > big'
+	assert_eq "$(json_get "$out" 'j["exit_code"], j["reason"]')" "(153, 'file-size')" "file-size"
+	lrun --file-size 1M -- sh -c 'head -c 2097152 /dev/zero > big'
+	assert_contains "$errout" "file-size limit (1048576 bytes)" "message"
+	lrun --json --cpu 1 --timeout 30 -- sh -c 'while :; do :; done'
+	assert_eq "$(json_get "$out" 'j["reason"]')" "cpu" "cpu"
+	case "$(json_get "$out" 'j["exit_code"]')" in 152 | 137) ;; *) fail "exit $out" ;; esac
+}
+
+test_pids_as_root_without_a_cgroup_is_refused() {
+	# What: --pids asked for as root where no pids cgroup exists (RLIMIT_NPROC
+	# does not bind root). Must: 125 with the reason, never silently unenforced.
+	[ "$ME" = 0 ] && ! cgroup || { echo "not root without a cgroup"; return 0; }
+	lt_task
+	lrun --pids 5 -- true
+	assert_eq "$rc" 125 "refused"
+	assert_contains "$errout" "RLIMIT_NPROC does not bind root" "reason"
+}
+
+# ---- doctor ----
+
+test_doctor_says_what_works_here() {
+	# What: agenttask doctor, outside any repository. Must: exit 0 (the
+	# sandbox works here), every check named, the cgroup check agreeing
+	# with the mechanism a run gets, a fix wherever something falls back.
+	cd /
+	expect_rc 0 "doctor" doctor --json
+	assert_eq "$(json_get "$out" 'j["can_sandbox"], [c["check"] for c in j["checks"]]')" "(True, ['userns', 'overlayfs', 'cgroups', 'seccomp', 'openat2', 'mount_api', 'mount_setattr'])" "checks"
+	assert_eq "$(json_get "$out" 'all(c["state"] != "fail" for c in j["checks"]) and all(c["fix"] for c in j["checks"] if c["state"] != "ok")')" "True" "a fix for each fallback"
+	local cg
+	cg=$(json_get "$out" '[c["state"] + " " + c["detail"] for c in j["checks"] if c["check"] == "cgroups"][0]')
+	if cgroup; then
+		assert_contains "$cg" "ok a run's limits hold its whole tree: $MECH" "cgroup check"
+	else
+		assert_contains "$cg" "fallback" "cgroup check"
+	fi
+	expect_rc 0 "doctor text" doctor
+	assert_contains "$out" "agenttask can sandbox on this machine" "summary line"
+	[ -z "$(run_cgroups_left)" ] || fail "doctor left a cgroup: $(run_cgroups_left)"
+}
+
+test_doctor_fails_without_user_namespaces() {
+	# What: doctor where user namespaces are disabled (user.max_user_namespaces=0
+	# in a namespace of our own). Must: exit 1, the user namespace check
+	# failed with the sysctl and its fix named.
+	unshare -Ur sh -c "echo 0 > /proc/sys/user/max_user_namespaces && exec '$AT' doctor --json" >out.json 2>err.txt && rc=0 || rc=$?
+	assert_eq "$rc" 1 "exit status"
+	out=$(cat out.json)
+	assert_eq "$(json_get "$out" 'j["can_sandbox"], j["checks"][0]["state"]')" "(False, 'fail')" "userns fails"
+	assert_contains "$(json_get "$out" 'j["checks"][0]["detail"] + j["checks"][0]["fix"]')" "user.max_user_namespaces=0" "the sysctl named"
+}
+
+run_tests
