@@ -21,6 +21,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/progress.h"
+#include "core/esc.h"
 #include "cmd/review.h"
 #include "core/audit.h"
 #include "core/json.h"
@@ -319,8 +320,10 @@ static int report_failure(struct accept_run *run, const struct at_error *err)
 	int status = at_cli_fail(err);
 	size_t i;
 
-	for (i = 0; i < run->res.paths.count; i++)
-		fprintf(stderr, "%s\n", run->res.paths.paths[i]);
+	for (i = 0; i < run->res.paths.count; i++) {
+		at_esc_fputs(stderr, run->res.paths.paths[i], 0);   /* the task's names */
+		fputc('\n', stderr);
+	}
 	if (run->failed)
 		at_gate_report_print_failures(run->failed, stderr);
 	return status;
@@ -355,8 +358,8 @@ int cmd_accept(struct at_cli *cli, int argc, char **argv)
 	if (rc == 0)
 		print_result(&run, &a);
 	if (rc == 0 && run.remove_failed) {
-		fprintf(stderr, "agenttask: task '%s' was accepted but not removed: %s\n",
-			run.task.name, err.msg);
+		at_esc_printf(stderr, "agenttask: task '%s' was accepted but not removed: %s\n",
+			      run.task.name, err.msg);
 		status = AT_EXIT_FAIL;
 	} else {
 		status = rc == 0 ? AT_EXIT_OK : report_failure(&run, &err);

@@ -17,6 +17,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/preview.h"
+#include "core/esc.h"
 #include "core/json.h"
 #include "git/diff.h"
 
@@ -163,11 +164,34 @@ static void print_color(char origin, const char *s, size_t len)
 	}
 }
 
+/* How the patch reaches stdout. */
+struct patch_out {
+	bool color;
+	bool escape;   /* a person reads it: the task's controls shown as \xNN (core/esc.h) */
+};
+
 static int print_line(char origin, const char *s, size_t len, void *payload)
 {
-	const bool *color = payload;
+	const struct patch_out *o = payload;
+	char *safe = NULL;
+	size_t safe_len = 0;
+	/* A CRLF line's CR is kept: it returns over nothing (and git's colours place it). */
+	size_t cr = len > 0 && s[len - 1] == '\r';
+	FILE *m;
 
-	if (*color) {
+	if (o->escape && at_esc_needed(s, len - cr, AT_ESC_TEXT)) {
+		if (!(m = open_memstream(&safe, &safe_len)))
+			return -1;
+		at_esc_write(m, s, len - cr, AT_ESC_TEXT);
+		fwrite(s + len - cr, 1, cr, m);
+		if (fclose(m) != 0) {
+			free(safe);
+			return -1;
+		}
+		s = safe;
+		len = safe_len;
+	}
+	if (o->color) {
 		print_color(origin, s, len);
 	} else {
 		if (origin == AT_DIFF_CONTEXT || origin == AT_DIFF_ADDITION ||
@@ -176,6 +200,7 @@ static int print_line(char origin, const char *s, size_t len, void *payload)
 		put(s, len);
 	}
 	putchar('\n');
+	free(safe);
 	return ferror(stdout) ? -1 : 0;
 }
 
@@ -308,13 +333,45 @@ static int add_patch(at_json *j, struct at_diff *d, struct at_error *err)
 	return rc;
 }
 
+/* The length of the colour (ESC [ digits m) at s, 0 if none. */
+static size_t colour_len(const char *s)
+{
+	size_t n;
+
+	if (s[0] != '\033' || s[1] != '[')
+		return 0;
+	n = 2 + strspn(s + 2, "0123456789;");
+	return s[n] == 'm' ? n + 1 : 0;
+}
+
+/*
+ * --stat or --name-only text for a person: the names' controls shown. Every
+ * name in it is quoted as git quotes it, so a raw ESC can only begin one of
+ * our own colours (ESC [ digits m), written as it is.
+ */
+static void put_names_text(const char *s)
+{
+	const char *esc;
+	size_t n;
+
+	while ((esc = strchr(s, '\033'))) {
+		n = colour_len(esc);
+		at_esc_write(stdout, s, (size_t)(esc - s) + (n ? 0 : 1), AT_ESC_TEXT);
+		fwrite(esc, 1, n, stdout);
+		s = esc + (n ? n : 1);
+	}
+	at_esc_fputs(stdout, s, AT_ESC_TEXT);
+}
+
 static int print_text(int (*make)(struct at_diff *, char **, struct at_error *, bool),
-		      struct at_diff *d, bool color, struct at_error *err)
+		      struct at_diff *d, const struct patch_out *o, struct at_error *err)
 {
 	char *text = NULL;
-	int rc = make(d, &text, err, color);
+	int rc = make(d, &text, err, o->color);
 
-	if (rc == 0)
+	if (rc == 0 && o->escape)
+		put_names_text(text);
+	else if (rc == 0)
 		fputs(text, stdout);
 	free(text);
 	return rc;
@@ -362,9 +419,16 @@ static int patch_preview(struct at_repo *r, const struct at_task *t, struct at_d
 	return 0;
 }
 
+/*
+ * The patch, --stat and --name-only are escaped for a person (a terminal,
+ * or --color, which only a viewer wants); to a pipe, without colour, they
+ * stay byte-exact, a patch `git apply` takes. --json is exact (JSON-escaped).
+ */
 static int show(const struct diff_args *a, struct at_repo *r, const struct at_task *t,
 		struct at_diff *d, bool color, struct at_error *err)
 {
+	struct patch_out o = { color, color || isatty(STDOUT_FILENO) };
+	struct patch_out names = { false, o.escape };
 	struct at_cli_preview p = { .ok = false };
 	const struct at_change_set *cs;
 	at_json *j;
@@ -392,14 +456,14 @@ static int show(const struct diff_args *a, struct at_repo *r, const struct at_ta
 		return at_cli_print_json(j) == AT_EXIT_OK ? 0 : AT_ESYS;
 	case MODE_STAT:
 		at_cli_page(r);
-		return print_text(make_stat, d, color, err);
+		return print_text(make_stat, d, &o, err);
 	case MODE_NAMES:
 		at_cli_page(r);
-		return print_text(make_names, d, false, err);
+		return print_text(make_names, d, &names, err);
 	case MODE_PATCH:
 	default:
 		at_cli_page(r);
-		if ((rc = at_diff_patch(d, print_line, &color, err)) < 0)
+		if ((rc = at_diff_patch(d, print_line, &o, err)) < 0)
 			return rc;
 		return t ? patch_preview(r, t, d, err) : 0;
 	}

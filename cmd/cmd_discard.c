@@ -4,6 +4,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/progress.h"
+#include "core/esc.h"
 #include "core/lock.h"
 #include "core/runs.h"
 #include "git/trash.h"
@@ -33,7 +34,8 @@ static int save(struct at_repo *repo, const struct at_task *t, bool force, char 
 		return err->code;
 	}
 	*partial = true;
-	fprintf(stderr, "agenttask: warning: %s: saving the commits only (--force)\n", full.msg);
+	at_esc_printf(stderr, "agenttask: warning: %s: saving the commits only (--force)\n",
+		      full.msg);
 	return at_trash_save_ext(repo, t, true, trash, size, err);
 }
 

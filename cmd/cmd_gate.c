@@ -10,6 +10,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/progress.h"
+#include "core/esc.h"
 #include "cmd/review.h"
 #include "core/audit.h"
 #include "core/json.h"
@@ -129,7 +130,7 @@ static void audit(struct at_repo *r, const struct at_task *t, const struct at_ga
 	else
 		at_audit_append(at_repo_paths(r), t->name, e, &err);
 	if (at_error_isset(&err))
-		fprintf(stderr, "agenttask: warning: the gate was not logged: %s\n", err.msg);
+		at_esc_printf(stderr, "agenttask: warning: the gate was not logged: %s\n", err.msg);
 	at_json_free(e);
 	at_json_free(j);
 }

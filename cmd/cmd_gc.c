@@ -3,6 +3,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/progress.h"
+#include "core/esc.h"
 #include "core/lock.h"
 #include "git/worktree.h"
 
@@ -65,12 +66,14 @@ int cmd_gc(struct at_cli *cli, int argc, char **argv)
 		return at_cli_fail(&err);
 	/* What failed is said on stderr, each on its line; gc went on past it. */
 	for (i = 0; i < report.count; i++) {
+		/* Each names what it found on disk: its controls shown. */
 		if (report.items[i].failed) {
 			fflush(stdout);
-			fprintf(stderr, "agenttask: %s\n", report.items[i].what);
+			at_esc_printf(stderr, "agenttask: %s\n", report.items[i].what);
 			status = AT_EXIT_FAIL;
 		} else {
-			printf("%s\n", report.items[i].what);
+			at_esc_fputs(stdout, report.items[i].what, 0);
+			putchar('\n');
 		}
 	}
 	at_gc_report_release(&report);

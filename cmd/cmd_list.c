@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "core/esc.h"
 #include "core/json.h"
 #include "core/state.h"
 #include "git/worktree.h"
@@ -143,7 +144,7 @@ int cmd_list(struct at_cli *cli, int argc, char **argv)
 	free(infos);
 	/* A record that cannot be read spoils only itself: say so, list the rest. */
 	for (i = 0; i < l.nproblems; i++) {
-		fprintf(stderr, "agenttask: %s\n", l.problems[i].err.msg);
+		at_esc_printf(stderr, "agenttask: %s\n", l.problems[i].err.msg);
 		status = AT_EXIT_FAIL;
 	}
 	at_task_list_release(&l);

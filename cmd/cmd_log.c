@@ -1,14 +1,29 @@
 /*
  * cmd_log.c - agenttask log [NAME] [--json]: the task's audit log.
+ *
+ * The text is for a person, to a terminal or not: every string the task
+ * chose (argv, a reason, an error naming its files) is shown with its
+ * controls, tab and newline too, as \xNN (core/esc.h). --json is exact.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "core/esc.h"
 #include "core/audit.h"
 #include "core/json.h"
 #include "core/name.h"
 #include "git/worktree.h"
+
+/* s as one field: quoted when it holds a blank or a quote, its controls shown. */
+static void print_field(const char *key, const char *s, bool first)
+{
+	bool quote = strpbrk(s, " \t'\"") || !*s;
+
+	printf("%s%s%s%s", first ? "" : " ", key ? key : "", key ? "=" : "", quote ? "'" : "");
+	at_esc_fputs(stdout, s, 0);
+	fputs(quote ? "'" : "", stdout);
+}
 
 static void print_argv(const at_json *argv)
 {
@@ -19,7 +34,7 @@ static void print_argv(const at_json *argv)
 		const char *s = at_json_string_value(a);
 		if (!s)
 			continue;
-		printf(strpbrk(s, " \t'\"") || !*s ? "%s'%s'" : "%s%s", first ? "" : " ", s);
+		print_field(NULL, s, first);
 		first = false;
 	}
 }
@@ -39,8 +54,7 @@ static void print_fields(const at_json *e)
 			val = at_json_bool_value(m) ? "true" : "false";
 		if (!val)
 			continue;
-		printf(strpbrk(val, " \t'\"") || !*val ? "%s%s='%s'" : "%s%s=%s", first ? "" : " ",
-		       key, val);
+		print_field(key, val, first);
 		first = false;
 	}
 }
@@ -56,12 +70,17 @@ static void print_entry(const at_json *e, bool c)
 
 	if (event && strcmp(event, "corrupt") == 0) {
 		at_json_get_number(e, "line", &line);
-		printf("%-24s %-8s line %.0f is corrupt and was skipped (%s)\n", "-", "corrupt", line,
-		       at_json_get_string(e, "error") ? at_json_get_string(e, "error") : "");
+		printf("%-24s %-8s line %.0f is corrupt and was skipped (", "-", "corrupt", line);
+		at_esc_fputs(stdout, at_json_get_string(e, "error") ? at_json_get_string(e, "error")
+								    : "", 0);
+		fputs(")\n", stdout);
 		return;
 	}
-	printf("%-24s %s%-8s%s ", time ? time : "-", at_cli_c(c, AT_COLOR_CYAN),
-	       event ? event : "?", reset);
+	/* The task's strings escaped; the colour codes, ours, around them. */
+	at_esc_printf(stdout, "%-24s ", time ? time : "-");
+	fputs(at_cli_c(c, AT_COLOR_CYAN), stdout);
+	at_esc_printf(stdout, "%-8s", event ? event : "?");
+	printf("%s ", reset);
 	if (event && strcmp(event, "run") == 0) {
 		at_json_get_bool(e, "timed_out", &timed_out);
 		if (at_json_get_number(e, "exit_code", &exit_code))
@@ -73,9 +92,11 @@ static void print_entry(const at_json *e, bool c)
 		print_argv(at_json_get(e, "argv"));
 		if (timed_out)
 			printf("  %s(timed out)%s", at_cli_c(c, AT_COLOR_RED), reset);
-		if (at_json_get_string(e, "error"))
-			printf("  %s(%s)%s", at_cli_c(c, AT_COLOR_RED),
-			       at_json_get_string(e, "error"), reset);
+		if (at_json_get_string(e, "error")) {
+			printf("  %s(", at_cli_c(c, AT_COLOR_RED));
+			at_esc_fputs(stdout, at_json_get_string(e, "error"), 0);
+			printf(")%s", reset);
+		}
 	} else {
 		print_fields(e);
 	}

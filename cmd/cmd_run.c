@@ -16,6 +16,7 @@
 
 #include "cmd/commands.h"
 #include "core/audit.h"
+#include "core/esc.h"
 #include "core/json.h"
 #include "core/runs.h"
 #include "core/util.h"
@@ -374,7 +375,7 @@ static void audit(const struct run_paths *rp, const struct run_args *a,
 	else
 		at_audit_append(&rp->paths, rp->task, e, &err);
 	if (at_error_isset(&err))
-		fprintf(stderr, "agenttask: warning: the run was not logged: %s\n", err.msg);
+		at_esc_printf(stderr, "agenttask: warning: the run was not logged: %s\n", err.msg);
 	at_json_free(e);
 }
 
@@ -546,7 +547,7 @@ static int run(struct run_args *a, struct run_paths *rp)
 	if (rc < 0)
 		at_cli_fail(&err);
 	else if (res.exec_failed)
-		fprintf(stderr, "agenttask: %s\n", res.exec_error);
+		at_esc_printf(stderr, "agenttask: %s\n", res.exec_error);   /* names argv[0] */
 	else
 		print_stop(&o, &res);
 	if (a->verbose)

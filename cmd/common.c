@@ -8,6 +8,7 @@
 #include "cmd/cli.h"
 #include "cmd/pager.h"
 #include "core/audit.h"
+#include "core/esc.h"
 #include "core/json.h"
 #include "core/util.h"
 #include "git/config.h"
@@ -46,12 +47,14 @@ int at_cli_fail(const struct at_error *err)
 
 int at_cli_usage(const char *cmd, const char *fmt, ...)
 {
+	char msg[512], safe[4 * sizeof(msg) + 4];
 	va_list ap;
 
-	fputs("agenttask: ", stderr);
+	/* It quotes the arguments, which an agent may have written: controls shown. */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "agenttask: %s", at_esc(safe, sizeof(safe), msg));
 	if (cmd)
 		fprintf(stderr, " (see 'agenttask %s --help')", cmd);
 	fputc('\n', stderr);
@@ -259,8 +262,8 @@ void at_cli_audit(struct at_repo *r, const char *task, const char *event, ...)
 	else
 		at_audit_append(at_repo_paths(r), task, e, &err);
 	if (at_error_isset(&err))
-		fprintf(stderr, "agenttask: warning: audit log of task '%s' not written: %s\n", task,
-			err.msg);
+		at_esc_printf(stderr, "agenttask: warning: audit log of task '%s' not written: "
+			      "%s\n", task, err.msg);
 	at_json_free(e);
 }
 

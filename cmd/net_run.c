@@ -6,6 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/esc.h"
+
 #define PROXY_URL "http://127.0.0.1:3128"
 #define NO_PROXY_LIST "localhost,127.0.0.1,::1"
 
@@ -280,9 +282,13 @@ void at_net_run_print(const struct at_net_run *n, FILE *f)
 		AT_NET_RUN_PROXY_PORT, (double)n->start_us / 1000, (double)n->stop_us / 1000);
 	for (size_t i = 0; i < n->nconns; i++) {
 		const struct at_net_run_conn *c = &n->conns[i];
+		/* The host is what the sandboxed program asked for: its controls shown. */
+		char host[4 * sizeof(c->host) + 4];
+
 		fprintf(f, "agenttask: net %s %s %s:%u%s%s%s%s up %llu down %llu bytes %lld ms%s%s\n",
 			c->allowed ? "allowed" : "denied", at_net_proto_name(c->proto),
-			c->host[0] ? c->host : "?", c->port, c->addr[0] ? " at " : "", c->addr,
+			c->host[0] ? at_esc(host, sizeof(host), c->host) : "?", c->port,
+			c->addr[0] ? " at " : "", c->addr,
 			c->rule[0] ? " by " : "", c->rule, (unsigned long long)c->bytes_up,
 			(unsigned long long)c->bytes_down, (long long)c->duration_ms,
 			c->reason[0] ? ": " : "", c->reason);

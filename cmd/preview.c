@@ -1,5 +1,6 @@
 #include "cmd/preview.h"
 
+#include "core/esc.h"
 #include "core/json.h"
 
 void at_cli_preview_load(struct at_cli_preview *p, struct at_repo *r, const struct at_task *t,
@@ -22,7 +23,7 @@ void at_cli_preview_print(FILE *f, const struct at_task *t, const struct at_cli_
 	size_t i;
 
 	if (!p->ok) {
-		fprintf(f, "cannot preview: %s\n", p->err.msg);
+		at_esc_printf(f, "cannot preview: %s\n", p->err.msg);
 		return;
 	}
 	if (!p->pv.has_base_branch) {
@@ -41,8 +42,10 @@ void at_cli_preview_print(FILE *f, const struct at_task *t, const struct at_cli_
 	}
 	fprintf(f, "%swould conflict in:%s ", at_cli_c(color, AT_COLOR_RED),
 		at_cli_c(color, AT_COLOR_RESET));
-	for (i = 0; i < p->pv.conflicts.count; i++)
-		fprintf(f, "%s%s", i ? ", " : "", p->pv.conflicts.paths[i]);
+	for (i = 0; i < p->pv.conflicts.count; i++) {
+		fputs(i ? ", " : "", f);
+		at_esc_fputs(f, p->pv.conflicts.paths[i], 0);   /* the task's names */
+	}
 	fputc('\n', f);
 }
 

@@ -8,6 +8,7 @@
 
 #include "cmd/review.h"
 #include "cmd/review_report.h"
+#include "core/esc.h"
 #include "core/json.h"
 
 /* A failing check's output in the text and Markdown reports: its tail. */
@@ -18,43 +19,15 @@
 #define TEXT_PATHS 20
 
 /*
- * The length of the control sequence at s: a C0 control but '\n' and '\t',
- * DEL, or a C1 control in UTF-8 (0xC2 0x80-0x9F, which some terminals read
- * as ESC [ and friends); 0 for anything else. Paths, symlink targets and a
- * check's output are the task's: written raw, ESC ... could move the cursor
- * and rewrite a FAIL line as ok, set the window title or the clipboard.
+ * Paths, symlink targets, rule names and a check's output are the task's:
+ * written raw, ESC ... could move the cursor and rewrite a FAIL line as
+ * ok, set the window title or the clipboard. Their controls are shown as
+ * \xNN (core/esc.h); a name or message also its tabs and newlines, which
+ * could forge a line of the report.
  */
-static size_t control_len(const char *s)
-{
-	unsigned char c = (unsigned char)s[0];
-
-	if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
-		return 1;
-	if (c == 0xc2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9f)
-		return 2;
-	return 0;
-}
-
-/* Write s[0..len), each control sequence shown as \xNN instead. */
-static void put_safe_n(const char *s, size_t len, FILE *f)
-{
-	const char *end = s + len;
-
-	while (s < end) {
-		size_t n = control_len(s);
-
-		if (n == 0) {
-			fputc(*s++, f);
-			continue;
-		}
-		for (; n > 0 && s < end; n--)
-			fprintf(f, "\\x%02x", (unsigned char)*s++);
-	}
-}
-
 static void put_safe(const char *s, FILE *f)
 {
-	put_safe_n(s, strlen(s), f);
+	at_esc_fputs(f, s, 0);
 }
 
 static const char *rule_label(const struct at_rule_result *r)
@@ -86,7 +59,7 @@ static void print_output(const char *output, FILE *f)
 	for (; *p; p = nl + 1) {
 		nl = strchrnul(p, '\n');
 		fputs("        | ", f);
-		put_safe_n(p, (size_t)(nl - p), f);
+		at_esc_write(f, p, (size_t)(nl - p), AT_ESC_TEXT);
 		fputc('\n', f);
 		if (!*nl)
 			break;
@@ -218,7 +191,11 @@ at_json *at_gate_report_json(const struct at_gate_report *rep)
  */
 static void md_escape(const char *s, FILE *f)
 {
-	for (; *s; s++) {
+	size_t n;
+	bool control;
+
+	for (; *s; s += n) {
+		n = 1;
 		switch (*s) {
 		case '&': fputs("&amp;", f); break;
 		case '<': fputs("&lt;", f); break;
@@ -232,12 +209,8 @@ static void md_escape(const char *s, FILE *f)
 		case '\n':
 		case '\r': fputc(' ', f); break;
 		default:
-			if (control_len(s)) {
-				put_safe_n(s, control_len(s), f);
-				s += control_len(s) - 1;
-			} else {
-				fputc(*s, f);
-			}
+			n = at_esc_unit(s, strnlen(s, 4), AT_ESC_TEXT, &control);
+			at_esc_write(f, s, n, AT_ESC_TEXT);
 		}
 	}
 }
@@ -304,7 +277,7 @@ static void md_details(const struct at_rule_result *r, FILE *f)
 	for (i = 0; i < (fence < 3 ? 3 : fence); i++)
 		fputc('`', f);
 	fputs("text\n", f);
-	put_safe(out, f);
+	at_esc_fputs(f, out, AT_ESC_TEXT);   /* a fenced block of lines */
 	if (!*out || out[strlen(out) - 1] != '\n')
 		fputc('\n', f);
 	for (i = 0; i < (fence < 3 ? 3 : fence); i++)

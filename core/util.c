@@ -39,40 +39,6 @@ int at_fmt(char *buf, size_t size, const char *fmt, ...)
 	return 0;
 }
 
-/* Bytes of the control character at s (C0, DEL, UTF-8 C1), 0 for any other. */
-static size_t control_len(const unsigned char *s)
-{
-	if (s[0] < 0x20 || s[0] == 0x7f)
-		return 1;
-	return s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f ? 2 : 0;
-}
-
-const char *at_esc(char *buf, size_t size, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = 0, k, room = size - 4;   /* "..." and the NUL stay free */
-
-	while (*p) {
-		k = control_len(p);
-		if (k == 0) {
-			if (n + 1 > room)
-				break;
-			buf[n++] = (char)*p++;
-			continue;
-		}
-		if (n + 4 * k > room)
-			break;
-		for (; k > 0; k--, p++, n += 4)
-			snprintf(buf + n, 5, "\\x%02x", *p);
-	}
-	if (*p) {
-		memcpy(buf + n, "...", 3);
-		n += 3;
-	}
-	buf[n] = '\0';
-	return buf;
-}
-
 int at_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

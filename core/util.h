@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include "core/esc.h"
+
 void at_freep(void *pp);
 void at_closep(int *fd);
 
@@ -37,13 +39,7 @@ static inline int at_steal_fd(int *fd)
 /* snprintf into a fixed buffer; 0, or -1 when the result would not fit. */
 int at_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/*
- * s as a message may show it: every control character (C0 (tab and newline
- * too), DEL, and C1 as UTF-8 encodes it) as \xNN, so that a name the task
- * chose cannot drive the terminal of whoever reads the message. Cut with
- * "..." when it does not fit. Returns buf (size at least 4).
- */
-const char *at_esc(char *buf, size_t size, const char *s);
+/* at_esc(), which names in messages go through, is in core/esc.h. */
 
 /* Write all of buf to fd, retrying on EINTR and short writes; 0 or -1 with errno. */
 int at_write_all(int fd, const void *buf, size_t len);

