@@ -48,8 +48,8 @@ static void print_table(const struct at_trash_list *l)
 	       "BASE");
 	for (i = 0; i < l->n; i++) {
 		when_of(when, sizeof(when), &l->v[i]);
-		printf("%-*s  %-5u  %-20s  %.12s  %-*s  %s\n", wname, l->v[i].name, l->v[i].index,
-		       when, l->v[i].tip, wbase,
+		printf("%-*s  %-5u  %-20s  %-12.12s  %-*s  %s\n", wname, l->v[i].name, l->v[i].index,
+		       when, l->v[i].tip[0] ? l->v[i].tip : "unreadable", wbase,
 		       l->v[i].base_branch[0] ? at_branch_short(l->v[i].base_branch) : "(detached)",
 		       l->v[i].ref);
 	}

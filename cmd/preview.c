@@ -40,12 +40,13 @@ void at_cli_preview_print(FILE *f, const struct at_task *t, const struct at_cli_
 			at_cli_c(color, AT_COLOR_RESET));
 		return;
 	}
-	fprintf(f, "%swould conflict in:%s ", at_cli_c(color, AT_COLOR_RED),
-		at_cli_c(color, AT_COLOR_RESET));
+	/* The list in red too: the escaped names, then our reset. */
+	fprintf(f, "%swould conflict in: ", at_cli_c(color, AT_COLOR_RED));
 	for (i = 0; i < p->pv.conflicts.count; i++) {
 		fputs(i ? ", " : "", f);
 		at_esc_fputs(f, p->pv.conflicts.paths[i], 0);   /* the task's names */
 	}
+	fputs(at_cli_c(color, AT_COLOR_RESET), f);
 	fputc('\n', f);
 }
 

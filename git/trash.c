@@ -382,12 +382,18 @@ static bool read_entry(git_repository *repo, const char *refname, struct at_tras
 	memset(e, 0, sizeof(*e));
 	if (!slash || memchr(task, '/', (size_t)(slash - task)) || slash == task ||
 	    (size_t)(slash - task) > AT_NAME_MAX || strlen(refname) >= sizeof(e->ref) ||
-	    !trash_stamp(refname, &when) || entry_commit(repo, refname, &c, e->tip, &ignored) < 0)
+	    !trash_stamp(refname, &when))
 		return false;
 	memcpy(e->name, task, (size_t)(slash - task));
 	snprintf(e->ref, sizeof(e->ref), "%s", refname);
 	e->sec = when.sec;
 	e->nsec = when.nsec;
+	/* An entry whose commit cannot be read is listed all the same (tip ""): restore says why. */
+	if (entry_commit(repo, refname, &c, e->tip, &ignored) < 0) {
+		e->tip[0] = '\0';
+		git_error_clear();
+		return true;
+	}
 	if (!trailer(git_commit_message(c), "Agenttask-Base-Branch", e->base_branch,
 		     sizeof(e->base_branch)))
 		e->base_branch[0] = '\0';

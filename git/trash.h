@@ -40,7 +40,7 @@ struct at_trash_entry {
 	long long sec;              /* when it was discarded */
 	long nsec;
 	unsigned index;             /* 1: the newest entry of its task, 2: the one before... */
-	char tip[AT_OID_HEXSZ + 1]; /* the task branch's tip when discarded */
+	char tip[AT_OID_HEXSZ + 1]; /* the task branch's tip when discarded; "" if unreadable */
 	char base_branch[256];      /* as recorded; "" when based on a detached HEAD */
 };
 
@@ -51,7 +51,7 @@ struct at_trash_list {
 
 /*
  * The trash, by task name and newest first; of task `name` only, unless
- * NULL. Entries that cannot be read are left out. Release with
+ * NULL. An entry whose commit cannot be read has tip "". Release with
  * at_trash_list_release (also after a failure).
  */
 int at_trash_list(struct at_repo *r, const char *name, struct at_trash_list *out,

@@ -277,4 +277,20 @@ test_restore_of_an_unknown_entry_changes_nothing() {
 	assert_eq "$(git -C repo branch --list 'agenttask/*')" "" "no branch made"
 }
 
+# A newest entry that cannot be read is listed, and restore says what is
+# wrong with it rather than quietly bringing back an older one.
+test_an_unreadable_newest_entry_is_not_skipped() {
+	discard_three
+	local blob
+	blob=$(printf 'not a commit\n' | git -C repo hash-object -w --stdin)
+	git -C repo update-ref refs/agenttask/trash/t/9999999999.000000000 "$blob"
+	ok "trash t" -C repo trash t
+	assert_contains "$(printf '%s\n' "$out" | sed -n 2p)" "unreadable" "entry 1 shown as unreadable"
+	expect_rc 1 "restore t" -C repo restore t
+	assert_contains "$errout" "9999999999.000000000" "names the entry"
+	assert_eq "$(git -C repo branch --list 'agenttask/*')" "" "nothing restored"
+	ok "an older one by number" -C repo restore t 2
+	assert_eq "$(cat "$out/f")" "v3" "entry 2: the newest readable"
+}
+
 run_tests
