@@ -80,8 +80,9 @@ if [ -f "$build/vm/results/summary" ]; then
 		seen=$((seen + 1))
 		id=root
 		[ "$who" = tester ] && id="uid 1000"
-		echo "check-vm: $name suite as $id on $cg: $line"
-		echo "  ($name as $id: ${secs}s)" >&2
+		# The suite's "N passed, M failed, K skipped": the skipped count goes to stderr.
+		echo "check-vm: $name suite as $id on $cg: ${line%, * skipped}"
+		echo "  ($name as $id: ${secs}s${line##*failed})" >&2
 		case "$line" in *" passed, 0 failed"*) ;; *) failed=1 ;; esac
 		[ "$status" = 0 ] || failed=1
 	done <"$build/vm/results/summary"
