@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/progress.h"
 #include "core/esc.h"
 #include "cmd/review.h"
 #include "core/audit.h"
@@ -37,6 +38,7 @@ struct accept_args {
 	const char *override;
 	const char *policy;
 	bool keep;
+	bool quiet;             /* no progress of the gate's checks */
 	bool force;                      /* kill the task's running commands */
 	uint64_t max_file_size;
 };
@@ -104,6 +106,7 @@ static int parse_args(int argc, char **argv, struct accept_args *a)
 		{ "squash", no_argument, NULL, 'S' },
 		{ "message", required_argument, NULL, 'm' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "tree", required_argument, NULL, 't' },
 		{ "override", required_argument, NULL, 'o' },
@@ -115,7 +118,7 @@ static int parse_args(int argc, char **argv, struct accept_args *a)
 	bool ff_only = false, squash = false;
 	int c;
 
-	while ((c = at_cli_getopt(argc, argv, "m:fh", longopts)) != -1) {
+	while ((c = at_cli_getopt(argc, argv, "m:fqh", longopts)) != -1) {
 		switch (c) {
 		case 'F':
 			ff_only = true;
@@ -125,6 +128,9 @@ static int parse_args(int argc, char **argv, struct accept_args *a)
 			break;
 		case 'm':
 			a->merge.message = optarg;
+			break;
+		case 'q':
+			a->quiet = true;
 			break;
 		case 'k':
 			a->keep = true;
@@ -155,6 +161,16 @@ static int parse_args(int argc, char **argv, struct accept_args *a)
 		return at_cli_usage("accept", "too many arguments");
 	a->name = optind < argc ? argv[optind] : NULL;
 	a->merge.mode = ff_only ? AT_MERGE_FF_ONLY : squash ? AT_MERGE_SQUASH : AT_MERGE_AUTO;
+	/*
+	 * -m asks for a commit with that message; a fast-forward makes none and
+	 * would drop it (as git merge -m does, silently). So -m makes a merge
+	 * commit where a fast-forward would do, and is refused with --ff-only.
+	 */
+	if (a->merge.message && ff_only)
+		return at_cli_usage("accept", "-m needs a commit for its message, which --ff-only "
+				    "forbids: drop one of them");
+	if (a->merge.message && a->merge.mode == AT_MERGE_AUTO)
+		a->merge.mode = AT_MERGE_NO_FF;
 	return check_args(a, ff_only, squash);
 }
 
@@ -315,7 +331,8 @@ static int report_failure(struct accept_run *run, const struct at_error *err)
 
 int cmd_accept(struct at_cli *cli, int argc, char **argv)
 {
-	struct accept_args a = { NULL, AT_MERGE_OPTS_INIT, NULL, NULL, false, false, 0 };
+	struct accept_args a = { NULL, AT_MERGE_OPTS_INIT, NULL, NULL, false, false, false, 0 };
+	struct at_cli_progress progress;
 	struct at_error err = AT_ERROR_INIT;
 	struct accept_run run;
 	int rc, status;
@@ -330,8 +347,12 @@ int cmd_accept(struct at_cli *cli, int argc, char **argv)
 	/* A stale review is refused before the gate spends time on it. */
 	if (rc == 0 && a.merge.expect_tree)
 		rc = at_merge_check_tree(run.repo, &run.task, a.merge.expect_tree, &err);
+	/* The gate's checks may take long: their progress, before the lock is taken. */
+	at_cli_progress_init(&progress, a.quiet);
+	cli->progress = at_cli_progress_hook(&progress);
 	if (rc == 0)
 		rc = run_gate(cli, &run, &a, &err);
+	at_cli_progress_end(&progress, rc == 0);
 	if (rc == 0)
 		rc = run_locked(&run, &a, &err);
 	if (rc == 0)

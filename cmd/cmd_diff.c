@@ -8,6 +8,7 @@
  * git's whitespace-error marks: blanks at the end of an added line and
  * spaces before a tab in its indent, not blank lines at the end of a file).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,9 @@ struct diff_args {
 	const char *color;      /* --color=WHEN, NULL: auto */
 	const char *name;       /* NULL: the task holding the cwd */
 	const char *base, *head;   /* CI mode: two revisions, no task */
+	bool patch;             /* --patch: with --json, the patch text too */
+	char **paths;           /* after "--": the pathspec, as given */
+	size_t npaths;
 	uint64_t max_file_size;    /* --max-file-size, 0: the default */
 };
 
@@ -282,6 +286,53 @@ static at_json *diff_json(const struct at_task *t, const struct at_change_set *c
 	return o;
 }
 
+/* The patch text, as `diff` prints it without colour, for --json --patch. */
+struct patch_text {
+	char *buf;
+	size_t len, cap;
+};
+
+static int grow_put(struct patch_text *p, const char *s, size_t n)
+{
+	char *grown;
+	size_t cap;
+
+	if (p->len + n + 1 > p->cap) {
+		cap = p->cap ? p->cap : 4096;
+		while (cap < p->len + n + 1)
+			cap *= 2;
+		if (!(grown = realloc(p->buf, cap)))
+			return -1;
+		p->buf = grown;
+		p->cap = cap;
+	}
+	memcpy(p->buf + p->len, s, n);
+	p->len += n;
+	p->buf[p->len] = '\0';
+	return 0;
+}
+
+/* git's output line: the origin character for ' ', '+' and '-', the content, a newline. */
+static int collect_line(char origin, const char *content, size_t len, void *payload)
+{
+	char o = origin;
+
+	if ((origin == ' ' || origin == '+' || origin == '-') && grow_put(payload, &o, 1) < 0)
+		return -1;
+	return grow_put(payload, content, len) < 0 || grow_put(payload, "\n", 1) < 0 ? -1 : 0;
+}
+
+static int add_patch(at_json *j, struct at_diff *d, struct at_error *err)
+{
+	struct patch_text p = { NULL, 0, 0 };
+	int rc = at_diff_patch(d, collect_line, &p, err);
+
+	if (rc == 0 && at_json_add_string(j, "patch", p.buf ? p.buf : "") < 0)
+		rc = at_error_set(err, AT_ESYS, "out of memory");
+	free(p.buf);
+	return rc;
+}
+
 /* The length of the colour (ESC [ digits m) at s, 0 if none. */
 static size_t colour_len(const char *s)
 {
@@ -362,7 +413,7 @@ static int patch_preview(struct at_repo *r, const struct at_task *t, struct at_d
 	at_cli_preview_load(&p, r, t, cs->tree);
 	if (!p.ok || p.pv.base_moved) {
 		fputs("agenttask: note: ", stderr);
-		at_cli_preview_print(stderr, t, &p);
+		at_cli_preview_print(stderr, t, &p, false);
 	}
 	at_cli_preview_release(&p);
 	return 0;
@@ -397,18 +448,122 @@ static int show(const struct diff_args *a, struct at_repo *r, const struct at_ta
 		at_cli_preview_release(&p);
 		if (!j)
 			return at_error_set(err, AT_ESYS, "out of memory");
+		if (a->patch && (rc = add_patch(j, d, err)) < 0) {
+			at_json_free(j);
+			return rc;
+		}
 		/* at_cli_print_json has said what failed */
 		return at_cli_print_json(j) == AT_EXIT_OK ? 0 : AT_ESYS;
 	case MODE_STAT:
+		at_cli_page(r);
 		return print_text(make_stat, d, &o, err);
 	case MODE_NAMES:
+		at_cli_page(r);
 		return print_text(make_names, d, &names, err);
 	case MODE_PATCH:
 	default:
+		at_cli_page(r);
 		if ((rc = at_diff_patch(d, print_line, &o, err)) < 0)
 			return rc;
 		return t ? patch_preview(r, t, d, err) : 0;
 	}
+}
+
+/* The part of dir below top ("" at top), or NULL when dir is not inside top. */
+static const char *below(const char *dir, const char *top)
+{
+	size_t n = strlen(top);
+
+	while (n > 1 && top[n - 1] == '/')
+		n--;
+	if (strncmp(dir, top, n) != 0 || (dir[n] != '/' && dir[n] != '\0'))
+		return NULL;
+	return dir[n] == '/' ? dir + n + 1 : dir + n;
+}
+
+/* prefix/path with "." and ".." resolved, into out; false when it climbs above the top. */
+static bool normalize(const char *prefix, const char *path, char *out, size_t size)
+{
+	char buf[PATH_MAX * 2], *save = NULL, *c;
+	size_t len = 0, n;
+
+	if (snprintf(buf, sizeof(buf), "%s%s%s", prefix, prefix[0] ? "/" : "", path) >=
+	    (int)sizeof(buf))
+		return false;
+	out[0] = '\0';
+	for (c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			if (len == 0)
+				return false;
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			len = len > 0 ? len - 1 : 0;
+			out[len] = '\0';
+			continue;
+		}
+		n = strlen(c);
+		if (len + n + 2 > size)
+			return false;
+		if (len)
+			out[len++] = '/';
+		memcpy(out + len, c, n + 1);
+		len += n;
+	}
+	return true;
+}
+
+/*
+ * The pathspec from the top of the tree, as git reads one: each path
+ * relative to the current directory when that is inside the task's worktree
+ * (or the repository's), ":/PATH" from the top, an absolute path inside the
+ * top as the rest of it. Then limit d to it (a path that names the top
+ * itself limits nothing).
+ */
+static int limit(struct at_diff *d, const struct diff_args *a, const char *dir, const char *task_top,
+		 const char *repo_top, struct at_error *err)
+{
+	char cwd[PATH_MAX], top[PATH_MAX] = "", **spec;
+	const char *prefix = NULL, *p;
+	size_t i, n = 0;
+	int rc = 0;
+
+	if (a->npaths == 0)
+		return 0;
+	if (!realpath(dir, cwd))
+		cwd[0] = '\0';
+	if (task_top && realpath(task_top, top) && (prefix = below(cwd, top)))
+		;
+	else if (repo_top && realpath(repo_top, top))
+		prefix = below(cwd, top);
+	if (!(spec = calloc(a->npaths, sizeof(*spec))))
+		return at_error_set(err, AT_ESYS, "out of memory");
+	for (i = 0; rc == 0 && i < a->npaths; i++) {
+		char rel[PATH_MAX];
+
+		p = a->paths[i];
+		if (strncmp(p, ":/", 2) == 0 || strcmp(p, ":") == 0)
+			rc = normalize("", p + (p[1] ? 2 : 1), rel, sizeof(rel)) ? 0 : -1;
+		else if (p[0] == '/')
+			rc = top[0] && below(p, top) && normalize("", below(p, top), rel, sizeof(rel)) ?
+				     0 : -1;
+		else
+			rc = normalize(prefix ? prefix : "", p, rel, sizeof(rel)) ? 0 : -1;
+		if (rc < 0)
+			rc = at_error_set(err, AT_EUSAGE, "pathspec '%s' is outside the repository", p);
+		else if (!rel[0])
+			goto out;   /* the whole tree */
+		else if (!(spec[n++] = strdup(rel)))
+			rc = at_error_set(err, AT_ESYS, "out of memory");
+	}
+	if (rc == 0)
+		rc = at_diff_limit(d, spec, n, err);
+out:
+	for (i = 0; i < n; i++)
+		free(spec[i]);
+	free(spec);
+	return rc;
 }
 
 static int parse_args(int argc, char **argv, struct diff_args *a)
@@ -417,7 +572,8 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		{ "stat", no_argument, NULL, 's' },
 		{ "name-only", no_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
-		{ "color", optional_argument, NULL, 'c' },
+		{ "patch", no_argument, NULL, 'p' },
+		AT_CLI_COLOR_OPTIONS,
 		{ "base", required_argument, NULL, 'b' },
 		{ "head", required_argument, NULL, 'H' },
 		AT_CLI_MAX_FILE_SIZE_OPTION,
@@ -425,20 +581,32 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool clash = false;
-	int c;
+	int c, dd;
 
-	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
+	/* The pathspec comes after "--"; options and NAME before it. */
+	for (dd = 1; dd < argc && strcmp(argv[dd], "--") != 0; dd++)
+		;
+	if (dd < argc) {
+		a->paths = argv + dd + 1;
+		a->npaths = (size_t)(argc - dd - 1);
+	}
+	argc = dd;
+	while ((c = at_cli_getopt(argc, argv, "ph", longopts)) != -1) {
 		enum diff_mode m = c == 's' ? MODE_STAT : c == 'n' ? MODE_NAMES : MODE_JSON;
 
 		switch (c) {
+		case 'p':
+			a->patch = true;
+			break;
 		case 's':
 		case 'n':
 		case 'j':
 			clash = clash || (a->mode != MODE_PATCH && a->mode != m);
 			a->mode = m;
 			break;
-		case 'c':
-			a->color = optarg ? optarg : "always";
+		case AT_OPT_COLOR:
+		case AT_OPT_NO_COLOR:
+			a->color = at_cli_color_when(c, optarg);
 			break;
 		case 'b':
 			a->base = optarg;
@@ -459,6 +627,9 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 	}
 	if (clash)
 		return -at_cli_usage("diff", "--stat, --name-only and --json cannot be combined");
+	if (a->patch && (a->mode == MODE_STAT || a->mode == MODE_NAMES))
+		return -at_cli_usage("diff", "--patch goes with --json (or alone): not with %s",
+				     a->mode == MODE_STAT ? "--stat" : "--name-only");
 	if (optind + 1 < argc)
 		return -at_cli_usage("diff", "too many arguments");
 	a->name = optind < argc ? argv[optind] : NULL;
@@ -473,7 +644,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 
 int cmd_diff(struct at_cli *cli, int argc, char **argv)
 {
-	struct diff_args a = { MODE_PATCH, NULL, NULL, NULL, NULL, 0 };
+	struct diff_args a = { MODE_PATCH, NULL, NULL, NULL, NULL, false, NULL, 0, 0 };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_repo *repo = NULL;
 	struct at_diff *d = NULL;
@@ -483,13 +654,14 @@ int cmd_diff(struct at_cli *cli, int argc, char **argv)
 
 	if ((rc = parse_args(argc, argv, &a)) != 0)
 		return rc > 0 ? AT_EXIT_OK : -rc;
-	if (at_cli_color(a.color, &color) < 0)
-		return at_cli_usage("diff", "invalid --color '%s': use auto, always or never",
-				    a.color);
+	if ((rc = at_cli_color_for("diff", a.color, &color)) >= 0)
+		return rc;
 	cli->max_file_size = a.max_file_size;
 	rc = at_cli_open(cli, &repo, &err);
 	if (rc == 0 && a.base) {
 		rc = at_diff_open_revs(&d, repo, a.base, a.head, &err);
+		if (rc == 0)
+			rc = limit(d, &a, cli->dir, NULL, at_repo_workdir(repo), &err);
 		if (rc == 0)
 			rc = show(&a, repo, NULL, d, color, &err);
 	} else {
@@ -497,6 +669,8 @@ int cmd_diff(struct at_cli *cli, int argc, char **argv)
 			rc = at_cli_task(cli, repo, a.name, &task, &err);
 		if (rc == 0)
 			rc = at_diff_open_task(&d, repo, &task, &err);
+		if (rc == 0)
+			rc = limit(d, &a, cli->dir, task.path, at_repo_workdir(repo), &err);
 		if (rc == 0)
 			rc = show(&a, repo, &task, d, color, &err);
 	}

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/progress.h"
 #include "core/esc.h"
 #include "core/lock.h"
 #include "core/runs.h"
@@ -42,6 +43,7 @@ int cmd_discard(struct at_cli *cli, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "force", no_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
 		AT_CLI_MAX_FILE_SIZE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -51,12 +53,16 @@ int cmd_discard(struct at_cli *cli, int argc, char **argv)
 	struct at_repo *repo = NULL;
 	struct at_task task;
 	char trash[256] = "";
-	bool force = false, partial = false;
+	bool force = false, partial = false, quiet = false;
+	struct at_cli_progress progress;
+	struct at_progress_hook hook;
 	int c, lock = -1, rc;
 
-	while ((c = at_cli_getopt(argc, argv, "fh", longopts)) != -1) {
+	while ((c = at_cli_getopt(argc, argv, "fqh", longopts)) != -1) {
 		if (c == 'f')
 			force = true;
+		else if (c == 'q')
+			quiet = true;
 		else if (c == AT_CLI_OPT_MAX_FILE_SIZE) {
 			if (at_cli_max_file_size("discard", optarg, &cli->max_file_size) != 0)
 				return AT_EXIT_USAGE;
@@ -65,6 +71,8 @@ int cmd_discard(struct at_cli *cli, int argc, char **argv)
 	}
 	if (optind + 1 < argc)
 		return at_cli_usage("discard", "too many arguments");
+	at_cli_progress_init(&progress, quiet);
+	hook = at_cli_progress_hook(&progress);
 	rc = at_cli_open(cli, &repo, &err);
 	if (rc == 0)
 		rc = at_lock_acquire(at_repo_paths(repo), &lock, &err);
@@ -72,10 +80,15 @@ int cmd_discard(struct at_cli *cli, int argc, char **argv)
 		rc = at_cli_task(cli, repo, optind < argc ? argv[optind] : NULL, &task, &err);
 	if (rc == 0)
 		rc = at_runs_stop(at_repo_paths(repo), task.name, force, &guard, &err);
-	if (rc == 0)
+	if (rc == 0) {
+		at_progress_say(&hook, "saving the task in the trash", 0, 0);
 		rc = save(repo, &task, force, trash, sizeof(trash), &partial, &err);
-	if (rc == 0)
+	}
+	if (rc == 0) {
+		at_progress_say(&hook, "removing the task", 0, 0);
 		rc = at_task_remove(repo, &task, &err);
+	}
+	at_cli_progress_end(&progress, rc == 0);
 	if (rc == 0)
 		at_cli_audit(repo, task.name, "discard", "trash", trash, "saved",
 			     partial ? "commits only (--force)" : "full state", NULL);

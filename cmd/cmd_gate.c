@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/progress.h"
 #include "core/esc.h"
 #include "cmd/review.h"
 #include "core/audit.h"
@@ -19,6 +20,7 @@ enum gate_format { GATE_TEXT, GATE_JSON, GATE_MARKDOWN };
 struct gate_args {
 	const char *name, *base, *head, *policy;
 	enum gate_format format;
+	bool color, quiet;
 	uint64_t max_file_size;
 };
 
@@ -33,14 +35,24 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 		{ "policy", required_argument, NULL, OPT_POLICY },
 		{ "base", required_argument, NULL, OPT_BASE },
 		{ "head", required_argument, NULL, OPT_HEAD },
+		{ "quiet", no_argument, NULL, 'q' },
 		AT_CLI_MAX_FILE_SIZE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
+		AT_CLI_COLOR_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *when = NULL;
 	int c;
 
-	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
+	while ((c = at_cli_getopt(argc, argv, "qh", longopts)) != -1) {
 		switch (c) {
+		case 'q':
+			a->quiet = true;
+			break;
+		case AT_OPT_COLOR:
+		case AT_OPT_NO_COLOR:
+			when = at_cli_color_when(c, optarg);
+			break;
 		case OPT_JSON:
 		case OPT_MARKDOWN:
 			if (a->format != GATE_TEXT)
@@ -75,7 +87,7 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 		return at_cli_usage("gate", "a task NAME and --base exclude each other");
 	if (a->base && !a->head)
 		a->head = "HEAD";
-	return -1;
+	return at_cli_color_for("gate", when, &a->color);
 }
 
 /* The names of the failed rules and checks of a report's JSON. */
@@ -147,14 +159,19 @@ static int review(struct at_cli *cli, const struct gate_args *a, struct at_gate_
 
 int cmd_gate(struct at_cli *cli, int argc, char **argv)
 {
-	struct gate_args a = { NULL, NULL, NULL, NULL, GATE_TEXT, 0 };
+	struct gate_args a = { NULL, NULL, NULL, NULL, GATE_TEXT, false, false, 0 };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_gate_report *rep = NULL;
+	struct at_cli_progress progress;
 	int rc;
 
 	if ((rc = parse_args(argc, argv, &a)) >= 0)
 		return rc;
-	if (review(cli, &a, &rep, &err) < 0)
+	at_cli_progress_init(&progress, a.quiet);
+	cli->progress = at_cli_progress_hook(&progress);
+	rc = review(cli, &a, &rep, &err);
+	at_cli_progress_end(&progress, rc == 0);
+	if (rc < 0)
 		return at_cli_fail(&err);
 	rc = at_gate_report_passed(rep) ? AT_EXIT_OK : AT_EXIT_FAIL;
 	if (a.format == GATE_JSON) {
@@ -163,7 +180,7 @@ int cmd_gate(struct at_cli *cli, int argc, char **argv)
 	} else if (a.format == GATE_MARKDOWN) {
 		at_gate_report_print_markdown(rep, stdout);
 	} else {
-		at_gate_report_print(rep, stdout);
+		at_gate_report_print(rep, stdout, a.color);
 	}
 	at_gate_report_free(rep);
 	return rc;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "cmd/commands.h"
+#include "cmd/progress.h"
 #include "core/esc.h"
 #include "core/lock.h"
 #include "git/worktree.h"
@@ -11,6 +12,7 @@ int cmd_gc(struct at_cli *cli, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "trash-days", required_argument, NULL, 't' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -18,15 +20,21 @@ int cmd_gc(struct at_cli *cli, int argc, char **argv)
 	struct at_gc_report report = { 0 };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_repo *repo = NULL;
+	struct at_cli_progress progress;
+	struct at_progress_hook hook;
+	bool quiet = false;
 	int c, lock = -1, rc, status = AT_EXIT_OK;
 	char *end;
 	long days;
 	size_t i;
 
-	while ((c = at_cli_getopt(argc, argv, "fh", longopts)) != -1) {
+	while ((c = at_cli_getopt(argc, argv, "fqh", longopts)) != -1) {
 		switch (c) {
 		case 'f':
 			opts.force = true;
+			break;
+		case 'q':
+			quiet = true;
 			break;
 		case 't':
 			days = strtol(optarg, &end, 10);
@@ -42,11 +50,16 @@ int cmd_gc(struct at_cli *cli, int argc, char **argv)
 	}
 	if (optind < argc)
 		return at_cli_usage("gc", "too many arguments");
+	at_cli_progress_init(&progress, quiet);
+	hook = at_cli_progress_hook(&progress);
 	rc = at_cli_open(cli, &repo, &err);
 	if (rc == 0)
 		rc = at_lock_acquire(at_repo_paths(repo), &lock, &err);
-	if (rc == 0)
+	if (rc == 0) {
+		at_progress_say(&hook, "collecting what interrupted commands left", 0, 0);
 		rc = at_task_gc(repo, &opts, &report, &err);
+	}
+	at_cli_progress_end(&progress, rc == 0);
 	at_lock_release(lock);
 	at_repo_free(repo);
 	if (rc < 0)

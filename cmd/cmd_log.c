@@ -59,8 +59,10 @@ static void print_fields(const at_json *e)
 	}
 }
 
-static void print_entry(const at_json *e)
+/* Colours: the event cyan, a run's exit green for 0 and red otherwise, as a test runner's. */
+static void print_entry(const at_json *e, bool c)
 {
+	const char *reset = at_cli_c(c, AT_COLOR_RESET);
 	const char *event = at_json_get_string(e, "event");
 	const char *time = at_json_get_string(e, "time");
 	double exit_code, duration, line;
@@ -74,20 +76,26 @@ static void print_entry(const at_json *e)
 		fputs(")\n", stdout);
 		return;
 	}
-	at_esc_printf(stdout, "%-24s %-8s ", time ? time : "-", event ? event : "?");
+	/* The task's strings escaped; the colour codes, ours, around them. */
+	at_esc_printf(stdout, "%-24s ", time ? time : "-");
+	fputs(at_cli_c(c, AT_COLOR_CYAN), stdout);
+	at_esc_printf(stdout, "%-8s", event ? event : "?");
+	printf("%s ", reset);
 	if (event && strcmp(event, "run") == 0) {
 		at_json_get_bool(e, "timed_out", &timed_out);
 		if (at_json_get_number(e, "exit_code", &exit_code))
-			printf("exit %-3.0f ", exit_code);
+			printf("%sexit %-3.0f%s ",
+			       at_cli_c(c, exit_code == 0 ? AT_COLOR_GREEN : AT_COLOR_RED),
+			       exit_code, reset);
 		if (at_json_get_number(e, "duration_ms", &duration))
 			printf("%8.0f ms  ", duration);
 		print_argv(at_json_get(e, "argv"));
 		if (timed_out)
-			printf("  (timed out)");
+			printf("  %s(timed out)%s", at_cli_c(c, AT_COLOR_RED), reset);
 		if (at_json_get_string(e, "error")) {
-			fputs("  (", stdout);
+			printf("  %s(", at_cli_c(c, AT_COLOR_RED));
 			at_esc_fputs(stdout, at_json_get_string(e, "error"), 0);
-			fputc(')', stdout);
+			printf(")%s", reset);
 		}
 	} else {
 		print_fields(e);
@@ -101,13 +109,14 @@ int cmd_log(struct at_cli *cli, int argc, char **argv)
 	struct at_repo *repo = NULL;
 	struct at_task task;
 	struct at_paths paths;
-	const char *name;
+	const char *name, *when;
 	at_json *log = NULL;
 	const at_json *e;
-	bool json;
+	bool json, color;
 	int rc;
 
-	if ((rc = at_cli_name_json_args("log", argc, argv, &name, &json)) >= 0)
+	if ((rc = at_cli_name_json_args("log", argc, argv, &name, &json, &when)) >= 0 ||
+	    (rc = at_cli_color_for("log", when, &color)) >= 0)
 		return rc;
 	rc = at_cli_open(cli, &repo, &err);
 	if (rc == 0) {
@@ -120,6 +129,8 @@ int cmd_log(struct at_cli *cli, int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = at_audit_read(&paths, name, &log, &err);
+	if (rc == 0 && !json)
+		at_cli_page(repo);
 	at_repo_free(repo);
 	if (rc < 0)
 		return at_cli_fail(&err);
@@ -128,7 +139,7 @@ int cmd_log(struct at_cli *cli, int argc, char **argv)
 	if (at_json_size(log) == 0)
 		printf("no entries in the log of task '%s'\n", name);
 	for (e = at_json_child(log); e; e = at_json_next(e))
-		print_entry(e);
+		print_entry(e, color);
 	at_json_free(log);
 	return AT_EXIT_OK;
 }

@@ -18,14 +18,15 @@ int cmd_restore(struct at_cli *cli, int argc, char **argv)
 
 	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1)
 		return c == 'h' ? at_cli_help("restore") : at_cli_bad_option("restore");
-	if (optind + 1 != argc)
+	if (optind >= argc || optind + 2 < argc)
 		return at_cli_usage("restore",
 				    optind >= argc ? "missing task NAME" : "too many arguments");
 	rc = at_cli_open(cli, &repo, &err);
 	if (rc == 0)
 		rc = at_lock_acquire(at_repo_paths(repo), &lock, &err);
 	if (rc == 0)
-		rc = at_trash_restore(repo, argv[optind], &task, &info, &err);
+		rc = at_trash_restore(repo, argv[optind], optind + 1 < argc ? argv[optind + 1] : NULL,
+				      &task, &info, &err);
 	at_lock_release(lock);
 	at_repo_free(repo);
 	if (rc < 0)

@@ -27,35 +27,6 @@
 
 extern char **environ;
 
-static const char run_help[] =
-	"  --ro PATH          also show PATH (read-only) at the same path\n"
-	"  --rw PATH          also show PATH read-write (never git metadata or state)\n"
-	"  --net              share the host's network (default: loopback only)\n"
-	"  --allow-host PATTERN  reach hosts matching PATTERN through a proxy: host,\n"
-	"                     host:port, *.domain (subdomains); ports 80 and 443 by default\n"
-	"  --forward PORT[:INNER]  the sandbox's loopback port INNER (default PORT)\n"
-	"                     reaches the host's 127.0.0.1:PORT\n"
-	"  --deny-private     with --allow-host: refuse private addresses too\n"
-	"  --env K=V          set K in the command's environment\n"
-	"  --pass-env K       pass K from agenttask's environment\n"
-	"  --timeout SEC      kill everything after SEC seconds (exit 124)\n"
-	"  --memory SIZE      memory limit of the whole run, like 512M or 2G\n"
-	"                     (default: half of RAM)\n"
-	"  --pids N           at most N processes and threads (default: 4096)\n"
-	"  --cpus N           at most N CPUs' worth of time, like 2 or 0.5\n"
-	"  --cpu SEC          CPU seconds per process\n"
-	"  --file-size SIZE   largest file the command may write\n"
-	"  --no-limits        no default limits (those given still apply)\n"
-	"  --json             capture output; print a JSON result\n"
-	"  -t, --tty          run on a pty even when stdin is not a terminal\n"
-	"  -T, --no-tty       never a pty: a terminal is passed as it is\n"
-	"  -v, --verbose      say how each limit is enforced, and time each setup step\n"
-	"\n"
-	"The environment is cleared but for PATH, HOME=" AT_SANDBOX_HOME ", TERM, LANG,\n"
-	"LC_* and TZ. Exit status: the command's; 128+N when killed by signal N; 124\n"
-	"timeout; 125 the sandbox could not be set up; 126 cannot execute; 127 not found;\n"
-	"137 out of memory (the kernel's OOM killer took a process of the run).\n";
-
 struct run_args {
 	const char *name;
 	char **cmd;
@@ -207,14 +178,6 @@ static int parse_option(struct run_args *a, int c, const char *arg, struct at_er
 	return at_error_set(err, AT_EUSAGE, "invalid option");
 }
 
-static int print_help(void)
-{
-	const struct at_command *c = at_command_find("run");
-
-	printf("usage: %s\n\n%s\n\n%s", c->usage, c->summary, run_help);
-	return AT_EXIT_OK;
-}
-
 /* Options come before "--"; the command after it. Returns -1 to go on, else an exit status. */
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
@@ -248,7 +211,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		;
 	while ((c = at_cli_getopt(dd, argv, "hvtT", longopts)) != -1) {
 		if (c == 'h')
-			return print_help();
+			return at_cli_help("run");
 		if (c == '?')
 			return at_cli_bad_option("run");
 		if (parse_option(a, c, optarg, &err) < 0)

@@ -18,20 +18,25 @@ static int print_json(const struct at_task *t, const struct at_task_info *info,
 	return at_cli_print_json(o);
 }
 
-static void print_status(const struct at_task *t, const struct at_task_info *info)
+/* Colours as git status's: the branch green, commits yellow, what needs a look red or yellow. */
+static void print_status(const struct at_task *t, const struct at_task_info *info, bool c)
 {
+	const char *reset = at_cli_c(c, AT_COLOR_RESET), *yellow = at_cli_c(c, AT_COLOR_YELLOW);
 	char created[32];
 
 	at_cli_time(created, sizeof(created), t->created);
-	printf("task:         %s\n", t->name);
-	printf("branch:       %s\n", at_branch_short(t->branch));
-	printf("base:         %s at %.12s\n",
-	       t->base_branch[0] ? at_branch_short(t->base_branch) : "(detached HEAD)",
-	       t->base_commit);
-	printf("head:         %.12s (%zu commit%s ahead of base)\n", info->head_commit,
-	       info->commits_ahead, info->commits_ahead == 1 ? "" : "s");
-	printf("worktree:     %s%s\n", t->path, info->worktree_missing ? " (missing)" : "");
-	printf("changes:      %s\n", info->dirty ? "uncommitted changes" : "none uncommitted");
+	printf("task:         %s%s%s\n", at_cli_c(c, AT_COLOR_BOLD), t->name, reset);
+	printf("branch:       %s%s%s\n", at_cli_c(c, AT_COLOR_GREEN), at_branch_short(t->branch),
+	       reset);
+	printf("base:         %s at %s%.12s%s\n",
+	       t->base_branch[0] ? at_branch_short(t->base_branch) : "(detached HEAD)", yellow,
+	       t->base_commit, reset);
+	printf("head:         %s%.12s%s (%zu commit%s ahead of base)\n", yellow, info->head_commit,
+	       reset, info->commits_ahead, info->commits_ahead == 1 ? "" : "s");
+	printf("worktree:     %s%s%s%s\n", t->path, at_cli_c(c, AT_COLOR_RED),
+	       info->worktree_missing ? " (missing)" : "", reset);
+	printf("changes:      %s%s%s\n", info->dirty ? yellow : "",
+	       info->dirty ? "uncommitted changes" : "none uncommitted", reset);
 	printf("created:      %s\n", created);
 }
 
@@ -42,11 +47,12 @@ int cmd_status(struct at_cli *cli, int argc, char **argv)
 	struct at_cli_preview preview = { .ok = false };
 	struct at_task_info info;
 	struct at_task task;
-	const char *name;
-	bool json;
+	const char *name, *when;
+	bool json, color;
 	int rc;
 
-	if ((rc = at_cli_name_json_args("status", argc, argv, &name, &json)) >= 0)
+	if ((rc = at_cli_name_json_args("status", argc, argv, &name, &json, &when)) >= 0 ||
+	    (rc = at_cli_color_for("status", when, &color)) >= 0)
 		return rc;
 	rc = at_cli_open(cli, &repo, &err);
 	if (rc == 0)
@@ -61,9 +67,9 @@ int cmd_status(struct at_cli *cli, int argc, char **argv)
 	if (json) {
 		rc = print_json(&task, &info, &preview);
 	} else {
-		print_status(&task, &info);
+		print_status(&task, &info, color);
 		fputs("merge:        ", stdout);
-		at_cli_preview_print(stdout, &task, &preview);
+		at_cli_preview_print(stdout, &task, &preview, color);
 		rc = AT_EXIT_OK;
 	}
 	at_cli_preview_release(&preview);

@@ -20,5 +20,7 @@ int cmd_run(struct at_cli *cli, int argc, char **argv);
 int cmd_log(struct at_cli *cli, int argc, char **argv);
 int cmd_gate(struct at_cli *cli, int argc, char **argv);
 int cmd_doctor(struct at_cli *cli, int argc, char **argv);
+int cmd_help(struct at_cli *cli, int argc, char **argv);
+int cmd_trash(struct at_cli *cli, int argc, char **argv);
 
 #endif

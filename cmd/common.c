@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
+#include "cmd/pager.h"
 #include "core/audit.h"
 #include "core/esc.h"
 #include "core/json.h"
 #include "core/util.h"
+#include "git/config.h"
 #include "git/worktree.h"
 #include "sandbox/sandbox.h"
 
@@ -102,19 +104,39 @@ int at_cli_getopt(int argc, char **argv, const char *shortopts, const struct opt
 	return '?';
 }
 
-int at_cli_name_json_args(const char *cmd, int argc, char **argv, const char **name, bool *json)
+const char *at_cli_color_when(int c, const char *arg)
+{
+	return c == AT_OPT_NO_COLOR ? "never" : arg ? arg : "always";
+}
+
+int at_cli_color_for(const char *cmd, const char *when, bool *out)
+{
+	if (at_cli_color(when, out) < 0)
+		return at_cli_usage(cmd, "invalid --color '%s': use auto, always or never", when);
+	return -1;
+}
+
+int at_cli_name_json_args(const char *cmd, int argc, char **argv, const char **name, bool *json,
+			  const char **color)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		AT_CLI_COLOR_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	*json = false;
+	if (color)
+		*color = NULL;
 	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
 		if (c == 'j')
 			*json = true;
+		else if ((c == AT_OPT_COLOR || c == AT_OPT_NO_COLOR) && color)
+			*color = at_cli_color_when(c, optarg);
+		else if (c == AT_OPT_COLOR || c == AT_OPT_NO_COLOR)
+			return at_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
 		else
 			return c == 'h' ? at_cli_help(cmd) : at_cli_bad_option(cmd);
 	}
@@ -149,10 +171,23 @@ int at_cli_task(struct at_cli *cli, struct at_repo *r, const char *name, struct 
 	return at_task_resolve(r, name, cli->dir ? cli->dir : ".", out, err);
 }
 
+/*
+ * Colour by default where git would use it: on a terminal (or the pager)
+ * whose TERM is set and not "dumb"; and, as no-color.org asks, not when
+ * NO_COLOR is set to anything but "". --color=always overrides both.
+ */
+static bool color_by_default(void)
+{
+	const char *term = getenv("TERM"), *no_color = getenv("NO_COLOR");
+
+	return at_cli_stdout_tty() && term && strcmp(term, "dumb") != 0 &&
+	       !(no_color && no_color[0]);
+}
+
 int at_cli_color(const char *when, bool *out)
 {
 	if (!when || strcmp(when, "auto") == 0)
-		*out = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+		*out = color_by_default();
 	else if (strcmp(when, "always") == 0)
 		*out = true;
 	else if (strcmp(when, "never") == 0)
@@ -230,4 +265,15 @@ void at_cli_audit(struct at_repo *r, const char *task, const char *event, ...)
 		at_esc_printf(stderr, "agenttask: warning: audit log of task '%s' not written: "
 			      "%s\n", task, err.msg);
 	at_json_free(e);
+}
+
+void at_cli_page(struct at_repo *r)
+{
+	char core_pager[1024];
+
+	/* The config is read only when there is a terminal to page to. */
+	if (!isatty(STDOUT_FILENO))
+		return;
+	at_cli_pager_start(r && at_git_user_config(r, "core.pager", core_pager,
+						    sizeof(core_pager)) ? core_pager : NULL);
 }

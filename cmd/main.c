@@ -8,23 +8,24 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/pager.h"
+#include "git/repo.h"
+#include "sandbox/sandbox.h"
 
-static void print_help(FILE *f)
+/* The version, and those of the libraries that decide what it can do. */
+static int print_version(void)
 {
-	const struct at_command *c;
+	char git[32], seccomp[32];
 
-	fputs("usage: agenttask [-C DIR] [--version] [--help] COMMAND [ARGS...]\n\n"
-	      "Run an AI agent's work in a task of its own: an ephemeral git worktree and\n"
-	      "branch, a sandbox bound to it, a review, then accept or discard.\n\n"
-	      "commands:\n", f);
-	for (c = at_commands; c->name; c++)
-		fprintf(f, "  %-9s %s\n", c->name, c->summary);
-	fputs("\nRun 'agenttask COMMAND --help' for a command's options.\n", f);
+	at_git_version(git, sizeof(git));
+	at_sandbox_seccomp_version(seccomp, sizeof(seccomp));
+	printf("agenttask %s\nlibgit2 %s\nlibseccomp %s\n", AT_VERSION, git, seccomp);
+	return AT_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
-	struct at_cli cli = { ".", 0 };
+	struct at_cli cli = { ".", 0, { NULL, NULL } };
 	const struct at_command *c;
 	int i;
 
@@ -35,18 +36,19 @@ int main(int argc, char **argv)
 			cli.dir = argv[i];
 		} else if (strncmp(argv[i], "-C", 2) == 0) {
 			cli.dir = argv[i] + 2;
+		} else if (strcmp(argv[i], "--no-pager") == 0 || strcmp(argv[i], "-P") == 0) {
+			at_cli_pager_disable();
 		} else if (strcmp(argv[i], "--version") == 0) {
-			printf("agenttask %s\n", AT_VERSION);
-			return AT_EXIT_OK;
+			return print_version();
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			print_help(stdout);
+			at_cli_overview(stdout);
 			return AT_EXIT_OK;
 		} else {
 			return at_cli_usage(NULL, "unknown option '%s'", argv[i]);
 		}
 	}
 	if (i >= argc) {
-		print_help(stderr);
+		at_cli_overview(stderr);
 		return AT_EXIT_USAGE;
 	}
 	c = at_command_find(argv[i]);

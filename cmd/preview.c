@@ -16,7 +16,8 @@ void at_cli_preview_release(struct at_cli_preview *p)
 		at_merge_preview_release(&p->pv);
 }
 
-void at_cli_preview_print(FILE *f, const struct at_task *t, const struct at_cli_preview *p)
+void at_cli_preview_print(FILE *f, const struct at_task *t, const struct at_cli_preview *p,
+			  bool color)
 {
 	const char *base = at_branch_short(t->base_branch);
 	size_t i;
@@ -35,14 +36,17 @@ void at_cli_preview_print(FILE *f, const struct at_task *t, const struct at_cli_
 	else
 		fprintf(f, "%s has not moved since the task began; ", base);
 	if (p->pv.clean) {
-		fprintf(f, "merges cleanly\n");
+		fprintf(f, "%smerges cleanly%s\n", at_cli_c(color, AT_COLOR_GREEN),
+			at_cli_c(color, AT_COLOR_RESET));
 		return;
 	}
-	fprintf(f, "would conflict in: ");
+	/* The list in red too: the escaped names, then our reset. */
+	fprintf(f, "%swould conflict in: ", at_cli_c(color, AT_COLOR_RED));
 	for (i = 0; i < p->pv.conflicts.count; i++) {
 		fputs(i ? ", " : "", f);
 		at_esc_fputs(f, p->pv.conflicts.paths[i], 0);   /* the task's names */
 	}
+	fputs(at_cli_c(color, AT_COLOR_RESET), f);
 	fputc('\n', f);
 }
 

@@ -27,7 +27,8 @@ void at_cli_preview_load(struct at_cli_preview *p, struct at_repo *r, const stru
 void at_cli_preview_release(struct at_cli_preview *p);
 
 /* "main moved on by 2 commits since the task began; merges cleanly", and a newline. */
-void at_cli_preview_print(FILE *f, const struct at_task *t, const struct at_cli_preview *p);
+void at_cli_preview_print(FILE *f, const struct at_task *t, const struct at_cli_preview *p,
+			  bool color);
 
 /* Add base_moved, base_ahead, merges_cleanly (null when unknown), conflicts (and preview_error). */
 int at_cli_preview_json(at_json *o, const struct at_cli_preview *p);

@@ -234,10 +234,13 @@ static int run_check(struct at_repo *r, const struct at_policy_check *c, const c
 	return rc;
 }
 
+/* Each check is a step of the progress: "check 2 of 3: unit tests", and its time. */
 static int run_checks(struct at_repo *r, const struct at_policy *p, const char *commit,
-		      const char *tree, struct at_policy_result *res, struct at_error *err)
+		      const char *tree, const struct at_progress_hook *progress,
+		      struct at_policy_result *res, struct at_error *err)
 {
 	struct at_error ignored = AT_ERROR_INIT;
+	char what[AT_CHECK_NAME_MAX + 32];
 	char **env = NULL;
 	size_t i;
 	int rc;
@@ -248,15 +251,20 @@ static int run_checks(struct at_repo *r, const struct at_policy *p, const char *
 	at_scratch_sweep(r, NULL, &ignored);
 	if ((rc = at_sandbox_env(environ, NULL, 0, NULL, 0, &env, err)) < 0)
 		return rc;
-	for (i = 0; rc == 0 && i < p->nchecks; i++)
+	for (i = 0; rc == 0 && i < p->nchecks; i++) {
+		snprintf(what, sizeof(what), "check %zu of %zu: %s", i + 1, p->nchecks,
+			 p->checks[i].name);
+		at_progress_say(progress, what, 0, 0);
 		rc = run_check(r, &p->checks[i], commit, tree, env, res, err);
+	}
 	at_sandbox_env_free(env);
 	return rc;
 }
 
 static int judge(struct at_repo *r, const struct policy_source *src,
 		 const struct at_change_set *cs, const char *commit,
-		 struct at_gate_report **out, struct at_error *err)
+		 const struct at_progress_hook *progress, struct at_gate_report **out,
+		 struct at_error *err)
 {
 	struct at_gate_report *rep = calloc(1, sizeof(*rep));
 	struct at_policy p;
@@ -271,7 +279,7 @@ static int judge(struct at_repo *r, const struct policy_source *src,
 	if (rc == 0 && rep->has_policy)
 		rc = at_policy_evaluate(&p, cs, &rep->res, err);
 	if (rc == 0 && rep->has_policy)
-		rc = run_checks(r, &p, commit, cs->tree, &rep->res, err);
+		rc = run_checks(r, &p, commit, cs->tree, progress, &rep->res, err);
 	at_policy_release(&p);
 	if (rc < 0) {
 		at_gate_report_free(rep);
@@ -290,7 +298,6 @@ int at_review_task(struct at_cli *cli, struct at_repo *r, const struct at_task *
 	char base[AT_OID_HEXSZ + 1], tip[AT_OID_HEXSZ + 1], label[AT_OID_HEXSZ + 1];
 	int rc;
 
-	(void)cli;
 	memset(&cs, 0, sizeof(cs));
 	/* The base branch's tip; the recorded base commit when the branch is unset or gone. */
 	if (t->base_branch[0] && at_git_resolve_commit(r, t->base_branch, base, &e) == 0) {
@@ -305,7 +312,7 @@ int at_review_task(struct at_cli *cli, struct at_repo *r, const struct at_task *
 	if (rc == 0)
 		rc = at_diff_task(r, t, &cs, err);
 	if (rc == 0)
-		rc = judge(r, &src, &cs, tip, out, err);
+		rc = judge(r, &src, &cs, tip, &cli->progress, out, err);
 	at_change_set_release(&cs);
 	return rc;
 }
@@ -319,7 +326,6 @@ int at_review_revs(struct at_cli *cli, struct at_repo *r, const char *base_rev,
 	char base[AT_OID_HEXSZ + 1], head[AT_OID_HEXSZ + 1];
 	int rc;
 
-	(void)cli;
 	memset(&cs, 0, sizeof(cs));
 	src.commit = base;
 	rc = at_git_resolve_commit(r, base_rev, base, err);
@@ -328,7 +334,7 @@ int at_review_revs(struct at_cli *cli, struct at_repo *r, const char *base_rev,
 	if (rc == 0)
 		rc = at_diff_revs(r, base, head, &cs, err);
 	if (rc == 0)
-		rc = judge(r, &src, &cs, head, out, err);
+		rc = judge(r, &src, &cs, head, &cli->progress, out, err);
 	at_change_set_release(&cs);
 	return rc;
 }

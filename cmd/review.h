@@ -53,7 +53,7 @@ const char *at_gate_report_tree(const struct at_gate_report *rep);
 void at_gate_report_print_failures(const struct at_gate_report *rep, FILE *f);
 
 /* The whole report: as text, as JSON (caller frees), as a pull-request comment. */
-void at_gate_report_print(const struct at_gate_report *rep, FILE *f);
+void at_gate_report_print(const struct at_gate_report *rep, FILE *f, bool color);
 at_json *at_gate_report_json(const struct at_gate_report *rep);
 void at_gate_report_print_markdown(const struct at_gate_report *rep, FILE *f);
 

@@ -99,21 +99,25 @@ void at_gate_report_print_failures(const struct at_gate_report *rep, FILE *f)
 	}
 }
 
-void at_gate_report_print(const struct at_gate_report *rep, FILE *f)
+/* Colours: passed green, failed red, as a test runner's. */
+void at_gate_report_print(const struct at_gate_report *rep, FILE *f, bool color)
 {
+	const char *green = at_cli_c(color, AT_COLOR_GREEN), *red = at_cli_c(color, AT_COLOR_RED);
+	const char *reset = at_cli_c(color, AT_COLOR_RESET);
 	size_t i;
 
 	if (!rep->has_policy) {
-		fprintf(f, "gate passed: nothing to judge (%s)\n", rep->note);
+		fprintf(f, "gate %spassed%s: nothing to judge (%s)\n", green, reset, rep->note);
 		return;
 	}
-	fprintf(f, "gate %s\n", at_gate_report_passed(rep) ? "passed" : "FAILED");
+	fprintf(f, "gate %s%s%s\n", at_gate_report_passed(rep) ? green : red,
+		at_gate_report_passed(rep) ? "passed" : "FAILED", reset);
 	fprintf(f, "  policy  %s\n  base    %s\n  tree    %s\n\n", rep->policy, rep->base,
 		rep->tree);
 	for (i = 0; i < rep->res.count; i++) {
 		const struct at_rule_result *r = &rep->res.rules[i];
 
-		fprintf(f, "  %-4s  ", r->passed ? "ok" : "FAIL");
+		fprintf(f, "  %s%-4s%s  ", r->passed ? green : red, r->passed ? "ok" : "FAIL", reset);
 		put_safe(r->rule, f);
 		fprintf(f, "%*s", strlen(r->rule) < 20 ? (int)(21 - strlen(r->rule)) : 1, "");
 		put_safe(r->message, f);

@@ -1,5 +1,6 @@
 #include "cmd/sandbox_run.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +16,12 @@ int at_cli_sandbox_target(struct at_repo *r, const struct at_task *t,
 	int rc;
 
 	memset(&st, 0, sizeof(st));
-	if (!realpath(t->path, st.worktree))
+	if (!realpath(t->path, st.worktree)) {
+		if (errno == ENOENT)
+			return at_task_worktree_gone(t, err);
 		return at_error_sys(err, AT_ENOTFOUND, "the worktree of '%s' is missing '%s'",
 				    t->name, t->path);
+	}
 	if (!realpath(p->common_dir, st.common))
 		return at_error_sys(err, AT_ESYS, "cannot resolve '%s'", p->common_dir);
 	if (at_fmt(st.state, sizeof(st.state), "%s/agenttask", st.common) < 0 ||

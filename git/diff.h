@@ -72,6 +72,15 @@ int at_diff_task(struct at_repo *r, const struct at_task *t, struct at_change_se
 int at_diff_revs(struct at_repo *r, const char *base_rev, const char *head_rev,
 		 struct at_change_set *out, struct at_error *err);
 
+/*
+ * Keep only the files that match a pathspec of paths[0..n) (git's: a path,
+ * a directory for everything below it, or a glob, relative to the top of
+ * the tree): for `diff -- PATH...`. A rename stays whole when either of its
+ * paths matches. Before at_diff_changes, at_diff_patch and the texts, which
+ * then show only those files; n == 0 keeps everything.
+ */
+int at_diff_limit(struct at_diff *d, char *const *paths, size_t n, struct at_error *err);
+
 /* What a line of the patch is: libgit2's GIT_DIFF_LINE_* characters. */
 enum at_diff_origin {
 	AT_DIFF_FILE_HDR = 'F',      /* "diff --git ...", "index ...", "--- a/x", ... */

@@ -234,8 +234,15 @@ static bool filters_may_apply(git_repository *repo, const git_commit *base)
  * The files of the new worktree: at_checkout_fresh() where it can, libgit2's
  * checkout where it declines (filters disabled when none can apply).
  */
+/* libgit2's checkout progress, told to the caller's hook. */
+static void checkout_progress(const char *path, size_t done, size_t total, void *payload)
+{
+	(void)path;
+	at_progress_say(payload, "Updating files", done, total);
+}
+
 static int check_out(git_worktree *wt, const git_commit *base, bool filters,
-		     struct at_error *err)
+		     const struct at_progress_hook *progress, struct at_error *err)
 {
 	git_checkout_options copts = GIT_CHECKOUT_OPTIONS_INIT;
 	git_repository *repo = NULL;
@@ -248,10 +255,14 @@ static int check_out(git_worktree *wt, const git_commit *base, bool filters,
 				  git_worktree_path(wt));
 		goto out;
 	}
-	rc = filters ? AT_CHECKOUT_DECLINED : at_checkout_fresh(repo, tree, err);
+	rc = filters ? AT_CHECKOUT_DECLINED : at_checkout_fresh(repo, tree, progress, err);
 	if (rc == AT_CHECKOUT_DECLINED) {
 		copts.checkout_strategy = GIT_CHECKOUT_SAFE;
 		copts.disable_filters = !filters;
+		if (progress && progress->fn) {
+			copts.progress_cb = checkout_progress;
+			copts.progress_payload = (void *)progress;
+		}
 		rc = 0;
 		if (git_checkout_tree(repo, (const git_object *)tree, &copts) < 0)
 			rc = at_git_error(err, AT_EGIT, "cannot check out worktree '%s'",
@@ -264,7 +275,7 @@ out:
 }
 
 static int add_worktree(git_repository *repo, const struct at_task *t, const git_commit *base,
-			struct at_error *err)
+			const struct at_progress_hook *progress, struct at_error *err)
 {
 	git_worktree_add_options wopts = GIT_WORKTREE_ADD_OPTIONS_INIT;
 	git_reference *branch = NULL;
@@ -280,7 +291,7 @@ static int add_worktree(git_repository *repo, const struct at_task *t, const git
 	if (git_worktree_add(&wt, repo, t->worktree_name, t->path, &wopts) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot add worktree '%s'", t->path);
 	else
-		rc = check_out(wt, base, filters_may_apply(repo, base), err);
+		rc = check_out(wt, base, filters_may_apply(repo, base), progress, err);
 	git_worktree_free(wt);
 	git_reference_free(branch);
 	return rc;
@@ -321,7 +332,7 @@ static int prepare_task(struct at_repo *r, const char *name, struct at_task *t,
  * With ready, the record is flipped to AT_TASK_READY last.
  */
 static int make_task(struct at_repo *r, struct at_task *t, const git_commit *commit, bool ready,
-		     struct at_error *err)
+		     const struct at_progress_hook *progress, struct at_error *err)
 {
 	struct at_error ignored = AT_ERROR_INIT;
 	int rc;
@@ -329,7 +340,7 @@ static int make_task(struct at_repo *r, struct at_task *t, const git_commit *com
 	t->created = (int64_t)time(NULL);
 	rc = at_state_save(&r->paths, t, err);
 	if (rc == 0)
-		rc = add_worktree(r->repo, t, commit, err);
+		rc = add_worktree(r->repo, t, commit, progress, err);
 	if (rc == 0 && ready) {
 		t->phase = AT_TASK_READY;
 		rc = at_state_save(&r->paths, t, err);
@@ -353,7 +364,7 @@ int at_task_new(struct at_repo *r, const char *name, const struct at_new_opts *o
 	if (rc < 0)
 		return rc;
 	at_git_oid_hex(t.base_commit, git_commit_id(base));
-	rc = make_task(r, &t, base, true, err);
+	rc = make_task(r, &t, base, true, opts ? &opts->progress : NULL, err);
 	if (rc == 0)
 		*out = t;
 	git_commit_free(base);
@@ -373,7 +384,7 @@ int at_task_new_at(struct at_repo *r, const char *name, const char *tip_hex,
 	if (git_oid_fromstr(&id, tip_hex) < 0 || git_commit_lookup(&tip, r->repo, &id) < 0)
 		return at_git_error(err, AT_ENOTFOUND, "unknown commit '%s'", tip_hex);
 	at_git_oid_hex(t.base_commit, &id);
-	rc = make_task(r, &t, tip, false, err);
+	rc = make_task(r, &t, tip, false, NULL, err);
 	if (rc == 0)
 		*out = t;
 	git_commit_free(tip);

@@ -10,13 +10,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/progress.h"
 #include "core/task.h"
 #include "git/repo.h"
 
 struct at_new_opts {
 	const char *base_rev;   /* NULL: HEAD */
+	struct at_progress_hook progress;   /* the files checked out: "Updating files", n of N */
 };
-#define AT_NEW_OPTS_INIT { NULL }
+#define AT_NEW_OPTS_INIT { NULL, { NULL, NULL } }
 
 /*
  * Create task `name`: branch agenttask/NAME at the base revision and a linked

@@ -35,10 +35,20 @@ static int parse_digits(const char **sp, uint64_t *out)
 int at_sandbox_parse_size(const char *s, uint64_t *out, struct at_error *err)
 {
 	const char *p = s;
-	uint64_t v, mult = 1;
+	uint64_t v = 0, mult = 1;
+	bool overflow = false;
 
-	if (!s || parse_digits(&p, &v) < 0)
+	if (!s || !isdigit((unsigned char)*p))
 		goto bad;
+	/* A number too large for 64 bits is still read to its end: its syntax may be right. */
+	for (; isdigit((unsigned char)*p); p++) {
+		unsigned int d = (unsigned int)(*p - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			overflow = true;
+		else
+			v = v * 10 + d;
+	}
 	switch (tolower((unsigned char)*p)) {
 	case 'k': mult = 1ULL << 10; p++; break;
 	case 'm': mult = 1ULL << 20; p++; break;
@@ -50,8 +60,11 @@ int at_sandbox_parse_size(const char *s, uint64_t *out, struct at_error *err)
 		p += 2;
 	else if (*p == 'b' || *p == 'B')
 		p++;
-	if (*p || v == 0 || v > UINT64_MAX / mult)
+	if (*p || (v == 0 && !overflow))
 		goto bad;
+	if (overflow || v > UINT64_MAX / mult)
+		return at_error_set(err, AT_EUSAGE, "size '%s' is too large (at most %lluT)", s,
+				    (unsigned long long)(UINT64_MAX >> 40));
 	*out = v * mult;
 	return 0;
 bad:

@@ -249,6 +249,9 @@ const char *at_sandbox_mech_note(enum at_sandbox_limit l, enum at_sandbox_mech m
 void at_sandbox_defaults(uint64_t limits[AT_LIMIT_COUNT], unsigned int *default_mask);
 const char *at_sandbox_step_name(enum at_sandbox_step s);
 
+/* The version of the libseccomp loaded, "MAJOR.MINOR.MICRO", into buf. */
+void at_sandbox_seccomp_version(char *buf, size_t size);
+
 /*
  * Options (opts.c)
  */

@@ -58,9 +58,30 @@ static void test_opts__size_rejects_junk(void **state)
 	size_bad("-1");
 	size_bad("1.5G");
 	size_bad("12X");
-	size_bad("99999999999999999999");
-	size_bad("17179869184G");
+	size_bad("99999999999999999999X");
 	size_bad("1 G");
+}
+
+static void size_too_large(const char *s)
+{
+	struct at_error err = AT_ERROR_INIT;
+	uint64_t v = 12345;
+
+	assert_int_equal(at_sandbox_parse_size(s, &v, &err), AT_EUSAGE);
+	assert_int_equal(v, 12345);
+	assert_non_null(strstr(err.msg, "too large"));
+	assert_null(strstr(err.msg, "invalid"));
+}
+
+/* A well-formed size beyond 64 bits is too large, not invalid syntax (issue 14). */
+static void test_opts__size_too_large_says_so(void **state)
+{
+	(void)state;
+	size_too_large("99999999T");
+	size_too_large("99999999999999999999");
+	size_too_large("99999999999999999999999999K");
+	size_too_large("17179869184G");
+	assert_int_equal(size_ok("16777215T"), 16777215ULL << 40);
 }
 
 static void test_opts__cpus_in_thousandths(void **state)
@@ -288,6 +309,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_opts__size_takes_binary_suffixes),
 		cmocka_unit_test(test_opts__size_rejects_junk),
+		cmocka_unit_test(test_opts__size_too_large_says_so),
 		cmocka_unit_test(test_opts__count_and_seconds),
 		cmocka_unit_test(test_opts__cpus_in_thousandths),
 		cmocka_unit_test(test_opts__env_is_scrubbed_then_extended),
