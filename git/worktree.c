@@ -79,6 +79,20 @@ static int check_free(git_repository *repo, const struct at_task *t, struct at_e
 	return 0;
 }
 
+/*
+ * The lock file of the task's branch. Only agenttask writes the task's branch,
+ * and always under the repository lock, which the caller holds: a lock file
+ * found now is the leftover of an agenttask killed while it created or deleted
+ * the branch, and would make every later attempt fail.
+ */
+static void remove_branch_lock(const struct at_repo *r, const struct at_task *t)
+{
+	char path[PATH_MAX];
+
+	if (at_fmt(path, sizeof(path), "%s/%s.lock", r->paths.common_dir, t->branch) == 0)
+		unlink(path);
+}
+
 static int delete_branch(git_repository *repo, const struct at_task *t, bool only_unmoved,
 			 struct at_error *err)
 {
@@ -132,6 +146,8 @@ static int remove_parts(struct at_repo *r, const struct at_task *t, bool only_un
 	/* The scan's directory cache (git/dircache.h) goes with the worktree. */
 	if (at_fmt(cache, sizeof(cache), "%s/cache/%s.scan", r->paths.state_dir, t->name) == 0)
 		unlink(cache);
+	/* A remover killed inside git_reference_delete left the lock (see below). */
+	remove_branch_lock(r, t);
 	if (delete_branch(r->repo, t, only_unmoved, err) < 0)
 		return err->code;
 	return at_state_remove(&r->paths, t->name, err);
@@ -148,8 +164,7 @@ static void remove_branch_leftovers(const struct at_repo *r, const struct at_tas
 	git_reference *ref = NULL;
 	char path[PATH_MAX];
 
-	if (at_fmt(path, sizeof(path), "%s/%s.lock", r->paths.common_dir, t->branch) == 0)
-		unlink(path);
+	remove_branch_lock(r, t);
 	if (git_reference_lookup(&ref, r->repo, t->branch) == 0) {
 		git_reference_free(ref);
 		return;

@@ -43,7 +43,9 @@ int at_task_new_at(struct at_repo *r, const char *name, const char *tip_hex,
 
 /*
  * Remove the task's worktree, its admin directory, its branch and its
- * record. Safe to repeat after an interruption: missing parts are skipped.
+ * record. Safe to repeat after an interruption: missing parts are skipped,
+ * and the branch's lock file a killed remover left is removed. Call it under
+ * the repository lock.
  * Refuses (AT_EDIRTY, nothing removed) a task whose worktree was moved.
  */
 int at_task_remove(struct at_repo *r, const struct at_task *t, struct at_error *err);
