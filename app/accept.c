@@ -46,6 +46,9 @@ int at_app_accept_check(const struct at_app_accept_opts *o, struct at_error *err
 
 	if (o->message && is_blank(o->message))
 		return at_error_set(err, AT_EUSAGE, "empty commit message");
+	if (o->message && o->mode == AT_MERGE_FF_ONLY)
+		return at_error_set(err, AT_EUSAGE, "-m needs a commit for its message, which "
+				    "--ff-only forbids: drop one of them");
 	if (o->expect_tree && at_oid_parse(&id, o->expect_tree) < 0)
 		return at_error_set(err, AT_EUSAGE, "invalid tree id '%s' (expected %d hex digits)",
 				    o->expect_tree, AT_OID_HEXSZ);
@@ -196,6 +199,13 @@ int at_app_accept(const struct at_app *app, const struct at_app_accept_opts *o,
 	a.o = o;
 	a.merge.mode = o->mode;
 	a.merge.message = o->message;
+	/*
+	 * A message asks for a commit; a fast-forward makes none and would drop
+	 * it (as git merge -m does, silently). So a message makes a merge commit
+	 * where a fast-forward would do (and is refused with FF_ONLY, above).
+	 */
+	if (o->message && o->mode == AT_MERGE_AUTO)
+		a.merge.mode = AT_MERGE_NO_FF;
 	rc = at_app_accept_check(o, err);
 	if (rc == 0)
 		rc = at_app_open(app, &a.r, err);

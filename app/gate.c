@@ -257,8 +257,9 @@ static int run_checks(struct at_repo *r, const struct at_policy *p, const struct
 	/* What killed gates left behind; best effort, it is not this gate's business. */
 	at_scratch_sweep(r, NULL, &ignored);
 	for (i = 0; rc == 0 && i < p->nchecks; i++) {
-		snprintf(what, sizeof(what), "check %s", p->checks[i].name);
-		at_progress_say(ce->progress, what, i, p->nchecks);
+		snprintf(what, sizeof(what), "check %zu of %zu: %s", i + 1, p->nchecks,
+			 p->checks[i].name);
+		at_progress_say(ce->progress, what, 0, 0);
 		rc = run_check(r, &p->checks[i], commit, tree, ce, res, err);
 	}
 	return rc;
