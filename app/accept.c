@@ -143,11 +143,12 @@ static int merge_staged(struct accept *a, struct at_app_accept_result *out, stru
 	struct at_task_state st;
 	int rc = 0;
 
-	if (at_worktree_present(&out->task) &&
-	    (rc = at_worktree_open(&w, a->r, &out->task, err)) == 0)
+	/* A worktree deleted by hand: say so, and what to do (core/task.h). */
+	if (!at_worktree_present(&out->task))
+		return at_task_worktree_gone(&out->task, err);
+	rc = at_worktree_open(&w, a->r, &out->task, err);
+	if (rc == 0)
 		rc = at_worktree_stage(w, &st, err);
-	else if (rc == 0)
-		rc = at_task_state(a->r, &out->task, NULL, &st, err);
 	if (rc == 0 && out->overriding)
 		/* No overridden accept without a record: logged before anything merges. */
 		rc = at_audit_override(at_repo_paths(a->r), &out->task, a->o->override,
@@ -210,7 +211,7 @@ int at_app_accept(const struct at_app *app, const struct at_app_accept_opts *o,
 	if (rc == 0)
 		rc = at_app_open(app, &a.r, err);
 	if (rc == 0)
-		rc = at_app_resolve(app, a.r, o->name, &out->task, err);
+		rc = at_app_resolve_present(app, a.r, o->name, &out->task, err);
 	if (rc == 0)
 		rc = unlocked(app, &a, out, err);
 	if (rc == 0)

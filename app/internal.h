@@ -39,6 +39,14 @@ int at_app_pathspec(const char *dir, const char *task_top, const char *repo_top,
 		    char *const *paths, size_t npaths, struct at_strlist *out,
 		    struct at_error *err);
 
+/*
+ * As at_app_resolve, for a use case that reads the task's worktree (gate,
+ * accept): a worktree deleted by hand is refused, saying what to do about
+ * it (at_task_worktree_gone).
+ */
+int at_app_resolve_present(const struct at_app *app, struct at_repo *r, const char *name,
+			   struct at_task *out, struct at_error *err);
+
 /* A mutating use case's hold on the repository: open, with its lock taken. */
 struct at_app_locked {
 	struct at_repo *r;

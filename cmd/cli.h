@@ -52,6 +52,10 @@ int at_cli_max_file_size(const char *cmd, const char *arg, struct at_app *app);
 
 struct at_command {
 	const char *name;
+	/*
+	 * NULL for help (cmd_help, help.c), which main.c runs: it reads this
+	 * table, so the table cannot point at it (no cycle between the files).
+	 */
 	int (*fn)(const struct at_app *app, int argc, char **argv);
 	const char *usage;      /* the synopsis lines, without "usage: " */
 	const char *summary;    /* one line for `agenttask --help` */

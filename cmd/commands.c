@@ -184,7 +184,7 @@ const struct at_command at_commands[] = {
 	  "run's limits would get, seccomp, openat2, the mount API and mount_setattr. Each\n"
 	  "says ok, fallback (the sandbox works, weaker) or fail, and the fix. Exit 0 when\n"
 	  "agenttask can sandbox here, even with fallbacks; 1 when it cannot.\n" },
-	{ "help", cmd_help, "agenttask help [--man] [COMMAND]",
+	{ "help", NULL, "agenttask help [--man] [COMMAND]",
 	  "show a command's manual, or the overview of them all",
 	  "  --man          print the manual page's source (roff) instead, for man -l -\n"
 	  "\nThe text is the same as 'agenttask COMMAND --help' and the installed manual\n"

@@ -58,6 +58,6 @@ int main(int argc, char **argv)
 	/* getopt starts over for the command: argv[0] is the command's name. */
 	optind = 0;
 	app.environ = environ;
-	rc = c->fn(&app, argc - i, argv + i);
+	rc = (c->fn ? c->fn : cmd_help)(&app, argc - i, argv + i);
 	return rc == AT_EXIT_HELP ? at_cli_command_help(c) : rc;
 }
