@@ -56,7 +56,7 @@ wt_home() {
 	python3 - "$common" "$XDG_DATA_HOME" <<'PY'
 import os, sys
 common, data = sys.argv[1], sys.argv[2]
-d = common[:-5] if common.endswith("/.git") else common
+d = common[:-5] if common.endswith("/.git") else common[:-4] if len(common) > 4 and common.endswith(".git") else common
 h = 0xcbf29ce484222325
 for b in common.encode():
     h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
