@@ -170,7 +170,7 @@ test_checkout_refuses_git_dir_spellings_and_makes_nothing() {
 		commit=$(commit_with_entry repo "$name")
 		expect_rc 1 "new on a tree with '$name'" -C repo new t --base "$commit"
 		assert_contains "$errout" "t" "error for '$name'"
-		assert_no_file "repo/.git/agenttask/worktrees/t" "worktree for '$name'"
+		assert_no_file "$(wt_home repo)/t" "worktree for '$name'"
 		assert_no_file "repo/.git/worktrees/agenttask-t" "admin dir for '$name'"
 		[ -z "$(git -C repo branch --list 'agenttask/*')" ] || fail "branch left for '$name'"
 		assert_eq "$(git -C repo worktree list | wc -l)" "1" "worktrees for '$name'"
