@@ -70,10 +70,11 @@ const struct at_command at_commands[] = {
 	  "yours gives (its ro and cache within yours, its hosts among yours, lower\n"
 	  "limits), never more.\n"
 	  "HOME=" AT_RUN_HOME " is the task's own directory, kept from run to run (not in\n"
-	  "the trash: it goes when the task goes). The environment is cleared but for\n"
-	  "PATH, HOME, TERM, LANG, LC_* and TZ. Exit status: the command's; 128+N when killed by signal N; 124\n"
-	  "timeout; 125 the sandbox could not be set up; 126 cannot execute; 127 not found;\n"
-	  "137 out of memory (the kernel's OOM killer took a process of the run).\n" },
+	  "the trash: it goes when the task goes); /tmp is new on every run.\n"
+	  "The environment is cleared but for PATH, HOME, TERM, LANG, LC_* and TZ.\n"
+	  "Exit status: the command's; 128+N when killed by signal N; 124 timeout; 125\n"
+	  "the sandbox could not be set up; 126 cannot execute; 127 not found; 137 out of\n"
+	  "memory (the kernel's OOM killer took a process of the run).\n" },
 	{ "diff", cmd_diff,
 	  "agenttask diff [NAME] [--stat | --name-only | --json [--patch]] [--color[=WHEN] | --no-color]\n"
 	  "               [-- PATH...]\n"
