@@ -13,7 +13,9 @@
  * of /etc and /usr (resolv.conf -> /run/...) gets its target bound, read-only,
  * where it points, when that is a world-readable file. passwd and group are
  * the run's own (identity.c). /etc belongs to the host's administrator, not
- * the agent: walking it here is safe.
+ * the agent: walking it here is safe. /etc/gitconfig is covered too, as
+ * before: git inside reads the sanitized config alone (the repository's
+ * settings that run programs or hold credentials stay out).
  *
  * /sys: an empty read-only tmpfs with the CPU and memory topology only
  * (devices/system/cpu, memory and node), for lscpu, nproc and runtimes sizing
@@ -85,7 +87,8 @@ static void walk(struct at_sandbox_spec *s, int dfd, const char *dir, int depth)
 		if (S_ISLNK(st.st_mode)) {
 			if (depth == 0)
 				add_link_target(s, path);
-		} else if (!world_readable(&st)) {
+		} else if (!world_readable(&st) ||
+			   (depth == 0 && strcmp(de->d_name, "gitconfig") == 0)) {
 			cover(s, path, &st);
 		} else if (S_ISDIR(st.st_mode) && depth < ETC_DEPTH) {
 			fd = openat(dirfd(d), de->d_name,

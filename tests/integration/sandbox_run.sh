@@ -122,6 +122,8 @@ test_etc_shows_what_is_world_readable_and_nothing_else() {
 	fi
 	sbrun -- touch /etc/agenttask-new
 	[ "$rc" != 0 ] || fail "/etc is writable"
+	sbok "system gitconfig" -- sh -c 'cat /etc/gitconfig 2>/dev/null; true'
+	assert_eq "$out" "" "/etc/gitconfig stays out"
 	sbok "passwd" -- cat /etc/passwd
 	assert_eq "$(echo "$out" | wc -l)" "2" "passwd is the run's own (two users)"
 }
