@@ -82,6 +82,7 @@ static const struct {
 	[AT_STEP_SYMLINK] = { "symlink", "cannot create symbolic link '/%s'" },
 	[AT_STEP_FILE] = { "file", "cannot write '/%s'" },
 	[AT_STEP_RDONLY] = { "rdonly", "cannot make '/%s' read-only" },
+	[AT_STEP_OVERLAY] = { "overlay", "cannot mount an overlay on '/%s'" },
 	[AT_STEP_MOUNTS] = { "mounts", "cannot assemble the sandbox's root" },
 	[AT_STEP_PIVOT] = { "pivot_root", "cannot pivot_root into the new root" },
 	[AT_STEP_CHDIR] = { "chdir", "cannot change directory to '%s'" },

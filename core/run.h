@@ -114,6 +114,7 @@ enum at_run_step {
 	AT_STEP_SYMLINK,
 	AT_STEP_FILE,
 	AT_STEP_RDONLY,
+	AT_STEP_OVERLAY,          /* an overlay mounted (a task-private layer over a directory) */
 	AT_STEP_MOUNTS,           /* timed: the new root assembled */
 	AT_STEP_PIVOT,            /* timed: pivot_root done, the old root detached */
 	AT_STEP_CHDIR,

@@ -55,6 +55,7 @@ enum at_sb_op_kind {
 	OP_FILE,                  /* a regular file holding arg (arg_len bytes), or data_fd's */
 	OP_DIR,                   /* a directory and its parents */
 	OP_RDONLY,                /* make the mount at target read-only */
+	OP_OVERLAY,               /* overlay: lower source, upper arg, work mode (host paths) */
 };
 
 enum {
@@ -75,7 +76,8 @@ struct at_sb_op {
 	const char *mode;         /* OP_TMPFS: octal mode string */
 	int data_fd;              /* OP_FILE: copy the content from it (pread); -1: arg */
 	unsigned int perm;        /* OP_DIR: its permission bits */
-	int src_fd;               /* OP_BIND: opened by the child before mounting */
+	int src_fd;               /* OP_BIND, OP_OVERLAY: opened by the child before mounting */
+	int upper_fd, work_fd;    /* OP_OVERLAY: the same for upper and work */
 };
 
 /* What the command gets as fds 0..2 (stdio.c, pty.c). */

@@ -9,7 +9,8 @@
  * API: open_tree() clones a source, mount_setattr() makes it read-only /
  * nosuid / nodev *before* it is attached, and move_mount() attaches it onto
  * a mount point that was itself opened the same way. No path string is ever
- * handed to mount(2), so nothing planted in a path can redirect a mount.
+ * handed to mount(2), so nothing planted in a path can redirect a mount; an
+ * overlay's layers are descriptors too (fsconfig FSCONFIG_SET_FD).
  */
 #include "sandbox/child.h"
 
@@ -345,6 +346,34 @@ static int do_rdonly(struct build *b, const struct at_sb_op *op)
 	return rc;
 }
 
+/*
+ * An overlay, its layers given as descriptors (FSCONFIG_SET_FD: no path
+ * string reaches the kernel), opened before anything was mounted. In a user
+ * namespace overlayfs keeps its metadata in user.* xattrs (userxattr).
+ */
+static int do_overlay(struct build *b, const struct at_sb_op *op)
+{
+	int fs = fsopen("overlay", FSOPEN_CLOEXEC), mnt, rc = -1;
+
+	if (fs < 0)
+		return -1;
+	if (fsconfig(fs, FSCONFIG_SET_STRING, "source", "agenttask", 0) < 0 ||
+	    fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) < 0 ||
+	    fsconfig(fs, FSCONFIG_SET_FD, "lowerdir+", NULL, op->src_fd) < 0 ||
+	    fsconfig(fs, FSCONFIG_SET_FD, "upperdir", NULL, op->upper_fd) < 0 ||
+	    fsconfig(fs, FSCONFIG_SET_FD, "workdir", NULL, op->work_fd) < 0 ||
+	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		goto out;
+	mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	if (mnt < 0)
+		goto out;
+	rc = attach(b, mnt, op);
+	close(mnt);
+out:
+	close(fs);
+	return rc;
+}
+
 static int do_op(struct build *b, struct at_sb_op *op, int *step)
 {
 	switch (op->kind) {
@@ -381,6 +410,9 @@ static int do_op(struct build *b, struct at_sb_op *op, int *step)
 	case OP_RDONLY:
 		*step = AT_STEP_RDONLY;
 		return do_rdonly(b, op);
+	case OP_OVERLAY:
+		*step = AT_STEP_OVERLAY;
+		return do_overlay(b, op);
 	}
 	errno = EINVAL;
 	return -1;
@@ -415,6 +447,31 @@ static int make_root(void)
 	return mnt;
 }
 
+/*
+ * An overlay's layer, opened as walk() does, but for reading: overlayfs
+ * takes no O_PATH descriptor.
+ */
+static int open_layer(int host, const char *path, const char **what)
+{
+	size_t len = str_len(path + 1);
+
+	*what = path;
+	if (!rel_path_ok(path + 1, len)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return at_open_beneath(host, path + 1, O_RDONLY | O_DIRECTORY);
+}
+
+static int open_overlay(int host, struct at_sb_op *op, const char **what)
+{
+	if ((op->src_fd = open_layer(host, op->source, what)) < 0 ||
+	    (op->upper_fd = open_layer(host, op->arg, what)) < 0 ||
+	    (op->work_fd = open_layer(host, op->mode, what)) < 0)
+		return -1;
+	return 0;
+}
+
 /* Every source is opened before anything is mounted over anything. */
 static int open_sources(struct at_sb_child *c, const char **what)
 {
@@ -426,6 +483,11 @@ static int open_sources(struct at_sb_child *c, const char **what)
 	for (i = 0; i < c->nops; i++) {
 		struct at_sb_op *op = &c->ops[i];
 
+		if (op->kind == OP_OVERLAY && open_overlay(host, op, what) < 0) {
+			c->failed_op = (int)i;
+			close(host);
+			return -1;
+		}
 		if (op->kind != OP_BIND || (op->flags & OPF_INROOT))
 			continue;
 		*what = op->source;
@@ -474,6 +536,14 @@ int at_sb_mounts_build(struct at_sb_child *c, int *step, const char **what)
 		if (op->src_fd >= 0) {
 			close(op->src_fd);
 			op->src_fd = -1;
+		}
+		if (op->upper_fd >= 0) {
+			close(op->upper_fd);
+			op->upper_fd = -1;
+		}
+		if (op->work_fd >= 0) {
+			close(op->work_fd);
+			op->work_fd = -1;
 		}
 	}
 	if (b.dir_fd >= 0)

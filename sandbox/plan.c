@@ -40,6 +40,8 @@ static struct at_sb_op *plan_add(struct plan *p, enum at_sb_op_kind kind, const 
 	op->kind = kind;
 	op->flags = flags;
 	op->src_fd = -1;
+	op->upper_fd = -1;
+	op->work_fd = -1;
 	op->data_fd = -1;
 	op->target = strdup(target[0] == '/' ? target + 1 : target);
 	if (!op->target) {
@@ -78,6 +80,10 @@ void at_sb_plan_free(struct at_sb_op *ops, size_t nops)
 		free((char *)ops[i].mode);
 		if (ops[i].src_fd >= 0)
 			close(ops[i].src_fd);
+		if (ops[i].upper_fd >= 0)
+			close(ops[i].upper_fd);
+		if (ops[i].work_fd >= 0)
+			close(ops[i].work_fd);
 	}
 	free(ops);
 }
@@ -227,6 +233,50 @@ static int plan_bind(struct plan *p, const struct at_sandbox_spec *s, size_t i,
 	return 0;
 }
 
+/*
+ * An overlay's upper and work dirs are written to from inside: each is held
+ * to the rules of a writable bind's source, without the exception for a
+ * read-only mount later (overlayfs writes there from below any mount).
+ */
+static int check_layer(const struct at_sandbox_spec *s, const char *dir, struct at_error *err)
+{
+	size_t k;
+
+	if (protection(s, dir) > 0)
+		return at_error_set(err, AT_ESANDBOX, "'%s' is protected: refusing it as an "
+				    "overlay's writable layer", dir);
+	for (k = 0; k < s->protect.n; k++)
+		if (at_sandbox_path_within(s->protect.v[k], dir))
+			return at_error_set(err, AT_ESANDBOX, "'%s' holds the protected '%s': "
+					    "refusing it as an overlay's writable layer", dir,
+					    s->protect.v[k]);
+	return 0;
+}
+
+static int plan_overlay(struct plan *p, const struct at_sandbox_spec *s,
+			const struct at_sandbox_mount *m, struct at_error *err)
+{
+	struct at_sb_op *op;
+	struct stat st;
+	int rc;
+
+	if ((rc = check_path(m->src, "an overlay's lower dir", err)) < 0 ||
+	    (rc = check_path(m->upper, "an overlay's upper dir", err)) < 0 ||
+	    (rc = check_path(m->work, "an overlay's work dir", err)) < 0)
+		return rc;
+	if (lstat(m->src, &st) == 0 && !S_ISDIR(st.st_mode))
+		return at_error_set(err, AT_ESANDBOX, "'%s' is not a directory: refusing it as an "
+				    "overlay's lower dir", m->src);
+	if ((rc = check_layer(s, m->upper, err)) < 0 || (rc = check_layer(s, m->work, err)) < 0)
+		return rc;
+	if ((op = plan_add(p, OP_OVERLAY, m->dest, 0))) {
+		plan_strdup(p, &op->source, m->src);
+		plan_strdup(p, &op->arg, m->upper);
+		plan_strdup(p, &op->mode, m->work);
+	}
+	return 0;
+}
+
 /* A file of data, written where it goes (FILE) or staged and bound over dest (BIND_DATA). */
 static void plan_data(struct plan *p, const struct at_sandbox_mount *m, size_t i)
 {
@@ -293,6 +343,8 @@ static int plan_one(struct plan *p, const struct at_sandbox_spec *s, size_t i,
 	case AT_MOUNT_REMOUNT_RO:
 		plan_add(p, OP_RDONLY, m->dest, 0);
 		return 0;
+	case AT_MOUNT_OVERLAY:
+		return plan_overlay(p, s, m, err);
 	}
 	return at_error_set(err, AT_ESANDBOX, "unknown mount operation %d at '%s'", (int)m->kind,
 			    m->dest);

@@ -81,10 +81,16 @@ enum at_mount_kind {
 	AT_MOUNT_DEVPTS,       /* a new devpts instance at dest */
 	AT_MOUNT_REMOUNT_RO,   /* make the mount at dest read-only */
 	/*
-	 * Room for an overlay (lower dirs, an upper and a work dir at dest: a
-	 * task-private view of the git common dir) when it is needed; a kind
-	 * the sandbox does not know is refused, never ignored.
+	 * An overlay at dest: src (a host directory) the read-only lower
+	 * layer, upper (a host directory) where every change made inside goes,
+	 * work (an empty host directory on upper's file system) overlayfs's
+	 * scratch space. Mounted in the sandbox's user namespace (userxattr:
+	 * its metadata are user.overlay.* xattrs, whiteouts 0:0 character
+	 * devices in upper), nosuid and nodev. upper and work are writable
+	 * sources: the protection rules apply to them as to a writable bind.
+	 * A kind the sandbox does not know is refused, never ignored.
 	 */
+	AT_MOUNT_OVERLAY,
 };
 
 enum {
@@ -97,7 +103,8 @@ enum {
 struct at_sandbox_mount {
 	enum at_mount_kind kind;
 	unsigned int flags;
-	char *src;                   /* BIND */
+	char *src;                   /* BIND; OVERLAY: the lower directory */
+	char *upper, *work;          /* OVERLAY */
 	char *dest;                  /* absolute, in the sandbox */
 	char *data;                  /* FILE, BIND_DATA: content (len bytes); SYMLINK: its text */
 	size_t len;
@@ -199,6 +206,9 @@ int at_sandbox_dir(struct at_sandbox_spec *s, const char *dest, unsigned int mod
 int at_sandbox_proc(struct at_sandbox_spec *s, const char *dest);
 int at_sandbox_devpts(struct at_sandbox_spec *s, const char *dest);
 int at_sandbox_remount_ro(struct at_sandbox_spec *s, const char *dest);
+/* An overlay of the host directory lower at dest, changes going to upper (see above). */
+int at_sandbox_overlay(struct at_sandbox_spec *s, const char *lower, const char *upper,
+		       const char *work, const char *dest);
 
 /* Mark a host path protected, or a path below a protected one excepted (see above). */
 int at_sandbox_protect(struct at_sandbox_spec *s, const char *path);

@@ -27,6 +27,8 @@ void at_sandbox_spec_release(struct at_sandbox_spec *s)
 		free(s->mounts[i].src);
 		free(s->mounts[i].dest);
 		free(s->mounts[i].data);
+		free(s->mounts[i].upper);
+		free(s->mounts[i].work);
 	}
 	free(s->mounts);
 	at_strlist_release(&s->protect);
@@ -177,4 +179,17 @@ int at_sandbox_protect(struct at_sandbox_spec *s, const char *path)
 int at_sandbox_except(struct at_sandbox_spec *s, const char *path)
 {
 	return at_strlist_push(&s->except, path) < 0 ? fail(s) : 0;
+}
+
+int at_sandbox_overlay(struct at_sandbox_spec *s, const char *lower, const char *upper,
+		       const char *work, const char *dest)
+{
+	struct at_sandbox_mount *m = add(s, AT_MOUNT_OVERLAY, dest, 0);
+
+	if (!m)
+		return -1;
+	m->src = strdup(lower);
+	m->upper = strdup(upper);
+	m->work = strdup(work);
+	return m->src && m->upper && m->work ? 0 : fail(s);
 }

@@ -234,6 +234,49 @@ static void test_plan__data_files_and_optional_sources(void **state)
 	at_sb_plan_free(ops, n);
 }
 
+/*
+ * An overlay's upper and work dirs are written from inside: a caller that
+ * puts them in the common dir (not excepted), or over it, is refused.
+ */
+static void test_plan__overlay_layers_follow_the_protection(void **state)
+{
+	struct tree *t = *state;
+	struct at_error err = AT_ERROR_INIT;
+	char upper[PATH_MAX + 16], work[PATH_MAX + 16], msg[256];
+	struct at_sb_op *ops = NULL;
+	size_t n = 0;
+
+	snprintf(upper, sizeof(upper), "%s/up", t->root);
+	snprintf(work, sizeof(work), "%s/work", t->root);
+	at_sandbox_overlay(&t->s, t->common, upper, work, t->common);
+	assert_int_equal(at_sb_plan_build(&t->s, &ops, &n, &err), 0);
+	assert_int_equal(ops[0].kind, OP_OVERLAY);
+	assert_string_equal(ops[0].source, t->common);
+	assert_string_equal(ops[0].arg, upper);
+	assert_string_equal(ops[0].mode, work);
+	at_sb_plan_free(ops, n);
+	/* The upper in the protected common dir. */
+	assert_int_equal(reset(t), 0);
+	snprintf(upper, sizeof(upper), "%s/up", t->common);
+	at_sandbox_overlay(&t->s, t->common, upper, work, t->common);
+	assert_int_equal(plan(t, msg, sizeof(msg)), AT_ESANDBOX);
+	assert_non_null(strstr(msg, "protected"));
+	/* Excepted there: allowed. */
+	assert_int_equal(reset(t), 0);
+	at_sandbox_except(&t->s, upper);
+	at_sandbox_overlay(&t->s, t->common, upper, work, t->common);
+	assert_int_equal(plan(t, NULL, 0), 0);
+	/* A work dir holding the repository. */
+	assert_int_equal(reset(t), 0);
+	snprintf(upper, sizeof(upper), "%s/up", t->root);
+	at_sandbox_overlay(&t->s, t->common, upper, t->root, t->common);
+	assert_int_equal(plan(t, NULL, 0), AT_ESANDBOX);
+	/* A lower that is a file. */
+	assert_int_equal(reset(t), 0);
+	at_sandbox_overlay(&t->s, t->ptr, upper, work, "/x");
+	assert_int_equal(plan(t, NULL, 0), AT_ESANDBOX);
+}
+
 #define TEST(f) cmocka_unit_test_setup_teardown(f, tree_setup, tree_teardown)
 
 int main(void)
@@ -249,6 +292,7 @@ int main(void)
 		TEST(test_plan__symlinked_source_and_odd_paths_are_refused),
 		TEST(test_plan__unknown_operation_is_refused_not_ignored),
 		TEST(test_plan__data_files_and_optional_sources),
+		TEST(test_plan__overlay_layers_follow_the_protection),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
