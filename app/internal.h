@@ -154,6 +154,9 @@ struct at_app_layout {
 	char admin[PATH_MAX];
 	char pointer[PATH_MAX + 8];
 	char *config;                   /* the sanitized config text (owned) */
+	/* The task's git view (app/gitview.c): the common dir's overlay layers; "" for none. */
+	char upper[PATH_MAX];
+	char work[PATH_MAX];
 };
 
 int at_app_layout_resolve(struct at_repo *r, const struct at_task *where,

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/gitview.h"
 #include "app/internal.h"
 #include "core/array.h"
 #include "core/audit.h"
@@ -24,6 +25,7 @@ struct run {
 	size_t nbinds, cap;
 	struct at_strlist env;
 	struct at_run_lock lock;  /* held for the whole run: discard, accept, gc stop it first */
+	struct at_app_gitview view;  /* the task's git, when this run has it */
 };
 
 static int64_t now_us(void)
@@ -133,6 +135,52 @@ static int check_opts(const struct at_app_run_opts *o, struct at_error *err)
 	return 0;
 }
 
+static void take_import(struct at_app_run_result *res, struct at_app_import *imp)
+{
+	size_t i;
+
+	for (i = 0; i < imp->warnings.n; i++)
+		at_strlist_push(&res->warnings, imp->warnings.v[i]);
+	if (imp->imported) {
+		res->imported = true;
+		at_oid_fmt(res->import_new, &imp->new_tip);
+		if (!res->import_old[0])
+			at_oid_fmt(res->import_old, &imp->old);
+		res->import_objects += imp->objects;
+	}
+	at_app_import_release(imp);
+}
+
+/* The task's git view (app/gitview.c), made ready; a second run of the task sees git read-only. */
+static int open_view(struct run *run, struct at_app_run_result *res, struct at_error *err)
+{
+	struct at_app_import imp;
+	int rc;
+
+	memset(&imp, 0, sizeof(imp));
+	rc = at_app_gitview_open(run->r, &run->task, &run->layout, &run->view, &imp, err);
+	take_import(res, &imp);
+	if (rc == 1)
+		at_strlist_pushf(&res->warnings, "another run of '%s' has its git: git is "
+				 "read-only in this one", run->task.name);
+	return rc < 0 ? rc : 0;
+}
+
+/* After the run: its commits brought to the host (a failure is one line, the branch kept). */
+static void import_after(struct run *run, struct at_app_run_result *res)
+{
+	struct at_error ierr = AT_ERROR_INIT;
+	struct at_app_import imp;
+
+	if (run->view.lock < 0)
+		return;
+	memset(&imp, 0, sizeof(imp));
+	if (at_app_import(run->r, &run->task, &run->view, &imp, &ierr) < 0)
+		at_strlist_pushf(&res->warnings, "the task's commits were not imported: %s",
+				 ierr.msg);
+	take_import(res, &imp);
+}
+
 /* Everything before the sandbox: nothing runs, nothing is logged if this fails. */
 static int prepare(const struct at_app *app, const struct at_app_run_opts *o, struct run *run,
 		   struct at_app_run_result *res, struct at_error *err)
@@ -150,6 +198,8 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 		rc = at_task_resolve(run->r, run->task.name, ".", &run->task, err);
 	if (rc == 0)
 		rc = at_app_layout_resolve(run->r, &run->task, &run->layout, err);
+	if (rc == 0)
+		rc = open_view(run, res, err);
 	res->resolve_us = now_us() - t0;
 	if (rc == 0) {
 		memcpy(res->task, run->task.name, sizeof(res->task));
@@ -211,6 +261,7 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 
 	memset(&run, 0, sizeof(run));
 	run.lock = (struct at_run_lock)AT_RUN_LOCK_INIT;
+	at_app_gitview_init(&run.view);
 	memset(out, 0, sizeof(*out));
 	at_run_result_init(&out->run);
 	if (!o->argv || !o->argv[0])
@@ -220,6 +271,9 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 	rc = prepare(app, o, &run, out, err);
 	if (rc == 0)
 		rc = run_sandboxed(&run, o, out, err);
+	if (out->attempted)
+		import_after(&run, out);
+	at_app_gitview_close(&run.view);
 	at_runs_leave(&run.lock);
 	free(run.binds);
 	at_strlist_release(&run.env);
