@@ -234,3 +234,26 @@ void at_app_import_release(struct at_app_import *res)
 	if (res)
 		at_strlist_release(&res->warnings);
 }
+
+int at_app_import_before(struct at_repo *r, const struct at_task *t, struct at_strlist *warnings,
+			 struct at_error *err)
+{
+	struct at_error ierr = AT_ERROR_INIT;
+	struct at_app_import res;
+	size_t i;
+	int rc;
+
+	memset(&res, 0, sizeof(res));
+	rc = at_app_import(r, t, NULL, &res, &ierr);
+	for (i = 0; warnings && i < res.warnings.n; i++)
+		at_strlist_push(warnings, res.warnings.v[i]);
+	at_app_import_release(&res);
+	if (rc == 0)
+		return 0;
+	if (!warnings) {
+		*err = ierr;
+		return rc;
+	}
+	at_strlist_pushf(warnings, "the task's commits were not imported: %s", ierr.msg);
+	return 0;
+}

@@ -58,6 +58,14 @@ int at_app_import(struct at_repo *r, const struct at_task *t, struct at_app_gitv
 		  struct at_app_import *res, struct at_error *err);
 void at_app_import_release(struct at_app_import *res);
 
+/*
+ * The import a use case does before it looks at the task (diff, status,
+ * gate, commit, discard, accept): a failure is one line in warnings, or,
+ * with warnings NULL (accept), the error.
+ */
+int at_app_import_before(struct at_repo *r, const struct at_task *t, struct at_strlist *warnings,
+			 struct at_error *err);
+
 /* gitview.c, for gitview_open.c: <state>/git/NAME and its layers; the view's lock. */
 int at_app_gitview_paths(struct at_repo *r, const struct at_task *t, struct at_app_gitview *v,
 			 struct at_error *err);

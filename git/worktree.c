@@ -136,6 +136,10 @@ static int remove_parts(struct at_repo *r, const struct at_task *t, bool only_un
 	/* The scan's directory cache (git/dircache.h) goes with the worktree. */
 	if (at_fmt(cache, sizeof(cache), "%s/cache/%s.scan", r->paths.state_dir, t->name) == 0)
 		unlink(cache);
+	/* The task's git view (app/gitview.c): what it held was imported, or is refused. */
+	if (at_fmt(cache, sizeof(cache), "%s/git/%s", r->paths.state_dir, t->name) == 0 &&
+	    at_rmtree(cache, err) < 0)
+		return err->code;
 	if (delete_branch(r->repo, t, only_unmoved, err) < 0)
 		return err->code;
 	return at_state_remove(&r->paths, t->name, err);
