@@ -151,7 +151,8 @@ test_hostile_script_leaves_the_host_byte_for_byte() {
 	git -C repo pack-refs --all
 	git -C repo gc -q
 	git -C repo config agenttask.maxFileSize 1M
-	local before list=$PWD/objects.list
+	local before list=$PWD/objects.list main
+	main=$(git -C repo rev-parse main)
 	before=$(host_sum "$list")
 	inside 'c=$(git rev-parse --git-common-dir)
 		git update-ref refs/heads/main HEAD~1
@@ -165,7 +166,9 @@ test_hostile_script_leaves_the_host_byte_for_byte() {
 		true'
 	assert_eq "$(host_sum "$list")" "$before" "the common dir byte for byte"
 	assert_fsck repo
-	assert_eq "$(git -C repo rev-parse main)" "$(git -C repo rev-parse main)" "main"
+	assert_eq "$(git -C repo rev-parse main)" "$main" "main where it was"
+	# The script did its work, inside: main moved there, the config is the task's.
+	inside 'test "$(git rev-parse main)" != '"$main"' && test "$(git config core.hooksPath)" = /tmp/evil && test -L "$(git rev-parse --git-common-dir)/evil-link"'
 	assert_no_file "$COMMON/evil-link" "no link on the host"
 }
 
@@ -178,7 +181,7 @@ test_import_reads_the_tasks_packs() {
 }
 
 test_corrupt_object_is_refused() {
-	# A commit whose loose object is overwritten with garbage inside.
+	# The attacker overwrites its commit's loose object with garbage.
 	task
 	local old
 	old=$(tip)
@@ -188,6 +191,18 @@ test_corrupt_object_is_refused() {
 	assert_fsck repo
 	expect_rc 0 "status still works" -C repo status t1
 	assert_contains "$errout" "not imported" "status says it too"
+}
+
+test_object_swapped_for_another_is_refused() {
+	# Another valid commit's bytes under the new commit's id: only the hash
+	# check catches it.
+	task
+	local old
+	old=$(tip)
+	at -C repo run t1 -- sh -c 'echo b >> README && git commit -qam one && a=$(git rev-parse HEAD) && echo c >> README && git commit -qam two && b=$(git rev-parse HEAD) && d=$(git rev-parse --git-common-dir)/objects && chmod u+w $d/$(echo $b | cut -c1-2)/$(echo $b | cut -c3-) && cp $d/$(echo $a | cut -c1-2)/$(echo $a | cut -c3-) $d/$(echo $b | cut -c1-2)/$(echo $b | cut -c3-)'
+	assert_contains "$errout" "does not match its id" "the hash checked"
+	assert_eq "$(tip)" "$old" "the branch unchanged"
+	assert_fsck repo
 }
 
 test_commit_pointing_at_a_missing_tree_is_refused() {
@@ -224,6 +239,7 @@ test_kill_during_import_leaves_a_consistent_host() {
 		[ -d "$COMMON/agenttask/git/t1/quarantine" ] && break
 		sleep 0.05
 	done
+	[ -d "$COMMON/agenttask/git/t1/quarantine" ] || echo "note: the kill came outside the import"
 	kill -9 $pid 2>/dev/null || true
 	wait $pid 2>/dev/null || true
 	assert_fsck repo
