@@ -171,16 +171,17 @@ static int gc_admin_dirs(struct at_repo *r, const struct at_task_list *l,
 
 /*
  * <state>/worktrees/NAME with no record, and .removing-NAME.PID: what a
- * killed rollback or discard left.
+ * killed rollback or discard left; <state>/git/NAME (a task's git view,
+ * app/gitview.c) likewise. what names them in the report.
  */
-static int gc_worktree_dirs(struct at_repo *r, const struct at_task_list *l,
-			    struct at_report *rep, struct at_error *err)
+static int gc_stray_dirs(const struct at_task_list *l, const char *dir, const char *what,
+			 struct at_report *rep, struct at_error *err)
 {
 	struct dirent *de;
 	DIR *d;
 	int rc = 0;
 
-	d = opendir(r->paths.worktrees_dir);
+	d = opendir(dir);
 	if (!d)
 		return 0;
 	while (rc == 0 && (de = readdir(d))) {
@@ -190,12 +191,12 @@ static int gc_worktree_dirs(struct at_repo *r, const struct at_task_list *l,
 		    has_task_named(l, de->d_name, false) ||
 		    has_problem_named(l, de->d_name))
 			continue;
-		if (at_fmt(path, sizeof(path), "%s/%s", r->paths.worktrees_dir, de->d_name) < 0)
+		if (at_fmt(path, sizeof(path), "%s/%s", dir, de->d_name) < 0)
 			continue;
 		if (at_rmtree(path, err) < 0)
 			rc = at_report_fail(rep, err);
 		else
-			rc = at_report_add(rep, "removed stray worktree directory '%s'", path);
+			rc = at_report_add(rep, "removed stray %s '%s'", what, path);
 	}
 	closedir(d);
 	return rc;
@@ -249,6 +250,7 @@ int at_task_gc(struct at_repo *r, const struct at_gc_opts *opts, struct at_repor
 	static const struct at_gc_opts dflt = AT_GC_OPTS_INIT;
 	struct at_report rep = AT_REPORT_INIT;
 	struct at_task_list l = { 0 };
+	char gitdir[PATH_MAX];
 	size_t i;
 	int rc;
 
@@ -264,7 +266,10 @@ int at_task_gc(struct at_repo *r, const struct at_gc_opts *opts, struct at_repor
 	if (rc == 0)
 		rc = step(&rep, gc_admin_dirs(r, &l, &rep, err), err);
 	if (rc == 0)
-		rc = step(&rep, gc_worktree_dirs(r, &l, &rep, err), err);
+		rc = step(&rep, gc_stray_dirs(&l, r->paths.worktrees_dir, "worktree directory", &rep,
+					      err), err);
+	if (rc == 0 && at_fmt(gitdir, sizeof(gitdir), "%s/git", r->paths.state_dir) == 0)
+		rc = step(&rep, gc_stray_dirs(&l, gitdir, "task git view", &rep, err), err);
 	if (rc == 0)
 		rc = step(&rep, gc_tmp_records(r, &rep, err), err);
 	for (i = 0; rc == 0 && i < l.nproblems; i++)
