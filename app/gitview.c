@@ -28,6 +28,7 @@
  * import says so.
  */
 #include "app/gitview.h"
+#include "app/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

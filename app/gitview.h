@@ -10,12 +10,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "app/internal.h"
 #include "core/error.h"
 #include "core/oid.h"
 #include "core/strlist.h"
 #include "core/task.h"
-#include "git/repo.h"
+
+struct at_repo;
+struct at_app_layout;
 
 struct at_app_gitview {
 	char dir[PATH_MAX];       /* <state>/git/NAME */

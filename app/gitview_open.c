@@ -6,6 +6,7 @@
  * following links, a file replaced by rename: the upper is the task's.
  */
 #include "app/gitview.h"
+#include "app/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -81,30 +81,12 @@ static int open_entry(int dir, const char *name, bool want_dir, bool *hidden, bo
 static int read_fd(int fd, size_t max, char **out, size_t *len, const char *rel,
 		   struct at_error *err)
 {
-	struct stat st;
-	char *buf;
-	size_t got = 0;
-
-	if (fstat(fd, &st) < 0)
-		return at_error_sys(err, AT_ESYS, "cannot stat '%s' of the task's git", rel);
-	if ((uint64_t)st.st_size > max)
-		return at_error_set(err, AT_ECORRUPT, "'%s' of the task's git is too large (%lld "
-				    "bytes, at most %zu)", rel, (long long)st.st_size, max);
-	if (!(buf = malloc((size_t)st.st_size + 1)))
-		return at_error_set(err, AT_ESYS, "out of memory");
-	while (got < (size_t)st.st_size) {
-		ssize_t n = pread(fd, buf + got, (size_t)st.st_size - got, (off_t)got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
-	*out = buf;
-	*len = got;
-	return 0;
+	if ((*out = at_read_fd(fd, max, len)))
+		return 0;
+	if (errno == EFBIG)
+		return at_error_set(err, AT_ECORRUPT, "'%s' of the task's git is too large (at "
+				    "most %zu bytes)", rel, max);
+	return at_error_sys(err, AT_ESYS, "cannot read '%s' of the task's git", rel);
 }
 
 /* One step down both layers: each descriptor replaced by its child name's (or -1). */
