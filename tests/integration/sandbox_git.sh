@@ -269,4 +269,36 @@ test_import_is_logged() {
 	assert_contains "$out" "$(tip)" "with the new tip"
 }
 
+test_everyday_git_operations_work_inside() {
+	# amend, switch, cherry-pick, merge, reset, restore, tag, gc, blame, log:
+	# each as in a clone, then the host follows HEAD.
+	task
+	inside 'set -e
+		echo 1 > a; git add a; git commit -qm one; git commit -q --amend -m one-amended
+		git switch -q -c side; echo 2 > b; git add b; git commit -qm two
+		git switch -q agenttask/t1; git cherry-pick side >/dev/null
+		git switch -q -c other HEAD~1; echo 3 > c; git add c; git commit -qm three
+		git switch -q agenttask/t1; git merge -q --no-edit other
+		echo junk >> a; git restore a; echo junk > d; git add d; git reset -q d; rm d
+		git tag -a -m release v1; git gc -q; git blame a >/dev/null; git log --oneline >/dev/null
+		git reset -q --soft HEAD~0; git status --porcelain | grep -q . && exit 1; true'
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "Merge branch 'other' into agenttask/t1" "the merge imported"
+	git -C repo log --format=%s agenttask/t1 | grep -q '^one-amended$' || fail "the amended commit"
+	assert_eq "$(git -C repo show agenttask/t1:b)" 2 "the cherry-pick"
+	host_consistent
+}
+
+test_fetch_from_a_repository_bound_read_only() {
+	# git fetch writes objects and refs: into the task's layer, then imported.
+	task
+	git clone -q --bare repo other.git
+	git -C other.git config user.name x
+	local src
+	src=$(mktemp -d "$PWD/src.XXXXXX")
+	git clone -q other.git "$src" && git -C "$src" commit -q --allow-empty -m upstream && git -C "$src" push -q origin HEAD:main
+	expect_rc 0 "fetch" -C repo run t1 --ro "$PWD/other.git" -- sh -c "git fetch -q '$PWD/other.git' main && git merge -q --ff-only FETCH_HEAD"
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "upstream" "fetched and imported"
+	host_consistent
+}
+
 run_tests
