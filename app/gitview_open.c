@@ -103,14 +103,24 @@ static int reset_upper(const struct at_app_gitview *v, const struct at_task *t,
 	return rc;
 }
 
+/*
+ * The upper's config, when it has none: the sanitized copy, and no
+ * automatic gc, which counts the repository's loose objects too and would
+ * copy the whole repository into the task's layer when it repacks (an
+ * explicit `git gc` inside still works).
+ */
 static int write_config(const char *text, const struct at_app_gitview *v, struct at_error *err)
 {
+	static const char no_auto_gc[] = "[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n";
+	AT_AUTOFREE char *all = NULL;
 	int upper, rc;
 
+	if (asprintf(&all, "%s%s", text ? text : "", no_auto_gc) < 0)
+		return at_error_set(err, AT_ESYS, "out of memory");
 	upper = open(v->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (upper < 0)
 		return at_error_sys(err, AT_ESYS, "cannot open '%s'", v->upper);
-	rc = write_in_upper(upper, "config", text ? text : "", false, err);
+	rc = write_in_upper(upper, "config", all, false, err);
 	close(upper);
 	return rc;
 }
