@@ -248,6 +248,19 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 	res->limits = so.limits;
 	res->attempted = true;
 	rc = at_app_sandbox_run(&run->layout, &so, &res->run, err);
+	/*
+	 * overlayfs refused the task's git view (an old kernel, an upper on a
+	 * file system without user xattrs): the command did not run; it runs
+	 * once more, with git read-only, as before views existed.
+	 */
+	if (rc == AT_ESANDBOX && res->run.failed_step == AT_STEP_OVERLAY && run->layout.upper[0]) {
+		at_strlist_pushf(&res->warnings, "git is read-only in this run: %s", err->msg);
+		run->layout.upper[0] = run->layout.work[0] = '\0';
+		at_app_gitview_close(&run->view);
+		at_run_result_release(&res->run);
+		*err = (struct at_error)AT_ERROR_INIT;
+		rc = at_app_sandbox_run(&run->layout, &so, &res->run, err);
+	}
 	res->exit_code = rc < 0 ? AT_RUN_SETUP : res->run.exit_code;
 	audit(run, o, res, rc < 0 ? err : NULL);
 	return rc;

@@ -301,4 +301,20 @@ test_fetch_from_a_repository_bound_read_only() {
 	host_consistent
 }
 
+test_overlay_refused_falls_back_to_read_only_git() {
+	# overlayfs refuses the view (here: the work dir on another file system,
+	# as root can arrange). Must: the command still runs, once, with git
+	# read-only, and says so; nothing changes on the host.
+	[ "$(id -u)" = 0 ] || return 0
+	task
+	inside "true"
+	mount -t tmpfs none "$COMMON/agenttask/git/t1/work" || return 0
+	at -C repo run t1 -- sh -c 'echo ran >> ran.txt; git status --short >/dev/null; git commit -qm x --allow-empty'
+	umount "$COMMON/agenttask/git/t1/work"
+	assert_contains "$errout" "git is read-only in this run" "said once"
+	assert_eq "$(wc -l <"$WT/ran.txt")" 1 "the command ran once"
+	[ "$rc" != 0 ] || fail "a commit succeeded with read-only git"
+	assert_fsck repo
+}
+
 run_tests
