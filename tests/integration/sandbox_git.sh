@@ -317,4 +317,19 @@ test_overlay_refused_falls_back_to_read_only_git() {
 	assert_fsck repo
 }
 
+test_a_second_concurrent_run_of_the_task_sees_git_read_only() {
+	# One view per task at a time: two overlays on one upper would corrupt
+	# it. The second run goes on, with the repository read-only, and says so.
+	task
+	"$AT" -C repo run t1 -- sh -c 'touch started; sleep 3; echo a >> README; git commit -qam first' >/dev/null 2>&1 &
+	local pid=$! i
+	for i in $(seq 1 100); do [ -e "$WT/started" ] && break; sleep 0.05; done
+	at -C repo run t1 -- sh -c 'git commit -q --allow-empty -m second'
+	assert_contains "$errout" "another run of 't1' has its git" "said"
+	[ "$rc" != 0 ] || fail "the second run committed"
+	wait $pid
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "first" "the first run's commit imported"
+	host_consistent
+}
+
 run_tests
