@@ -360,6 +360,9 @@ static int do_rdonly(struct build *b, const struct at_sb_op *op)
  * An overlay, its layers given as descriptors (FSCONFIG_SET_FD: no path
  * string reaches the kernel), opened before anything was mounted. In a user
  * namespace overlayfs keeps its metadata in user.* xattrs (userxattr).
+ * volatile (sandbox.h says why) leaves a marker in the work dir at every
+ * mount, and overlayfs refuses a mount while it is there: it goes first
+ * (the work dir is the caller's, never reachable from inside).
  */
 static int do_overlay(struct build *b, const struct at_sb_op *op)
 {
@@ -367,8 +370,12 @@ static int do_overlay(struct build *b, const struct at_sb_op *op)
 
 	if (fs < 0)
 		return -1;
+	(void)unlinkat(op->work_fd, "work/incompat/volatile/dirty", 0);
+	(void)unlinkat(op->work_fd, "work/incompat/volatile", AT_REMOVEDIR);
+	(void)unlinkat(op->work_fd, "work/incompat", AT_REMOVEDIR);
 	if (fsconfig(fs, FSCONFIG_SET_STRING, "source", "agenttask", 0) < 0 ||
 	    fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) < 0 ||
+	    fsconfig(fs, FSCONFIG_SET_FLAG, "volatile", NULL, 0) < 0 ||
 	    fsconfig(fs, FSCONFIG_SET_FD, "lowerdir+", NULL, op->src_fd) < 0 ||
 	    fsconfig(fs, FSCONFIG_SET_FD, "upperdir", NULL, op->upper_fd) < 0 ||
 	    fsconfig(fs, FSCONFIG_SET_FD, "workdir", NULL, op->work_fd) < 0)
