@@ -332,4 +332,17 @@ test_a_second_concurrent_run_of_the_task_sees_git_read_only() {
 	host_consistent
 }
 
+test_tree_with_a_dotgit_entry_is_refused() {
+	# The attacker commits a tree holding ".GIT/config" (git add refuses it,
+	# but objects can be written by hand): checked out on the host, it would
+	# write into the repository's metadata. Must: refused by the import.
+	task
+	local old
+	old=$(tip)
+	at -C repo run t1 -- sh -c 'b=$(echo "[core] hooksPath = /tmp/x" | git hash-object -w --stdin) && s=$(printf "100644 blob %s\tconfig\n" $b | git mktree) && t=$(printf "040000 tree %s\t.GIT\n" $s | git mktree --missing) && c=$(git commit-tree -p HEAD -m evil $t) && git update-ref HEAD $c'
+	assert_contains "$errout" "invalid entry" "refused, with the tree named"
+	assert_eq "$(tip)" "$old" "the branch unchanged"
+	assert_fsck repo
+}
+
 run_tests
