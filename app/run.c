@@ -198,8 +198,6 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 		rc = at_task_resolve(run->r, run->task.name, ".", &run->task, err);
 	if (rc == 0)
 		rc = at_app_layout_resolve(run->r, &run->task, &run->layout, err);
-	if (rc == 0)
-		rc = open_view(run, res, err);
 	res->resolve_us = now_us() - t0;
 	if (rc == 0) {
 		memcpy(res->task, run->task.name, sizeof(res->task));
@@ -207,6 +205,9 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 	}
 	if (rc == 0)
 		rc = environment(app, o, run, err);
+	/* Last: a refused run changes nothing, not even the task's git view. */
+	if (rc == 0)
+		rc = open_view(run, res, err);
 	return rc;
 }
 

@@ -145,9 +145,12 @@ static int fetch_loose(struct quar *q, const git_oid *id, struct at_error *err)
 		return at_error_set(err, AT_EUNSAFE, "the task's object %s: not a regular file or "
 				    "over the size limit (%llu bytes)", hex,
 				    (unsigned long long)q->max);
+	/* ENOTDIR: the fan-out directory removed inside is a whiteout in the upper. */
 	if (fd < 0)
-		return errno == ENOENT ? 1 : at_error_sys(err, AT_EUNSAFE,
-							   "cannot read the task's object %s", hex);
+		return errno == ENOENT || errno == ENOTDIR
+			       ? 1
+			       : at_error_sys(err, AT_EUNSAFE, "cannot read the task's object %s",
+					      hex);
 	rc = at_fmt(dir, sizeof(dir), "%s/%.2s", q->objects, hex) < 0 ||
 	     at_fmt(dst, sizeof(dst), "%s/%s", dir, hex + 2) < 0
 		     ? at_error_set(err, AT_ESYS, "path too long '%s'", q->objects)
