@@ -239,9 +239,10 @@ static int index_packs(struct quar *q, struct at_error *err)
 	if (q->task_objects < 0)
 		return 0;
 	fd = at_open_beneath(q->task_objects, "pack", O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : at_error_sys(err, AT_EUNSAFE,
-							   "cannot open the task's objects/pack");
+	if (fd < 0)   /* ENOTDIR: objects/pack deleted inside, a whiteout */
+		return errno == ENOENT || errno == ENOTDIR
+			       ? 0
+			       : at_error_sys(err, AT_EUNSAFE, "cannot open the task's objects/pack");
 	if (!(d = fdopendir(fd))) {
 		close(fd);
 		return at_error_sys(err, AT_ESYS, "cannot list the task's objects/pack");

@@ -288,7 +288,12 @@ test_everyday_git_operations_work_inside() {
 		echo junk >> a; git restore a; echo junk > d; git add d; git reset -q d; rm d
 		git tag -a -m release v1; git gc -q; git blame a >/dev/null; git log --oneline >/dev/null
 		git reset -q --soft HEAD~0; git status --porcelain | grep -q . && exit 1; true'
+	assert_not_contains "$errout" "not imported" "imported"
 	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "Merge branch 'other' into agenttask/t1" "the merge imported"
+	# After the gc inside, the history is in the task's pack: one more commit on top.
+	inside "echo after > e && git add e && git commit -qm after-gc"
+	assert_not_contains "$errout" "not imported" "imported after gc"
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "after-gc" "the branch followed"
 	git -C repo log --format=%s agenttask/t1 | grep -q '^one-amended$' || fail "the amended commit"
 	assert_eq "$(git -C repo show agenttask/t1:b)" 2 "the cherry-pick"
 	host_consistent
