@@ -97,8 +97,14 @@ struct quar {
 /* A regular file of the task's layer, opened without following links, its size checked. */
 static int open_task_file(int dirfd, const char *rel, uint64_t max, struct stat *st)
 {
-	int fd = at_open_beneath(dirfd, rel, O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
+	int fd;
 
+	/* A device (a whiteout is one) or a fifo is not even opened. */
+	if (fstatat(dirfd, rel, st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st->st_mode)) {
+		errno = S_ISCHR(st->st_mode) && st->st_rdev == 0 ? ENOENT : EFBIG;
+		return -1;
+	}
+	fd = at_open_beneath(dirfd, rel, O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || (uint64_t)st->st_size > max) {
