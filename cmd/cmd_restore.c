@@ -1,16 +1,25 @@
-/* cmd_restore.c - agenttask restore NAME */
+/* cmd_restore.c - agenttask restore NAME [ENTRY] */
 #include "app/discard.h"
 #include "cmd/commands.h"
 
 int cmd_restore(const struct at_app *app, int argc, char **argv)
 {
-	struct at_app_restore_opts o = { NULL };
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct at_app_restore_opts o = { NULL, NULL };
 	struct at_app_restore_result res;
 	struct at_error err = AT_ERROR_INIT;
-	int rc;
+	int c, rc;
 
-	if ((rc = at_cli_name_args("restore", argc, argv, true, &o.name)) >= 0)
-		return rc;
+	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1)
+		return c == 'h' ? AT_EXIT_HELP : at_cli_bad_option("restore");
+	if (optind >= argc || optind + 2 < argc)
+		return at_cli_usage("restore",
+				    optind >= argc ? "missing task NAME" : "too many arguments");
+	o.name = argv[optind];
+	o.entry = optind + 1 < argc ? argv[optind + 1] : NULL;
 	rc = at_app_restore(app, &o, &res, &err);
 	at_cli_warnings(&res.warnings);
 	if (rc == 0)
