@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/gitview.h"
 #include "app/internal.h"
 #include "core/audit.h"
 #include "core/lock.h"
@@ -212,6 +213,9 @@ int at_app_accept(const struct at_app *app, const struct at_app_accept_opts *o,
 		rc = at_app_open(app, &a.r, err);
 	if (rc == 0)
 		rc = at_app_resolve_present(app, a.r, o->name, &out->task, err);
+	/* The task's commits first: what is merged is what it did, history and all. */
+	if (rc == 0)
+		rc = at_app_import_before(a.r, &out->task, NULL, err);
 	if (rc == 0)
 		rc = unlocked(app, &a, out, err);
 	if (rc == 0)

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "app/gitview.h"
 #include "app/internal.h"
 #include "core/audit.h"
 
@@ -32,6 +33,8 @@ int at_app_commit(const struct at_app *app, const struct at_app_commit_opts *o,
 
 	memset(out, 0, sizeof(*out));
 	rc = at_app_lock(app, &l, o->name, &out->task, err);
+	if (rc == 0)
+		rc = at_app_import_before(l.r, &out->task, &out->warnings, err);
 	if (rc == 0)
 		rc = commit_task(l.r, o, out, err);
 	if (rc == 0 && out->made)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/gitview.h"
 #include "app/internal.h"
 #include "git/blob.h"
 #include "git/diff.h"
@@ -14,6 +15,7 @@ struct at_app_diff {
 	struct at_task task;
 	struct at_app_view view;
 	struct at_diff *d;
+	struct at_strlist warnings;   /* the import's (app/gitview.h) */
 };
 
 static int open_task(const struct at_app *app, const struct at_app_diff_opts *o,
@@ -23,6 +25,8 @@ static int open_task(const struct at_app *app, const struct at_app_diff_opts *o,
 	int rc;
 
 	if ((rc = at_app_resolve(app, d->r, o->name, &d->task, err)) < 0)
+		return rc;
+	if ((rc = at_app_import_before(d->r, &d->task, &d->warnings, err)) < 0)
 		return rc;
 	d->has_task = true;
 	at_app_view_init(&d->view, d->r, &d->task);
@@ -87,6 +91,7 @@ void at_app_diff_free(struct at_app_diff *d)
 	if (d->has_task)
 		at_app_view_release(&d->view);
 	at_repo_free(d->r);
+	at_strlist_release(&d->warnings);
 	free(d);
 }
 
@@ -127,4 +132,9 @@ void at_app_diff_preview(struct at_app_diff *d, struct at_app_preview *out)
 	}
 	/* The state the diff shows: no second scan. */
 	out->ok = at_merge_preview(d->r, &d->task, &d->view.st.tree, &out->pv, &out->err) == 0;
+}
+
+const struct at_strlist *at_app_diff_warnings(const struct at_app_diff *d)
+{
+	return &d->warnings;
 }

@@ -29,6 +29,9 @@ int at_app_diff_open(const struct at_app *app, const struct at_app_diff_opts *o,
 		     struct at_app_diff **out, struct at_error *err);
 void at_app_diff_free(struct at_app_diff *d);
 
+/* What went wrong on the way that did not stop the diff (the import of the task's commits). */
+const struct at_strlist *at_app_diff_warnings(const struct at_app_diff *d);
+
 /* The task compared (NULL in CI mode). */
 const struct at_task *at_app_diff_task(const struct at_app_diff *d);
 

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "app/gitview.h"
 #include "app/internal.h"
 #include "core/audit.h"
 #include "core/runs.h"
@@ -44,6 +45,9 @@ int at_app_discard(const struct at_app *app, const struct at_app_discard_opts *o
 	/* No command of the task runs from here until it is gone (or refused). */
 	if (rc == 0)
 		rc = at_runs_stop(at_repo_paths(l.r), out->task.name, o->force, &guard, err);
+	/* Its runs are over, and have imported: what is left is imported now, then saved. */
+	if (rc == 0)
+		rc = at_app_import_before(l.r, &out->task, &out->warnings, err);
 	if (rc == 0) {
 		at_progress_say(&o->progress, "saving the task in the trash", 0, 0);
 		rc = save(l.r, o, out, err);

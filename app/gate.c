@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/gitview.h"
 #include "app/internal.h"
 #include "core/audit.h"
 #include "core/util.h"
@@ -439,7 +440,8 @@ int at_app_gate(const struct at_app *app, const struct at_app_gate_opts *o,
 	rc = at_app_open(app, &r, err);
 	if (rc == 0 && o->base_rev) {
 		rc = gate_revs(r, o, environ, &out->report, err);
-	} else if (rc == 0 && (rc = at_app_resolve_present(app, r, o->name, &t, err)) == 0) {
+	} else if (rc == 0 && (rc = at_app_resolve_present(app, r, o->name, &t, err)) == 0 &&
+		   (rc = at_app_import_before(r, &t, &out->warnings, err)) == 0) {
 		at_app_view_init(&v, r, &t);
 		rc = at_app_gate_task(r, &v, o->policy_file, environ, &o->progress, &out->report,
 				      err);

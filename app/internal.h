@@ -183,6 +183,9 @@ struct at_app_layout {
 	 * empty tmpfs so that other tasks' worktrees stay out of sight. */
 	char siblings[2][PATH_MAX];
 	char *config;                   /* the sanitized config text (owned) */
+	/* The task's git view (app/gitview.c): the common dir's overlay layers; "" for none. */
+	char upper[PATH_MAX];
+	char work[PATH_MAX];
 };
 
 /* A host cache shown inside as an overlay with a task-private upper (app/cache.c). */

@@ -244,6 +244,22 @@ at_json *at_app_gate_json(const struct at_gate_report *rep)
 	return done(o, bad);
 }
 
+/* The import after the run (app/gitview.c): "import" null when the branch did not move. */
+static int add_import(at_json *j, const struct at_app_run_result *res)
+{
+	at_json *o;
+	int bad;
+
+	if (!res->imported)
+		return at_json_add_null(j, "import");
+	o = at_json_object();
+	bad = !o;
+	bad |= at_json_add_string(o, "old", res->import_old);
+	bad |= at_json_add_string(o, "new", res->import_new);
+	bad |= at_json_add_number(o, "objects", (double)res->import_objects);
+	return at_json_add(j, "import", done(o, bad)) | bad;
+}
+
 at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_run_result *res,
 			 const struct at_error *run_err)
 {
@@ -273,6 +289,7 @@ at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_ru
 		bad |= at_json_add_string(j, "error", run_err->msg);
 	else if (r->exec_failed)
 		bad |= at_json_add_string(j, "error", r->exec_error);
+	bad |= add_import(j, res);
 	return done(j, bad);
 }
 

@@ -153,7 +153,9 @@ static int check_pointer(const struct at_app_layout *l, struct at_error *err)
 }
 
 /*
- * The repository: the common dir read-only with a sanitized config, the
+ * The repository: the common dir read-only with a sanitized config (or,
+ * for a run with the task's git view, an overlay of it whose upper is the
+ * task's and holds the sanitized config), the
  * state dir (other tasks, records, logs, the lock) under an empty tmpfs in
  * which only this task's worktree is re-created, read-write, and its .git
  * pointer read-only; a worktree outside the state dir has its siblings
@@ -171,9 +173,16 @@ static void add_git(struct at_sandbox_spec *s, const struct at_app_layout *l, bo
 	at_sandbox_protect(s, l->common);
 	at_sandbox_except(s, l->worktree);
 	at_sandbox_protect(s, l->pointer);
-	at_sandbox_bind(s, l->common, l->common, AT_MOUNT_RO);
-	snprintf(config, sizeof(config), "%s/config", l->common);
-	at_sandbox_bind_data(s, config, text, strlen(text));
+	if (l->upper[0]) {
+		/* The task's own git (app/gitview.c): its upper holds the sanitized config. */
+		at_sandbox_except(s, l->upper);
+		at_sandbox_except(s, l->work);
+		at_sandbox_overlay(s, l->common, l->upper, l->work, l->common);
+	} else {
+		at_sandbox_bind(s, l->common, l->common, AT_MOUNT_RO);
+		snprintf(config, sizeof(config), "%s/config", l->common);
+		at_sandbox_bind_data(s, config, text, strlen(text));
+	}
 	hide_if_present(s, l->common, "config.worktree");
 	hide_if_present(s, l->admin, "config.worktree");
 	at_sandbox_tmpfs(s, l->state, STATE_SIZE, 0755);

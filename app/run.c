@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/gitview.h"
 #include "app/internal.h"
 #include "core/array.h"
 #include "core/audit.h"
@@ -29,6 +30,7 @@ struct run {
 	size_t ncaches;
 	struct at_app_runconf conf;   /* what the run configuration files add */
 	struct at_limits limits;      /* the options', over the configuration's */
+	struct at_app_gitview view;  /* the task's git, when this run has it */
 };
 
 static int64_t now_us(void)
@@ -223,6 +225,52 @@ static int check_opts(const struct at_app_run_opts *o, struct at_error *err)
 	return 0;
 }
 
+static void take_import(struct at_app_run_result *res, struct at_app_import *imp)
+{
+	size_t i;
+
+	for (i = 0; i < imp->warnings.n; i++)
+		at_strlist_push(&res->warnings, imp->warnings.v[i]);
+	if (imp->imported) {
+		res->imported = true;
+		at_oid_fmt(res->import_new, &imp->new_tip);
+		if (!res->import_old[0])
+			at_oid_fmt(res->import_old, &imp->old);
+		res->import_objects += imp->objects;
+	}
+	at_app_import_release(imp);
+}
+
+/* The task's git view (app/gitview.c), made ready; a second run of the task sees git read-only. */
+static int open_view(struct run *run, struct at_app_run_result *res, struct at_error *err)
+{
+	struct at_app_import imp;
+	int rc;
+
+	memset(&imp, 0, sizeof(imp));
+	rc = at_app_gitview_open(run->r, &run->task, &run->layout, &run->view, &imp, err);
+	take_import(res, &imp);
+	if (rc == 1)
+		at_strlist_pushf(&res->warnings, "another run of '%s' has its git: git is "
+				 "read-only in this one", run->task.name);
+	return rc < 0 ? rc : 0;
+}
+
+/* After the run: its commits brought to the host (a failure is one line, the branch kept). */
+static void import_after(struct run *run, struct at_app_run_result *res)
+{
+	struct at_error ierr = AT_ERROR_INIT;
+	struct at_app_import imp;
+
+	if (run->view.lock < 0)
+		return;
+	memset(&imp, 0, sizeof(imp));
+	if (at_app_import(run->r, &run->task, &run->view, &imp, &ierr) < 0)
+		at_strlist_pushf(&res->warnings, "the task's commits were not imported: %s",
+				 ierr.msg);
+	take_import(res, &imp);
+}
+
 /* Everything before the sandbox: nothing runs, nothing is logged if this fails. */
 static int prepare(const struct at_app *app, const struct at_app_run_opts *o, struct run *run,
 		   struct at_app_run_result *res, struct at_error *err)
@@ -254,6 +302,9 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 		rc = take_caches(app, run, o, res, err);
 	if (rc == 0)
 		rc = environment(app, o, run, err);
+	/* Last: a refused run changes nothing, not even the task's git view. */
+	if (rc == 0)
+		rc = open_view(run, res, err);
 	return rc;
 }
 
@@ -298,6 +349,19 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 	res->limits = so.limits;
 	res->attempted = true;
 	rc = at_app_sandbox_run(&run->layout, &so, &res->run, err);
+	/*
+	 * overlayfs refused the task's git view (an old kernel, an upper on a
+	 * file system without user xattrs): the command did not run; it runs
+	 * once more, with git read-only, as before views existed.
+	 */
+	if (rc == AT_ESANDBOX && res->run.failed_step == AT_STEP_OVERLAY && run->layout.upper[0]) {
+		at_strlist_pushf(&res->warnings, "git is read-only in this run: %s", err->msg);
+		run->layout.upper[0] = run->layout.work[0] = '\0';
+		at_app_gitview_close(&run->view);
+		at_run_result_release(&res->run);
+		*err = (struct at_error)AT_ERROR_INIT;
+		rc = at_app_sandbox_run(&run->layout, &so, &res->run, err);
+	}
 	res->exit_code = rc < 0 ? AT_RUN_SETUP : res->run.exit_code;
 	audit(run, o, res, rc < 0 ? err : NULL);
 	return rc;
@@ -311,6 +375,7 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 
 	memset(&run, 0, sizeof(run));
 	run.lock = (struct at_run_lock)AT_RUN_LOCK_INIT;
+	at_app_gitview_init(&run.view);
 	memset(out, 0, sizeof(*out));
 	at_run_result_init(&out->run);
 	if (!o->argv || !o->argv[0])
@@ -320,6 +385,9 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 	rc = prepare(app, o, &run, out, err);
 	if (rc == 0)
 		rc = run_sandboxed(&run, o, out, err);
+	if (out->attempted)
+		import_after(&run, out);
+	at_app_gitview_close(&run.view);
 	at_runs_leave(&run.lock);
 	free(run.binds);
 	free(run.caches);

@@ -36,6 +36,7 @@
 
 #include "app/app.h"
 #include "app/net.h"
+#include "core/oid.h"
 #include "core/run.h"
 
 struct at_app_run_opts {
@@ -76,6 +77,10 @@ struct at_app_run_result {
 	struct at_limits limits;         /* as applied: those asked for and the defaults */
 	struct at_strlist binds;         /* the binds as given to the sandbox (absolute) */
 	int64_t resolve_us;              /* repository, task, layout: before the sandbox */
+	/* The import after the run (app/gitview.c): the task's branch moved old -> new. */
+	bool imported;
+	char import_old[AT_OID_HEXSZ + 1], import_new[AT_OID_HEXSZ + 1];
+	size_t import_objects;
 	struct at_strlist warnings;
 };
 

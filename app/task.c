@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/gitview.h"
 #include "app/internal.h"
 #include "core/array.h"
 #include "core/audit.h"
@@ -115,6 +116,8 @@ int at_app_status(const struct at_app *app, const char *name, struct at_app_stat
 	if (rc == 0)
 		rc = at_app_resolve(app, r, name, &st.task, err);
 	if (rc == 0)
+		rc = at_app_import_before(r, &st.task, &st.warnings, err);
+	if (rc == 0)
 		rc = at_task_inspect(r, &st.task, &st.info, err);
 	if (rc == 0)
 		st.preview.ok = at_merge_preview(r, &st.task, NULL, &st.preview.pv,
@@ -122,13 +125,17 @@ int at_app_status(const struct at_app *app, const char *name, struct at_app_stat
 	at_repo_free(r);
 	if (rc == 0)
 		*out = st;
+	else
+		at_strlist_release(&st.warnings);
 	return rc;
 }
 
 void at_app_status_release(struct at_app_status *s)
 {
-	if (s)
-		at_app_preview_release(&s->preview);
+	if (!s)
+		return;
+	at_app_preview_release(&s->preview);
+	at_strlist_release(&s->warnings);
 }
 
 int at_app_log(const struct at_app *app, const char *name, struct at_app_log *out,

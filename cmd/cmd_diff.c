@@ -140,6 +140,8 @@ int cmd_diff(const struct at_app *app, int argc, char **argv)
 		return rc;
 	rc = at_app_diff_open(&a.app, &a.o, &d, &err);
 	if (rc == 0)
+		at_cli_warnings(at_app_diff_warnings(d));
+	if (rc == 0)
 		rc = show(&a, d, color, &err);
 	if (rc == 0 && fflush(stdout) != 0)
 		rc = at_error_sys(&err, AT_ESYS, "cannot write the diff");

@@ -52,6 +52,7 @@ int cmd_status(const struct at_app *app, int argc, char **argv)
 		return rc;
 	if (at_app_status(app, name, &st, &err) < 0)
 		return at_cli_fail(&err);
+	at_cli_warnings(&st.warnings);
 	if (json) {
 		rc = print_json(&st);
 	} else {

@@ -413,3 +413,15 @@ int at_audit_restore(const struct at_paths *p, const struct at_task *t, const ch
 	bad |= at_json_add_string(e, "base_branch", at_branch_short(t->base_branch));
 	return append_built(p, t->name, e, bad, err);
 }
+
+int at_audit_import(const struct at_paths *p, const char *task, const struct at_oid *old,
+		    const struct at_oid *new_tip, size_t objects, struct at_error *err)
+{
+	at_json *e = event("import");
+	int bad = 0;
+
+	bad |= add_oid(e, "old", old);
+	bad |= add_oid(e, "new", new_tip);
+	bad |= at_json_add_number(e, "objects", (double)objects);
+	return append_built(p, task, e, bad, err);
+}

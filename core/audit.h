@@ -51,6 +51,8 @@ int at_audit_path(const struct at_paths *p, const char *task, char *buf, size_t 
  *   discard          trash (the ref), saved ("full state" or "commits only
  *                    (--force)")
  *   restore          trash (the ref brought back), base_branch
+ *   import           old, new (the task's branch moved to the commit its HEAD
+ *                    inside the sandbox named), objects (how many came in)
  *
  * The builders return 0, or an error (the entry was not written): a front
  * end reports it as a warning where the command itself already happened.
@@ -106,6 +108,9 @@ int at_audit_commit(const struct at_paths *p, const char *task, const struct at_
 
 int at_audit_discard(const struct at_paths *p, const char *task, const char *trash_ref,
 		     bool commits_only, struct at_error *err);
+
+int at_audit_import(const struct at_paths *p, const char *task, const struct at_oid *old,
+		    const struct at_oid *new_tip, size_t objects, struct at_error *err);
 
 int at_audit_restore(const struct at_paths *p, const struct at_task *t, const char *trash_ref,
 		     struct at_error *err);

@@ -188,6 +188,7 @@ struct at_run_result {
 	char limits_note[256];    /* why no cgroup holds the limits (systemd refused), or "" */
 	int64_t prepare_us;       /* before the clone (mount plan, seccomp filter); -1 */
 	int64_t step_us[AT_STEP_COUNT];  /* microseconds after the clone; -1 not timed */
+	enum at_run_step failed_step;    /* the setup step that failed (AT_ESANDBOX), or NONE */
 
 	char *out, *err;          /* captured output, NUL-terminated (NULL when not captured) */
 	size_t out_len, err_len;

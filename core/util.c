@@ -81,12 +81,16 @@ int at_write_all(int fd, const void *buf, size_t len)
 char *at_read_file(const char *path, size_t max, size_t *len_out)
 {
 	AT_AUTOCLOSE int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	return fd < 0 ? NULL : at_read_fd(fd, max, len_out);
+}
+
+char *at_read_fd(int fd, size_t max, size_t *len_out)
+{
 	struct stat st;
 	char *buf;
 	size_t len = 0;
 
-	if (fd < 0)
-		return NULL;
 	if (fstat(fd, &st) < 0)
 		return NULL;
 	if (!S_ISREG(st.st_mode)) {

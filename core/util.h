@@ -54,6 +54,8 @@ int at_write_all(int fd, const void *buf, size_t len);
 
 /* Read a whole (small) file into a NUL-terminated buffer; NULL with errno on failure. */
 char *at_read_file(const char *path, size_t max, size_t *len_out);
+/* The same for an open descriptor (a regular file), read from its offset. */
+char *at_read_fd(int fd, size_t max, size_t *len_out);
 
 /* FNV-1a, 64 bits, of a string: a stable name for a path, not a secret. */
 uint64_t at_hash_name(const char *s);

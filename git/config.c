@@ -112,6 +112,51 @@ static void add_section(struct text *t, git_config *snap, const char *section)
 	git_config_iterator_free(it);
 }
 
+/*
+ * The user's identity (user.name, user.email, from any level: the global
+ * config is where it usually is), so that a commit made inside is the
+ * user's, as in their clone. Quoted; a value with a control byte is left out.
+ */
+static void add_identity(struct text *t, git_config *snap)
+{
+	static const char *const keys[] = { "name", "email" };
+	bool header = false;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		char key[16];
+		git_config_entry *e = NULL;
+		const char *v;
+
+		snprintf(key, sizeof(key), "user.%s", keys[i]);
+		if (git_config_get_entry(&e, snap, key) < 0) {
+			git_error_clear();
+			continue;
+		}
+		for (v = e->value; *v && (unsigned char)*v >= 0x20 && *v != 0x7f; v++)
+			;
+		if (!*v && e->value[0]) {
+			if (!header)
+				text_add(t, "[user]\n");
+			header = true;
+			text_add(t, "\t");
+			text_add(t, keys[i]);
+			text_add(t, " = \"");
+			for (v = e->value; *v; v++) {
+				char c[3] = { *v, 0, 0 };
+
+				if (*v == '"' || *v == '\\') {
+					c[0] = '\\';
+					c[1] = *v;
+				}
+				text_add(t, c);
+			}
+			text_add(t, "\"\n");
+		}
+		git_config_entry_free(e);
+	}
+}
+
 int at_git_sanitized_config(struct at_repo *r, char **out_text, struct at_error *err)
 {
 	struct text t = { NULL, 0, 0, false };
@@ -119,9 +164,10 @@ int at_git_sanitized_config(struct at_repo *r, char **out_text, struct at_error 
 
 	if (git_repository_config_snapshot(&snap, r->repo) < 0)
 		return at_git_error(err, AT_EGIT, "cannot read the repository's configuration");
-	text_add(&t, "# agenttask: sanitized copy of the repository's config (read-only)\n");
+	text_add(&t, "# agenttask: sanitized copy of the repository's config\n");
 	add_section(&t, snap, "core");
 	add_section(&t, snap, "extensions");
+	add_identity(&t, snap);
 	git_config_free(snap);
 	if (t.oom) {
 		free(t.buf);

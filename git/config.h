@@ -19,7 +19,8 @@
  * The text of a config file holding only the repository-format settings of
  * r's own config (core.repositoryformatversion, core.filemode, core.symlinks,
  * core.ignorecase, core.precomposeunicode, and every extensions.* entry) plus
- * core.bare = false. *out_text is the caller's to free().
+ * core.bare = false, and the user's identity (user.name, user.email, from
+ * any level) so that commits made inside are theirs. *out_text is the caller's to free().
  */
 int at_git_sanitized_config(struct at_repo *r, char **out_text, struct at_error *err);
 

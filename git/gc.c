@@ -179,9 +179,10 @@ static int gc_admin_dirs(struct at_repo *r, const struct at_task_list *l,
 }
 
 /*
- * In dir (<state>/worktrees, the worktree home, <state>/homes, caches): NAME with
- * no record, and .removing-NAME.PID: what a killed rollback or discard left.
- * Every one of these directories is agenttask's own.
+ * In dir (<state>/worktrees, the worktree home, <state>/homes, caches, and
+ * <state>/git, the tasks' git views of app/gitview.c): NAME with no record,
+ * and .removing-NAME.PID: what a killed rollback or discard left. Every one
+ * of these directories is agenttask's own.
  */
 static int gc_stray_dirs(const char *dir, const char *what, const struct at_task_list *l,
 			 struct at_report *rep, struct at_error *err)
@@ -272,6 +273,7 @@ int at_task_gc(struct at_repo *r, const struct at_gc_opts *opts, struct at_repor
 	static const struct at_gc_opts dflt = AT_GC_OPTS_INIT;
 	struct at_report rep = AT_REPORT_INIT;
 	struct at_task_list l = { 0 };
+	char gitdir[PATH_MAX];
 	size_t i;
 	int rc;
 
@@ -291,6 +293,8 @@ int at_task_gc(struct at_repo *r, const struct at_gc_opts *opts, struct at_repor
 		rc = step(&rep, gc_admin_dirs(r, &l, &rep, err), err);
 	if (rc == 0)
 		rc = step(&rep, gc_worktree_dirs(r, &l, &rep, err), err);
+	if (rc == 0 && at_fmt(gitdir, sizeof(gitdir), "%s/git", r->paths.state_dir) == 0)
+		rc = step(&rep, gc_stray_dirs(gitdir, "task git view", &l, &rep, err), err);
 	if (rc == 0)
 		rc = step(&rep, gc_tmp_records(r, &rep, err), err);
 	for (i = 0; rc == 0 && i < l.nproblems; i++)

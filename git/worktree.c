@@ -161,6 +161,10 @@ static int remove_parts(struct at_repo *r, const struct at_task *t, bool only_un
 		unlink(cache);
 	/* A remover killed inside git_reference_delete left the lock (see below). */
 	remove_branch_lock(r, t);
+	/* The task's git view (app/gitview.c): what it held was imported, or is refused. */
+	if (at_fmt(cache, sizeof(cache), "%s/git/%s", r->paths.state_dir, t->name) == 0 &&
+	    at_rmtree(cache, err) < 0)
+		return err->code;
 	if (delete_branch(r->repo, t, only_unmoved, err) < 0)
 		return err->code;
 	return at_state_remove(&r->paths, t->name, err);

@@ -243,11 +243,27 @@ static int do_bind(struct build *b, struct at_sb_op *op)
 	return rc;
 }
 
+/* A configured file system instance created, mounted and attached at op's target. */
+static int create_and_attach(struct build *b, int fs, const struct at_sb_op *op,
+			     unsigned int attrs)
+{
+	int mnt, rc;
+
+	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return -1;
+	mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
+	if (mnt < 0)
+		return -1;
+	rc = attach(b, mnt, op);
+	close(mnt);
+	return rc;
+}
+
 /* A new file system instance (tmpfs, proc, devpts), configured, then attached. */
 static int do_newfs(struct build *b, const struct at_sb_op *op, const char *type,
 		    unsigned int attrs)
 {
-	int fs = fsopen(type, FSOPEN_CLOEXEC), mnt, rc = -1;
+	int fs = fsopen(type, FSOPEN_CLOEXEC), rc = -1;
 
 	if (fs < 0)
 		return -1;
@@ -260,13 +276,7 @@ static int do_newfs(struct build *b, const struct at_sb_op *op, const char *type
 	     fsconfig(fs, FSCONFIG_SET_STRING, "ptmxmode", "0666", 0) < 0 ||
 	     fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0620", 0) < 0))
 		goto out;
-	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		goto out;
-	mnt = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
-	if (mnt < 0)
-		goto out;
-	rc = attach(b, mnt, op);
-	close(mnt);
+	rc = create_and_attach(b, fs, op, attrs);
 out:
 	close(fs);
 	return rc;
@@ -350,26 +360,28 @@ static int do_rdonly(struct build *b, const struct at_sb_op *op)
  * An overlay, its layers given as descriptors (FSCONFIG_SET_FD: no path
  * string reaches the kernel), opened before anything was mounted. In a user
  * namespace overlayfs keeps its metadata in user.* xattrs (userxattr).
+ * volatile (sandbox.h says why) leaves a marker in the work dir at every
+ * mount, and overlayfs refuses a mount while it is there: it goes first
+ * (the work dir is the caller's, never reachable from inside).
  */
 static int do_overlay(struct build *b, const struct at_sb_op *op)
 {
-	int fs = fsopen("overlay", FSOPEN_CLOEXEC), mnt, rc = -1;
+	int fs = fsopen("overlay", FSOPEN_CLOEXEC), rc;
 
 	if (fs < 0)
 		return -1;
+	(void)unlinkat(op->work_fd, "work/incompat/volatile/dirty", 0);
+	(void)unlinkat(op->work_fd, "work/incompat/volatile", AT_REMOVEDIR);
+	(void)unlinkat(op->work_fd, "work/incompat", AT_REMOVEDIR);
 	if (fsconfig(fs, FSCONFIG_SET_STRING, "source", "agenttask", 0) < 0 ||
 	    fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) < 0 ||
+	    fsconfig(fs, FSCONFIG_SET_FLAG, "volatile", NULL, 0) < 0 ||
 	    fsconfig(fs, FSCONFIG_SET_FD, "lowerdir+", NULL, op->src_fd) < 0 ||
 	    fsconfig(fs, FSCONFIG_SET_FD, "upperdir", NULL, op->upper_fd) < 0 ||
-	    fsconfig(fs, FSCONFIG_SET_FD, "workdir", NULL, op->work_fd) < 0 ||
-	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		goto out;
-	mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
-	if (mnt < 0)
-		goto out;
-	rc = attach(b, mnt, op);
-	close(mnt);
-out:
+	    fsconfig(fs, FSCONFIG_SET_FD, "workdir", NULL, op->work_fd) < 0)
+		rc = -1;
+	else
+		rc = create_and_attach(b, fs, op, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 	close(fs);
 	return rc;
 }

@@ -92,6 +92,11 @@ static int setup_error(const struct run *r, const struct at_sb_report *rep, stru
 				     (op->flags & OPF_RO) ? "cannot mount '%s' read-only"
 							  : "cannot mount '%s' read-write",
 				     rep->path);
+	/* The namespace was made already: overlayfs said no (kernel log: dmesg). */
+	if (rep->step == AT_STEP_OVERLAY)
+		return at_error_set(err, AT_ESANDBOX, "cannot mount an overlay on '/%s': %s "
+				    "(overlayfs in a user namespace: the kernel log says why)",
+				    rep->path, strerror(rep->err));
 	return sandbox_error(err, rep->err, at_run_step_failure(rep->step), rep->path);
 }
 
@@ -355,8 +360,10 @@ static int finish(struct run *r, const struct at_sandbox_spec *o, struct at_run_
 					  ? (s->t_ns[i] - r->c.t_clone_ns) / 1000
 					  : -1;
 
-	if (s->have_setup_fail && !s->timed_out && !s->cancelled)
+	if (s->have_setup_fail && !s->timed_out && !s->cancelled) {
+		res->failed_step = (enum at_run_step)s->setup_fail.step;
 		return setup_error(r, &s->setup_fail, err);
+	}
 	if (s->timed_out || s->cancelled) {
 		res->timed_out = s->timed_out;
 		res->cancelled = s->cancelled;

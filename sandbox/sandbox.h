@@ -86,7 +86,11 @@ enum at_mount_kind {
 	 * work (an empty host directory on upper's file system) overlayfs's
 	 * scratch space. Mounted in the sandbox's user namespace (userxattr:
 	 * its metadata are user.overlay.* xattrs, whiteouts 0:0 character
-	 * devices in upper), nosuid and nodev. upper and work are writable
+	 * devices in upper), nosuid and nodev, and volatile: no sync of the
+	 * upper's file system when the sandbox ends (without it, the end of
+	 * every run flushed the whole host file system: milliseconds under
+	 * load), so a host crash may leave upper torn, and its reader must
+	 * validate what it reads. upper and work are writable
 	 * sources: the protection rules apply to them as to a writable bind.
 	 * A kind the sandbox does not know is refused, never ignored.
 	 */

@@ -339,31 +339,31 @@ test_git_works_read_only() {
 	assert_contains "$out" "README" "git diff"
 }
 
-test_git_metadata_cannot_be_changed() {
+test_git_metadata_changes_stay_inside() {
 	# What: set core.hooksPath / core.fsmonitor / a filter driver, write a
-	# hook, move HEAD, commit. Must: all fail; nothing changed on the host.
+	# hook, move HEAD, commit, rewrite the .git pointer. Must: git works on
+	# the task's own layer (sandbox_git.sh has the rest), nothing of it
+	# reaches the host's config, hooks or HEAD file, and the pointer stays
+	# read-only.
 	sb_task
 	local before
 	before=$(md5sum "$COMMON/config" "$COMMON/worktrees/agenttask-t1/HEAD" | md5sum)
-	sbrun -- git config core.hooksPath /tmp/hooks
-	[ "$rc" != 0 ] || fail "git config core.hooksPath succeeded"
-	sbrun -- git config core.fsmonitor /tmp/x
-	[ "$rc" != 0 ] || fail "git config core.fsmonitor succeeded"
-	sbrun -- git config filter.evil.clean /tmp/x
-	[ "$rc" != 0 ] || fail "git config filter succeeded"
-	sbrun -- git config --worktree core.hooksPath /tmp/x
-	[ "$rc" != 0 ] || fail "git config --worktree succeeded"
-	sbrun -- sh -c "echo evil > '$COMMON/hooks/pre-commit'"
-	[ "$rc" != 0 ] || fail "writing a hook succeeded"
-	sbrun -- sh -c "echo 0000 > '$COMMON/worktrees/agenttask-t1/HEAD'"
-	[ "$rc" != 0 ] || fail "writing the task's HEAD succeeded"
+	echo change >>"$WT/README"
+	sbok "commit" -- sh -c 'git add -A && git -c user.name=x -c user.email=x@y commit -qm x'
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "x" "the commit imported"
+	sbok "hooksPath" -- git config core.hooksPath /tmp/hooks
+	sbok "fsmonitor" -- git config core.fsmonitor /tmp/x
+	sbok "filter" -- git config filter.evil.clean /tmp/x
+	sbok "a hook" -- sh -c "echo evil > '$COMMON/hooks/pre-commit'"
 	sbrun -- sh -c 'echo "gitdir: /tmp" > .git'
 	[ "$rc" != 0 ] || fail "rewriting the .git pointer succeeded"
-	sbrun -- sh -c 'git add -A && git -c user.name=x -c user.email=x@y commit -qm x'
-	[ "$rc" != 0 ] || fail "git commit succeeded inside"
+	sbrun -- sh -c "echo 0000 > '$COMMON/worktrees/agenttask-t1/HEAD'"
+	assert_contains "$errout" "not imported" "a malformed HEAD is refused by the import"
 	assert_eq "$(md5sum "$COMMON/config" "$COMMON/worktrees/agenttask-t1/HEAD" | md5sum)" "$before" "config and HEAD unchanged"
 	assert_no_file "$COMMON/hooks/pre-commit" "no hook on the host"
 	assert_exit 1 "no hooksPath on the host" git -C repo config core.hooksPath
+	assert_exit 1 "no fsmonitor on the host" git -C repo config core.fsmonitor
+	assert_fsck repo
 }
 
 test_links_planted_inside_are_never_followed_by_the_host() {

@@ -42,3 +42,7 @@ set_tests_properties(integration.worktree_place integration.worktree_place_user
 at_integration_test(runconf.sh)
 at_integration_test(runconf_user.sh)
 set_tests_properties(integration.runconf integration.runconf_user PROPERTIES SKIP_RETURN_CODE 77)
+at_integration_test(sandbox_git.sh)
+at_integration_test(sandbox_git_user.sh)
+set_tests_properties(integration.sandbox_git integration.sandbox_git_user PROPERTIES
+	SKIP_RETURN_CODE 77)

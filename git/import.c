@@ -1,0 +1,619 @@
+/*
+ * import.c - the task's objects validated and copied in, its branch moved
+ * (import.h has the rules).
+ */
+#include "git/import.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/array.h"
+#include "core/fs.h"
+#include "core/util.h"
+#include "git/internal.h"
+
+#define PACK_MAX ((uint64_t)4 << 30)   /* one pack of the task's, as read from its layer */
+
+/* ---- the set of ids seen (open addressing; ids are uniformly random) ---- */
+
+struct oidset {
+	git_oid *slot;
+	unsigned char *used;
+	size_t cap, n;
+};
+
+static size_t slot_of(const git_oid *id, size_t cap)
+{
+	size_t h;
+
+	memcpy(&h, id->id, sizeof(h));
+	return h & (cap - 1);
+}
+
+static int oidset_grow(struct oidset *s)
+{
+	struct oidset big = { NULL, NULL, s->cap ? s->cap * 2 : 256, 0 };
+	size_t i;
+
+	big.slot = calloc(big.cap, sizeof(*big.slot));
+	big.used = calloc(big.cap, 1);
+	if (!big.slot || !big.used) {
+		free(big.slot);
+		free(big.used);
+		return -1;
+	}
+	for (i = 0; i < s->cap; i++) {
+		size_t j;
+
+		if (!s->used[i])
+			continue;
+		for (j = slot_of(&s->slot[i], big.cap); big.used[j]; j = (j + 1) & (big.cap - 1))
+			;
+		big.slot[j] = s->slot[i];
+		big.used[j] = 1;
+		big.n++;
+	}
+	free(s->slot);
+	free(s->used);
+	*s = big;
+	return 0;
+}
+
+/* 1 when newly added, 0 when already there, -1 out of memory. */
+static int oidset_add(struct oidset *s, const git_oid *id)
+{
+	size_t j;
+
+	if ((s->n + 1) * 2 > s->cap && oidset_grow(s) < 0)
+		return -1;
+	for (j = slot_of(id, s->cap); s->used[j]; j = (j + 1) & (s->cap - 1))
+		if (git_oid_equal(&s->slot[j], id))
+			return 0;
+	s->slot[j] = *id;
+	s->used[j] = 1;
+	s->n++;
+	return 1;
+}
+
+/* ---- the quarantine: the task's bytes copied where agenttask alone writes ---- */
+
+struct quar {
+	git_odb *odb;             /* reads the quarantine only */
+	git_repository *repo;     /* wraps odb, for libgit2's parsers */
+	char objects[PATH_MAX];   /* <quarantine>/objects */
+	int task_objects;         /* the task's upper's objects/, or -1 */
+	bool packs_done;
+	uint64_t max;             /* the object size limit */
+	struct at_import_stats *stats;
+};
+
+/* A regular file of the task's layer, opened without following links, its size checked. */
+static int open_task_file(int dirfd, const char *rel, uint64_t max, struct stat *st)
+{
+	int fd;
+
+	/* A device (a whiteout is one) or a fifo is not even opened. */
+	if (fstatat(dirfd, rel, st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st->st_mode)) {
+		errno = S_ISCHR(st->st_mode) && st->st_rdev == 0 ? ENOENT : EFBIG;
+		return -1;
+	}
+	fd = at_open_beneath(dirfd, rel, O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || (uint64_t)st->st_size > max) {
+		close(fd);
+		errno = EFBIG;
+		return -1;
+	}
+	return fd;
+}
+
+static int copy_fd(int from, const char *to, struct at_error *err)
+{
+	char buf[65536];
+	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
+	ssize_t n;
+
+	if (out < 0)
+		return errno == EEXIST ? 0 : at_error_sys(err, AT_ESYS, "cannot write '%s'", to);
+	while ((n = read(from, buf, sizeof(buf))) > 0)
+		if (at_write_all(out, buf, (size_t)n) < 0)
+			break;
+	if (n != 0 || close(out) < 0) {
+		unlink(to);
+		return at_error_sys(err, AT_ESYS, "cannot copy the task's object to '%s'", to);
+	}
+	return 0;
+}
+
+/* The loose object id, if the task's layer has one, copied in. 1 when it has none. */
+static int fetch_loose(struct quar *q, const git_oid *id, struct at_error *err)
+{
+	char hex[GIT_OID_HEXSZ + 1], rel[GIT_OID_HEXSZ + 2], dir[PATH_MAX], dst[PATH_MAX];
+	struct stat st;
+	/* zlib may grow incompressible data a little; a header's worth more. */
+	uint64_t bound = q->max + q->max / 64 + 4096;
+	int fd, rc;
+
+	if (q->task_objects < 0)
+		return 1;
+	git_oid_tostr(hex, sizeof(hex), id);
+	snprintf(rel, sizeof(rel), "%.2s/%s", hex, hex + 2);
+	fd = open_task_file(q->task_objects, rel, bound, &st);
+	if (fd < 0 && errno == EFBIG)
+		return at_error_set(err, AT_EUNSAFE, "the task's object %s: not a regular file or "
+				    "over the size limit (%llu bytes)", hex,
+				    (unsigned long long)q->max);
+	/* ENOTDIR: the fan-out directory removed inside is a whiteout in the upper. */
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR
+			       ? 1
+			       : at_error_sys(err, AT_EUNSAFE, "cannot read the task's object %s",
+					      hex);
+	rc = at_fmt(dir, sizeof(dir), "%s/%.2s", q->objects, hex) < 0 ||
+	     at_fmt(dst, sizeof(dst), "%s/%s", dir, hex + 2) < 0
+		     ? at_error_set(err, AT_ESYS, "path too long '%s'", q->objects)
+		     : 0;
+	if (rc == 0 && mkdir(dir, 0700) < 0 && errno != EEXIST)
+		rc = at_error_sys(err, AT_ESYS, "cannot make '%s'", dir);
+	if (rc == 0)
+		rc = copy_fd(fd, dst, err);
+	close(fd);
+	return rc;
+}
+
+/*
+ * A pack's header, before the indexer sees it: libgit2 sizes its tables by
+ * the object count the header claims, so 246 bytes claiming 60 million
+ * objects would take gigabytes of the host's memory (found by
+ * fuzz_import). Every object takes at least two bytes of the pack.
+ */
+static int check_pack_header(int fd, const struct stat *st, const char *name,
+			     struct at_error *err)
+{
+	unsigned char h[12];
+	uint32_t version, count;
+
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h, "PACK", 4) != 0)
+		return at_error_set(err, AT_EUNSAFE, "the task's pack '%s' is invalid", name);
+	version = (uint32_t)h[4] << 24 | (uint32_t)h[5] << 16 | (uint32_t)h[6] << 8 | h[7];
+	count = (uint32_t)h[8] << 24 | (uint32_t)h[9] << 16 | (uint32_t)h[10] << 8 | h[11];
+	if ((version != 2 && version != 3) || (uint64_t)count * 2 > (uint64_t)st->st_size)
+		return at_error_set(err, AT_EUNSAFE, "the task's pack '%s' is invalid: %u objects "
+				    "claimed in %lld bytes", name, count, (long long)st->st_size);
+	return 0;
+}
+
+/* One of the task's packs through the indexer: every object hashed, its own .idx ignored. */
+static int index_pack(struct quar *q, int packdir, const char *name, struct at_error *err)
+{
+	char pack[PATH_MAX], buf[65536];
+	git_indexer_options opts = GIT_INDEXER_OPTIONS_INIT;
+	git_indexer_progress prog;
+	git_indexer *ix = NULL;
+	struct stat st;
+	ssize_t n;
+	int fd = open_task_file(packdir, name, PACK_MAX, &st), rc = 0;
+
+	if (fd < 0)
+		return at_error_sys(err, AT_EUNSAFE, "the task's pack '%s': not a regular file or "
+				    "too large", name);
+	if ((rc = check_pack_header(fd, &st, name, err)) < 0) {
+		close(fd);
+		return rc;
+	}
+	if (at_fmt(pack, sizeof(pack), "%s/pack", q->objects) < 0 ||
+	    (mkdir(pack, 0700) < 0 && errno != EEXIST) ||
+	    git_indexer_new(&ix, pack, 0444, NULL, &opts) < 0)
+		rc = at_git_error(err, AT_ESYS, "cannot index the task's pack '%s'", name);
+	while (rc == 0 && (n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 || git_indexer_append(ix, buf, (size_t)n, &prog) < 0)
+			rc = at_git_error(err, AT_EUNSAFE, "the task's pack '%s' is invalid", name);
+	}
+	if (rc == 0 && git_indexer_commit(ix, &prog) < 0)
+		rc = at_git_error(err, AT_EUNSAFE, "the task's pack '%s' is invalid", name);
+	git_indexer_free(ix);
+	close(fd);
+	if (rc == 0)
+		q->stats->packs++;
+	return rc;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Every pack of the task's layer, indexed once, then readable through q->odb. */
+static int index_packs(struct quar *q, struct at_error *err)
+{
+	git_odb_backend *backend = NULL;
+	struct dirent *de;
+	DIR *d;
+	int fd, rc = 0;
+
+	q->packs_done = true;
+	if (q->task_objects < 0)
+		return 0;
+	fd = at_open_beneath(q->task_objects, "pack", O_RDONLY | O_DIRECTORY);
+	if (fd < 0)   /* ENOTDIR: objects/pack deleted inside, a whiteout */
+		return errno == ENOENT || errno == ENOTDIR
+			       ? 0
+			       : at_error_sys(err, AT_EUNSAFE, "cannot open the task's objects/pack");
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return at_error_sys(err, AT_ESYS, "cannot list the task's objects/pack");
+	}
+	while (rc == 0 && (de = readdir(d)))
+		if (de->d_name[0] != '.' && ends_with(de->d_name, ".pack"))
+			rc = index_pack(q, dirfd(d), de->d_name, err);
+	closedir(d);
+	if (rc == 0 && q->stats->packs &&
+	    (git_odb_backend_pack(&backend, q->objects) < 0 ||
+	     git_odb_add_backend(q->odb, backend, 1) < 0))
+		rc = at_git_error(err, AT_ESYS, "cannot read the task's packs");
+	return rc;
+}
+
+/* The object from the quarantine, hash checked; its size checked before it is inflated. */
+static int read_checked(struct quar *q, const git_oid *id, git_odb_object **out,
+			struct at_error *err)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+	git_object_t type;
+	git_oid actual;
+	size_t len;
+	int rc;
+
+	git_oid_tostr(hex, sizeof(hex), id);
+	if (!git_odb_exists(q->odb, id) && (rc = fetch_loose(q, id, err)) < 0)
+		return rc;
+	if (!git_odb_exists(q->odb, id) && !q->packs_done && (rc = index_packs(q, err)) < 0)
+		return rc;
+	if (!git_odb_exists(q->odb, id))
+		return at_error_set(err, AT_EUNSAFE, "the task's commits need object %s, which is "
+				    "nowhere: not imported", hex);
+	if (git_odb_read_header(&len, &type, q->odb, id) < 0)
+		return at_git_error(err, AT_EUNSAFE, "the task's object %s is corrupt", hex);
+	if ((uint64_t)len > q->max)
+		return at_error_set(err, AT_EUNSAFE, "the task's object %s is %zu bytes, over the "
+				    "size limit of %llu", hex, len, (unsigned long long)q->max);
+	if (git_odb_read(out, q->odb, id) < 0)
+		return at_git_error(err, AT_EUNSAFE, "the task's object %s is corrupt", hex);
+	if (git_odb_hash(&actual, git_odb_object_data(*out), git_odb_object_size(*out),
+			 git_odb_object_type(*out)) < 0 || !git_oid_equal(&actual, id)) {
+		git_odb_object_free(*out);
+		*out = NULL;
+		return at_error_set(err, AT_EUNSAFE, "the task's object %s does not match its id",
+				    hex);
+	}
+	return 0;
+}
+
+/* ---- the strict parse: what each object points to ---- */
+
+struct walk {
+	struct quar q;
+	git_odb *host;
+	struct oidset seen;
+	struct wnode {
+		git_oid id;
+		bool expanded;
+	} *stack;
+	size_t n, cap;
+};
+
+/* git's order of tree entries: a directory's name compares as if it ended in '/'. */
+static int entry_cmp(const git_tree_entry *a, const git_tree_entry *b)
+{
+	const char *na = git_tree_entry_name(a), *nb = git_tree_entry_name(b);
+	size_t la = strlen(na), lb = strlen(nb), n = la < lb ? la : lb;
+	int c = memcmp(na, nb, n);
+	unsigned char ca, cb;
+
+	if (c)
+		return c;
+	ca = la > n ? (unsigned char)na[n] : git_tree_entry_type(a) == GIT_OBJECT_TREE ? '/' : 0;
+	cb = lb > n ? (unsigned char)nb[n] : git_tree_entry_type(b) == GIT_OBJECT_TREE ? '/' : 0;
+	return ca - cb;
+}
+
+static bool name_ok(const char *name, git_filemode_t mode)
+{
+	if (!name[0] || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+	    strcasecmp(name, ".git") == 0)
+		return false;
+	return !(mode == GIT_FILEMODE_LINK && strcasecmp(name, ".gitmodules") == 0);
+}
+
+static bool mode_ok(unsigned int raw)
+{
+	return raw == 0100644 || raw == 0100755 || raw == 0120000 || raw == 040000 ||
+	       raw == 0160000 || raw == 0100664;
+}
+
+static int push(struct walk *w, const git_oid *id, struct at_error *err)
+{
+	int added;
+
+	if (git_odb_exists(w->host, id))
+		return 0;
+	if ((added = oidset_add(&w->seen, id)) < 0 ||
+	    (added && AT_ARRAY_GROW(w->stack, w->cap, w->n + 1) < 0))
+		return at_error_set(err, AT_ESYS, "out of memory");
+	if (added) {
+		w->stack[w->n].id = *id;
+		w->stack[w->n++].expanded = false;
+	}
+	return 0;
+}
+
+static int push_tree(struct walk *w, const git_oid *id, const char *hex, struct at_error *err)
+{
+	git_tree *tree = NULL;
+	size_t i, n;
+	int rc = 0;
+
+	if (git_tree_lookup(&tree, w->q.repo, id) < 0)
+		return at_git_error(err, AT_EUNSAFE, "the task's tree %s is malformed", hex);
+	n = git_tree_entrycount(tree);
+	for (i = 0; rc == 0 && i < n; i++) {
+		const git_tree_entry *e = git_tree_entry_byindex(tree, i);
+		git_filemode_t mode = git_tree_entry_filemode(e);
+
+		if (!mode_ok(git_tree_entry_filemode_raw(e)) || !name_ok(git_tree_entry_name(e), mode))
+			rc = at_error_set(err, AT_EUNSAFE, "the task's tree %s has an invalid entry",
+					  hex);
+		else if (i > 0 && entry_cmp(git_tree_entry_byindex(tree, i - 1), e) >= 0)
+			rc = at_error_set(err, AT_EUNSAFE, "the task's tree %s is not sorted or "
+					  "repeats a name", hex);
+		else if (mode != GIT_FILEMODE_COMMIT)   /* a submodule's commit is not ours */
+			rc = push(w, git_tree_entry_id(e), err);
+	}
+	git_tree_free(tree);
+	return rc;
+}
+
+static int push_commit(struct walk *w, const git_oid *id, const char *hex, struct at_error *err)
+{
+	git_commit *c = NULL;
+	unsigned int i;
+	int rc;
+
+	if (git_commit_lookup(&c, w->q.repo, id) < 0)
+		return at_git_error(err, AT_EUNSAFE, "the task's commit %s is malformed", hex);
+	rc = push(w, git_commit_tree_id(c), err);
+	for (i = 0; rc == 0 && i < git_commit_parentcount(c); i++)
+		rc = push(w, git_commit_parent_id(c, i), err);
+	git_commit_free(c);
+	return rc;
+}
+
+static int push_tag(struct walk *w, const git_oid *id, const char *hex, struct at_error *err)
+{
+	git_tag *tag = NULL;
+	int rc;
+
+	if (git_tag_lookup(&tag, w->q.repo, id) < 0)
+		return at_git_error(err, AT_EUNSAFE, "the task's tag %s is malformed", hex);
+	rc = push(w, git_tag_target_id(tag), err);
+	git_tag_free(tag);
+	return rc;
+}
+
+/* Validate the object on top of the stack and push what it points to. */
+static int expand(struct walk *w, size_t top, bool *leaf, struct at_error *err)
+{
+	git_oid id = w->stack[top].id;
+	char hex[GIT_OID_HEXSZ + 1];
+	git_odb_object *o = NULL;
+	git_object_t type;
+	int rc;
+
+	git_oid_tostr(hex, sizeof(hex), &id);
+	if ((rc = read_checked(&w->q, &id, &o, err)) < 0)
+		return rc;
+	type = git_odb_object_type(o);
+	*leaf = type == GIT_OBJECT_BLOB;
+	if (*leaf) {
+		git_oid written;
+
+		if (git_odb_write(&written, w->host, git_odb_object_data(o), git_odb_object_size(o),
+				  type) < 0)
+			rc = at_git_error(err, AT_ESYS, "cannot store the task's object %s", hex);
+		else
+			w->q.stats->objects++;
+	}
+	git_odb_object_free(o);
+	if (rc < 0 || *leaf)
+		return rc;
+	w->stack[top].expanded = true;
+	if (type == GIT_OBJECT_TREE)
+		return push_tree(w, &id, hex, err);
+	if (type == GIT_OBJECT_COMMIT)
+		return push_commit(w, &id, hex, err);
+	if (type == GIT_OBJECT_TAG)
+		return push_tag(w, &id, hex, err);
+	return at_error_set(err, AT_EUNSAFE, "the task's object %s has an unknown type", hex);
+}
+
+/* Everything it points to is in the repository now: the object itself goes in. */
+static int store(struct walk *w, const git_oid *id, struct at_error *err)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+	git_odb_object *o = NULL;
+	git_oid written;
+	int rc = 0;
+
+	git_oid_tostr(hex, sizeof(hex), id);
+	if (git_odb_read(&o, w->q.odb, id) < 0 ||
+	    git_odb_write(&written, w->host, git_odb_object_data(o), git_odb_object_size(o),
+			  git_odb_object_type(o)) < 0)
+		rc = at_git_error(err, AT_ESYS, "cannot store the task's object %s", hex);
+	else
+		w->q.stats->objects++;
+	git_odb_object_free(o);
+	return rc;
+}
+
+static int walk_all(struct walk *w, const git_oid *tip, struct at_error *err)
+{
+	int rc = push(w, tip, err);
+
+	while (rc == 0 && w->n > 0) {
+		size_t top = w->n - 1;
+		bool leaf = false;
+
+		if (w->stack[top].expanded) {
+			rc = store(w, &w->stack[top].id, err);
+			w->n--;
+		} else if ((rc = expand(w, top, &leaf, err)) == 0 && leaf) {
+			w->n--;   /* a blob, written as it was read: it pushed nothing */
+		}
+	}
+	return rc;
+}
+
+static int quar_open(struct quar *q, struct at_repo *r, const char *dir, struct at_error *err)
+{
+	git_odb_backend *loose = NULL;
+	int rc;
+
+	if (at_fmt(q->objects, sizeof(q->objects), "%s/objects", dir) < 0)
+		return at_error_set(err, AT_ESYS, "path too long '%s'", dir);
+	if (mkdir(q->objects, 0700) < 0 && errno != EEXIST)
+		return at_error_sys(err, AT_ESYS, "cannot make '%s'", q->objects);
+	if ((rc = at_repo_max_file_size(r, &q->max, err)) < 0)
+		return rc;
+	if (git_odb_new(&q->odb) < 0 ||
+	    git_odb_backend_loose(&loose, q->objects, -1, 0, 0700, 0444) < 0 ||
+	    git_odb_add_backend(q->odb, loose, 2) < 0 ||
+	    git_repository_wrap_odb(&q->repo, q->odb) < 0)
+		return at_git_error(err, AT_ESYS, "cannot open the quarantine '%s'", dir);
+	return 0;
+}
+
+int at_git_import_objects(struct at_repo *r, int objects_fd, const char *quarantine,
+			  const struct at_oid *tip, struct at_import_stats *stats,
+			  struct at_error *err)
+{
+	struct walk w;
+	git_oid id;
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	memset(stats, 0, sizeof(*stats));
+	w.q.task_objects = objects_fd;
+	w.q.stats = stats;
+	at_oid_to_git(&id, tip);
+	rc = quar_open(&w.q, r, quarantine, err);
+	if (rc == 0 && git_repository_odb(&w.host, r->repo) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot open the object database");
+	if (rc == 0)
+		rc = walk_all(&w, &id, err);
+	git_odb_free(w.host);
+	git_repository_free(w.q.repo);
+	git_odb_free(w.q.odb);
+	free(w.seen.slot);
+	free(w.seen.used);
+	free(w.stack);
+	return rc;
+}
+
+/* ---- the branch and the index ---- */
+
+int at_git_branch_tip(struct at_repo *r, const struct at_task *t, struct at_oid *out,
+		      struct at_error *err)
+{
+	git_oid id;
+
+	if (git_reference_name_to_id(&id, r->repo, t->branch) < 0)
+		return at_git_error(err, AT_ENOTFOUND, "the branch of '%s' is missing", t->name);
+	at_oid_from_git(out, &id);
+	return 0;
+}
+
+/* One path that differs between the two trees, set in the index as the new tree has it. */
+static int index_one(git_index *idx, const git_diff_delta *d)
+{
+	const git_index_entry *cur;
+	git_index_entry e;
+
+	/* A path that is not in the index is not an error: it is gone all the same. */
+	if (d->status == GIT_DELTA_DELETED) {
+		git_index_remove(idx, d->old_file.path, 0);
+		return 0;
+	}
+	if (d->status == GIT_DELTA_TYPECHANGE)
+		git_index_remove(idx, d->old_file.path, 0);
+	cur = git_index_get_bypath(idx, d->new_file.path, 0);
+	if (cur && git_oid_equal(&cur->id, &d->new_file.id) && cur->mode == d->new_file.mode)
+		return 0;   /* already so, and its stat data the host's own */
+	memset(&e, 0, sizeof(e));
+	e.mode = d->new_file.mode;
+	e.id = d->new_file.id;
+	e.path = d->new_file.path;
+	return git_index_add(idx, &e);
+}
+
+static int update_index(git_repository *repo, const struct at_task *t, const git_oid *old,
+			const git_oid *tip, struct at_error *err)
+{
+	char path[PATH_MAX];
+	git_commit *a = NULL, *b = NULL;
+	git_tree *ta = NULL, *tb = NULL;
+	git_index *idx = NULL;
+	git_diff *diff = NULL;
+	size_t i;
+	int rc = 0;
+
+	if (at_fmt(path, sizeof(path), "%s/index", t->admin_dir) < 0)
+		return at_error_set(err, AT_ESYS, "path too long '%s'", t->admin_dir);
+	if (git_commit_lookup(&a, repo, old) < 0 || git_commit_lookup(&b, repo, tip) < 0 ||
+	    git_commit_tree(&ta, a) < 0 || git_commit_tree(&tb, b) < 0 ||
+	    git_diff_tree_to_tree(&diff, repo, ta, tb, NULL) < 0 ||
+	    git_index_open(&idx, path) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot update the index of '%s'", t->name);
+	for (i = 0; rc == 0 && i < git_diff_num_deltas(diff); i++)
+		if (index_one(idx, git_diff_get_delta(diff, i)) < 0)
+			rc = at_git_error(err, AT_EGIT, "cannot update the index of '%s'", t->name);
+	if (rc == 0 && git_index_write(idx) < 0)
+		rc = at_git_error(err, AT_EBUSY, "cannot write the index of '%s'", t->name);
+	git_index_free(idx);
+	git_diff_free(diff);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	git_commit_free(a);
+	git_commit_free(b);
+	return rc;
+}
+
+int at_git_import_move(struct at_repo *r, const struct at_task *t, const struct at_oid *old,
+		       const struct at_oid *tip, struct at_error *err)
+{
+	git_reference *ref = NULL;
+	git_oid o, n;
+	int rc;
+
+	at_oid_to_git(&o, old);
+	at_oid_to_git(&n, tip);
+	if ((rc = update_index(r->repo, t, &o, &n, err)) < 0)
+		return rc;
+	rc = git_reference_create_matching(&ref, r->repo, t->branch, &n, 1, &o, "agenttask import");
+	git_reference_free(ref);
+	if (rc == GIT_EMODIFIED)
+		return at_error_set(err, AT_ESTALE, "the branch of '%s' moved meanwhile: not "
+				    "imported", t->name);
+	if (rc < 0)
+		return at_git_error(err, AT_EGIT, "cannot move the branch of '%s'", t->name);
+	return 0;
+}

@@ -1,0 +1,359 @@
+#!/usr/bin/env bash
+# git inside the sandbox (issue 10): the task's own git on an overlay of the
+# repository, and the import of its commits. Run by sandbox_git_user.sh as
+# an ordinary user too.
+#
+# The attacker is the command in the sandbox: it may write anything into
+# its git view (objects, refs, config, hooks, packed-refs, links). The
+# host repository must stay byte for byte as it was, but for the task's
+# branch (moved only to a commit whose every new object was validated) and
+# new objects; the host never runs anything the task wrote.
+. "$(dirname "$0")/lib.sh"
+
+require_user_namespaces
+
+task() {
+	make_repo repo
+	ok "new t1" -C repo new t1
+	WT=$(realpath "$out")
+	COMMON=$(realpath "$(git -C repo rev-parse --absolute-git-dir)")
+}
+
+inside() {
+	expect_rc 0 "inside: $*" -C repo run t1 -- sh -c "$*"
+}
+
+tip() {
+	git -C repo rev-parse "${1:-agenttask/t1}"
+}
+
+# The host's view of the worktree agrees with its HEAD: nothing staged.
+host_consistent() {
+	assert_empty "nothing staged on the host" git -C "$WT" diff --cached --name-only
+	assert_fsck repo
+}
+
+# A checksum of the common dir but for what an import may change: the task's
+# branch (and its reflog), its worktree's index, agenttask's state, and new
+# objects (those already there must stay as they were).
+host_sum() {
+	(
+		cd "$COMMON"
+		find . \( -path ./agenttask -o -path ./refs/heads/agenttask -o \
+			-path ./logs/refs/heads/agenttask -o -path ./worktrees/agenttask-t1/index \) \
+			-prune -o \( -type f -o -type l \) -print |
+			grep -v '^\./objects/' | LC_ALL=C sort | xargs -d '\n' sha256sum
+		if [ -f "$1" ]; then xargs -d '\n' sha256sum <"$1"; else
+			find ./objects \( -type f -o -type l \) | LC_ALL=C sort | tee "$1" | xargs -d '\n' sha256sum
+		fi
+		find . -path ./agenttask -prune -o -printf '%p %y %m\n' | grep -v '^\./objects/..' |
+			grep -v -e '^\./refs/heads/agenttask' -e '^\./logs/refs/heads/agenttask' |
+			grep -v '^\./worktrees/agenttask-t1/index' | LC_ALL=C sort
+	) | sha256sum
+}
+
+test_aider_loop_of_twenty_commits_then_accept() {
+	# An agent that commits every edit: 20 runs, each an edit and a commit.
+	task
+	local i
+	for i in $(seq 1 20); do
+		inside "echo line $i >> notes.txt && git add notes.txt && git commit -qm 'edit $i'"
+	done
+	assert_eq "$(git -C repo rev-list --count main..agenttask/t1)" 20 "20 commits on the host"
+	assert_eq "$(git -C "$WT" log -1 --format=%s)" "edit 20" "host git log in the worktree"
+	assert_empty "host git status clean" git -C "$WT" status --porcelain
+	host_consistent
+	ok "diff" -C repo diff t1
+	assert_contains "$out" "+line 20" "the diff holds the commits made inside"
+	ok "accept" -C repo accept t1
+	assert_eq "$(git -C repo log -1 --format=%s main~1 2>/dev/null || git -C repo log -1 --format=%s main)" \
+		"$(git -C repo log -1 --format=%s main~1)" "merged"
+	assert_eq "$(git -C repo show main:notes.txt | wc -l)" 20 "main has every edit"
+	git -C repo log --format=%s main | grep -q '^edit 7$' || fail "history merged"
+	assert_fsck repo
+}
+
+test_stash_and_pop_round_trip_across_runs() {
+	task
+	inside "echo wip >> README && git stash -q && ! grep -q wip README"
+	inside "git stash list | grep -q WIP && git stash pop -q && grep -q wip README"
+	assert_contains "$(cat "$WT/README")" "wip" "popped"
+	host_consistent
+	assert_exit 1 "no stash on the host" git -C repo rev-parse -q --verify refs/stash
+}
+
+test_interactive_rebase_with_an_editor() {
+	task
+	inside "for i in 1 2 3; do echo \$i >> f; git add f; git commit -qm c\$i; done"
+	inside "GIT_SEQUENCE_EDITOR='sed -i 2s/^pick/fixup/' git rebase -q -i HEAD~3 && git log --format=%s -3"
+	assert_eq "$(git -C repo rev-list --count main..agenttask/t1)" 2 "c1 and c2 folded"
+	assert_eq "$(git -C repo show agenttask/t1:f | tr '\n' ' ')" "1 2 3 " "the content kept"
+	host_consistent
+}
+
+test_branches_tags_and_config_stay_private_to_the_task() {
+	task
+	inside "git config user.name Inside && git branch side && git tag v1 && git checkout -q -b feature && echo f > f && git add f && git commit -qm feat"
+	# The host follows HEAD (on feature now); side, feature and v1 stay inside.
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "feat" "HEAD's commit imported"
+	assert_exit 1 "no branch side on the host" git -C repo rev-parse -q --verify refs/heads/side
+	assert_exit 1 "no tag on the host" git -C repo rev-parse -q --verify refs/tags/v1
+	assert_eq "$(git -C repo config user.name)" "Repo User" "host config unchanged"
+	inside "git rev-parse -q --verify side >/dev/null && git rev-parse -q --verify v1 >/dev/null && test \"\$(git config user.name)\" = Inside"
+	host_consistent
+}
+
+test_task_hook_runs_inside_only() {
+	# The task installs a pre-commit hook. It runs inside; agenttask commit,
+	# accept and a user's git commit on the host run nothing of it.
+	task
+	inside 'h=$(git rev-parse --git-common-dir)/hooks; mkdir -p "$h"; printf "#!/bin/sh\necho ran >> hook-ran\n" > "$h/pre-commit"; chmod +x "$h/pre-commit"; echo a >> README; git commit -qam a; test -s hook-ran'
+	assert_eq "$(wc -l <"$WT/hook-ran")" 1 "the hook ran inside"
+	assert_no_file "$COMMON/hooks/pre-commit" "no hook on the host"
+	echo b >>"$WT/README"
+	ok "commit on the host" -C repo commit t1 -m b
+	git -C "$WT" commit -q --allow-empty -m user
+	ok "accept" -C repo accept t1
+	assert_eq "$(git -C repo show main:hook-ran | wc -l)" 1 "no hook ran on the host"
+	assert_fsck repo
+}
+
+test_host_commit_is_seen_by_the_next_run() {
+	task
+	inside "echo a >> README && git commit -qam inside1"
+	echo host >>"$WT/README"
+	ok "commit on the host" -C repo commit t1 -m host
+	inside 'test "$(git log -1 --format=%s)" = host && git status --porcelain | grep -q . && exit 1; echo c >> README && git commit -qam inside2'
+	assert_eq "$(git -C repo log --format=%s -3 agenttask/t1 | tr '\n' ' ')" "inside2 host inside1 " "one history"
+	host_consistent
+}
+
+test_two_tasks_commit_in_parallel() {
+	task
+	ok "new t2" -C repo new t2
+	local t
+	for t in t1 t2; do
+		"$AT" -C repo run $t -- sh -c "for i in 1 2 3 4 5; do echo \$i >> $t.txt; git add $t.txt; git commit -qm $t-\$i; done" >/dev/null 2>&1 &
+	done
+	wait
+	assert_eq "$(git -C repo rev-list --count main..agenttask/t1)" 5 "t1's commits"
+	assert_eq "$(git -C repo rev-list --count main..agenttask/t2)" 5 "t2's commits"
+	assert_fsck repo
+}
+
+test_hostile_script_leaves_the_host_byte_for_byte() {
+	# The attacker rewrites everything git lets it: main, the config (hooks,
+	# fsmonitor), hooks, gc --prune=now, objects/pack deleted, packed-refs
+	# rewritten, links inside .git, a huge object. Must: the common dir is as
+	# it was (but for the task's branch, which does not move here, and new
+	# objects), and git fsck is clean.
+	task
+	git -C repo pack-refs --all
+	git -C repo gc -q
+	git -C repo config agenttask.maxFileSize 1M
+	local before list=$PWD/objects.list main
+	main=$(git -C repo rev-parse main)
+	before=$(host_sum "$list")
+	inside 'c=$(git rev-parse --git-common-dir)
+		git update-ref refs/heads/main HEAD~1
+		git config core.hooksPath /tmp/evil; git config core.fsmonitor "touch /tmp/pwned"
+		printf "#!/bin/sh\ntouch /tmp/pwned\n" > "$c/hooks/post-checkout"; chmod +x "$c/hooks/post-checkout"
+		git gc -q --prune=now
+		rm -rf "$c/objects/pack"
+		echo garbage > "$c/packed-refs"
+		ln -s /etc/passwd "$c/evil-link"; ln -s /etc "$c/objects/evil"
+		head -c 3000000 /dev/urandom | git hash-object -w --stdin >/dev/null
+		true'
+	assert_eq "$(host_sum "$list")" "$before" "the common dir byte for byte"
+	assert_fsck repo
+	assert_eq "$(git -C repo rev-parse main)" "$main" "main where it was"
+	# The script did its work, inside: main moved there, the config is the task's.
+	inside 'test "$(git rev-parse main)" != '"$main"' && test "$(git config core.hooksPath)" = /tmp/evil && test -L "$(git rev-parse --git-common-dir)/evil-link"'
+	assert_no_file "$COMMON/evil-link" "no link on the host"
+}
+
+test_import_reads_the_tasks_packs() {
+	# After a repack inside, the commits are only in a pack of the task's.
+	# Every fan-out directory exists on the host, so that the ones git
+	# empties inside become whiteouts in the task's layer (not a directory
+	# where the import looks for a loose object: that is "absent").
+	task
+	local i
+	for i in $(seq 0 255); do mkdir -p "$COMMON/objects/$(printf %02x "$i")"; done
+	inside "echo a > a.txt && git add a.txt && git commit -qm packed && git repack -q -a -d && test -z \"\$(find \$(git rev-parse --git-common-dir)/objects -path '*/objects/??/*' -type f)\""
+	assert_not_contains "$errout" "not imported" "no warning"
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "packed" "imported from the pack"
+	host_consistent
+}
+
+test_corrupt_object_is_refused() {
+	# The attacker overwrites its commit's loose object with garbage.
+	task
+	local old
+	old=$(tip)
+	at -C repo run t1 -- sh -c 'echo a >> README && git commit -qam bad && o=$(git rev-parse HEAD) && f=$(git rev-parse --git-common-dir)/objects/$(echo $o | cut -c1-2)/$(echo $o | cut -c3-) && chmod u+w $f && echo garbage > $f'
+	assert_contains "$errout" "not imported" "one line says why"
+	assert_eq "$(tip)" "$old" "the branch unchanged"
+	assert_fsck repo
+	expect_rc 0 "status still works" -C repo status t1
+	assert_contains "$errout" "not imported" "status says it too"
+}
+
+test_object_swapped_for_another_is_refused() {
+	# Another valid commit's bytes under the new commit's id: only the hash
+	# check catches it.
+	task
+	local old
+	old=$(tip)
+	at -C repo run t1 -- sh -c 'echo b >> README && git commit -qam one && a=$(git rev-parse HEAD) && echo c >> README && git commit -qam two && b=$(git rev-parse HEAD) && d=$(git rev-parse --git-common-dir)/objects && chmod u+w $d/$(echo $b | cut -c1-2)/$(echo $b | cut -c3-) && cp $d/$(echo $a | cut -c1-2)/$(echo $a | cut -c3-) $d/$(echo $b | cut -c1-2)/$(echo $b | cut -c3-)'
+	assert_contains "$errout" "does not match its id" "the hash checked"
+	assert_eq "$(tip)" "$old" "the branch unchanged"
+	assert_fsck repo
+}
+
+test_commit_pointing_at_a_missing_tree_is_refused() {
+	task
+	local old
+	old=$(tip)
+	at -C repo run t1 -- sh -c 'c=$(printf "tree 0123456789abcdef0123456789abcdef01234567\nparent %s\nauthor A <a@b> 1 +0000\ncommitter A <a@b> 1 +0000\n\nmissing tree\n" $(git rev-parse HEAD) | git hash-object -t commit -w --stdin) && git update-ref HEAD $c'
+	assert_contains "$errout" "nowhere" "the missing object named"
+	assert_eq "$(tip)" "$old" "the branch unchanged"
+	assert_fsck repo
+}
+
+test_over_large_object_is_refused() {
+	task
+	git -C repo config agenttask.maxFileSize 1M
+	local old
+	old=$(tip)
+	at -C repo run t1 -- sh -c 'head -c 2000000 /dev/urandom > big && git add big && git commit -qm big'
+	assert_contains "$errout" "over the size limit" "one line says why"
+	assert_eq "$(tip)" "$old" "the branch unchanged"
+	assert_fsck repo
+}
+
+test_kill_during_import_leaves_a_consistent_host() {
+	# Kill -9 agenttask while it imports many objects: the branch is either
+	# where it was or at the task's commit, fsck is clean, and the next
+	# command finishes the import.
+	task
+	local old pid i
+	old=$(tip)
+	"$AT" -C repo run t1 -- sh -c 'mkdir many && for i in $(seq 1 3000); do echo $i > many/$i; done && git add many && git commit -qm many' >/dev/null 2>&1 &
+	pid=$!
+	for i in $(seq 1 600); do
+		[ -d "$COMMON/agenttask/git/t1/quarantine" ] && break
+		sleep 0.05
+	done
+	[ -d "$COMMON/agenttask/git/t1/quarantine" ] || echo "note: the kill came outside the import"
+	kill -9 $pid 2>/dev/null || true
+	wait $pid 2>/dev/null || true
+	assert_fsck repo
+	case "$(tip)" in
+	"$old") ;;
+	*) assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "many" "moved only to the commit" ;;
+	esac
+	ok "status finishes the import" -C repo status t1
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "many" "imported"
+	host_consistent
+}
+
+test_discard_and_restore_keep_the_commits_made_inside() {
+	task
+	inside "echo a >> README && git commit -qam kept"
+	ok "discard" -C repo discard t1
+	ok "restore" -C repo restore t1
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "kept" "restored with its commit"
+	assert_fsck repo
+}
+
+test_import_is_logged() {
+	task
+	inside "echo a >> README && git commit -qam logged"
+	ok "log" -C repo log t1 --json
+	assert_contains "$out" '"import"' "an import event"
+	assert_contains "$out" "$(tip)" "with the new tip"
+}
+
+test_everyday_git_operations_work_inside() {
+	# amend, switch, cherry-pick, merge, reset, restore, tag, gc, blame, log:
+	# each as in a clone, then the host follows HEAD.
+	task
+	inside 'set -e
+		echo 1 > a; git add a; git commit -qm one; git commit -q --amend -m one-amended
+		git switch -q -c side; echo 2 > b; git add b; git commit -qm two
+		git switch -q agenttask/t1; git cherry-pick side >/dev/null
+		git switch -q -c other HEAD~1; echo 3 > c; git add c; git commit -qm three
+		git switch -q agenttask/t1; git merge -q --no-edit other
+		echo junk >> a; git restore a; echo junk > d; git add d; git reset -q d; rm d
+		git tag -a -m release v1; git gc -q; git blame a >/dev/null; git log --oneline >/dev/null
+		git reset -q --soft HEAD~0; git status --porcelain | grep -q . && exit 1; true'
+	assert_not_contains "$errout" "not imported" "imported"
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "Merge branch 'other' into agenttask/t1" "the merge imported"
+	# After the gc inside, the history is in the task's pack: one more commit on top.
+	inside "echo after > e && git add e && git commit -qm after-gc"
+	assert_not_contains "$errout" "not imported" "imported after gc"
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "after-gc" "the branch followed"
+	git -C repo log --format=%s agenttask/t1 | grep -q '^one-amended$' || fail "the amended commit"
+	assert_eq "$(git -C repo show agenttask/t1:b)" 2 "the cherry-pick"
+	host_consistent
+}
+
+test_fetch_from_a_repository_bound_read_only() {
+	# git fetch writes objects and refs: into the task's layer, then imported.
+	task
+	git clone -q --bare repo other.git
+	git -C other.git config user.name x
+	local src
+	src=$(mktemp -d "$PWD/src.XXXXXX")
+	git clone -q other.git "$src" && git -C "$src" commit -q --allow-empty -m upstream && git -C "$src" push -q origin HEAD:main
+	expect_rc 0 "fetch" -C repo run t1 --ro "$PWD/other.git" -- sh -c "git fetch -q '$PWD/other.git' main && git merge -q --ff-only FETCH_HEAD"
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "upstream" "fetched and imported"
+	host_consistent
+}
+
+test_overlay_refused_falls_back_to_read_only_git() {
+	# overlayfs refuses the view (here: the work dir on another file system,
+	# as root can arrange). Must: the command still runs, once, with git
+	# read-only, and says so; nothing changes on the host.
+	[ "$(id -u)" = 0 ] || return 0
+	task
+	inside "true"
+	mount -t tmpfs none "$COMMON/agenttask/git/t1/work" || return 0
+	at -C repo run t1 -- sh -c 'echo ran >> ran.txt; git status --short >/dev/null; git commit -qm x --allow-empty'
+	umount "$COMMON/agenttask/git/t1/work"
+	assert_contains "$errout" "git is read-only in this run" "said once"
+	assert_eq "$(wc -l <"$WT/ran.txt")" 1 "the command ran once"
+	[ "$rc" != 0 ] || fail "a commit succeeded with read-only git"
+	assert_fsck repo
+}
+
+test_a_second_concurrent_run_of_the_task_sees_git_read_only() {
+	# One view per task at a time: two overlays on one upper would corrupt
+	# it. The second run goes on, with the repository read-only, and says so.
+	task
+	"$AT" -C repo run t1 -- sh -c 'touch started; sleep 3; echo a >> README; git commit -qam first' >/dev/null 2>&1 &
+	local pid=$! i
+	for i in $(seq 1 100); do [ -e "$WT/started" ] && break; sleep 0.05; done
+	at -C repo run t1 -- sh -c 'git commit -q --allow-empty -m second'
+	assert_contains "$errout" "another run of 't1' has its git" "said"
+	[ "$rc" != 0 ] || fail "the second run committed"
+	wait $pid
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "first" "the first run's commit imported"
+	host_consistent
+}
+
+test_tree_with_a_dotgit_entry_is_refused() {
+	# The attacker commits a tree holding ".GIT/config" (git add refuses it,
+	# but objects can be written by hand): checked out on the host, it would
+	# write into the repository's metadata. Must: refused by the import.
+	task
+	local old
+	old=$(tip)
+	at -C repo run t1 -- sh -c 'b=$(echo "[core] hooksPath = /tmp/x" | git hash-object -w --stdin) && s=$(printf "100644 blob %s\tconfig\n" $b | git mktree) && t=$(printf "040000 tree %s\t.GIT\n" $s | git mktree --missing) && c=$(git commit-tree -p HEAD -m evil $t) && git update-ref HEAD $c'
+	assert_contains "$errout" "invalid entry" "refused, with the tree named"
+	assert_eq "$(tip)" "$old" "the branch unchanged"
+	assert_fsck repo
+}
+
+run_tests
