@@ -1,6 +1,7 @@
 #include "app/json.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "core/audit.h"
 #include "core/util.h"
@@ -177,6 +178,59 @@ at_json *at_app_gate_json(const struct at_gate_report *rep)
 	return done(o, bad);
 }
 
+/* {code, message} */
+static at_json *error_object(const char *code, const char *message)
+{
+	at_json *e = at_json_object();
+	int bad = !e;
+
+	bad |= at_json_add_string(e, "code", code);
+	bad |= at_json_add_string(e, "message", message[0] ? message : "failed");
+	return done(e, bad);
+}
+
+at_json *at_app_error_json(const struct at_error *err)
+{
+	at_json *o = at_json_object();
+	int bad = !o;
+
+	bad |= at_json_add(o, "error", error_object(at_error_code_name(err->code ? err->code
+										  : AT_ESYS),
+						    err->msg));
+	return done(o, bad);
+}
+
+/*
+ * One captured stream: the text (lossless when the bytes are UTF-8, NUL
+ * included), its base64 beside it when they are not, and what was dropped.
+ */
+static int add_stream(at_json *j, const char *key, const char *buf, size_t len,
+		      uint64_t dropped)
+{
+	char k[32];
+	bool exact = true;
+	int bad;
+
+	bad = at_json_add(j, key, at_json_bytes(buf ? buf : "", buf ? len : 0, &exact));
+	if (!exact) {
+		snprintf(k, sizeof(k), "%s_base64", key);
+		bad |= at_json_add(j, k, at_json_base64(buf, len));
+	}
+	snprintf(k, sizeof(k), "%s_truncated", key);
+	bad |= at_json_add_bool(j, k, dropped > 0);
+	snprintf(k, sizeof(k), "%s_dropped", key);
+	bad |= at_json_add_number(j, k, (double)dropped);
+	return bad;
+}
+
+/* Why the run ended: a stop of a limit, else a signal, else its exit. */
+static const char *reason(const struct at_run_result *r)
+{
+	if (at_run_stop_name(r->stop))
+		return at_run_stop_name(r->stop);
+	return r->term_signal ? "signal" : "exit";
+}
+
 at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_run_result *res,
 			 const struct at_error *run_err)
 {
@@ -184,28 +238,32 @@ at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_ru
 	at_json *j = at_json_object();
 	int bad = !j;
 
+	bad |= at_json_add_string(j, "task", res->task);
 	bad |= at_json_add_number(j, "exit_code", res->exit_code);
-	bad |= at_json_add_bool(j, "timed_out", r->timed_out);
-	bad |= at_json_add_number(j, "duration_ms", (double)r->duration_ms);
+	bad |= at_json_add_string(j, "reason", run_err && run_err->code ? "error" : reason(r));
 	bad |= at_json_add_number(j, "signal", r->term_signal);
-	bad |= at_json_add_string(j, "stdout", r->out ? r->out : "");
-	bad |= at_json_add_string(j, "stderr", r->err ? r->err : "");
-	bad |= at_json_add_bool(j, "stdout_truncated", r->out_truncated);
-	bad |= at_json_add_bool(j, "stderr_truncated", r->err_truncated);
+	bad |= at_json_add_bool(j, "timed_out", r->timed_out);
+	bad |= at_json_add_bool(j, "cancelled", r->cancelled);
+	bad |= at_json_add_number(j, "duration_ms", (double)r->duration_ms);
+	bad |= at_json_add_number(j, "max_rss_kb", (double)r->max_rss_kb);
+	bad |= at_json_add_number(j, "user_cpu_ms", (double)r->user_cpu_ms);
+	bad |= at_json_add_number(j, "sys_cpu_ms", (double)r->sys_cpu_ms);
+	bad |= at_json_add_number(j, "output_max",
+				  (double)(o->capture_max ? o->capture_max : AT_RUN_CAPTURE_MAX));
+	bad |= add_stream(j, "stdout", r->out, r->out_len, r->out_dropped);
+	bad |= add_stream(j, "stderr", r->err, r->err_len, r->err_dropped);
+	bad |= add_stream(j, "output", r->output, r->output_len, r->output_dropped);
 	bad |= at_json_add(j, "limits", at_audit_limits_json(&res->limits, r->mech, o->timeout_ms));
-	/* "reason": why the run was stopped, or null. */
-	bad |= at_run_stop_name(r->stop) ? at_json_add_string(j, "reason", at_run_stop_name(r->stop))
-					 : at_json_add_null(j, "reason");
 	if (r->oom_kills >= 0)
 		bad |= at_json_add_number(j, "oom_kills", (double)r->oom_kills);
 	if (r->limits_note[0])
 		bad |= at_json_add_string(j, "limits_note", r->limits_note);
-	if (r->cancelled)
-		bad |= at_json_add_bool(j, "cancelled", true);
-	if (run_err && run_err->msg[0])
-		bad |= at_json_add_string(j, "error", run_err->msg);
+	/* The command could not be executed (126, 127): "exec", as the log says it. */
+	if (run_err && run_err->code)
+		bad |= at_json_add(j, "error", error_object(at_error_code_name(run_err->code),
+							    run_err->msg));
 	else if (r->exec_failed)
-		bad |= at_json_add_string(j, "error", r->exec_error);
+		bad |= at_json_add(j, "error", error_object("exec", r->exec_error));
 	return done(j, bad);
 }
 

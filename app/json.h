@@ -26,7 +26,17 @@ at_json *at_app_diff_json(struct at_app_diff *d, struct at_error *err);
 /* passed, base, tree (null when nothing was judged), policy, policy_commit, note, results[]. */
 at_json *at_app_gate_json(const struct at_gate_report *rep);
 
-/* exit_code, timed_out, duration_ms, signal, stdout, stderr, ..., limits, reason, error. */
+/* {"error": {"code": at_error_code_name, "message"}}: what a failed command reports. */
+at_json *at_app_error_json(const struct at_error *err);
+
+/*
+ * task, exit_code, reason (exit, signal, timeout, oom, pids, cpu, file-size;
+ * "error" when the sandbox could not be set up), signal, timed_out,
+ * cancelled, duration_ms, max_rss_kb, user/sys_cpu_ms, output_max; stdout,
+ * stderr, output (interleaved) each with _truncated, _dropped and, when the
+ * bytes are not UTF-8, _base64; limits; error {code, message} when the
+ * sandbox failed or the command could not be executed.
+ */
 at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_run_result *res,
 			 const struct at_error *run_err);
 

@@ -1,5 +1,6 @@
 #include "app/run.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,9 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/files.h"
 #include "app/internal.h"
 #include "core/array.h"
 #include "core/audit.h"
+#include "core/esc.h"
+#include "core/fs.h"
 #include "core/runs.h"
 #include "core/util.h"
 #include "git/worktree.h"
@@ -18,6 +22,7 @@
 /* The run being assembled: its task, layout, binds and environment. */
 struct run {
 	struct at_repo *r;
+	char *cwd;                /* --cwd made absolute, or NULL */
 	struct at_task task;
 	struct at_app_layout layout;
 	struct at_run_bind *binds;
@@ -95,6 +100,30 @@ static int take_binds(struct run *run, const struct at_app_run_opts *o,
 	return 0;
 }
 
+/* --cwd: a directory of the worktree, reached with no link on the way (app/files.h). */
+static int take_cwd(struct run *run, const char *cwd, struct at_error *err)
+{
+	char rel[PATH_MAX], esc[200];
+	int root, fd, rc;
+
+	if (!cwd)
+		return 0;
+	if ((rc = at_app_file_path(run->layout.worktree, cwd, rel, sizeof(rel), err)) < 0)
+		return rc;
+	root = open(run->layout.worktree, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = root < 0 ? -1 : rel[0] ? at_open_beneath(root, rel, O_PATH | O_DIRECTORY) : dup(root);
+	if (fd < 0)
+		rc = at_error_sys(err, AT_EUSAGE, "--cwd '%s' is no directory of the worktree",
+				  at_esc(esc, sizeof(esc), cwd));
+	else if (asprintf(&run->cwd, "%s%s%s", run->layout.worktree, rel[0] ? "/" : "", rel) < 0)
+		rc = at_error_set(err, AT_ESYS, "out of memory");
+	if (fd >= 0)
+		close(fd);
+	if (root >= 0)
+		close(root);
+	return rc;
+}
+
 /* The proxy's variables first: the caller's K=V replace them. */
 static int environment(const struct at_app *app, const struct at_app_run_opts *o,
 		       struct run *run, struct at_error *err)
@@ -156,6 +185,8 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 		rc = take_binds(run, o, res, err);
 	}
 	if (rc == 0)
+		rc = take_cwd(run, o->cwd, err);
+	if (rc == 0)
 		rc = environment(app, o, run, err);
 	return rc;
 }
@@ -187,6 +218,7 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 		.argv = o->argv, .envp = run->env.v, .binds = run->binds, .nbinds = run->nbinds,
 		.share_net = o->net, .limits = o->limits, .timeout_ms = o->timeout_ms,
 		.capture = o->capture, .capture_max = o->capture_max, .cancel_fd = o->cancel_fd,
+		.cwd = run->cwd,
 		.tty = o->tty, .progress = o->progress,
 		.net = o->proxy && at_app_net_active(o->proxy) ? o->proxy : NULL,
 		.started = note_init, .started_arg = &run->lock,
@@ -222,6 +254,7 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 		rc = run_sandboxed(&run, o, out, err);
 	at_runs_leave(&run.lock);
 	free(run.binds);
+	free(run.cwd);
 	at_strlist_release(&run.env);
 	at_app_layout_release(&run.layout);
 	at_repo_free(run.r);

@@ -33,6 +33,17 @@ static int print_command_help(const struct at_command *c)
 	return AT_EXIT_OK;
 }
 
+/* --json among the command's options (before any "--"): its errors are JSON too. */
+static bool wants_json(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct at_app app = AT_APP_INIT;
@@ -66,6 +77,7 @@ int main(int argc, char **argv)
 	/* getopt starts over for the command: argv[0] is the command's name. */
 	optind = 0;
 	app.environ = environ;
+	at_cli_json_errors(wants_json(argc - i, argv + i));
 	rc = c->fn(&app, argc - i, argv + i);
 	return rc == AT_EXIT_HELP ? print_command_help(c) : rc;
 }

@@ -11,3 +11,4 @@ target_link_options(test_fs PRIVATE
 at_unit_test(test_runs unit/core/test_runs.c at_core)
 at_unit_test(test_ignore unit/core/test_ignore.c at_core)
 at_unit_test(test_esc unit/core/test_esc.c at_core)
+at_unit_test(test_capture unit/core/test_capture.c at_core)
