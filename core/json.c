@@ -112,6 +112,50 @@ at_json *at_json_base64(const void *data, size_t len)
 	return j;
 }
 
+static int b64_value(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+int at_base64_decode(const char *text, char **out, size_t *len)
+{
+	size_t n = strlen(text), i, o = 0;
+	unsigned int acc = 0;
+	int bits = 0, v;
+	char *buf;
+
+	while (n > 0 && text[n - 1] == '=')
+		n--;
+	if (n % 4 == 1 || !(buf = malloc(n / 4 * 3 + 3)))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if ((v = b64_value((unsigned char)text[i])) < 0) {
+			free(buf);
+			return -1;
+		}
+		acc = (acc << 6) | (unsigned int)v;
+		if ((bits += 6) >= 8) {
+			bits -= 8;
+			buf[o++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	buf[o] = '\0';
+	*out = buf;
+	*len = o;
+	return 0;
+}
+
+at_json *at_json_dup(const at_json *j)
+{
+	return j ? cJSON_Duplicate(j, 1) : NULL;
+}
+
 void at_json_free(at_json *j)
 {
 	cJSON_Delete(j);

@@ -35,6 +35,10 @@ void at_json_free(at_json *j);
 at_json *at_json_bytes(const char *buf, size_t len, bool *lossless);
 /* The bytes in base64 (RFC 4648, padded). NULL when out of memory. */
 at_json *at_json_base64(const void *buf, size_t len);
+/* Decode base64 text (padded or not; no whitespace) into *out (malloc'd, NUL added); -1 if invalid. */
+int at_base64_decode(const char *text, char **out, size_t *len);
+/* A deep copy, or NULL. */
+at_json *at_json_dup(const at_json *j);
 
 /* Attach to an object; 0, or -1 on allocation failure (item is freed). */
 int at_json_add(at_json *obj, const char *key, at_json *item);
