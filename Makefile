@@ -8,7 +8,7 @@
 DEBIAN_PACKAGES := build-essential cmake pkg-config git python3 \
 	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev libsystemd-dev \
 	libssl-dev bubblewrap hyperfine util-linux procps iproute2 curl openssl valgrind \
-	clang libclang-rt-14-dev
+	clang libclang-rt-14-dev nodejs
 # What check-vm needs besides: the image builder, qemu, and debugfs to read the
 # results back.
 VM_PACKAGES := mmdebstrap qemu-system-x86 e2fsprogs
@@ -32,6 +32,9 @@ deps:
 	@# npm for the real-install test (tests/integration/net_npm.sh): a machine
 	@# whose Node.js comes with its own npm keeps it; elsewhere Debian's.
 	@command -v npm >/dev/null || bash scripts/install-deps.sh nodejs npm
+	@# The official MCP SDK client for tests/mcp, as its lockfile pins it.
+	@[ -d tests/mcp/node_modules/@modelcontextprotocol/sdk ] || \
+		(cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
 
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAT_WERROR=ON

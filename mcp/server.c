@@ -131,14 +131,21 @@ static at_json *envelope(const at_json *id)
 	return m;
 }
 
+static void send_error(struct server *s, const at_json *id, int code, const char *message);
+
 static void send_result(struct server *s, const at_json *id, at_json *result)
 {
-	at_json *m = envelope(id);
+	at_json *m = result ? envelope(id) : NULL;
 
-	if (m && at_json_add(m, "result", result) == 0)
+	if (m && at_json_add(m, "result", result) == 0) {
 		send_msg(s, m);
-	else
-		at_json_free(m);
+		return;
+	}
+	if (!m)
+		at_json_free(result);
+	at_json_free(m);
+	/* Every request is answered, out of memory too. */
+	send_error(s, id, RPC_INTERNAL, "out of memory");
 }
 
 static void send_error(struct server *s, const at_json *id, int code, const char *message)
@@ -440,18 +447,24 @@ static at_json *tools_list(struct server *s)
 	return r;
 }
 
-/* The result of tools/call: the structured content, and its text for older clients. */
-static at_json *call_result(at_json *structured, bool is_error, const char *message)
+/*
+ * The result of tools/call: the structured content, and its text for older
+ * clients. A failure's JSON ({"error": ...}, or a run's result with its
+ * error) is text only: structuredContent must match the output schema.
+ */
+static at_json *call_result(at_json *structured, bool is_error)
 {
 	at_json *r = at_json_object(), *content = at_json_array(), *text = at_json_object();
 	char *printed = structured ? at_json_print(structured, false) : NULL;
-	int bad = !r || !content || !text || (structured && !printed);
+	int bad = !r || !content || !text || !printed;
 
 	bad |= at_json_add_string(text, "type", "text");
-	bad |= at_json_add_string(text, "text", is_error && message ? message : printed);
+	bad |= at_json_add_string(text, "text", printed);
 	bad |= at_json_append(content, text);
 	bad |= at_json_add(r, "content", content);
-	if (structured)
+	if (is_error)
+		at_json_free(structured);
+	else
 		bad |= at_json_add(r, "structuredContent", structured);
 	bad |= at_json_add_bool(r, "isError", is_error);
 	free(printed);
@@ -533,7 +546,7 @@ static void tools_call(struct server *s, const at_json *id, const at_json *param
 	at_json_free(empty);
 	if (rc < 0 && !out)
 		out = at_mcp_error_result(&err);
-	send_result(s, id, call_result(out, rc < 0, rc < 0 ? err.msg : NULL));
+	send_result(s, id, call_result(out, rc < 0));
 }
 
 static void request(struct server *s, const char *method, const at_json *id,
