@@ -8,7 +8,7 @@
 DEBIAN_PACKAGES := build-essential cmake pkg-config git python3 \
 	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev libsystemd-dev \
 	libssl-dev bubblewrap hyperfine util-linux procps iproute2 curl openssl valgrind \
-	clang libclang-rt-14-dev nodejs
+	clang libclang-rt-14-dev nodejs python3-jsonschema
 # What check-vm needs besides: the image builder, qemu, and debugfs to read the
 # results back.
 VM_PACKAGES := mmdebstrap qemu-system-x86 e2fsprogs

@@ -288,3 +288,125 @@ at_json *at_app_doctor_json(const struct at_doctor *d)
 	bad |= at_json_add(o, "checks", arr);
 	return done(o, bad);
 }
+
+static int add_strings(at_json *o, const char *key, const struct at_strlist *l)
+{
+	at_json *arr = at_json_array();
+	size_t i;
+	int bad = !arr;
+
+	for (i = 0; !bad && l && i < l->n; i++)
+		bad |= at_json_append(arr, at_json_string(l->v[i]));
+	if (bad) {
+		at_json_free(arr);
+		return -1;
+	}
+	return at_json_add(o, key, arr);
+}
+
+/* {"task": name, ...} with the warnings, or NULL. */
+static at_json *about(const char *task, const struct at_strlist *warnings)
+{
+	at_json *o = at_json_object();
+	int bad = !o;
+
+	bad |= at_json_add_string(o, "task", task);
+	bad |= add_strings(o, "warnings", warnings);
+	return done(o, bad);
+}
+
+at_json *at_app_new_json(const struct at_app_new_result *r)
+{
+	struct at_task_info info;
+	at_json *o;
+
+	/* The task object status gives: its branch at the commit it starts from, clean. */
+	memset(&info, 0, sizeof(info));
+	snprintf(info.head_commit, sizeof(info.head_commit), "%s", r->task.base_commit);
+	o = at_app_task_json(&r->task, &info);
+	return done(o, !o || add_strings(o, "warnings", &r->warnings) < 0);
+}
+
+at_json *at_app_commit_json(const struct at_app_commit_result *r)
+{
+	at_json *o = about(r->task.name, &r->warnings);
+	int bad = !o;
+
+	bad |= at_json_add_bool(o, "made", r->made);
+	bad |= add_oid(o, "commit", &r->commit);
+	bad |= at_json_add_string(o, "branch", at_branch_short(r->task.branch));
+	return done(o, bad);
+}
+
+static const char *merge_kind(enum at_merge_kind k)
+{
+	switch (k) {
+	case AT_MERGED_UP_TO_DATE: return "up-to-date";
+	case AT_MERGED_FAST_FORWARD: return "fast-forward";
+	case AT_MERGED_COMMIT: return "merge";
+	case AT_MERGED_SQUASH: return "squash";
+	}
+	return "?";
+}
+
+at_json *at_app_accept_json(const struct at_app_accept_opts *opts,
+			    const struct at_app_accept_result *r)
+{
+	at_json *o = about(r->task.name, &r->warnings);
+	int bad = !o;
+
+	bad |= at_json_add_string(o, "result", merge_kind(r->merge.kind));
+	bad |= at_json_add_string(o, "base_branch", at_branch_short(r->merge.base_branch));
+	bad |= add_oid(o, "old_tip", &r->merge.old_tip);
+	bad |= add_oid(o, "new_tip", &r->merge.new_tip);
+	bad |= at_json_add_bool(o, "overridden", r->overriding);
+	bad |= at_json_add_bool(o, "kept", opts->keep);
+	bad |= at_json_add_bool(o, "removed", !opts->keep && !r->remove_failed);
+	bad |= r->merge.updated_worktree[0]
+		       ? at_json_add_string(o, "updated_worktree", r->merge.updated_worktree)
+		       : at_json_add_null(o, "updated_worktree");
+	bad |= add_strings(o, "notes", &r->notes);
+	return done(o, bad);
+}
+
+at_json *at_app_discard_json(const struct at_app_discard_result *r)
+{
+	at_json *o = about(r->task.name, &r->warnings);
+	int bad = !o;
+
+	bad |= at_json_add_string(o, "trash", r->trash);
+	bad |= at_json_add_bool(o, "commits_only", r->commits_only);
+	return done(o, bad);
+}
+
+at_json *at_app_restore_json(const struct at_app_restore_result *r)
+{
+	at_json *o = about(r->task.name, &r->warnings);
+	int bad = !o;
+
+	bad |= at_json_add_string(o, "trash", r->trash);
+	bad |= at_json_add_string(o, "path", r->task.path);
+	bad |= at_json_add_string(o, "branch", at_branch_short(r->task.branch));
+	return done(o, bad);
+}
+
+at_json *at_app_gc_json(const struct at_app_gc_result *r)
+{
+	at_json *o = at_json_object(), *arr = at_json_array();
+	size_t i;
+	int bad = !o || !arr;
+
+	for (i = 0; !bad && i < r->done.lines.n; i++) {
+		at_json *e = at_json_object();
+
+		bad |= at_json_add_string(e, "message", r->done.lines.v[i]);
+		bad |= at_json_add_bool(e, "failed", r->done.failed[i]);
+		bad |= at_json_append(arr, e);
+	}
+	if (bad)
+		at_json_free(arr);
+	else
+		bad |= at_json_add(o, "actions", arr);
+	bad |= at_json_add_number(o, "failed", (double)r->done.nfailed);
+	return done(o, bad);
+}

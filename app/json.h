@@ -7,7 +7,12 @@
 #ifndef AT_APP_JSON_H
 #define AT_APP_JSON_H
 
+#include "app/accept.h"
+#include "app/commit.h"
 #include "app/diff.h"
+#include "app/discard.h"
+#include "app/gc.h"
+#include "app/new.h"
 #include "app/doctor.h"
 #include "app/gate.h"
 #include "app/run.h"
@@ -39,6 +44,20 @@ at_json *at_app_error_json(const struct at_error *err);
  */
 at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_run_result *res,
 			 const struct at_error *run_err);
+
+/*
+ * What the commands that change something report (docs/json.md has each
+ * schema). One name for one meaning everywhere: "task" is the name of the
+ * task a result is about ("name" only inside a task object, whose name it
+ * is); commits are 40-hex ids; "warnings" lists what went wrong after the
+ * command's work was done.
+ */
+at_json *at_app_new_json(const struct at_app_new_result *r);
+at_json *at_app_commit_json(const struct at_app_commit_result *r);
+at_json *at_app_accept_json(const struct at_app_accept_opts *o, const struct at_app_accept_result *r);
+at_json *at_app_discard_json(const struct at_app_discard_result *r);
+at_json *at_app_restore_json(const struct at_app_restore_result *r);
+at_json *at_app_gc_json(const struct at_app_gc_result *r);
 
 /* can_sandbox, checks[{check, title, state, detail, fix (null when none)}]. */
 at_json *at_app_doctor_json(const struct at_doctor *d);

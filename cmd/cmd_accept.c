@@ -1,21 +1,24 @@
 /*
- * cmd_accept.c - agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep]
+ * cmd_accept.c - agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep] [--json]
  *                [--tree ID] [--override REASON] [--policy FILE] [--max-file-size SIZE]
  * (app/accept.h has the order of things and what an override records.)
  */
 #include "app/accept.h"
+#include "app/json.h"
 #include "cmd/commands.h"
 #include "cmd/print.h"
 #include "core/esc.h"
 
 /* -1 to go on, else the exit status. */
-static int parse_args(int argc, char **argv, struct at_app_accept_opts *o, struct at_app *app)
+static int parse_args(int argc, char **argv, struct at_app_accept_opts *o, struct at_app *app,
+		      bool *json)
 {
 	static const struct option longopts[] = {
 		{ "ff-only", no_argument, NULL, 'F' },
 		{ "squash", no_argument, NULL, 'S' },
 		{ "message", required_argument, NULL, 'm' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "tree", required_argument, NULL, 't' },
 		{ "override", required_argument, NULL, 'o' },
@@ -34,6 +37,7 @@ static int parse_args(int argc, char **argv, struct at_app_accept_opts *o, struc
 		case 'S': squash = true; break;
 		case 'm': o->message = optarg; break;
 		case 'k': o->keep = true; break;
+		case 'j': *json = true; break;
 		case 'f': o->force = true; break;
 		case 't': o->expect_tree = optarg; break;
 		case 'o': o->override = optarg; break;
@@ -104,10 +108,11 @@ int cmd_accept(const struct at_app *app_in, int argc, char **argv)
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app app = *app_in;
 	struct at_app_accept_result res;
+	bool json = false;
 	size_t i;
 	int rc;
 
-	if ((rc = parse_args(argc, argv, &o, &app)) >= 0)
+	if ((rc = parse_args(argc, argv, &o, &app, &json)) >= 0)
 		return rc;
 	fflush(NULL);
 	rc = at_app_accept(&app, &o, &res, &err);
@@ -116,6 +121,8 @@ int cmd_accept(const struct at_app *app_in, int argc, char **argv)
 	at_cli_warnings(&res.warnings);
 	if (rc < 0)
 		rc = print_failure(&res, &err);
+	else if (json)
+		rc = at_cli_print_json(at_app_accept_json(&o, &res)) ? AT_EXIT_FAIL : 0;
 	else
 		print_result(&o, &res);
 	if (rc == 0 && res.remove_failed) {

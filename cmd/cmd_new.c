@@ -1,4 +1,5 @@
-/* cmd_new.c - agenttask new NAME [--base REV] */
+/* cmd_new.c - agenttask new NAME [--base REV] [--json] */
+#include "app/json.h"
 #include "app/new.h"
 #include "cmd/commands.h"
 
@@ -6,18 +7,23 @@ int cmd_new(const struct at_app *app, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "base", required_argument, NULL, 'b' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct at_app_new_opts o = { NULL, NULL, { NULL, NULL } };
 	struct at_app_new_result res;
 	struct at_error err = AT_ERROR_INIT;
+	bool json = false;
 	int c, rc;
 
 	while ((c = at_cli_getopt(argc, argv, "b:h", longopts)) != -1) {
 		switch (c) {
 		case 'b':
 			o.base_rev = optarg;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 'h':
 			return AT_EXIT_HELP;
@@ -30,7 +36,9 @@ int cmd_new(const struct at_app *app, int argc, char **argv)
 	o.name = argv[optind];
 	rc = at_app_new(app, &o, &res, &err);
 	at_cli_warnings(&res.warnings);
-	if (rc == 0)
+	if (rc == 0 && json)
+		rc = at_cli_print_json(at_app_new_json(&res)) ? AT_EXIT_FAIL : 0;
+	else if (rc == 0)
 		printf("%s\n", res.task.path);
 	at_app_new_result_release(&res);
 	return rc < 0 ? at_cli_fail(&err) : AT_EXIT_OK;

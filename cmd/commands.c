@@ -5,9 +5,10 @@
 #include "core/run.h"
 
 const struct at_command at_commands[] = {
-	{ "new", cmd_new, "agenttask new NAME [--base REV]",
+	{ "new", cmd_new, "agenttask new NAME [--base REV] [--json]",
 	  "create a task: a branch and a worktree of its own",
-	  "  --base REV     start from REV (a branch, tag or commit; default HEAD)\n" },
+	  "  --base REV     start from REV (a branch, tag or commit; default HEAD)\n"
+	  "  --json         print the task as a JSON object (docs/json.md)\n" },
 	{ "list", cmd_list, "agenttask list [--json]", "list tasks",
 	  "  --json         print a JSON array of tasks\n" },
 	{ "status", cmd_status, "agenttask status [NAME] [--json]", "show one task's state",
@@ -63,9 +64,10 @@ const struct at_command at_commands[] = {
 	  "and the worktree's uncommitted and untracked (not ignored) files, against\n"
 	  "the merge base of the task branch and its base branch. Paths are quoted as\n"
 	  "git quotes them (see core.quotepath). The worktree is not changed.\n" },
-	{ "commit", cmd_commit, "agenttask commit [NAME] [-m MSG] [--max-file-size SIZE]",
+	{ "commit", cmd_commit, "agenttask commit [NAME] [-m MSG] [--max-file-size SIZE] [--json]",
 	  "record every change in the worktree as one commit on the task branch",
 	  "  -m, --message MSG   commit message\n"
+	  "  --json              print {task, made, commit, branch, warnings}\n"
 	  AT_CLI_MAX_FILE_SIZE_HELP },
 	{ "gate", cmd_gate, "agenttask gate [NAME] [--json | --markdown] [--policy FILE]\n"
 			    "agenttask gate --base REV --head REV [--json | --markdown] [--policy FILE]",
@@ -83,7 +85,7 @@ const struct at_command at_commands[] = {
 	  "Checks run sandboxed, each in a fresh scratch worktree of the state judged.\n"
 	  "Exit 0 passed (or no policy: nothing to judge), 1 failed, 2 malformed policy.\n" },
 	{ "accept", cmd_accept,
-	  "agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep] [--force]\n"
+	  "agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep] [--force] [--json]\n"
 	  "                        [--tree ID] [--override REASON] [--policy FILE]",
 	  "merge the task into its base branch",
 	  "  --ff-only          fast-forward only; refuse when the base has moved on\n"
@@ -100,7 +102,7 @@ const struct at_command at_commands[] = {
 	  "checked out, its files are updated too; uncommitted changes of yours in any file\n"
 	  "the task changes make accept refuse, other changes of yours are left as they are.\n"
 	  "Unless --keep, accept refuses while a command of the task runs (--force kills it).\n" },
-	{ "discard", cmd_discard, "agenttask discard [NAME] [--force] [--max-file-size SIZE]",
+	{ "discard", cmd_discard, "agenttask discard [NAME] [--force] [--max-file-size SIZE] [--json]",
 	  "throw a task away (saved in the trash first)",
 	  "  -f, --force    kill the task's running commands ('agenttask run') first, and\n"
 	  "                 when the worktree holds something agenttask will not record\n"
@@ -113,7 +115,7 @@ const struct at_command at_commands[] = {
 	  "Ignored files\n"
 	  "(build output, node_modules/, .env) are not saved: they go with the worktree.\n"
 	  "A task whose worktree was moved ('git worktree move') is refused.\n" },
-	{ "restore", cmd_restore, "agenttask restore NAME",
+	{ "restore", cmd_restore, "agenttask restore NAME [--json]",
 	  "bring the most recently discarded task NAME back",
 	  "The task comes back as it was discarded: its branch at the same commit, its\n"
 	  "worktree with the same files, uncommitted changes still uncommitted (unstaged)\n"
@@ -126,7 +128,7 @@ const struct at_command at_commands[] = {
 	  "\nEvery run is logged: argv, start, duration, exit status, resource use; and\n"
 	  "every new, commit, gate, accept (and --override), discard and restore.\n"
 	  "The log outlives the task's removal.\n" },
-	{ "gc", cmd_gc, "agenttask gc [--trash-days N] [--force]",
+	{ "gc", cmd_gc, "agenttask gc [--trash-days N] [--force] [--json]",
 	  "remove what interrupted commands left behind",
 	  "  --trash-days N   prune discarded tasks older than N days (default "
 	  AT_STR(AT_TRASH_DAYS_DEFAULT) ")\n"

@@ -32,3 +32,4 @@ set_tests_properties(integration.net_proxy PROPERTIES
 	ENVIRONMENT "AGENTTASK=$<TARGET_FILE:agenttask>;NET_PROXY_DRIVER=$<TARGET_FILE:net_proxy_driver>;ASAN_OPTIONS=detect_leaks=1")
 at_integration_test(removal.sh)
 at_integration_test(run_json.sh)
+at_integration_test(json_schema.sh)
