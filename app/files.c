@@ -98,32 +98,38 @@ static int beneath_error(struct at_error *err, const char *path)
 	return at_error_sys(err, AT_ESYS, "cannot open '%s'", ESC(esc, path));
 }
 
-/* Make the directories of rel[0..len) below root, one by one, none through a link. */
-static int make_parents(int root, char *rel, size_t len, struct at_error *err)
+/*
+ * The directory rel below root as a descriptor, each missing component made
+ * on the way. Each step is one component relative to the descriptor of the
+ * last, so a component swapped for a link midway is refused, never
+ * followed (mkdirat of one name never follows it either).
+ */
+static int open_parents(int root, const char *rel, struct at_error *err)
 {
-	size_t i;
-	int fd;
+	char comp[NAME_MAX + 1], esc[200];
+	const char *p = rel, *end;
+	int cur = fcntl(root, F_DUPFD_CLOEXEC, 0), next;
 
-	for (i = 0; i <= len; i++) {
-		if (i < len && rel[i] != '/')
-			continue;
-		rel[i] = '\0';
-		if (mkdirat(root, rel, 0755) < 0 && errno != EEXIST) {
-			rel[i] = i < len ? '/' : rel[i];
-			return at_error_sys(err, AT_ESYS, "cannot make the directory '%s'", rel);
+	for (; cur >= 0 && *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, '/');
+		if ((size_t)(end - p) > NAME_MAX) {
+			close(cur);
+			return refuse(err, rel, "has a name too long");
 		}
-		fd = at_open_beneath(root, rel, O_PATH | O_DIRECTORY);
-		if (fd < 0) {
-			int rc = beneath_error(err, rel);
-
-			rel[i] = i < len ? '/' : rel[i];
-			return rc;
+		memcpy(comp, p, (size_t)(end - p));
+		comp[end - p] = '\0';
+		if (mkdirat(cur, comp, 0755) < 0 && errno != EEXIST) {
+			close(cur);
+			return at_error_sys(err, AT_ESYS, "cannot make the directory '%s'",
+					    ESC(esc, rel));
 		}
-		close(fd);
-		if (i < len)
-			rel[i] = '/';
+		next = at_open_beneath(cur, comp, O_PATH | O_DIRECTORY);
+		close(cur);
+		if (next < 0)
+			return beneath_error(err, rel);
+		cur = next;
 	}
-	return 0;
+	return cur < 0 ? at_error_sys(err, AT_ESYS, "cannot open '%s'", ESC(esc, rel)) : cur;
 }
 
 /* Resolve the task, open its worktree and the parent of path (made when create). */
@@ -149,12 +155,14 @@ static int target_open(const struct at_app *app, const char *name, const char *p
 		return 0;
 	}
 	*slash = '\0';
-	if (create && (rc = make_parents(t->root, t->rel, strlen(t->rel), err)) < 0) {
-		*slash = '/';
-		return rc;
+	if (create) {
+		rc = open_parents(t->root, t->rel, err);
+		t->dir = rc < 0 ? -1 : rc;
+		rc = rc < 0 ? rc : 0;
+	} else {
+		t->dir = at_open_beneath(t->root, t->rel, O_PATH | O_DIRECTORY);
+		rc = t->dir < 0 ? beneath_error(err, t->rel) : 0;
 	}
-	t->dir = at_open_beneath(t->root, t->rel, O_PATH | O_DIRECTORY);
-	rc = t->dir < 0 ? beneath_error(err, t->rel) : 0;
 	*slash = '/';
 	return rc;
 }

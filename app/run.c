@@ -111,7 +111,7 @@ static int take_cwd(struct run *run, const char *cwd, struct at_error *err)
 	if ((rc = at_app_file_path(run->layout.worktree, cwd, rel, sizeof(rel), err)) < 0)
 		return rc;
 	root = open(run->layout.worktree, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	fd = root < 0 ? -1 : rel[0] ? at_open_beneath(root, rel, O_PATH | O_DIRECTORY) : dup(root);
+	fd = root < 0 ? -1 : at_open_beneath(root, rel[0] ? rel : ".", O_PATH | O_DIRECTORY);
 	if (fd < 0)
 		rc = at_error_sys(err, AT_EUSAGE, "--cwd '%s' is no directory of the worktree",
 				  at_esc(esc, sizeof(esc), cwd));

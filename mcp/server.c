@@ -326,7 +326,7 @@ static void *reader(void *arg)
 {
 	struct server *s = arg;
 	struct linebuf b = { NULL, 0, 0, false };
-	static char chunk[65536];
+	char chunk[65536];
 	sigset_t all;
 
 	sigfillset(&all);

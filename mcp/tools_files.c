@@ -120,8 +120,9 @@ int at_mcp_list_files(const struct at_mcp_call *c, const at_json *args, at_json 
 	for (i = 0; !bad && i < l.paths.n; i++)
 		bad |= at_json_append(files, at_json_bytes(l.paths.v[i], strlen(l.paths.v[i]), NULL));
 	j = at_mcp_task_result(l.task);
+	if (!j)
+		at_json_free(files);   /* at_json_add frees it otherwise */
 	bad |= !j || at_json_add(j, "files", files) < 0;
-	files = NULL;
 	bad |= !j || at_json_add_bool(j, "truncated", l.truncated) < 0;
 	at_app_file_list_release(&l);
 	if (bad)
