@@ -14,6 +14,7 @@
 #include "app/task.h"
 #include "core/esc.h"
 #include "core/fs.h"
+#include "core/util.h"
 #include "git/ls_tree.h"
 
 #define ESC(buf, s) at_esc((buf), sizeof(buf), (s))
@@ -231,6 +232,16 @@ static int slurp(const struct target *t, char **buf, size_t *len, mode_t *mode,
 	return 0;
 }
 
+/* The task's file at path, whole: t open, *buf the caller's to free. */
+static int read_target(const struct at_app *app, const char *name, const char *path,
+		       struct target *t, char **buf, size_t *len, mode_t *mode,
+		       struct at_error *err)
+{
+	int rc = target_open(app, name, path, false, t, err);
+
+	return rc < 0 ? rc : slurp(t, buf, len, mode, err);
+}
+
 /* ---- read ---- */
 
 /* Where line `line` (from 1) starts in buf, or len when there are fewer. */
@@ -293,9 +304,7 @@ int at_app_file_read(const struct at_app *app, const struct at_app_file_read_opt
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = target_open(app, o->name, o->path, false, &t, err);
-	if (rc == 0)
-		rc = slurp(&t, &buf, &len, &mode, err);
+	rc = read_target(app, o->name, o->path, &t, &buf, &len, &mode, err);
 	if (rc == 0) {
 		memcpy(out->task, t.task.name, sizeof(out->task));
 		out->size = len;
@@ -316,22 +325,6 @@ void at_app_file_text_release(struct at_app_file_text *t)
 
 /* ---- write, edit, delete ---- */
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		if ((n = write(fd, data, len)) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* The bytes to a new file beside the target, renamed over it. */
 static int replace(const struct target *t, const char *data, size_t len, mode_t mode,
 		   struct at_error *err)
@@ -344,7 +337,7 @@ static int replace(const struct target *t, const char *data, size_t len, mode_t 
 	fd = openat(t->dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return at_error_sys(err, AT_ESYS, "cannot write '%s'", ESC(esc, t->rel));
-	if (write_all(fd, data, len) < 0 || fchmod(fd, mode & 0777) < 0)
+	if (at_write_all(fd, data, len) < 0 || fchmod(fd, mode & 0777) < 0)
 		rc = at_error_sys(err, AT_ESYS, "cannot write '%s'", ESC(esc, t->rel));
 	if (close(fd) < 0 && rc == 0)
 		rc = at_error_sys(err, AT_ESYS, "cannot write '%s'", ESC(esc, t->rel));
@@ -445,9 +438,7 @@ int at_app_file_edit(const struct at_app *app, const char *name, const char *pat
 	memset(out, 0, sizeof(*out));
 	if (old_len == 0)
 		return at_error_set(err, AT_EUSAGE, "the text to replace is empty");
-	rc = target_open(app, name, path, false, &t, err);
-	if (rc == 0)
-		rc = slurp(&t, &buf, &len, &mode, err);
+	rc = read_target(app, name, path, &t, &buf, &len, &mode, err);
 	if (rc == 0)
 		rc = edit_buffer(&t, buf, len, mode, old, old_len, new, new_len, out, err);
 	free(buf);

@@ -100,8 +100,11 @@
 	    S_INT ",\"patch\":" S_STR ",\"stat\":" S_STR, \
 	    "\"task\",\"base\",\"tree\",\"files\",\"patch\",\"stat\"")
 #define AT_MCP_OUT_COMMIT \
-	OBJ("\"task\":" S_STR ",\"made\":" S_BOOL ",\"commit\":" S_STR, "\"task\",\"made\",\"commit\"")
-#define AT_MCP_OUT_ACCEPT OBJ("\"task\":" S_STR ",\"accepted\":" S_BOOL, "\"task\",\"accepted\"")
+	OBJ("\"task\":" S_STR ",\"made\":" S_BOOL ",\"commit\":" S_STR ",\"branch\":" S_STR, \
+	    "\"task\",\"made\",\"commit\",\"branch\"")
+#define AT_MCP_OUT_ACCEPT \
+	OBJ("\"task\":" S_STR ",\"result\":" S_STR ",\"base_branch\":" S_STR ",\"new_tip\":" S_STR \
+	    ",\"removed\":" S_BOOL, "\"task\",\"result\",\"base_branch\",\"new_tip\"")
 #define AT_MCP_OUT_DISCARD OBJ("\"task\":" S_STR ",\"trash\":" S_STR, "\"task\",\"trash\"")
 
 /* ---- descriptions ---- */

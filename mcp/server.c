@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/array.h"
+#include "core/util.h"
 #include "mcp/internal.h"
 
 /* JSON-RPC's error codes. */
@@ -81,23 +82,12 @@ static int write_all(int fd, const char *s, size_t n)
 {
 	sigset_t set, old;
 	struct timespec zero = { 0, 0 };
-	int rc = 0;
+	int rc;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
-	while (n > 0) {
-		ssize_t w = write(fd, s, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			rc = -1;
-			break;
-		}
-		s += w;
-		n -= (size_t)w;
-	}
+	rc = at_write_all(fd, s, n);
 	if (rc < 0 && errno == EPIPE)
 		while (sigtimedwait(&set, NULL, &zero) == SIGPIPE)
 			;

@@ -19,7 +19,6 @@
 #include "app/task.h"
 #include "core/array.h"
 #include "core/change.h"
-#include "core/oid.h"
 #include "core/strlist.h"
 #include "mcp/internal.h"
 #include "mcp/schemas.h"
@@ -31,20 +30,15 @@ static int task_new(const struct at_mcp_call *c, const at_json *args, at_json **
 {
 	struct at_app_new_opts o = { 0 };
 	struct at_app_new_result res;
-	struct at_app_status st;
 	int rc;
 
 	o.name = at_mcp_arg_string(args, "task");
 	o.base_rev = at_mcp_arg_string(args, "base");
 	o.progress = c->progress;
-	if ((rc = at_app_new(c->app, &o, &res, err)) < 0)
-		return rc;
+	if ((rc = at_app_new(c->app, &o, &res, err)) == 0 && !(*out = at_app_new_json(&res)))
+		rc = at_mcp_oom(NULL, err);
 	at_app_new_result_release(&res);
-	if ((rc = at_app_status(c->app, o.name, &st, err)) < 0)
-		return rc;
-	*out = at_app_task_json(&st.task, &st.info);
-	at_app_status_release(&st);
-	return *out ? 0 : at_mcp_oom(NULL, err);
+	return rc;
 }
 
 static int task_list(const struct at_mcp_call *c, const at_json *args, at_json **out,
@@ -257,20 +251,12 @@ static int commit(const struct at_mcp_call *c, const at_json *args, at_json **ou
 	struct at_app_commit_opts o = { at_mcp_arg_string(args, "task"),
 					at_mcp_arg_string(args, "message") };
 	struct at_app_commit_result res;
-	char hex[AT_OID_HEXSZ + 1];
-	at_json *j;
-	int rc, bad;
+	int rc;
 
-	if ((rc = at_app_commit(c->app, &o, &res, err)) < 0)
-		return rc;
-	at_oid_fmt(hex, &res.commit);
-	j = at_mcp_task_result(res.task.name);
-	bad = !j || at_json_add_bool(j, "made", res.made) || at_json_add_string(j, "commit", hex);
+	if ((rc = at_app_commit(c->app, &o, &res, err)) == 0 && !(*out = at_app_commit_json(&res)))
+		rc = at_mcp_oom(NULL, err);
 	at_app_commit_result_release(&res);
-	if (bad)
-		return at_mcp_oom(j, err);
-	*out = j;
-	return 0;
+	return rc;
 }
 
 /* ---- accept, discard: only with --allow-accept ---- */
@@ -280,7 +266,6 @@ static int accept(const struct at_mcp_call *c, const at_json *args, at_json **ou
 {
 	struct at_app_accept_opts o = { 0 };
 	struct at_app_accept_result res;
-	at_json *j = NULL;
 	int rc;
 
 	o.name = at_mcp_arg_string(args, "task");
@@ -289,13 +274,10 @@ static int accept(const struct at_mcp_call *c, const at_json *args, at_json **ou
 	o.progress = c->progress;
 	if ((rc = at_app_accept_check(&o, err)) < 0)
 		return rc;
-	rc = at_app_accept(c->app, &o, &res, err);
-	if (rc == 0 && (!(j = at_mcp_task_result(res.task.name)) ||
-			at_json_add_bool(j, "accepted", true) < 0))
-		rc = at_mcp_oom(j, err);
+	if ((rc = at_app_accept(c->app, &o, &res, err)) == 0 &&
+	    !(*out = at_app_accept_json(&o, &res)))
+		rc = at_mcp_oom(NULL, err);
 	at_app_accept_result_release(&res);
-	if (rc == 0)
-		*out = j;
 	return rc;
 }
 
@@ -304,22 +286,15 @@ static int discard(const struct at_mcp_call *c, const at_json *args, at_json **o
 {
 	struct at_app_discard_opts o = { 0 };
 	struct at_app_discard_result res;
-	at_json *j;
-	int rc, bad;
+	int rc;
 
 	o.name = at_mcp_arg_string(args, "task");
 	o.progress = c->progress;
-	if ((rc = at_app_discard(c->app, &o, &res, err)) < 0) {
-		at_app_discard_result_release(&res);
-		return rc;
-	}
-	j = at_mcp_task_result(res.task.name);
-	bad = !j || at_json_add_string(j, "trash", res.trash) < 0;
+	if ((rc = at_app_discard(c->app, &o, &res, err)) == 0 &&
+	    !(*out = at_app_discard_json(&res)))
+		rc = at_mcp_oom(NULL, err);
 	at_app_discard_result_release(&res);
-	if (bad)
-		return at_mcp_oom(j, err);
-	*out = j;
-	return 0;
+	return rc;
 }
 
 const struct at_mcp_tool at_mcp_tools[] = {
