@@ -66,7 +66,7 @@ static size_t partial_tail(const char *s, size_t len)
 		if ((b & 0xc0) == 0x80)
 			continue;   /* a continuation byte: look further back */
 		/* A lead byte whose sequence would run past the cut, and could be valid. */
-		if (b >= 0xc2 && b <= 0xf4 && at_utf8_seq(s + len - back, len) == 0) {
+		if (b >= 0xc2 && b <= 0xf4 && at_utf8_seq(s + len - back, back) == 0) {
 			size_t need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
 
 			return need > back ? back : 0;
@@ -100,7 +100,8 @@ int at_capture_take(struct at_capture *c, char **out, size_t *len, uint64_t *dro
 	}
 	if (!(buf = malloc(head + (size_t)mlen + tail + 1)))
 		return -1;
-	memcpy(buf, c->head, head);
+	if (head)   /* nothing kept yet: no buffer either */
+		memcpy(buf, c->head, head);
 	/* The ring in order, from its oldest byte, after the marker's room. */
 	t = buf + head + mlen;
 	start = c->ring_size ? (c->ring_pos + c->ring_size - tail) % c->ring_size : 0;

@@ -255,7 +255,12 @@ static void test_json__base64_round_trips_every_length(void **state)
 		free(back);
 		at_json_free(j);
 	}
-	assert_int_equal(at_json_string_value(at_json_base64("foob", 4))[0], 'Z');
+	{
+		at_json *j = at_json_base64("foob", 4);
+
+		assert_string_equal(at_json_string_value(j), "Zm9vYg==");
+		at_json_free(j);
+	}
 	assert_int_equal(at_base64_decode("Zm9v!", &back, &len), -1);
 	assert_int_equal(at_base64_decode("Z", &back, &len), -1);
 }
