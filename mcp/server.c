@@ -72,7 +72,6 @@ struct server {
 
 	pthread_mutex_t out;      /* one message at a time on out_fd */
 	bool out_gone;
-	bool initialized;
 };
 
 /* ---- output ---- */
@@ -192,12 +191,27 @@ static void push(struct server *s, struct item it)
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* A cancellation of the active call is acted on here, at once; all else is queued. */
-static bool cancels_active(struct server *s, const at_json *msg)
+/* Whether msg is the request with this id (compact JSON). */
+static bool has_id(const at_json *msg, const char *id)
+{
+	char *mine = msg ? at_json_print(at_json_get(msg, "id"), false) : NULL;
+	bool same = mine && strcmp(mine, id) == 0;
+
+	free(mine);
+	return same;
+}
+
+/*
+ * A cancellation is acted on here, at once: the active call's run is killed;
+ * a request still queued is dropped unanswered (as the protocol asks). All
+ * else is queued.
+ */
+static bool cancels(struct server *s, const at_json *msg)
 {
 	const char *method = at_json_get_string(msg, "method");
 	at_json *params = at_json_get(msg, "params");
 	char *id;
+	size_t i;
 
 	if (!method || strcmp(method, "notifications/cancelled") != 0)
 		return false;
@@ -205,9 +219,18 @@ static bool cancels_active(struct server *s, const at_json *msg)
 	pthread_mutex_lock(&s->lock);
 	if (id && s->active[0] && strcmp(id, s->active) == 0)
 		poke(s->cancel[1], 'c');
+	for (i = 0; id && i < s->qn; i++) {
+		struct item *it = &s->q[s->qhead + i];
+
+		if (has_id(it->msg, id)) {
+			at_json_free(it->msg);
+			it->msg = NULL;
+			it->code = 0;   /* skipped */
+		}
+	}
 	pthread_mutex_unlock(&s->lock);
 	free(id);
-	return true;   /* handled: a cancellation is never answered */
+	return true;   /* a cancellation is never answered */
 }
 
 static void take_line(struct server *s, char *line, size_t n)
@@ -231,7 +254,7 @@ static void take_line(struct server *s, char *line, size_t n)
 		it.code = RPC_INVALID_PARAMS;
 		snprintf(it.err, sizeof(it.err), "a string holds \\u0000: send bytes that are not "
 			 "text as content_base64");
-	} else if (cancels_active(s, it.msg)) {
+	} else if (cancels(s, it.msg)) {
 		at_json_free(it.msg);
 		return;
 	}
@@ -543,7 +566,6 @@ static void request(struct server *s, const char *method, const at_json *id,
 		    const at_json *params)
 {
 	if (strcmp(method, "initialize") == 0) {
-		s->initialized = true;
 		send_result(s, id, initialize(s, params));
 	} else if (strcmp(method, "ping") == 0) {
 		send_result(s, id, at_json_object());
@@ -565,7 +587,8 @@ static void handle(struct server *s, const struct item *it)
 	const char *method;
 
 	if (!m) {
-		send_error(s, NULL, it->code, it->err);
+		if (it->code)   /* 0: a request cancelled while queued */
+			send_error(s, NULL, it->code, it->err);
 		return;
 	}
 	id = at_json_get(m, "id");

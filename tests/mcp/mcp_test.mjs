@@ -357,6 +357,30 @@ await check('malformed JSON-RPC gets JSON-RPC errors, and the server goes on', a
 	assert.equal((await c.exited).code, 0);
 });
 
+await check('a request cancelled while queued never runs, and is not answered', async () => {
+	// What must happen: the client sends a second call while the first runs,
+	// then cancels the second: it is dropped unrun and unanswered, the
+	// first completes, and the server answers what comes after.
+	const c = raw();
+	c.send(init);
+	await c.next();
+	const runCall = (id, command) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call',
+		params: { name: 'run', arguments: { task: 't1', command } } });
+	c.send(runCall(20, 'sleep 1.5; echo first'));
+	c.send(runCall(21, 'touch queued-ran'));
+	c.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 21, reason: 'test' } }));
+	c.send('{"jsonrpc":"2.0","id":22,"method":"ping"}');
+	let m = await c.next();
+	assert.equal(m.id, 20);
+	assert.equal(m.result.structuredContent.stdout, 'first\n');
+	m = await c.next();
+	assert.equal(m.id, 22);
+	assert.equal(existsSync(join(wt, 'queued-ran')), false);
+	c.p.stdin.end();
+	await c.exited;
+	assert.equal(c.msgs.length, 0, 'the cancelled request was answered');
+});
+
 await check('a client that disconnects mid-run: the run is killed, nothing is left', async () => {
 	// What must happen: the client goes away while a command runs; the
 	// command's whole tree is killed, its next step never runs, the server
