@@ -10,7 +10,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/bin"
 ln -s "$AGENTTASK" "$dir/bin/agenttask"
-export PATH="$dir/bin:$PATH" ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0"
+export PATH="$dir/bin:$PATH" ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 git init -q -b main "$dir/repo"
 printf 'def add(a, b):\n    return a - b\n' >"$dir/repo/calc.py"
 printf 'from calc import add\nassert add(2, 3) == 5, "add is wrong"\nprint("tests pass")\n' >"$dir/repo/test_calc.py"

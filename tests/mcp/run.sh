@@ -21,7 +21,7 @@ if [ ! -d "$here/node_modules/@modelcontextprotocol/sdk" ]; then
 		exit 1
 	}
 fi
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 node "$here/mcp_test.mjs" || exit 1
 [ "$(id -u)" = 0 ] || exit 0
 
