@@ -8,10 +8,14 @@
 DEBIAN_PACKAGES := build-essential cmake pkg-config git python3 \
 	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev libsystemd-dev \
 	libssl-dev bubblewrap hyperfine util-linux procps iproute2 curl openssl valgrind \
-	clang libclang-rt-14-dev nodejs python3-jsonschema
+	clang libclang-rt-14-dev \
+	man-db groff-base zsh fish nodejs python3-jsonschema
 # What check-vm needs besides: the image builder, qemu, and debugfs to read the
 # results back.
 VM_PACKAGES := mmdebstrap qemu-system-x86 e2fsprogs
+# What `make deb` and `make check-deb` need besides: Debian's packaging tools,
+# and mmdebstrap for the clean Debian 12 root the package is tried in.
+DEB_PACKAGES := debhelper dpkg-dev fakeroot mmdebstrap
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 BUILD_ASAN ?= build-asan
@@ -21,9 +25,10 @@ FUZZ_CHECK_SECONDS ?= 20
 FUZZ ?=
 
 PREFIX ?= /usr/local
-BINDIR ?= $(PREFIX)/bin
+DESTDIR ?=
 
-.PHONY: all deps build build-asan build-fuzz demo check check-fast check-vm fuzz bench install clean
+.PHONY: all deps build build-asan build-fuzz demo check check-fast check-vm fuzz bench install \
+	uninstall configure-prefix deb check-deb clean
 
 all: build
 
@@ -71,11 +76,32 @@ check-vm: build
 	@bash scripts/install-deps.sh $(VM_PACKAGES)
 	bash tests/vm/run.sh $(BUILD)
 
-# A minimal install: the binary, and the AppArmor profile where AppArmor is in
-# use (Ubuntu 24.04 and later restrict user namespaces to programs it allows).
-install: build
-	install -D -m 0755 $(BUILD)/cmd/agenttask $(DESTDIR)$(BINDIR)/agenttask
-	bash scripts/install-apparmor.sh $(BINDIR) $(DESTDIR)
+# The binary, the man pages, the bash, zsh and fish completions, the docs, and
+# the AppArmor profile where AppArmor is in use (Ubuntu 24.04 and later restrict
+# user namespaces to programs it allows), under $(DESTDIR)$(PREFIX) (the
+# profile under $(DESTDIR)/etc), as CMake's install rules say.
+install: configure-prefix
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD)
+
+# Removes every file `make install` installs (the list: the same install into a
+# scratch directory), and nothing else; directories stay.
+uninstall: configure-prefix
+	@bash scripts/uninstall.sh "$(BUILD)" "$(DESTDIR)" "$(PREFIX)"
+
+configure-prefix: build
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX="$(PREFIX)" >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+# A Debian package from this tree (debian/), in $(BUILD)/deb/.
+deb:
+	@bash scripts/install-deps.sh $(filter-out mmdebstrap,$(DEB_PACKAGES))
+	bash scripts/build-deb.sh $(BUILD)/deb
+
+# The package installed in a clean Debian 12 root, where --version, help, doctor
+# and a task's life must work. Heavy (a Debian bootstrap, minutes): not in check.
+check-deb: deb
+	@bash scripts/install-deps.sh $(DEB_PACKAGES)
+	bash tests/package/deb_chroot.sh $(BUILD)/deb
 
 bench: build
 	@bash bench/run.sh $(BUILD)/cmd/agenttask

@@ -46,6 +46,9 @@ int at_app_accept_check(const struct at_app_accept_opts *o, struct at_error *err
 
 	if (o->message && is_blank(o->message))
 		return at_error_set(err, AT_EUSAGE, "empty commit message");
+	if (o->message && o->mode == AT_MERGE_FF_ONLY)
+		return at_error_set(err, AT_EUSAGE, "-m needs a commit for its message, which "
+				    "--ff-only forbids: drop one of them");
 	if (o->expect_tree && at_oid_parse(&id, o->expect_tree) < 0)
 		return at_error_set(err, AT_EUSAGE, "invalid tree id '%s' (expected %d hex digits)",
 				    o->expect_tree, AT_OID_HEXSZ);
@@ -140,11 +143,12 @@ static int merge_staged(struct accept *a, struct at_app_accept_result *out, stru
 	struct at_task_state st;
 	int rc = 0;
 
-	if (at_worktree_present(&out->task) &&
-	    (rc = at_worktree_open(&w, a->r, &out->task, err)) == 0)
+	/* A worktree deleted by hand: say so, and what to do (core/task.h). */
+	if (!at_worktree_present(&out->task))
+		return at_task_worktree_gone(&out->task, err);
+	rc = at_worktree_open(&w, a->r, &out->task, err);
+	if (rc == 0)
 		rc = at_worktree_stage(w, &st, err);
-	else if (rc == 0)
-		rc = at_task_state(a->r, &out->task, NULL, &st, err);
 	if (rc == 0 && out->overriding)
 		/* No overridden accept without a record: logged before anything merges. */
 		rc = at_audit_override(at_repo_paths(a->r), &out->task, a->o->override,
@@ -196,11 +200,18 @@ int at_app_accept(const struct at_app *app, const struct at_app_accept_opts *o,
 	a.o = o;
 	a.merge.mode = o->mode;
 	a.merge.message = o->message;
+	/*
+	 * A message asks for a commit; a fast-forward makes none and would drop
+	 * it (as git merge -m does, silently). So a message makes a merge commit
+	 * where a fast-forward would do (and is refused with FF_ONLY, above).
+	 */
+	if (o->message && o->mode == AT_MERGE_AUTO)
+		a.merge.mode = AT_MERGE_NO_FF;
 	rc = at_app_accept_check(o, err);
 	if (rc == 0)
 		rc = at_app_open(app, &a.r, err);
 	if (rc == 0)
-		rc = at_app_resolve(app, a.r, o->name, &out->task, err);
+		rc = at_app_resolve_present(app, a.r, o->name, &out->task, err);
 	if (rc == 0)
 		rc = unlocked(app, &a, out, err);
 	if (rc == 0)

@@ -31,7 +31,8 @@
 struct at_app_accept_opts {
 	const char *name;                /* NULL: the task holding app->dir */
 	enum at_merge_mode mode;         /* AUTO, FF_ONLY or SQUASH */
-	const char *message;             /* of a merge or squash commit; NULL: a default */
+	const char *message;             /* of a merge or squash commit, made even where a
+					    fast-forward would do (not with FF_ONLY); NULL: a default */
 	bool keep;                       /* keep the task after accepting it */
 	bool force;                      /* kill the task's running commands (unless keep) */
 	const char *expect_tree;         /* refuse unless the full state is still this tree */

@@ -25,6 +25,16 @@ int at_app_resolve(const struct at_app *app, struct at_repo *r, const char *name
 	return at_task_resolve(r, name, app && app->dir ? app->dir : ".", out, err);
 }
 
+int at_app_resolve_present(const struct at_app *app, struct at_repo *r, const char *name,
+			   struct at_task *out, struct at_error *err)
+{
+	int rc = at_app_resolve(app, r, name, out, err);
+
+	if (rc == 0 && !at_worktree_present(out))
+		rc = at_task_worktree_gone(out, err);
+	return rc;
+}
+
 int at_app_lock(const struct at_app *app, struct at_app_locked *l, const char *name,
 		struct at_task *task, struct at_error *err)
 {

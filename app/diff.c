@@ -29,8 +29,7 @@ static int open_task(const struct at_app *app, const struct at_app_diff_opts *o,
 	if ((rc = at_app_view_state(&d->view, &st, err)) < 0)
 		return rc;
 	if (!d->view.w)
-		return at_error_set(err, AT_EGIT, "cannot open the worktree of task '%s': '%s' is "
-				    "missing", d->task.name, d->task.path);
+		return at_task_worktree_gone(&d->task, err);
 	return at_diff_open_state(&d->d, d->r, d->view.w, st, err);
 }
 
@@ -46,6 +45,19 @@ static int open_revs(const struct at_app_diff_opts *o, struct at_app_diff *d,
 	return at_diff_open_commits(&d->d, d->r, &base, &head, err);
 }
 
+static int limit(const struct at_app *app, const struct at_app_diff_opts *o,
+		 struct at_app_diff *d, struct at_error *err)
+{
+	struct at_strlist spec;
+	int rc = at_app_pathspec(app->dir, d->has_task ? d->task.path : NULL,
+				 at_repo_workdir(d->r), o->paths, o->npaths, &spec, err);
+
+	if (rc == 0 && spec.n)
+		rc = at_diff_limit(d->d, spec.v, spec.n, err);
+	at_strlist_release(&spec);
+	return rc;
+}
+
 int at_app_diff_open(const struct at_app *app, const struct at_app_diff_opts *o,
 		     struct at_app_diff **out, struct at_error *err)
 {
@@ -57,6 +69,8 @@ int at_app_diff_open(const struct at_app *app, const struct at_app_diff_opts *o,
 	rc = at_app_open(app, &d->r, err);
 	if (rc == 0)
 		rc = o->base_rev ? open_revs(o, d, err) : open_task(app, o, d, err);
+	if (rc == 0)
+		rc = limit(app, o, d, err);
 	if (rc < 0) {
 		at_app_diff_free(d);
 		return rc;

@@ -18,6 +18,9 @@ struct at_app_diff_opts {
 	const char *name;                /* the task (NULL: by app->dir) ... */
 	const char *base_rev;            /* ... or CI: head_rev's change against base_rev */
 	const char *head_rev;            /* NULL: HEAD */
+	char *const *paths;              /* a pathspec (git's, as typed in app->dir): only the
+					    files it matches, a rename whole when either path does */
+	size_t npaths;
 };
 
 struct at_app_diff;

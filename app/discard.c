@@ -45,11 +45,11 @@ int at_app_discard(const struct at_app *app, const struct at_app_discard_opts *o
 	if (rc == 0)
 		rc = at_runs_stop(at_repo_paths(l.r), out->task.name, o->force, &guard, err);
 	if (rc == 0) {
-		at_progress_say(&o->progress, "saving the task in the trash", 0, 2);
+		at_progress_say(&o->progress, "saving the task in the trash", 0, 0);
 		rc = save(l.r, o, out, err);
 	}
 	if (rc == 0) {
-		at_progress_say(&o->progress, "removing the task", 1, 2);
+		at_progress_say(&o->progress, "removing the task", 0, 0);
 		rc = at_task_remove(l.r, &out->task, err);
 	}
 	if (rc == 0)
@@ -72,7 +72,7 @@ int at_app_restore(const struct at_app *app, const struct at_app_restore_opts *o
 	memset(out, 0, sizeof(*out));
 	rc = at_app_lock(app, &l, NULL, NULL, err);
 	if (rc == 0)
-		rc = at_trash_restore(l.r, o->name, &out->task, &info, err);
+		rc = at_trash_restore(l.r, o->name, o->entry, &out->task, &info, err);
 	if (rc == 0) {
 		memcpy(out->trash, info.ref, sizeof(out->trash));
 		if (info.ref_kept)
@@ -82,6 +82,20 @@ int at_app_restore(const struct at_app *app, const struct at_app_restore_opts *o
 			       &aerr);
 	}
 	at_app_unlock(&l);
+	return rc;
+}
+
+int at_app_trash(const struct at_app *app, const char *name, struct at_trash_list *out,
+		 struct at_error *err)
+{
+	struct at_repo *r = NULL;
+	int rc = at_app_open(app, &r, err);
+
+	if (rc == 0)
+		rc = at_trash_list(r, name, out, err);
+	else
+		memset(out, 0, sizeof(*out));
+	at_repo_free(r);
 	return rc;
 }
 

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 
 #include "app/app.h"
+#include "core/trash.h"
 
 struct at_app_discard_opts {
 	const char *name;                /* NULL: the task holding app->dir */
@@ -36,6 +37,8 @@ int at_app_discard(const struct at_app *app, const struct at_app_discard_opts *o
 
 struct at_app_restore_opts {
 	const char *name;
+	const char *entry;               /* of `trash NAME`: its number (1 the newest), its time
+					    SECONDS.NANOS or its ref; NULL: the newest */
 };
 
 struct at_app_restore_result {
@@ -44,9 +47,17 @@ struct at_app_restore_result {
 	struct at_strlist warnings;      /* the entry could not be deleted afterwards */
 };
 
-/* AT_ENOTFOUND: no trash for the name; AT_EEXISTS: a task of that name is there. */
+/* AT_ENOTFOUND: no trash for the name (or no such entry); AT_EEXISTS: a task of that name is there. */
 int at_app_restore(const struct at_app *app, const struct at_app_restore_opts *o,
 		   struct at_app_restore_result *out, struct at_error *err);
+
+/*
+ * The trash (git/trash.h's entries), by task name and newest first; of task
+ * name only, unless NULL. Nothing is changed. Release with
+ * at_trash_list_release (core/trash.h).
+ */
+int at_app_trash(const struct at_app *app, const char *name, struct at_trash_list *out,
+		 struct at_error *err);
 
 /* Release either result. */
 void at_app_discard_result_release(struct at_app_discard_result *res);

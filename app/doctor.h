@@ -12,4 +12,11 @@
 /* Run every check into *out; never fails as a whole (a check that cannot run is FAIL). */
 void at_app_doctor(struct at_doctor *out);
 
+/* The versions of the libraries that decide what agenttask can do, "MAJOR.MINOR.MICRO". */
+struct at_app_versions {
+	char libgit2[32];
+	char libseccomp[32];
+};
+void at_app_versions(struct at_app_versions *out);
+
 #endif

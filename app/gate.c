@@ -257,8 +257,9 @@ static int run_checks(struct at_repo *r, const struct at_policy *p, const struct
 	/* What killed gates left behind; best effort, it is not this gate's business. */
 	at_scratch_sweep(r, NULL, &ignored);
 	for (i = 0; rc == 0 && i < p->nchecks; i++) {
-		snprintf(what, sizeof(what), "check %s", p->checks[i].name);
-		at_progress_say(ce->progress, what, i, p->nchecks);
+		snprintf(what, sizeof(what), "check %zu of %zu: %s", i + 1, p->nchecks,
+			 p->checks[i].name);
+		at_progress_say(ce->progress, what, 0, 0);
 		rc = run_check(r, &p->checks[i], commit, tree, ce, res, err);
 	}
 	return rc;
@@ -418,7 +419,7 @@ int at_app_gate(const struct at_app *app, const struct at_app_gate_opts *o,
 	rc = at_app_open(app, &r, err);
 	if (rc == 0 && o->base_rev) {
 		rc = gate_revs(r, o, environ, &out->report, err);
-	} else if (rc == 0 && (rc = at_app_resolve(app, r, o->name, &t, err)) == 0) {
+	} else if (rc == 0 && (rc = at_app_resolve_present(app, r, o->name, &t, err)) == 0) {
 		at_app_view_init(&v, r, &t);
 		rc = at_app_gate_task(r, &v, o->policy_file, environ, &o->progress, &out->report,
 				      err);

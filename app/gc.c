@@ -17,7 +17,7 @@ int at_app_gc(const struct at_app *app, const struct at_app_gc_opts *o,
 	gopts.force = o->force;
 	rc = at_app_lock(app, &l, NULL, NULL, err);
 	if (rc == 0) {
-		at_progress_say(&o->progress, "collecting", 0, 0);
+		at_progress_say(&o->progress, "collecting what interrupted commands left", 0, 0);
 		rc = at_task_gc(l.r, &gopts, &out->done, err);
 	}
 	at_app_unlock(&l);

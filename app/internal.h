@@ -27,6 +27,26 @@ int at_app_open(const struct at_app *app, struct at_repo **out, struct at_error 
 int at_app_resolve(const struct at_app *app, struct at_repo *r, const char *name,
 		   struct at_task *out, struct at_error *err);
 
+/*
+ * A pathspec as typed in directory dir (`diff -- PATH...`), as git reads
+ * one: each path relative to dir when that is inside the task's worktree
+ * task_top (or the repository's repo_top; either may be NULL), ":/PATH" from
+ * the top, an absolute path inside the top as the rest of it; into out,
+ * relative to the top. A path naming the top itself leaves out empty (no
+ * limit). AT_EUSAGE for a path outside.
+ */
+int at_app_pathspec(const char *dir, const char *task_top, const char *repo_top,
+		    char *const *paths, size_t npaths, struct at_strlist *out,
+		    struct at_error *err);
+
+/*
+ * As at_app_resolve, for a use case that reads the task's worktree (gate,
+ * accept): a worktree deleted by hand is refused, saying what to do about
+ * it (at_task_worktree_gone).
+ */
+int at_app_resolve_present(const struct at_app *app, struct at_repo *r, const char *name,
+			   struct at_task *out, struct at_error *err);
+
 /* A mutating use case's hold on the repository: open, with its lock taken. */
 struct at_app_locked {
 	struct at_repo *r;

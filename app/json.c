@@ -1,6 +1,7 @@
 #include "app/json.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/audit.h"
@@ -135,6 +136,69 @@ at_json *at_app_diff_json(struct at_app_diff *d, struct at_error *err)
 		return NULL;
 	}
 	return j;
+}
+
+/* The patch text, as `diff` prints it without colour, for --json --patch. */
+struct patch_text {
+	char *buf;
+	size_t len, cap;
+};
+
+static int grow_put(struct patch_text *p, const char *s, size_t n)
+{
+	char *grown;
+	size_t cap;
+
+	if (p->len + n + 1 > p->cap) {
+		cap = p->cap ? p->cap : 4096;
+		while (cap < p->len + n + 1)
+			cap *= 2;
+		if (!(grown = realloc(p->buf, cap)))
+			return -1;
+		p->buf = grown;
+		p->cap = cap;
+	}
+	memcpy(p->buf + p->len, s, n);
+	p->len += n;
+	p->buf[p->len] = '\0';
+	return 0;
+}
+
+/* git's output line: the origin character for ' ', '+' and '-', the content, a newline. */
+static int collect_line(char origin, const char *content, size_t len, void *payload)
+{
+	char o = origin;
+
+	if ((origin == ' ' || origin == '+' || origin == '-') && grow_put(payload, &o, 1) < 0)
+		return -1;
+	return grow_put(payload, content, len) < 0 || grow_put(payload, "\n", 1) < 0 ? -1 : 0;
+}
+
+int at_app_diff_json_add_patch(at_json *j, struct at_app_diff *d, struct at_error *err)
+{
+	struct patch_text p = { NULL, 0, 0 };
+	int rc = at_app_diff_patch(d, collect_line, &p, err);
+
+	if (rc == 0 && at_json_add_string(j, "patch", p.buf ? p.buf : "") < 0)
+		rc = at_error_set(err, AT_ESYS, "out of memory");
+	free(p.buf);
+	return rc;
+}
+
+at_json *at_app_trash_json(const struct at_trash_entry *e)
+{
+	at_json *o = at_json_object();
+	char when[AT_TIME_MAX];
+	int bad = !o;
+
+	at_time_iso(when, sizeof(when), (int64_t)e->sec);
+	bad |= at_json_add_string(o, "name", e->name);
+	bad |= at_json_add_number(o, "entry", (double)e->index);
+	bad |= at_json_add_string(o, "ref", e->ref);
+	bad |= at_json_add_string(o, "discarded", when);
+	bad |= at_json_add_string(o, "tip", e->tip);
+	bad |= at_json_add_string(o, "base_branch", at_branch_short(e->base_branch));
+	return done(o, bad);
 }
 
 static at_json *rule_json(const struct at_rule_result *r)

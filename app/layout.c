@@ -7,6 +7,7 @@
  */
 #include "app/internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +27,12 @@ int at_app_layout_resolve(struct at_repo *r, const struct at_task *t, struct at_
 	int rc;
 
 	memset(&l, 0, sizeof(l));
-	if (!realpath(t->path, l.worktree))
+	if (!realpath(t->path, l.worktree)) {
+		if (errno == ENOENT)
+			return at_task_worktree_gone(t, err);
 		return at_error_sys(err, AT_ENOTFOUND, "the worktree of '%s' is missing '%s'",
 				    t->name, t->path);
+	}
 	if (!realpath(p->common_dir, l.common))
 		return at_error_sys(err, AT_ESYS, "cannot resolve '%s'", p->common_dir);
 	if (at_fmt(l.state, sizeof(l.state), "%s/agenttask", l.common) < 0 ||

@@ -16,11 +16,10 @@ int at_app_new(const struct at_app *app, const struct at_app_new_opts *o,
 
 	memset(out, 0, sizeof(*out));
 	nopts.base_rev = o->base_rev;
+	nopts.progress = o->progress;
 	rc = at_app_lock(app, &l, NULL, NULL, err);
-	if (rc == 0) {
-		at_progress_say(&o->progress, "creating the task", 0, 0);
+	if (rc == 0)
 		rc = at_task_new(l.r, o->name, &nopts, &out->task, err);
-	}
 	if (rc == 0)
 		at_app_audited(&out->warnings, out->task.name,
 			       at_audit_new(at_repo_paths(l.r), &out->task, &aerr), &aerr);

@@ -10,8 +10,20 @@
 #include "core/array.h"
 #include "core/audit.h"
 #include "core/name.h"
+#include "git/config.h"
 #include "git/merge.h"
 #include "git/worktree.h"
+
+bool at_app_config(const struct at_app *app, const char *key, char *buf, size_t size)
+{
+	struct at_error ignored = AT_ERROR_INIT;
+	struct at_repo *r = NULL;
+	bool found = at_app_open(app, &r, &ignored) == 0 &&
+		     at_git_user_config(r, key, buf, size);
+
+	at_repo_free(r);
+	return found;
+}
 
 int at_app_task(const struct at_app *app, const char *name, struct at_task *out,
 		struct at_error *err)
@@ -25,7 +37,8 @@ int at_app_task(const struct at_app *app, const char *name, struct at_task *out,
 	return rc;
 }
 
-static int list_inspect(struct at_repo *r, struct at_app_list *l, struct at_error *err)
+static int list_inspect(struct at_repo *r, struct at_app_list *l, bool inspect,
+			struct at_error *err)
 {
 	size_t i;
 
@@ -37,12 +50,14 @@ static int list_inspect(struct at_repo *r, struct at_app_list *l, struct at_erro
 		e = &l->v[l->n++];
 		memset(e, 0, sizeof(*e));
 		e->task = l->records.tasks[i];
-		at_task_inspect(r, &e->task, &e->info, &e->err);
+		if (inspect)
+			at_task_inspect(r, &e->task, &e->info, &e->err);
 	}
 	return 0;
 }
 
-int at_app_list(const struct at_app *app, struct at_app_list *out, struct at_error *err)
+static int list(const struct at_app *app, bool inspect, struct at_app_list *out,
+		struct at_error *err)
 {
 	struct at_app_list l;
 	struct at_repo *r = NULL;
@@ -53,7 +68,7 @@ int at_app_list(const struct at_app *app, struct at_app_list *out, struct at_err
 	if (rc == 0)
 		rc = at_state_list(at_repo_paths(r), &l.records, err);
 	if (rc == 0)
-		rc = list_inspect(r, &l, err);
+		rc = list_inspect(r, &l, inspect, err);
 	at_repo_free(r);
 	if (rc < 0) {
 		at_app_list_release(&l);
@@ -61,6 +76,16 @@ int at_app_list(const struct at_app *app, struct at_app_list *out, struct at_err
 	}
 	*out = l;
 	return 0;
+}
+
+int at_app_list(const struct at_app *app, struct at_app_list *out, struct at_error *err)
+{
+	return list(app, true, out, err);
+}
+
+int at_app_list_names(const struct at_app *app, struct at_app_list *out, struct at_error *err)
+{
+	return list(app, false, out, err);
 }
 
 void at_app_list_release(struct at_app_list *l)

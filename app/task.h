@@ -12,6 +12,14 @@
 #include "core/merge.h"
 #include "core/state.h"
 
+/*
+ * The value of a config key as git reads it for the repository (system,
+ * global, the repository's own; never a task's) into buf: false when it is
+ * unset, too long, or there is no repository. For a front end's settings
+ * (core.pager).
+ */
+bool at_app_config(const struct at_app *app, const char *key, char *buf, size_t size);
+
 /* The task named (NULL: the one whose worktree holds app->dir): `path`. */
 int at_app_task(const struct at_app *app, const char *name, struct at_task *out,
 		struct at_error *err);
@@ -30,6 +38,8 @@ struct at_app_list {
 
 /* Every task, with its state; a record or a task that cannot be read spoils only itself. */
 int at_app_list(const struct at_app *app, struct at_app_list *out, struct at_error *err);
+/* The same without looking at any worktree (info zeroed): for `list --name-only`. */
+int at_app_list_names(const struct at_app *app, struct at_app_list *out, struct at_error *err);
 void at_app_list_release(struct at_app_list *l);
 
 /* Would the task still merge: the conflict preview (git/merge.h). */

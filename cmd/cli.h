@@ -52,15 +52,34 @@ int at_cli_max_file_size(const char *cmd, const char *arg, struct at_app *app);
 
 struct at_command {
 	const char *name;
+	/*
+	 * NULL for help (cmd_help, help.c), which main.c runs: it reads this
+	 * table, so the table cannot point at it (no cycle between the files).
+	 */
 	int (*fn)(const struct at_app *app, int argc, char **argv);
 	const char *usage;      /* the synopsis lines, without "usage: " */
 	const char *summary;    /* one line for `agenttask --help` */
 	const char *help;       /* the options, one per line, for `COMMAND --help` */
 };
 
-/* The command table (commands.c), ended by a zeroed entry; for main.c. */
+/* The command table (commands.c), ended by a zeroed entry; for main.c and help.c. */
 extern const struct at_command at_commands[];
 const struct at_command *at_command_find(const char *name);
+
+/*
+ * The rest of the manual (commands.c), laid out as a command's help is:
+ * prose lines, and items "  TERM   text" with continuation lines indented.
+ * `--help`, `help` and the man pages (help.c) all print from these.
+ */
+extern const char at_overview[];
+extern const char at_global_options[];
+extern const char at_exit_status[];
+
+/* The overview of `agenttask --help`: usage, description, options, commands. */
+void at_cli_overview(FILE *f);
+
+/* A command's full help on stdout, from the table; AT_EXIT_OK. */
+int at_cli_command_help(const struct at_command *c);
 
 /* Map an error code to the exit status above. */
 int at_exit_code(int code);
@@ -94,17 +113,55 @@ int at_cli_bad_option(const char *cmd);
 int at_cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
 
 /*
- * Arguments of the form `[NAME] [--json]` (status, log): -1 to go on with
- * *name (NULL when absent) and *json set, or what to return (AT_EXIT_HELP,
- * or the exit status of a usage error).
+ * Arguments of the form `[NAME] [--json]` (status, log, trash), and with
+ * color not NULL `[--color[=WHEN] | --no-color]` (*color: WHEN, NULL when
+ * not given): -1 to go on with *name (NULL when absent) and *json set, or
+ * what to return (AT_EXIT_HELP, or the exit status of a usage error).
  */
-int at_cli_name_json_args(const char *cmd, int argc, char **argv, const char **name, bool *json);
+int at_cli_name_json_args(const char *cmd, int argc, char **argv, const char **name, bool *json,
+			  const char **color);
 
 /* A command that takes no option but --help, and `NAME` or `[NAME]`: as above. */
 int at_cli_name_args(const char *cmd, int argc, char **argv, bool required, const char **name);
 
-/* True when stdout is a terminal and colour is wanted by --color=WHEN ("auto" by default). */
+/*
+ * Whether to colour by --color=WHEN ("auto" by default): auto colours on a
+ * terminal (or the pager) unless TERM is unset or "dumb" or NO_COLOR is set;
+ * -1 for an unknown WHEN.
+ */
 int at_cli_color(const char *when, bool *out);
+
+/* git's colours (color.diff.*, color.status.*), and the reset. */
+#define AT_COLOR_BOLD "\033[1m"
+#define AT_COLOR_RED "\033[31m"
+#define AT_COLOR_GREEN "\033[32m"
+#define AT_COLOR_YELLOW "\033[33m"
+#define AT_COLOR_CYAN "\033[36m"
+#define AT_COLOR_RESET "\033[m"
+
+/* code when colour is on, else "": printf("%s...%s", at_cli_c(on, RED), at_cli_c(on, RESET)). */
+static inline const char *at_cli_c(bool on, const char *code)
+{
+	return on ? code : "";
+}
+
+/* The long options --color[=WHEN] and --no-color, for a command's table; and their values. */
+enum { AT_OPT_COLOR = 0x1000, AT_OPT_NO_COLOR };
+#define AT_CLI_COLOR_OPTIONS \
+	{ "color", optional_argument, NULL, AT_OPT_COLOR }, \
+	{ "no-color", no_argument, NULL, AT_OPT_NO_COLOR }
+
+/* For option c of AT_CLI_COLOR_OPTIONS: its WHEN (--color alone is "always"). */
+const char *at_cli_color_when(int c, const char *arg);
+
+/* at_cli_color() for a command: -1 to go on with *out set, else the usage error's status. */
+int at_cli_color_for(const char *cmd, const char *when, bool *out);
+
+/*
+ * The pager for a command's long output (diff, log), when stdout is a
+ * terminal: cmd/pager.h, with the repository's core.pager.
+ */
+void at_cli_page(const struct at_app *app);
 
 /* "agenttask: warning: ..." for each line, on stderr. */
 void at_cli_warnings(const struct at_strlist *warnings);

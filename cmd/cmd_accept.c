@@ -1,5 +1,6 @@
 /*
- * cmd_accept.c - agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep] [--json]
+ * cmd_accept.c - agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep] [--quiet]
+ *                [--json]
  *                [--tree ID] [--override REASON] [--policy FILE] [--max-file-size SIZE]
  * (app/accept.h has the order of things and what an override records.)
  */
@@ -7,11 +8,12 @@
 #include "app/json.h"
 #include "cmd/commands.h"
 #include "cmd/print.h"
+#include "cmd/progress.h"
 #include "core/esc.h"
 
 /* -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct at_app_accept_opts *o, struct at_app *app,
-		      bool *json)
+		      bool *quiet, bool *json)
 {
 	static const struct option longopts[] = {
 		{ "ff-only", no_argument, NULL, 'F' },
@@ -19,6 +21,7 @@ static int parse_args(int argc, char **argv, struct at_app_accept_opts *o, struc
 		{ "message", required_argument, NULL, 'm' },
 		{ "keep", no_argument, NULL, 'k' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "tree", required_argument, NULL, 't' },
 		{ "override", required_argument, NULL, 'o' },
@@ -31,13 +34,14 @@ static int parse_args(int argc, char **argv, struct at_app_accept_opts *o, struc
 	bool ff_only = false, squash = false;
 	int c;
 
-	while ((c = at_cli_getopt(argc, argv, "m:fh", longopts)) != -1) {
+	while ((c = at_cli_getopt(argc, argv, "m:fqh", longopts)) != -1) {
 		switch (c) {
 		case 'F': ff_only = true; break;
 		case 'S': squash = true; break;
 		case 'm': o->message = optarg; break;
 		case 'k': o->keep = true; break;
 		case 'j': *json = true; break;
+		case 'q': *quiet = true; break;
 		case 'f': o->force = true; break;
 		case 't': o->expect_tree = optarg; break;
 		case 'o': o->override = optarg; break;
@@ -108,14 +112,19 @@ int cmd_accept(const struct at_app *app_in, int argc, char **argv)
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app app = *app_in;
 	struct at_app_accept_result res;
-	bool json = false;
+	struct at_cli_progress progress;
+	bool quiet = false, json = false;
 	size_t i;
 	int rc;
 
-	if ((rc = parse_args(argc, argv, &o, &app, &json)) >= 0)
+	if ((rc = parse_args(argc, argv, &o, &app, &quiet, &json)) >= 0)
 		return rc;
 	fflush(NULL);
+	/* The gate's checks may take long: their progress. */
+	at_cli_progress_init(&progress, quiet);
+	o.progress = at_cli_progress_hook(&progress);
 	rc = at_app_accept(&app, &o, &res, &err);
+	at_cli_progress_end(&progress, rc == 0);
 	for (i = 0; i < res.notes.n; i++)
 		at_esc_printf(stderr, "agenttask: note: %s\n", res.notes.v[i]);
 	at_cli_warnings(&res.warnings);

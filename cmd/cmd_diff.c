@@ -1,13 +1,14 @@
 /*
- * cmd_diff.c - agenttask diff [NAME] [--stat | --name-only | --json] [--color=WHEN]
- *              agenttask diff --base REV [--head REV] [--stat | --name-only | --json]
- *              (either with [--max-file-size SIZE])
+ * cmd_diff.c - agenttask diff [NAME] [--stat | --name-only | --json [--patch]]
+ *              agenttask diff --base REV [--head REV] [--stat | --name-only | --json [--patch]]
+ *              (either with [--color[=WHEN] | --no-color] [--max-file-size SIZE] [-- PATH...])
  *
  * The task's whole change (commits, uncommitted and untracked files) against
  * its merge base (in CI: REV's tree against merge-base(--base, --head), what
  * `gate --base` judges), printed as `git diff` prints it (cmd/diff_print.c).
  */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "app/diff.h"
@@ -22,7 +23,8 @@ struct diff_args {
 	struct at_app app;         /* the front end's, with --max-file-size */
 	enum diff_mode mode;
 	const char *color;         /* --color=WHEN, NULL: auto */
-	struct at_app_diff_opts o;
+	bool patch;                /* --patch: with --json, the patch text too */
+	struct at_app_diff_opts o; /* with the pathspec after "--", as given */
 };
 
 /*
@@ -37,7 +39,7 @@ static void patch_note(struct at_app_diff *d)
 	at_app_diff_preview(d, &p);
 	if (!p.ok || p.pv.base_moved) {
 		fputs("agenttask: note: ", stderr);
-		at_cli_print_preview(stderr, at_app_diff_task(d), &p);
+		at_cli_print_preview(stderr, at_app_diff_task(d), &p, false);
 	}
 	at_app_preview_release(&p);
 }
@@ -71,21 +73,28 @@ static int show_text(struct at_app_diff *d, enum diff_mode mode, const struct at
  * or --color, which only a viewer wants); to a pipe, without colour, they
  * stay byte-exact, a patch `git apply` takes. --json is exact (JSON-escaped).
  */
-static int show(struct at_app_diff *d, enum diff_mode mode, bool color, struct at_error *err)
+static int show(const struct diff_args *a, struct at_app_diff *d, bool color,
+		struct at_error *err)
 {
 	struct at_cli_patch_out o = { color, color || isatty(STDOUT_FILENO) };
 	at_json *j;
 	int rc;
 
-	switch (mode) {
+	if (a->mode != MODE_JSON)
+		at_cli_page(&a->app);
+	switch (a->mode) {
 	case MODE_JSON:
 		if (!(j = at_app_diff_json(d, err)))
 			return err->code;
+		if (a->patch && (rc = at_app_diff_json_add_patch(j, d, err)) < 0) {
+			at_json_free(j);
+			return rc;
+		}
 		/* at_cli_print_json has said what failed */
 		return at_cli_print_json(j) == AT_EXIT_OK ? 0 : AT_ESYS;
 	case MODE_STAT:
 	case MODE_NAMES:
-		return show_text(d, mode, &o, err);
+		return show_text(d, a->mode, &o, err);
 	case MODE_PATCH:
 	default:
 		if ((rc = at_app_diff_patch(d, at_cli_diff_line, &o, err)) < 0)
@@ -103,7 +112,8 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		{ "stat", no_argument, NULL, 's' },
 		{ "name-only", no_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
-		{ "color", optional_argument, NULL, 'c' },
+		{ "patch", no_argument, NULL, 'p' },
+		AT_CLI_COLOR_OPTIONS,
 		{ "base", required_argument, NULL, 'b' },
 		{ "head", required_argument, NULL, 'H' },
 		AT_CLI_MAX_FILE_SIZE_OPTION,
@@ -111,19 +121,29 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool clash = false;
-	int c;
+	int c, dd;
 
-	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
+	/* The pathspec comes after "--"; options and NAME before it. */
+	for (dd = 1; dd < argc && strcmp(argv[dd], "--") != 0; dd++)
+		;
+	if (dd < argc) {
+		a->o.paths = argv + dd + 1;
+		a->o.npaths = (size_t)(argc - dd - 1);
+	}
+	argc = dd;
+	while ((c = at_cli_getopt(argc, argv, "ph", longopts)) != -1) {
 		enum diff_mode m = c == 's' ? MODE_STAT : c == 'n' ? MODE_NAMES : MODE_JSON;
 
 		switch (c) {
+		case 'p': a->patch = true; break;
 		case 's':
 		case 'n':
 		case 'j':
 			clash = clash || (a->mode != MODE_PATCH && a->mode != m);
 			a->mode = m;
 			break;
-		case 'c': a->color = optarg ? optarg : "always"; break;
+		case AT_OPT_COLOR:
+		case AT_OPT_NO_COLOR: a->color = at_cli_color_when(c, optarg); break;
 		case 'b': a->o.base_rev = optarg; break;
 		case 'H': a->o.head_rev = optarg; break;
 		case AT_CLI_OPT_MAX_FILE_SIZE:
@@ -136,6 +156,9 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 	}
 	if (clash)
 		return at_cli_usage("diff", "--stat, --name-only and --json cannot be combined");
+	if (a->patch && (a->mode == MODE_STAT || a->mode == MODE_NAMES))
+		return at_cli_usage("diff", "--patch goes with --json (or alone): not with %s",
+				    a->mode == MODE_STAT ? "--stat" : "--name-only");
 	if (optind + 1 < argc)
 		return at_cli_usage("diff", "too many arguments");
 	a->o.name = optind < argc ? argv[optind] : NULL;
@@ -148,7 +171,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 
 int cmd_diff(const struct at_app *app, int argc, char **argv)
 {
-	struct diff_args a = { *app, MODE_PATCH, NULL, { NULL, NULL, NULL } };
+	struct diff_args a = { *app, MODE_PATCH, NULL, false, { NULL, NULL, NULL, NULL, 0 } };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app_diff *d = NULL;
 	bool color = false;
@@ -156,12 +179,11 @@ int cmd_diff(const struct at_app *app, int argc, char **argv)
 
 	if ((rc = parse_args(argc, argv, &a)) != 0)
 		return rc;
-	if (at_cli_color(a.color, &color) < 0)
-		return at_cli_usage("diff", "invalid --color '%s': use auto, always or never",
-				    a.color);
+	if ((rc = at_cli_color_for("diff", a.color, &color)) >= 0)
+		return rc;
 	rc = at_app_diff_open(&a.app, &a.o, &d, &err);
 	if (rc == 0)
-		rc = show(d, a.mode, color, &err);
+		rc = show(&a, d, color, &err);
 	if (rc == 0 && fflush(stdout) != 0)
 		rc = at_error_sys(&err, AT_ESYS, "cannot write the diff");
 	at_app_diff_free(d);

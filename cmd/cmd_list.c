@@ -1,27 +1,84 @@
-/* cmd_list.c - agenttask list [--json] */
+/* cmd_list.c - agenttask list [--json | --name-only] [--color[=WHEN] | --no-color] */
+#include <stdio.h>
+#include <string.h>
+
 #include "app/json.h"
 #include "app/task.h"
 #include "cmd/commands.h"
 #include "core/esc.h"
 #include "core/util.h"
 
-static void print_row(const struct at_task *t, const struct at_task_info *info)
+/* The width of each padded column: its header's, or its longest value's. */
+struct list_widths {
+	int name, branch, base;
+	bool color;
+};
+
+static const char *state_of(const struct at_task *t, const struct at_task_info *info)
 {
+	return t->phase != AT_TASK_READY ? "half-made" :
+	       info->worktree_missing   ? "missing" :
+	       info->dirty              ? "modified" : "clean";
+}
+
+/* Clean green, modified yellow, missing or half-made red. */
+static const char *state_color(const char *state)
+{
+	return strcmp(state, "clean") == 0 ? AT_COLOR_GREEN :
+	       strcmp(state, "modified") == 0 ? AT_COLOR_YELLOW : AT_COLOR_RED;
+}
+
+static const char *base_of(const struct at_task *t)
+{
+	return t->base_branch[0] ? at_branch_short(t->base_branch) : "(detached)";
+}
+
+static void widen(int *w, const char *s)
+{
+	int n = (int)strlen(s);
+
+	if (n > *w)
+		*w = n;
+}
+
+static void print_row(const struct list_widths *w, const struct at_task *t,
+		      const struct at_task_info *info)
+{
+	const char *state = state_of(t, info), *reset = at_cli_c(w->color, AT_COLOR_RESET);
 	char created[AT_TIME_MAX];
 
 	at_time_iso(created, sizeof(created), t->created);
-	printf("%-20s %-9s %-20s %.12s  %s  %s\n", t->name,
-	       t->phase != AT_TASK_READY ? "half-made" :
-	       info->worktree_missing   ? "missing" :
-	       info->dirty              ? "modified" : "clean",
-	       t->base_branch[0] ? at_branch_short(t->base_branch) : "(detached)",
-	       info->head_commit[0] ? info->head_commit : t->base_commit, created, t->path);
+	/* The padding outside the escapes, so that the columns stay aligned. */
+	printf("%-*s  %s%s%s%*s  %s%-*s%s  %-*s  %s%-12.12s%s  %-20s  %s\n", w->name, t->name,
+	       at_cli_c(w->color, state_color(state)), state, reset, 9 - (int)strlen(state), "",
+	       at_cli_c(w->color, AT_COLOR_GREEN), w->branch, at_branch_short(t->branch), reset,
+	       w->base, base_of(t), at_cli_c(w->color, AT_COLOR_YELLOW),
+	       info->head_commit[0] ? info->head_commit : t->base_commit, reset, created, t->path);
 }
 
-/* A record or task that cannot be read spoils only itself: say so, list the rest. */
-static int print_list(const struct at_app_list *l, bool json)
+/* A header and one row a task, its columns as wide as they need. */
+static void print_table(const struct at_app_list *l, bool color)
 {
-	at_json *arr = json ? at_json_array() : NULL;
+	struct list_widths w = { 4, 6, 4, color };
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		widen(&w.name, l->v[i].task.name);
+		widen(&w.branch, at_branch_short(l->v[i].task.branch));
+		widen(&w.base, base_of(&l->v[i].task));
+	}
+	printf("%-*s  %-9s  %-*s  %-*s  %-12s  %-20s  %s\n", w.name, "NAME", "STATE", w.branch,
+	       "BRANCH", w.base, "BASE", "HEAD", "CREATED", "PATH");
+	for (i = 0; i < l->n; i++)
+		print_row(&w, &l->v[i].task, &l->v[i].info);
+}
+
+enum list_form { LIST_TABLE, LIST_JSON, LIST_NAMES };
+
+/* A record or task that cannot be read spoils only itself: say so, list the rest. */
+static int print_list(const struct at_app_list *l, enum list_form form, bool color)
+{
+	at_json *arr = form == LIST_JSON ? at_json_array() : NULL;
 	int status = AT_EXIT_OK;
 	size_t i;
 
@@ -30,16 +87,19 @@ static int print_list(const struct at_app_list *l, bool json)
 			at_cli_fail(&l->v[i].err);   /* escaped: it may quote the task's paths */
 			status = AT_EXIT_FAIL;
 		}
-		if (json)
+		if (form == LIST_JSON)
 			at_json_append(arr, at_app_task_json(&l->v[i].task, &l->v[i].info));
-		else
-			print_row(&l->v[i].task, &l->v[i].info);
+		else if (form == LIST_NAMES)
+			puts(l->v[i].task.name);
 	}
+	/* No tasks, no table: an empty list stays empty for scripts that test it. */
+	if (form == LIST_TABLE && l->n > 0)
+		print_table(l, color);
 	for (i = 0; i < l->records.nproblems; i++) {
 		at_esc_printf(stderr, "agenttask: %s\n", l->records.problems[i].err.msg);
 		status = AT_EXIT_FAIL;
 	}
-	if (json && at_cli_print_json(arr) != AT_EXIT_OK)
+	if (arr && at_cli_print_json(arr) != AT_EXIT_OK)
 		return AT_EXIT_FAIL;
 	return status;
 }
@@ -48,25 +108,37 @@ int cmd_list(const struct at_app *app, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "name-only", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
+		AT_CLI_COLOR_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app_list l;
-	bool json = false;
-	int c;
+	bool json = false, names = false, color;
+	const char *when = NULL;
+	int c, rc;
 
 	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
 		if (c == 'j')
 			json = true;
+		else if (c == 'n')
+			names = true;
+		else if (c == AT_OPT_COLOR || c == AT_OPT_NO_COLOR)
+			when = at_cli_color_when(c, optarg);
 		else
 			return c == 'h' ? AT_EXIT_HELP : at_cli_bad_option("list");
 	}
 	if (optind < argc)
 		return at_cli_usage("list", "too many arguments");
-	if (at_app_list(app, &l, &err) < 0)
+	if (json && names)
+		return at_cli_usage("list", "options '--json' and '--name-only' cannot be used together");
+	if ((rc = at_cli_color_for("list", when, &color)) >= 0)
+		return rc;
+	/* The names alone (for completion and scripts): no worktree is looked at. */
+	if ((names ? at_app_list_names(app, &l, &err) : at_app_list(app, &l, &err)) < 0)
 		return at_cli_fail(&err);
-	c = print_list(&l, json);
+	rc = print_list(&l, json ? LIST_JSON : names ? LIST_NAMES : LIST_TABLE, color);
 	at_app_list_release(&l);
-	return c;
+	return rc;
 }

@@ -57,8 +57,10 @@ static void print_fields(const at_json *e)
 	}
 }
 
-static void print_entry(const at_json *e)
+/* Colours: the event cyan, a run's exit green for 0 and red otherwise, as a test runner's. */
+static void print_entry(const at_json *e, bool c)
 {
+	const char *reset = at_cli_c(c, AT_COLOR_RESET);
 	const char *event = at_json_get_string(e, "event");
 	const char *time = at_json_get_string(e, "time");
 	double exit_code, duration, line;
@@ -72,20 +74,26 @@ static void print_entry(const at_json *e)
 		fputs(")\n", stdout);
 		return;
 	}
-	at_esc_printf(stdout, "%-24s %-8s ", time ? time : "-", event ? event : "?");
+	/* The task's strings escaped; the colour codes, ours, around them. */
+	at_esc_printf(stdout, "%-24s ", time ? time : "-");
+	fputs(at_cli_c(c, AT_COLOR_CYAN), stdout);
+	at_esc_printf(stdout, "%-8s", event ? event : "?");
+	printf("%s ", reset);
 	if (event && strcmp(event, "run") == 0) {
 		at_json_get_bool(e, "timed_out", &timed_out);
 		if (at_json_get_number(e, "exit_code", &exit_code))
-			printf("exit %-3.0f ", exit_code);
+			printf("%sexit %-3.0f%s ",
+			       at_cli_c(c, exit_code == 0 ? AT_COLOR_GREEN : AT_COLOR_RED),
+			       exit_code, reset);
 		if (at_json_get_number(e, "duration_ms", &duration))
 			printf("%8.0f ms  ", duration);
 		print_argv(at_json_get(e, "argv"));
 		if (timed_out)
-			printf("  (timed out)");
+			printf("  %s(timed out)%s", at_cli_c(c, AT_COLOR_RED), reset);
 		if (at_json_get_string(e, "error")) {
-			fputs("  (", stdout);
+			printf("  %s(", at_cli_c(c, AT_COLOR_RED));
 			at_esc_fputs(stdout, at_json_get_string(e, "error"), 0);
-			fputc(')', stdout);
+			printf(")%s", reset);
 		}
 	} else {
 		print_fields(e);
@@ -98,14 +106,17 @@ int cmd_log(const struct at_app *app, int argc, char **argv)
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app_log log;
 	const at_json *e;
-	const char *name;
-	bool json;
+	const char *name, *when;
+	bool json, color;
 	int rc;
 
-	if ((rc = at_cli_name_json_args("log", argc, argv, &name, &json)) >= 0)
+	if ((rc = at_cli_name_json_args("log", argc, argv, &name, &json, &when)) >= 0 ||
+	    (rc = at_cli_color_for("log", when, &color)) >= 0)
 		return rc;
 	if (at_app_log(app, name, &log, &err) < 0)
 		return at_cli_fail(&err);
+	if (!json)
+		at_cli_page(app);
 	if (json) {
 		rc = at_cli_print_json(log.entries);
 		log.entries = NULL;
@@ -114,7 +125,7 @@ int cmd_log(const struct at_app *app, int argc, char **argv)
 	if (at_json_size(log.entries) == 0)
 		printf("no entries in the log of task '%s'\n", log.task);
 	for (e = at_json_child(log.entries); e; e = at_json_next(e))
-		print_entry(e);
+		print_entry(e, color);
 	at_app_log_release(&log);
 	return AT_EXIT_OK;
 }

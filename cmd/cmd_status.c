@@ -1,4 +1,4 @@
-/* cmd_status.c - agenttask status [NAME] [--json] */
+/* cmd_status.c - agenttask status [NAME] [--json] [--color[=WHEN] | --no-color] */
 #include "app/json.h"
 #include "app/task.h"
 #include "cmd/commands.h"
@@ -17,20 +17,25 @@ static int print_json(const struct at_app_status *st)
 	return at_cli_print_json(o);
 }
 
-static void print_status(const struct at_task *t, const struct at_task_info *info)
+/* Colours as git status's: the branch green, commits yellow, what needs a look red or yellow. */
+static void print_status(const struct at_task *t, const struct at_task_info *info, bool c)
 {
+	const char *reset = at_cli_c(c, AT_COLOR_RESET), *yellow = at_cli_c(c, AT_COLOR_YELLOW);
 	char created[AT_TIME_MAX];
 
 	at_time_iso(created, sizeof(created), t->created);
-	printf("task:         %s\n", t->name);
-	printf("branch:       %s\n", at_branch_short(t->branch));
-	printf("base:         %s at %.12s\n",
-	       t->base_branch[0] ? at_branch_short(t->base_branch) : "(detached HEAD)",
-	       t->base_commit);
-	printf("head:         %.12s (%zu commit%s ahead of base)\n", info->head_commit,
-	       info->commits_ahead, info->commits_ahead == 1 ? "" : "s");
-	printf("worktree:     %s%s\n", t->path, info->worktree_missing ? " (missing)" : "");
-	printf("changes:      %s\n", info->dirty ? "uncommitted changes" : "none uncommitted");
+	printf("task:         %s%s%s\n", at_cli_c(c, AT_COLOR_BOLD), t->name, reset);
+	printf("branch:       %s%s%s\n", at_cli_c(c, AT_COLOR_GREEN), at_branch_short(t->branch),
+	       reset);
+	printf("base:         %s at %s%.12s%s\n",
+	       t->base_branch[0] ? at_branch_short(t->base_branch) : "(detached HEAD)", yellow,
+	       t->base_commit, reset);
+	printf("head:         %s%.12s%s (%zu commit%s ahead of base)\n", yellow, info->head_commit,
+	       reset, info->commits_ahead, info->commits_ahead == 1 ? "" : "s");
+	printf("worktree:     %s%s%s%s\n", t->path, at_cli_c(c, AT_COLOR_RED),
+	       info->worktree_missing ? " (missing)" : "", reset);
+	printf("changes:      %s%s%s\n", info->dirty ? yellow : "",
+	       info->dirty ? "uncommitted changes" : "none uncommitted", reset);
 	printf("created:      %s\n", created);
 }
 
@@ -38,20 +43,21 @@ int cmd_status(const struct at_app *app, int argc, char **argv)
 {
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app_status st;
-	const char *name;
-	bool json;
+	const char *name, *when;
+	bool json, color;
 	int rc;
 
-	if ((rc = at_cli_name_json_args("status", argc, argv, &name, &json)) >= 0)
+	if ((rc = at_cli_name_json_args("status", argc, argv, &name, &json, &when)) >= 0 ||
+	    (rc = at_cli_color_for("status", when, &color)) >= 0)
 		return rc;
 	if (at_app_status(app, name, &st, &err) < 0)
 		return at_cli_fail(&err);
 	if (json) {
 		rc = print_json(&st);
 	} else {
-		print_status(&st.task, &st.info);
+		print_status(&st.task, &st.info, color);
 		fputs("merge:        ", stdout);
-		at_cli_print_preview(stdout, &st.task, &st.preview);
+		at_cli_print_preview(stdout, &st.task, &st.preview, color);
 		rc = AT_EXIT_OK;
 	}
 	at_app_status_release(&st);

@@ -5,14 +5,28 @@
 #include "core/run.h"
 
 const struct at_command at_commands[] = {
-	{ "new", cmd_new, "agenttask new NAME [--base REV] [--json]",
+	{ "new", cmd_new, "agenttask new NAME [--base REV] [--quiet] [--json]",
 	  "create a task: a branch and a worktree of its own",
 	  "  --base REV     start from REV (a branch, tag or commit; default HEAD)\n"
-	  "  --json         print the task as a JSON object (docs/json.md)\n" },
-	{ "list", cmd_list, "agenttask list [--json]", "list tasks",
-	  "  --json         print a JSON array of tasks\n" },
-	{ "status", cmd_status, "agenttask status [NAME] [--json]", "show one task's state",
-	  "  --json         print a JSON object\n" },
+	  "  -q, --quiet    no progress on the terminal\n"
+	  "  --json         print the task as a JSON object (docs/json.md)\n"
+	  "\nPrints the worktree's path. On a terminal, a checkout that takes more than a\n"
+	  "second shows its progress on stderr (\"Updating files\"), as git's does.\n" },
+	{ "list", cmd_list, "agenttask list [--json | --name-only] [--color[=WHEN] | --no-color]",
+	  "list tasks",
+	  "  --json         print a JSON array of tasks\n"
+	  "  --name-only    only the names, one a line\n"
+	  "  --color[=WHEN] colour the states: auto (on a terminal; default), always, never\n"
+	  "  --no-color     the same as --color=never\n"
+	  "\nA table of every task with a header: its name, its state (clean, modified,\n"
+	  "missing: the worktree is gone, half-made: interrupted while being made), its\n"
+	  "branch, the branch it is based on, the tip of its branch (or its base commit),\n"
+	  "when it was made and its worktree's path.\n" },
+	{ "status", cmd_status, "agenttask status [NAME] [--json] [--color[=WHEN] | --no-color]",
+	  "show one task's state",
+	  "  --json         print a JSON object\n"
+	  "  --color[=WHEN] colour the output: auto (on a terminal; default), always, never\n"
+	  "  --no-color     the same as --color=never\n" },
 	{ "path", cmd_path, "agenttask path NAME", "print a task's worktree path (for cd)", "" },
 	{ "run", cmd_run, "agenttask run [NAME] [OPTIONS] -- CMD [ARG...]",
 	  "run a command in the task's sandbox",
@@ -48,13 +62,16 @@ const struct at_command at_commands[] = {
 	  "timeout; 125 the sandbox could not be set up; 126 cannot execute; 127 not found;\n"
 	  "137 out of memory (the kernel's OOM killer took a process of the run).\n" },
 	{ "diff", cmd_diff,
-	  "agenttask diff [NAME] [--stat | --name-only | --json] [--color=auto|always|never]\n"
-	  "agenttask diff --base REV [--head REV] [--stat | --name-only | --json] [--color=WHEN]",
+	  "agenttask diff [NAME] [--stat | --name-only | --json [--patch]] [--color[=WHEN] | --no-color]\n"
+	  "               [-- PATH...]\n"
+	  "agenttask diff --base REV [--head REV] [--stat | --name-only | --json] [-- PATH...]",
 	  "show the task's whole change against its base",
 	  "  --stat         a summary per file, like git diff --stat\n"
 	  "  --name-only    only the names of the changed files\n"
 	  "  --json         print a JSON object: base, tree, files, additions, deletions\n"
+	  "  -p, --patch    with --json: the patch text too (\"patch\"), as diff prints it\n"
 	  "  --color[=WHEN] colour the output: auto (on a terminal; default), always, never\n"
+	  "  --no-color     the same as --color=never\n"
 	  "  --base REV     CI mode, without a task: the head's change against its merge\n"
 	  "                 base with REV, what gate --base judges\n"
 	  "  --head REV     with --base: the head revision (default HEAD)\n"
@@ -63,7 +80,13 @@ const struct at_command at_commands[] = {
 	  "The change is everything accept would integrate: the task branch's commits\n"
 	  "and the worktree's uncommitted and untracked (not ignored) files, against\n"
 	  "the merge base of the task branch and its base branch. Paths are quoted as\n"
-	  "git quotes them (see core.quotepath). The worktree is not changed.\n" },
+	  "git quotes them (see core.quotepath). The worktree is not changed.\n"
+	  "\n"
+	  "PATH... limits it to those files, as git's pathspec does: a file, a directory,\n"
+	  "or a glob; relative to the current directory, ':/PATH' from the top. A rename\n"
+	  "is shown whole when either of its paths matches. The JSON's tree stays the\n"
+	  "whole state's: what accept --tree takes is never a part of it.\n"
+	  "On a terminal the output goes through the pager (see 'agenttask help').\n" },
 	{ "commit", cmd_commit, "agenttask commit [NAME] [-m MSG] [--max-file-size SIZE] [--json]",
 	  "record every change in the worktree as one commit on the task branch",
 	  "  -m, --message MSG   commit message\n"
@@ -75,6 +98,10 @@ const struct at_command at_commands[] = {
 	  "  --json         print {passed, base, tree, policy, results: [{rule, passed,\n"
 	  "                 message, paths}]} (base, tree, policy null: nothing judged)\n"
 	  "  --markdown     print a summary for a pull-request comment\n"
+	  "  -q, --quiet    no progress of the checks on the terminal\n"
+	  "  --color[=WHEN] colour the text report: auto (on a terminal; default), always,\n"
+	  "                 never\n"
+	  "  --no-color     the same as --color=never\n"
 	  "  --policy FILE  judge by FILE instead of the base's .agenttask/policy.json\n"
 	  "  --base REV     CI: judge the change from merge-base(REV, HEAD REV) to HEAD REV,\n"
 	  "                 with the policy read from REV, in any checkout, without a task\n"
@@ -82,16 +109,20 @@ const struct at_command at_commands[] = {
 	  AT_CLI_MAX_FILE_SIZE_HELP
 	  "\nThe policy is read from the base: the tip of the task's base branch (the\n"
 	  "task's base commit when it has none), so a task cannot loosen its own policy.\n"
-	  "Checks run sandboxed, each in a fresh scratch worktree of the state judged.\n"
+	  "Checks run sandboxed, each in a fresh scratch worktree of the state judged; on\n"
+	  "a terminal, the one running and its time so far are shown on stderr.\n"
 	  "Exit 0 passed (or no policy: nothing to judge), 1 failed, 2 malformed policy.\n" },
 	{ "accept", cmd_accept,
-	  "agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep] [--force] [--json]\n"
-	  "                        [--tree ID] [--override REASON] [--policy FILE]",
+	  "agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep] [--force]\n"
+	  "                        [--tree ID] [--override REASON] [--policy FILE] [--json]",
 	  "merge the task into its base branch",
 	  "  --ff-only          fast-forward only; refuse when the base has moved on\n"
 	  "  --squash           one new commit on the base with the task's whole change\n"
-	  "  -m, --message MSG  message of the merge or squash commit\n"
+	  "  -m, --message MSG  message of the merge or squash commit; a task that would\n"
+	  "                     fast-forward gets a merge commit instead (not with --ff-only)\n"
 	  "  --keep             keep the task (worktree and branch) after accepting it\n"
+	  "  -q, --quiet        no progress of the gate's checks on the terminal\n"
+	  "  --json             print what moved as JSON (docs/json.md)\n"
 	  "  -f, --force        kill the task's running commands ('agenttask run') first\n"
 	  "  --tree ID          refuse unless the task's full state is still tree ID (as reviewed)\n"
 	  "  --override REASON  accept although the review gate fails; REASON is recorded in the\n"
@@ -102,12 +133,15 @@ const struct at_command at_commands[] = {
 	  "checked out, its files are updated too; uncommitted changes of yours in any file\n"
 	  "the task changes make accept refuse, other changes of yours are left as they are.\n"
 	  "Unless --keep, accept refuses while a command of the task runs (--force kills it).\n" },
-	{ "discard", cmd_discard, "agenttask discard [NAME] [--force] [--max-file-size SIZE] [--json]",
+	{ "discard", cmd_discard, "agenttask discard [NAME] [--force] [--quiet] [--max-file-size SIZE]\n"
+	  "                         [--json]",
 	  "throw a task away (saved in the trash first)",
 	  "  -f, --force    kill the task's running commands ('agenttask run') first, and\n"
 	  "                 when the worktree holds something agenttask will not record\n"
 	  "                 (a name git refuses, an unreadable file, an embedded\n"
 	  "                 repository, a file over the size limit), save the commits only\n"
+	  "  -q, --quiet    no progress on the terminal\n"
+	  "  --json         print {task, trash, commits_only, warnings}\n"
 	  AT_CLI_MAX_FILE_SIZE_HELP
 	  "\nThe task's full state (commits, uncommitted and untracked files, modes) is\n"
 	  "saved under refs/agenttask/trash/NAME/ first; 'agenttask restore NAME' brings\n"
@@ -115,23 +149,40 @@ const struct at_command at_commands[] = {
 	  "Ignored files\n"
 	  "(build output, node_modules/, .env) are not saved: they go with the worktree.\n"
 	  "A task whose worktree was moved ('git worktree move') is refused.\n" },
-	{ "restore", cmd_restore, "agenttask restore NAME [--json]",
-	  "bring the most recently discarded task NAME back",
+	{ "restore", cmd_restore, "agenttask restore NAME [ENTRY] [--json]",
+	  "bring a discarded task back (the most recently discarded NAME by default)",
+	  "ENTRY is one of 'agenttask trash NAME': its number (1 the newest, 2 the one\n"
+	  "before...), its time (SECONDS.NANOS) or its ref.\n"
+	  "\n"
 	  "The task comes back as it was discarded: its branch at the same commit, its\n"
 	  "worktree with the same files, uncommitted changes still uncommitted (unstaged)\n"
-	  "and untracked files still untracked. The trash entry is then deleted; older\n"
+	  "and untracked files still untracked. The trash entry is then deleted; other\n"
 	  "entries of the same name stay in the trash.\n"
 	  "Prints the worktree path. Exit 1 when a task NAME exists, 2 when there is no\n"
 	  "trash for NAME ('agenttask gc --trash-days N' prunes old entries).\n" },
-	{ "log", cmd_log, "agenttask log [NAME] [--json]", "show the task's audit log",
+	{ "trash", cmd_trash, "agenttask trash [NAME] [--json]",
+	  "list the discarded tasks that restore can bring back",
+	  "  --json         print a JSON array: name, entry, ref, discarded, tip, base_branch\n"
+	  "\nOne line an entry, newest first within each task: its name, its ENTRY number\n"
+	  "for 'agenttask restore NAME ENTRY', when it was discarded, the tip of its\n"
+	  "branch then, its base branch and its ref. 'agenttask gc' prunes entries older\n"
+	  "than --trash-days.\n" },
+	{ "log", cmd_log, "agenttask log [NAME] [--json] [--color[=WHEN] | --no-color]",
+	  "show the task's audit log",
 	  "  --json         print the log as a JSON array (one object per event)\n"
+	  "  --color[=WHEN] colour the output: auto (on a terminal; default), always, never\n"
+	  "  --no-color     the same as --color=never\n"
 	  "\nEvery run is logged: argv, start, duration, exit status, resource use; and\n"
 	  "every new, commit, gate, accept (and --override), discard and restore.\n"
-	  "The log outlives the task's removal.\n" },
-	{ "gc", cmd_gc, "agenttask gc [--trash-days N] [--force] [--json]",
+	  "The log outlives the task's removal. The text shows every control character\n"
+	  "of what the task chose (argv, reasons), tab and newline too, as \\xNN; --json\n"
+	  "has the exact strings.\n" },
+	{ "gc", cmd_gc, "agenttask gc [--trash-days N] [--force] [--quiet] [--json]",
 	  "remove what interrupted commands left behind",
 	  "  --trash-days N   prune discarded tasks older than N days (default "
 	  AT_STR(AT_TRASH_DAYS_DEFAULT) ")\n"
+	  "  -q, --quiet      no progress on the terminal\n"
+	  "  --json           print {actions: [{message, failed}], failed}\n"
 	  "  -f, --force      kill the running commands of a task gc removes; without it\n"
 	  "                   such a task is left alone, and gc says so\n"
 	  "\nA failure with one thing is reported and gc goes on with the rest (exit 1).\n" },
@@ -152,8 +203,42 @@ const struct at_command at_commands[] = {
 	  "write_file, edit_file, list_files, delete_file, diff, commit. The repository is\n"
 	  "the one holding DIR (default the current directory); a tool's 'task' defaults\n"
 	  "to the task whose worktree holds DIR. See docs/agents.md.\n" },
+	{ "help", NULL, "agenttask help [--man] [COMMAND]",
+	  "show a command's manual, or the overview of them all",
+	  "  --man          print the manual page's source (roff) instead, for man -l -\n"
+	  "\nThe text is the same as 'agenttask COMMAND --help' and the installed manual\n"
+	  "page agenttask-COMMAND(1): all three are made from one table.\n" },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
+
+const char at_overview[] =
+	"Run an AI agent's work in a task of its own: an ephemeral git worktree and\n"
+	"branch, a sandbox bound to it, a review, then accept or discard.\n"
+	"\n"
+	"Where NAME is optional it defaults to the task whose worktree holds the\n"
+	"current directory. A task NAME is the branch agenttask/NAME checked out in a\n"
+	"linked worktree under <git-common-dir>/agenttask/worktrees/NAME.\n"
+	"\n"
+	"On a terminal, diff and log go through a pager as git's do: GIT_PAGER, else\n"
+	"core.pager, else PAGER, else less (with LESS=FRX unless LESS is set). Colour\n"
+	"is used on a terminal unless TERM is dumb or NO_COLOR is set; --color=always\n"
+	"and --color=never (or --no-color) decide instead.\n";
+
+const char at_global_options[] =
+	"  -C DIR         run as if started in DIR, as with git\n"
+	"  -P, --no-pager  do not page the output of diff and log\n"
+	"  --version      print the version, and those of libgit2 and libseccomp\n"
+	"  -h, --help     print this overview\n";
+
+const char at_exit_status[] =
+	"  0              done (gate: passed)\n"
+	"  1              refused or failed for a stated reason: a conflict, changes in\n"
+	"                 the way, a failed gate, a name already taken\n"
+	"  2              usage error, unknown task, not a repository, malformed policy\n"
+	"  124            run: the command timed out\n"
+	"  125            run: the sandbox could not be set up (the command never ran)\n"
+	"  126, 127       run: the command could not be executed, or was not found\n"
+	"  128+N          run: the command was killed by signal N\n";
 
 const struct at_command *at_command_find(const char *name)
 {

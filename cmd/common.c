@@ -6,6 +6,8 @@
 
 #include "app/json.h"
 #include "cmd/cli.h"
+#include "app/task.h"
+#include "cmd/pager.h"
 #include "core/esc.h"
 #include "core/json.h"
 #include "core/parse.h"
@@ -114,19 +116,39 @@ int at_cli_getopt(int argc, char **argv, const char *shortopts, const struct opt
 	return '?';
 }
 
-int at_cli_name_json_args(const char *cmd, int argc, char **argv, const char **name, bool *json)
+const char *at_cli_color_when(int c, const char *arg)
+{
+	return c == AT_OPT_NO_COLOR ? "never" : arg ? arg : "always";
+}
+
+int at_cli_color_for(const char *cmd, const char *when, bool *out)
+{
+	if (at_cli_color(when, out) < 0)
+		return at_cli_usage(cmd, "invalid --color '%s': use auto, always or never", when);
+	return -1;
+}
+
+int at_cli_name_json_args(const char *cmd, int argc, char **argv, const char **name, bool *json,
+			  const char **color)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		AT_CLI_COLOR_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	*json = false;
+	if (color)
+		*color = NULL;
 	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
 		if (c == 'j')
 			*json = true;
+		else if ((c == AT_OPT_COLOR || c == AT_OPT_NO_COLOR) && color)
+			*color = at_cli_color_when(c, optarg);
+		else if (c == AT_OPT_COLOR || c == AT_OPT_NO_COLOR)
+			return at_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
 		else
 			return c == 'h' ? AT_EXIT_HELP : at_cli_bad_option(cmd);
 	}
@@ -166,10 +188,23 @@ int at_cli_max_file_size(const char *cmd, const char *arg, struct at_app *app)
 	return 0;
 }
 
+/*
+ * Colour by default where git would use it: on a terminal (or the pager)
+ * whose TERM is set and not "dumb"; and, as no-color.org asks, not when
+ * NO_COLOR is set to anything but "". --color=always overrides both.
+ */
+static bool color_by_default(void)
+{
+	const char *term = getenv("TERM"), *no_color = getenv("NO_COLOR");
+
+	return at_cli_stdout_tty() && term && strcmp(term, "dumb") != 0 &&
+	       !(no_color && no_color[0]);
+}
+
 int at_cli_color(const char *when, bool *out)
 {
 	if (!when || strcmp(when, "auto") == 0)
-		*out = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+		*out = color_by_default();
 	else if (strcmp(when, "always") == 0)
 		*out = true;
 	else if (strcmp(when, "never") == 0)
@@ -202,4 +237,15 @@ int at_cli_print_json(at_json *j)
 	puts(text);
 	free(text);
 	return AT_EXIT_OK;
+}
+
+void at_cli_page(const struct at_app *app)
+{
+	char core_pager[1024];
+
+	/* The config is read only when there is a terminal to page to. */
+	if (!isatty(STDOUT_FILENO))
+		return;
+	at_cli_pager_start(at_app_config(app, "core.pager", core_pager, sizeof(core_pager)) ?
+				   core_pager : NULL);
 }

@@ -1,35 +1,26 @@
 /*
- * main.c - agenttask [-C DIR] COMMAND [ARGS...]
+ * main.c - agenttask [-C DIR] [-P | --no-pager] [--version] [--help] COMMAND [ARGS...]
  *
  * Global options come before the command, as with git. Everything after the
  * command name belongs to the command.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "app/doctor.h"
 #include "cmd/commands.h"
+#include "cmd/pager.h"
 
 extern char **environ;
 
-static void print_help(FILE *f)
+/* The version, and those of the libraries that decide what it can do. */
+static int print_version(void)
 {
-	const struct at_command *c;
+	struct at_app_versions v;
 
-	fputs("usage: agenttask [-C DIR] [--version] [--help] COMMAND [ARGS...]\n\n"
-	      "Run an AI agent's work in a task of its own: an ephemeral git worktree and\n"
-	      "branch, a sandbox bound to it, a review, then accept or discard.\n\n"
-	      "commands:\n", f);
-	for (c = at_commands; c->name; c++)
-		fprintf(f, "  %-9s %s\n", c->name, c->summary);
-	fputs("\nRun 'agenttask COMMAND --help' for a command's options.\n", f);
-}
-
-/* A command's full help on stdout, from the table. */
-static int print_command_help(const struct at_command *c)
-{
-	printf("usage: %s\n\n%s\n", c->usage, c->summary);
-	if (c->help && c->help[0])
-		printf("\n%s", c->help);
+	at_app_versions(&v);
+	printf("agenttask %s\nlibgit2 %s\nlibseccomp %s\n", AT_VERSION, v.libgit2, v.libseccomp);
 	return AT_EXIT_OK;
 }
 
@@ -57,18 +48,19 @@ int main(int argc, char **argv)
 			app.dir = argv[i];
 		} else if (strncmp(argv[i], "-C", 2) == 0) {
 			app.dir = argv[i] + 2;
+		} else if (strcmp(argv[i], "--no-pager") == 0 || strcmp(argv[i], "-P") == 0) {
+			at_cli_pager_disable();
 		} else if (strcmp(argv[i], "--version") == 0) {
-			printf("agenttask %s\n", AT_VERSION);
-			return AT_EXIT_OK;
+			return print_version();
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			print_help(stdout);
+			at_cli_overview(stdout);
 			return AT_EXIT_OK;
 		} else {
 			return at_cli_usage(NULL, "unknown option '%s'", argv[i]);
 		}
 	}
 	if (i >= argc) {
-		print_help(stderr);
+		at_cli_overview(stderr);
 		return AT_EXIT_USAGE;
 	}
 	c = at_command_find(argv[i]);
@@ -78,6 +70,6 @@ int main(int argc, char **argv)
 	optind = 0;
 	app.environ = environ;
 	at_cli_json_errors(wants_json(argc - i, argv + i));
-	rc = c->fn(&app, argc - i, argv + i);
-	return rc == AT_EXIT_HELP ? print_command_help(c) : rc;
+	rc = (c->fn ? c->fn : cmd_help)(&app, argc - i, argv + i);
+	return rc == AT_EXIT_HELP ? at_cli_command_help(c) : rc;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cli.h"
 #include "core/esc.h"
 
 /* A failing check's output in the text and Markdown reports: its tail. */
@@ -97,23 +98,27 @@ void at_cli_print_gate_failures(const struct at_gate_report *rep, FILE *f)
 	}
 }
 
-void at_cli_print_gate(const struct at_gate_report *rep, FILE *f)
+/* Colours: passed green, failed red, as a test runner's. */
+void at_cli_print_gate(const struct at_gate_report *rep, FILE *f, bool color)
 {
+	const char *green = at_cli_c(color, AT_COLOR_GREEN), *red = at_cli_c(color, AT_COLOR_RED);
+	const char *reset = at_cli_c(color, AT_COLOR_RESET);
 	char base[AT_OID_HEXSZ + 1], tree[AT_OID_HEXSZ + 1];
 	size_t i;
 
 	if (!rep->has_policy) {
-		fprintf(f, "gate passed: nothing to judge (%s)\n", rep->note);
+		fprintf(f, "gate %spassed%s: nothing to judge (%s)\n", green, reset, rep->note);
 		return;
 	}
 	at_oid_fmt(base, &rep->base);
 	at_oid_fmt(tree, &rep->tree);
-	fprintf(f, "gate %s\n", at_gate_report_passed(rep) ? "passed" : "FAILED");
+	fprintf(f, "gate %s%s%s\n", at_gate_report_passed(rep) ? green : red,
+		at_gate_report_passed(rep) ? "passed" : "FAILED", reset);
 	fprintf(f, "  policy  %s\n  base    %s\n  tree    %s\n\n", rep->policy, base, tree);
 	for (i = 0; i < rep->res.count; i++) {
 		const struct at_rule_result *r = &rep->res.rules[i];
 
-		fprintf(f, "  %-4s  ", r->passed ? "ok" : "FAIL");
+		fprintf(f, "  %s%-4s%s  ", r->passed ? green : red, r->passed ? "ok" : "FAIL", reset);
 		put_safe(r->rule, f);
 		fprintf(f, "%*s", strlen(r->rule) < 20 ? (int)(21 - strlen(r->rule)) : 1, "");
 		put_safe(r->message, f);
@@ -268,7 +273,8 @@ void at_cli_print_gate_markdown(const struct at_gate_report *rep, FILE *f)
 
 /* ---- the conflict preview ---- */
 
-void at_cli_print_preview(FILE *f, const struct at_task *t, const struct at_app_preview *p)
+void at_cli_print_preview(FILE *f, const struct at_task *t, const struct at_app_preview *p,
+			  bool color)
 {
 	const char *base = at_branch_short(t->base_branch);
 	size_t i;
@@ -287,15 +293,20 @@ void at_cli_print_preview(FILE *f, const struct at_task *t, const struct at_app_
 	else
 		fprintf(f, "%s has not moved since the task began; ", base);
 	if (p->pv.clean) {
-		fprintf(f, "merges cleanly\n");
+		fprintf(f, "%smerges cleanly%s\n", at_cli_c(color, AT_COLOR_GREEN),
+			at_cli_c(color, AT_COLOR_RESET));
 		return;
 	}
-	/* The task's paths: their control characters shown, never sent to the terminal. */
-	fprintf(f, "would conflict in: ");
+	/*
+	 * The task's paths: their control characters shown, never sent to the
+	 * terminal. The list in red too: the escaped names, then our reset.
+	 */
+	fprintf(f, "%swould conflict in: ", at_cli_c(color, AT_COLOR_RED));
 	for (i = 0; i < p->pv.conflicts.n; i++) {
 		fputs(i ? ", " : "", f);
 		put_safe(p->pv.conflicts.v[i], f);
 	}
+	fputs(at_cli_c(color, AT_COLOR_RESET), f);
 	fputc('\n', f);
 }
 

@@ -8,6 +8,7 @@
 #ifndef AT_CMD_PRINT_H
 #define AT_CMD_PRINT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "app/gate.h"
@@ -15,10 +16,11 @@
 #include "app/task.h"
 
 /* "main moved on by 2 commits since the task began; merges cleanly", and a newline. */
-void at_cli_print_preview(FILE *f, const struct at_task *t, const struct at_app_preview *p);
+void at_cli_print_preview(FILE *f, const struct at_task *t, const struct at_app_preview *p,
+			  bool color);
 
-/* The whole report, as text. */
-void at_cli_print_gate(const struct at_gate_report *rep, FILE *f);
+/* The whole report, as text; coloured (passed green, failed red) when color. */
+void at_cli_print_gate(const struct at_gate_report *rep, FILE *f, bool color);
 
 /* One line per failed rule (with its paths, and a failing check's output). */
 void at_cli_print_gate_failures(const struct at_gate_report *rep, FILE *f);

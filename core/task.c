@@ -74,3 +74,10 @@ const char *at_branch_short(const char *ref)
 		return ref + AT_REFS_HEADS_LEN;
 	return ref;
 }
+
+int at_task_worktree_gone(const struct at_task *t, struct at_error *err)
+{
+	return at_error_set(err, AT_ECORRUPT, "the worktree of task '%s' is gone ('%s'): "
+			    "'agenttask discard %s' or 'agenttask gc' removes the task, keeping "
+			    "its commits in the trash", t->name, t->path, t->name);
+}

@@ -65,6 +65,12 @@ struct at_task {
 	enum at_task_phase phase;
 };
 
+/*
+ * The error for a task whose worktree directory is gone (AT_ECORRUPT), with
+ * what to do about it: discard or gc remove the task, keeping its commits.
+ */
+int at_task_worktree_gone(const struct at_task *t, struct at_error *err);
+
 /* Fill the derived fields (branch, worktree name, paths) of a task named name. */
 int at_task_init(struct at_task *t, const struct at_paths *p, const char *name,
 		 struct at_error *err);

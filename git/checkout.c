@@ -45,7 +45,17 @@ struct job {
 	atomic_bool failed;
 	pthread_mutex_t lock;
 	struct at_error err;
+	atomic_size_t written;   /* files written, by every thread */
+	size_t files;
+	const struct at_progress_hook *progress;   /* told by the caller's thread only */
 };
+
+#define PROGRESS_EVERY 64   /* files between two reports of the caller's thread */
+
+static void say_progress(struct job *job)
+{
+	at_progress_say(job->progress, "Updating files", atomic_load(&job->written), job->files);
+}
 
 struct worker {
 	struct job *job;
@@ -198,14 +208,19 @@ out:
 	return rc;
 }
 
-static void write_range(struct job *job, git_odb *odb, size_t from, size_t to)
+/* report: this is the caller's thread, which tells the progress hook. */
+static void write_range(struct job *job, git_odb *odb, size_t from, size_t to, bool report)
 {
 	size_t i;
 
-	for (i = from; i < to && !atomic_load(&job->failed); i++)
-		if (job->plan->v[i].mode != GIT_FILEMODE_TREE &&
-		    write_entry(job, odb, &job->plan->v[i]) < 0)
+	for (i = from; i < to && !atomic_load(&job->failed); i++) {
+		if (job->plan->v[i].mode == GIT_FILEMODE_TREE)
+			continue;
+		if (write_entry(job, odb, &job->plan->v[i]) < 0)
 			return;
+		if (atomic_fetch_add(&job->written, 1) % PROGRESS_EVERY == 0 && report)
+			say_progress(job);
+	}
 }
 
 static void *worker_main(void *arg)
@@ -217,7 +232,7 @@ static void *worker_main(void *arg)
 	if (git_odb_open(&odb, w->job->objects) < 0)
 		job_fail(w->job, "open the object database", w->job->objects);
 	else
-		write_range(w->job, odb, w->from, w->to);
+		write_range(w->job, odb, w->from, w->to, false);
 	git_odb_free(odb);
 	return NULL;
 }
@@ -252,6 +267,7 @@ static int write_files(git_repository *wt, struct job *job, struct at_error *err
 			return at_error_sys(err, AT_ESYS, "cannot create directory '%s'",
 					    job->plan->v[i].path);
 	}
+	job->files = files;
 	n = worker_count(files);
 	for (i = 0; i < n; i++) {
 		workers[i].job = job;
@@ -266,10 +282,10 @@ static int write_files(git_repository *wt, struct job *job, struct at_error *err
 	if (git_repository_odb(&odb, wt) < 0)
 		job_fail(job, "open the object database", job->objects);
 	else
-		write_range(job, odb, workers[0].from, workers[0].to);
+		write_range(job, odb, workers[0].from, workers[0].to, true);
 	/* The slices of threads that did not start: done here. */
 	for (i = started + 1; i < n && odb; i++)
-		write_range(job, odb, workers[i].from, workers[i].to);
+		write_range(job, odb, workers[i].from, workers[i].to, true);
 	git_odb_free(odb);
 	for (i = 1; i <= started; i++)
 		pthread_join(workers[i].thread, NULL);
@@ -277,6 +293,7 @@ static int write_files(git_repository *wt, struct job *job, struct at_error *err
 		*err = job->err;
 		return err->code;
 	}
+	say_progress(job);
 	return 0;
 }
 
@@ -430,7 +447,8 @@ static int write_index(git_repository *wt, struct plan *plan, const git_oid *roo
 	return rc;
 }
 
-int at_checkout_fresh(git_repository *wt, git_tree *tree, struct at_error *err)
+int at_checkout_fresh(git_repository *wt, git_tree *tree, const struct at_progress_hook *progress,
+		      struct at_error *err)
 {
 	struct plan plan = { NULL, 0, 0, false };
 	char objects[PATH_MAX];
@@ -457,6 +475,8 @@ int at_checkout_fresh(git_repository *wt, git_tree *tree, struct at_error *err)
 	job.plan = &plan;
 	job.objects = objects;
 	atomic_init(&job.failed, false);
+	atomic_init(&job.written, 0);
+	job.progress = progress;
 	pthread_mutex_init(&job.lock, NULL);
 	job.root = open(git_repository_workdir(wt), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (job.root < 0)

@@ -26,6 +26,7 @@
 #include <git2.h>
 
 #include "core/error.h"
+#include "core/progress.h"
 
 #define AT_CHECKOUT_DECLINED 1
 
@@ -36,6 +37,7 @@
  * written), or a negative code with err set (what was written is left for
  * the caller's rollback).
  */
-int at_checkout_fresh(git_repository *wt, git_tree *tree, struct at_error *err);
+int at_checkout_fresh(git_repository *wt, git_tree *tree, const struct at_progress_hook *progress,
+		      struct at_error *err);
 
 #endif

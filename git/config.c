@@ -1,5 +1,6 @@
 #include "git/config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -128,4 +129,21 @@ int at_git_sanitized_config(struct at_repo *r, char **out_text, struct at_error 
 	}
 	*out_text = t.buf;
 	return 0;
+}
+
+bool at_git_user_config(struct at_repo *r, const char *key, char *buf, size_t size)
+{
+	git_config *cfg = NULL;
+	git_buf val = GIT_BUF_INIT;
+	bool found = false;
+
+	if (git_repository_config_snapshot(&cfg, r->repo) == 0 &&
+	    git_config_get_string_buf(&val, cfg, key) == 0 && val.ptr && strlen(val.ptr) < size) {
+		snprintf(buf, size, "%s", val.ptr);
+		found = true;
+	}
+	git_buf_dispose(&val);
+	git_config_free(cfg);
+	git_error_clear();
+	return found;
 }

@@ -9,6 +9,9 @@
 #ifndef AT_GIT_CONFIG_H
 #define AT_GIT_CONFIG_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "core/error.h"
 #include "git/repo.h"
 
@@ -19,5 +22,12 @@
  * core.bare = false. *out_text is the caller's to free().
  */
 int at_git_sanitized_config(struct at_repo *r, char **out_text, struct at_error *err);
+
+/*
+ * The user's value of key (core.pager, say) as git reads it for r's main
+ * repository: system, global and the repository's own config, never a
+ * task's worktree. Into buf; false when unset (or too long for buf).
+ */
+bool at_git_user_config(struct at_repo *r, const char *key, char *buf, size_t size);
 
 #endif

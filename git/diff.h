@@ -72,6 +72,15 @@ void at_diff_free(struct at_diff *d);
  */
 int at_diff_changes(struct at_diff *d, const struct at_change_set **out, struct at_error *err);
 
+/*
+ * Keep only the files that match a pathspec of paths[0..n) (git's: a path,
+ * a directory for everything below it, or a glob, relative to the top of
+ * the tree): for `diff -- PATH...`. A rename stays whole when either of its
+ * paths matches. Before at_diff_changes, at_diff_patch and the texts, which
+ * then show only those files; n == 0 keeps everything.
+ */
+int at_diff_limit(struct at_diff *d, char *const *paths, size_t n, struct at_error *err);
+
 /* The patch, like `git diff BASE` after `git add -A`. A stop by cb gives AT_ESYS. */
 int at_diff_patch(struct at_diff *d, at_diff_line_cb cb, void *payload, struct at_error *err);
 

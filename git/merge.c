@@ -347,9 +347,11 @@ static int find_checkouts(git_repository *main_repo, const char *branch, struct 
 {
 	git_strarray names = { NULL, 0 };
 	size_t i;
-	int rc;
+	int rc = 0;
 
-	if ((rc = consider(out, main_repo, false, branch, err)) < 0)
+	/* A bare repository (reached through a linked worktree) checks nothing out. */
+	if (!git_repository_is_bare(main_repo) &&
+	    (rc = consider(out, main_repo, false, branch, err)) < 0)
 		return rc;
 	if (git_worktree_list(&names, main_repo) < 0)
 		return at_git_error(err, AT_EGIT, "cannot list the worktrees");

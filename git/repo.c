@@ -1,9 +1,14 @@
 #include "git/internal.h"
 
+#include "core/fs.h"
+
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/trace.h"
 #include "git/wtread.h"
@@ -51,13 +56,20 @@ int at_git_signature(git_signature **out, git_repository *repo, struct at_error 
 	return at_git_error(err, AT_EGIT, "cannot make a signature");
 }
 
-static int repo_check(git_repository *repo, const char *dir, struct at_error *err)
+/*
+ * A bare repository is refused only when opened as itself: in one of its
+ * linked worktrees there is a HEAD to start from and a checkout to update.
+ */
+static int repo_check(git_repository *repo, bool via_worktree, const char *dir,
+		      struct at_error *err)
 {
 	int unborn;
 
-	if (git_repository_is_bare(repo))
+	if (git_repository_is_bare(repo) && !via_worktree)
 		return at_error_set(err, AT_ENOREPO,
-				    "'%s' is a bare repository: agenttask needs a working tree", dir);
+				    "'%s' is a bare repository: run agenttask in one of its "
+				    "worktrees ('git worktree add'), or in a clone with a working tree",
+				    dir);
 	unborn = git_repository_head_unborn(repo);
 	if (unborn == 1)
 		return at_error_set(err, AT_ENOREPO,
@@ -80,6 +92,39 @@ static bool in_task_worktree(git_repository *repo)
 	git_reference_free(head);
 	git_error_clear();
 	return task;
+}
+
+/*
+ * libgit2 refuses, as git does, a repository owned by another user (its
+ * config could run their code), with GIT_EOWNER, or (1.5, without a global
+ * config) a "safe.directory not found". Either way, when the repository
+ * that discovery finds belongs to someone else, say so with git's fix
+ * rather than "not a git repository"; the directory to trust is the one git
+ * names, the top of the working tree. 0 when that is not what happened.
+ */
+static int dubious_ownership(const char *dir, struct at_error *err)
+{
+	git_buf found = GIT_BUF_INIT;
+	char top[PATH_MAX];
+	struct stat st;
+	size_t n;
+
+	if (git_repository_discover(&found, dir, 0, NULL) < 0 || !found.ptr) {
+		git_buf_dispose(&found);
+		return 0;
+	}
+	snprintf(top, sizeof(top), "%s", found.ptr);
+	git_buf_dispose(&found);
+	n = strlen(top);
+	if (n > 1 && top[n - 1] == '/')
+		top[--n] = '\0';
+	if (n > 5 && strcmp(top + n - 5, "/.git") == 0)
+		top[n - 5] = '\0';
+	if (stat(top, &st) < 0 || st.st_uid == geteuid())
+		return 0;
+	return at_error_set(err, AT_ENOREPO, "detected dubious ownership in repository at '%s' "
+			    "(owned by another user); if you trust it: "
+			    "git config --global --add safe.directory '%s'", top, top);
 }
 
 /*
@@ -142,7 +187,13 @@ int at_repo_open(struct at_repo **out, const char *dir, struct at_error *err)
 	git_libgit2_init();
 	tune_libgit2();
 	if (git_repository_open_ext(&found, dir, 0, NULL) < 0) {
-		rc = at_git_error(err, AT_ENOREPO, "not a git repository '%s'", dir);
+		struct at_error why = AT_ERROR_INIT;
+
+		/* libgit2's reason first: the ownership check below replaces it. */
+		at_git_error(&why, AT_ENOREPO, "not a git repository '%s'", dir);
+		rc = dubious_ownership(dir, err);
+		if (rc == 0)
+			rc = at_error_set(err, why.code, "%s", why.msg);
 		goto out;
 	}
 	/* Inside a linked worktree (a task's, say): work on the main one. */
@@ -157,7 +208,7 @@ int at_repo_open(struct at_repo **out, const char *dir, struct at_error *err)
 		main_repo = found;
 		found = NULL;
 	}
-	rc = repo_check(main_repo, dir, err);
+	rc = repo_check(main_repo, found != NULL, dir, err);
 	if (rc < 0)
 		goto out;
 	r = calloc(1, sizeof(*r));
@@ -206,8 +257,11 @@ const char *at_repo_workdir(const struct at_repo *r)
 int at_git_open_worktree(git_repository **out, const struct at_task *t, struct at_error *err)
 {
 	at_trace("open", t->path);
-	if (git_repository_open_ext(out, t->path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+	if (git_repository_open_ext(out, t->path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		if (!at_path_exists(t->path))
+			return at_task_worktree_gone(t, err);
 		return at_git_error(err, AT_EGIT, "cannot open the worktree of task '%s'", t->name);
+	}
 	return 0;
 }
 
@@ -273,3 +327,11 @@ int __wrap_git_http_auth_negotiate(void **out, const void *url)
 	return -1;
 }
 #endif
+
+void at_git_version(char *buf, size_t size)
+{
+	int major = 0, minor = 0, rev = 0;
+
+	git_libgit2_version(&major, &minor, &rev);
+	snprintf(buf, size, "%d.%d.%d", major, minor, rev);
+}

@@ -8,6 +8,7 @@
 #ifndef AT_GIT_REPO_H
 #define AT_GIT_REPO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/task.h"
@@ -33,5 +34,8 @@ void at_repo_set_max_file_size(struct at_repo *r, uint64_t bytes);
 
 /* The main worktree's directory, with a trailing '/'. */
 const char *at_repo_workdir(const struct at_repo *r);
+
+/* The version of the libgit2 linked in, "MAJOR.MINOR.PATCH", into buf. */
+void at_git_version(char *buf, size_t size);
 
 #endif

@@ -1,5 +1,7 @@
 #include "git/snapshot.h"
 
+#include "core/fs.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +192,9 @@ static int snapshot(const struct at_snap *s, git_index **idx_out, git_oid *tree_
 static int snap_init(struct at_snap *s, const struct at_repo *r, git_repository *wt,
 		     const struct at_task *t, char *cache, size_t size, struct at_error *err)
 {
+	/* A worktree deleted by hand: say so, and what to do about it (core/task.h). */
+	if (!at_path_exists(t->path))
+		return at_task_worktree_gone(t, err);
 	s->wt = wt;
 	s->t = t;
 	s->cache_path = at_fmt(cache, size, "%s/cache/%s.scan", r->paths.state_dir, t->name) == 0

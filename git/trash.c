@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/name.h"
 #include "core/state.h"
 #include "core/util.h"
 #include "git/internal.h"
@@ -267,38 +268,6 @@ int at_trash_prune(struct at_repo *r, int days, struct at_report *rep, struct at
 
 /* ---- restore ---- */
 
-/* The most recent refs/agenttask/trash/NAME/<time>. */
-static int newest_entry(git_repository *repo, const char *name, char *out, size_t size,
-			struct at_error *err)
-{
-	git_reference_iterator *it = NULL;
-	git_reference *ref;
-	struct stamp best = { -1, 0 }, when;
-	char glob[256];
-	size_t plen;
-
-	if (at_fmt(glob, sizeof(glob), TRASH_PREFIX "%s/*", name) < 0)
-		return at_error_set(err, AT_EUSAGE, "task name too long '%s'", name);
-	plen = strlen(glob) - 1;
-	if (git_reference_iterator_glob_new(&it, repo, glob) < 0)
-		return at_git_error(err, AT_EGIT, "cannot list the trash");
-	while (git_reference_next(&ref, it) == 0) {
-		const char *rn = git_reference_name(ref);
-
-		if (!strchr(rn + plen, '/') && trash_stamp(rn, &when) && stamp_before(&best, &when) &&
-		    strlen(rn) < size) {
-			best = when;
-			snprintf(out, size, "%s", rn);
-		}
-		git_reference_free(ref);
-	}
-	git_reference_iterator_free(it);
-	git_error_clear();
-	if (best.sec < 0)
-		return at_error_set(err, AT_ENOTFOUND, "no discarded task '%s' in the trash", name);
-	return 0;
-}
-
 /* The task's base as the entry recorded it; the tip itself when it did not. */
 static void base_from_trailers(const git_commit *entry, const struct at_oid *tip,
 			       struct at_task *t)
@@ -402,7 +371,132 @@ static void drop_entry(git_repository *repo, struct at_restore_info *info)
 	git_error_clear();
 }
 
-int at_trash_restore(struct at_repo *r, const char *name, struct at_task *out,
+/* ---- listing ---- */
+
+/* refs/agenttask/trash/NAME/STAMP into e, with what its commit records; false if unreadable. */
+static bool read_entry(git_repository *repo, const char *refname, struct at_trash_entry *e)
+{
+	const char *task = refname + strlen(TRASH_PREFIX), *slash = strrchr(task, '/');
+	struct at_error ignored = AT_ERROR_INIT;
+	git_commit *c = NULL;
+	struct at_oid tip;
+	struct stamp when;
+
+	memset(e, 0, sizeof(*e));
+	if (!slash || memchr(task, '/', (size_t)(slash - task)) || slash == task ||
+	    (size_t)(slash - task) > AT_NAME_MAX || strlen(refname) >= sizeof(e->ref) ||
+	    !trash_stamp(refname, &when))
+		return false;
+	memcpy(e->name, task, (size_t)(slash - task));
+	snprintf(e->ref, sizeof(e->ref), "%s", refname);
+	e->sec = when.sec;
+	e->nsec = when.nsec;
+	/* An entry whose commit cannot be read is listed all the same (tip ""): restore says why. */
+	if (entry_commit(repo, refname, &c, &tip, &ignored) < 0) {
+		git_error_clear();
+		return true;
+	}
+	at_oid_fmt(e->tip, &tip);
+	if (!trailer(git_commit_message(c), "Agenttask-Base-Branch", e->base_branch,
+		     sizeof(e->base_branch)))
+		e->base_branch[0] = '\0';
+	git_commit_free(c);
+	return true;
+}
+
+/* By name, then newest first. */
+static int entry_order(const void *pa, const void *pb)
+{
+	const struct at_trash_entry *a = pa, *b = pb;
+	struct stamp sa = { a->sec, a->nsec }, sb = { b->sec, b->nsec };
+	int c = strcmp(a->name, b->name);
+
+	if (c)
+		return c;
+	return stamp_before(&sb, &sa) ? -1 : stamp_before(&sa, &sb) ? 1 : 0;
+}
+
+int at_trash_list(struct at_repo *r, const char *name, struct at_trash_list *out,
+		  struct at_error *err)
+{
+	git_reference_iterator *it = NULL;
+	struct at_trash_entry e, *grown;
+	git_reference *ref;
+	char glob[256];
+	size_t i;
+
+	out->v = NULL;
+	out->n = 0;
+	/* A checked name: no glob character reaches the pattern. */
+	if (name && at_name_check(name, err) < 0)
+		return err->code;
+	if (at_fmt(glob, sizeof(glob), TRASH_PREFIX "%s%s*", name ? name : "", name ? "/" : "") < 0)
+		return at_error_set(err, AT_EUSAGE, "task name too long '%s'", name);
+	if (git_reference_iterator_glob_new(&it, r->repo, glob) < 0)
+		return at_git_error(err, AT_EGIT, "cannot list the trash");
+	while (git_reference_next(&ref, it) == 0) {
+		bool ok = read_entry(r->repo, git_reference_name(ref), &e);
+
+		git_reference_free(ref);
+		if (!ok || (name && strcmp(e.name, name) != 0))
+			continue;
+		if (!(grown = realloc(out->v, (out->n + 1) * sizeof(*grown)))) {
+			git_reference_iterator_free(it);
+			return at_error_set(err, AT_ESYS, "out of memory");
+		}
+		out->v = grown;
+		out->v[out->n++] = e;
+	}
+	git_reference_iterator_free(it);
+	git_error_clear();
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), entry_order);
+	for (i = 0; i < out->n; i++)
+		out->v[i].index = i > 0 && strcmp(out->v[i - 1].name, out->v[i].name) == 0 ?
+					  out->v[i - 1].index + 1 : 1;
+	return 0;
+}
+
+/* ---- restore ---- */
+
+static bool entry_matches(const struct at_trash_entry *e, const char *want)
+{
+	const char *stamp = strrchr(e->ref, '/') + 1;
+	char *end;
+	unsigned long n;
+
+	if (strcmp(want, e->ref) == 0 || strcmp(want, stamp) == 0)
+		return true;
+	n = strtoul(want, &end, 10);
+	return want[0] >= '0' && want[0] <= '9' && *end == '\0' && strlen(want) <= 6 &&
+	       n == e->index;
+}
+
+/* The entry of task name that want names (NULL: the newest) into ref. */
+static int find_entry(struct at_repo *r, const char *name, const char *want, char *ref,
+		      size_t size, struct at_error *err)
+{
+	struct at_trash_list l;
+	size_t i;
+	int rc;
+
+	if ((rc = at_trash_list(r, name, &l, err)) < 0)
+		goto out;
+	for (i = 0; i < l.n && want && !entry_matches(&l.v[i], want); i++)
+		;
+	if (l.n == 0)
+		rc = at_error_set(err, AT_ENOTFOUND, "no discarded task '%s' in the trash", name);
+	else if (i == l.n)
+		rc = at_error_set(err, AT_ENOTFOUND, "no entry '%s' in the trash of task '%s' "
+				  "(see 'agenttask trash %s')", want, name, name);
+	else
+		snprintf(ref, size, "%s", l.v[i].ref);
+out:
+	at_trash_list_release(&l);
+	return rc;
+}
+
+int at_trash_restore(struct at_repo *r, const char *name, const char *want, struct at_task *out,
 		     struct at_restore_info *info, struct at_error *err)
 {
 	struct at_restore_info inf = { "", false };
@@ -412,7 +506,7 @@ int at_trash_restore(struct at_repo *r, const char *name, struct at_task *out,
 	int rc;
 
 	if ((rc = at_task_init(&t, &r->paths, name, err)) < 0 ||
-	    (rc = newest_entry(r->repo, name, inf.ref, sizeof(inf.ref), err)) < 0 ||
+	    (rc = find_entry(r, name, want, inf.ref, sizeof(inf.ref), err)) < 0 ||
 	    (rc = entry_commit(r->repo, inf.ref, &entry, &tip, err)) < 0 ||
 	    (rc = check_entry_tree(r->repo, git_commit_tree_id(entry), inf.ref, err)) < 0 ||
 	    (rc = at_task_new_at(r, name, &tip, &t, err)) < 0)

@@ -83,6 +83,20 @@ static int check_free(git_repository *repo, const struct at_task *t, struct at_e
 	return 0;
 }
 
+/*
+ * The lock file of the task's branch. Only agenttask writes the task's branch,
+ * and always under the repository lock, which the caller holds: a lock file
+ * found now is the leftover of an agenttask killed while it created or deleted
+ * the branch, and would make every later attempt fail.
+ */
+static void remove_branch_lock(const struct at_repo *r, const struct at_task *t)
+{
+	char path[PATH_MAX];
+
+	if (at_fmt(path, sizeof(path), "%s/%s.lock", r->paths.common_dir, t->branch) == 0)
+		unlink(path);
+}
+
 static int delete_branch(git_repository *repo, const struct at_task *t, bool only_unmoved,
 			 struct at_error *err)
 {
@@ -136,6 +150,8 @@ static int remove_parts(struct at_repo *r, const struct at_task *t, bool only_un
 	/* The scan's directory cache (git/dircache.h) goes with the worktree. */
 	if (at_fmt(cache, sizeof(cache), "%s/cache/%s.scan", r->paths.state_dir, t->name) == 0)
 		unlink(cache);
+	/* A remover killed inside git_reference_delete left the lock (see below). */
+	remove_branch_lock(r, t);
 	if (delete_branch(r->repo, t, only_unmoved, err) < 0)
 		return err->code;
 	return at_state_remove(&r->paths, t->name, err);
@@ -152,8 +168,7 @@ static void remove_branch_leftovers(const struct at_repo *r, const struct at_tas
 	git_reference *ref = NULL;
 	char path[PATH_MAX];
 
-	if (at_fmt(path, sizeof(path), "%s/%s.lock", r->paths.common_dir, t->branch) == 0)
-		unlink(path);
+	remove_branch_lock(r, t);
 	if (git_reference_lookup(&ref, r->repo, t->branch) == 0) {
 		git_reference_free(ref);
 		return;
@@ -238,8 +253,15 @@ static bool filters_may_apply(git_repository *repo, const git_commit *base)
  * The files of the new worktree: at_checkout_fresh() where it can, libgit2's
  * checkout where it declines (filters disabled when none can apply).
  */
+/* libgit2's checkout progress, told to the caller's hook. */
+static void checkout_progress(const char *path, size_t done, size_t total, void *payload)
+{
+	(void)path;
+	at_progress_say(payload, "Updating files", done, total);
+}
+
 static int check_out(git_worktree *wt, const git_commit *base, bool filters,
-		     struct at_error *err)
+		     const struct at_progress_hook *progress, struct at_error *err)
 {
 	git_checkout_options copts = GIT_CHECKOUT_OPTIONS_INIT;
 	git_repository *repo = NULL;
@@ -252,10 +274,14 @@ static int check_out(git_worktree *wt, const git_commit *base, bool filters,
 				  git_worktree_path(wt));
 		goto out;
 	}
-	rc = filters ? AT_CHECKOUT_DECLINED : at_checkout_fresh(repo, tree, err);
+	rc = filters ? AT_CHECKOUT_DECLINED : at_checkout_fresh(repo, tree, progress, err);
 	if (rc == AT_CHECKOUT_DECLINED) {
 		copts.checkout_strategy = GIT_CHECKOUT_SAFE;
 		copts.disable_filters = !filters;
+		if (progress && progress->fn) {
+			copts.progress_cb = checkout_progress;
+			copts.progress_payload = (void *)progress;
+		}
 		rc = 0;
 		if (git_checkout_tree(repo, (const git_object *)tree, &copts) < 0)
 			rc = at_git_error(err, AT_EGIT, "cannot check out worktree '%s'",
@@ -268,7 +294,7 @@ out:
 }
 
 static int add_worktree(git_repository *repo, const struct at_task *t, const git_commit *base,
-			struct at_error *err)
+			const struct at_progress_hook *progress, struct at_error *err)
 {
 	git_worktree_add_options wopts = GIT_WORKTREE_ADD_OPTIONS_INIT;
 	git_reference *branch = NULL;
@@ -284,7 +310,7 @@ static int add_worktree(git_repository *repo, const struct at_task *t, const git
 	if (git_worktree_add(&wt, repo, t->worktree_name, t->path, &wopts) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot add worktree '%s'", t->path);
 	else
-		rc = check_out(wt, base, filters_may_apply(repo, base), err);
+		rc = check_out(wt, base, filters_may_apply(repo, base), progress, err);
 	git_worktree_free(wt);
 	git_reference_free(branch);
 	return rc;
@@ -325,7 +351,7 @@ static int prepare_task(struct at_repo *r, const char *name, struct at_task *t,
  * With ready, the record is flipped to AT_TASK_READY last.
  */
 static int make_task(struct at_repo *r, struct at_task *t, const git_commit *commit, bool ready,
-		     struct at_error *err)
+		     const struct at_progress_hook *progress, struct at_error *err)
 {
 	struct at_error ignored = AT_ERROR_INIT;
 	int rc;
@@ -333,7 +359,7 @@ static int make_task(struct at_repo *r, struct at_task *t, const git_commit *com
 	t->created = (int64_t)time(NULL);
 	rc = at_state_save(&r->paths, t, err);
 	if (rc == 0)
-		rc = add_worktree(r->repo, t, commit, err);
+		rc = add_worktree(r->repo, t, commit, progress, err);
 	if (rc == 0 && ready) {
 		t->phase = AT_TASK_READY;
 		rc = at_state_save(&r->paths, t, err);
@@ -359,7 +385,7 @@ int at_task_new(struct at_repo *r, const char *name, const struct at_new_opts *o
 		return rc;
 	}
 	at_git_oid_hex(t.base_commit, git_commit_id(base));
-	rc = make_task(r, &t, base, true, err);
+	rc = make_task(r, &t, base, true, opts ? &opts->progress : NULL, err);
 	if (rc == 0)
 		*out = t;
 	git_commit_free(base);
@@ -382,7 +408,7 @@ int at_task_new_at(struct at_repo *r, const char *name, const struct at_oid *tip
 	if (git_commit_lookup(&tip, r->repo, &id) < 0)
 		return at_git_error(err, AT_ENOTFOUND, "unknown commit '%s'", hex);
 	at_git_oid_hex(t.base_commit, &id);
-	rc = make_task(r, &t, tip, false, err);
+	rc = make_task(r, &t, tip, false, NULL, err);
 	if (rc == 0)
 		*out = t;
 	git_commit_free(tip);

@@ -10,13 +10,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/progress.h"
 #include "core/task.h"
 #include "git/repo.h"
 
 struct at_new_opts {
 	const char *base_rev;   /* NULL: HEAD */
+	struct at_progress_hook progress;   /* the files checked out: "Updating files", n of N */
 };
-#define AT_NEW_OPTS_INIT { NULL }
+#define AT_NEW_OPTS_INIT { NULL, { NULL, NULL } }
 
 /*
  * Create task `name`: branch agenttask/NAME at the base revision and a linked
@@ -41,7 +43,9 @@ int at_task_new_at(struct at_repo *r, const char *name, const struct at_oid *tip
 
 /*
  * Remove the task's worktree, its admin directory, its branch and its
- * record. Safe to repeat after an interruption: missing parts are skipped.
+ * record. Safe to repeat after an interruption: missing parts are skipped,
+ * and the branch's lock file a killed remover left is removed. Call it under
+ * the repository lock.
  * Refuses (AT_EDIRTY, nothing removed) a task whose worktree was moved.
  */
 int at_task_remove(struct at_repo *r, const struct at_task *t, struct at_error *err);

@@ -159,6 +159,15 @@ struct at_sb_pump {
 	void (*on_eof)(struct at_sb_pump *p);  /* may queue a last byte (pty.c) */
 	unsigned char veof;
 	char last;                /* the last byte written, or 0 */
+	/*
+	 * A stdin file that can seek is read with pread from start on, and at
+	 * the end its offset is set past what the command read, no further:
+	 * `while read f; do agenttask run ...; done <list` keeps its list.
+	 * peek: our hold of the pipe's read end, to count what is unread.
+	 */
+	int seek_fd, peek;
+	off_t start, pos;
+	uint64_t copied;
 };
 
 #define AT_SB_PUMPS_MAX 4

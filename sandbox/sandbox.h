@@ -249,4 +249,7 @@ bool at_sandbox_path_normal(const char *path);
 /* Is path inside dir (or dir itself)? Both normalised. */
 bool at_sandbox_path_within(const char *path, const char *dir);
 
+/* The version of the libseccomp loaded, "MAJOR.MINOR.MICRO", into buf. */
+void at_sandbox_seccomp_version(char *buf, size_t size);
+
 #endif

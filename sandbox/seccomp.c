@@ -36,6 +36,7 @@
 #include <errno.h>
 #include <linux/sched.h>
 #include <seccomp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -268,4 +269,14 @@ void at_sb_seccomp_release(struct sock_fprog *prog)
 	free(prog->filter);
 	prog->filter = NULL;
 	prog->len = 0;
+}
+
+void at_sandbox_seccomp_version(char *buf, size_t size)
+{
+	const struct scmp_version *v = seccomp_version();
+
+	if (v)
+		snprintf(buf, size, "%u.%u.%u", v->major, v->minor, v->micro);
+	else
+		snprintf(buf, size, "unknown");
 }

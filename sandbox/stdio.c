@@ -40,6 +40,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -108,6 +109,7 @@ static bool same_description(int a, int b)
 static void pump_init(struct at_sb_pump *p, int src, int dst, bool input, bool careful)
 {
 	memset(p, 0, sizeof(*p));
+	p->seek_fd = p->peek = -1;
 	p->src = src;
 	p->dst = dst;
 	p->input = input;
@@ -193,6 +195,23 @@ static void classify(struct at_sb_stdio *io, bool capture)
 	}
 }
 
+/* A regular file as stdin: read it by offset, the caller's offset left alone. */
+static int follow_offset(struct at_sb_pump *p, int pipe_read)
+{
+	struct stat st;
+	off_t at;
+
+	if (fstat(p->src, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (at = lseek(p->src, 0, SEEK_CUR)) < 0)
+		return 0;
+	p->peek = fcntl(pipe_read, F_DUPFD_CLOEXEC, 3);
+	if (p->peek < 0)
+		return -1;
+	p->seek_fd = p->src;
+	p->start = p->pos = at;
+	return 0;
+}
+
 /*
  * For a pty (pty.c): the host's terminal, fd 0 when it is one (the pty
  * relays it), its settings for the slave, and the socketpair the master
@@ -219,6 +238,7 @@ int at_sb_stdio_prepare(struct at_sb_stdio *io, const struct at_sandbox_spec *o,
 			struct at_sb_stdio_child *cs, struct at_error *err)
 {
 	bool capture = o->stdio == AT_STDIO_CAPTURE;
+	struct at_sb_pump *pump;
 	int p[2], fd, rc = 0;
 
 	io->tty = o->tty;
@@ -239,7 +259,8 @@ int at_sb_stdio_prepare(struct at_sb_stdio *io, const struct at_sandbox_spec *o,
 		if (make_pipe(p) < 0)
 			return at_error_sys(err, AT_ESANDBOX, "cannot create pipes");
 		io->child_fd[fd] = fd == 0 ? p[0] : p[1];
-		if (!at_sb_stdio_add_pump(io, fd == 0 ? fd : p[0], fd == 0 ? p[1] : fd, fd == 0))
+		pump = at_sb_stdio_add_pump(io, fd == 0 ? fd : p[0], fd == 0 ? p[1] : fd, fd == 0);
+		if (!pump || (fd == 0 && follow_offset(pump, p[0]) < 0))
 			return at_error_sys(err, AT_ESANDBOX, "cannot set up the copy of fd %d",
 					    fd);
 	}
@@ -273,6 +294,8 @@ void at_sb_stdio_child_close(struct at_sb_stdio *io)
 
 		if (!p->shared)
 			close(p->input ? p->dst : p->src);
+		if (p->peek >= 0)
+			close(p->peek);
 	}
 	if (io->pty_sock >= 0)
 		close(io->pty_sock);
@@ -327,11 +350,13 @@ static void pump_done(struct at_sb_pump *p)
 
 static void pump_read(struct at_sb_pump *p)
 {
-	ssize_t n = read(p->src, p->buf, PUMP_BUF);
+	ssize_t n = p->seek_fd >= 0 ? pread(p->src, p->buf, PUMP_BUF, p->pos)
+				    : read(p->src, p->buf, PUMP_BUF);
 
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return;
 	if (n > 0) {
+		p->pos += n;
 		p->len = (size_t)n;
 		p->off = 0;
 		return;
@@ -370,6 +395,7 @@ static void pump_write(struct at_sb_pump *p)
 		n = (ssize_t)want;
 	}
 	p->off += (size_t)n;
+	p->copied += (uint64_t)n;
 	if (n > 0)
 		p->last = p->buf[p->off - 1];
 	if (p->off == p->len) {
@@ -528,6 +554,21 @@ static void pty_release(struct at_sb_stdio *io)
 	io->pty_master = io->pty_sock = io->child_sock = -1;
 }
 
+/* The stdin file's offset goes past what the command read: unread bytes stay. */
+static void settle_offset(struct at_sb_pump *p)
+{
+	int unread = 0;
+
+	if (p->peek < 0)
+		return;
+	if (ioctl(p->peek, FIONREAD, &unread) < 0 || unread < 0)
+		unread = 0;
+	if ((uint64_t)unread <= p->copied)
+		lseek(p->seek_fd, p->start + (off_t)(p->copied - (uint64_t)unread), SEEK_SET);
+	close(p->peek);
+	p->peek = p->seek_fd = -1;
+}
+
 void at_sb_stdio_release(struct at_sb_stdio *io)
 {
 	size_t i;
@@ -535,6 +576,7 @@ void at_sb_stdio_release(struct at_sb_stdio *io)
 
 	for (i = 0; i < io->npumps; i++) {
 		pump_done(&io->pumps[i]);
+		settle_offset(&io->pumps[i]);
 		free(io->pumps[i].buf);
 		io->pumps[i].buf = NULL;
 	}

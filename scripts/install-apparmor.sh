@@ -5,13 +5,15 @@
 # dist/apparmor.d/agenttask as DESTDIR/etc/apparmor.d/agenttask for the
 # binary BINDIR/agenttask, and, when installing onto this machine (no
 # DESTDIR) with AppArmor loaded, load it (apparmor_parser -r). Elsewhere it
-# does nothing. `make install` runs it; a package's install rules may too.
+# does nothing. CMake's install rules run it (`make install`, the package).
 set -eu
 bindir=${1:?usage: install-apparmor.sh BINDIR [DESTDIR]}
 destdir=${2:-}
 here=$(cd "$(dirname "$0")/.." && pwd)
 etc=${AT_APPARMOR_DIR:-/etc/apparmor.d}
-[ -d "$etc" ] || exit 0
+# AT_APPARMOR_FORCE=1 (CMake's AT_APPARMOR=on): write it all the same, for a
+# package that may be installed where AppArmor is in use.
+[ -d "$etc" ] || [ "${AT_APPARMOR_FORCE:-0}" = 1 ] || exit 0
 case "$bindir" in
 /*) ;;
 *) echo "install-apparmor.sh: BINDIR must be absolute, not '$bindir'" >&2; exit 2 ;;

@@ -196,6 +196,41 @@ test_squash_makes_one_commit_with_one_parent() {
 	assert_fsck repo
 }
 
+# A fast-forward makes no commit, so it would drop -m's message (git merge -m
+# does, silently): with -m, accept makes a merge commit instead (issue 14).
+test_accept_message_on_a_fast_forward_makes_a_merge_commit() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" feature.txt "feature" "add feature"
+	local before tip
+	before=$(git -C repo rev-parse main)
+	tip=$(git -C repo rev-parse agenttask/t)
+	ok "accept -m" -C repo accept t -m "Bring in the feature"
+	assert_contains "$out" "merged into 'main'" "says it merged"
+	assert_eq "$(git -C repo log -1 --format=%B main | sed '/^$/d')" "Bring in the feature" "the message is used"
+	assert_eq "$(git -C repo rev-parse main^1) $(git -C repo rev-parse main^2)" "$before $tip" \
+		"a merge of the old main and the task"
+	assert_eq "$(cat repo/feature.txt)" "feature" "file on disk"
+	assert_fsck repo
+}
+
+test_accept_message_with_ff_only_is_refused() {
+	make_repo repo
+	new_task repo t
+	task_commit "$wt" feature.txt "feature" "add feature"
+	local before
+	before=$(git -C repo rev-parse main)
+	expect_rc 2 "accept --ff-only -m" -C repo accept t --ff-only -m "Bring in the feature"
+	assert_eq "$(printf '%s\n' "$errout" | wc -l)" "1" "one line"
+	assert_contains "$errout" "--ff-only" "names the conflict"
+	assert_eq "$(git -C repo rev-parse main)" "$before" "main unchanged"
+	ok "the task is still there" -C repo status t
+	local tip
+	tip=$(git -C repo rev-parse agenttask/t)
+	ok "without -m it fast-forwards" -C repo accept t --ff-only
+	assert_eq "$(git -C repo rev-parse main)" "$tip" "fast-forwarded"
+}
+
 test_squash_takes_a_message() {
 	make_repo repo
 	new_task repo t

@@ -218,6 +218,23 @@ test_accept_killed_midway_then_accept_again_loses_nothing() {
 	[ "$caught" -ge 5 ] || fail "accept was killed midway only $caught times of 8"
 }
 
+# What: accept, discard or gc killed inside libgit2's deletion of the task's
+# branch leaves refs/heads/agenttask/NAME.lock (the kill at the last file of
+# test_accept_killed_midway_... sometimes lands there). Must: the next remover,
+# which holds the repository lock, takes it as that leftover and removes the
+# task; git's own lock files elsewhere stay untouched.
+test_a_killed_removers_branch_lock_does_not_block_the_next() {
+	make_repo repo
+	ok "new" -C repo new t
+	: >repo/.git/refs/heads/agenttask/t.lock
+	: >repo/.git/refs/heads/main.lock
+	ok "discard over the leftover lock" -C repo discard t
+	assert_eq "$(git -C repo for-each-ref refs/heads/agenttask)" "" "the branch is gone"
+	[ -e repo/.git/refs/heads/agenttask/t.lock ] && fail "the leftover lock is still there"
+	[ -e repo/.git/refs/heads/main.lock ] || fail "another ref's lock was removed"
+	rm -f repo/.git/refs/heads/main.lock
+}
+
 # The user moved the task's worktree with `git worktree move`: gc must not cut
 # it off from git (its uncommitted change would then be in no trash), and
 # discard refuses without writing a trash entry. Moved back, all works.

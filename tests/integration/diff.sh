@@ -373,10 +373,13 @@ test_diff_colours_only_when_asked_or_on_a_terminal() {
 	assert_contains "$out" "${esc}32m+" "green graph"
 	ok "json ignores colour" -C repo diff t --json --color=always
 	assert_not_contains "$out" "$esc" "JSON never coloured"
+	# Under script(1) (a terminal), without the pager (it has escapes of its
+	# own), with a TERM: git colours only a terminal whose TERM is set and not
+	# dumb (terminal.sh tests those rules).
 	if command -v script >/dev/null; then
-		script -qec "'$AT' -C repo diff t" /dev/null >tty.out </dev/null || true
+		TERM=xterm script -qec "'$AT' --no-pager -C repo diff t" /dev/null >tty.out </dev/null || true
 		grep -q $'\033\[' tty.out || fail "no colour on a terminal"
-		NO_COLOR=1 script -qec "'$AT' -C repo diff t" /dev/null >tty.out </dev/null || true
+		TERM=xterm NO_COLOR=1 script -qec "'$AT' --no-pager -C repo diff t" /dev/null >tty.out </dev/null || true
 		if grep -q $'\033\[' tty.out; then fail "colour despite NO_COLOR"; fi
 	fi
 }
@@ -463,6 +466,65 @@ test_diff_previews_the_merge_when_the_base_moved() {
 	ok "patch with a conflicting base" -C repo diff t
 	assert_contains "$errout" "would conflict in: README" "note names the conflicting path"
 	assert_eq "$(git -C repo rev-parse main agenttask/t; git -C "$wt" status --porcelain; git -C repo status --porcelain)" "$before" "the preview writes nothing"
+}
+
+# ---------------------------------------------------------------- pathspec
+
+# A task changing files in two directories and at the top.
+make_spread_task() {
+	make_repo repo
+	mkdir -p repo/doc
+	printf 'doc\n' >repo/doc/guide.md
+	printf 'notes\n' >repo/doc/notes.txt
+	git -C repo add -A && git -C repo commit -q -m docs
+	new_task repo t
+	printf 'more\n' >>"$wt/README"
+	printf 'int x;\n' >>"$wt/src/main.c"
+	printf 'new\n' >"$wt/src/new.c"
+	printf 'changed\n' >>"$wt/doc/guide.md"
+	rm "$wt/doc/notes.txt"
+}
+
+test_diff_pathspec_limits_it_as_git_does() {
+	make_spread_task
+	local base
+	base=$(merge_base repo t)
+	same_as_git "a directory" repo t "$wt" "$base" -- src
+	same_as_git "a file and a directory" repo t "$wt" "$base" -- README doc
+	same_as_git "a glob" repo t "$wt" "$base" -- '*.md'
+	same_as_git "--stat" repo t "$wt" "$base" --stat -- src
+	same_as_git "--name-only" repo t "$wt" "$base" --name-only -- doc
+	same_as_git "nothing matches" repo t "$wt" "$base" -- nowhere
+	# Relative to the current directory, as git's; ':/' from the top.
+	ok "from src" -C "$wt/src" diff --name-only -- main.c ../README
+	assert_eq "$out" "$(printf 'README\nsrc/main.c')" "cwd-relative"
+	ok "from src, :/doc" -C "$wt/src" diff --name-only -- :/doc
+	assert_eq "$out" "$(printf 'doc/guide.md\ndoc/notes.txt')" "top-relative"
+	ok "'.' at the top is everything" -C repo diff t --name-only -- .
+	assert_eq "$(printf '%s\n' "$out" | wc -l)" "5" "every file"
+	ok "--json" -C repo diff t --json -- src
+	assert_eq "$(json_get "$out" '",".join(f["path"] for f in j["files"])')" "src/main.c,src/new.c" "files"
+	assert_eq "$(json_get "$out" 'j["tree"]')" "$(oracle_tree "$wt")" "the tree is the whole state's"
+	expect_rc 2 "outside the repository" -C repo diff t -- ../elsewhere
+	assert_contains "$errout" "pathspec '../elsewhere' is outside the repository" "says so"
+}
+
+test_diff_json_patch_holds_the_patch_text() {
+	make_spread_task
+	local base
+	base=$(merge_base repo t)
+	ok "--json --patch" -C repo diff t --json --patch
+	json_get "$out" 'j["patch"]' >got.patch
+	oracle "$wt" "$base" >want.patch
+	# json_get's print adds one newline at the end.
+	printf '\n' >>want.patch
+	cmp -s want.patch got.patch || { diff -u want.patch got.patch | head -40 >&2; fail "patch differs from git's"; }
+	ok "--json without --patch has none" -C repo diff t --json
+	assert_eq "$(json_get "$out" '"patch" in j')" "False" "no patch key"
+	ok "-p with a pathspec" -C repo diff t --json -p -- README
+	assert_contains "$(json_get "$out" 'j["patch"]')" "+more" "the README's hunk"
+	assert_not_contains "$(json_get "$out" 'j["patch"]')" "main.c" "only README"
+	expect_rc 2 "--patch --stat" -C repo diff t --stat --patch
 }
 
 run_tests

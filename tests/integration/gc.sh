@@ -51,6 +51,25 @@ test_gc_removes_a_task_whose_worktree_is_gone_keeping_its_commits() {
 	assert_fsck repo
 }
 
+# Every command that needs the worktree says it is gone and what to do, in
+# one line, and changes nothing (issue 14).
+test_commands_on_a_task_whose_worktree_is_gone_point_to_discard_and_gc() {
+	make_repo repo
+	ok "new" -C repo new t
+	rm -rf "$out"
+	local refs c
+	refs=$(git -C repo for-each-ref)
+	for c in "diff t" "commit t -m x" "accept t" "gate t" "run t -- true"; do
+		# shellcheck disable=SC2086
+		expect_rc 1 "$c" -C repo $c
+		assert_eq "$(printf '%s\n' "$errout" | wc -l)" "1" "$c: one line ($errout)"
+		assert_contains "$errout" "the worktree of task 't' is gone" "$c: says so"
+		assert_contains "$errout" "'agenttask discard t' or 'agenttask gc'" "$c: the way out"
+	done
+	assert_eq "$(git -C repo for-each-ref)" "$refs" "refs unchanged"
+	ok "discard does as it says" -C repo discard t
+}
+
 test_gc_removes_a_task_whose_worktree_git_removed() {
 	make_repo repo
 	ok "new" -C repo new t

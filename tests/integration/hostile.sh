@@ -435,7 +435,8 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' "$AT" -C 
 # as a person runs it; what it wrote there in $out, its status in $rc.
 pty() {
 	set +e
-	out=$(python3 "$HERE/ptyrun.py" "$AT" "$@")
+	# No pager (it would draw the terminal itself): what agenttask writes.
+	out=$(GIT_PAGER=cat python3 "$HERE/ptyrun.py" "$AT" "$@")
 	rc=$?
 	set -e
 }

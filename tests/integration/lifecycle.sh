@@ -19,7 +19,8 @@ one_line_error() {
 
 test_version_and_help_exit_zero() {
 	ok "version" --version
-	[[ $out =~ ^agenttask\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "version line: '$out'"
+	[[ $(printf '%s\n' "$out" | sed -n 1p) =~ ^agenttask\ [0-9]+\.[0-9]+\.[0-9]+$ ]] ||
+		fail "version line: '$out'"
 	ok "help" --help
 	local c
 	for c in new list status path commit discard gc; do
@@ -88,6 +89,47 @@ test_bare_repository_is_refused_clearly() {
 	assert_empty "no branch made" git -C bare.git branch --list 'agenttask/*'
 	assert_no_file bare.git/agenttask "no state made"
 	expect_rc 2 "list in a bare repository" -C bare.git list
+	assert_contains "$errout" "git worktree add" "says what would work"
+}
+
+# A bare repository's linked worktree has a HEAD and a checkout: the whole
+# life of a task works there, and accept updates that checkout (issue 14).
+test_bare_repository_linked_worktree_works() {
+	make_repo repo
+	git clone -q --bare repo bare.git
+	git -C bare.git worktree add -q "$PWD/wt" main
+	ok "new in the bare repository's worktree" -C wt new t
+	assert_eq "$out" "$PWD/bare.git/agenttask/worktrees/t" "task worktree under the common dir"
+	printf 'from the task\n' >"$out/README"
+	ok "diff" -C wt diff t
+	assert_contains "$out" "+from the task" "the change"
+	ok "list" -C wt list --name-only
+	assert_eq "$out" "t" "listed"
+	ok "accept" -C wt accept t
+	assert_eq "$(cat wt/README)" "from the task" "the worktree's checkout of main updated"
+	assert_eq "$(git -C wt status --porcelain)" "" "and clean"
+	assert_eq "$(git -C bare.git show main:README)" "from the task" "main moved"
+	ok "new again" -C wt new u
+	ok "discard" -C wt discard u
+	ok "restore" -C wt restore u
+}
+
+# A repository owned by someone else is refused as git refuses it, and the
+# message says so, with git's own fix, instead of "not a git repository".
+test_repository_of_another_user_reports_dubious_ownership() {
+	[ "$(id -u)" = 0 ] || { echo "needs root to give a repository to another user"; exit 77; }
+	local repo=$_at_root/owned   # short: the message names it twice
+	make_repo "$repo"
+	chown -R 65534:65534 "$repo"
+	export HOME=$PWD
+	expect_rc 2 "list in another user's repository" -C "$repo" list
+	one_line_error "detected dubious ownership in repository at '$repo'"
+	assert_contains "$errout" "git config --global --add safe.directory '$repo'" "git's fix"
+	expect_rc 2 "from a subdirectory" -C "$repo/src" new x
+	assert_contains "$errout" "safe.directory '$repo'" "names the top"
+	assert_no_file "$repo/.git/agenttask" "nothing made"
+	git config --global --add safe.directory "$repo"
+	ok "trusted once git's fix is applied" -C "$repo" list
 }
 
 # ---------------------------------------------------------------- new
@@ -229,7 +271,12 @@ test_list_shows_every_task() {
 	ok "new a" -C repo new alpha
 	ok "new b" -C repo new beta --base HEAD~1
 	ok "list" -C repo list
-	assert_eq "$(printf '%s\n' "$out" | wc -l)" "2" "two rows"
+	assert_eq "$(printf '%s\n' "$out" | wc -l)" "3" "a header and two rows"
+	# The header names every column; the branch column holds the task's branch.
+	assert_eq "$(printf '%s\n' "$out" | sed -n 1p | tr -s ' ')" \
+		"NAME STATE BRANCH BASE HEAD CREATED PATH" "header"
+	assert_eq "$(printf '%s\n' "$out" | awk 'NR > 1 { print $1 " " $3 " " $4 }')" \
+		"$(printf 'alpha agenttask/alpha main\nbeta agenttask/beta main')" "branch and base columns"
 	assert_contains "$out" "alpha" "alpha listed"
 	assert_contains "$out" "beta" "beta listed"
 	assert_contains "$out" "$(common_dir repo)/agenttask/worktrees/beta" "path listed"
@@ -238,6 +285,9 @@ test_list_shows_every_task() {
 	assert_eq "$(json_get "$out" '",".join(t["name"] for t in j)')" "alpha,beta" "names, sorted"
 	assert_eq "$(json_get "$out" 'all({"name","branch","base_branch","base_commit","head_commit","path","created","dirty"} <= set(t) for t in j)')" \
 		"True" "every task has every field"
+	ok "list --name-only" -C repo list --name-only
+	assert_eq "$out" "$(printf 'alpha\nbeta')" "names alone"
+	expect_rc 2 "--json with --name-only" -C repo list --json --name-only
 }
 
 test_list_of_no_tasks_is_empty() {
@@ -308,7 +358,7 @@ test_name_defaults_to_the_task_of_the_cwd() {
 		assert_eq "$(json_get "$out" 'j["name"]')" "b" "task of the cwd"
 		echo x >here.txt
 		ok "commit from inside" commit -m inside
-		ok "list from inside" list
+		ok "list from inside" list --name-only
 		assert_eq "$(printf '%s\n' "$out" | wc -l)" "2" "list from inside sees all"
 		ok "path with a name from inside" path a
 		assert_contains "$out" "/agenttask/worktrees/a" "other task's path"

@@ -218,9 +218,12 @@ test_memory_limit_holds_the_whole_tree() {
 	# What: two processes of 60 MB each under --memory 100M: per process
 	# each is under the limit, together they are not. Must: with a cgroup,
 	# the tree is stopped (137, oom); an rlimit cannot see it (documented).
+	# Each holds its memory for 8 s (times the emulation's scale): above
+	# memory.high the kernel throttles the second one's faults, and under
+	# TCG a 3 s hold let the first exit before the second got its 60 MB.
 	cgroup || { echo "no cgroup here: per-process rlimits only"; return 0; }
 	lt_task
-	lrun --memory 100M --timeout $((60 * SCALE)) -- sh -c 'for i in 1 2; do /usr/bin/python3 -c "import time; x = bytearray(60 << 20); x[::4096] = b\"y\" * len(x[::4096]); time.sleep(3)" & done; wait; exit 1'
+	lrun --memory 100M --timeout $((60 * SCALE)) -- sh -c 'for i in 1 2; do /usr/bin/python3 -c "import time; x = bytearray(60 << 20); x[::4096] = b\"y\" * len(x[::4096]); time.sleep('"$((8 * SCALE))"')" & done; wait; exit 1'
 	assert_eq "$rc" 137 "the tree's memory is limited"
 	assert_contains "$errout" "out of memory" "message"
 }

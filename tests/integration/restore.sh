@@ -209,4 +209,88 @@ test_restore_help() {
 	assert_contains "$out" "usage: agenttask restore NAME" "usage"
 }
 
+# ---------------------------------------------------------------- older entries
+
+# discard_three: task t discarded three times, its file f holding v1, v2, v3.
+discard_three() {
+	make_repo repo
+	local i
+	for i in 1 2 3; do
+		ok "new $i" -C repo new t
+		printf 'v%s\n' "$i" >"$out/f"
+		ok "discard $i" -C repo discard t
+	done
+	ok "new other" -C repo new other
+	ok "discard other" -C repo discard other
+}
+
+test_trash_lists_every_entry_newest_first() {
+	discard_three
+	ok "trash" -C repo trash
+	assert_eq "$(printf '%s\n' "$out" | awk '{ print $1 " " $2 }')" \
+		"$(printf 'NAME ENTRY\nother 1\nt 1\nt 2\nt 3')" "names and entry numbers"
+	assert_eq "$(printf '%s\n' "$out" | awk 'NR > 1 { print $NF }' | LC_ALL=C sort)" \
+		"$(git -C repo for-each-ref --format='%(refname)' refs/agenttask/trash/ | LC_ALL=C sort)" \
+		"every ref listed"
+	# Entry 1 is the newest: the one holding v3.
+	local ref1
+	ref1=$(printf '%s\n' "$out" | awk '$1 == "t" && $2 == 1 { print $NF }')
+	assert_eq "$(git -C repo cat-file -p "$ref1:f")" "v3" "entry 1 is the newest"
+	ok "trash t --json" -C repo trash t --json
+	assert_eq "$(json_get "$out" '",".join(str(e["entry"]) + e["name"] for e in j)')" "1t,2t,3t" "one task"
+	assert_eq "$(json_get "$out" 'j[2]["ref"]')" "$(printf '%s\n' "$(trash_refs t)" | LC_ALL=C sort | head -1)" \
+		"the oldest last"
+	ok "empty for an unknown name" -C repo trash nothing
+	assert_eq "$out" "" "nothing"
+	expect_rc 2 "a glob is no name" -C repo trash 't*'
+}
+
+test_restore_brings_back_an_older_entry() {
+	discard_three
+	ok "restore t 2" -C repo restore t 2
+	assert_eq "$(cat "$out/f")" "v2" "the second newest"
+	assert_eq "$(trash_refs t | wc -l)" "2" "that entry left the trash"
+	ok "discard again" -C repo discard t
+	ok "trash" -C repo trash t
+	assert_eq "$(printf '%s\n' "$out" | sed 1d | wc -l)" "3" "three entries again"
+	# By time stamp and by ref, as trash shows them.
+	local oldest
+	oldest=$(trash_refs t | LC_ALL=C sort | head -1)
+	ok "restore by stamp" -C repo restore t "${oldest##*/}"
+	assert_eq "$(cat "$out/f")" "v1" "the oldest"
+	ok "discard" -C repo discard t
+	ok "restore by ref" -C repo restore t "$(trash_refs t | LC_ALL=C sort | tail -1)"
+	assert_file "$out/f"
+	assert_fsck repo
+}
+
+test_restore_of_an_unknown_entry_changes_nothing() {
+	discard_three
+	local refs
+	refs=$(git -C repo for-each-ref)
+	expect_rc 2 "entry 9" -C repo restore t 9
+	assert_contains "$errout" "no entry '9' in the trash of task 't'" "says which"
+	assert_contains "$errout" "agenttask trash t" "and where to look"
+	expect_rc 2 "another task's ref" -C repo restore t "$(trash_refs other)"
+	expect_rc 2 "too many arguments" -C repo restore t 1 2
+	assert_eq "$(git -C repo for-each-ref)" "$refs" "refs unchanged"
+	assert_eq "$(git -C repo branch --list 'agenttask/*')" "" "no branch made"
+}
+
+# A newest entry that cannot be read is listed, and restore says what is
+# wrong with it rather than quietly bringing back an older one.
+test_an_unreadable_newest_entry_is_not_skipped() {
+	discard_three
+	local blob
+	blob=$(printf 'not a commit\n' | git -C repo hash-object -w --stdin)
+	git -C repo update-ref refs/agenttask/trash/t/9999999999.000000000 "$blob"
+	ok "trash t" -C repo trash t
+	assert_contains "$(printf '%s\n' "$out" | sed -n 2p)" "unreadable" "entry 1 shown as unreadable"
+	expect_rc 1 "restore t" -C repo restore t
+	assert_contains "$errout" "9999999999.000000000" "names the entry"
+	assert_eq "$(git -C repo branch --list 'agenttask/*')" "" "nothing restored"
+	ok "an older one by number" -C repo restore t 2
+	assert_eq "$(cat "$out/f")" "v3" "entry 2: the newest readable"
+}
+
 run_tests

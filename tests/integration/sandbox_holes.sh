@@ -45,6 +45,29 @@ line two" "the command read its stdin"
 	assert_contains "$(cat out)" "pipe:" "stdin is a pipe"
 }
 
+test_a_stdin_file_keeps_what_the_command_did_not_read() {
+	# What: the copy of a stdin file through a pipe must not cost the
+	# caller the rest of it: `while read f; do agenttask run ...; done <list`
+	# and `{ run -- sh -c read; cat; } <file` share one offset with run.
+	# Must: a command that reads nothing leaves the offset where it was;
+	# one that reads a line from the pipe moves it past that line only.
+	sb_task
+	printf 'a\nb\nc\n' >list
+	: >seen
+	while read -r l; do
+		echo "$l" >>seen
+		raw -- true
+	done <list
+	assert_eq "$(cat seen)" "a
+b
+c" "the loop read its whole list"
+	printf 'l1\nl2\nl3\n' >f
+	{ raw -- sh -c 'read -r x; echo "inner $x"'; cat; } <f >out
+	assert_eq "$(cat out)" "inner l1
+l2
+l3" "the offset follows what the command read"
+}
+
 test_append_only_log_cannot_be_truncated() {
 	# What: `run >>log` (O_APPEND); the command reopens fd 1 and fd 2 with
 	# O_TRUNC (`: >/proc/self/fd/1`), or writes at offset 0 of a reopened

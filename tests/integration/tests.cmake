@@ -31,5 +31,9 @@ set_tests_properties(integration.net_proxy integration.net_run integration.net_n
 set_tests_properties(integration.net_proxy PROPERTIES
 	ENVIRONMENT "AGENTTASK=$<TARGET_FILE:agenttask>;NET_PROXY_DRIVER=$<TARGET_FILE:net_proxy_driver>;ASAN_OPTIONS=detect_leaks=1")
 at_integration_test(removal.sh)
+at_integration_test(install.sh)
+set_tests_properties(integration.install PROPERTIES
+	ENVIRONMENT "AGENTTASK=$<TARGET_FILE:agenttask>;AT_BUILD_DIR=${CMAKE_BINARY_DIR};ASAN_OPTIONS=detect_leaks=1")
+at_integration_test(terminal.sh)
 at_integration_test(run_json.sh)
 at_integration_test(json_schema.sh)
