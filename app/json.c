@@ -438,7 +438,7 @@ at_json *at_app_discard_json(const struct at_app_discard_result *r)
 	at_json *o = about(r->task.name, &r->warnings);
 	int bad = !o;
 
-	bad |= at_json_add_string(o, "trash", r->trash);
+	bad |= at_json_add_string(o, "ref", r->trash);   /* as trash --json names it */
 	bad |= at_json_add_bool(o, "commits_only", r->commits_only);
 	return done(o, bad);
 }
@@ -448,7 +448,7 @@ at_json *at_app_restore_json(const struct at_app_restore_result *r)
 	at_json *o = about(r->task.name, &r->warnings);
 	int bad = !o;
 
-	bad |= at_json_add_string(o, "trash", r->trash);
+	bad |= at_json_add_string(o, "ref", r->trash);   /* as trash --json names it */
 	bad |= at_json_add_string(o, "path", r->task.path);
 	bad |= at_json_add_string(o, "branch", at_branch_short(r->task.branch));
 	return done(o, bad);

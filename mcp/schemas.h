@@ -105,7 +105,7 @@
 #define AT_MCP_OUT_ACCEPT \
 	OBJ("\"task\":" S_STR ",\"result\":" S_STR ",\"base_branch\":" S_STR ",\"new_tip\":" S_STR \
 	    ",\"removed\":" S_BOOL, "\"task\",\"result\",\"base_branch\",\"new_tip\"")
-#define AT_MCP_OUT_DISCARD OBJ("\"task\":" S_STR ",\"trash\":" S_STR, "\"task\",\"trash\"")
+#define AT_MCP_OUT_DISCARD OBJ("\"task\":" S_STR ",\"ref\":" S_STR, "\"task\",\"ref\"")
 
 /* ---- descriptions ---- */
 

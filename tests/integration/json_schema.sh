@@ -34,6 +34,9 @@ test_every_command_matches_its_schema() {
 	ok "gate" -C repo gate t1 --json; valid gate
 	ok "log" -C repo log t1 --json; valid log
 	ok "discard" -C repo discard t1 --json; valid discard
+	ref=$(json_get "$out" 'j["ref"]')
+	ok "trash" -C repo trash --json; valid trash
+	assert_eq "$(json_get "$out" 'j[0]["ref"]')" "$ref" "discard and trash name the entry alike"
 	ok "restore" -C repo restore t1 --json; valid restore
 	ok "accept" -C repo accept t1 --json; valid accept
 	ok "gc" -C repo gc --json; valid gc

@@ -416,7 +416,7 @@ await check('--allow-accept offers accept and discard', async () => {
 	await call(c, 'task_new', { task: 't2' });
 	let r = await call(c, 'discard', { task: 't2' });
 	assert.equal(r.isError, false);
-	assert.match(r.structuredContent.trash, /t2/);
+	assert.match(r.structuredContent.ref, /^refs\/agenttask\/trash\/t2\//);
 	r = await call(c, 'accept', { task: 't1' });
 	assert.equal(r.isError, false, r.content[0].text);
 	assert.equal(git('show', 'main:src/a.txt'), 'l1\nl2\nL3\nl4\n');
