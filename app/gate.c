@@ -185,9 +185,27 @@ static int check_envp(const struct at_policy_check *c, const struct check_env *c
 	return at_sandbox_env(ce->environ, NULL, 0, net, n, out, err);
 }
 
+/* What the proxy of a check with allow_hosts saw, kept in the report (and so in the log). */
+static int record_network(struct at_gate_report *rep, const struct at_policy_check *c,
+			  const struct at_app_net *net, struct at_error *err)
+{
+	at_json *j = at_json_object(), *nj = at_app_net_json(net);
+	int bad = !j || !nj;
+
+	if (!bad && !rep->network && !(rep->network = at_json_array()))
+		bad = 1;
+	bad |= at_json_add_string(j, "check", c->name);
+	bad |= at_json_add(j, "network", nj);
+	if (!bad)
+		bad |= at_json_append(rep->network, j);
+	else
+		at_json_free(j);
+	return bad ? at_error_set(err, AT_ESYS, "out of memory") : 0;
+}
+
 static int sandbox_check(struct at_repo *r, const struct at_scratch *s,
 			 const struct at_policy_check *c, const struct check_env *ce,
-			 struct at_policy_result *res, struct at_error *err)
+			 struct at_gate_report *rep, struct at_error *err)
 {
 	struct at_app_sandbox_opts o = { .cancel_fd = -1 };
 	struct at_strlist env = AT_STRLIST_INIT;
@@ -214,7 +232,9 @@ static int sandbox_check(struct at_repo *r, const struct at_scratch *s,
 	if (rc == 0)
 		rc = at_app_sandbox_run(&l, &o, &sr, err);
 	if (rc == 0)
-		rc = record_check(res, c, &sr, err);
+		rc = record_check(&rep->res, c, &sr, err);
+	if (rc == 0 && c->nallow_hosts)
+		rc = record_network(rep, c, &net, err);
 	at_run_result_release(&sr);
 	at_app_layout_release(&l);
 	at_strlist_release(&env);
@@ -229,7 +249,7 @@ static int sandbox_check(struct at_repo *r, const struct at_scratch *s,
  */
 static int run_check(struct at_repo *r, const struct at_policy_check *c,
 		     const struct at_oid *commit, const struct at_oid *tree,
-		     const struct check_env *ce, struct at_policy_result *res,
+		     const struct check_env *ce, struct at_gate_report *rep,
 		     struct at_error *err)
 {
 	struct at_error ignored = AT_ERROR_INIT;
@@ -238,14 +258,14 @@ static int run_check(struct at_repo *r, const struct at_policy_check *c,
 
 	if ((rc = at_scratch_create(r, commit, tree, &s, err)) < 0)
 		return rc;
-	rc = sandbox_check(r, &s, c, ce, res, err);
+	rc = sandbox_check(r, &s, c, ce, rep, err);
 	at_scratch_remove(&s, &ignored);
 	return rc;
 }
 
 static int run_checks(struct at_repo *r, const struct at_policy *p, const struct at_oid *commit,
 		      const struct at_oid *tree, const struct check_env *ce,
-		      struct at_policy_result *res, struct at_error *err)
+		      struct at_gate_report *rep, struct at_error *err)
 {
 	struct at_error ignored = AT_ERROR_INIT;
 	char what[AT_CHECK_NAME_MAX + 32];
@@ -260,7 +280,7 @@ static int run_checks(struct at_repo *r, const struct at_policy *p, const struct
 		snprintf(what, sizeof(what), "check %zu of %zu: %s", i + 1, p->nchecks,
 			 p->checks[i].name);
 		at_progress_say(ce->progress, what, 0, 0);
-		rc = run_check(r, &p->checks[i], commit, tree, ce, res, err);
+		rc = run_check(r, &p->checks[i], commit, tree, ce, rep, err);
 	}
 	return rc;
 }
@@ -279,7 +299,7 @@ static int judge(struct at_repo *r, const struct at_policy *p, struct at_diff *d
 	rep->tree = cs->tree;
 	rc = at_policy_evaluate(p, cs, &rep->res, err);
 	if (rc == 0)
-		rc = run_checks(r, p, commit, &cs->tree, ce, &rep->res, err);
+		rc = run_checks(r, p, commit, &cs->tree, ce, rep, err);
 	return rc;
 }
 
@@ -400,7 +420,7 @@ static void audit(struct at_repo *r, const struct at_task *t, const struct at_ga
 	else
 		at_audit_gate(at_repo_paths(r), t->name, at_gate_report_passed(rep),
 			      rep->has_policy ? &rep->tree : NULL,
-			      rep->has_policy ? rep->policy : NULL, &failed, &err);
+			      rep->has_policy ? rep->policy : NULL, &failed, rep->network, &err);
 	if (at_error_isset(&err))
 		at_strlist_pushf(warnings, "the gate was not logged: %s", err.msg);
 	at_strlist_release(&failed);
@@ -460,5 +480,6 @@ void at_gate_report_free(struct at_gate_report *rep)
 	if (!rep)
 		return;
 	at_policy_result_release(&rep->res);
+	at_json_free(rep->network);
 	free(rep);
 }

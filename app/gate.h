@@ -23,6 +23,7 @@
 #include <stdbool.h>
 
 #include "app/app.h"
+#include "core/json.h"
 #include "core/policy.h"
 
 struct at_gate_report {
@@ -34,6 +35,8 @@ struct at_gate_report {
 	struct at_oid tree;              /* with a policy: the tree judged */
 	char note[PATH_MAX + 128];       /* why nothing was judged, when so */
 	struct at_policy_result res;
+	at_json *network;                /* [{check, network}]: the allowances and connections
+					    of each check with allow_hosts (app/net.h); NULL: none */
 };
 
 bool at_gate_report_passed(const struct at_gate_report *rep);

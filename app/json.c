@@ -239,6 +239,8 @@ at_json *at_app_gate_json(const struct at_gate_report *rep)
 	if (rep->note[0])
 		bad |= at_json_add_string(o, "note", rep->note);
 	bad |= at_json_add(o, "results", results);
+	if (rep->network)
+		bad |= at_json_add(o, "network", at_json_dup(rep->network));
 	return done(o, bad);
 }
 

@@ -7,7 +7,6 @@
  * its merge base (in CI: REV's tree against merge-base(--base, --head), what
  * `gate --base` judges), printed as `git diff` prints it (cmd/diff_print.c).
  */
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,7 +14,6 @@
 #include "app/json.h"
 #include "cmd/commands.h"
 #include "cmd/diff_print.h"
-#include "cmd/print.h"
 
 enum diff_mode { MODE_PATCH, MODE_STAT, MODE_NAMES, MODE_JSON };
 
@@ -26,47 +24,6 @@ struct diff_args {
 	bool patch;                /* --patch: with --json, the patch text too */
 	struct at_app_diff_opts o; /* with the pathspec after "--", as given */
 };
-
-/*
- * With the patch, when the base has moved on since the task began, say so
- * and whether the task still merges cleanly. On stderr: stdout stays a patch
- * that `git apply` takes.
- */
-static void patch_note(struct at_app_diff *d)
-{
-	struct at_app_preview p;
-
-	at_app_diff_preview(d, &p);
-	if (!p.ok || p.pv.base_moved) {
-		fputs("agenttask: note: ", stderr);
-		at_cli_print_preview(stderr, at_app_diff_task(d), &p, false);
-	}
-	at_app_preview_release(&p);
-}
-
-static int show_text(struct at_app_diff *d, enum diff_mode mode, const struct at_cli_patch_out *o,
-		     struct at_error *err)
-{
-	bool color = mode == MODE_STAT && o->color;   /* --name-only has none */
-	struct at_diff_stat_opts so = AT_DIFF_STAT_OPTS_INIT;
-	char *text = NULL;
-	int rc;
-
-	so.width = at_cli_stat_width();
-	if (color) {
-		so.add_color = COLOR_NEW;
-		so.del_color = COLOR_OLD;
-		so.reset = COLOR_RESET;
-	}
-	rc = mode == MODE_STAT ? at_app_diff_stat(d, &so, &text, err)
-			       : at_app_diff_names(d, &text, err);
-	if (rc == 0 && o->escape)
-		at_cli_put_names_text(text);
-	else if (rc == 0)
-		fputs(text, stdout);
-	free(text);
-	return rc;
-}
 
 /*
  * The patch, --stat and --name-only are escaped for a person (a terminal,
@@ -94,13 +51,13 @@ static int show(const struct diff_args *a, struct at_app_diff *d, bool color,
 		return at_cli_print_json(j) == AT_EXIT_OK ? 0 : AT_ESYS;
 	case MODE_STAT:
 	case MODE_NAMES:
-		return show_text(d, a->mode, &o, err);
+		return at_cli_diff_text(d, a->mode == MODE_STAT, &o, err);
 	case MODE_PATCH:
 	default:
 		if ((rc = at_app_diff_patch(d, at_cli_diff_line, &o, err)) < 0)
 			return rc;
 		if (at_app_diff_task(d))
-			patch_note(d);
+			at_cli_diff_note(d);
 		return 0;
 	}
 }

@@ -96,7 +96,8 @@ const struct at_command at_commands[] = {
 			    "agenttask gate --base REV --head REV [--json | --markdown] [--policy FILE]",
 	  "check a task (or a branch, in CI) against the review policy",
 	  "  --json         print {passed, base, tree, policy, results: [{rule, passed,\n"
-	  "                 message, paths}]} (base, tree, policy null: nothing judged)\n"
+	  "                 message, paths}]} (base, tree, policy null: nothing judged),\n"
+	  "                 and network: [{check, network}] for checks with allow_hosts\n"
 	  "  --markdown     print a summary for a pull-request comment\n"
 	  "  -q, --quiet    no progress of the checks on the terminal\n"
 	  "  --color[=WHEN] colour the text report: auto (on a terminal; default), always,\n"

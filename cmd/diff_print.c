@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "cmd/print.h"
 #include "core/esc.h"
 
 static void put(const char *s, size_t len)
@@ -224,4 +225,47 @@ size_t at_cli_stat_width(void)
 	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col)
 		return ws.ws_col;
 	return 80;
+}
+
+/* ---- the texts of a diff ---- */
+
+/*
+ * With the patch, when the base has moved on since the task began, say so
+ * and whether the task still merges cleanly. On stderr: stdout stays a patch
+ * that `git apply` takes.
+ */
+void at_cli_diff_note(struct at_app_diff *d)
+{
+	struct at_app_preview p;
+
+	at_app_diff_preview(d, &p);
+	if (!p.ok || p.pv.base_moved) {
+		fputs("agenttask: note: ", stderr);
+		at_cli_print_preview(stderr, at_app_diff_task(d), &p, false);
+	}
+	at_app_preview_release(&p);
+}
+
+int at_cli_diff_text(struct at_app_diff *d, bool stat, const struct at_cli_patch_out *o,
+		     struct at_error *err)
+{
+	bool color = stat && o->color;   /* --name-only has none */
+	struct at_diff_stat_opts so = AT_DIFF_STAT_OPTS_INIT;
+	char *text = NULL;
+	int rc;
+
+	so.width = at_cli_stat_width();
+	if (color) {
+		so.add_color = COLOR_NEW;
+		so.del_color = COLOR_OLD;
+		so.reset = COLOR_RESET;
+	}
+	rc = stat ? at_app_diff_stat(d, &so, &text, err)
+			       : at_app_diff_names(d, &text, err);
+	if (rc == 0 && o->escape)
+		at_cli_put_names_text(text);
+	else if (rc == 0)
+		fputs(text, stdout);
+	free(text);
+	return rc;
 }

@@ -1,5 +1,6 @@
 /*
- * diff_print.h - printing a patch for a terminal (cmd/diff_print.c).
+ * diff_print.h - printing a diff (app/diff.h) for a person or a pipe: the
+ * patch line by line, --stat and --name-only, and the note on the base.
  */
 #ifndef AT_CMD_DIFF_PRINT_H
 #define AT_CMD_DIFF_PRINT_H
@@ -7,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "app/diff.h"
 #include "core/change.h"
 
 /* git's default colours (color.diff.*). */
@@ -34,5 +36,15 @@ void at_cli_put_names_text(const char *s);
 
 /* git's width for --stat: $COLUMNS, else the terminal's, else 80. */
 size_t at_cli_stat_width(void);
+
+/* The text of --stat (stat) or --name-only, to stdout as o says (escaped, coloured). */
+int at_cli_diff_text(struct at_app_diff *d, bool stat, const struct at_cli_patch_out *o,
+		     struct at_error *err);
+
+/*
+ * With the patch, when the base has moved on since the task began, say so
+ * and whether the task still merges cleanly, on stderr.
+ */
+void at_cli_diff_note(struct at_app_diff *d);
 
 #endif

@@ -348,7 +348,7 @@ int at_audit_run(const struct at_paths *p, const char *task, const struct at_aud
 
 int at_audit_gate(const struct at_paths *p, const char *task, bool passed,
 		  const struct at_oid *tree, const char *policy, const struct at_strlist *failed,
-		  struct at_error *err)
+		  const at_json *network, struct at_error *err)
 {
 	at_json *e = event("gate"), *names = at_json_array();
 	size_t i;
@@ -361,6 +361,8 @@ int at_audit_gate(const struct at_paths *p, const char *task, bool passed,
 	bad |= add_oid(e, "tree", tree);
 	bad |= policy ? at_json_add_string(e, "policy", policy) : at_json_add_null(e, "policy");
 	bad |= at_json_add(e, "failed", names);
+	if (network)
+		bad |= at_json_add(e, "network", at_json_dup(network));
 	return append_built(p, task, e, bad, err);
 }
 

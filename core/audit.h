@@ -41,7 +41,9 @@ int at_audit_path(const struct at_paths *p, const char *task, char *buf, size_t 
  *                    oom, pids, cpu, file-size), cancelled (when it was),
  *                    error (when it did not run, or not to the end)
  *   gate             task, passed, tree (null: nothing judged), policy (null:
- *                    none), failed[] (names of the failed rules and checks)
+ *                    none), failed[] (names of the failed rules and checks),
+ *                    network[{check, network}] (checks with allow_hosts: as
+ *                    run's net records, each connection)
  *   accept-override  reason, tree, base_branch (before anything merges)
  *   accept           base_branch, commit, result (up-to-date, fast-forward,
  *                    merge, squash)
@@ -85,10 +87,13 @@ int at_audit_run(const struct at_paths *p, const char *task, const struct at_aud
 at_json *at_audit_limits_json(const struct at_limits *l, const enum at_limit_mech *mech,
 			      uint64_t timeout_ms);
 
-/* tree NULL: nothing was judged (no policy); policy NULL: none. */
+/*
+ * tree NULL: nothing was judged (no policy); policy NULL: none; network
+ * (copied; NULL: none): the connections of the checks with allow_hosts.
+ */
 int at_audit_gate(const struct at_paths *p, const char *task, bool passed,
 		  const struct at_oid *tree, const char *policy, const struct at_strlist *failed,
-		  struct at_error *err);
+		  const at_json *network, struct at_error *err);
 
 int at_audit_override(const struct at_paths *p, const struct at_task *t, const char *reason,
 		      const struct at_oid *tree, struct at_error *err);

@@ -161,6 +161,11 @@ void at_json_free(at_json *j)
 	cJSON_Delete(j);
 }
 
+at_json *at_json_dup(const at_json *j)
+{
+	return j ? cJSON_Duplicate(j, 1) : NULL;
+}
+
 int at_json_add(at_json *obj, const char *key, at_json *item)
 {
 	if (!obj || !item || !cJSON_AddItemToObject(obj, key, item)) {

@@ -25,6 +25,8 @@ at_json *at_json_object(void);
 at_json *at_json_array(void);
 at_json *at_json_string(const char *s);
 void at_json_free(at_json *j);
+/* A deep copy of j; NULL when out of memory. */
+at_json *at_json_dup(const at_json *j);
 
 /*
  * A string of len bytes that may hold anything (a command's output): NUL and

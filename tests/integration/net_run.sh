@@ -259,6 +259,45 @@ case_policy_checks_take_allow_hosts() {
 	assert_contains "$errout" "check 'fetch': allow_hosts: malformed host pattern '*.com'" "named"
 }
 
+# The connections of a gate's checks are on record as a run's are: in the
+# gate's JSON and in the task's audit log, each check's allowed and denied
+# connections named. An attacker's check that phones another host leaves its
+# attempt in the log.
+case_gate_checks_connections_are_recorded() {
+	setup_task
+	as_user mkdir -p repo/.agenttask
+	cat >policy.json <<-'EOF'
+	{"checks": [
+	  {"name": "fetch", "run": ["curl", "-sf", "--max-time", "20", "http://remote.test/bytes/5000"],
+	   "allow_hosts": ["remote.test"]},
+	  {"name": "phone", "run": ["curl", "-sf", "--max-time", "20", "http://other.test/"],
+	   "allow_hosts": ["remote.test"]},
+	  {"name": "offline", "run": ["true"]}
+	]}
+	EOF
+	as_user cp policy.json repo/.agenttask/policy.json
+	as_user git -C repo add .agenttask
+	as_user git -C repo -c user.name=u -c user.email=u@u commit -q -m policy
+	atn gate t --json
+	assert_eq "$rc" 1 "the phoning check fails the gate: $errout"
+	printf '%s' "$out" >gate.json
+	atn log t --json
+	python3 - gate.json "$out" <<-'PY' || fail "the records: $(cat gate.json) $out"
+	import json, sys
+	gate = json.load(open(sys.argv[1]))
+	logged = [e for e in json.loads(sys.argv[2]) if e["event"] == "gate"][-1]
+	for where, j in (("gate --json", gate["network"]), ("the log", logged["network"])):
+	    by = {c["check"]: c["network"] for c in j}
+	    assert sorted(by) == ["fetch", "phone"], (where, by)
+	    ok = by["fetch"]["connections"]
+	    assert len(ok) == 1 and ok[0]["allowed"] and ok[0]["host"] == "remote.test", (where, ok)
+	    assert 5000 <= ok[0]["bytes_down"] < 6000, (where, ok)
+	    bad = by["phone"]["connections"]
+	    assert len(bad) == 1 and not bad[0]["allowed"] and bad[0]["host"] == "other.test", (where, bad)
+	    assert by["fetch"]["allow_hosts"] == ["remote.test"], (where, by)
+	PY
+}
+
 for c in $(declare -F | awk '{print $3}' | grep '^case_'); do
 	eval "test_${c#case_}__as_root() { NET_USER=root $c; }"
 	eval "test_${c#case_}__as_nobody() { NET_USER=nobody $c; }"

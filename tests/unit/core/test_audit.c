@@ -145,7 +145,7 @@ static void test_audit__each_event_has_the_members_of_its_schema(void **state)
 	assert_int_equal(at_strlist_push(&failed, "max_changed_files"), 0);
 	assert_int_equal(at_audit_new(&f->paths, &t, &err), 0);
 	assert_int_equal(at_audit_run(&f->paths, "t1", &run, &err), 0);
-	assert_int_equal(at_audit_gate(&f->paths, "t1", false, &id, "main:p", &failed, &err), 0);
+	assert_int_equal(at_audit_gate(&f->paths, "t1", false, &id, "main:p", &failed, NULL, &err), 0);
 	assert_int_equal(at_audit_override(&f->paths, &t, "urgent", &id, &err), 0);
 	assert_int_equal(at_audit_accept(&f->paths, "t1", t.base_branch, &id, "merge", &err), 0);
 	assert_int_equal(at_audit_commit(&f->paths, "t1", &id, &err), 0);
