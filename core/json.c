@@ -151,11 +151,6 @@ int at_base64_decode(const char *text, char **out, size_t *len)
 	return 0;
 }
 
-at_json *at_json_dup(const at_json *j)
-{
-	return j ? cJSON_Duplicate(j, 1) : NULL;
-}
-
 void at_json_free(at_json *j)
 {
 	cJSON_Delete(j);

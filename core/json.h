@@ -39,8 +39,7 @@ at_json *at_json_bytes(const char *buf, size_t len, bool *lossless);
 at_json *at_json_base64(const void *buf, size_t len);
 /* Decode base64 text (padded or not; no whitespace) into *out (malloc'd, NUL added); -1 if invalid. */
 int at_base64_decode(const char *text, char **out, size_t *len);
-/* A deep copy, or NULL. */
-at_json *at_json_dup(const at_json *j);
+
 
 /* Attach to an object; 0, or -1 on allocation failure (item is freed). */
 int at_json_add(at_json *obj, const char *key, at_json *item);
