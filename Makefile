@@ -9,7 +9,7 @@ DEBIAN_PACKAGES := build-essential cmake pkg-config git python3 \
 	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev libsystemd-dev \
 	libssl-dev bubblewrap hyperfine util-linux procps iproute2 curl openssl valgrind \
 	clang libclang-rt-14-dev \
-	man-db groff-base zsh fish
+	man-db groff-base zsh fish nodejs python3-jsonschema
 # What check-vm needs besides: the image builder, qemu, and debugfs to read the
 # results back.
 VM_PACKAGES := mmdebstrap qemu-system-x86 e2fsprogs
@@ -37,8 +37,9 @@ deps:
 	@# npm for the real-install test (tests/integration/net_npm.sh): a machine
 	@# whose Node.js comes with its own npm keeps it; elsewhere Debian's.
 	@command -v npm >/dev/null || bash scripts/install-deps.sh nodejs npm
-	@# Jest, pinned by its lockfile, for tests/integration/jest.sh.
-	@bash scripts/install-deps.sh npm:tests/jest
+	@# Jest (tests/integration/worktree_place.sh) and the official MCP SDK
+	@# client (tests/mcp), each as its lockfile pins it.
+	@bash scripts/install-deps.sh npm:tests/jest npm:tests/mcp
 
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAT_WERROR=ON

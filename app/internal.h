@@ -156,6 +156,7 @@ struct at_app_sandbox_opts {
 	bool capture;
 	enum at_run_tty tty;
 	size_t capture_max;             /* 0: AT_RUN_CAPTURE_MAX */
+	const char *cwd;                /* absolute, in the worktree; NULL: the worktree */
 	int cancel_fd;                  /* -1: none */
 	struct at_progress_hook progress;
 	struct at_app_net *net;         /* the allowlist's proxy, started and stopped here; NULL */

@@ -258,6 +258,57 @@ static int add_import(at_json *j, const struct at_app_run_result *res)
 	bad |= at_json_add_string(o, "new", res->import_new);
 	bad |= at_json_add_number(o, "objects", (double)res->import_objects);
 	return at_json_add(j, "import", done(o, bad)) | bad;
+/* {code, message} */
+static at_json *error_object(const char *code, const char *message)
+{
+	at_json *e = at_json_object();
+	int bad = !e;
+
+	bad |= at_json_add_string(e, "code", code);
+	bad |= at_json_add_string(e, "message", message[0] ? message : "failed");
+	return done(e, bad);
+}
+
+at_json *at_app_error_json(const struct at_error *err)
+{
+	at_json *o = at_json_object();
+	int bad = !o;
+
+	bad |= at_json_add(o, "error", error_object(at_error_code_name(err->code ? err->code
+										  : AT_ESYS),
+						    err->msg));
+	return done(o, bad);
+}
+
+/*
+ * One captured stream: the text (lossless when the bytes are UTF-8, NUL
+ * included), its base64 beside it when they are not, and what was dropped.
+ */
+static int add_stream(at_json *j, const char *key, const char *buf, size_t len,
+		      uint64_t dropped)
+{
+	char k[32];
+	bool exact = true;
+	int bad;
+
+	bad = at_json_add(j, key, at_json_bytes(buf ? buf : "", buf ? len : 0, &exact));
+	if (!exact) {
+		snprintf(k, sizeof(k), "%s_base64", key);
+		bad |= at_json_add(j, k, at_json_base64(buf, len));
+	}
+	snprintf(k, sizeof(k), "%s_truncated", key);
+	bad |= at_json_add_bool(j, k, dropped > 0);
+	snprintf(k, sizeof(k), "%s_dropped", key);
+	bad |= at_json_add_number(j, k, (double)dropped);
+	return bad;
+}
+
+/* Why the run ended: a stop of a limit, else a signal, else its exit. */
+static const char *reason(const struct at_run_result *r)
+{
+	if (at_run_stop_name(r->stop))
+		return at_run_stop_name(r->stop);
+	return r->term_signal ? "signal" : "exit";
 }
 
 at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_run_result *res,
@@ -267,28 +318,32 @@ at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_ru
 	at_json *j = at_json_object();
 	int bad = !j;
 
+	bad |= at_json_add_string(j, "task", res->task);
 	bad |= at_json_add_number(j, "exit_code", res->exit_code);
-	bad |= at_json_add_bool(j, "timed_out", r->timed_out);
-	bad |= at_json_add_number(j, "duration_ms", (double)r->duration_ms);
+	bad |= at_json_add_string(j, "reason", run_err && run_err->code ? "error" : reason(r));
 	bad |= at_json_add_number(j, "signal", r->term_signal);
-	bad |= at_json_add_string(j, "stdout", r->out ? r->out : "");
-	bad |= at_json_add_string(j, "stderr", r->err ? r->err : "");
-	bad |= at_json_add_bool(j, "stdout_truncated", r->out_truncated);
-	bad |= at_json_add_bool(j, "stderr_truncated", r->err_truncated);
+	bad |= at_json_add_bool(j, "timed_out", r->timed_out);
+	bad |= at_json_add_bool(j, "cancelled", r->cancelled);
+	bad |= at_json_add_number(j, "duration_ms", (double)r->duration_ms);
+	bad |= at_json_add_number(j, "max_rss_kb", (double)r->max_rss_kb);
+	bad |= at_json_add_number(j, "user_cpu_ms", (double)r->user_cpu_ms);
+	bad |= at_json_add_number(j, "sys_cpu_ms", (double)r->sys_cpu_ms);
+	bad |= at_json_add_number(j, "output_max",
+				  (double)(o->capture_max ? o->capture_max : AT_RUN_CAPTURE_MAX));
+	bad |= add_stream(j, "stdout", r->out, r->out_len, r->out_dropped);
+	bad |= add_stream(j, "stderr", r->err, r->err_len, r->err_dropped);
+	bad |= add_stream(j, "output", r->output, r->output_len, r->output_dropped);
 	bad |= at_json_add(j, "limits", at_audit_limits_json(&res->limits, r->mech, o->timeout_ms));
-	/* "reason": why the run was stopped, or null. */
-	bad |= at_run_stop_name(r->stop) ? at_json_add_string(j, "reason", at_run_stop_name(r->stop))
-					 : at_json_add_null(j, "reason");
 	if (r->oom_kills >= 0)
 		bad |= at_json_add_number(j, "oom_kills", (double)r->oom_kills);
 	if (r->limits_note[0])
 		bad |= at_json_add_string(j, "limits_note", r->limits_note);
-	if (r->cancelled)
-		bad |= at_json_add_bool(j, "cancelled", true);
-	if (run_err && run_err->msg[0])
-		bad |= at_json_add_string(j, "error", run_err->msg);
+	/* The command could not be executed (126, 127): "exec", as the log says it. */
+	if (run_err && run_err->code)
+		bad |= at_json_add(j, "error", error_object(at_error_code_name(run_err->code),
+							    run_err->msg));
 	else if (r->exec_failed)
-		bad |= at_json_add_string(j, "error", r->exec_error);
+		bad |= at_json_add(j, "error", error_object("exec", r->exec_error));
 	bad |= add_import(j, res);
 	return done(j, bad);
 }
@@ -312,5 +367,127 @@ at_json *at_app_doctor_json(const struct at_doctor *d)
 	}
 	bad |= at_json_add_bool(o, "can_sandbox", d->can_sandbox);
 	bad |= at_json_add(o, "checks", arr);
+	return done(o, bad);
+}
+
+static int add_strings(at_json *o, const char *key, const struct at_strlist *l)
+{
+	at_json *arr = at_json_array();
+	size_t i;
+	int bad = !arr;
+
+	for (i = 0; !bad && l && i < l->n; i++)
+		bad |= at_json_append(arr, at_json_string(l->v[i]));
+	if (bad) {
+		at_json_free(arr);
+		return -1;
+	}
+	return at_json_add(o, key, arr);
+}
+
+/* {"task": name, ...} with the warnings, or NULL. */
+static at_json *about(const char *task, const struct at_strlist *warnings)
+{
+	at_json *o = at_json_object();
+	int bad = !o;
+
+	bad |= at_json_add_string(o, "task", task);
+	bad |= add_strings(o, "warnings", warnings);
+	return done(o, bad);
+}
+
+at_json *at_app_new_json(const struct at_app_new_result *r)
+{
+	struct at_task_info info;
+	at_json *o;
+
+	/* The task object status gives: its branch at the commit it starts from, clean. */
+	memset(&info, 0, sizeof(info));
+	snprintf(info.head_commit, sizeof(info.head_commit), "%s", r->task.base_commit);
+	o = at_app_task_json(&r->task, &info);
+	return done(o, !o || add_strings(o, "warnings", &r->warnings) < 0);
+}
+
+at_json *at_app_commit_json(const struct at_app_commit_result *r)
+{
+	at_json *o = about(r->task.name, &r->warnings);
+	int bad = !o;
+
+	bad |= at_json_add_bool(o, "made", r->made);
+	bad |= add_oid(o, "commit", &r->commit);
+	bad |= at_json_add_string(o, "branch", at_branch_short(r->task.branch));
+	return done(o, bad);
+}
+
+static const char *merge_kind(enum at_merge_kind k)
+{
+	switch (k) {
+	case AT_MERGED_UP_TO_DATE: return "up-to-date";
+	case AT_MERGED_FAST_FORWARD: return "fast-forward";
+	case AT_MERGED_COMMIT: return "merge";
+	case AT_MERGED_SQUASH: return "squash";
+	}
+	return "?";
+}
+
+at_json *at_app_accept_json(const struct at_app_accept_opts *opts,
+			    const struct at_app_accept_result *r)
+{
+	at_json *o = about(r->task.name, &r->warnings);
+	int bad = !o;
+
+	bad |= at_json_add_string(o, "result", merge_kind(r->merge.kind));
+	bad |= at_json_add_string(o, "base_branch", at_branch_short(r->merge.base_branch));
+	bad |= add_oid(o, "old_tip", &r->merge.old_tip);
+	bad |= add_oid(o, "new_tip", &r->merge.new_tip);
+	bad |= at_json_add_bool(o, "overridden", r->overriding);
+	bad |= at_json_add_bool(o, "kept", opts->keep);
+	bad |= at_json_add_bool(o, "removed", !opts->keep && !r->remove_failed);
+	bad |= r->merge.updated_worktree[0]
+		       ? at_json_add_string(o, "updated_worktree", r->merge.updated_worktree)
+		       : at_json_add_null(o, "updated_worktree");
+	bad |= add_strings(o, "notes", &r->notes);
+	return done(o, bad);
+}
+
+at_json *at_app_discard_json(const struct at_app_discard_result *r)
+{
+	at_json *o = about(r->task.name, &r->warnings);
+	int bad = !o;
+
+	bad |= at_json_add_string(o, "ref", r->trash);   /* as trash --json names it */
+	bad |= at_json_add_bool(o, "commits_only", r->commits_only);
+	return done(o, bad);
+}
+
+at_json *at_app_restore_json(const struct at_app_restore_result *r)
+{
+	at_json *o = about(r->task.name, &r->warnings);
+	int bad = !o;
+
+	bad |= at_json_add_string(o, "ref", r->trash);   /* as trash --json names it */
+	bad |= at_json_add_string(o, "path", r->task.path);
+	bad |= at_json_add_string(o, "branch", at_branch_short(r->task.branch));
+	return done(o, bad);
+}
+
+at_json *at_app_gc_json(const struct at_app_gc_result *r)
+{
+	at_json *o = at_json_object(), *arr = at_json_array();
+	size_t i;
+	int bad = !o || !arr;
+
+	for (i = 0; !bad && i < r->done.lines.n; i++) {
+		at_json *e = at_json_object();
+
+		bad |= at_json_add_string(e, "message", r->done.lines.v[i]);
+		bad |= at_json_add_bool(e, "failed", r->done.failed[i]);
+		bad |= at_json_append(arr, e);
+	}
+	if (bad)
+		at_json_free(arr);
+	else
+		bad |= at_json_add(o, "actions", arr);
+	bad |= at_json_add_number(o, "failed", (double)r->done.nfailed);
 	return done(o, bad);
 }

@@ -7,8 +7,12 @@
 #ifndef AT_APP_JSON_H
 #define AT_APP_JSON_H
 
+#include "app/accept.h"
+#include "app/commit.h"
 #include "app/diff.h"
 #include "app/discard.h"
+#include "app/gc.h"
+#include "app/new.h"
 #include "app/doctor.h"
 #include "app/gate.h"
 #include "app/run.h"
@@ -33,9 +37,33 @@ at_json *at_app_trash_json(const struct at_trash_entry *e);
 /* passed, base, tree (null when nothing was judged), policy, policy_commit, note, results[]. */
 at_json *at_app_gate_json(const struct at_gate_report *rep);
 
-/* exit_code, timed_out, duration_ms, signal, stdout, stderr, ..., limits, reason, error. */
+/* {"error": {"code": at_error_code_name, "message"}}: what a failed command reports. */
+at_json *at_app_error_json(const struct at_error *err);
+
+/*
+ * task, exit_code, reason (exit, signal, timeout, oom, pids, cpu, file-size;
+ * "error" when the sandbox could not be set up), signal, timed_out,
+ * cancelled, duration_ms, max_rss_kb, user/sys_cpu_ms, output_max; stdout,
+ * stderr, output (interleaved) each with _truncated, _dropped and, when the
+ * bytes are not UTF-8, _base64; limits; error {code, message} when the
+ * sandbox failed or the command could not be executed.
+ */
 at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_run_result *res,
 			 const struct at_error *run_err);
+
+/*
+ * What the commands that change something report (docs/json.md has each
+ * schema). One name for one meaning everywhere: "task" is the name of the
+ * task a result is about ("name" only inside a task object, whose name it
+ * is); commits are 40-hex ids; "warnings" lists what went wrong after the
+ * command's work was done.
+ */
+at_json *at_app_new_json(const struct at_app_new_result *r);
+at_json *at_app_commit_json(const struct at_app_commit_result *r);
+at_json *at_app_accept_json(const struct at_app_accept_opts *o, const struct at_app_accept_result *r);
+at_json *at_app_discard_json(const struct at_app_discard_result *r);
+at_json *at_app_restore_json(const struct at_app_restore_result *r);
+at_json *at_app_gc_json(const struct at_app_gc_result *r);
 
 /* can_sandbox, checks[{check, title, state, detail, fix (null when none)}]. */
 at_json *at_app_doctor_json(const struct at_doctor *d);

@@ -229,7 +229,7 @@ static int build_spec(struct at_sandbox_spec *s, const struct at_app_layout *l,
 		at_strlist_push(&s->argv, o->argv[i]);
 	for (i = 0; o->envp && o->envp[i]; i++)
 		at_strlist_push(&s->envp, o->envp[i]);
-	if (!(s->cwd = strdup(l->worktree)) || s->failed || !s->envp.v)
+	if (!(s->cwd = strdup(o->cwd ? o->cwd : l->worktree)) || s->failed || !s->envp.v)
 		return at_error_set(err, AT_ESYS, "out of memory building the sandbox");
 	s->share_net = o->share_net;
 	s->timeout_ms = o->timeout_ms;

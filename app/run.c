@@ -1,5 +1,6 @@
 #include "app/run.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,9 +9,12 @@
 #include <unistd.h>
 
 #include "app/gitview.h"
+#include "app/files.h"
 #include "app/internal.h"
 #include "core/array.h"
 #include "core/audit.h"
+#include "core/esc.h"
+#include "core/fs.h"
 #include "core/runs.h"
 #include "core/util.h"
 #include "git/worktree.h"
@@ -19,6 +23,7 @@
 /* The run being assembled: its task, layout, binds and environment. */
 struct run {
 	struct at_repo *r;
+	char *cwd;                /* --cwd made absolute, or NULL */
 	struct at_task task;
 	struct at_app_layout layout;
 	struct at_run_bind *binds;
@@ -181,6 +186,27 @@ static int config_apply(const struct at_app *app, const struct at_app_run_opts *
 	/* --net shares the host's network: the configuration's hosts are moot then. */
 	for (i = 0; rc == 0 && !o->net && o->proxy && i < run->conf.allow_hosts.n; i++)
 		rc = at_app_net_allow(o->proxy, run->conf.allow_hosts.v[i], err);
+/* --cwd: a directory of the worktree, reached with no link on the way (app/files.h). */
+static int take_cwd(struct run *run, const char *cwd, struct at_error *err)
+{
+	char rel[PATH_MAX], esc[200];
+	int root, fd, rc;
+
+	if (!cwd)
+		return 0;
+	if ((rc = at_app_file_path(run->layout.worktree, cwd, rel, sizeof(rel), err)) < 0)
+		return rc;
+	root = open(run->layout.worktree, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = root < 0 ? -1 : at_open_beneath(root, rel[0] ? rel : ".", O_PATH | O_DIRECTORY);
+	if (fd < 0)
+		rc = at_error_sys(err, AT_EUSAGE, "--cwd '%s' is no directory of the worktree",
+				  at_esc(esc, sizeof(esc), cwd));
+	else if (asprintf(&run->cwd, "%s%s%s", run->layout.worktree, rel[0] ? "/" : "", rel) < 0)
+		rc = at_error_set(err, AT_ESYS, "out of memory");
+	if (fd >= 0)
+		close(fd);
+	if (root >= 0)
+		close(root);
 	return rc;
 }
 
@@ -301,6 +327,8 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 	if (rc == 0)
 		rc = take_caches(app, run, o, res, err);
 	if (rc == 0)
+		rc = take_cwd(run, o->cwd, err);
+	if (rc == 0)
 		rc = environment(app, o, run, err);
 	/* Last: a refused run changes nothing, not even the task's git view. */
 	if (rc == 0)
@@ -335,6 +363,7 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 		.argv = o->argv, .envp = run->env.v, .binds = run->binds, .nbinds = run->nbinds,
 		.share_net = o->net, .limits = run->limits, .timeout_ms = o->timeout_ms,
 		.capture = o->capture, .capture_max = o->capture_max, .cancel_fd = o->cancel_fd,
+		.cwd = run->cwd,
 		.tty = o->tty, .progress = o->progress,
 		.net = o->proxy && at_app_net_active(o->proxy) ? o->proxy : NULL,
 		.started = note_init, .started_arg = &run->lock,
@@ -392,6 +421,7 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 	free(run.binds);
 	free(run.caches);
 	at_app_runconf_release(&run.conf);
+	free(run.cwd);
 	at_strlist_release(&run.env);
 	at_app_layout_release(&run.layout);
 	at_repo_free(run.r);

@@ -56,7 +56,11 @@ struct at_app_run_opts {
 	uint64_t timeout_ms;             /* 0: none */
 	bool capture;                    /* keep stdout and stderr in the result */
 	enum at_run_tty tty;             /* a pty for an interactive command; FORCE not with capture */
-	size_t capture_max;              /* 0: AT_RUN_CAPTURE_MAX */
+	size_t capture_max;              /* bytes kept of each stream; 0: AT_RUN_CAPTURE_MAX */
+	const char *cwd;                 /* where the command starts: a directory of the worktree,
+					    relative to its top (or absolute inside it); NULL: the top.
+					    Checked as app/files.h checks a path: AT_EUSAGE outside it,
+					    in .git, or through a symbolic link */
 	int cancel_fd;                   /* -1: none; readable: everything is killed */
 	struct at_progress_hook progress;
 	bool fresh_home;                 /* HOME a tmpfs for this run, not the task's lasting one */

@@ -84,6 +84,14 @@ int at_cli_command_help(const struct at_command *c);
 /* Map an error code to the exit status above. */
 int at_exit_code(int code);
 
+/*
+ * With on (the command was given --json), every failure that at_cli_fail
+ * and at_cli_usage report is also printed on stdout as JSON,
+ * {"error": {"code": ..., "message": ...}} (app/json.h), with the same exit
+ * status: a program reading the JSON gets one either way.
+ */
+void at_cli_json_errors(bool on);
+
 /* Print "agenttask: MSG" for err on stderr; return its exit status. */
 int at_cli_fail(const struct at_error *err);
 

@@ -1,9 +1,11 @@
 /*
  * cmd_accept.c - agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep] [--quiet]
+ *                [--json]
  *                [--tree ID] [--override REASON] [--policy FILE] [--max-file-size SIZE]
  * (app/accept.h has the order of things and what an override records.)
  */
 #include "app/accept.h"
+#include "app/json.h"
 #include "cmd/commands.h"
 #include "cmd/print.h"
 #include "cmd/progress.h"
@@ -11,13 +13,14 @@
 
 /* -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct at_app_accept_opts *o, struct at_app *app,
-		      bool *quiet)
+		      bool *quiet, bool *json)
 {
 	static const struct option longopts[] = {
 		{ "ff-only", no_argument, NULL, 'F' },
 		{ "squash", no_argument, NULL, 'S' },
 		{ "message", required_argument, NULL, 'm' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "tree", required_argument, NULL, 't' },
@@ -37,6 +40,7 @@ static int parse_args(int argc, char **argv, struct at_app_accept_opts *o, struc
 		case 'S': squash = true; break;
 		case 'm': o->message = optarg; break;
 		case 'k': o->keep = true; break;
+		case 'j': *json = true; break;
 		case 'q': *quiet = true; break;
 		case 'f': o->force = true; break;
 		case 't': o->expect_tree = optarg; break;
@@ -109,11 +113,11 @@ int cmd_accept(const struct at_app *app_in, int argc, char **argv)
 	struct at_app app = *app_in;
 	struct at_app_accept_result res;
 	struct at_cli_progress progress;
-	bool quiet = false;
+	bool quiet = false, json = false;
 	size_t i;
 	int rc;
 
-	if ((rc = parse_args(argc, argv, &o, &app, &quiet)) >= 0)
+	if ((rc = parse_args(argc, argv, &o, &app, &quiet, &json)) >= 0)
 		return rc;
 	fflush(NULL);
 	/* The gate's checks may take long: their progress. */
@@ -126,6 +130,8 @@ int cmd_accept(const struct at_app *app_in, int argc, char **argv)
 	at_cli_warnings(&res.warnings);
 	if (rc < 0)
 		rc = print_failure(&res, &err);
+	else if (json)
+		rc = at_cli_print_json(at_app_accept_json(&o, &res)) ? AT_EXIT_FAIL : 0;
 	else
 		print_result(&o, &res);
 	if (rc == 0 && res.remove_failed) {

@@ -1,11 +1,13 @@
-/* cmd_commit.c - agenttask commit [NAME] [-m MSG] [--max-file-size SIZE] */
+/* cmd_commit.c - agenttask commit [NAME] [-m MSG] [--max-file-size SIZE] [--json] */
 #include "app/commit.h"
+#include "app/json.h"
 #include "cmd/commands.h"
 
 int cmd_commit(const struct at_app *app_in, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "message", required_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
 		AT_CLI_MAX_FILE_SIZE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -15,6 +17,7 @@ int cmd_commit(const struct at_app *app_in, int argc, char **argv)
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app app = *app_in;
 	char hex[AT_OID_HEXSZ + 1];
+	bool json = false;
 	int c, rc;
 
 	while ((c = at_cli_getopt(argc, argv, "m:h", longopts)) != -1) {
@@ -25,6 +28,9 @@ int cmd_commit(const struct at_app *app_in, int argc, char **argv)
 		case AT_CLI_OPT_MAX_FILE_SIZE:
 			if (at_cli_max_file_size("commit", optarg, &app) != 0)
 				return AT_EXIT_USAGE;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 'h':
 			return AT_EXIT_HELP;
@@ -38,7 +44,9 @@ int cmd_commit(const struct at_app *app_in, int argc, char **argv)
 	rc = at_app_commit(&app, &o, &res, &err);
 	at_cli_warnings(&res.warnings);
 	at_oid_fmt(hex, &res.commit);
-	if (rc == 0 && res.made)
+	if (rc == 0 && json)
+		rc = at_cli_print_json(at_app_commit_json(&res)) ? AT_EXIT_FAIL : 0;
+	else if (rc == 0 && res.made)
 		printf("committed %.12s on '%s'\n", hex, at_branch_short(res.task.branch));
 	else if (rc == 0)
 		printf("nothing to commit in task '%s'\n", res.task.name);

@@ -1,5 +1,6 @@
-/* cmd_discard.c - agenttask discard [NAME] [--force] [--quiet] [--max-file-size SIZE] */
+/* cmd_discard.c - agenttask discard [NAME] [--force] [--quiet] [--max-file-size SIZE] [--json] */
 #include "app/discard.h"
+#include "app/json.h"
 #include "cmd/commands.h"
 #include "cmd/progress.h"
 
@@ -7,6 +8,7 @@ int cmd_discard(const struct at_app *app_in, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "force", no_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		AT_CLI_MAX_FILE_SIZE_OPTION,
 		{ "help", no_argument, NULL, 'h' },
@@ -18,11 +20,14 @@ int cmd_discard(const struct at_app *app_in, int argc, char **argv)
 	struct at_app app = *app_in;
 	struct at_cli_progress progress;
 	bool quiet = false;
+	bool json = false;
 	int c, rc;
 
 	while ((c = at_cli_getopt(argc, argv, "fqh", longopts)) != -1) {
 		if (c == 'f')
 			o.force = true;
+		else if (c == 'j')
+			json = true;
 		else if (c == 'q')
 			quiet = true;
 		else if (c == AT_CLI_OPT_MAX_FILE_SIZE) {
@@ -39,7 +44,9 @@ int cmd_discard(const struct at_app *app_in, int argc, char **argv)
 	rc = at_app_discard(&app, &o, &res, &err);
 	at_cli_progress_end(&progress, rc == 0);
 	at_cli_warnings(&res.warnings);
-	if (rc == 0)
+	if (rc == 0 && json)
+		rc = at_cli_print_json(at_app_discard_json(&res)) ? AT_EXIT_FAIL : 0;
+	else if (rc == 0)
 		printf("discarded task '%s' (saved as '%s'%s; 'agenttask restore %s' brings it "
 		       "back)\n", res.task.name, res.trash, res.commits_only ? ": commits only" : "",
 		       res.task.name);

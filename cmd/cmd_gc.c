@@ -1,8 +1,9 @@
-/* cmd_gc.c - agenttask gc [--trash-days N] [--force] [--quiet] */
+/* cmd_gc.c - agenttask gc [--trash-days N] [--force] [--quiet] [--json] */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "app/gc.h"
+#include "app/json.h"
 #include "cmd/commands.h"
 #include "cmd/progress.h"
 #include "core/esc.h"
@@ -12,6 +13,7 @@ int cmd_gc(const struct at_app *app, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "trash-days", required_argument, NULL, 't' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -22,6 +24,7 @@ int cmd_gc(const struct at_app *app, int argc, char **argv)
 	struct at_cli_progress progress;
 	bool quiet = false;
 	int c, rc, status = AT_EXIT_OK;
+	bool json = false;
 	char *end;
 	long days;
 	size_t i;
@@ -30,6 +33,9 @@ int cmd_gc(const struct at_app *app, int argc, char **argv)
 		switch (c) {
 		case 'f':
 			o.force = true;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 'q':
 			quiet = true;
@@ -53,7 +59,12 @@ int cmd_gc(const struct at_app *app, int argc, char **argv)
 	rc = at_app_gc(app, &o, &res, &err);
 	at_cli_progress_end(&progress, rc == 0);
 	/* What failed is said on stderr, each on its line; gc went on past it. */
-	for (i = 0; rc == 0 && i < res.done.lines.n; i++) {
+	if (rc == 0 && json) {
+		status = res.done.nfailed ? AT_EXIT_FAIL : AT_EXIT_OK;
+		if (at_cli_print_json(at_app_gc_json(&res)))
+			status = AT_EXIT_FAIL;
+	}
+	for (i = 0; rc == 0 && !json && i < res.done.lines.n; i++) {
 		/* Each names what it found on disk: its controls shown. */
 		if (res.done.failed[i]) {
 			fflush(stdout);

@@ -13,6 +13,9 @@
 #include "core/esc.h"
 #include "core/parse.h"
 
+/* --output-max at most: three buffers of it are held in memory. */
+#define AT_RUN_OUTPUT_MAX_LIMIT ((uint64_t)1 << 30)
+
 struct run_args {
 	struct at_app_run_opts o;
 	struct at_run_bind *binds;
@@ -26,7 +29,8 @@ struct run_args {
 enum {
 	OPT_RO = 256, OPT_RW, OPT_NET, OPT_ENV, OPT_PASS_ENV, OPT_TIMEOUT, OPT_MEMORY, OPT_PIDS,
 	OPT_CPU, OPT_FSIZE, OPT_JSON, OPT_CPUS, OPT_NO_LIMITS, OPT_ALLOW_HOST, OPT_FORWARD,
-	OPT_DENY_PRIVATE, OPT_TMP_SIZE, OPT_SHM_SIZE, OPT_HOME_SIZE, OPT_FRESH_HOME, OPT_CACHE, OPT_PROFILE, OPT_NO_CONFIG,
+	OPT_DENY_PRIVATE, OPT_TMP_SIZE, OPT_SHM_SIZE, OPT_HOME_SIZE, OPT_FRESH_HOME, OPT_CACHE,
+	OPT_PROFILE, OPT_NO_CONFIG, OPT_CWD, OPT_OUTPUT_MAX,
 };
 
 static int push(struct at_strlist *l, const char *s, struct at_error *err)
@@ -41,6 +45,18 @@ static int add_bind(struct run_args *a, const char *path, bool writable, struct 
 	a->binds[a->o.nbinds].path = path;
 	a->binds[a->o.nbinds++].writable = writable;
 	return 0;
+}
+
+static int output_max(struct run_args *a, const char *arg, struct at_error *err)
+{
+	uint64_t v;
+	int rc = at_parse_size(arg, &v, err);
+
+	if (rc == 0 && (v == 0 || v > AT_RUN_OUTPUT_MAX_LIMIT))
+		rc = at_error_set(err, AT_EUSAGE, "--output-max '%s' is not between 1 and 1G", arg);
+	if (rc == 0)
+		a->o.capture_max = (size_t)v;
+	return rc;
 }
 
 static int parse_option(struct run_args *a, int c, char *arg, struct at_error *err)
@@ -71,6 +87,8 @@ static int parse_option(struct run_args *a, int c, char *arg, struct at_error *e
 	case OPT_ALLOW_HOST: return at_app_net_allow(a->net, arg, err);
 	case OPT_FORWARD: return at_app_net_forward(a->net, arg, err);
 	case OPT_DENY_PRIVATE: at_app_net_deny_private(a->net); return 0;
+	case OPT_CWD: a->o.cwd = arg; return 0;
+	case OPT_OUTPUT_MAX: return output_max(a, arg, err);
 	case 'v': a->verbose = true; return 0;
 	case 't': a->o.tty = AT_TTY_FORCE; return 0;
 	case 'T': a->o.tty = AT_TTY_NEVER; return 0;
@@ -102,6 +120,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 		{ "forward", required_argument, NULL, OPT_FORWARD },
 		{ "deny-private", no_argument, NULL, OPT_DENY_PRIVATE },
+		{ "cwd", required_argument, NULL, OPT_CWD },
+		{ "output-max", required_argument, NULL, OPT_OUTPUT_MAX },
 		{ "tty", no_argument, NULL, 't' }, { "no-tty", no_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
@@ -135,6 +155,9 @@ static int report(const struct run_args *a, const struct at_app_run_result *res,
 {
 	int code = res->exit_code;
 
+	/* The run's own JSON carries its error: one JSON document, never two. */
+	if (a->json)
+		at_cli_json_errors(false);
 	if (rc < 0)
 		at_cli_fail(err);
 	else if (res->run.exec_failed)

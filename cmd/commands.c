@@ -5,10 +5,11 @@
 #include "core/run.h"
 
 const struct at_command at_commands[] = {
-	{ "new", cmd_new, "agenttask new NAME [--base REV] [--quiet]",
+	{ "new", cmd_new, "agenttask new NAME [--base REV] [--quiet] [--json]",
 	  "create a task: a branch and a worktree of its own",
 	  "  --base REV     start from REV (a branch, tag or commit; default HEAD)\n"
 	  "  -q, --quiet    no progress on the terminal\n"
+	  "  --json         print the task as a JSON object (docs/json.md)\n"
 	  "\nPrints the worktree's path. On a terminal, a checkout that takes more than a\n"
 	  "second shows its progress on stderr (\"Updating files\"), as git's does.\n" },
 	{ "list", cmd_list, "agenttask list [--json | --name-only] [--color[=WHEN] | --no-color]",
@@ -57,7 +58,11 @@ const struct at_command at_commands[] = {
 	  "  --fresh-home       HOME an empty tmpfs for this run, not the task's own\n"
 	  "  --home-size SIZE   cap of that tmpfs HOME (default 256M)\n"
 	  "                     (each cap also at most a share of --memory)\n"
-	  "  --json             capture output; print a JSON result\n"
+	  "  --cwd DIR          start in DIR, a directory of the worktree (relative to its top)\n"
+	  "  --json             capture output; print a JSON result (stdout, stderr and both\n"
+	  "                     interleaved; errors as {\"error\": {code, message}})\n"
+	  "  --output-max SIZE  with --json: keep SIZE bytes of each stream, half from its\n"
+	  "                     start and half from its end (default 1M)\n"
 	  "  -t, --tty          run on a pty even when stdin is not a terminal\n"
 	  "  -T, --no-tty       never a pty: a terminal is passed as it is\n"
 	  "  -v, --verbose      say how each limit is enforced, and time each setup step\n"
@@ -101,9 +106,10 @@ const struct at_command at_commands[] = {
 	  "is shown whole when either of its paths matches. The JSON's tree stays the\n"
 	  "whole state's: what accept --tree takes is never a part of it.\n"
 	  "On a terminal the output goes through the pager (see 'agenttask help').\n" },
-	{ "commit", cmd_commit, "agenttask commit [NAME] [-m MSG] [--max-file-size SIZE]",
+	{ "commit", cmd_commit, "agenttask commit [NAME] [-m MSG] [--max-file-size SIZE] [--json]",
 	  "record every change in the worktree as one commit on the task branch",
 	  "  -m, --message MSG   commit message\n"
+	  "  --json              print {task, made, commit, branch, warnings}\n"
 	  AT_CLI_MAX_FILE_SIZE_HELP },
 	{ "gate", cmd_gate, "agenttask gate [NAME] [--json | --markdown] [--policy FILE]\n"
 			    "agenttask gate --base REV --head REV [--json | --markdown] [--policy FILE]",
@@ -128,7 +134,7 @@ const struct at_command at_commands[] = {
 	  "Exit 0 passed (or no policy: nothing to judge), 1 failed, 2 malformed policy.\n" },
 	{ "accept", cmd_accept,
 	  "agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep] [--force]\n"
-	  "                        [--tree ID] [--override REASON] [--policy FILE]",
+	  "                        [--tree ID] [--override REASON] [--policy FILE] [--json]",
 	  "merge the task into its base branch",
 	  "  --ff-only          fast-forward only; refuse when the base has moved on\n"
 	  "  --squash           one new commit on the base with the task's whole change\n"
@@ -136,6 +142,7 @@ const struct at_command at_commands[] = {
 	  "                     fast-forward gets a merge commit instead (not with --ff-only)\n"
 	  "  --keep             keep the task (worktree and branch) after accepting it\n"
 	  "  -q, --quiet        no progress of the gate's checks on the terminal\n"
+	  "  --json             print what moved as JSON (docs/json.md)\n"
 	  "  -f, --force        kill the task's running commands ('agenttask run') first\n"
 	  "  --tree ID          refuse unless the task's full state is still tree ID (as reviewed)\n"
 	  "  --override REASON  accept although the review gate fails; REASON is recorded in the\n"
@@ -146,13 +153,15 @@ const struct at_command at_commands[] = {
 	  "checked out, its files are updated too; uncommitted changes of yours in any file\n"
 	  "the task changes make accept refuse, other changes of yours are left as they are.\n"
 	  "Unless --keep, accept refuses while a command of the task runs (--force kills it).\n" },
-	{ "discard", cmd_discard, "agenttask discard [NAME] [--force] [--quiet] [--max-file-size SIZE]",
+	{ "discard", cmd_discard, "agenttask discard [NAME] [--force] [--quiet] [--max-file-size SIZE]\n"
+	  "                         [--json]",
 	  "throw a task away (saved in the trash first)",
 	  "  -f, --force    kill the task's running commands ('agenttask run') first, and\n"
 	  "                 when the worktree holds something agenttask will not record\n"
 	  "                 (a name git refuses, an unreadable file, an embedded\n"
 	  "                 repository, a file over the size limit), save the commits only\n"
 	  "  -q, --quiet    no progress on the terminal\n"
+	  "  --json         print {task, trash, commits_only, warnings}\n"
 	  AT_CLI_MAX_FILE_SIZE_HELP
 	  "\nThe task's full state (commits, uncommitted and untracked files, modes) is\n"
 	  "saved under refs/agenttask/trash/NAME/ first; 'agenttask restore NAME' brings\n"
@@ -160,7 +169,7 @@ const struct at_command at_commands[] = {
 	  "Ignored files\n"
 	  "(build output, node_modules/, .env) are not saved: they go with the worktree.\n"
 	  "A task whose worktree was moved ('git worktree move') is refused.\n" },
-	{ "restore", cmd_restore, "agenttask restore NAME [ENTRY]",
+	{ "restore", cmd_restore, "agenttask restore NAME [ENTRY] [--json]",
 	  "bring a discarded task back (the most recently discarded NAME by default)",
 	  "ENTRY is one of 'agenttask trash NAME': its number (1 the newest, 2 the one\n"
 	  "before...), its time (SECONDS.NANOS) or its ref.\n"
@@ -188,11 +197,12 @@ const struct at_command at_commands[] = {
 	  "The log outlives the task's removal. The text shows every control character\n"
 	  "of what the task chose (argv, reasons), tab and newline too, as \\xNN; --json\n"
 	  "has the exact strings.\n" },
-	{ "gc", cmd_gc, "agenttask gc [--trash-days N] [--force] [--quiet]",
+	{ "gc", cmd_gc, "agenttask gc [--trash-days N] [--force] [--quiet] [--json]",
 	  "remove what interrupted commands left behind",
 	  "  --trash-days N   prune discarded tasks older than N days (default "
 	  AT_STR(AT_TRASH_DAYS_DEFAULT) ")\n"
 	  "  -q, --quiet      no progress on the terminal\n"
+	  "  --json           print {actions: [{message, failed}], failed}\n"
 	  "  -f, --force      kill the running commands of a task gc removes; without it\n"
 	  "                   such a task is left alone, and gc says so\n"
 	  "\nA failure with one thing is reported and gc goes on with the rest (exit 1).\n" },
@@ -204,6 +214,15 @@ const struct at_command at_commands[] = {
 	  "run's limits would get, seccomp, openat2, the mount API and mount_setattr. Each\n"
 	  "says ok, fallback (the sandbox works, weaker) or fail, and the fix. Exit 0 when\n"
 	  "agenttask can sandbox here, even with fallbacks; 1 when it cannot.\n" },
+	{ "mcp", cmd_mcp, "agenttask [-C DIR] mcp [--allow-accept]",
+	  "serve the tasks to an agent over the Model Context Protocol (stdio)",
+	  "  --allow-accept   also offer the accept and discard tools (by default a person\n"
+	  "                   reviews and merges with the command line)\n"
+	  "\nJSON-RPC 2.0 on stdin and stdout, one message a line, protocol revision\n"
+	  "2025-11-25. Tools: task_new, task_list, task_status, run, read_file,\n"
+	  "write_file, edit_file, list_files, delete_file, diff, commit. The repository is\n"
+	  "the one holding DIR (default the current directory); a tool's 'task' defaults\n"
+	  "to the task whose worktree holds DIR. See docs/agents.md.\n" },
 	{ "help", NULL, "agenttask help [--man] [COMMAND]",
 	  "show a command's manual, or the overview of them all",
 	  "  --man          print the manual page's source (roff) instead, for man -l -\n"

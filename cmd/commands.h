@@ -20,6 +20,7 @@ int cmd_run(const struct at_app *app, int argc, char **argv);
 int cmd_log(const struct at_app *app, int argc, char **argv);
 int cmd_gate(const struct at_app *app, int argc, char **argv);
 int cmd_doctor(const struct at_app *app, int argc, char **argv);
+int cmd_mcp(const struct at_app *app, int argc, char **argv);
 int cmd_help(const struct at_app *app, int argc, char **argv);
 int cmd_trash(const struct at_app *app, int argc, char **argv);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/json.h"
 #include "cmd/cli.h"
 #include "app/task.h"
 #include "cmd/pager.h"
@@ -30,6 +31,23 @@ int at_exit_code(int code)
 	}
 }
 
+static bool json_errors;
+
+void at_cli_json_errors(bool on)
+{
+	json_errors = on;
+}
+
+static void json_error(int code, const char *msg)
+{
+	struct at_error e = AT_ERROR_INIT;
+
+	if (!json_errors)
+		return;
+	at_error_set(&e, code, "%s", msg);
+	at_cli_print_json(at_app_error_json(&e));
+}
+
 int at_cli_fail(const struct at_error *err)
 {
 	/* Whatever a message quotes of the task, its control characters shown, not obeyed. */
@@ -39,6 +57,7 @@ int at_cli_fail(const struct at_error *err)
 		fprintf(stderr, "agenttask: %s\n", at_esc(safe, sizeof(safe), err->msg));
 	else
 		fprintf(stderr, "agenttask: failed (error %d)\n", err->code);
+	json_error(err->code ? err->code : AT_ESYS, err->msg);
 	return at_exit_code(err->code ? err->code : AT_ESYS);
 }
 
@@ -62,6 +81,7 @@ int at_cli_usage(const char *cmd, const char *fmt, ...)
 	if (cmd)
 		fprintf(stderr, " (see 'agenttask %s --help')", cmd);
 	fputc('\n', stderr);
+	json_error(AT_EUSAGE, msg);
 	return AT_EXIT_USAGE;
 }
 

@@ -24,6 +24,17 @@ static int print_version(void)
 	return AT_EXIT_OK;
 }
 
+/* --json among the command's options (before any "--"): its errors are JSON too. */
+static bool wants_json(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct at_app app = AT_APP_INIT;
@@ -58,6 +69,7 @@ int main(int argc, char **argv)
 	/* getopt starts over for the command: argv[0] is the command's name. */
 	optind = 0;
 	app.environ = environ;
+	at_cli_json_errors(wants_json(argc - i, argv + i));
 	rc = (c->fn ? c->fn : cmd_help)(&app, argc - i, argv + i);
 	return rc == AT_EXIT_HELP ? at_cli_command_help(c) : rc;
 }

@@ -294,8 +294,15 @@ at_json *at_audit_limits_json(const struct at_limits *l, const enum at_limit_mec
 			bad |= at_json_add_string(v, "note", note);
 		bad |= at_json_add(o, at_limit_name((enum at_limit)i), v);
 	}
-	if (o && timeout_ms)
-		bad |= at_json_add_number(o, "timeout_ms", (double)timeout_ms);
+	/* The timeout is a limit like the others: one shape for all (its value in ms). */
+	if (o && timeout_ms) {
+		at_json *v = at_json_object();
+
+		bad |= at_json_add_number(v, "value", (double)timeout_ms);
+		bad |= at_json_add_string(v, "mechanism", "supervisor");
+		bad |= at_json_add_bool(v, "default", false);
+		bad |= at_json_add(o, "timeout", v);
+	}
 	if (bad) {
 		at_json_free(o);
 		return NULL;

@@ -65,3 +65,17 @@ void at_error_append(struct at_error *err, const char *fmt, ...)
 	vsnprintf(err->msg + len, sizeof(err->msg) - len, fmt, ap);
 	va_end(ap);
 }
+
+/* Indexed by -code: one name per code, for JSON ("error": {"code": ...}). */
+static const char *const code_names[] = {
+	"ok", "usage", "not-found", "not-a-repository", "policy", "exists", "conflict",
+	"dirty", "stale", "gate", "corrupt", "system", "git", "sandbox", "no-task", "busy",
+	"unsafe", "cancelled",
+};
+
+const char *at_error_code_name(int code)
+{
+	size_t i = code <= 0 ? (size_t)-(long)code : 0;
+
+	return i < sizeof(code_names) / sizeof(code_names[0]) ? code_names[i] : "system";
+}

@@ -58,6 +58,9 @@ int at_error_sys(struct at_error *err, int code, const char *fmt, ...)
 
 void at_error_clear(struct at_error *err);
 
+/* The code's name, as JSON shows it: "usage", "not-found", ... ("system" when unknown). */
+const char *at_error_code_name(int code);
+
 /* Append " (text)" or any formatted text to a message already set (cut to fit). */
 void at_error_append(struct at_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at s (2-4), 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s, size_t len)
+size_t at_utf8_seq(const char *str, size_t len)
 {
+	const unsigned char *s = (const unsigned char *)str;
 	size_t n, i;
 
 	if (s[0] >= 0xc2 && s[0] <= 0xdf)
@@ -40,7 +40,7 @@ size_t at_esc_unit(const char *str, size_t len, unsigned int flags, bool *contro
 						       (s[0] == '\r' && len > 1 && s[1] == '\n')));
 		return 1;
 	}
-	if ((n = utf8_len(s, len)) > 0) {
+	if ((n = at_utf8_seq(str, len)) > 0) {
 		*control = s[0] == 0xc2 && s[1] <= 0x9f;   /* U+0080-U+009F */
 		return n;
 	}

@@ -32,6 +32,9 @@
 
 enum { AT_ESC_TEXT = 1 };   /* tab and newline are not controls */
 
+/* Length of the valid UTF-8 sequence of 2-4 bytes at s[0..len), 0 when there is none. */
+size_t at_utf8_seq(const char *s, size_t len);
+
 /*
  * The unit at s[0..len) (len > 0): a valid UTF-8 sequence, or one byte.
  * Returns its length (1-4); *control says whether it is shown as \xNN.

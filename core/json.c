@@ -1,7 +1,11 @@
 #include "core/json.h"
 
 #include <cJSON.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "core/esc.h"
 
 at_json *at_json_object(void)
 {
@@ -16,6 +20,135 @@ at_json *at_json_array(void)
 at_json *at_json_string(const char *s)
 {
 	return cJSON_CreateString(s ? s : "");
+}
+
+/* Escape one byte below 0x20, '"' or '\\' at w; returns the bytes written. */
+static size_t escape_byte(char *w, unsigned char c)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *two = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n"
+			: c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+
+	if (two) {
+		memcpy(w, two, 2);
+		return 2;
+	}
+	memcpy(w, "\\u00", 4);
+	w[4] = hex[c >> 4];
+	w[5] = hex[c & 15];
+	return 6;
+}
+
+at_json *at_json_bytes(const char *buf, size_t len, bool *lossless)
+{
+	size_t i = 0, n, cap;
+	bool exact = true;
+	at_json *j;
+	char *text, *w;
+
+	/* Each byte takes at most 6 (\u00XX; U+FFFD is 3), plus the quotes and the NUL. */
+	if (len > (SIZE_MAX - 3) / 6 || !(text = malloc((cap = len * 6 + 3))))
+		return NULL;
+	w = text;
+	*w++ = '"';
+	while (i < len) {
+		unsigned char c = (unsigned char)buf[i];
+
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			*w++ = (char)c;
+			i++;
+		} else if (c < 0x80) {
+			w += escape_byte(w, c);
+			i++;
+		} else if ((n = at_utf8_seq(buf + i, len - i)) > 0) {
+			memcpy(w, buf + i, n);
+			w += n;
+			i += n;
+		} else {
+			memcpy(w, "\xef\xbf\xbd", 3);   /* U+FFFD */
+			w += 3;
+			i++;
+			exact = false;
+		}
+	}
+	*w++ = '"';
+	*w = '\0';
+	j = cJSON_CreateRaw(text);
+	free(text);
+	if (j && lossless)
+		*lossless = exact;
+	return j;
+}
+
+at_json *at_json_base64(const void *data, size_t len)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *s = data;
+	size_t i, o = 0;
+	char *text;
+	at_json *j;
+
+	if (len > SIZE_MAX / 2 || !(text = malloc((len + 2) / 3 * 4 + 1)))
+		return NULL;
+	for (i = 0; i + 2 < len; i += 3) {
+		unsigned int v = (unsigned int)s[i] << 16 | (unsigned int)s[i + 1] << 8 | s[i + 2];
+
+		text[o++] = tab[v >> 18];
+		text[o++] = tab[(v >> 12) & 63];
+		text[o++] = tab[(v >> 6) & 63];
+		text[o++] = tab[v & 63];
+	}
+	if (i < len) {
+		unsigned int v = (unsigned int)s[i] << 16 | (i + 1 < len ? (unsigned int)s[i + 1] << 8 : 0);
+
+		text[o++] = tab[v >> 18];
+		text[o++] = tab[(v >> 12) & 63];
+		text[o++] = i + 1 < len ? tab[(v >> 6) & 63] : '=';
+		text[o++] = '=';
+	}
+	text[o] = '\0';
+	j = cJSON_CreateString(text);
+	free(text);
+	return j;
+}
+
+static int b64_value(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+int at_base64_decode(const char *text, char **out, size_t *len)
+{
+	size_t n = strlen(text), i, o = 0;
+	unsigned int acc = 0;
+	int bits = 0, v;
+	char *buf;
+
+	while (n > 0 && text[n - 1] == '=')
+		n--;
+	if (n % 4 == 1 || !(buf = malloc(n / 4 * 3 + 3)))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if ((v = b64_value((unsigned char)text[i])) < 0) {
+			free(buf);
+			return -1;
+		}
+		acc = (acc << 6) | (unsigned int)v;
+		if ((bits += 6) >= 8) {
+			bits -= 8;
+			buf[o++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	buf[o] = '\0';
+	*out = buf;
+	*len = o;
+	return 0;
 }
 
 void at_json_free(at_json *j)

@@ -28,6 +28,19 @@ void at_json_free(at_json *j);
 /* A deep copy of j; NULL when out of memory. */
 at_json *at_json_dup(const at_json *j);
 
+/*
+ * A string of len bytes that may hold anything (a command's output): NUL and
+ * every control escaped (\u0000), valid UTF-8 kept, each byte that is not
+ * part of valid UTF-8 shown as U+FFFD. *lossless (may be NULL) says whether
+ * the string gives back the bytes exactly. NULL when out of memory.
+ */
+at_json *at_json_bytes(const char *buf, size_t len, bool *lossless);
+/* The bytes in base64 (RFC 4648, padded). NULL when out of memory. */
+at_json *at_json_base64(const void *buf, size_t len);
+/* Decode base64 text (padded or not; no whitespace) into *out (malloc'd, NUL added); -1 if invalid. */
+int at_base64_decode(const char *text, char **out, size_t *len);
+
+
 /* Attach to an object; 0, or -1 on allocation failure (item is freed). */
 int at_json_add(at_json *obj, const char *key, at_json *item);
 int at_json_add_string(at_json *obj, const char *key, const char *val);

@@ -129,5 +129,6 @@ void at_run_result_release(struct at_run_result *res)
 		return;
 	free(res->out);
 	free(res->err);
-	res->out = res->err = NULL;
+	free(res->output);
+	res->out = res->err = res->output = NULL;
 }

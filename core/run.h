@@ -15,7 +15,7 @@
 /* The sandbox's fixed HOME and PATH. */
 #define AT_RUN_HOME "/home/sandbox"
 #define AT_RUN_PATH "/usr/local/bin:/usr/bin:/bin"
-/* Output kept of each stream when captured, unless the caller says less. */
+/* Output kept of each stream when captured (half head, half tail), unless the caller says. */
 #define AT_RUN_CAPTURE_MAX ((size_t)1 << 20)
 
 /*
@@ -190,9 +190,16 @@ struct at_run_result {
 	int64_t step_us[AT_STEP_COUNT];  /* microseconds after the clone; -1 not timed */
 	enum at_run_step failed_step;    /* the setup step that failed (AT_ESANDBOX), or NONE */
 
-	char *out, *err;          /* captured output, NUL-terminated (NULL when not captured) */
-	size_t out_len, err_len;
-	bool out_truncated, err_truncated;
+	/*
+	 * Captured output (NULL when not captured), NUL-terminated, as
+	 * core/capture.h keeps it: the head and the tail of each stream, a
+	 * marker between them where bytes were dropped; output is stdout and
+	 * stderr interleaved in the order they were read, under the same cap.
+	 */
+	char *out, *err, *output;
+	size_t out_len, err_len, output_len;
+	uint64_t out_dropped, err_dropped, output_dropped;
+	bool out_truncated, err_truncated, output_truncated;
 };
 
 /* Zero it, with every time and counter unknown (-1). */

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/capture.h"
 #include "sandbox/child.h"
 #include "sandbox/sandbox.h"
 
@@ -220,6 +221,8 @@ int at_sb_pty_receive(struct at_sb_stdio *io, struct at_error *err);
 bool at_sb_pty_winch(struct at_sb_stdio *io);
 
 /* supervise.c */
+enum { AT_SB_OUT, AT_SB_ERR, AT_SB_BOTH, AT_SB_CAPTURES };   /* stdout, stderr, interleaved */
+
 struct at_sb_super {
 	/* in */
 	int init_pid;
@@ -230,8 +233,8 @@ struct at_sb_super {
 	void *arg;
 	int cancel_fd;                           /* -1: none */
 	uint64_t timeout_ms;
-	size_t capture_max;
-	/* out */
+	/* out (the captures set up by the caller, each with its cap) */
+	struct at_capture cap[AT_SB_CAPTURES];
 	bool init_done, timed_out, cancelled;
 	int init_status;
 	struct rusage ru;
@@ -240,9 +243,6 @@ struct at_sb_super {
 	int64_t t_ns[AT_STEP_COUNT];  /* from the init's exit report */
 	int64_t t_done_ns;            /* when the init was reaped */
 	int cmd_status;
-	char *out_buf, *err_buf;
-	size_t out_len, err_len;
-	bool out_truncated, err_truncated;
 };
 
 /* Wait for the run to end (reading reports and output); 0, or -1 with errno. */

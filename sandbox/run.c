@@ -331,6 +331,19 @@ static int64_t timeval_ms(const struct timeval *tv)
 	return (int64_t)tv->tv_sec * 1000 + tv->tv_usec / 1000;
 }
 
+static int take_output(struct at_sb_super *s, struct at_run_result *res)
+{
+	if (at_capture_take(&s->cap[AT_SB_OUT], &res->out, &res->out_len, &res->out_dropped) < 0 ||
+	    at_capture_take(&s->cap[AT_SB_ERR], &res->err, &res->err_len, &res->err_dropped) < 0 ||
+	    at_capture_take(&s->cap[AT_SB_BOTH], &res->output, &res->output_len,
+			    &res->output_dropped) < 0)
+		return -1;
+	res->out_truncated = res->out_dropped > 0;
+	res->err_truncated = res->err_dropped > 0;
+	res->output_truncated = res->output_dropped > 0;
+	return 0;
+}
+
 static int finish(struct run *r, const struct at_sandbox_spec *o, struct at_run_result *res,
 		  struct at_error *err)
 {
@@ -340,19 +353,8 @@ static int finish(struct run *r, const struct at_sandbox_spec *o, struct at_run_
 	res->max_rss_kb = s->ru.ru_maxrss;
 	res->user_cpu_ms = timeval_ms(&s->ru.ru_utime);
 	res->sys_cpu_ms = timeval_ms(&s->ru.ru_stime);
-	res->out = s->out_buf;
-	res->err = s->err_buf;
-	res->out_len = s->out_len;
-	res->err_len = s->err_len;
-	res->out_truncated = s->out_truncated;
-	res->err_truncated = s->err_truncated;
-	s->out_buf = s->err_buf = NULL;
-	if (o->stdio == AT_STDIO_CAPTURE) {
-		if (!res->out)
-			res->out = calloc(1, 1);
-		if (!res->err)
-			res->err = calloc(1, 1);
-	}
+	if (o->stdio == AT_STDIO_CAPTURE && take_output(s, res) < 0)
+		return at_error_set(err, AT_ESYS, "out of memory keeping the output");
 	if (s->t_done_ns)
 		s->t_ns[AT_STEP_DONE] = s->t_done_ns;
 	for (i = 0; i < AT_STEP_COUNT; i++)
@@ -418,8 +420,8 @@ static void run_release(struct run *r)
 	at_sb_limits_release(&r->cg);
 	at_sb_plan_free(r->c.ops, r->c.nops);
 	at_sb_seccomp_release(&r->c.seccomp);
-	free(r->s.out_buf);
-	free(r->s.err_buf);
+	for (int i = 0; i < AT_SB_CAPTURES; i++)
+		at_capture_release(&r->s.cap[i]);
 }
 
 static void run_init(struct run *r)
@@ -443,7 +445,8 @@ static int supervise(struct run *r, const struct at_sandbox_spec *o, int rc,
 	r->report[0] = r->out[0] = r->err[0] = -1;
 	r->s.cancel_fd = o->cancel_fd;
 	r->s.timeout_ms = o->timeout_ms;
-	r->s.capture_max = o->capture_max ? o->capture_max : AT_RUN_CAPTURE_MAX;
+	for (int i = 0; i < AT_SB_CAPTURES; i++)
+		at_capture_init(&r->s.cap[i], o->capture_max ? o->capture_max : AT_RUN_CAPTURE_MAX);
 	r->s.stdio = &r->io;
 	r->s.at_exit_report = exit_reported;
 	r->s.arg = r;

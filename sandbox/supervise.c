@@ -37,17 +37,15 @@ static int64_t now_ms(void)
 
 struct capture {
 	int fd;
-	char *buf;
-	size_t len, cap, max;
-	bool truncated;
+	struct at_capture *c;
+	struct at_capture *both;  /* the streams interleaved as read */
 };
 
-/* Keep up to max bytes; read and drop the rest so the writer never blocks. */
+/* Keep the head and the tail (core/capture.h); read the rest so the writer never blocks. */
 static void capture_read(struct capture *cap)
 {
 	char chunk[16384];
 	ssize_t n = read(cap->fd, chunk, sizeof(chunk));
-	size_t keep;
 
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return;
@@ -56,20 +54,8 @@ static void capture_read(struct capture *cap)
 		cap->fd = -1;
 		return;
 	}
-	keep = (size_t)n;
-	if (cap->len + keep > cap->max) {
-		keep = cap->max - cap->len;
-		cap->truncated = true;
-	}
-	if (keep) {
-		if (AT_ARRAY_GROW(cap->buf, cap->cap, cap->len + keep + 1) < 0) {
-			cap->truncated = true;
-			return;
-		}
-		memcpy(cap->buf + cap->len, chunk, keep);
-		cap->len += keep;
-		cap->buf[cap->len] = '\0';
-	}
+	at_capture_add(cap->c, chunk, (size_t)n);
+	at_capture_add(cap->both, chunk, (size_t)n);
 }
 
 static void handle_report(struct at_sb_super *s, const struct at_sb_report *rep)
@@ -208,8 +194,8 @@ static void dispatch(struct at_sb_super *s, struct waitset *w, int ready)
 
 int at_sb_supervise(struct at_sb_super *s)
 {
-	struct capture out = { s->out_fd, NULL, 0, 0, s->capture_max, false };
-	struct capture err = { s->err_fd, NULL, 0, 0, s->capture_max, false };
+	struct capture out = { s->out_fd, &s->cap[AT_SB_OUT], &s->cap[AT_SB_BOTH] };
+	struct capture err = { s->err_fd, &s->cap[AT_SB_ERR], &s->cap[AT_SB_BOTH] };
 	int64_t deadline = s->timeout_ms ? now_ms() + (int64_t)s->timeout_ms : 0;
 
 	while (!s->init_done || s->report_fd >= 0 || out.fd >= 0 || err.fd >= 0 ||
@@ -230,8 +216,6 @@ int at_sb_supervise(struct at_sb_super *s)
 		if (rc < 0 && errno != EINTR) {
 			s->out_fd = out.fd;
 			s->err_fd = err.fd;
-			free(out.buf);
-			free(err.buf);
 			return -1;
 		}
 		if (rc == 0 && deadline && !s->init_done && now_ms() >= deadline) {
@@ -259,11 +243,5 @@ int at_sb_supervise(struct at_sb_super *s)
 	}
 	s->out_fd = out.fd;
 	s->err_fd = err.fd;
-	s->out_buf = out.buf;
-	s->out_len = out.len;
-	s->out_truncated = out.truncated;
-	s->err_buf = err.buf;
-	s->err_len = err.len;
-	s->err_truncated = err.truncated;
 	return 0;
 }

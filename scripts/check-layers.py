@@ -6,8 +6,9 @@
    strongly connected set of two or more files is a cycle (the init and the
    supervisor calling each other, say).
 2. Calls point down the layers: cmd -> app -> {git, sandbox, net} -> core,
-   and git, sandbox and net never call each other. A front end (cmd/) calls
-   app/ and core/ only, nothing of git/, sandbox/ or net/.
+   and git, sandbox and net never call each other. A front end (cmd/, mcp/)
+   calls app/ and core/ only, nothing of git/, sandbox/ or net/; cmd/ may
+   start mcp/ (cmd_mcp.c), mcp/ never calls cmd/.
 3. Includes follow the same arrows; <git2.h> only under git/, <seccomp.h>
    only under sandbox/, cJSON only in core/json.c; app/'s public headers
    include nothing of git/, sandbox/ or net/ (a second front end needs app/ and
@@ -21,7 +22,8 @@ import re
 import subprocess
 import sys
 
-RANK = {"core": 0, "git": 1, "sandbox": 1, "net": 1, "app": 2, "cmd": 3}
+RANK = {"core": 0, "git": 1, "sandbox": 1, "net": 1, "app": 2, "mcp": 3, "cmd": 4}
+FRONT_ENDS = {"cmd": ("app", "core", "mcp"), "mcp": ("app", "core")}
 MIDDLE = ("git", "sandbox", "net")
 OBJ_DIRS = {
     "core": "core/CMakeFiles/at_core.dir",
@@ -29,6 +31,7 @@ OBJ_DIRS = {
     "sandbox": "sandbox/CMakeFiles/at_sandbox.dir",
     "net": "net/CMakeFiles/at_net.dir",
     "app": "app/CMakeFiles/at_app.dir",
+    "mcp": "mcp/CMakeFiles/at_mcp.dir",
     "cmd": "cmd/CMakeFiles/agenttask.dir",
 }
 
@@ -39,8 +42,8 @@ def may_use(frm, to):
         return True
     if frm in MIDDLE and to in MIDDLE:
         return False
-    if frm == "cmd":
-        return to in ("app", "core")
+    if frm in FRONT_ENDS:
+        return to in FRONT_ENDS[frm]
     return RANK[to] < RANK[frm]
 
 

@@ -70,7 +70,7 @@ _agenttask()
 	elif [[ $cmd == restore || $cmd == trash ]]; then
 		# Discarded tasks: the names in the trash.
 		COMPREPLY=($(compgen -W "$("$at" "${global[@]}" trash 2>/dev/null | awk 'NR > 1 { print $1 }')" -- "$cur"))
-	elif [[ $cmd != list && $cmd != gc && $cmd != doctor ]]; then
+	elif [[ $cmd != list && $cmd != gc && $cmd != doctor && $cmd != mcp ]]; then
 		COMPREPLY=($(compgen -W "$("$at" "${global[@]}" list --name-only 2>/dev/null)" -- "$cur"))
 	fi
 	return 0

@@ -44,7 +44,7 @@ function __agenttask_args
         __agenttask_commands
     else if contains -- $cmd restore trash
         agenttask $w[2..-1] trash 2>/dev/null | awk 'NR > 1 { print $1 }'
-    else if not contains -- $cmd list gc doctor
+    else if not contains -- $cmd list gc doctor mcp
         agenttask $w[2..-1] list --name-only 2>/dev/null
     end
 end

@@ -1037,13 +1037,14 @@ test_exit_statuses() {
 
 test_json_result() {
 	# What: --json on a command writing to both streams, and 2 MiB to stdout.
-	# Must: the documented fields; output capped at 1 MiB and marked.
+	# Must: the documented fields; output capped at 1 MiB (head and tail),
+	# the bytes dropped counted exactly.
 	sb_task
 	expect_rc 3 "json" -C repo run t1 --json --memory 512M -- sh -c 'echo out; echo err >&2; exit 3'
 	assert_eq "$(json_get "$out" 'j["exit_code"], j["timed_out"], j["stdout"], j["stderr"]')" "(3, False, 'out\\n', 'err\\n')" "fields"
 	json_get "$out" 'j["duration_ms"] >= 0 and j["limits"]["memory"]["mechanism"]' >/dev/null
 	"$AT" -C repo run t1 --json -- sh -c 'yes | head -c 2097152' >big.json
-	assert_eq "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(len(j["stdout"]), j["stdout_truncated"], j["exit_code"])' big.json)" "1048576 True 0" "1 MiB kept, truncated"
+	assert_eq "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); m="\n[agenttask: %d bytes dropped]\n" % j["stdout_dropped"]; print(len(j["stdout"]) - len(m), j["stdout_dropped"], m in j["stdout"], j["stdout_truncated"], j["exit_code"])' big.json)" "1048576 1048576 True True 0" "1 MiB kept, truncated"
 	expect_rc 124 "json timeout" -C repo run t1 --json --timeout 0.3 -- sleep 5
 	assert_eq "$(json_get "$out" 'j["timed_out"]')" "True" "timed_out"
 }

@@ -201,6 +201,70 @@ static void test_json__null_string_becomes_empty(void **state)
 	at_json_free(o);
 }
 
+/* The JSON text of bytes b[0..n) as at_json_bytes makes it (printed), and lossless. */
+static char *bytes_text(const char *b, size_t n, bool *lossless)
+{
+	at_json *o = at_json_object();
+	char *text;
+
+	assert_int_equal(at_json_add(o, "s", at_json_bytes(b, n, lossless)), 0);
+	text = at_json_print(o, false);
+	at_json_free(o);
+	return text;
+}
+
+/*
+ * A command's output may hold anything: NUL, controls, quotes, bytes that
+ * are no UTF-8. The JSON must be valid, keep valid UTF-8 and NUL exactly,
+ * and say when it could not be lossless (then base64 carries the bytes).
+ */
+static void test_json__bytes_are_escaped_and_lossless_when_text(void **state)
+{
+	static const char in[] = "a\0\"\\\n\t\x01\x7f caf\xc3\xa9";
+	bool lossless = false;
+	char *text = bytes_text(in, sizeof(in) - 1, &lossless);
+
+	(void)state;
+	assert_string_equal(text, "{\"s\":\"a\\u0000\\\"\\\\\\n\\t\\u0001\x7f caf\xc3\xa9\"}");
+	assert_true(lossless);
+	free(text);
+	/* An invalid byte, a lone continuation, an overlong form, a cut character. */
+	text = bytes_text("x\xffy\x80\xc0\xafz\xe2\x82", 9, &lossless);
+	assert_string_equal(text, "{\"s\":\"x\xef\xbf\xbdy\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdz"
+			    "\xef\xbf\xbd\xef\xbf\xbd\"}");
+	assert_false(lossless);
+	free(text);
+}
+
+static void test_json__base64_round_trips_every_length(void **state)
+{
+	unsigned char in[64];
+	size_t n, len;
+	char *back;
+
+	(void)state;
+	for (n = 0; n < sizeof(in); n++)
+		in[n] = (unsigned char)(n * 37 + 250);
+	for (n = 0; n < sizeof(in); n++) {
+		at_json *j = at_json_base64(in, n);
+
+		assert_int_equal(strlen(at_json_string_value(j)), (n + 2) / 3 * 4);
+		assert_int_equal(at_base64_decode(at_json_string_value(j), &back, &len), 0);
+		assert_int_equal(len, n);
+		assert_memory_equal(back, in, n);
+		free(back);
+		at_json_free(j);
+	}
+	{
+		at_json *j = at_json_base64("foob", 4);
+
+		assert_string_equal(at_json_string_value(j), "Zm9vYg==");
+		at_json_free(j);
+	}
+	assert_int_equal(at_base64_decode("Zm9v!", &back, &len), -1);
+	assert_int_equal(at_base64_decode("Z", &back, &len), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +277,8 @@ int main(void)
 		cmocka_unit_test(test_json__iterates_members_in_order_with_keys),
 		cmocka_unit_test(test_json__add_to_nothing_frees_the_item_and_fails),
 		cmocka_unit_test(test_json__null_string_becomes_empty),
+		cmocka_unit_test(test_json__bytes_are_escaped_and_lossless_when_text),
+		cmocka_unit_test(test_json__base64_round_trips_every_length),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Every command's --json output against its schema in docs/json.md
+# (python3-jsonschema), errors included: the documentation is the contract.
+. "$(dirname "$0")/lib.sh"
+
+here=$(cd "$(dirname "$0")" && pwd)
+if ! python3 -c 'import jsonschema' 2>/dev/null; then
+	echo "SKIP: python3-jsonschema is missing"
+	[ -n "${CI:-}" ] && exit 1
+	exit 77
+fi
+
+# valid NAME: $out against schema NAME.
+valid() {
+	printf '%s' "$out" >out.json
+	python3 "$here/json_check.py" "$1" out.json || fail "'$1' output does not match docs/json.md: $out"
+}
+
+test_every_command_matches_its_schema() {
+	# What: each command that reports something, with --json. Must: its
+	# output is the one JSON document docs/json.md describes.
+	make_repo repo
+	ok "new" -C repo new t1 --json; valid new
+	WT=$(json_get "$out" 'j["path"]')
+	ok "list" -C repo list --json; valid list
+	ok "status" -C repo status t1 --json; valid status
+	echo change >"$WT/file"
+	printf 'a\0b\377' >"$WT/bin"
+	ok "diff" -C repo diff t1 --json; valid diff
+	ok "run" -C repo run t1 --json -- sh -c 'printf "x\0\377"; echo e >&2'; valid run
+	expect_rc 124 "run timeout" -C repo run t1 --json --timeout 0.2 -- sleep 3; valid run
+	ok "commit" -C repo commit t1 -m c --json; valid commit
+	ok "commit nothing" -C repo commit t1 --json; valid commit
+	ok "gate" -C repo gate t1 --json; valid gate
+	ok "log" -C repo log t1 --json; valid log
+	ok "discard" -C repo discard t1 --json; valid discard
+	ref=$(json_get "$out" 'j["ref"]')
+	ok "trash" -C repo trash --json; valid trash
+	assert_eq "$(json_get "$out" 'j[0]["ref"]')" "$ref" "discard and trash name the entry alike"
+	ok "restore" -C repo restore t1 --json; valid restore
+	ok "accept" -C repo accept t1 --json; valid accept
+	ok "gc" -C repo gc --json; valid gc
+	"$AT" doctor --json >doctor.json || true
+	python3 "$here/json_check.py" doctor doctor.json || fail "doctor"
+}
+
+test_errors_match_the_error_schema() {
+	# What: failures of each kind with --json. Must: {"error": {code,
+	# message}} with the exit status the command has without --json.
+	make_repo repo
+	ok "new" -C repo new t1
+	expect_rc 1 "exists" -C repo new t1 --json; valid error
+	assert_eq "$(json_get "$out" 'j["error"]["code"]')" "exists" "code"
+	expect_rc 2 "unknown task" -C repo status nosuch --json; valid error
+	expect_rc 2 "bad name" -C repo new 'bad name' --json; valid error
+	expect_rc 2 "unknown option" -C repo commit --json --bogus; valid error
+	expect_rc 2 "no repository" -C / list --json; valid error
+	expect_rc 2 "run unknown task" -C repo run nosuch --json -- true; valid error
+	expect_rc 2 "restore nothing" -C repo restore nosuch --json; valid error
+	expect_rc 2 "accept unknown" -C repo accept nosuch --json; valid error
+}
+
+run_tests

@@ -1,0 +1,428 @@
+// Drives `agenttask mcp` end to end with the official MCP TypeScript SDK
+// client (@modelcontextprotocol/sdk, pinned in package-lock.json): every
+// tool, then what an attacker or a broken client sends. The SDK checks each
+// result's structuredContent against the tool's outputSchema, so a result
+// that does not match its schema fails the test too.
+//
+// AGENTTASK names the binary; the repository is made in a fresh temporary
+// directory; git (the command line) is the oracle.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import assert from 'node:assert/strict';
+
+const AGENTTASK = process.env.AGENTTASK;
+assert.ok(AGENTTASK, 'AGENTTASK must name the agenttask binary');
+const env = { PATH: process.env.PATH, HOME: process.env.HOME || '/tmp',
+	ASAN_OPTIONS: process.env.ASAN_OPTIONS || '', UBSAN_OPTIONS: process.env.UBSAN_OPTIONS || '' };
+
+const top = mkdtempSync(join(tmpdir(), 'agenttask-mcp.'));
+const repo = join(top, 'repo');
+const git = (...args) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8' });
+execFileSync('git', ['init', '-q', '-b', 'main', repo]);
+git('config', 'user.email', 't@example.com');
+git('config', 'user.name', 'T');
+writeFileSync(join(repo, 'README'), 'one\ntwo\nthree\n');
+writeFileSync(join(repo, '.gitignore'), 'ignored.txt\nbuild/\n');
+git('add', '.');
+git('commit', '-qm', 'init');
+const mainTip = git('rev-parse', 'main').trim();
+// The sleeps a test looks for with pgrep are this run's own (another run may go on at once).
+const tag = String(process.pid);
+
+let failures = 0;
+async function check(name, fn) {
+	try {
+		await fn();
+		console.log(`ok - ${name}`);
+	} catch (e) {
+		failures++;
+		console.log(`not ok - ${name}\n  ${(e && e.stack || String(e)).split('\n').join('\n  ')}`);
+	}
+}
+
+async function connect(extra = []) {
+	const transport = new StdioClientTransport({
+		command: AGENTTASK, args: ['-C', repo, 'mcp', ...extra], env, stderr: 'inherit',
+	});
+	const client = new Client({ name: 'agenttask-test', version: '1.0.0' });
+	await client.connect(transport);
+	return client;
+}
+
+const call = (client, name, args, opts) => client.callTool({ name, arguments: args }, undefined, opts);
+// A tool's failure: isError, and its text is {"error": {code, message}}.
+async function refused(client, name, args, code, pattern) {
+	const r = await call(client, name, args);
+	assert.equal(r.isError, true, `${name} ${JSON.stringify(args).slice(0, 200)} was not refused`);
+	const e = JSON.parse(r.content[0].text).error;
+	if (code)
+		assert.equal(e.code, code, e.message);
+	if (pattern)
+		assert.match(e.message, pattern);
+	return e;
+}
+
+const client = await connect();
+let wt;
+
+await check('the lifecycle: protocol revision, server info, instructions', async () => {
+	assert.equal(LATEST_PROTOCOL_VERSION, '2025-11-25');
+	assert.equal(client.getServerVersion().name, 'agenttask');
+	assert.match(client.getInstructions(), /One task per change/);
+	assert.match(client.getInstructions(), /through run/);
+	assert.ok(client.getServerCapabilities().tools);
+	await client.ping();
+});
+
+await check('tools/list: the table, with schemas, and no accept or discard', async () => {
+	const { tools } = await client.listTools();
+	const names = tools.map(t => t.name).sort();
+	assert.deepEqual(names, ['commit', 'delete_file', 'diff', 'edit_file', 'list_files',
+		'read_file', 'run', 'task_list', 'task_new', 'task_status', 'write_file']);
+	for (const t of tools) {
+		assert.equal(t.inputSchema.type, 'object', t.name);
+		assert.equal(t.outputSchema.type, 'object', t.name);
+		assert.ok(t.description.length > 20, t.name);
+	}
+});
+
+await check('task_new, task_list, task_status', async () => {
+	const r = await call(client, 'task_new', { task: 't1' });
+	assert.equal(r.isError, false);
+	assert.equal(r.structuredContent.name, 't1');
+	assert.equal(r.structuredContent.base_commit, mainTip);
+	wt = r.structuredContent.path;
+	assert.equal(git('rev-parse', 'agenttask/t1').trim(), mainTip);
+	const l = await call(client, 'task_list', {});
+	assert.deepEqual(l.structuredContent.tasks.map(t => t.name), ['t1']);
+	const s = await call(client, 'task_status', { task: 't1' });
+	assert.equal(s.structuredContent.dirty, false);
+	await refused(client, 'task_new', { task: 't1' }, 'exists');
+	await refused(client, 'task_status', { task: 'nosuch' }, 'not-found');
+});
+
+await check('write_file, read_file with offset and limit, edit_file, delete_file', async () => {
+	let r = await call(client, 'write_file', { task: 't1', path: 'src/a.txt', content: 'l1\nl2\nl3\nl4\n' });
+	assert.equal(r.structuredContent.created, true);
+	assert.equal(readFileSync(join(wt, 'src/a.txt'), 'utf8'), 'l1\nl2\nl3\nl4\n');
+	r = await call(client, 'read_file', { task: 't1', path: 'src/a.txt', offset: 2, limit: 2 });
+	assert.equal(r.structuredContent.content, 'l2\nl3\n');
+	assert.equal(r.structuredContent.total_lines, 4);
+	assert.equal(r.structuredContent.truncated, true);
+	r = await call(client, 'edit_file', { task: 't1', path: 'src/a.txt', old_string: 'l3', new_string: 'L3' });
+	assert.equal(r.isError, false);
+	assert.equal(readFileSync(join(wt, 'src/a.txt'), 'utf8'), 'l1\nl2\nL3\nl4\n');
+	// Not unique, not there: refused, the file unchanged.
+	await refused(client, 'edit_file', { task: 't1', path: 'src/a.txt', old_string: 'l', new_string: 'x' },
+		'usage', /more than once/);
+	await refused(client, 'edit_file', { task: 't1', path: 'src/a.txt', old_string: 'zz', new_string: 'x' },
+		'not-found');
+	assert.equal(readFileSync(join(wt, 'src/a.txt'), 'utf8'), 'l1\nl2\nL3\nl4\n');
+	// Bytes that are not text: base64 both ways.
+	const bin = Buffer.from([0, 1, 0xff, 0xfe, 10]);
+	await call(client, 'write_file', { task: 't1', path: 'bin.dat', content_base64: bin.toString('base64') });
+	assert.deepEqual(readFileSync(join(wt, 'bin.dat')), bin);
+	r = await call(client, 'read_file', { task: 't1', path: 'bin.dat' });
+	assert.deepEqual(Buffer.from(r.structuredContent.content_base64, 'base64'), bin);
+	r = await call(client, 'delete_file', { task: 't1', path: 'bin.dat' });
+	assert.equal(existsSync(join(wt, 'bin.dat')), false);
+	await refused(client, 'delete_file', { task: 't1', path: 'src' }, 'usage', /directory/);
+});
+
+await check('list_files respects .gitignore', async () => {
+	await call(client, 'write_file', { task: 't1', path: 'ignored.txt', content: 'x' });
+	await call(client, 'write_file', { task: 't1', path: 'build/out.o', content: 'x' });
+	const r = await call(client, 'list_files', { task: 't1' });
+	assert.deepEqual(r.structuredContent.files.sort(), ['.gitignore', 'README', 'src/a.txt']);
+	const sub = await call(client, 'list_files', { task: 't1', path: 'src' });
+	assert.deepEqual(sub.structuredContent.files, ['src/a.txt']);
+});
+
+await check('run: a shell line, argv, exit codes, cwd, reason, resource use', async () => {
+	let r = await call(client, 'run', { task: 't1', command: 'echo out; echo err >&2; exit 3' });
+	let s = r.structuredContent;
+	assert.equal(r.isError, false);
+	assert.equal(s.exit_code, 3);
+	assert.equal(s.reason, 'exit');
+	assert.equal(s.stdout, 'out\n');
+	assert.equal(s.stderr, 'err\n');
+	assert.match(s.output, /out\n/);
+	assert.match(s.output, /err\n/);
+	assert.ok(s.max_rss_kb > 0);
+	r = await call(client, 'run', { task: 't1', argv: ['cat', 'a.txt'], cwd: 'src' });
+	assert.equal(r.structuredContent.stdout, 'l1\nl2\nL3\nl4\n');
+	// Written in the sandbox, seen by the tools: the same worktree.
+	await call(client, 'run', { task: 't1', command: 'echo made > src/made.txt' });
+	r = await call(client, 'read_file', { task: 't1', path: 'src/made.txt' });
+	assert.equal(r.structuredContent.content, 'made\n');
+	r = await call(client, 'run', { task: 't1', command: 'sleep 5', timeout: 1 });
+	assert.equal(r.structuredContent.reason, 'timeout');
+	assert.equal(r.structuredContent.exit_code, 124);
+	r = await call(client, 'run', { task: 't1', command: 'kill -9 $$' });
+	assert.equal(r.structuredContent.reason, 'signal');
+});
+
+await check('run: NUL and invalid UTF-8 are kept, long output keeps head and tail', async () => {
+	let r = await call(client, 'run', { task: 't1', command: "printf 'a\\000b\\377c'" });
+	let s = r.structuredContent;
+	assert.equal(s.stdout, 'a\u0000b\ufffdc');
+	assert.deepEqual(Buffer.from(s.stdout_base64, 'base64'), Buffer.from([0x61, 0, 0x62, 0xff, 0x63]));
+	r = await call(client, 'run', { task: 't1', command: 'seq 1 100000; echo SUMMARY', output_max: 1000 });
+	s = r.structuredContent;
+	assert.equal(s.stdout_truncated, true);
+	assert.ok(s.stdout.startsWith('1\n2\n3\n'));
+	assert.ok(s.stdout.endsWith('100000\nSUMMARY\n'));
+	assert.match(s.stdout, /\[agenttask: \d+ bytes dropped\]/);
+	const total = execFileSync('sh', ['-c', 'seq 1 100000; echo SUMMARY']).length;
+	const marker = s.stdout.match(/\n\[agenttask: \d+ bytes dropped\]\n/)[0];
+	assert.equal(Buffer.byteLength(s.stdout) - marker.length + s.stdout_dropped, total);
+});
+
+await check('run: progress notifications during a long command', async () => {
+	const seen = [];
+	const r = await call(client, 'run', { task: 't1', command: 'sleep 2.5; echo done' },
+		{ onprogress: p => seen.push(p) });
+	assert.equal(r.structuredContent.stdout, 'done\n');
+	assert.ok(seen.length >= 1, `no progress notification (${seen.length})`);
+	assert.match(seen[0].message, /running/);
+});
+
+await check('run: notifications/cancelled kills the run, nothing is left behind', async () => {
+	// What must happen: the command's whole tree is killed at once, its next
+	// step never runs, and the task takes the next run as if nothing happened.
+	const ac = new AbortController();
+	const p = call(client, 'run', { task: 't1', command: `sleep 31.${tag}; touch cancelled-survived` },
+		{ signal: ac.signal });
+	await new Promise(res => setTimeout(res, 1200));
+	ac.abort('test');
+	await assert.rejects(p);
+	await new Promise(res => setTimeout(res, 1000));
+	assert.equal(spawnSyncOut('pgrep', ['-f', `sleep 31.${tag}`]), '', 'the sleep survived the cancellation');
+	const r = await call(client, 'run', { task: 't1', command: 'echo again' });
+	assert.equal(r.structuredContent.stdout, 'again\n');
+	assert.equal(existsSync(join(wt, 'cancelled-survived')), false);
+});
+
+await check('diff and commit', async () => {
+	let r = await call(client, 'diff', { task: 't1' });
+	let s = r.structuredContent;
+	assert.match(s.patch, /\+L3/);
+	assert.match(s.stat, /src\/a\.txt/);
+	assert.ok(s.files.some(f => f.path === 'src/a.txt'));
+	r = await call(client, 'commit', { task: 't1', message: 'the change' });
+	assert.equal(r.structuredContent.made, true);
+	assert.equal(git('rev-parse', 'agenttask/t1').trim(), r.structuredContent.commit);
+	assert.equal(git('log', '-1', '--format=%s', 'agenttask/t1').trim(), 'the change');
+	assert.equal(git('show', 'agenttask/t1:src/a.txt'), 'l1\nl2\nL3\nl4\n');
+	// Ignored files were not committed.
+	assert.throws(() => execFileSync('git', ['-C', repo, 'show', 'agenttask/t1:ignored.txt'], { stdio: 'ignore' }));
+	r = await call(client, 'commit', { task: 't1' });
+	assert.equal(r.structuredContent.made, false);
+});
+
+await check('bad input: an unknown tool, invalid arguments', async () => {
+	await assert.rejects(call(client, 'no_such_tool', {}), /unknown tool/);
+	await assert.rejects(call(client, 'accept', { task: 't1' }), /unknown tool/);
+	await refused(client, 'read_file', { task: 't1' }, 'usage', /missing argument 'path'/);
+	await refused(client, 'read_file', { task: 't1', path: 5 }, 'usage', /'path' must be a string/);
+	await refused(client, 'read_file', { task: 't1', path: 'README', bogus: 1 }, 'usage', /unknown argument/);
+	await refused(client, 'read_file', { task: 't1', path: 'README', offset: -1 }, 'usage');
+	await refused(client, 'run', { task: 't1' }, 'usage', /command/);
+	await refused(client, 'run', { task: 't1', command: 'true', argv: ['true'] }, 'usage');
+	await refused(client, 'run', { task: 't1', command: 'pwd', cwd: '../..' }, 'usage');
+});
+
+await check('path escapes: .., absolute paths, .git, a planted symbolic link', async () => {
+	// The attacker names paths outside the worktree, or plants a link to
+	// one: every read, write, edit and delete is refused, nothing outside
+	// changes, and nothing in .git is reachable.
+	const outside = join(top, 'outside.txt');
+	writeFileSync(outside, 'secret\n');
+	for (const path of ['../outside.txt', '../../../../../../etc/passwd', outside, '/etc/passwd',
+		'.git', '.git/config', 'src/../../outside.txt', '.GIT/HEAD'])
+		await refused(client, 'read_file', { task: 't1', path });
+	await refused(client, 'write_file', { task: 't1', path: '../outside.txt', content: 'pwned' });
+	await refused(client, 'write_file', { task: 't1', path: '.git/hooks/pre-commit', content: 'pwned' });
+	symlinkSync(top, join(wt, 'link'));
+	symlinkSync(outside, join(wt, 'filelink'));
+	await refused(client, 'read_file', { task: 't1', path: 'link/outside.txt' }, 'unsafe');
+	await refused(client, 'read_file', { task: 't1', path: 'filelink' }, 'unsafe');
+	await refused(client, 'write_file', { task: 't1', path: 'link/outside.txt', content: 'pwned' }, 'unsafe');
+	await refused(client, 'write_file', { task: 't1', path: 'filelink', content: 'pwned' }, 'unsafe');
+	await refused(client, 'write_file', { task: 't1', path: 'link/new/deeper.txt', content: 'x' }, 'unsafe');
+	await refused(client, 'edit_file', { task: 't1', path: 'filelink', old_string: 'secret', new_string: 'x' });
+	await refused(client, 'delete_file', { task: 't1', path: 'link/outside.txt' }, 'unsafe');
+	await refused(client, 'list_files', { task: 't1', path: '../' }, 'usage');
+	assert.equal(readFileSync(outside, 'utf8'), 'secret\n');
+	assert.equal(existsSync(join(top, 'new')), false);
+	// A link itself may be deleted: that reaches nothing outside.
+	await call(client, 'delete_file', { task: 't1', path: 'filelink' });
+	assert.equal(readFileSync(outside, 'utf8'), 'secret\n');
+	rmSync(join(wt, 'link'));
+	// An absolute path inside the worktree is the same as a relative one.
+	const r = await call(client, 'read_file', { task: 't1', path: join(wt, 'README') });
+	assert.equal(r.structuredContent.content, 'one\ntwo\nthree\n');
+});
+
+await check('a huge write is refused, and nothing is written', async () => {
+	const big = 'x'.repeat(9 << 20);
+	await refused(client, 'write_file', { task: 't1', path: 'big.txt', content: big }, 'usage', /more than/);
+	assert.equal(existsSync(join(wt, 'big.txt')), false);
+	// The server is still there.
+	const r = await call(client, 'read_file', { task: 't1', path: 'README' });
+	assert.equal(r.isError, false);
+});
+
+await client.close();
+
+// ---- a raw client: malformed JSON-RPC, and a disconnect mid-run ----
+
+function spawnSyncOut(cmd, args) {
+	try {
+		return execFileSync(cmd, args, { encoding: 'utf8' }).trim();
+	} catch {
+		return '';
+	}
+}
+
+function raw(extra = []) {
+	const p = spawn(AGENTTASK, ['-C', repo, 'mcp', ...extra], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+	let buf = '';
+	const waiting = [];
+	const msgs = [];
+	p.stdout.on('data', d => {
+		buf += d;
+		let i;
+		while ((i = buf.indexOf('\n')) >= 0) {
+			msgs.push(JSON.parse(buf.slice(0, i)));   // every line the server sends is JSON
+			buf = buf.slice(i + 1);
+			waiting.splice(0).forEach(f => f());
+		}
+	});
+	const exited = new Promise(res => p.on('exit', (code, sig) => res({ code, sig })));
+	return {
+		p, exited, msgs,
+		send: line => p.stdin.write(line + '\n'),
+		async next() {
+			while (!msgs.length)
+				await new Promise(res => waiting.push(res));
+			return msgs.shift();
+		},
+	};
+}
+
+const init = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize',
+	params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+
+await check('malformed JSON-RPC gets JSON-RPC errors, and the server goes on', async () => {
+	const c = raw();
+	c.send(init);
+	assert.equal((await c.next()).result.protocolVersion, '2025-11-25');
+	c.send('{"jsonrpc": "2.0", "id": 1, "method": ');
+	let m = await c.next();
+	assert.equal(m.error.code, -32700);
+	assert.equal(m.id, null);
+	c.send('[{"jsonrpc":"2.0","id":2,"method":"ping"}]');
+	assert.equal((await c.next()).error.code, -32600);
+	c.send('{"jsonrpc":"1.0","id":3,"method":"ping"}');
+	m = await c.next();
+	assert.equal(m.error.code, -32600);
+	assert.equal(m.id, 3);
+	c.send('{"jsonrpc":"2.0","id":4,"method":"no/such"}');
+	assert.equal((await c.next()).error.code, -32601);
+	c.send('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read_file","arguments":"x"}}');
+	m = await c.next();
+	assert.equal(m.result.isError, true);
+	c.send('{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"write_file","arguments":{"task":"t1","path":"n.txt","content":"a\\u0000b"}}}');
+	m = await c.next();
+	assert.equal(m.error.code, -32602);
+	assert.equal(existsSync(join(wt, 'n.txt')), false);
+	// A message over the bound is refused unread, the rest of its line skipped.
+	c.send('{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":"' + 'y'.repeat(33 << 20) + '"}}');
+	m = await c.next();
+	assert.equal(m.error.code, -32600);
+	c.send('{"jsonrpc":"2.0","id":8,"method":"ping"}');
+	m = await c.next();
+	assert.equal(m.id, 8);
+	assert.deepEqual(m.result, {});
+	// Version negotiation: an old revision we speak is kept, an unknown one gets ours.
+	c.send(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'initialize', params: { protocolVersion: '2024-11-05' } }));
+	assert.equal((await c.next()).result.protocolVersion, '2024-11-05');
+	c.send(JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'initialize', params: { protocolVersion: '1999-01-01' } }));
+	assert.equal((await c.next()).result.protocolVersion, '2025-11-25');
+	c.p.stdin.end();
+	assert.equal((await c.exited).code, 0);
+});
+
+await check('a request cancelled while queued never runs, and is not answered', async () => {
+	// What must happen: the client sends a second call while the first runs,
+	// then cancels the second: it is dropped unrun and unanswered, the
+	// first completes, and the server answers what comes after.
+	const c = raw();
+	c.send(init);
+	await c.next();
+	const runCall = (id, command) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call',
+		params: { name: 'run', arguments: { task: 't1', command } } });
+	c.send(runCall(20, 'sleep 1.5; echo first'));
+	c.send(runCall(21, 'touch queued-ran'));
+	c.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 21, reason: 'test' } }));
+	c.send('{"jsonrpc":"2.0","id":22,"method":"ping"}');
+	let m = await c.next();
+	assert.equal(m.id, 20);
+	assert.equal(m.result.structuredContent.stdout, 'first\n');
+	m = await c.next();
+	assert.equal(m.id, 22);
+	assert.equal(existsSync(join(wt, 'queued-ran')), false);
+	c.p.stdin.end();
+	await c.exited;
+	assert.equal(c.msgs.length, 0, 'the cancelled request was answered');
+});
+
+await check('a client that disconnects mid-run: the run is killed, nothing is left', async () => {
+	// What must happen: the client goes away while a command runs; the
+	// command's whole tree is killed, its next step never runs, the server
+	// exits, and the task's run lock is free for the next run.
+	const c = raw();
+	c.send(init);
+	await c.next();
+	c.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call',
+		params: { name: 'run', arguments: { task: 't1', command: `sleep 32.${tag}; touch disconnect-survived` } } }));
+	await new Promise(res => setTimeout(res, 1200));
+	assert.notEqual(spawnSyncOut('pgrep', ['-f', `sleep 32.${tag}`]), '', 'the command did not start');
+	c.p.stdin.end();
+	c.p.stdout.destroy();
+	const t0 = Date.now();
+	await c.exited;
+	assert.ok(Date.now() - t0 < 5000, 'the server took too long to end');
+	assert.equal(spawnSyncOut('pgrep', ['-f', `sleep 32.${tag}`]), '', 'the command survived the disconnect');
+	await new Promise(res => setTimeout(res, 500));
+	assert.equal(existsSync(join(wt, 'disconnect-survived')), false);
+	// Logged as cancelled, and the task runs again.
+	const log = execFileSync(AGENTTASK, ['-C', repo, 'log', 't1', '--json'], { encoding: 'utf8', env });
+	assert.ok(log.includes(`sleep 32.${tag}`), 'the run is not in the log');
+	const out = execFileSync(AGENTTASK, ['-C', repo, 'run', 't1', '--', 'echo', 'fine'], { encoding: 'utf8', env });
+	assert.equal(out, 'fine\n');
+});
+
+await check('--allow-accept offers accept and discard', async () => {
+	const c = await connect(['--allow-accept']);
+	const names = (await c.listTools()).tools.map(t => t.name);
+	assert.ok(names.includes('accept') && names.includes('discard'));
+	await call(c, 'task_new', { task: 't2' });
+	let r = await call(c, 'discard', { task: 't2' });
+	assert.equal(r.isError, false);
+	assert.match(r.structuredContent.ref, /^refs\/agenttask\/trash\/t2\//);
+	r = await call(c, 'accept', { task: 't1' });
+	assert.equal(r.isError, false, r.content[0].text);
+	assert.equal(git('show', 'main:src/a.txt'), 'l1\nl2\nL3\nl4\n');
+	await c.close();
+});
+
+rmSync(top, { recursive: true, force: true });
+console.log(failures ? `FAIL: ${failures} check(s) failed` : 'PASS: all checks');
+process.exit(failures ? 1 : 0);
