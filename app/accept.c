@@ -137,6 +137,20 @@ static int unlocked(const struct at_app *app, struct accept *a, struct at_app_ac
 	return rc;
 }
 
+/*
+ * A worktree deleted by hand is refused, saying what to do (core/task.h);
+ * unless the branch has already landed in its base: then the worktree went
+ * with an accept killed before it removed the task, and accepting again
+ * finishes that (nothing is merged, the task is removed).
+ */
+static bool gone_refused(struct at_repo *r, const struct at_task *t, struct at_error *err)
+{
+	if (at_worktree_present(t) || at_merge_landed(r, t))
+		return false;
+	at_task_worktree_gone(t, err);
+	return true;
+}
+
 /* The state again under the lock, staged so that the merge commits exactly it. */
 static int merge_staged(struct accept *a, struct at_app_accept_result *out, struct at_error *err)
 {
@@ -144,11 +158,11 @@ static int merge_staged(struct accept *a, struct at_app_accept_result *out, stru
 	struct at_task_state st;
 	int rc = 0;
 
-	/* A worktree deleted by hand: say so, and what to do (core/task.h). */
+	/* No worktree: what is left of a killed accept (gone_refused), its branch alone. */
 	if (!at_worktree_present(&out->task))
-		return at_task_worktree_gone(&out->task, err);
-	rc = at_worktree_open(&w, a->r, &out->task, err);
-	if (rc == 0)
+		rc = gone_refused(a->r, &out->task, err) ? err->code
+							 : at_task_state(a->r, &out->task, NULL, &st, err);
+	else if ((rc = at_worktree_open(&w, a->r, &out->task, err)) == 0)
 		rc = at_worktree_stage(w, &st, err);
 	if (rc == 0 && out->overriding)
 		/* No overridden accept without a record: logged before anything merges. */
@@ -212,7 +226,9 @@ int at_app_accept(const struct at_app *app, const struct at_app_accept_opts *o,
 	if (rc == 0)
 		rc = at_app_open(app, &a.r, err);
 	if (rc == 0)
-		rc = at_app_resolve_present(app, a.r, o->name, &out->task, err);
+		rc = at_app_resolve(app, a.r, o->name, &out->task, err);
+	if (rc == 0 && gone_refused(a.r, &out->task, err))
+		rc = err->code;
 	/* The task's commits first: what is merged is what it did, history and all. */
 	if (rc == 0)
 		rc = at_app_import_before(a.r, &out->task, NULL, err);

@@ -258,6 +258,8 @@ static int add_import(at_json *j, const struct at_app_run_result *res)
 	bad |= at_json_add_string(o, "new", res->import_new);
 	bad |= at_json_add_number(o, "objects", (double)res->import_objects);
 	return at_json_add(j, "import", done(o, bad)) | bad;
+}
+
 /* {code, message} */
 static at_json *error_object(const char *code, const char *message)
 {

@@ -186,6 +186,9 @@ static int config_apply(const struct at_app *app, const struct at_app_run_opts *
 	/* --net shares the host's network: the configuration's hosts are moot then. */
 	for (i = 0; rc == 0 && !o->net && o->proxy && i < run->conf.allow_hosts.n; i++)
 		rc = at_app_net_allow(o->proxy, run->conf.allow_hosts.v[i], err);
+	return rc;
+}
+
 /* --cwd: a directory of the worktree, reached with no link on the way (app/files.h). */
 static int take_cwd(struct run *run, const char *cwd, struct at_error *err)
 {

@@ -887,3 +887,19 @@ int at_merge_preview(struct at_repo *r, const struct at_task *t,
 		*out = pv;
 	return rc;
 }
+
+bool at_merge_landed(struct at_repo *r, const struct at_task *t)
+{
+	struct at_error ignored = AT_ERROR_INIT;
+	git_commit *tip = NULL, *base = NULL;
+	bool landed = false;
+
+	if (t->base_branch[0] && ref_commit(r->repo, t->branch, "branch", &tip, &ignored) == 0 &&
+	    ref_commit(r->repo, t->base_branch, "base branch", &base, &ignored) == 0)
+		landed = git_oid_equal(git_commit_id(tip), git_commit_id(base)) ||
+			 git_graph_descendant_of(r->repo, git_commit_id(base), git_commit_id(tip)) == 1;
+	git_commit_free(tip);
+	git_commit_free(base);
+	git_error_clear();
+	return landed;
+}

@@ -64,4 +64,11 @@ int at_merge_accept(struct at_repo *r, const struct at_task *t, const struct at_
 int at_merge_preview(struct at_repo *r, const struct at_task *t, const struct at_oid *state_tree,
 		     struct at_merge_preview *out, struct at_error *err);
 
+/*
+ * Is the tip of the task's branch already in its base branch (the tip
+ * itself or an ancestor of it): what an accept killed after its merge
+ * leaves. False when either branch cannot be read.
+ */
+bool at_merge_landed(struct at_repo *r, const struct at_task *t);
+
 #endif

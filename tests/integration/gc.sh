@@ -56,6 +56,9 @@ test_gc_removes_a_task_whose_worktree_is_gone_keeping_its_commits() {
 test_commands_on_a_task_whose_worktree_is_gone_point_to_discard_and_gc() {
 	make_repo repo
 	ok "new" -C repo new t
+	# Work of its own on the branch: accepting it without the worktree could
+	# merge a part of the task's work alone.
+	git -C "$out" -c user.name=u -c user.email=u@u commit -q --allow-empty -m work
 	rm -rf "$out"
 	local refs c
 	refs=$(git -C repo for-each-ref)
@@ -68,6 +71,26 @@ test_commands_on_a_task_whose_worktree_is_gone_point_to_discard_and_gc() {
 	done
 	assert_eq "$(git -C repo for-each-ref)" "$refs" "refs unchanged"
 	ok "discard does as it says" -C repo discard t
+}
+
+# What: accept killed after its merge, with the worktree removed and the
+# record not yet: the branch is in main already. Must: accept again finishes
+# it (nothing merged, the task removed), as datasafety's kill loop relies on;
+# with work of the task's own still unmerged, it is refused (above).
+test_accept_again_finishes_an_accept_killed_after_its_merge() {
+	make_repo repo
+	ok "new" -C repo new t
+	echo change >"$out/f.txt"
+	ok "commit" -C repo commit t -m change
+	git -C repo merge -q --ff-only agenttask/t
+	ok "path" -C repo path t
+	rm -rf "$out"
+	[ ! -e "$out" ] || fail "the worktree is still there"
+	ok "accept again" -C repo accept t
+	assert_contains "$out" "nothing to merge" "nothing merged twice"
+	assert_contains "$out" "removed task 't'" "the task removed"
+	assert_empty "the branch is gone" git -C repo branch --list agenttask/t
+	assert_fsck repo
 }
 
 test_gc_removes_a_task_whose_worktree_git_removed() {
