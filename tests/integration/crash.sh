@@ -64,7 +64,10 @@ assert_nothing_left() {
 	assert_no_file "$cd/worktrees/agenttask-$name" "no admin directory"
 	assert_no_file "$(wt_home "$repo")/$name" "no worktree directory"
 	assert_no_file "$cd/agenttask/tasks/$name.json" "no record"
-	assert_empty "nothing else under the worktrees directory" ls -A "$(wt_home "$repo")"
+	# A new killed before it made the worktrees directory leaves none at all.
+	if [ -d "$(wt_home "$repo")" ]; then
+		assert_empty "nothing else under the worktrees directory" ls -A "$(wt_home "$repo")"
+	fi
 	assert_empty "nothing else under the tasks directory" ls -A "$cd/agenttask/tasks"
 	assert_empty "no stale ref lock" find "$cd/refs" -name '*.lock'
 	assert_no_file "$cd/logs/refs/heads/agenttask/$name" "no reflog"
