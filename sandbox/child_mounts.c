@@ -356,15 +356,54 @@ static int do_rdonly(struct build *b, const struct at_sb_op *op)
 	return rc;
 }
 
+/* "/proc/self/fd/N" into buf (at least 32 bytes), async-signal-safe. */
+static void fd_path(char *buf, int fd)
+{
+	static const char head[] = "/proc/self/fd/";
+	char digits[12];
+	int n = 0;
+
+	do
+		digits[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) > 0 && n < (int)sizeof(digits));
+	memcpy(buf, head, sizeof(head) - 1);
+	buf += sizeof(head) - 1;
+	while (n > 0)
+		*buf++ = digits[--n];
+	*buf = '\0';
+}
+
 /*
- * An overlay, its layers given as descriptors (FSCONFIG_SET_FD: no path
- * string reaches the kernel), opened before anything was mounted. In a user
- * namespace overlayfs keeps its metadata in user.* xattrs (userxattr).
- * volatile (sandbox.h says why) leaves a marker in the work dir at every
- * mount, and overlayfs refuses a mount while it is there: it goes first
- * (the work dir is the caller's, never reachable from inside).
+ * The layers of an overlay: as descriptors (FSCONFIG_SET_FD, Linux 6.8 and
+ * later: no path string reaches the kernel), else, on older kernels (Debian
+ * 12's 6.1), as the /proc/self/fd paths of the same descriptors, which the
+ * kernel resolves to the directories opened, never to a name the task chose.
  */
-static int do_overlay(struct build *b, const struct at_sb_op *op)
+static int overlay_layers(int fs, const struct at_sb_op *op, bool by_fd)
+{
+	char lower[32], upper[32], work[32];
+
+	if (by_fd)
+		return fsconfig(fs, FSCONFIG_SET_FD, "lowerdir+", NULL, op->src_fd) < 0 ||
+		       fsconfig(fs, FSCONFIG_SET_FD, "upperdir", NULL, op->upper_fd) < 0 ||
+		       fsconfig(fs, FSCONFIG_SET_FD, "workdir", NULL, op->work_fd) < 0 ? -1 : 0;
+	fd_path(lower, op->src_fd);
+	fd_path(upper, op->upper_fd);
+	fd_path(work, op->work_fd);
+	return fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir", lower, 0) < 0 ||
+	       fsconfig(fs, FSCONFIG_SET_STRING, "upperdir", upper, 0) < 0 ||
+	       fsconfig(fs, FSCONFIG_SET_STRING, "workdir", work, 0) < 0 ? -1 : 0;
+}
+
+/*
+ * An overlay, its layers opened before anything was mounted
+ * (overlay_layers). In a user namespace overlayfs keeps its metadata in
+ * user.* xattrs (userxattr). volatile (sandbox.h says why) leaves a marker
+ * in the work dir at every mount, and overlayfs refuses a mount while it is
+ * there: it goes first (the work dir is the caller's, never reachable from
+ * inside).
+ */
+static int overlay_once(struct build *b, const struct at_sb_op *op, bool by_fd)
 {
 	int fs = fsopen("overlay", FSOPEN_CLOEXEC), rc;
 
@@ -376,14 +415,21 @@ static int do_overlay(struct build *b, const struct at_sb_op *op)
 	if (fsconfig(fs, FSCONFIG_SET_STRING, "source", "agenttask", 0) < 0 ||
 	    fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) < 0 ||
 	    fsconfig(fs, FSCONFIG_SET_FLAG, "volatile", NULL, 0) < 0 ||
-	    fsconfig(fs, FSCONFIG_SET_FD, "lowerdir+", NULL, op->src_fd) < 0 ||
-	    fsconfig(fs, FSCONFIG_SET_FD, "upperdir", NULL, op->upper_fd) < 0 ||
-	    fsconfig(fs, FSCONFIG_SET_FD, "workdir", NULL, op->work_fd) < 0)
-		rc = -1;
+	    overlay_layers(fs, op, by_fd) < 0)
+		rc = -2;   /* the configuration, not the mount, was refused */
 	else
 		rc = create_and_attach(b, fs, op, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 	close(fs);
 	return rc;
+}
+
+static int do_overlay(struct build *b, const struct at_sb_op *op)
+{
+	int rc = overlay_once(b, op, true);
+
+	if (rc == -2)
+		rc = overlay_once(b, op, false);
+	return rc < 0 ? -1 : rc;
 }
 
 static int do_op(struct build *b, struct at_sb_op *op, int *step)

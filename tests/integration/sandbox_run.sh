@@ -111,7 +111,7 @@ test_etc_shows_what_is_world_readable_and_nothing_else() {
 	sbok "root inside reads shadow" -- sh -c 'id -u; wc -c </etc/shadow'
 	assert_eq "$(echo "$out" | tail -n 1)" "0" "/etc/shadow is empty even to uid $(echo "$out" | head -n 1)"
 	# A world-readable directory that no allow-list named.
-	public=$(find /etc/apt /etc/java-17-openjdk -maxdepth 1 -type f -perm -o=r 2>/dev/null | head -n 1)
+	public=$(find /etc/apt /etc/java-17-openjdk -type f -perm -o=r 2>/dev/null | head -n 1)
 	[ -n "$public" ] || fail "no world-readable file in /etc/apt to test with"
 	sbok "public" -- cat "$public"
 	assert_eq "$out" "$(cat "$public")" "'$public' as on the host"
