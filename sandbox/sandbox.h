@@ -182,12 +182,28 @@ struct at_sandbox_spec {
 	void (*started)(int init_pid, void *arg);
 	void *started_arg;
 
+	/* A walk of /etc begun early (at_sandbox_etc_start), not owned; NULL: walked when added. */
+	struct at_sandbox_etc *etc;
+
 	bool failed;                 /* an add ran out of memory: at_sandbox_run refuses the spec */
 };
 
 /* The defaults of every run: at most this many processes, and a share of RAM. */
 #define AT_SANDBOX_DEFAULT_PIDS 4096
 #define AT_SANDBOX_DEFAULT_MEMORY_PERCENT 50
+
+/*
+ * The walk over /etc that at_sandbox_add_system needs (what of it is not
+ * world-readable, to be hidden) takes a millisecond or more: begun here on a
+ * thread of its own, it overlaps the caller's other preparation. Hand it to
+ * one spec (spec.etc) before at_sandbox_add_system, which waits for it;
+ * at_sandbox_etc_free waits too, and frees it. NULL (out of memory) is
+ * accepted by both: the spec then walks /etc itself. A walk whose thread
+ * could not start is done when it is added.
+ */
+struct at_sandbox_etc;
+struct at_sandbox_etc *at_sandbox_etc_start(void);
+void at_sandbox_etc_free(struct at_sandbox_etc *e);
 
 void at_sandbox_spec_init(struct at_sandbox_spec *s);
 void at_sandbox_spec_release(struct at_sandbox_spec *s);
