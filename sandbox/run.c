@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/fs.h"
 #include "core/util.h"
 
 struct run {
@@ -455,6 +456,25 @@ static int supervise(struct run *r, const struct at_sandbox_spec *o, int rc,
 	return rc;
 }
 
+/*
+ * What the overlays' last mounts left in their work dirs, set aside by the
+ * child (AT_SB_STALE): removed once the sandbox is gone, after the command,
+ * where the cost of removing directories delays no start. A failure is
+ * left for the next run's child, which then removes the marker alone.
+ */
+static void remove_stale(const struct at_sandbox_spec *o)
+{
+	struct at_error ignored = AT_ERROR_INIT;
+	char path[4096];
+	size_t i;
+
+	for (i = 0; i < o->nmounts; i++)
+		if (o->mounts[i].kind == AT_MOUNT_OVERLAY &&
+		    snprintf(path, sizeof(path), "%s/%s", o->mounts[i].work, AT_SB_STALE) <
+			    (int)sizeof(path))
+			(void)at_rmtree(path, &ignored);
+}
+
 int at_sandbox_run(const struct at_sandbox_spec *o, struct at_run_result *res,
 		   struct at_error *err)
 {
@@ -491,5 +511,6 @@ int at_sandbox_run(const struct at_sandbox_spec *o, struct at_run_result *res,
 	}
 	res->duration_ms = (at_sb_now_ns() - t0) / 1000000;
 	run_release(&r);
+	remove_stale(o);
 	return rc;
 }
