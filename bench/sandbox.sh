@@ -25,6 +25,11 @@
 # sides (agenttask --net, bwrap --share-net): the difference to the default
 # rows is the cost of the network namespace.
 #
+# BENCH_DIR (default ${TMPDIR:-/tmp}) is where the repository, the task's
+# state and its worktree go. The task's git view is an overlay whose work
+# dir is ext4 metadata there: see bench/gitview.sh for why the development
+# VM's root (no journal, discard) makes it dearer than Debian's default.
+#
 # hyperfine runs each command's runs in one block: on a loaded machine the
 # load moves between blocks and can favour either side by 30% or more. So the
 # four sandbox commands are then timed again interleaved (one run of each per
@@ -43,8 +48,9 @@ for tool in bwrap hyperfine python3 git; do
 done
 
 export GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
-work=$(mktemp -d "${TMPDIR:-/tmp}/agenttask-bench.XXXXXX")
+work=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/agenttask-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+export XDG_DATA_HOME=$work/data   # the task's worktree beside its repository
 git init -q -b main "$work/repo"
 git -C "$work/repo" -c user.name=b -c user.email=b@b commit -q --allow-empty -m init
 WT=$(realpath "$("$AT" -C "$work/repo" new bench)")
