@@ -364,6 +364,7 @@ test_overlay_scratch_is_removed_after_the_run_even_after_a_kill() {
 	task
 	local work="$COMMON/agenttask/git/t1/work"
 	inside "git commit -q --allow-empty -m one"
+	inside "true"   # its mount sets the first one's scratch aside
 	[ -d "$work/work" ] || fail "no scratch of the last mount in '$work'"
 	[ ! -e "$work/stale" ] || fail "the scratch set aside was not removed"
 	# As a killed supervisor would leave it: the set-aside scratch still there.
