@@ -400,6 +400,21 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 	return rc;
 }
 
+/*
+ * Last, once the run is recorded and its lock dropped: what the overlays'
+ * mounts set aside (sandbox.h), which may take milliseconds to remove and
+ * then delays neither the record nor a remover waiting for the lock.
+ */
+static void tidy(const struct run *run)
+{
+	size_t i;
+
+	if (run->layout.upper[0])
+		at_sandbox_overlay_tidy(run->layout.work);
+	for (i = 0; i < run->ncaches; i++)
+		at_sandbox_overlay_tidy(run->caches[i].work);
+}
+
 int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 	       struct at_app_run_result *out, struct at_error *err)
 {
@@ -425,6 +440,7 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 	at_app_gitview_close(&run.view);
 	at_sandbox_etc_free(run.etc);
 	at_runs_leave(&run.lock);
+	tidy(&run);
 	free(run.binds);
 	free(run.caches);
 	at_app_runconf_release(&run.conf);

@@ -456,23 +456,14 @@ static int supervise(struct run *r, const struct at_sandbox_spec *o, int rc,
 	return rc;
 }
 
-/*
- * What the overlays' last mounts left in their work dirs, set aside by the
- * child (AT_SB_STALE): removed once the sandbox is gone, after the command,
- * where the cost of removing directories delays no start. A failure is
- * left for the next run's child, which then removes the marker alone.
- */
-static void remove_stale(const struct at_sandbox_spec *o)
+void at_sandbox_overlay_tidy(const char *work)
 {
 	struct at_error ignored = AT_ERROR_INIT;
 	char path[4096];
-	size_t i;
 
-	for (i = 0; i < o->nmounts; i++)
-		if (o->mounts[i].kind == AT_MOUNT_OVERLAY &&
-		    snprintf(path, sizeof(path), "%s/%s", o->mounts[i].work, AT_SB_STALE) <
-			    (int)sizeof(path))
-			(void)at_rmtree(path, &ignored);
+	if (work && work[0] &&
+	    snprintf(path, sizeof(path), "%s/%s", work, AT_SB_STALE) < (int)sizeof(path))
+		(void)at_rmtree(path, &ignored);
 }
 
 int at_sandbox_run(const struct at_sandbox_spec *o, struct at_run_result *res,
@@ -511,6 +502,5 @@ int at_sandbox_run(const struct at_sandbox_spec *o, struct at_run_result *res,
 	}
 	res->duration_ms = (at_sb_now_ns() - t0) / 1000000;
 	run_release(&r);
-	remove_stale(o);
 	return rc;
 }

@@ -92,7 +92,9 @@ enum at_mount_kind {
 	 * load), so a host crash may leave upper torn, and its reader must
 	 * validate what it reads. upper and work are writable
 	 * sources: the protection rules apply to them as to a writable bind.
-	 * A kind the sandbox does not know is refused, never ignored.
+	 * At each mount the scratch of the last one is set aside in work
+	 * (at_sandbox_overlay_tidy removes it). A kind the sandbox does not
+	 * know is refused, never ignored.
 	 */
 	AT_MOUNT_OVERLAY,
 };
@@ -204,6 +206,17 @@ struct at_sandbox_spec {
 struct at_sandbox_etc;
 struct at_sandbox_etc *at_sandbox_etc_start(void);
 void at_sandbox_etc_free(struct at_sandbox_etc *e);
+
+/*
+ * Remove what an overlay's mounts set aside in its work dir (the last
+ * mount's scratch, with volatile's marker: the sandbox moves it aside
+ * rather than removing it at the mount, since removing directories can
+ * take milliseconds, on a file system mounted with discard say). Call it
+ * once the run is over and recorded, or never: a mount that finds one
+ * still there removes only the marker, and overlayfs the rest. work:
+ * AT_MOUNT_OVERLAY's; NULL or "" is nothing to do.
+ */
+void at_sandbox_overlay_tidy(const char *work);
 
 void at_sandbox_spec_init(struct at_sandbox_spec *s);
 void at_sandbox_spec_release(struct at_sandbox_spec *s);
