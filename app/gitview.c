@@ -104,6 +104,14 @@ int at_app_gitview_agreed(const struct at_app_gitview *v, struct at_oid *out)
 	return at_oid_parse(out, hex) == 0 ? 0 : 1;
 }
 
+/*
+ * Not fsync'd: the branch's ref, which the import moved first, is not
+ * either (git does not sync refs), and a record that outlived its ref in a
+ * crash would make the host's old tip look like the host's own move, which
+ * the next run follows, dropping the task's commit from its view. A record
+ * lost or left empty is recovered: with none, the host's tip is taken as
+ * agreed, and the rule of the header then imports again or agrees.
+ */
 int at_app_gitview_agree(const struct at_app_gitview *v, const struct at_oid *id,
 			  struct at_error *err)
 {
@@ -113,7 +121,7 @@ int at_app_gitview_agree(const struct at_app_gitview *v, const struct at_oid *id
 	hex[AT_OID_HEXSZ] = '\n';
 	hex[AT_OID_HEXSZ + 1] = '\0';
 	if (at_fmt(path, sizeof(path), "%s/imported", v->dir) < 0 ||
-	    at_write_atomic(path, hex, AT_OID_HEXSZ + 1, 0600) < 0)
+	    at_write_replace(path, hex, AT_OID_HEXSZ + 1, 0600) < 0)
 		return at_error_sys(err, AT_ESYS, "cannot write '%s/imported'", v->dir);
 	return 0;
 }

@@ -161,6 +161,7 @@ struct at_app_sandbox_opts {
 	struct at_progress_hook progress;
 	struct at_app_net *net;         /* the allowlist's proxy, started and stopped here; NULL */
 	const char *home;               /* the task's lasting HOME (a host directory), or NULL */
+	struct at_sandbox_etc *etc;     /* the walk of /etc begun early, or NULL (sandbox.h) */
 	const struct at_app_cache *caches; /* overlays over the binds, in this order */
 	size_t ncaches;
 	uint64_t tmpfs_size[AT_TMPFS_COUNT]; /* /tmp, /dev/shm, HOME caps; 0: the defaults */

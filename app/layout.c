@@ -210,6 +210,7 @@ static int build_spec(struct at_sandbox_spec *s, const struct at_app_layout *l,
 	s->limits = o->limits;    /* first: the system's tmpfs sizes follow the memory limit */
 	memcpy(s->tmpfs_size, o->tmpfs_size, sizeof(s->tmpfs_size));
 	s->home = o->home;
+	s->etc = o->etc;
 	/* The task's home is under the common dir, which is protected: this one bind is let through. */
 	if (o->home)
 		at_sandbox_except(s, o->home);

@@ -36,6 +36,7 @@ struct run {
 	struct at_app_runconf conf;   /* what the run configuration files add */
 	struct at_limits limits;      /* the options', over the configuration's */
 	struct at_app_gitview view;  /* the task's git, when this run has it */
+	struct at_sandbox_etc *etc;  /* the sandbox's walk of /etc, begun first */
 };
 
 static int64_t now_us(void)
@@ -370,7 +371,7 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 		.tty = o->tty, .progress = o->progress,
 		.net = o->proxy && at_app_net_active(o->proxy) ? o->proxy : NULL,
 		.started = note_init, .started_arg = &run->lock,
-		.home = run->home[0] ? run->home : NULL,
+		.home = run->home[0] ? run->home : NULL, .etc = run->etc,
 		.caches = run->caches, .ncaches = run->ncaches,
 	};
 	int rc;
@@ -399,6 +400,21 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 	return rc;
 }
 
+/*
+ * Last, once the run is recorded and its lock dropped: what the overlays'
+ * mounts set aside (sandbox.h), which may take milliseconds to remove and
+ * then delays neither the record nor a remover waiting for the lock.
+ */
+static void tidy(const struct run *run)
+{
+	size_t i;
+
+	if (run->layout.upper[0])
+		at_sandbox_overlay_tidy(run->layout.work);
+	for (i = 0; i < run->ncaches; i++)
+		at_sandbox_overlay_tidy(run->caches[i].work);
+}
+
 int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 	       struct at_app_run_result *out, struct at_error *err)
 {
@@ -414,13 +430,17 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 		return at_error_set(err, AT_EUSAGE, "no command to run");
 	if ((rc = check_opts(o, err)) < 0)
 		return rc;
+	/* It overlaps everything up to the sandbox's spec. */
+	run.etc = at_sandbox_etc_start();
 	rc = prepare(app, o, &run, out, err);
 	if (rc == 0)
 		rc = run_sandboxed(&run, o, out, err);
 	if (out->attempted)
 		import_after(&run, out);
 	at_app_gitview_close(&run.view);
+	at_sandbox_etc_free(run.etc);
 	at_runs_leave(&run.lock);
+	tidy(&run);
 	free(run.binds);
 	free(run.caches);
 	at_app_runconf_release(&run.conf);

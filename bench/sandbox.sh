@@ -14,14 +14,21 @@
 # and --unshare-user so that root gets a user namespace too), its own host
 # name, --die-with-parent, --new-session, --cap-drop ALL, a cleared
 # environment, the same system and /etc entries (a symbolic link into /usr
-# stays one, another is bound as what it points to), private /tmp, home and
-# /dev/shm, a minimal read-only /dev, a fresh /proc, the git common dir
-# read-only with a sanitized config over it, the state dir under a
+# stays one, another is bound as what it points to), /etc read-only with
+# what is not world-readable covered, a /sys of the CPU and memory topology,
+# private /tmp and /dev/shm, the task's lasting home, a minimal read-only
+# /dev, a fresh /proc, the git common dir (under no overlay: bwrap 0.8 has
+# none, see below), the state dir under a
 # read-only tmpfs, the worktree read-write, its .git read-only, and / made
 # read-only. It gets no seccomp filter (bwrap only loads a compiled one),
 # which favours it slightly. The --net rows keep the host's network on both
 # sides (agenttask --net, bwrap --share-net): the difference to the default
 # rows is the cost of the network namespace.
+#
+# BENCH_DIR (default ${TMPDIR:-/tmp}) is where the repository, the task's
+# state and its worktree go. The task's git view is an overlay whose work
+# dir is ext4 metadata there: see bench/gitview.sh for why the development
+# VM's root (no journal, discard) makes it dearer than Debian's default.
 #
 # hyperfine runs each command's runs in one block: on a loaded machine the
 # load moves between blocks and can favour either side by 30% or more. So the
@@ -41,8 +48,9 @@ for tool in bwrap hyperfine python3 git; do
 done
 
 export GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
-work=$(mktemp -d "${TMPDIR:-/tmp}/agenttask-bench.XXXXXX")
+work=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/agenttask-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+export XDG_DATA_HOME=$work/data   # the task's worktree beside its repository
 git init -q -b main "$work/repo"
 git -C "$work/repo" -c user.name=b -c user.email=b@b commit -q --allow-empty -m init
 WT=$(realpath "$("$AT" -C "$work/repo" new bench)")
@@ -60,22 +68,43 @@ for d in usr bin sbin lib lib64 lib32 libx32; do
 		b+=(--ro-bind "/$d" "/$d")
 	fi
 done
-for e in passwd group hosts resolv.conf nsswitch.conf host.conf gai.conf ld.so.cache ld.so.conf \
-	ld.so.conf.d localtime timezone ssl ca-certificates ca-certificates.conf alternatives \
-	mime.types protocols services bash.bashrc profile profile.d inputrc os-release \
-	debian_version locale.alias manpath.config; do
-	p=/etc/$e
-	if [ -L "$p" ]; then
-		real=$(realpath "$p")
-		case $real in
-		/usr/*) b+=(--symlink "$(readlink "$p")" "$p") ;;
-		*) b+=(--ro-bind "$real" "$p") ;;
-		esac
-	elif [ -e "$p" ]; then
-		b+=(--ro-bind "$p" "$p")
+# /etc whole, read-only, with what is not world-readable covered (sandbox/etc.c):
+# a directory by a read-only tmpfs, anything else by an empty file; a top-level
+# link out of /etc and /usr gets its target bound; gitconfig covered; passwd
+# and group synthesized. The walk is done here, untimed: bwrap is handed it.
+: >"$work/empty"
+getent passwd root >"$work/passwd"
+getent group root >"$work/group"
+b+=(--ro-bind /etc /etc)
+while IFS= read -r -d '' p; do
+	if [ -d "$p" ] && [ ! -L "$p" ]; then
+		b+=(--tmpfs "$p" --remount-ro "$p")
+	else
+		b+=(--ro-bind "$work/empty" "$p")
 	fi
+done < <(find /etc -mindepth 1 \( -type d ! -perm -o+rx -prune -print0 \) -o \
+	\( ! -type d ! -type l ! \( -type f -perm -o+r \) -print0 \))
+[ -e /etc/gitconfig ] && b+=(--ro-bind "$work/empty" /etc/gitconfig)
+for p in /etc/*; do
+	[ -L "$p" ] || continue
+	real=$(realpath "$p" 2>/dev/null) || continue
+	case $real in /etc/* | /usr/* | /proc/*) continue ;; esac
+	[ -f "$real" ] && [ -r "$real" ] && b+=(--ro-bind "$real" "$real")
 done
-b+=(--tmpfs /tmp --tmpfs /home/sandbox --dev /dev --tmpfs /dev/shm --remount-ro /dev
+b+=(--ro-bind "$work/passwd" /etc/passwd --ro-bind "$work/group" /etc/group)
+# /sys with the CPU and memory topology only.
+b+=(--tmpfs /sys)
+for d in cpu memory node; do
+	[ -d "/sys/devices/system/$d" ] && b+=(--ro-bind "/sys/devices/system/$d" "/sys/devices/system/$d")
+done
+b+=(--remount-ro /sys)
+# The task's git: agenttask mounts the common dir under an overlay with the
+# task's upper (app/gitview.c). Debian 12's bwrap (0.8) has no overlay
+# (--overlay came in 0.9): it gets the common dir read-only with the
+# sanitized config bound over it, as before git worked inside, which spares
+# it the overlay's cost (about 0.5 ms). Then the lasting home and the worktree.
+mkdir -p "$work/home"
+b+=(--tmpfs /tmp --bind "$work/home" /home/sandbox --dev /dev --tmpfs /dev/shm --remount-ro /dev
 	--proc /proc --ro-bind "$COMMON" "$COMMON" --ro-bind "$work/config" "$COMMON/config"
 	--tmpfs "$COMMON/agenttask" --bind "$WT" "$WT" --ro-bind "$WT/.git" "$WT/.git"
 	--remount-ro "$COMMON/agenttask" --remount-ro / --chdir "$WT")

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,7 +119,8 @@ char *at_read_fd(int fd, size_t max, size_t *len_out)
 	return buf;
 }
 
-int at_write_atomic(const char *path, const void *data, size_t len, unsigned int mode)
+static int write_replace(const char *path, const void *data, size_t len, unsigned int mode,
+			 bool durable)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
 	char *slash;
@@ -130,7 +132,7 @@ int at_write_atomic(const char *path, const void *data, size_t len, unsigned int
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, (mode_t)mode);
 	if (fd < 0)
 		return -1;
-	if (at_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	if (at_write_all(fd, data, len) < 0 || (durable && fsync(fd) < 0)) {
 		saved = errno;
 		close(fd);
 		unlink(tmp);
@@ -144,7 +146,7 @@ int at_write_atomic(const char *path, const void *data, size_t len, unsigned int
 		return -1;
 	}
 	slash = strrchr(dir, '/');
-	if (slash) {
+	if (durable && slash) {
 		*(slash == dir ? slash + 1 : slash) = '\0';
 		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd >= 0) {
@@ -153,6 +155,16 @@ int at_write_atomic(const char *path, const void *data, size_t len, unsigned int
 		}
 	}
 	return 0;
+}
+
+int at_write_atomic(const char *path, const void *data, size_t len, unsigned int mode)
+{
+	return write_replace(path, data, len, mode, true);
+}
+
+int at_write_replace(const char *path, const void *data, size_t len, unsigned int mode)
+{
+	return write_replace(path, data, len, mode, false);
 }
 
 uint64_t at_hash_name(const char *s)

@@ -67,4 +67,12 @@ uint64_t at_hash_name(const char *s);
  */
 int at_write_atomic(const char *path, const void *data, size_t len, unsigned int mode);
 
+/*
+ * The same, without the two fsyncs (each a journal commit: milliseconds on
+ * a disk): a reader sees the old content or the new, but a crash may lose
+ * the new, or leave the file empty on some file systems. Only for a record
+ * whose loss or emptiness its reader recovers from.
+ */
+int at_write_replace(const char *path, const void *data, size_t len, unsigned int mode);
+
 #endif

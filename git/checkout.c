@@ -13,12 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
 
 #include "core/array.h"
 #include "core/util.h"
 #include "git/cache_tree.h"
+#include "git/index_file.h"
 #include "git/internal.h"
 
 #define MAX_WORKERS 8
@@ -341,17 +340,6 @@ static unsigned char *put_entry(unsigned char *p, const struct entry *e)
 	return p + (size - 62);
 }
 
-static int sha1(unsigned char out[GIT_OID_RAWSZ], const unsigned char *buf, size_t len)
-{
-	unsigned int outlen = 0;
-
-	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
-	return EVP_Digest(buf, len, out, &outlen, EVP_sha1(), NULL) == 1 &&
-			       outlen == GIT_OID_RAWSZ
-		       ? 0
-		       : -1;
-}
-
 /*
  * The index git would write after this checkout, without extensions, in
  * one buffer: to index.lock, then renamed over the index.
@@ -426,7 +414,7 @@ static int write_index(git_repository *wt, struct plan *plan, const git_oid *roo
 	memcpy(p, ext, extlen);
 	p += extlen;
 	free(ext);
-	if (sha1(p, buf, (size_t)(p - buf)) < 0) {
+	if (at_index_checksum(p, buf, (size_t)(p - buf)) < 0) {
 		free(buf);
 		return at_error_set(err, AT_ESYS, "cannot hash the index '%s'", path);
 	}

@@ -17,6 +17,8 @@
 #include "core/array.h"
 #include "core/fs.h"
 #include "core/util.h"
+#include "git/index_file.h"
+#include "git/index_update.h"
 #include "git/internal.h"
 
 #define PACK_MAX ((uint64_t)4 << 30)   /* one pack of the task's, as read from its layer */
@@ -565,23 +567,15 @@ static int index_one(git_index *idx, const git_diff_delta *d)
 	return git_index_add(idx, &e);
 }
 
-static int update_index(git_repository *repo, const struct at_task *t, const git_oid *old,
-			const git_oid *tip, struct at_error *err)
+/* libgit2's way, where the fast one declines. */
+static int update_index_git2(const char *path, git_diff *diff, const struct at_task *t,
+			     struct at_error *err)
 {
-	char path[PATH_MAX];
-	git_commit *a = NULL, *b = NULL;
-	git_tree *ta = NULL, *tb = NULL;
 	git_index *idx = NULL;
-	git_diff *diff = NULL;
 	size_t i;
 	int rc = 0;
 
-	if (at_fmt(path, sizeof(path), "%s/index", t->admin_dir) < 0)
-		return at_error_set(err, AT_ESYS, "path too long '%s'", t->admin_dir);
-	if (git_commit_lookup(&a, repo, old) < 0 || git_commit_lookup(&b, repo, tip) < 0 ||
-	    git_commit_tree(&ta, a) < 0 || git_commit_tree(&tb, b) < 0 ||
-	    git_diff_tree_to_tree(&diff, repo, ta, tb, NULL) < 0 ||
-	    git_index_open(&idx, path) < 0)
+	if (git_index_open(&idx, path) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot update the index of '%s'", t->name);
 	for (i = 0; rc == 0 && i < git_diff_num_deltas(diff); i++)
 		if (index_one(idx, git_diff_get_delta(diff, i)) < 0)
@@ -589,6 +583,62 @@ static int update_index(git_repository *repo, const struct at_task *t, const git
 	if (rc == 0 && git_index_write(idx) < 0)
 		rc = at_git_error(err, AT_EBUSY, "cannot write the index of '%s'", t->name);
 	git_index_free(idx);
+	return rc;
+}
+
+static int change_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct at_index_change *)a)->path,
+		      ((const struct at_index_change *)b)->path);
+}
+
+/*
+ * The diff's deltas as the paths of the new tree (git/index_update.h): a
+ * type change is its new path; a deletion a removal. Sorted, each once.
+ */
+static int changes_of(git_diff *diff, struct at_index_change **out, size_t *n)
+{
+	size_t i, count = git_diff_num_deltas(diff);
+	struct at_index_change *c = calloc(count ? count : 1, sizeof(*c));
+
+	if (!c)
+		return -1;
+	for (i = 0; i < count; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		c[i].remove = d->status == GIT_DELTA_DELETED;
+		c[i].path = c[i].remove ? d->old_file.path : d->new_file.path;
+		c[i].mode = d->new_file.mode;
+		c[i].id = d->new_file.id;
+	}
+	qsort(c, count, sizeof(*c), change_cmp);
+	*out = c;
+	*n = count;
+	return 0;
+}
+
+static int update_index(git_repository *repo, const struct at_task *t, const git_oid *old,
+			const git_oid *tip, struct at_error *err)
+{
+	char path[PATH_MAX];
+	git_commit *a = NULL, *b = NULL;
+	git_tree *ta = NULL, *tb = NULL;
+	git_diff *diff = NULL;
+	struct at_index_change *changes = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (at_fmt(path, sizeof(path), "%s/index", t->admin_dir) < 0)
+		return at_error_set(err, AT_ESYS, "path too long '%s'", t->admin_dir);
+	if (git_commit_lookup(&a, repo, old) < 0 || git_commit_lookup(&b, repo, tip) < 0 ||
+	    git_commit_tree(&ta, a) < 0 || git_commit_tree(&tb, b) < 0 ||
+	    git_diff_tree_to_tree(&diff, repo, ta, tb, NULL) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot update the index of '%s'", t->name);
+	else if (changes_of(diff, &changes, &n) < 0)
+		rc = at_error_set(err, AT_ESYS, "out of memory");
+	else if ((rc = at_index_update(path, changes, n, err)) == AT_INDEX_DECLINED)
+		rc = update_index_git2(path, diff, t, err);
+	free(changes);
 	git_diff_free(diff);
 	git_tree_free(ta);
 	git_tree_free(tb);

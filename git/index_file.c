@@ -10,6 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
 #include "core/array.h"
 
 #define HEADER_SIZE 12
@@ -297,4 +300,15 @@ void at_index_free(struct at_index *idx)
 	free(idx->paths);
 	at_cache_tree_free(idx->trees, idx->ntrees);
 	memset(idx, 0, sizeof(*idx));
+}
+
+int at_index_checksum(unsigned char out[GIT_OID_RAWSZ], const unsigned char *buf, size_t len)
+{
+	unsigned int outlen = 0;
+
+	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
+	return EVP_Digest(buf, len, out, &outlen, EVP_sha1(), NULL) == 1 &&
+			       outlen == GIT_OID_RAWSZ
+		       ? 0
+		       : -1;
 }

@@ -57,4 +57,7 @@ int at_index_parse(const void *buf, size_t len, struct at_index *out);
 
 void at_index_free(struct at_index *idx);
 
+/* The index's trailing checksum of buf's len bytes (SHA-1, OpenSSL's): 0 or -1. */
+int at_index_checksum(unsigned char out[GIT_OID_RAWSZ], const unsigned char *buf, size_t len);
+
 #endif

@@ -17,6 +17,9 @@
 #ifndef AT_SANDBOX_CHILD_H
 #define AT_SANDBOX_CHILD_H
 
+/* In an overlay's work dir: the scratch of its last mount, moved aside (child_mounts.c). */
+#define AT_SB_STALE "stale"
+
 #include <linux/filter.h>
 #include <signal.h>
 #include <sys/ioctl.h>

@@ -396,12 +396,30 @@ static int overlay_layers(int fs, const struct at_sb_op *op, bool by_fd)
 }
 
 /*
+ * The last mount's scratch, overlayfs's "work" in the work dir: moved aside
+ * (AT_SB_STALE), for the supervisor to remove once the sandbox is gone. It
+ * holds volatile's marker, which makes overlayfs refuse the mount, and
+ * overlayfs would empty and remove it at the mount otherwise: removing a
+ * directory frees a block, which a file system mounted with discard
+ * discards then and there, a millisecond or more for each of its three
+ * directories. Where an earlier one was never removed (a supervisor
+ * killed), the marker alone goes. The work dir is the caller's, never
+ * reachable from inside.
+ */
+static void set_work_aside(int work_fd)
+{
+	if (renameat2(work_fd, "work", work_fd, AT_SB_STALE, RENAME_NOREPLACE) == 0 ||
+	    errno != EEXIST)
+		return;
+	(void)unlinkat(work_fd, "work/incompat/volatile/dirty", 0);
+	(void)unlinkat(work_fd, "work/incompat/volatile", AT_REMOVEDIR);
+	(void)unlinkat(work_fd, "work/incompat", AT_REMOVEDIR);
+}
+
+/*
  * An overlay, its layers opened before anything was mounted
  * (overlay_layers). In a user namespace overlayfs keeps its metadata in
- * user.* xattrs (userxattr). volatile (sandbox.h says why) leaves a marker
- * in the work dir at every mount, and overlayfs refuses a mount while it is
- * there: it goes first (the work dir is the caller's, never reachable from
- * inside).
+ * user.* xattrs (userxattr); volatile: sandbox.h says why.
  */
 static int overlay_once(struct build *b, const struct at_sb_op *op, bool by_fd)
 {
@@ -409,9 +427,7 @@ static int overlay_once(struct build *b, const struct at_sb_op *op, bool by_fd)
 
 	if (fs < 0)
 		return -1;
-	(void)unlinkat(op->work_fd, "work/incompat/volatile/dirty", 0);
-	(void)unlinkat(op->work_fd, "work/incompat/volatile", AT_REMOVEDIR);
-	(void)unlinkat(op->work_fd, "work/incompat", AT_REMOVEDIR);
+	set_work_aside(op->work_fd);
 	if (fsconfig(fs, FSCONFIG_SET_STRING, "source", "agenttask", 0) < 0 ||
 	    fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) < 0 ||
 	    fsconfig(fs, FSCONFIG_SET_FLAG, "volatile", NULL, 0) < 0 ||

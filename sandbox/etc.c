@@ -26,6 +26,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,18 +44,28 @@ static bool world_readable(const struct stat *st)
 	return S_ISREG(st->st_mode) && (st->st_mode & S_IROTH);
 }
 
-static void cover(struct at_sandbox_spec *s, const char *path, const struct stat *st)
+/*
+ * What the walk found, as strings that say what to mount: "d/etc/x" an
+ * empty read-only tmpfs over a directory, "f/etc/x" an empty file over
+ * another entry, "l/run/x" a link's target bound read-only where it is.
+ */
+struct at_sandbox_etc {
+	struct at_strlist found;
+	bool failed;        /* out of memory: the spec is refused */
+	bool threaded;      /* a thread walks; joined once */
+	bool walked;        /* the walk is over */
+	bool opened;        /* and /etc was there to walk */
+	pthread_t thread;
+};
+
+static void note(struct at_sandbox_etc *e, char kind, const char *path)
 {
-	if (S_ISDIR(st->st_mode)) {
-		at_sandbox_tmpfs(s, path, HIDDEN_DIR_SIZE, 0755);
-		at_sandbox_remount_ro(s, path);
-	} else {
-		at_sandbox_bind_data(s, path, "", 0);
-	}
+	if (at_strlist_pushf(&e->found, "%c%s", kind, path) < 0)
+		e->failed = true;
 }
 
 /* A top-level link that leads out of /etc and /usr: its target, where it points. */
-static void add_link_target(struct at_sandbox_spec *s, const char *path)
+static void link_target(struct at_sandbox_etc *e, const char *path)
 {
 	char real[PATH_MAX];
 	struct stat st;
@@ -63,51 +74,136 @@ static void add_link_target(struct at_sandbox_spec *s, const char *path)
 	    strncmp(real, "/usr/", 5) == 0 || strncmp(real, "/proc/", 6) == 0 ||
 	    stat(real, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & S_IROTH))
 		return;
-	at_sandbox_bind(s, real, real, AT_MOUNT_RO);
+	note(e, 'l', real);
 }
 
-static void walk(struct at_sandbox_spec *s, int dfd, const char *dir, int depth)
+static void walk(struct at_sandbox_etc *e, int dfd, const char *dir, int depth);
+
+/*
+ * One entry of a directory of /etc. Most of /etc is links (alternatives,
+ * ssl/certs), and below the top they are left as they are: the type that
+ * getdents gives spares them the lookup of a stat. A directory is opened
+ * first and judged by its descriptor, one lookup where a stat and an open
+ * would be two. Those lookups were most of a run's start-up CPU.
+ */
+static void entry(struct at_sandbox_etc *e, int dfd, const char *dir, const char *name,
+		  unsigned char type, int depth)
 {
-	struct dirent *de;
-	DIR *d = fdopendir(dfd);
+	char path[PATH_MAX];
+	struct stat st;
+	int fd = -1;
 
-	if (!d) {
-		close(dfd);
+	if ((depth > 0 && type == DT_LNK) ||
+	    snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return;
+	if (type == DT_DIR)
+		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 ? fstat(fd, &st) < 0 : fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		goto out;
+	if (S_ISLNK(st.st_mode)) {
+		if (depth == 0)
+			link_target(e, path);
+	} else if (!world_readable(&st) || (depth == 0 && strcmp(name, "gitconfig") == 0)) {
+		note(e, S_ISDIR(st.st_mode) ? 'd' : 'f', path);
+	} else if (S_ISDIR(st.st_mode) && depth < ETC_DEPTH) {
+		if (fd < 0)
+			fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0)
+			walk(e, fd, path, depth + 1);
+		else
+			note(e, 'd', path);   /* unseen, so hidden */
+		fd = -1;   /* walk closed it */
 	}
-	while ((de = readdir(d))) {
-		char path[PATH_MAX];
-		struct stat st;
-		int fd;
+out:
+	if (fd >= 0)
+		close(fd);
+}
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if (S_ISLNK(st.st_mode)) {
-			if (depth == 0)
-				add_link_target(s, path);
-		} else if (!world_readable(&st) ||
-			   (depth == 0 && strcmp(de->d_name, "gitconfig") == 0)) {
-			cover(s, path, &st);
-		} else if (S_ISDIR(st.st_mode) && depth < ETC_DEPTH) {
-			fd = openat(dirfd(d), de->d_name,
-				    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (fd >= 0)
-				walk(s, fd, path, depth + 1);
+/* Every entry of the directory open at dfd, which is closed after. */
+static void walk(struct at_sandbox_etc *e, int dfd, const char *dir, int depth)
+{
+	char buf[8192] __attribute__((aligned(8)));
+	ssize_t n, off;
+
+	while ((n = getdents64(dfd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n;) {
+			const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+
+			off += de->d_reclen;
+			if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+				entry(e, dfd, dir, de->d_name, de->d_type, depth);
 		}
 	}
-	closedir(d);
+	close(dfd);
 }
 
-void at_sb_add_etc(struct at_sandbox_spec *s)
+static void *walk_etc(void *arg)
 {
+	struct at_sandbox_etc *e = arg;
 	int fd = open("/etc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-	if (fd < 0)
+	e->opened = fd >= 0;
+	if (fd >= 0)
+		walk(e, fd, "/etc", 0);
+	e->walked = true;
+	return NULL;
+}
+
+struct at_sandbox_etc *at_sandbox_etc_start(void)
+{
+	struct at_sandbox_etc *e = calloc(1, sizeof(*e));
+
+	if (e && pthread_create(&e->thread, NULL, walk_etc, e) == 0)
+		e->threaded = true;
+	return e;
+}
+
+static void join(struct at_sandbox_etc *e)
+{
+	if (e->threaded)
+		pthread_join(e->thread, NULL);
+	e->threaded = false;
+}
+
+void at_sandbox_etc_free(struct at_sandbox_etc *e)
+{
+	if (!e)
 		return;
-	at_sandbox_bind(s, "/etc", "/etc", AT_MOUNT_RO);
-	walk(s, fd, "/etc", 0);
+	join(e);
+	at_strlist_release(&e->found);
+	free(e);
+}
+
+/* The walk's findings as mounts: the caller's early one (joined), else one walked now. */
+void at_sb_add_etc(struct at_sandbox_spec *s)
+{
+	struct at_sandbox_etc own = { .found = AT_STRLIST_INIT }, *e = s->etc ? s->etc : &own;
+	size_t i;
+
+	join(e);
+	if (!e->walked)
+		walk_etc(e);
+	if (e->opened)
+		at_sandbox_bind(s, "/etc", "/etc", AT_MOUNT_RO);
+	for (i = 0; i < e->found.n; i++) {
+		const char *path = e->found.v[i] + 1;
+
+		switch (e->found.v[i][0]) {
+		case 'd':
+			at_sandbox_tmpfs(s, path, HIDDEN_DIR_SIZE, 0755);
+			at_sandbox_remount_ro(s, path);
+			break;
+		case 'f':
+			at_sandbox_bind_data(s, path, "", 0);
+			break;
+		default:
+			at_sandbox_bind(s, path, path, AT_MOUNT_RO);
+		}
+	}
+	if (e->failed)
+		s->failed = true;
+	if (e == &own)
+		at_strlist_release(&own.found);
 }
 
 void at_sb_add_sys(struct at_sandbox_spec *s)

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/fs.h"
 #include "core/util.h"
 
 struct run {
@@ -453,6 +454,16 @@ static int supervise(struct run *r, const struct at_sandbox_spec *o, int rc,
 	if (at_sb_supervise(&r->s) < 0 && rc == 0)
 		rc = at_error_sys(err, AT_ESYS, "cannot wait for the sandbox");
 	return rc;
+}
+
+void at_sandbox_overlay_tidy(const char *work)
+{
+	struct at_error ignored = AT_ERROR_INIT;
+	char path[4096];
+
+	if (work && work[0] &&
+	    snprintf(path, sizeof(path), "%s/%s", work, AT_SB_STALE) < (int)sizeof(path))
+		(void)at_rmtree(path, &ignored);
 }
 
 int at_sandbox_run(const struct at_sandbox_spec *o, struct at_run_result *res,

@@ -92,7 +92,9 @@ enum at_mount_kind {
 	 * load), so a host crash may leave upper torn, and its reader must
 	 * validate what it reads. upper and work are writable
 	 * sources: the protection rules apply to them as to a writable bind.
-	 * A kind the sandbox does not know is refused, never ignored.
+	 * At each mount the scratch of the last one is set aside in work
+	 * (at_sandbox_overlay_tidy removes it). A kind the sandbox does not
+	 * know is refused, never ignored.
 	 */
 	AT_MOUNT_OVERLAY,
 };
@@ -182,12 +184,39 @@ struct at_sandbox_spec {
 	void (*started)(int init_pid, void *arg);
 	void *started_arg;
 
+	/* A walk of /etc begun early (at_sandbox_etc_start), not owned; NULL: walked when added. */
+	struct at_sandbox_etc *etc;
+
 	bool failed;                 /* an add ran out of memory: at_sandbox_run refuses the spec */
 };
 
 /* The defaults of every run: at most this many processes, and a share of RAM. */
 #define AT_SANDBOX_DEFAULT_PIDS 4096
 #define AT_SANDBOX_DEFAULT_MEMORY_PERCENT 50
+
+/*
+ * The walk over /etc that at_sandbox_add_system needs (what of it is not
+ * world-readable, to be hidden) takes a millisecond or more: begun here on a
+ * thread of its own, it overlaps the caller's other preparation. Hand it to
+ * one spec (spec.etc) before at_sandbox_add_system, which waits for it;
+ * at_sandbox_etc_free waits too, and frees it. NULL (out of memory) is
+ * accepted by both: the spec then walks /etc itself. A walk whose thread
+ * could not start is done when it is added.
+ */
+struct at_sandbox_etc;
+struct at_sandbox_etc *at_sandbox_etc_start(void);
+void at_sandbox_etc_free(struct at_sandbox_etc *e);
+
+/*
+ * Remove what an overlay's mounts set aside in its work dir (the last
+ * mount's scratch, with volatile's marker: the sandbox moves it aside
+ * rather than removing it at the mount, since removing directories can
+ * take milliseconds, on a file system mounted with discard say). Call it
+ * once the run is over and recorded, or never: a mount that finds one
+ * still there removes only the marker, and overlayfs the rest. work:
+ * AT_MOUNT_OVERLAY's; NULL or "" is nothing to do.
+ */
+void at_sandbox_overlay_tidy(const char *work);
 
 void at_sandbox_spec_init(struct at_sandbox_spec *s);
 void at_sandbox_spec_release(struct at_sandbox_spec *s);

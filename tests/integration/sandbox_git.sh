@@ -356,4 +356,50 @@ test_tree_with_a_dotgit_entry_is_refused() {
 	assert_fsck repo
 }
 
+test_overlay_scratch_is_removed_after_the_run_even_after_a_kill() {
+	# The overlay's scratch (its "work" dir, with volatile's marker) is set
+	# aside at each mount and removed by the supervisor after the run. A
+	# supervisor killed before that leaves it: the next mount must still
+	# work (git writable inside), and the leftovers go.
+	task
+	local work="$COMMON/agenttask/git/t1/work"
+	inside "git commit -q --allow-empty -m one"
+	inside "true"   # its mount sets the first one's scratch aside
+	[ -d "$work/work" ] || fail "no scratch of the last mount in '$work'"
+	[ ! -e "$work/stale" ] || fail "the scratch set aside was not removed"
+	# As a killed supervisor would leave it: the set-aside scratch still there.
+	mv "$work/work" "$work/stale"
+	mkdir -p "$work/work/incompat/volatile"
+	inside "git commit -q --allow-empty -m two"
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "two" "committed and imported"
+	[ ! -e "$work/stale" ] || fail "the leftover scratch was not removed"
+	host_consistent
+}
+
+test_submodule_update_inside_stays_in_the_task() {
+	# git submodule update clones into the worktree's git dir's modules/
+	# (worktrees/NAME/modules): inside, that is the task's layer. Must: the
+	# submodule is checked out in the worktree, its commit recorded by the
+	# task's commit, and the host's git dir gains no modules/ (nothing but
+	# the import reaches it).
+	task
+	local sub
+	sub=$(mktemp -d "$PWD/sub.XXXXXX")
+	git init -q -b main "$sub"
+	echo lib >"$sub/lib.txt"
+	git -C "$sub" add lib.txt
+	git -C "$sub" -c user.name=s -c user.email=s@s commit -q -m lib
+	expect_rc 0 "submodule add and update" -C repo run t1 --ro "$sub" -- sh -c "
+		git -c protocol.file.allow=always submodule add -q '$sub' vendor/lib &&
+		git commit -qm 'add lib' && rm -rf vendor/lib && mkdir vendor/lib &&
+		rm -rf \"\$(git rev-parse --git-dir)/modules\" &&
+		git -c protocol.file.allow=always submodule update -q --init &&
+		test -f vendor/lib/lib.txt && test -d \"\$(git rev-parse --git-dir)/modules/vendor/lib\""
+	assert_eq "$(git -C repo ls-tree agenttask/t1 vendor/lib | awk '{print $2}')" "commit" "the gitlink imported"
+	[ ! -e "$COMMON/modules" ] && [ ! -e "$COMMON/worktrees/agenttask-t1/modules" ] ||
+		fail "the submodule's clone reached the host's git dir"
+	assert_file "$WT/vendor/lib/lib.txt"
+	assert_fsck repo
+}
+
 run_tests

@@ -7,3 +7,4 @@ at_unit_test(test_apply_paths unit/git/test_apply_paths.c at_git)
 # A kill before each rename, made deterministic by wrapping them.
 target_link_options(test_apply_paths PRIVATE -Wl,--wrap=renameat,--wrap=renameat2)
 at_unit_test(test_snapshot unit/git/test_snapshot.c at_git)
+at_unit_test(test_index_update unit/git/test_index_update.c at_git)
