@@ -265,8 +265,7 @@ at_json *at_app_error_json(const struct at_error *err)
 	at_json *o = at_json_object();
 	int bad = !o;
 
-	bad |= at_json_add(o, "error",
-			   at_json_error(at_error_code_name(err->code ? err->code : AT_ESYS), err->msg));
+	bad |= at_json_add(o, "error", at_json_error_of(err));
 	return done(o, bad);
 }
 
@@ -330,8 +329,7 @@ at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_ru
 		bad |= at_json_add_string(j, "limits_note", r->limits_note);
 	/* The command could not be executed (126, 127): "exec", as the log says it. */
 	if (run_err && run_err->code)
-		bad |= at_json_add(j, "error",
-				   at_json_error(at_error_code_name(run_err->code), run_err->msg));
+		bad |= at_json_add(j, "error", at_json_error_of(run_err));
 	else if (r->exec_failed)
 		bad |= at_json_add(j, "error", at_json_error("exec", r->exec_error));
 	bad |= add_import(j, res);

@@ -111,7 +111,8 @@ static int upgrade_entry(at_json *e)
 	if (!why)
 		return 0;
 	at_json_get_number(e, "exit_code", &status);
-	return at_json_set(e, "error", at_json_error(status == AT_RUN_SETUP ? "sandbox" : "exec", why));
+	return at_json_set(e, "error",
+			   at_json_error(status == AT_RUN_SETUP ? "sandbox" : "exec", why));
 }
 
 static int parse_lines(at_json *arr, FILE *f, const char *path, struct at_error *err)
@@ -359,8 +360,7 @@ int at_audit_run(const struct at_paths *p, const char *task, const struct at_aud
 	if (res->cancelled)
 		bad |= at_json_add_bool(e, "cancelled", true);
 	if (r->error && r->error->code)
-		bad |= at_json_add(e, "error",
-				   at_json_error(at_error_code_name(r->error->code), r->error->msg));
+		bad |= at_json_add(e, "error", at_json_error_of(r->error));
 	else if (res->exec_failed)
 		bad |= at_json_add(e, "error", at_json_error("exec", res->exec_error));
 	return append_built(p, task, e, bad, err);

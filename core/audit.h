@@ -36,7 +36,9 @@ int at_audit_path(const struct at_paths *p, const char *task, char *buf, size_t 
  *   run              task, argv[], start, duration_ms, exit_code, timed_out,
  *                    signal, max_rss_kb, user_cpu_ms, sys_cpu_ms, net,
  *                    binds[{path, writable}], limits{NAME: {value, mechanism,
- *                    default, note (what an rlimit weakens)}, timeout_ms},
+ *                    default, note (what an rlimit weakens)}} (the timeout
+ *                    one of them, in ms), network (with an allowlist or a
+ *                    forward),
  *                    reason (when a limit or the timeout stopped it: timeout,
  *                    oom, pids, cpu, file-size), cancelled (when it was),
  *                    error {code, message} (when it did not run: the

@@ -195,6 +195,11 @@ at_json *at_json_error(const char *code, const char *message)
 	return e;
 }
 
+at_json *at_json_error_of(const struct at_error *err)
+{
+	return at_json_error(at_error_code_name(err->code ? err->code : AT_ESYS), err->msg);
+}
+
 int at_json_add_string(at_json *obj, const char *key, const char *val)
 {
 	return at_json_add(obj, key, cJSON_CreateString(val ? val : ""));

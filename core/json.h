@@ -58,6 +58,8 @@ int at_json_append(at_json *arr, at_json *item);
  * message is "failed". NULL when out of memory.
  */
 at_json *at_json_error(const char *code, const char *message);
+/* The same for err: its code's name (at_error_code_name; "system" when unset) and message. */
+at_json *at_json_error_of(const struct at_error *err);
 
 /* Serialise: pretty (indented) or compact on one line. NULL on failure. */
 char *at_json_print(const at_json *j, bool pretty);
