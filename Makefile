@@ -37,9 +37,10 @@ deps:
 	@# npm for the real-install test (tests/integration/net_npm.sh): a machine
 	@# whose Node.js comes with its own npm keeps it; elsewhere Debian's.
 	@command -v npm >/dev/null || bash scripts/install-deps.sh nodejs npm
-	@# Jest (tests/integration/worktree_place.sh) and the official MCP SDK
-	@# client (tests/mcp), each as its lockfile pins it.
-	@bash scripts/install-deps.sh npm:tests/jest npm:tests/mcp
+	@# Jest (tests/integration/worktree_place.sh), the official MCP SDK
+	@# client (tests/mcp) and Claude Code (tests/claude), each as its
+	@# lockfile pins it.
+	@bash scripts/install-deps.sh npm:tests/jest npm:tests/mcp npm:tests/claude
 
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAT_WERROR=ON

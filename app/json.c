@@ -106,7 +106,7 @@ static at_json *changes_json(const struct at_task *t, const struct at_change_set
 		bad |= at_json_append(files, file_json(&cs->files[i]));
 	if (t)
 		bad |= at_json_add_string(o, "task", t->name);
-	bad |= add_oid(o, "base", &cs->base);
+	bad |= add_oid(o, "merge_base", &cs->base);
 	bad |= add_oid(o, "tree", &cs->tree);
 	bad |= at_json_add(o, "files", files);
 	bad |= at_json_add_number(o, "additions", (double)cs->additions);
@@ -192,7 +192,7 @@ at_json *at_app_trash_json(const struct at_trash_entry *e)
 	int bad = !o;
 
 	at_time_iso(when, sizeof(when), (int64_t)e->sec);
-	bad |= at_json_add_string(o, "name", e->name);
+	bad |= at_json_add_string(o, "task", e->name);
 	bad |= at_json_add_number(o, "entry", (double)e->index);
 	bad |= at_json_add_string(o, "ref", e->ref);
 	bad |= at_json_add_string(o, "discarded", when);
@@ -210,13 +210,12 @@ static at_json *rule_json(const struct at_rule_result *r)
 	for (i = 0; paths && i < r->npaths; i++)
 		bad |= at_json_append(paths, at_json_string(r->paths[i]));
 	bad |= at_json_add_string(o, "rule", r->rule);
+	bad |= at_json_add_string(o, "kind", r->is_check ? "check" : "rule");
 	bad |= at_json_add_bool(o, "passed", r->passed);
 	bad |= at_json_add_string(o, "message", r->message);
 	bad |= at_json_add(o, "paths", paths);
-	if (r->is_check) {
-		bad |= at_json_add_bool(o, "check", true);
+	if (r->is_check)
 		bad |= at_json_add_string(o, "output", r->output ? r->output : "");
-	}
 	return done(o, bad);
 }
 
@@ -230,7 +229,8 @@ at_json *at_app_gate_json(const struct at_gate_report *rep)
 		bad |= at_json_append(results, rule_json(&rep->res.rules[i]));
 	bad |= at_json_add_bool(o, "passed", at_gate_report_passed(rep));
 	/* Without a policy nothing was judged: no diff was made, no tree is known. */
-	bad |= rep->has_policy ? add_oid(o, "base", &rep->base) : at_json_add_null(o, "base");
+	bad |= rep->has_policy ? add_oid(o, "merge_base", &rep->base)
+			       : at_json_add_null(o, "merge_base");
 	bad |= rep->has_policy ? add_oid(o, "tree", &rep->tree) : at_json_add_null(o, "tree");
 	bad |= rep->has_policy ? at_json_add_string(o, "policy", rep->policy)
 			       : at_json_add_null(o, "policy");
@@ -260,25 +260,12 @@ static int add_import(at_json *j, const struct at_app_run_result *res)
 	return at_json_add(j, "import", done(o, bad)) | bad;
 }
 
-/* {code, message} */
-static at_json *error_object(const char *code, const char *message)
-{
-	at_json *e = at_json_object();
-	int bad = !e;
-
-	bad |= at_json_add_string(e, "code", code);
-	bad |= at_json_add_string(e, "message", message[0] ? message : "failed");
-	return done(e, bad);
-}
-
 at_json *at_app_error_json(const struct at_error *err)
 {
 	at_json *o = at_json_object();
 	int bad = !o;
 
-	bad |= at_json_add(o, "error", error_object(at_error_code_name(err->code ? err->code
-										  : AT_ESYS),
-						    err->msg));
+	bad |= at_json_add(o, "error", at_json_error_of(err));
 	return done(o, bad);
 }
 
@@ -342,10 +329,9 @@ at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_ru
 		bad |= at_json_add_string(j, "limits_note", r->limits_note);
 	/* The command could not be executed (126, 127): "exec", as the log says it. */
 	if (run_err && run_err->code)
-		bad |= at_json_add(j, "error", error_object(at_error_code_name(run_err->code),
-							    run_err->msg));
+		bad |= at_json_add(j, "error", at_json_error_of(run_err));
 	else if (r->exec_failed)
-		bad |= at_json_add(j, "error", error_object("exec", r->exec_error));
+		bad |= at_json_add(j, "error", at_json_error("exec", r->exec_error));
 	bad |= add_import(j, res);
 	return done(j, bad);
 }
@@ -490,6 +476,6 @@ at_json *at_app_gc_json(const struct at_app_gc_result *r)
 		at_json_free(arr);
 	else
 		bad |= at_json_add(o, "actions", arr);
-	bad |= at_json_add_number(o, "failed", (double)r->done.nfailed);
+	bad |= at_json_add_number(o, "failures", (double)r->done.nfailed);
 	return done(o, bad);
 }

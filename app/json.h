@@ -25,16 +25,16 @@ at_json *at_app_task_json(const struct at_task *t, const struct at_task_info *in
 /* Add base_moved, base_ahead, merges_cleanly (null when unknown), conflicts (and preview_error). */
 int at_app_preview_json(at_json *o, const struct at_app_preview *p);
 
-/* task (a task's diff), base, tree, files[], additions, deletions; and the preview's keys. */
+/* task (a task's diff), merge_base, tree, files[], additions, deletions; and the preview's keys. */
 at_json *at_app_diff_json(struct at_app_diff *d, struct at_error *err);
 
 /* Add "patch": the patch text, as git prints it without colour (`diff --json --patch`). */
 int at_app_diff_json_add_patch(at_json *j, struct at_app_diff *d, struct at_error *err);
 
-/* name, entry, ref, discarded, tip, base_branch: one entry of `trash`. */
+/* task, entry, ref, discarded, tip, base_branch: one entry of `trash`. */
 at_json *at_app_trash_json(const struct at_trash_entry *e);
 
-/* passed, base, tree (null when nothing was judged), policy, policy_commit, note, results[]. */
+/* passed, merge_base, tree (null when nothing was judged), policy, policy_commit, note, results[]. */
 at_json *at_app_gate_json(const struct at_gate_report *rep);
 
 /* {"error": {"code": at_error_code_name, "message"}}: what a failed command reports. */

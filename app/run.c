@@ -347,7 +347,7 @@ static void audit(const struct run *run, const struct at_app_run_opts *o,
 	struct at_audit_run e = {
 		.argv = o->argv, .res = &res->run, .exit_code = res->exit_code, .net = o->net,
 		.binds = run->binds, .nbinds = run->nbinds, .limits = &res->limits,
-		.timeout_ms = o->timeout_ms, .error = rerr && rerr->msg[0] ? rerr->msg : NULL,
+		.timeout_ms = o->timeout_ms, .error = rerr && rerr->code ? rerr : NULL,
 		.network = o->proxy ? at_app_net_json(o->proxy) : NULL,
 	};
 

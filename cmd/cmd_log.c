@@ -57,6 +57,14 @@ static void print_fields(const at_json *e)
 	}
 }
 
+/* An entry's error: {code, message} (the reader makes an old string one so too). */
+static const char *error_message(const at_json *e)
+{
+	const char *msg = at_json_get_string(at_json_get(e, "error"), "message");
+
+	return msg ? msg : "";
+}
+
 /* Colours: the event cyan, a run's exit green for 0 and red otherwise, as a test runner's. */
 static void print_entry(const at_json *e, bool c)
 {
@@ -69,8 +77,7 @@ static void print_entry(const at_json *e, bool c)
 	if (event && strcmp(event, "corrupt") == 0) {
 		at_json_get_number(e, "line", &line);
 		printf("%-24s %-8s line %.0f is corrupt and was skipped (", "-", "corrupt", line);
-		at_esc_fputs(stdout, at_json_get_string(e, "error") ? at_json_get_string(e, "error")
-								    : "", 0);
+		at_esc_fputs(stdout, error_message(e), 0);
 		fputs(")\n", stdout);
 		return;
 	}
@@ -90,9 +97,9 @@ static void print_entry(const at_json *e, bool c)
 		print_argv(at_json_get(e, "argv"));
 		if (timed_out)
 			printf("  %s(timed out)%s", at_cli_c(c, AT_COLOR_RED), reset);
-		if (at_json_get_string(e, "error")) {
+		if (at_json_get(e, "error")) {
 			printf("  %s(", at_cli_c(c, AT_COLOR_RED));
-			at_esc_fputs(stdout, at_json_get_string(e, "error"), 0);
+			at_esc_fputs(stdout, error_message(e), 0);
 			printf(")%s", reset);
 		}
 	} else {

@@ -87,7 +87,7 @@ const struct at_command at_commands[] = {
 	  "show the task's whole change against its base",
 	  "  --stat         a summary per file, like git diff --stat\n"
 	  "  --name-only    only the names of the changed files\n"
-	  "  --json         print a JSON object: base, tree, files, additions, deletions\n"
+	  "  --json         print a JSON object: merge_base, tree, files, additions, deletions\n"
 	  "  -p, --patch    with --json: the patch text too (\"patch\"), as diff prints it\n"
 	  "  --color[=WHEN] colour the output: auto (on a terminal; default), always, never\n"
 	  "  --no-color     the same as --color=never\n"
@@ -114,9 +114,10 @@ const struct at_command at_commands[] = {
 	{ "gate", cmd_gate, "agenttask gate [NAME] [--json | --markdown] [--policy FILE]\n"
 			    "agenttask gate --base REV --head REV [--json | --markdown] [--policy FILE]",
 	  "check a task (or a branch, in CI) against the review policy",
-	  "  --json         print {passed, base, tree, policy, results: [{rule, passed,\n"
-	  "                 message, paths}]} (base, tree, policy null: nothing judged),\n"
-	  "                 and network: [{check, network}] for checks with allow_hosts\n"
+	  "  --json         print {passed, merge_base, tree, policy, results: [{rule,\n"
+	  "                 kind, passed, message, paths}]} (merge_base, tree, policy null:\n"
+	  "                 nothing judged), and network: [{check, network}] for checks\n"
+	  "                 with allow_hosts\n"
 	  "  --markdown     print a summary for a pull-request comment\n"
 	  "  -q, --quiet    no progress of the checks on the terminal\n"
 	  "  --color[=WHEN] colour the text report: auto (on a terminal; default), always,\n"
@@ -161,7 +162,7 @@ const struct at_command at_commands[] = {
 	  "                 (a name git refuses, an unreadable file, an embedded\n"
 	  "                 repository, a file over the size limit), save the commits only\n"
 	  "  -q, --quiet    no progress on the terminal\n"
-	  "  --json         print {task, trash, commits_only, warnings}\n"
+	  "  --json         print {task, ref, commits_only, warnings}\n"
 	  AT_CLI_MAX_FILE_SIZE_HELP
 	  "\nThe task's full state (commits, uncommitted and untracked files, modes) is\n"
 	  "saved under refs/agenttask/trash/NAME/ first; 'agenttask restore NAME' brings\n"
@@ -182,7 +183,7 @@ const struct at_command at_commands[] = {
 	  "trash for NAME ('agenttask gc --trash-days N' prunes old entries).\n" },
 	{ "trash", cmd_trash, "agenttask trash [NAME] [--json]",
 	  "list the discarded tasks that restore can bring back",
-	  "  --json         print a JSON array: name, entry, ref, discarded, tip, base_branch\n"
+	  "  --json         print a JSON array: task, entry, ref, discarded, tip, base_branch\n"
 	  "\nOne line an entry, newest first within each task: its name, its ENTRY number\n"
 	  "for 'agenttask restore NAME ENTRY', when it was discarded, the tip of its\n"
 	  "branch then, its base branch and its ref. 'agenttask gc' prunes entries older\n"
@@ -202,7 +203,7 @@ const struct at_command at_commands[] = {
 	  "  --trash-days N   prune discarded tasks older than N days (default "
 	  AT_STR(AT_TRASH_DAYS_DEFAULT) ")\n"
 	  "  -q, --quiet      no progress on the terminal\n"
-	  "  --json           print {actions: [{message, failed}], failed}\n"
+	  "  --json           print {actions: [{message, failed}], failures}\n"
 	  "  -f, --force      kill the running commands of a task gc removes; without it\n"
 	  "                   such a task is left alone, and gc says so\n"
 	  "\nA failure with one thing is reported and gc goes on with the rest (exit 1).\n" },

@@ -91,11 +91,28 @@ static int corrupt_entry(at_json *arr, size_t lineno, const char *why)
 
 	if (!o || at_json_add_string(o, "event", "corrupt") < 0 ||
 	    at_json_add_number(o, "line", (double)lineno) < 0 ||
-	    at_json_add_string(o, "error", why) < 0) {
+	    at_json_add(o, "error", at_json_error("corrupt", why)) < 0) {
 		at_json_free(o);
 		return -1;
 	}
 	return at_json_append(arr, o);
+}
+
+/*
+ * A run entry written before errors were {code, message} holds a string:
+ * read, it is the object too. The run exited 125 when the sandbox could not
+ * be set up; otherwise its command could not be executed (126, 127).
+ */
+static int upgrade_entry(at_json *e)
+{
+	const char *why = at_json_get_string(e, "error");
+	double status = 0;
+
+	if (!why)
+		return 0;
+	at_json_get_number(e, "exit_code", &status);
+	return at_json_set(e, "error",
+			   at_json_error(status == AT_RUN_SETUP ? "sandbox" : "exec", why));
 }
 
 static int parse_lines(at_json *arr, FILE *f, const char *path, struct at_error *err)
@@ -115,7 +132,10 @@ static int parse_lines(at_json *arr, FILE *f, const char *path, struct at_error 
 		if (n == 0)
 			continue;
 		if (at_json_parse(&j, line, path, &lerr) == 0 && at_json_is_object(j)) {
-			rc = at_json_append(arr, j);
+			if ((rc = upgrade_entry(j)) < 0)
+				at_json_free(j);
+			else
+				rc = at_json_append(arr, j);
 		} else {
 			at_json_free(j);
 			rc = corrupt_entry(arr, lineno, lerr.msg[0] ? lerr.msg : "not a JSON object");
@@ -339,10 +359,10 @@ int at_audit_run(const struct at_paths *p, const char *task, const struct at_aud
 		bad |= at_json_add_string(e, "reason", at_run_stop_name(res->stop));
 	if (res->cancelled)
 		bad |= at_json_add_bool(e, "cancelled", true);
-	if (r->error && r->error[0])
-		bad |= at_json_add_string(e, "error", r->error);
+	if (r->error && r->error->code)
+		bad |= at_json_add(e, "error", at_json_error_of(r->error));
 	else if (res->exec_failed)
-		bad |= at_json_add_string(e, "error", res->exec_error);
+		bad |= at_json_add(e, "error", at_json_error("exec", res->exec_error));
 	return append_built(p, task, e, bad, err);
 }
 

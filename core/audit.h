@@ -36,10 +36,13 @@ int at_audit_path(const struct at_paths *p, const char *task, char *buf, size_t 
  *   run              task, argv[], start, duration_ms, exit_code, timed_out,
  *                    signal, max_rss_kb, user_cpu_ms, sys_cpu_ms, net,
  *                    binds[{path, writable}], limits{NAME: {value, mechanism,
- *                    default, note (what an rlimit weakens)}, timeout_ms},
+ *                    default, note (what an rlimit weakens)}} (the timeout
+ *                    one of them, in ms), network (with an allowlist or a
+ *                    forward),
  *                    reason (when a limit or the timeout stopped it: timeout,
  *                    oom, pids, cpu, file-size), cancelled (when it was),
- *                    error (when it did not run, or not to the end)
+ *                    error {code, message} (when it did not run: the
+ *                    sandbox's code; or could not be executed: "exec")
  *   gate             task, passed, tree (null: nothing judged), policy (null:
  *                    none), failed[] (names of the failed rules and checks),
  *                    network[{check, network}] (checks with allow_hosts: as
@@ -78,7 +81,7 @@ struct at_audit_run {
 	size_t nbinds;
 	const struct at_limits *limits;   /* applied (asked for and defaults); NULL: none */
 	uint64_t timeout_ms;
-	const char *error;                /* why it did not run, or NULL */
+	const struct at_error *error;     /* why it did not run, or NULL */
 	at_json *network;                 /* the allowlist and its connections, or NULL:
 					     at_audit_run takes it (and frees it) */
 };
@@ -118,7 +121,9 @@ int at_audit_restore(const struct at_paths *p, const struct at_task *t, const ch
 /*
  * Read task's log into *array_out, oldest first (an empty array when there
  * is no log yet). A line that is not a JSON object is not dropped silently:
- * it appears as {"event": "corrupt", "line": N, "error": "..."}.
+ * it appears as {"event": "corrupt", "line": N, "error": {"code": "corrupt",
+ * "message": "..."}}. A run's error written as a string (by an older
+ * agenttask) is read as {code, message} too.
  */
 int at_audit_read(const struct at_paths *p, const char *task, at_json **array_out,
 		  struct at_error *err);

@@ -170,6 +170,36 @@ int at_json_add(at_json *obj, const char *key, at_json *item)
 	return 0;
 }
 
+int at_json_set(at_json *obj, const char *key, at_json *item)
+{
+	if (!obj || !item)
+		goto fail;
+	if (!cJSON_GetObjectItemCaseSensitive(obj, key))
+		return at_json_add(obj, key, item);
+	if (cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item))
+		return 0;
+fail:
+	cJSON_Delete(item);
+	return -1;
+}
+
+at_json *at_json_error(const char *code, const char *message)
+{
+	at_json *e = at_json_object();
+
+	if (at_json_add_string(e, "code", code) < 0 ||
+	    at_json_add_string(e, "message", message && message[0] ? message : "failed") < 0) {
+		at_json_free(e);
+		return NULL;
+	}
+	return e;
+}
+
+at_json *at_json_error_of(const struct at_error *err)
+{
+	return at_json_error(at_error_code_name(err->code ? err->code : AT_ESYS), err->msg);
+}
+
 int at_json_add_string(at_json *obj, const char *key, const char *val)
 {
 	return at_json_add(obj, key, cJSON_CreateString(val ? val : ""));

@@ -47,8 +47,19 @@ int at_json_add_string(at_json *obj, const char *key, const char *val);
 int at_json_add_number(at_json *obj, const char *key, double val);
 int at_json_add_bool(at_json *obj, const char *key, bool val);
 int at_json_add_null(at_json *obj, const char *key);
+/* Replace key's value in an object (added when absent); 0, or -1 (item is freed). */
+int at_json_set(at_json *obj, const char *key, at_json *item);
 /* Append to an array; 0, or -1 (item is freed). */
 int at_json_append(at_json *arr, at_json *item);
+
+/*
+ * {"code": code, "message": message}: the one shape of an error in every
+ * JSON output (a command's failure, a run's, a log entry's). An empty
+ * message is "failed". NULL when out of memory.
+ */
+at_json *at_json_error(const char *code, const char *message);
+/* The same for err: its code's name (at_error_code_name; "system" when unset) and message. */
+at_json *at_json_error_of(const struct at_error *err);
 
 /* Serialise: pretty (indented) or compact on one line. NULL on failure. */
 char *at_json_print(const at_json *j, bool pretty);

@@ -89,16 +89,16 @@
 	    "\"task\",\"path\",\"content\",\"first_line\",\"lines\",\"total_lines\",\"size\"," \
 	    "\"truncated\"")
 #define AT_MCP_OUT_CHANGE \
-	OBJ("\"task\":" S_STR ",\"path\":" S_STR ",\"bytes\":" S_INT ",\"created\":" S_BOOL, \
+	OBJ("\"task\":" S_STR ",\"path\":" S_STR ",\"bytes\":" S_INT ",\"existed\":" S_BOOL, \
 	    "\"task\",\"path\",\"bytes\"")
 #define AT_MCP_OUT_LIST \
 	OBJ("\"task\":" S_STR ",\"files\":" S_STRS ",\"truncated\":" S_BOOL, \
 	    "\"task\",\"files\",\"truncated\"")
 #define AT_MCP_OUT_DIFF \
-	OBJ("\"task\":" S_STR ",\"base\":" S_STR ",\"tree\":" S_STR ",\"files\":{\"type\":" \
+	OBJ("\"task\":" S_STR ",\"merge_base\":" S_STR ",\"tree\":" S_STR ",\"files\":{\"type\":" \
 	    "\"array\",\"items\":{\"type\":\"object\"}},\"additions\":" S_INT ",\"deletions\":" \
 	    S_INT ",\"patch\":" S_STR ",\"stat\":" S_STR, \
-	    "\"task\",\"base\",\"tree\",\"files\",\"patch\",\"stat\"")
+	    "\"task\",\"merge_base\",\"tree\",\"files\",\"patch\",\"stat\"")
 #define AT_MCP_OUT_COMMIT \
 	OBJ("\"task\":" S_STR ",\"made\":" S_BOOL ",\"commit\":" S_STR ",\"branch\":" S_STR, \
 	    "\"task\",\"made\",\"commit\",\"branch\"")

@@ -47,7 +47,7 @@ static int change_result(const struct at_app_file_change *ch, const char *path, 
 
 	if (!j || at_json_add_string(j, "path", path) < 0 ||
 	    at_json_add_number(j, "bytes", (double)ch->bytes) < 0 ||
-	    at_json_add_bool(j, "created", ch->created) < 0)
+	    at_json_add_bool(j, "existed", !ch->created) < 0)
 		return at_mcp_oom(j, err);
 	*out = j;
 	return 0;

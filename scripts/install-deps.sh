@@ -6,6 +6,8 @@
 # An argument npm:DIR instead installs DIR's npm packages exactly as its
 # package-lock.json pins them (npm ci), unless they are there already: the
 # test peers under tests/ (tests/jest: Jest for tests/integration/jest.sh).
+# DIR/.npmrc applies to its install (tests/claude's: no install scripts, no
+# optional packages).
 set -eu
 missing=()
 npm_dirs=()

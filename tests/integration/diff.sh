@@ -262,12 +262,12 @@ test_diff_is_against_the_merge_base_after_the_base_moves() {
 	assert_not_contains "$out" "LATER.txt" "the base's new file is not shown as deleted"
 	assert_not_contains "$out" "main line" "the base's new line is not shown as removed"
 	ok "json" -C repo diff t --json
-	assert_eq "$(json_get "$out" 'j["base"]')" "$base" "JSON base is the merge base"
+	assert_eq "$(json_get "$out" 'j["merge_base"]')" "$base" "JSON base is the merge base"
 	# The task merged main in: the merge base moves with it.
 	git -C "$wt" commit -q -am "task work"
 	git -C "$wt" merge -q --no-edit main
 	ok "json after merge" -C repo diff t --json
-	assert_eq "$(json_get "$out" 'j["base"]')" "$(git -C repo rev-parse main)" "merge base after merging main"
+	assert_eq "$(json_get "$out" 'j["merge_base"]')" "$(git -C repo rev-parse main)" "merge base after merging main"
 	assert_eq "$(json_get "$out" '[f["path"] for f in j["files"]]')" "['README']" "only the task's change"
 }
 
@@ -279,7 +279,7 @@ test_diff_uses_base_commit_when_base_branch_is_gone() {
 	printf 'x\n' >"$wt/x.txt"
 	git -C repo branch -D -q feature
 	ok "json" -C repo diff t --json
-	assert_eq "$(json_get "$out" 'j["base"]')" "$(git -C repo rev-parse main)" "base commit"
+	assert_eq "$(json_get "$out" 'j["merge_base"]')" "$(git -C repo rev-parse main)" "base commit"
 	assert_eq "$(json_get "$out" '[f["path"] for f in j["files"]]')" "['x.txt']" "files"
 }
 
@@ -319,7 +319,7 @@ test_diff_json_describes_each_file_and_adds_up() {
 	make_rich_task
 	ok "json" -C repo diff rich --json
 	local j=$out
-	assert_eq "$(json_get "$j" 'j["base"]')" "$(merge_base repo rich)" "base"
+	assert_eq "$(json_get "$j" 'j["merge_base"]')" "$(merge_base repo rich)" "base"
 	assert_eq "$(json_get "$j" 'j["tree"]')" "$(oracle_tree "$wt")" "tree of the full state"
 	assert_eq "$(json_get "$j" 'sum(f["additions"] for f in j["files"]) == j["additions"]')" "True" "additions add up"
 	assert_eq "$(json_get "$j" 'sum(f["deletions"] for f in j["files"]) == j["deletions"]')" "True" "deletions add up"

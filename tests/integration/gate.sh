@@ -423,14 +423,16 @@ test_json_report_structure() {
 	git -C repo commit -q --allow-empty -m "main moves on"
 	ok "gate --json" -C repo gate t --json
 	assert_eq "$(json_get "$out" 'sorted(j.keys())')" \
-		"['base', 'passed', 'policy', 'policy_commit', 'results', 'tree']" "top-level keys"
+		"['merge_base', 'passed', 'policy', 'policy_commit', 'results', 'tree']" "top-level keys"
 	assert_eq "$(json_get "$out" 'j["passed"]')" "True" "passed"
 	assert_eq "$(json_get "$out" '[r["rule"] for r in j["results"]]')" \
 		"['protected_paths', 'max_changed_files', 'max_changed_lines', 'allow_binary', 'allow_symlinks_out', 'c']" \
 		"every rule, then the checks by name"
+	assert_eq "$(json_get "$out" '[r["kind"] for r in j["results"]]')" \
+		"['rule', 'rule', 'rule', 'rule', 'rule', 'check']" "each result says whether it is a check"
 	assert_eq "$(json_get "$out" 'all({"rule", "passed", "message", "paths"} <= set(r) for r in j["results"])')" \
 		"True" "each result has rule, passed, message, paths"
-	assert_eq "$(json_get "$out" 'j["base"]')" \
+	assert_eq "$(json_get "$out" 'j["merge_base"]')" \
 		"$(git -C repo merge-base main agenttask/t)" "base is the merge base"
 	local tree
 	tree=$(json_get "$out" 'j["tree"]')
@@ -525,7 +527,7 @@ test_ci_mode_clean_change_passes() {
 	git -C repo commit -q -m "main work"
 	ok "gate --base --head" -C repo gate --base main --head agent/x --json
 	assert_eq "$(json_get "$out" 'j["passed"]')" "True" "passed"
-	assert_eq "$(json_get "$out" 'j["base"]')" "$(git -C repo merge-base main agent/x)" "from the merge base"
+	assert_eq "$(json_get "$out" 'j["merge_base"]')" "$(git -C repo merge-base main agent/x)" "from the merge base"
 	assert_eq "$(json_get "$out" 'j["tree"]')" "$(git -C repo rev-parse 'agent/x^{tree}')" "head's tree"
 	assert_eq "$(rule_field "$out" max_changed_files message)" "1 file changed, within the limit of 1" "main's own work not counted"
 	on_branch agent/x

@@ -32,7 +32,13 @@ test_every_command_matches_its_schema() {
 	ok "commit" -C repo commit t1 -m c --json; valid commit
 	ok "commit nothing" -C repo commit t1 --json; valid commit
 	ok "gate" -C repo gate t1 --json; valid gate
+	# A run whose command cannot be executed, and a line of the log that is
+	# not JSON: both are entries with an error {code, message}.
+	expect_rc 127 "run nothing" -C repo run t1 -- ./no-such-command
+	printf '{"event": "run", trunc\n' >>"$(git -C repo rev-parse --path-format=absolute --git-common-dir)/agenttask/logs/t1.jsonl"
 	ok "log" -C repo log t1 --json; valid log
+	assert_eq "$(json_get "$out" '[(e["event"], e["error"]["code"]) for e in j if "error" in e]')" \
+		"[('run', 'exec'), ('corrupt', 'corrupt')]" "the errors of the log"
 	ok "discard" -C repo discard t1 --json; valid discard
 	ref=$(json_get "$out" 'j["ref"]')
 	ok "trash" -C repo trash --json; valid trash
@@ -40,6 +46,8 @@ test_every_command_matches_its_schema() {
 	ok "restore" -C repo restore t1 --json; valid restore
 	ok "accept" -C repo accept t1 --json; valid accept
 	ok "gc" -C repo gc --json; valid gc
+	assert_eq "$(json_get "$out" 'j["failures"], all(a["failed"] is False for a in j["actions"])')" \
+		"(0, True)" "gc: no failures"
 	"$AT" doctor --json >doctor.json || true
 	python3 "$here/json_check.py" doctor doctor.json || fail "doctor"
 }

@@ -237,7 +237,7 @@ test_trash_lists_every_entry_newest_first() {
 	ref1=$(printf '%s\n' "$out" | awk '$1 == "t" && $2 == 1 { print $NF }')
 	assert_eq "$(git -C repo cat-file -p "$ref1:f")" "v3" "entry 1 is the newest"
 	ok "trash t --json" -C repo trash t --json
-	assert_eq "$(json_get "$out" '",".join(str(e["entry"]) + e["name"] for e in j)')" "1t,2t,3t" "one task"
+	assert_eq "$(json_get "$out" '",".join(str(e["entry"]) + e["task"] for e in j)')" "1t,2t,3t" "one task"
 	assert_eq "$(json_get "$out" 'j[2]["ref"]')" "$(printf '%s\n' "$(trash_refs t)" | LC_ALL=C sort | head -1)" \
 		"the oldest last"
 	ok "empty for an unknown name" -C repo trash nothing

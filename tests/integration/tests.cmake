@@ -47,4 +47,8 @@ at_integration_test(sandbox_git_user.sh)
 set_tests_properties(integration.sandbox_git integration.sandbox_git_user PROPERTIES
 	SKIP_RETURN_CODE 77)
 at_integration_test(run_json.sh)
+at_integration_test(run_json_user.sh)
 at_integration_test(json_schema.sh)
+at_integration_test(json_schema_user.sh)
+set_tests_properties(integration.run_json integration.run_json_user integration.json_schema
+	integration.json_schema_user PROPERTIES SKIP_RETURN_CODE 77)

@@ -108,7 +108,7 @@ await check('task_new, task_list, task_status', async () => {
 
 await check('write_file, read_file with offset and limit, edit_file, delete_file', async () => {
 	let r = await call(client, 'write_file', { task: 't1', path: 'src/a.txt', content: 'l1\nl2\nl3\nl4\n' });
-	assert.equal(r.structuredContent.created, true);
+	assert.equal(r.structuredContent.existed, false);
 	assert.equal(readFileSync(join(wt, 'src/a.txt'), 'utf8'), 'l1\nl2\nl3\nl4\n');
 	r = await call(client, 'read_file', { task: 't1', path: 'src/a.txt', offset: 2, limit: 2 });
 	assert.equal(r.structuredContent.content, 'l2\nl3\n');
@@ -214,6 +214,7 @@ await check('diff and commit', async () => {
 	assert.match(s.patch, /\+L3/);
 	assert.match(s.stat, /src\/a\.txt/);
 	assert.ok(s.files.some(f => f.path === 'src/a.txt'));
+	assert.equal(s.merge_base, mainTip, 'compared with the merge base');
 	r = await call(client, 'commit', { task: 't1', message: 'the change' });
 	assert.equal(r.structuredContent.made, true);
 	assert.equal(git('rev-parse', 'agenttask/t1').trim(), r.structuredContent.commit);

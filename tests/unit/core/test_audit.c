@@ -81,6 +81,69 @@ static void test_audit__corrupt_line_is_reported_not_fatal(void **state)
 	assert_int_equal((int)line, 2);
 	assert_string_equal(at_json_get_string(at_json_at(log, 2), "event"), "corrupt");
 	assert_string_equal(at_json_get_string(at_json_at(log, 3), "event"), "run");
+	/* Its error is {code, message}, as every error is. */
+	assert_string_equal(at_json_get_string(at_json_get(at_json_at(log, 1), "error"), "code"),
+			    "corrupt");
+	assert_true(strlen(at_json_get_string(at_json_get(at_json_at(log, 1), "error"),
+					      "message")) > 0);
+	at_json_free(log);
+}
+
+/* Entry i's error: its code and message, joined by ": " into buf. */
+static void error_of(const at_json *log, size_t i, char *buf, size_t size)
+{
+	const at_json *e = at_json_get(at_json_at(log, i), "error");
+
+	assert_true(at_json_is_object(e));
+	snprintf(buf, size, "%s: %s", at_json_get_string(e, "code"),
+		 at_json_get_string(e, "message"));
+}
+
+/*
+ * A run's error is {code, message}: the setup's own code when the sandbox
+ * could not be set up, "exec" when the command could not be executed; a
+ * string an older agenttask wrote is read as the object too.
+ */
+static void test_audit__a_runs_error_is_code_and_message(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT, why = AT_ERROR_INIT;
+	struct at_run_result res;
+	struct at_audit_run run = { 0 };
+	char *argv[] = { "nosuch", NULL };
+	char path[PATH_MAX], text[300];
+	at_json *log = NULL;
+	FILE *fp;
+
+	at_run_result_init(&res);
+	run.argv = argv;
+	run.res = &res;
+	run.exit_code = 125;
+	at_error_set(&why, AT_ESANDBOX, "no user namespaces");
+	run.error = &why;
+	assert_int_equal(at_audit_run(&f->paths, "t1", &run, &err), 0);
+	run.error = NULL;
+	run.exit_code = 127;
+	res.exec_failed = true;
+	strcpy(res.exec_error, "'nosuch': not found");
+	assert_int_equal(at_audit_run(&f->paths, "t1", &run, &err), 0);
+	assert_int_equal(at_audit_path(&f->paths, "t1", path, sizeof(path)), 0);
+	fp = fopen(path, "a");
+	assert_non_null(fp);
+	fputs("{\"event\": \"run\", \"exit_code\": 125, \"error\": \"old setup\"}\n", fp);
+	fputs("{\"event\": \"run\", \"exit_code\": 126, \"error\": \"old exec\"}\n", fp);
+	fclose(fp);
+
+	assert_int_equal(at_audit_read(&f->paths, "t1", &log, &err), 0);
+	assert_int_equal(at_json_size(log), 4);
+	error_of(log, 0, text, sizeof(text));
+	assert_string_equal(text, "sandbox: no user namespaces");
+	error_of(log, 1, text, sizeof(text));
+	assert_string_equal(text, "exec: 'nosuch': not found");
+	error_of(log, 2, text, sizeof(text));
+	assert_string_equal(text, "sandbox: old setup");
+	error_of(log, 3, text, sizeof(text));
+	assert_string_equal(text, "exec: old exec");
 	at_json_free(log);
 }
 
@@ -180,6 +243,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_audit__missing_log_is_empty, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_audit__corrupt_line_is_reported_not_fatal, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_audit__a_runs_error_is_code_and_message, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_audit__refuses_entries_without_event_or_bad_names,
 						setup, teardown),
