@@ -142,10 +142,11 @@ static void *loop(void *arg)
 	int64_t last_tick = at_mono_ms();
 
 	while (!atomic_load(&np->stop)) {
-		int n = epoll_wait(p->ep, evs, EVENTS, 250);
+		int n = epoll_wait(p->ep, evs, EVENTS, p->busy ? 0 : 250);
 		int64_t now;
 		for (int i = 0; i < n; i++)
 			dispatch(np, &evs[i]);
+		at_conn_pump_busy(p);
 		now = at_mono_ms();
 		if (now - last_tick >= 250) {
 			check_deadlines(p, now);
