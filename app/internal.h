@@ -121,8 +121,8 @@ struct at_app_net {
 	int64_t start_us, stop_us;  /* the proxy's start and stop, for --verbose */
 
 	pthread_mutex_t lock;     /* the records, written by the proxy's thread */
-	struct at_app_net_conn *conns;
-	size_t nconns;
+	struct at_app_net_conn *conns;  /* grown as connections end: most runs make few */
+	size_t nconns, capconns;
 	uint64_t dropped;
 };
 

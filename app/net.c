@@ -73,6 +73,7 @@ void at_app_net_release(struct at_app_net *n)
 	at_net_rules_release(&n->rules);
 	free(n->conns);
 	n->conns = NULL;
+	n->capconns = 0;
 	pthread_mutex_destroy(&n->lock);
 }
 
@@ -162,13 +163,31 @@ bool at_app_net_active(const struct at_app_net *n)
 	return n->rules.n > 0 || n->nforwards > 0;
 }
 
+/* Room for one more record, up to AT_APP_NET_RECORDS_MAX; false: count it as dropped. */
+static bool grow_records(struct at_app_net *n)
+{
+	size_t cap = n->capconns ? 2 * n->capconns : 16;
+	struct at_app_net_conn *v;
+
+	if (n->capconns == AT_APP_NET_RECORDS_MAX)
+		return false;
+	if (cap > AT_APP_NET_RECORDS_MAX)
+		cap = AT_APP_NET_RECORDS_MAX;
+	v = realloc(n->conns, cap * sizeof(*v));
+	if (!v)
+		return false;
+	n->conns = v;
+	n->capconns = cap;
+	return true;
+}
+
 static void on_record(const struct at_net_record *r, void *ctx)
 {
 	struct at_app_net *n = ctx;
 	struct at_app_net_conn *c;
 
 	pthread_mutex_lock(&n->lock);
-	if (n->nconns == AT_APP_NET_RECORDS_MAX) {
+	if (n->nconns == n->capconns && !grow_records(n)) {
 		n->dropped++;
 		pthread_mutex_unlock(&n->lock);
 		return;
@@ -214,15 +233,8 @@ static int serve(void *ctx, const int *fds, size_t nfds, struct at_error *err)
 		ls[nl].port = i == 0 ? 0 : n->forwards[(i - 1) / 2].host_port;
 		nl++;
 	}
-	free(n->conns);  /* a front end may run the same allowlist again */
-	n->nconns = 0;
+	n->nconns = 0;  /* a front end may run the same allowlist again */
 	n->dropped = 0;
-	n->conns = calloc(AT_APP_NET_RECORDS_MAX, sizeof(*n->conns));
-	if (!n->conns) {
-		for (size_t i = 0; i < nl; i++)
-			close(ls[i].fd);
-		return at_error_sys(err, AT_ESANDBOX, "out of memory");
-	}
 	po.listeners = ls;
 	po.nlisteners = nl;
 	po.rules = &n->rules;
