@@ -126,6 +126,15 @@ struct at_app_net {
 	uint64_t dropped;
 };
 
+/*
+ * A forward from elsewhere than --forward (as: what names it in the
+ * message, "forward of the run configuration"); AT_EUSAGE as at_app_net_forward.
+ */
+int at_app_net_forward_as(struct at_app_net *n, const char *spec, const char *as,
+			  struct at_error *err);
+/* spec (PORT[:INNER]) is forwarded already, the same way. */
+bool at_app_net_has_forward(const struct at_app_net *n, const char *spec);
+
 /* An at_app_net in place (the gate's, per check); at_app_net_new is this on the heap. */
 void at_app_net_init(struct at_app_net *n);
 void at_app_net_release(struct at_app_net *n);
@@ -206,6 +215,8 @@ int at_app_cache_add(struct at_repo *r, const struct at_task *t, const struct at
 /* What the run configuration files add to a run (app/runconf.c has the precedence). */
 struct at_app_runconf {
 	struct at_strlist ro, env, path, cache, allow_hosts;  /* env: NAME=value */
+	struct at_strlist forward;
+	bool deny_private;              /* any file said true */
 	uint64_t limits[AT_LIMIT_COUNT];
 };
 

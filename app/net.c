@@ -5,6 +5,7 @@
  * it, for `run` and the gate's checks alike).
  */
 #include "app/internal.h"
+#include "core/parse.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -114,48 +115,58 @@ int at_app_net_allow(struct at_app_net *n, const char *pattern, struct at_error 
 	return at_net_rules_add(&n->rules, pattern, err);
 }
 
-static bool parse_port(const char *s, size_t len, uint16_t *out)
+/* Why spec cannot be added as a forward (NULL: it can), with its ports. */
+static const char *forward_problem(const struct at_app_net *n, const char *spec,
+				   struct at_app_net_forward *f, char *buf, size_t size)
 {
-	unsigned long v = 0;
-
-	if (len == 0 || len > 5)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (unsigned long)(s[i] - '0');
+	if (!at_parse_forward(spec, &f->host_port, &f->inner_port))
+		return "PORT[:INNER], ports from 1 to 65535";
+	if (f->inner_port == AT_APP_NET_PROXY_PORT) {
+		snprintf(buf, size, "the sandbox's port %d is the proxy's", AT_APP_NET_PROXY_PORT);
+		return buf;
 	}
-	if (v == 0 || v > 65535)
-		return false;
-	*out = (uint16_t)v;
-	return true;
+	for (size_t i = 0; i < n->nforwards; i++)
+		if (n->forwards[i].inner_port == f->inner_port) {
+			snprintf(buf, size, "port %u is forwarded already", f->inner_port);
+			return buf;
+		}
+	if (n->nforwards == AT_APP_NET_FORWARDS_MAX) {
+		snprintf(buf, size, "at most %d forwards", AT_APP_NET_FORWARDS_MAX);
+		return buf;
+	}
+	return NULL;
+}
+
+int at_app_net_forward_as(struct at_app_net *n, const char *spec, const char *as,
+			  struct at_error *err)
+{
+	struct at_app_net_forward f = { 0 };
+	char buf[64];
+	const char *why = forward_problem(n, spec, &f, buf, sizeof(buf));
+	size_t len = strlen(spec);
+
+	if (why)
+		return at_error_set(err, AT_EUSAGE, "invalid %s '%s': %s", as, spec, why);
+	memcpy(f.text, spec, len < sizeof(f.text) ? len + 1 : sizeof(f.text) - 1);
+	n->forwards[n->nforwards++] = f;
+	return 0;
 }
 
 int at_app_net_forward(struct at_app_net *n, const char *spec, struct at_error *err)
 {
-	struct at_app_net_forward f = { 0 };
-	const char *colon = strchr(spec, ':');
-	size_t len = strlen(spec);
+	return at_app_net_forward_as(n, spec, "--forward", err);
+}
 
-	if (!parse_port(spec, colon ? (size_t)(colon - spec) : len, &f.host_port) ||
-	    (colon && !parse_port(colon + 1, len - (size_t)(colon - spec) - 1, &f.inner_port)))
-		return at_error_set(err, AT_EUSAGE, "invalid --forward '%s': PORT[:INNER], "
-				    "ports from 1 to 65535", spec);
-	if (!colon)
-		f.inner_port = f.host_port;
-	if (f.inner_port == AT_APP_NET_PROXY_PORT)
-		return at_error_set(err, AT_EUSAGE, "invalid --forward '%s': the sandbox's "
-				    "port %d is the proxy's", spec, AT_APP_NET_PROXY_PORT);
+bool at_app_net_has_forward(const struct at_app_net *n, const char *spec)
+{
+	uint16_t host, inner;
+
+	if (!at_parse_forward(spec, &host, &inner))
+		return false;
 	for (size_t i = 0; i < n->nforwards; i++)
-		if (n->forwards[i].inner_port == f.inner_port)
-			return at_error_set(err, AT_EUSAGE, "invalid --forward '%s': port %u is "
-					    "forwarded already", spec, f.inner_port);
-	if (n->nforwards == AT_APP_NET_FORWARDS_MAX)
-		return at_error_set(err, AT_EUSAGE, "invalid --forward '%s': at most %d "
-				    "forwards", spec, AT_APP_NET_FORWARDS_MAX);
-	memcpy(f.text, spec, len < sizeof(f.text) ? len + 1 : sizeof(f.text) - 1);
-	n->forwards[n->nforwards++] = f;
-	return 0;
+		if (n->forwards[i].host_port == host && n->forwards[i].inner_port == inner)
+			return true;
+	return false;
 }
 
 bool at_app_net_active(const struct at_app_net *n)

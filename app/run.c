@@ -184,8 +184,17 @@ static int config_apply(const struct at_app *app, const struct at_app_run_opts *
 		if (!run->limits.value[l])
 			run->limits.value[l] = run->conf.limits[l];
 	/* --net shares the host's network: the configuration's hosts are moot then. */
-	for (i = 0; rc == 0 && !o->net && o->proxy && i < run->conf.allow_hosts.n; i++)
+	if (rc < 0 || o->net || !o->proxy)
+		return rc;
+	for (i = 0; rc == 0 && i < run->conf.allow_hosts.n; i++)
 		rc = at_app_net_allow(o->proxy, run->conf.allow_hosts.v[i], err);
+	/* the same forward from two files (or one and --forward) is one forward */
+	for (i = 0; rc == 0 && i < run->conf.forward.n; i++)
+		if (!at_app_net_has_forward(o->proxy, run->conf.forward.v[i]))
+			rc = at_app_net_forward_as(o->proxy, run->conf.forward.v[i],
+						   "forward of the run configuration", err);
+	if (run->conf.deny_private)
+		at_app_net_deny_private(o->proxy);
 	return rc;
 }
 
