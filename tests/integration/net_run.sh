@@ -302,35 +302,29 @@ case_policy_checks_take_forward_and_deny_private() {
 	PY
 }
 
+# policy_refused CHECK_KEYS MESSAGE: a policy of one check with those keys is
+# a malformed policy (2) whose message names the file and the key.
+policy_refused() {
+	put_policy '{"checks": [{"name": "a", "run": ["true"], '"$1"'}]}'
+	atn gate --base main --head main
+	assert_eq "$rc" 2 "$1: $errout"
+	assert_contains "$errout" "malformed policy 'main:.agenttask/policy.json': key 'checks[0].$2" "$1"
+}
+
 # A check's network keys are validated as the command line's are, before
 # any check runs: a bad one is a malformed policy (2) naming the file and key.
 case_policy_network_keys_are_validated() {
-	local f="malformed policy 'main:.agenttask/policy.json': key 'checks[0]"
 	setup_task
-	put_policy '{"checks": [{"name": "a", "run": ["true"], "forward": ["3128"]}]}'
-	atn gate --base main --head main
-	assert_eq "$rc" 2 "the proxy's port: $errout"
-	assert_contains "$errout" "$f.forward': invalid forward '3128': the sandbox's port 3128 is the proxy's" "named"
-	put_policy '{"checks": [{"name": "a", "run": ["true"], "forward": ["80", "81:80"]}]}'
-	atn gate --base main --head main
-	assert_eq "$rc" 2 "one inner port twice: $errout"
-	assert_contains "$errout" "$f.forward': invalid forward '81:80': port 80 is forwarded already" "named"
-	put_policy '{"checks": [{"name": "a", "run": ["true"], "forward": ["70000"]}]}'
-	atn gate --base main --head main
-	assert_eq "$rc" 2 "a port out of range: $errout"
-	assert_contains "$errout" "$f.forward': item 0 is not a forward" "named"
-	put_policy '{"checks": [{"name": "a", "run": ["true"], "deny_private": true}]}'
-	atn gate --base main --head main
-	assert_eq "$rc" 2 "deny_private alone: $errout"
-	assert_contains "$errout" "$f.deny_private': applies to allow_hosts: none given" "named"
-	put_policy '{"checks": [{"name": "a", "run": ["true"], "allow_hosts": ["a.test"], "deny_private": "yes"}]}'
-	atn gate --base main --head main
-	assert_eq "$rc" 2 "not a boolean: $errout"
-	assert_contains "$errout" "$f.deny_private': must be true or false" "named"
-	put_policy '{"checks": [{"name": "a", "run": ["true"], "net": true, "forward": ["80"]}]}'
-	atn gate --base main --head main
-	assert_eq "$rc" 2 "with the host's network: $errout"
-	assert_contains "$errout" "$f.forward': a forward keeps the sandbox's own network" "named"
+	policy_refused '"forward": ["3128"]' \
+		"forward': invalid forward '3128': the sandbox's port 3128 is the proxy's"
+	policy_refused '"forward": ["80", "81:80"]' \
+		"forward': invalid forward '81:80': port 80 is forwarded already"
+	policy_refused '"forward": ["70000"]' "forward': item 0 is not a forward"
+	policy_refused '"deny_private": true' "deny_private': applies to allow_hosts: none given"
+	policy_refused '"allow_hosts": ["a.test"], "deny_private": "yes"' \
+		"deny_private': must be true or false"
+	policy_refused '"net": true, "forward": ["80"]' \
+		"forward': a forward keeps the sandbox's own network"
 }
 
 # atx ARGS...: atn with the case's own user configuration (xdg/agenttask/config.json).
