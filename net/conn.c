@@ -405,12 +405,18 @@ static void start_relay(struct at_conn *c)
 	relay_pump(c);
 }
 
-/* errno after a failed call on a non-blocking descriptor: 0 would block, -1 an error. */
+/*
+ * errno after a failed call on a non-blocking descriptor: 0 it would block
+ * (*ready cleared, when given: an edge will say when it would not), 1 try
+ * again (EINTR: no edge would come), -1 an error that ends the connection.
+ */
 static int blocked(bool *ready)
 {
-	if (errno != EAGAIN && errno != EINTR)
+	if (errno == EINTR)
+		return 1;
+	if (errno != EAGAIN)
 		return -1;
-	if (errno == EAGAIN && ready)
+	if (ready)
 		*ready = false;
 	return 0;
 }
@@ -446,18 +452,21 @@ static int step(struct at_half *h)
 			h->eof = true;
 		else if (n > 0)
 			h->inpipe += (size_t)n, moved = 1;
-		else if (blocked(h->inpipe ? NULL : h->readable) < 0)
+		else if ((moved = blocked(h->inpipe ? NULL : h->readable)) < 0)
 			return -1;
 	}
 	if (h->inpipe && *h->writable) {
+		int again;
 		n = splice(h->pipe[0], NULL, *h->to, NULL, h->inpipe,
 			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (n > 0) {
 			h->inpipe -= (size_t)n;
 			h->bytes += (uint64_t)n;
 			moved = 1;
-		} else if (n < 0 && blocked(h->writable) < 0) {
+		} else if (n < 0 && (again = blocked(h->writable)) < 0) {
 			return -1;
+		} else if (n < 0) {
+			moved |= again;
 		}
 	}
 	if (!h->grown && h->bytes >= GROW_AFTER)
