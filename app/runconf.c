@@ -17,9 +17,8 @@
  * must name host ports the user's forwards name (a forward reaches a
  * service on the host's loopback: a database, a dev server), its limits no
  * higher than what would apply without it. Its deny_private can only
- * narrow. It cannot bind anything
- * writable at all (there is no such key). Breaking this is an error naming
- * the file and the key, and nothing runs.
+ * narrow. It cannot bind anything writable at all (there is no such key).
+ * Breaking this is an error naming the file and the key, and nothing runs.
  */
 #include "app/internal.h"
 
