@@ -363,6 +363,10 @@ case_run_configuration_takes_forward_and_deny_private() {
 	assert_contains "$out" "a private address, which is never dialled" "the user's deny_private"
 	atx run t -- true
 	assert_eq "$rc" 0 "deny_private in a file needs no allow_hosts: $errout"
+	user_conf '{"run": {"allow_hosts": ["private6.test"]}}'
+	atx run t --deny-private -- curl -s --max-time 20 http://private6.test/
+	assert_eq "$rc" 0 "--deny-private with the file's allow_hosts: $errout"
+	assert_contains "$out" "a private address, which is never dialled" "--deny-private on the file's hosts"
 
 	repo_task t2 '{"run": {"forward": ["'$o'"]}}'
 	atx run t2 -- true
