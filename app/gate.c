@@ -83,6 +83,54 @@ static int read_policy_at(struct at_repo *r, const struct policy_source *src, ch
 	return 0;
 }
 
+static bool check_proxied(const struct at_policy_check *c)
+{
+	return c->nallow_hosts || c->nforward;
+}
+
+/* "malformed policy 'FILE': key 'checks[I].KEY': WHY", as the policy's own parser says it. */
+static int bad_net_key(const char *what, size_t idx, const char *key, const char *why,
+		       struct at_error *err)
+{
+	return at_error_set(err, AT_EPOLICY, "malformed policy '%s': key 'checks[%zu].%s': %s",
+			    what, idx, key, why);
+}
+
+/*
+ * Check idx's network keys (allow_hosts, forward, deny_private), taken as
+ * `run --allow-host`, `--forward` and `--deny-private` take them; a bad
+ * one is a malformed policy naming the file (what) and the key.
+ */
+static int check_net(const struct at_policy_check *c, size_t idx, const char *what,
+		     struct at_app_net *n, struct at_error *err)
+{
+	struct at_error perr = AT_ERROR_INIT;
+
+	for (size_t i = 0; i < c->nallow_hosts; i++)
+		if (at_app_net_allow(n, c->allow_hosts[i], &perr) < 0)
+			return bad_net_key(what, idx, "allow_hosts", perr.msg, err);
+	for (size_t i = 0; i < c->nforward; i++)
+		if (at_app_net_forward_as(n, c->forward[i], "forward", &perr) < 0)
+			return bad_net_key(what, idx, "forward", perr.msg, err);
+	if (c->deny_private)
+		at_app_net_deny_private(n);
+	return 0;
+}
+
+/* Every check's network keys, before any check runs: a bad one runs none. */
+static int checks_net_ok(const struct at_policy *p, const char *what, struct at_error *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < p->nchecks; i++) {
+		struct at_app_net n;
+		at_app_net_init(&n);
+		rc = check_net(&p->checks[i], i, what, &n, err);
+		at_app_net_release(&n);
+	}
+	return rc;
+}
+
 /* Parse the policy into *p; rep->has_policy says whether there was one. */
 static int load_policy(struct at_repo *r, const struct policy_source *src, struct at_policy *p,
 		       struct at_gate_report *rep, struct at_error *err)
@@ -113,7 +161,8 @@ static int load_policy(struct at_repo *r, const struct policy_source *src, struc
 	if (strlen(text) != len)
 		return at_error_set(err, AT_EPOLICY, "malformed policy '%s': it holds a NUL byte",
 				    rep->policy);
-	if ((rc = at_policy_parse(p, text, rep->policy, err)) == 0)
+	if ((rc = at_policy_parse(p, text, rep->policy, err)) == 0 &&
+	    (rc = checks_net_ok(p, rep->policy, err)) == 0)
 		rep->has_policy = true;
 	return rc;
 }
@@ -162,26 +211,14 @@ static int record_check(struct at_policy_result *res, const struct at_policy_che
 	return at_policy_result_add(res, c->name, passed, msg, output, err);
 }
 
-/* A check's allow_hosts, as `run --allow-host` takes them; a bad one is a malformed policy. */
-static int check_net(const struct at_policy_check *c, struct at_app_net *n, struct at_error *err)
-{
-	struct at_error perr = AT_ERROR_INIT;
-
-	for (size_t i = 0; i < c->nallow_hosts; i++)
-		if (at_app_net_allow(n, c->allow_hosts[i], &perr) < 0)
-			return at_error_set(err, AT_EPOLICY, "malformed policy: check '%s': "
-					    "allow_hosts: %s", c->name, perr.msg);
-	return 0;
-}
-
-/* The checks' environment, with the proxy's variables for one with allow_hosts. */
+/* The checks' environment, with the proxy's variables for one with allow_hosts or forward. */
 static int check_envp(const struct at_policy_check *c, const struct check_env *ce,
 		      struct at_strlist *out, struct at_error *err)
 {
 	char *const *net = at_app_net_env();
 	size_t n = 0;
 
-	while (c->nallow_hosts && net[n])
+	while (check_proxied(c) && net[n])
 		n++;
 	return at_sandbox_env(ce->environ, NULL, 0, net, n, out, err);
 }
@@ -205,7 +242,7 @@ static int record_network(struct at_gate_report *rep, const struct at_policy_che
 }
 
 static int sandbox_check(struct at_repo *r, const struct at_scratch *s,
-			 const struct at_policy_check *c, const struct check_env *ce,
+			 const struct at_policy_check *c, size_t idx, const struct check_env *ce,
 			 struct at_gate_report *rep, struct at_error *err)
 {
 	struct at_app_sandbox_opts o = { .cancel_fd = -1 };
@@ -219,12 +256,13 @@ static int sandbox_check(struct at_repo *r, const struct at_scratch *s,
 	at_run_result_init(&sr);
 	at_app_net_init(&net);
 	at_scratch_as_task(s, &t);
-	if ((rc = check_net(c, &net, err)) == 0 && (rc = check_envp(c, ce, &env, err)) == 0)
+	if ((rc = check_net(c, idx, rep->policy, &net, err)) == 0 &&
+	    (rc = check_envp(c, ce, &env, err)) == 0)
 		rc = at_app_layout_resolve(r, &t, &l, err);
 	o.argv = c->argv;
 	o.envp = env.v;
 	o.share_net = c->net;
-	o.net = c->nallow_hosts ? &net : NULL;
+	o.net = check_proxied(c) ? &net : NULL;
 	o.timeout_ms = (uint64_t)c->timeout * 1000;
 	/* A check runs the task's code: the defaults of every run hold it too. */
 	at_sandbox_defaults(&o.limits);
@@ -234,7 +272,7 @@ static int sandbox_check(struct at_repo *r, const struct at_scratch *s,
 		rc = at_app_sandbox_run(&l, &o, &sr, err);
 	if (rc == 0)
 		rc = record_check(&rep->res, c, &sr, err);
-	if (rc == 0 && c->nallow_hosts)
+	if (rc == 0 && check_proxied(c))
 		rc = record_network(rep, c, &net, err);
 	at_run_result_release(&sr);
 	at_app_layout_release(&l);
@@ -248,7 +286,7 @@ static int sandbox_check(struct at_repo *r, const struct at_scratch *s,
  * code (its tests, say) could otherwise change the files the next check
  * inspects. Removed on every path; if we are killed, the sweep removes it.
  */
-static int run_check(struct at_repo *r, const struct at_policy_check *c,
+static int run_check(struct at_repo *r, const struct at_policy_check *c, size_t idx,
 		     const struct at_oid *commit, const struct at_oid *tree,
 		     const struct check_env *ce, struct at_gate_report *rep,
 		     struct at_error *err)
@@ -259,7 +297,7 @@ static int run_check(struct at_repo *r, const struct at_policy_check *c,
 
 	if ((rc = at_scratch_create(r, commit, tree, &s, err)) < 0)
 		return rc;
-	rc = sandbox_check(r, &s, c, ce, rep, err);
+	rc = sandbox_check(r, &s, c, idx, ce, rep, err);
 	at_scratch_remove(&s, &ignored);
 	return rc;
 }
@@ -281,7 +319,7 @@ static int run_checks(struct at_repo *r, const struct at_policy *p, const struct
 		snprintf(what, sizeof(what), "check %zu of %zu: %s", i + 1, p->nchecks,
 			 p->checks[i].name);
 		at_progress_say(ce->progress, what, 0, 0);
-		rc = run_check(r, &p->checks[i], commit, tree, ce, rep, err);
+		rc = run_check(r, &p->checks[i], i, commit, tree, ce, rep, err);
 	}
 	return rc;
 }

@@ -121,10 +121,19 @@ struct at_app_net {
 	int64_t start_us, stop_us;  /* the proxy's start and stop, for --verbose */
 
 	pthread_mutex_t lock;     /* the records, written by the proxy's thread */
-	struct at_app_net_conn *conns;
-	size_t nconns;
+	struct at_app_net_conn *conns;  /* grown as connections end: most runs make few */
+	size_t nconns, capconns;
 	uint64_t dropped;
 };
+
+/*
+ * A forward from elsewhere than --forward (as: what names it in the
+ * message, "forward of the run configuration"); AT_EUSAGE as at_app_net_forward.
+ */
+int at_app_net_forward_as(struct at_app_net *n, const char *spec, const char *as,
+			  struct at_error *err);
+/* spec (PORT[:INNER]) is forwarded already, the same way. */
+bool at_app_net_has_forward(const struct at_app_net *n, const char *spec);
 
 /* An at_app_net in place (the gate's, per check); at_app_net_new is this on the heap. */
 void at_app_net_init(struct at_app_net *n);
@@ -207,6 +216,8 @@ int at_app_cache_add(struct at_repo *r, const struct at_task *t, const struct at
 /* What the run configuration files add to a run (app/runconf.c has the precedence). */
 struct at_app_runconf {
 	struct at_strlist ro, env, path, cache, allow_hosts;  /* env: NAME=value */
+	struct at_strlist forward;
+	bool deny_private;              /* any file said true */
 	uint64_t limits[AT_LIMIT_COUNT];
 };
 

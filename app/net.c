@@ -5,6 +5,7 @@
  * it, for `run` and the gate's checks alike).
  */
 #include "app/internal.h"
+#include "core/parse.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -73,6 +74,7 @@ void at_app_net_release(struct at_app_net *n)
 	at_net_rules_release(&n->rules);
 	free(n->conns);
 	n->conns = NULL;
+	n->capconns = 0;
 	pthread_mutex_destroy(&n->lock);
 }
 
@@ -113,53 +115,81 @@ int at_app_net_allow(struct at_app_net *n, const char *pattern, struct at_error 
 	return at_net_rules_add(&n->rules, pattern, err);
 }
 
-static bool parse_port(const char *s, size_t len, uint16_t *out)
+/* Why spec cannot be added as a forward (NULL: it can), with its ports. */
+static const char *forward_problem(const struct at_app_net *n, const char *spec,
+				   struct at_app_net_forward *f, char *buf, size_t size)
 {
-	unsigned long v = 0;
-
-	if (len == 0 || len > 5)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (unsigned long)(s[i] - '0');
+	if (!at_parse_forward(spec, &f->host_port, &f->inner_port))
+		return "PORT[:INNER], ports from 1 to 65535";
+	if (f->inner_port == AT_APP_NET_PROXY_PORT) {
+		snprintf(buf, size, "the sandbox's port %d is the proxy's", AT_APP_NET_PROXY_PORT);
+		return buf;
 	}
-	if (v == 0 || v > 65535)
-		return false;
-	*out = (uint16_t)v;
-	return true;
+	for (size_t i = 0; i < n->nforwards; i++)
+		if (n->forwards[i].inner_port == f->inner_port) {
+			snprintf(buf, size, "port %u is forwarded already", f->inner_port);
+			return buf;
+		}
+	if (n->nforwards == AT_APP_NET_FORWARDS_MAX) {
+		snprintf(buf, size, "at most %d forwards", AT_APP_NET_FORWARDS_MAX);
+		return buf;
+	}
+	return NULL;
 }
 
-int at_app_net_forward(struct at_app_net *n, const char *spec, struct at_error *err)
+int at_app_net_forward_as(struct at_app_net *n, const char *spec, const char *as,
+			  struct at_error *err)
 {
 	struct at_app_net_forward f = { 0 };
-	const char *colon = strchr(spec, ':');
+	char buf[64];
+	const char *why = forward_problem(n, spec, &f, buf, sizeof(buf));
 	size_t len = strlen(spec);
 
-	if (!parse_port(spec, colon ? (size_t)(colon - spec) : len, &f.host_port) ||
-	    (colon && !parse_port(colon + 1, len - (size_t)(colon - spec) - 1, &f.inner_port)))
-		return at_error_set(err, AT_EUSAGE, "invalid --forward '%s': PORT[:INNER], "
-				    "ports from 1 to 65535", spec);
-	if (!colon)
-		f.inner_port = f.host_port;
-	if (f.inner_port == AT_APP_NET_PROXY_PORT)
-		return at_error_set(err, AT_EUSAGE, "invalid --forward '%s': the sandbox's "
-				    "port %d is the proxy's", spec, AT_APP_NET_PROXY_PORT);
-	for (size_t i = 0; i < n->nforwards; i++)
-		if (n->forwards[i].inner_port == f.inner_port)
-			return at_error_set(err, AT_EUSAGE, "invalid --forward '%s': port %u is "
-					    "forwarded already", spec, f.inner_port);
-	if (n->nforwards == AT_APP_NET_FORWARDS_MAX)
-		return at_error_set(err, AT_EUSAGE, "invalid --forward '%s': at most %d "
-				    "forwards", spec, AT_APP_NET_FORWARDS_MAX);
+	if (why)
+		return at_error_set(err, AT_EUSAGE, "invalid %s '%s': %s", as, spec, why);
 	memcpy(f.text, spec, len < sizeof(f.text) ? len + 1 : sizeof(f.text) - 1);
 	n->forwards[n->nforwards++] = f;
 	return 0;
 }
 
+int at_app_net_forward(struct at_app_net *n, const char *spec, struct at_error *err)
+{
+	return at_app_net_forward_as(n, spec, "--forward", err);
+}
+
+bool at_app_net_has_forward(const struct at_app_net *n, const char *spec)
+{
+	uint16_t host, inner;
+
+	if (!at_parse_forward(spec, &host, &inner))
+		return false;
+	for (size_t i = 0; i < n->nforwards; i++)
+		if (n->forwards[i].host_port == host && n->forwards[i].inner_port == inner)
+			return true;
+	return false;
+}
+
 bool at_app_net_active(const struct at_app_net *n)
 {
 	return n->rules.n > 0 || n->nforwards > 0;
+}
+
+/* Room for one more record, up to AT_APP_NET_RECORDS_MAX; false: count it as dropped. */
+static bool grow_records(struct at_app_net *n)
+{
+	size_t cap = n->capconns ? 2 * n->capconns : 16;
+	struct at_app_net_conn *v;
+
+	if (n->capconns == AT_APP_NET_RECORDS_MAX)
+		return false;
+	if (cap > AT_APP_NET_RECORDS_MAX)
+		cap = AT_APP_NET_RECORDS_MAX;
+	v = realloc(n->conns, cap * sizeof(*v));
+	if (!v)
+		return false;
+	n->conns = v;
+	n->capconns = cap;
+	return true;
 }
 
 static void on_record(const struct at_net_record *r, void *ctx)
@@ -168,7 +198,7 @@ static void on_record(const struct at_net_record *r, void *ctx)
 	struct at_app_net_conn *c;
 
 	pthread_mutex_lock(&n->lock);
-	if (n->nconns == AT_APP_NET_RECORDS_MAX) {
+	if (n->nconns == n->capconns && !grow_records(n)) {
 		n->dropped++;
 		pthread_mutex_unlock(&n->lock);
 		return;
@@ -214,15 +244,8 @@ static int serve(void *ctx, const int *fds, size_t nfds, struct at_error *err)
 		ls[nl].port = i == 0 ? 0 : n->forwards[(i - 1) / 2].host_port;
 		nl++;
 	}
-	free(n->conns);  /* a front end may run the same allowlist again */
-	n->nconns = 0;
+	n->nconns = 0;  /* a front end may run the same allowlist again */
 	n->dropped = 0;
-	n->conns = calloc(AT_APP_NET_RECORDS_MAX, sizeof(*n->conns));
-	if (!n->conns) {
-		for (size_t i = 0; i < nl; i++)
-			close(ls[i].fd);
-		return at_error_sys(err, AT_ESANDBOX, "out of memory");
-	}
 	po.listeners = ls;
 	po.nlisteners = nl;
 	po.rules = &n->rules;

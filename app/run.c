@@ -171,6 +171,11 @@ static int config_path(const struct run *run, struct at_strlist *sets)
 	return at_strlist_push_owned(sets, v);
 }
 
+static int deny_private_alone(struct at_error *err)
+{
+	return at_error_set(err, AT_EUSAGE, "--deny-private applies to --allow-host: none given");
+}
+
 /* The configuration's, then the options': the options' limits and hosts win or add. */
 static int config_apply(const struct at_app *app, const struct at_app_run_opts *o, struct run *run,
 			struct at_error *err)
@@ -185,8 +190,19 @@ static int config_apply(const struct at_app *app, const struct at_app_run_opts *
 		if (!run->limits.value[l])
 			run->limits.value[l] = run->conf.limits[l];
 	/* --net shares the host's network: the configuration's hosts are moot then. */
-	for (i = 0; rc == 0 && !o->net && o->proxy && i < run->conf.allow_hosts.n; i++)
+	if (rc < 0 || o->net || !o->proxy)
+		return rc;
+	for (i = 0; rc == 0 && i < run->conf.allow_hosts.n; i++)
 		rc = at_app_net_allow(o->proxy, run->conf.allow_hosts.v[i], err);
+	if (rc == 0 && o->proxy->deny_private && o->proxy->rules.n == 0)
+		return deny_private_alone(err);  /* the flag's; the files' follows */
+	/* the same forward from two files (or one and --forward) is one forward */
+	for (i = 0; rc == 0 && i < run->conf.forward.n; i++)
+		if (!at_app_net_has_forward(o->proxy, run->conf.forward.v[i]))
+			rc = at_app_net_forward_as(o->proxy, run->conf.forward.v[i],
+						   "forward of the run configuration", err);
+	if (run->conf.deny_private)
+		at_app_net_deny_private(o->proxy);
 	return rc;
 }
 
@@ -249,9 +265,9 @@ static int check_opts(const struct at_app_run_opts *o, struct at_error *err)
 	if (o->net && at_app_net_active(o->proxy))
 		return at_error_set(err, AT_EUSAGE, "--allow-host and --forward keep the "
 				    "sandbox's own network: they cannot go with --net");
-	if (o->proxy->deny_private && o->proxy->rules.n == 0)
-		return at_error_set(err, AT_EUSAGE, "--deny-private applies to --allow-host: "
-				    "none given");
+	/* without the configuration's hosts, known now; with them, config_apply says it */
+	if (o->proxy->deny_private && o->proxy->rules.n == 0 && (o->net || o->no_config))
+		return deny_private_alone(err);
 	return 0;
 }
 

@@ -7,15 +7,18 @@
  *
  * Precedence, lowest first: the built-in defaults; the user's "run"; the
  * user's profile; the repository's "run"; the repository's profile; the
- * command line, which always wins. Lists (ro, path, cache, allow_hosts)
- * add up; env and limits are replaced by a later source.
+ * command line, which always wins. Lists (ro, path, cache, allow_hosts,
+ * forward) add up; env and limits are replaced by a later source;
+ * deny_private holds once any source says true (none can lift it).
  *
  * The repository can ask for less than the user allows, never for more:
  * its ro and cache paths must lie within a path the user's file gives as
- * ro or cache, its allow_hosts must be among the user's, its limits no
- * higher than what would apply without it. It cannot bind anything
- * writable at all (there is no such key). Breaking this is an error naming
- * the file and the key, and nothing runs.
+ * ro or cache, its allow_hosts must be among the user's, its forwards
+ * must name host ports the user's forwards name (a forward reaches a
+ * service on the host's loopback: a database, a dev server), its limits no
+ * higher than what would apply without it. Its deny_private can only
+ * narrow. It cannot bind anything writable at all (there is no such key).
+ * Breaking this is an error naming the file and the key, and nothing runs.
  */
 #include "app/internal.h"
 
@@ -24,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/parse.h"
 #include "core/util.h"
 #include "git/blob.h"
 
@@ -98,8 +102,10 @@ static int add_set(struct at_app_runconf *out, const struct at_runconf_set *s,
 
 	if (push_all(&out->ro, &s->ro, err) < 0 || push_all(&out->env, &s->env, err) < 0 ||
 	    push_all(&out->path, &s->path, err) < 0 || push_all(&out->cache, &s->cache, err) < 0 ||
-	    push_all(&out->allow_hosts, &s->allow_hosts, err) < 0)
+	    push_all(&out->allow_hosts, &s->allow_hosts, err) < 0 ||
+	    push_all(&out->forward, &s->forward, err) < 0)
 		return err->code;
+	out->deny_private |= s->deny_private;
 	for (l = 0; l < AT_LIMIT_COUNT; l++)
 		if (s->limits[l])
 			out->limits[l] = s->limits[l];
@@ -129,6 +135,20 @@ static bool listed(const char *s, const struct at_strlist *l)
 	return false;
 }
 
+/* A forward whose host port (what it reaches) one of the user's forwards names too. */
+static bool forward_granted(const char *spec, const struct at_strlist *user)
+{
+	uint16_t host, inner, uhost, uinner;
+	size_t i;
+
+	if (!at_parse_forward(spec, &host, &inner))
+		return false;
+	for (i = 0; i < user->n; i++)
+		if (at_parse_forward(user->v[i], &uhost, &uinner) && uhost == host)
+			return true;
+	return false;
+}
+
 /* The repository's set against what the user's gave (user) and the limits so far. */
 static int check_less(const struct at_runconf_set *s, const struct at_app_runconf *user,
 		      const char *what, struct at_error *err)
@@ -148,6 +168,11 @@ static int check_less(const struct at_runconf_set *s, const struct at_app_runcon
 		if (!listed(s->allow_hosts.v[i], &user->allow_hosts))
 			return at_error_set(err, AT_EUSAGE, "'%s': allow_hosts '%s' is not among "
 					    "your config.json's", what, s->allow_hosts.v[i]);
+	for (i = 0; i < s->forward.n; i++)
+		if (!forward_granted(s->forward.v[i], &user->forward))
+			return at_error_set(err, AT_EUSAGE, "'%s': forward '%s' reaches a host port "
+					    "your config.json does not forward", what,
+					    s->forward.v[i]);
 	memcpy(dflt.value, user->limits, sizeof(dflt.value));
 	at_sandbox_defaults(&dflt);
 	for (l = 0; l < AT_LIMIT_COUNT; l++)
@@ -213,4 +238,5 @@ void at_app_runconf_release(struct at_app_runconf *c)
 	at_strlist_release(&c->path);
 	at_strlist_release(&c->cache);
 	at_strlist_release(&c->allow_hosts);
+	at_strlist_release(&c->forward);
 }

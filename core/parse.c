@@ -106,3 +106,30 @@ int at_parse_cpus(const char *s, uint64_t *milli_out, struct at_error *err)
 	return at_error_set(err, AT_EUSAGE, "invalid number of CPUs '%s' (like 2 or 0.5)",
 			    s ? s : "");
 }
+
+static bool parse_port(const char **sp, uint16_t *out)
+{
+	const char *start = *sp;
+	uint64_t v;
+
+	if (parse_digits(sp, &v) < 0 || *sp - start > 5 || v == 0 || v > 65535)
+		return false;
+	*out = (uint16_t)v;
+	return true;
+}
+
+bool at_parse_forward(const char *s, uint16_t *host, uint16_t *inner)
+{
+	uint16_t h, in;
+
+	if (!s || !parse_port(&s, &h))
+		return false;
+	in = h;
+	if (*s == ':' && (s++, !parse_port(&s, &in)))
+		return false;
+	if (*s)
+		return false;
+	*host = h;
+	*inner = in;
+	return true;
+}

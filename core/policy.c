@@ -9,6 +9,7 @@
 #include "core/array.h"
 #include "core/glob.h"
 #include "core/json.h"
+#include "core/parse.h"
 
 #define MODE_SYMLINK 0120000u
 #define MODE_GITLINK 0160000u
@@ -23,7 +24,9 @@ static const char *const top_keys[] = {
 	"allow_symlinks_out", "checks", NULL,
 };
 
-static const char *const check_keys[] = { "name", "run", "timeout", "net", "allow_hosts", NULL };
+static const char *const check_keys[] = {
+	"name", "run", "timeout", "net", "allow_hosts", "deny_private", "forward", NULL,
+};
 
 /* "malformed policy 'FILE': key 'KEY': DETAIL" */
 static int bad(struct at_error *err, const char *what, const char *key, const char *fmt, ...)
@@ -164,30 +167,47 @@ static int parse_argv(struct at_policy_check *c, const at_json *arr, const char 
 	return 0;
 }
 
-/* Strings without control characters; their syntax is net/rules' to judge. */
-static int parse_allow_hosts(struct at_policy_check *c, const at_json *arr, const char *what,
-			     const char *key, struct at_error *err)
+static bool host_pattern_ok(const char *s)
+{
+	if (!*s || strlen(s) > 300)
+		return false;
+	for (const unsigned char *q = (const unsigned char *)s; *q; q++)
+		if (*q <= 0x20 || *q == 0x7f)
+			return false;
+	return true;
+}
+
+static bool forward_ok(const char *s)
+{
+	uint16_t host, inner;
+
+	return at_parse_forward(s, &host, &inner);
+}
+
+/*
+ * An array of strings that ok() accepts (`kind` names one in messages).
+ * Host patterns are only screened here: their syntax is net/rules' to
+ * judge, and the gate does before any check runs.
+ */
+static int parse_strings(const at_json *arr, const char *what, const char *key, const char *kind,
+			 bool (*ok)(const char *), char ***out, size_t *nout, struct at_error *err)
 {
 	size_t i, n = at_json_size(arr);
 
 	if (!at_json_is_array(arr))
-		return bad(err, what, key, "must be an array of host patterns");
-	c->allow_hosts = calloc(n + 1, sizeof(char *));
-	if (!c->allow_hosts)
+		return bad(err, what, key, "must be an array of %ss", kind);
+	*out = calloc(n + 1, sizeof(char *));
+	if (!*out)
 		return oom(err);
 	for (i = 0; i < n; i++) {
 		const char *s = at_json_string_value(at_json_at(arr, i));
-		const unsigned char *q;
 
-		if (!s || !*s || strlen(s) > 300)
-			return bad(err, what, key, "item %zu is not a host pattern", i);
-		for (q = (const unsigned char *)s; *q; q++)
-			if (*q <= 0x20 || *q == 0x7f)
-				return bad(err, what, key, "item %zu is not a host pattern", i);
-		c->allow_hosts[i] = xstrdup(s);
-		if (!c->allow_hosts[i])
+		if (!s || !ok(s))
+			return bad(err, what, key, "item %zu is not a %s", i, kind);
+		(*out)[i] = xstrdup(s);
+		if (!(*out)[i])
 			return oom(err);
-		c->nallow_hosts = i + 1;
+		*nout = i + 1;
 	}
 	return 0;
 }
@@ -210,6 +230,39 @@ static int check_name_ok(const struct at_policy *p, const char *name, const char
 	for (i = 0; i < p->nchecks; i++)
 		if (strcmp(p->checks[i].name, name) == 0)
 			return bad(err, what, key, "'%s' names two checks", name);
+	return 0;
+}
+
+/* A check's network keys: allow_hosts, deny_private, forward, as `run` takes them. */
+static int parse_check_net(struct at_policy_check *c, const at_json *j, size_t idx,
+			   const char *what, struct at_error *err)
+{
+	char key[64];
+	const at_json *v;
+	int rc;
+
+	snprintf(key, sizeof(key), "checks[%zu].allow_hosts", idx);
+	if ((v = at_json_get(j, "allow_hosts")) &&
+	    (rc = parse_strings(v, what, key, "host pattern", host_pattern_ok, &c->allow_hosts,
+				&c->nallow_hosts, err)) < 0)
+		return rc;
+	if (c->net && c->nallow_hosts)
+		return bad(err, what, key, "the proxy keeps the sandbox's own network: not with "
+			   "\"net\": true");
+	snprintf(key, sizeof(key), "checks[%zu].forward", idx);
+	if ((v = at_json_get(j, "forward")) &&
+	    (rc = parse_strings(v, what, key, "forward (PORT[:INNER], ports from 1 to 65535)",
+				forward_ok, &c->forward, &c->nforward, err)) < 0)
+		return rc;
+	if (c->net && c->nforward)
+		return bad(err, what, key, "a forward keeps the sandbox's own network: not with "
+			   "\"net\": true");
+	snprintf(key, sizeof(key), "checks[%zu].deny_private", idx);
+	if ((v = at_json_get(j, "deny_private")) &&
+	    (rc = parse_bool(v, what, key, &c->deny_private, err)) < 0)
+		return rc;
+	if (c->deny_private && !c->nallow_hosts)
+		return bad(err, what, key, "applies to allow_hosts: none given");
 	return 0;
 }
 
@@ -251,14 +304,7 @@ static int parse_check(struct at_policy *p, const at_json *j, size_t idx, const 
 	snprintf(key, sizeof(key), "checks[%zu].net", idx);
 	if ((v = at_json_get(j, "net")) && (rc = parse_bool(v, what, key, &c->net, err)) < 0)
 		return rc;
-	snprintf(key, sizeof(key), "checks[%zu].allow_hosts", idx);
-	if ((v = at_json_get(j, "allow_hosts")) &&
-	    (rc = parse_allow_hosts(c, v, what, key, err)) < 0)
-		return rc;
-	if (c->net && c->nallow_hosts)
-		return bad(err, what, key, "the proxy keeps the sandbox's own network: not with "
-			   "\"net\": true");
-	return 0;
+	return parse_check_net(c, j, idx, what, err);
 }
 
 static int parse_checks(struct at_policy *p, const at_json *arr, const char *what,
@@ -374,6 +420,7 @@ void at_policy_release(struct at_policy *p)
 		free(p->checks[i].name);
 		free_strv(p->checks[i].argv, p->checks[i].argc);
 		free_strv(p->checks[i].allow_hosts, p->checks[i].nallow_hosts);
+		free_strv(p->checks[i].forward, p->checks[i].nforward);
 	}
 	free(p->checks);
 	memset(p, 0, sizeof(*p));

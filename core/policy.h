@@ -35,6 +35,9 @@ struct at_policy_check {
 	bool net;               /* network access in the sandbox */
 	char **allow_hosts;     /* hosts reached through the proxy (`run --allow-host`); */
 	size_t nallow_hosts;    /* the patterns are checked where they are used (net/rules) */
+	bool deny_private;      /* `run --deny-private`: only with allow_hosts */
+	char **forward;         /* `run --forward`: "PORT[:INNER]", the syntax checked here, */
+	size_t nforward;        /* the rest (the proxy's port, repeats) where it is used */
 };
 
 struct at_policy {

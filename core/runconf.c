@@ -70,6 +70,23 @@ static int string_list(const struct ctx *c, const at_json *j, const char *key, b
 	return 0;
 }
 
+/* PORT[:INNER] each (core/parse.h); what else a forward may not be is checked where it is used. */
+static int forward_list(const struct ctx *c, const at_json *j, const char *key,
+			struct at_strlist *out)
+{
+	size_t i, n = at_json_size(j);
+	int rc;
+
+	if ((rc = string_list(c, j, key, false, out)) < 0)
+		return rc;
+	for (i = out->n - n; i < out->n; i++) {
+		uint16_t host, inner;
+		if (!at_parse_forward(out->v[i], &host, &inner))
+			return bad(c, key, "not PORT[:INNER] (ports from 1 to 65535), in");
+	}
+	return 0;
+}
+
 static bool env_name_ok(const char *s)
 {
 	size_t i;
@@ -184,6 +201,12 @@ static int parse_set(const struct ctx *c, const at_json *j, const char *where,
 			rc = string_list(c, m, key, true, &s->cache);
 		else if (strcmp(k, "allow_hosts") == 0)
 			rc = string_list(c, m, key, false, &s->allow_hosts);
+		else if (strcmp(k, "forward") == 0)
+			rc = forward_list(c, m, key, &s->forward);
+		else if (strcmp(k, "deny_private") == 0 && !at_json_is_bool(m))
+			rc = bad(c, key, "not true or false:");
+		else if (strcmp(k, "deny_private") == 0)
+			s->deny_private = at_json_bool_value(m);
 		else if (strcmp(k, "env") == 0)
 			rc = env_object(c, m, key, &s->env);
 		else if (strcmp(k, "limits") == 0)
@@ -201,6 +224,7 @@ static void set_release(struct at_runconf_set *s)
 	at_strlist_release(&s->path);
 	at_strlist_release(&s->cache);
 	at_strlist_release(&s->allow_hosts);
+	at_strlist_release(&s->forward);
 }
 
 static int parse_profiles(const struct ctx *c, const at_json *j, struct at_runconf *conf)

@@ -11,6 +11,8 @@
  *   path         directories put before PATH inside          ["~/.cargo/bin"]
  *   cache        host caches shown warm (run --cache)        ["~/.cargo/registry"]
  *   allow_hosts  hosts reached through the proxy (--allow-host) ["crates.io"]
+ *   forward      host loopback ports seen inside (--forward)  ["5432", "8080:80"]
+ *   deny_private the proxy refuses private addresses too (--deny-private) true
  *   limits       {"memory": "2G", "pids": 4096, "cpus": 2, "cpu": 600, "file-size": "1G"}
  * A path (and an env value) that starts with "~/" is under the caller's home.
  * Paths must be absolute then. Anything else, an unknown key above all, is
@@ -35,6 +37,8 @@
 
 struct at_runconf_set {
 	struct at_strlist ro, env, path, cache, allow_hosts;  /* env: "NAME=value" */
+	struct at_strlist forward;                            /* "PORT[:INNER]", syntax checked */
+	bool deny_private;
 	uint64_t limits[AT_LIMIT_COUNT];                      /* 0: not said */
 };
 

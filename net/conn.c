@@ -38,9 +38,9 @@ void at_proxy_interest(struct at_proxy *p, int fd, struct at_tag *tag, uint32_t 
 }
 
 #define REQUEST_TIMEOUT_MS 30000
-#define PIPE_CHUNK (1 << 20)
-#define PUMP_ROUNDS 32
-#define PIPE_SIZE (1 << 20)
+#define PUMP_ROUNDS 16
+#define PIPE_SIZE (1 << 20)      /* what F_SETPIPE_SZ asks for; pipe-max-size by default */
+#define GROW_AFTER (256 << 10)
 
 static int64_t wall_ms(void)
 {
@@ -66,6 +66,10 @@ struct at_conn *at_conn_new(struct at_proxy *p, int fd, const struct at_net_list
 	c->up.pipe[0] = c->up.pipe[1] = c->down.pipe[0] = c->down.pipe[1] = -1;
 	c->up.from = c->down.to = &c->cfd;
 	c->up.to = c->down.from = &c->ufd;
+	c->up.readable = &c->crd;
+	c->down.writable = &c->cwr;
+	c->up.writable = &c->uwr;
+	c->down.readable = &c->urd;
 	c->ctag = (struct at_tag){ AT_TAG_CLIENT, c };
 	c->utag = (struct at_tag){ AT_TAG_UPSTREAM, c };
 	c->start_ms = wall_ms();
@@ -332,19 +336,46 @@ static void start_connect(struct at_conn *c)
 	refuse(c, 502, 5);
 }
 
+/*
+ * A half's pipe starts at the kernel's default size and grows to PIPE_SIZE
+ * once the half has moved GROW_AFTER bytes: most connections (npm opens
+ * dozens) move little, and an ordinary user's pipes beyond
+ * pipe-user-pages-soft (64 MiB in all) get one page each, so 256 idle
+ * connections must not take 1 MiB pipes up front.
+ */
 static bool make_pipe(struct at_half *h)
 {
+	int sz;
+
 	if (pipe2(h->pipe, O_NONBLOCK | O_CLOEXEC) < 0)
 		return false;
-	fcntl(h->pipe[1], F_SETPIPE_SZ, PIPE_SIZE);
+	sz = fcntl(h->pipe[1], F_GETPIPE_SZ);
+	h->cap = sz > 0 ? (size_t)sz : 4096;
 	return true;
 }
 
-static void update_interest(struct at_conn *c);
+static void grow_pipe(struct at_half *h)
+{
+	int sz;
 
+	h->grown = true;
+	sz = fcntl(h->pipe[1], F_SETPIPE_SZ, PIPE_SIZE);
+	if (sz > 0 && (size_t)sz > h->cap)
+		h->cap = (size_t)sz;
+}
+
+static void relay_pump(struct at_conn *c);
+
+/*
+ * The relay's sockets are registered once, edge-triggered, for both
+ * directions: no epoll_ctl per chunk. Every event pumps both halves until
+ * neither moves (each stop is an EAGAIN that a later edge ends), or the
+ * round limit, after which the connection waits in the busy list.
+ */
 static void start_relay(struct at_conn *c)
 {
 	static const char established[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+	const uint32_t ev = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
 	int one = 1;
 
 	c->st = AT_CONN_RELAY;
@@ -368,76 +399,121 @@ static void start_relay(struct at_conn *c)
 		c->up.pend = c->buf;
 		c->up.pend_len = c->len;
 	}
-	update_interest(c);
+	at_proxy_interest(c->p, c->cfd, &c->ctag, &c->cev, ev);
+	at_proxy_interest(c->p, c->ufd, &c->utag, &c->uev, ev);
+	c->crd = c->cwr = c->urd = c->uwr = true;  /* until an EAGAIN says otherwise */
+	relay_pump(c);
 }
 
-static uint32_t want_from(const struct at_half *h)
+/*
+ * errno after a failed call on a non-blocking descriptor: 0 it would block
+ * (*ready cleared, when given: an edge will say when it would not), 1 try
+ * again (EINTR: no edge would come), -1 an error that ends the connection.
+ */
+static int blocked(bool *ready)
 {
-	return !h->done && !h->eof && !h->hold && h->inpipe == 0 && h->pend_off == h->pend_len
-		       ? EPOLLIN : 0;
+	if (errno == EINTR)
+		return 1;
+	if (errno != EAGAIN)
+		return -1;
+	if (ready)
+		*ready = false;
+	return 0;
 }
 
-static uint32_t want_to(const struct at_half *h)
+/* One step of a half: 1 moved bytes, 0 blocked or finished, -1 an error that ends it. */
+static int step(struct at_half *h)
 {
-	return !h->done && (h->inpipe || h->pend_off < h->pend_len) ? EPOLLOUT : 0;
-}
+	ssize_t n;
+	int moved = 0;
 
-static void update_interest(struct at_conn *c)
-{
-	uint32_t cw, uw;
-
-	if (c->dead)
-		return;
-	if (c->up.done && c->down.done) {
-		at_conn_close(c);
-		return;
+	if (h->done)
+		return 0;
+	if (h->pend_off < h->pend_len) {
+		if (!*h->writable)
+			return 0;
+		n = send(*h->to, h->pend + h->pend_off, h->pend_len - h->pend_off,
+			 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0)
+			return blocked(h->writable);
+		h->pend_off += (size_t)n;
+		h->bytes += (uint64_t)n;
+		return 1;
 	}
-	cw = want_from(&c->up) | want_to(&c->down) | (c->peek && !c->up.eof ? EPOLLIN : 0);
-	uw = want_from(&c->down) | want_to(&c->up);
-	at_proxy_interest(c->p, c->cfd, &c->ctag, &c->cev, cw);
-	at_proxy_interest(c->p, c->ufd, &c->utag, &c->uev, uw);
-}
-
-/* Move what can be moved from h->from to h->to; false on an error that ends the connection. */
-static bool pump(struct at_half *h)
-{
-	for (int round = 0; round < PUMP_ROUNDS && !h->done; round++) {
-		ssize_t n;
-		if (h->pend_off < h->pend_len) {
-			n = send(*h->to, h->pend + h->pend_off, h->pend_len - h->pend_off,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-			if (n < 0)
-				return errno == EAGAIN || errno == EINTR;
-			h->pend_off += (size_t)n;
-			h->bytes += (uint64_t)n;
-			continue;
-		}
-		if (h->inpipe) {
-			n = splice(h->pipe[0], NULL, *h->to, NULL, h->inpipe,
-				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-			if (n < 0)
-				return errno == EAGAIN || errno == EINTR;
-			h->inpipe -= (size_t)n;
-			h->bytes += (uint64_t)n;
-			continue;
-		}
-		if (h->eof) {
-			shutdown(*h->to, SHUT_WR);
-			h->done = true;
-			break;
-		}
-		if (h->hold)
-			break;
-		n = splice(*h->from, NULL, h->pipe[1], NULL, PIPE_CHUNK,
+	/*
+	 * Read while the pipe has room, even when `to` is full, so the sender
+	 * keeps going. EAGAIN with bytes in the pipe may mean a full pipe (its
+	 * slots, not its bytes): `from` stays readable then.
+	 */
+	if (*h->readable && !h->eof && !h->hold && h->inpipe < h->cap) {
+		n = splice(*h->from, NULL, h->pipe[1], NULL, h->cap - h->inpipe,
 			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (n == 0)
 			h->eof = true;
-		else if (n < 0)
-			return errno == EAGAIN || errno == EINTR;
-		else
-			h->inpipe += (size_t)n;
+		else if (n > 0)
+			h->inpipe += (size_t)n, moved = 1;
+		else if ((moved = blocked(h->inpipe ? NULL : h->readable)) < 0)
+			return -1;
 	}
-	return true;
+	if (h->inpipe && *h->writable) {
+		int again;
+		n = splice(h->pipe[0], NULL, *h->to, NULL, h->inpipe,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0) {
+			h->inpipe -= (size_t)n;
+			h->bytes += (uint64_t)n;
+			moved = 1;
+		} else if (n < 0 && (again = blocked(h->writable)) < 0) {
+			return -1;
+		} else if (n < 0) {
+			moved |= again;
+		}
+	}
+	if (!h->grown && h->bytes >= GROW_AFTER)
+		grow_pipe(h);
+	if (h->eof && !h->inpipe) {
+		shutdown(*h->to, SHUT_WR);
+		h->done = true;
+	}
+	return moved;
+}
+
+/* Move what can be moved both ways; a connection still moving after PUMP_ROUNDS waits its turn. */
+static void relay_pump(struct at_conn *c)
+{
+	struct at_proxy *p = c->p;
+
+	for (int round = 0; round < PUMP_ROUNDS; round++) {
+		int up = step(&c->up), down = step(&c->down);
+		if (up < 0 || down < 0) {
+			at_conn_close(c);
+			return;
+		}
+		if (c->up.done && c->down.done) {
+			at_conn_close(c);
+			return;
+		}
+		if (!up && !down)
+			return;
+	}
+	if (!c->busy) {
+		c->busy = true;
+		c->busy_next = p->busy;
+		p->busy = c;
+	}
+}
+
+void at_conn_pump_busy(struct at_proxy *p)
+{
+	struct at_conn *c = p->busy, *next;
+
+	p->busy = NULL;
+	for (; c; c = next) {
+		next = c->busy_next;
+		c->busy = false;
+		if (!c->dead)
+			relay_pump(c);
+	}
 }
 
 /* Is the TLS server name the host that was allowed? */
@@ -492,23 +568,18 @@ static void peek_read(struct at_conn *c)
 
 static void relay_event(struct at_conn *c, bool client, uint32_t ev)
 {
-	bool err = ev & (EPOLLERR | EPOLLHUP);
-	bool ok = true;
+	const uint32_t in = EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP, out = EPOLLOUT | EPOLLERR | EPOLLHUP;
 
-	if (client && c->peek && (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))) {
+	if (ev & in)
+		*(client ? &c->crd : &c->urd) = true;
+	if (ev & out)
+		*(client ? &c->cwr : &c->uwr) = true;
+	if (client && c->peek && (ev & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP))) {
 		peek_read(c);
 		if (c->dead)
 			return;
 	}
-	if (err || (client ? ev & EPOLLIN : ev & EPOLLOUT))
-		ok = pump(&c->up);
-	if (ok && (err || (client ? ev & EPOLLOUT : ev & EPOLLIN)))
-		ok = pump(&c->down);
-	if (!ok) {
-		at_conn_close(c);
-		return;
-	}
-	update_interest(c);
+	relay_pump(c);  /* the other half too: an edge is never reported twice */
 }
 
 static void connect_event(struct at_conn *c)

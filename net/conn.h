@@ -5,7 +5,8 @@
  * A connection goes REQUEST (reading what the client asks for) -> RESOLVING
  * (a resolver job holds it: it cannot be freed until the job comes back) ->
  * CONNECTING (each dialable address in turn) -> RELAY (two halves, each a
- * pipe spliced from one socket to the other). Only the loop thread touches a
+ * pipe spliced from one socket to the other; both sockets edge-triggered
+ * for reading and writing, registered once). Only the loop thread touches a
  * connection. A closed connection is recorded, its descriptors closed, and
  * it is freed after the current batch of events (a later event of the batch
  * may still name it).
@@ -34,8 +35,11 @@ struct at_tag {
 
 struct at_half {
 	int *from, *to;
+	bool *readable, *writable;  /* of from and to: set by an edge, cleared by EAGAIN */
 	int pipe[2];
 	size_t inpipe;             /* bytes in the pipe, not yet written to `to` */
+	size_t cap;                /* the pipe's size */
+	bool grown;                /* asked for PIPE_SIZE already */
 	char *pend;                /* bytes to write to `to` before the pipe's */
 	size_t pend_len, pend_off;
 	bool hold;                 /* do not read `from` (the TLS check reads it) */
@@ -50,10 +54,13 @@ struct at_conn {
 	struct at_conn *prev, *next;
 	struct at_tag ctag, utag;
 	int cfd, ufd;
+	bool crd, cwr, urd, uwr;   /* in the relay: may cfd/ufd be read/written without EAGAIN */
 	uint32_t cev, uev;         /* the interests registered with epoll (0: not registered) */
 	enum at_conn_state st;
 	enum at_net_proto proto;
 	bool dead, quiet;          /* quiet: nothing was read, nothing to record */
+	bool busy;                 /* in the proxy's busy list */
+	struct at_conn *busy_next;
 	int socks_step;            /* 0 greeting, 1 request */
 	char *buf;                 /* what the client sent before the relay */
 	size_t len;
@@ -80,6 +87,7 @@ struct at_proxy {
 	struct at_tag wake_tag, resolved_tag;
 	struct at_resolver *resolver;
 	struct at_conn *conns, *graveyard;
+	struct at_conn *busy;      /* relays stopped by the round limit, pumped again next */
 	unsigned nconns;
 	int64_t retry_accept_ms;   /* accept paused by EMFILE until then; 0 none */
 };
@@ -91,6 +99,8 @@ struct at_conn *at_conn_new(struct at_proxy *p, int fd, const struct at_net_list
 void at_conn_event(struct at_conn *c, bool client, uint32_t events);
 void at_conn_resolved(struct at_resolve_job *job);
 void at_conn_timeout(struct at_conn *c);
+/* Pump again the relays the round limit stopped (before the graveyard is buried). */
+void at_conn_pump_busy(struct at_proxy *p);
 void at_conn_close(struct at_conn *c);
 void at_conn_free(struct at_conn *c);
 

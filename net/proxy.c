@@ -20,6 +20,7 @@
 #define DEFAULT_CONNECT_TIMEOUT_MS 10000
 #define FDS_PER_CONN 6
 #define EVENTS 64
+#define LOOP_STACK (256 << 10)
 
 struct at_net_proxy {
 	struct at_proxy p;
@@ -142,10 +143,11 @@ static void *loop(void *arg)
 	int64_t last_tick = at_mono_ms();
 
 	while (!atomic_load(&np->stop)) {
-		int n = epoll_wait(p->ep, evs, EVENTS, 250);
+		int n = epoll_wait(p->ep, evs, EVENTS, p->busy ? 0 : 250);
 		int64_t now;
 		for (int i = 0; i < n; i++)
 			dispatch(np, &evs[i]);
+		at_conn_pump_busy(p);
 		now = at_mono_ms();
 		if (now - last_tick >= 250) {
 			check_deadlines(p, now);
@@ -254,7 +256,12 @@ int at_net_proxy_start(const struct at_net_proxy_opts *opts, struct at_net_proxy
 	memcpy(np->p.listeners, opts->listeners, opts->nlisteners * sizeof(*opts->listeners));
 	rc = setup(np, opts, err);
 	if (rc == 0) {
-		rc = pthread_create(&np->thread, NULL, loop, np);
+		pthread_attr_t attr;
+		/* the loop needs little stack: a small one is cheaper to map and to free */
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, LOOP_STACK);
+		rc = pthread_create(&np->thread, &attr, loop, np);
+		pthread_attr_destroy(&attr);
 		if (rc != 0) {
 			errno = rc;
 			rc = at_error_sys(err, AT_ESYS, "cannot start the proxy thread");

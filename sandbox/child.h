@@ -153,9 +153,11 @@ void at_sb_command_exec(struct at_sb_child *c, int64_t *t_ns) __attribute__((nor
 int at_sb_loopback_up(void);
 /*
  * child_net.c: make c->listen's sockets, send them to the supervisor over
- * c->listen_fd, close ours, and wait for its go-ahead. 0, or -1 with errno.
+ * c->listen_fd and close ours; at_sb_listen_wait, before the command, waits
+ * for its go-ahead (it serves them) and closes c->listen_fd. 0, or -1 with errno.
  */
 int at_sb_listen_handoff(const struct at_sb_child *c);
+int at_sb_listen_wait(const struct at_sb_child *c);
 
 /*
  * child_pty.c: after pivot_root, make the pty in the sandbox's devpts and send its

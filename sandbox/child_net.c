@@ -70,9 +70,11 @@ static int listen_one(const struct at_sandbox_listen *l)
 /*
  * The sockets go over a SOCK_SEQPACKET socketpair in one message: one byte
  * per socket (1 sent, 0 left out) and the descriptors as SCM_RIGHTS. Our
- * copies are closed at once; the command never sees them. Then we wait for
- * one byte: the supervisor is serving them (EOF: it is not, and the run
- * stops here).
+ * copies are closed at once; the command never sees them. The supervisor
+ * starts serving them while we build the mounts: at_sb_listen_wait, just
+ * before the command, takes its one byte (EOF: it is not serving them, and
+ * the run stops there). A connection made before that waits in the
+ * listen queue; nothing of the command runs before the proxy does.
  */
 int at_sb_listen_handoff(const struct at_sb_child *c)
 {
@@ -85,7 +87,6 @@ int at_sb_listen_handoff(const struct at_sb_child *c)
 	size_t i, n = 0;
 	struct iovec iov = { made, c->nlisten };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	char go;
 	ssize_t rc;
 	int saved;
 
@@ -120,6 +121,13 @@ int at_sb_listen_handoff(const struct at_sb_child *c)
 		errno = saved;
 		return -1;
 	}
+	return 0;
+}
+
+int at_sb_listen_wait(const struct at_sb_child *c)
+{
+	char go;
+
 	if (read(c->listen_fd, &go, 1) != 1) {
 		errno = ECONNABORTED;
 		return -1;

@@ -112,7 +112,9 @@ static int check_supervisor(struct at_sb_child *c)
  *     limits, that it has put us in the run's cgroup) before anything runs;
  *   - our own uid/gid maps; the cgroup namespace is made only now, rooted
  *     at that cgroup;
- *   - network (and the listening sockets handed over), then mounts: every
+ *   - network (and the listening sockets handed over; the supervisor starts
+ *     serving them while we go on, and we wait for it only at the end of
+ *     this function, so its start overlaps the mounts), then mounts: every
  *     source opened before anything is mounted over anything, the new root
  *     assembled, pivot_root, old root detached; then the pty of an
  *     interactive run, made in the sandbox's own devpts (child_pty.c);
@@ -169,6 +171,9 @@ static int child_setup(struct at_sb_child *c, int64_t *t, int *step, const char 
 		return -1;
 	*step = AT_STEP_PRIVS;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return -1;
+	*step = AT_STEP_LISTEN;
+	if (c->nlisten && at_sb_listen_wait(c) < 0)
 		return -1;
 	t[AT_STEP_PRIVS] = at_sb_now_ns();
 	return 0;

@@ -136,8 +136,9 @@ struct at_sandbox_listen {
 /*
  * Called in the supervisor with the listening sockets of spec.listen, in
  * that order (-1 for an optional one left out), which it then owns: it
- * must close them. It runs before the command does; a failure (its error
- * set) stops the run before the command starts.
+ * must close them. It runs while the child builds its mounts, and before
+ * the command does (the child waits for it at the end of its set-up); a
+ * failure (its error set) stops the run before the command starts.
  */
 typedef int (*at_sandbox_listen_fn)(void *ctx, const int *fds, size_t n, struct at_error *err);
 

@@ -256,7 +256,144 @@ case_policy_checks_take_allow_hosts() {
 	as_user git -C repo -c user.name=u -c user.email=u@u commit -q -am bad
 	atn gate --base main --head main
 	assert_eq "$rc" 2 "a malformed allow_hosts pattern is a malformed policy: $errout"
-	assert_contains "$errout" "check 'fetch': allow_hosts: malformed host pattern '*.com'" "named"
+	assert_contains "$errout" "malformed policy 'main:.agenttask/policy.json': key 'checks[0].allow_hosts': malformed host pattern '*.com'" "the file and the key named"
+}
+
+# put_policy JSON: the policy of main's next commit.
+put_policy() {
+	as_user mkdir -p repo/.agenttask
+	printf '%s\n' "$1" >policy.json
+	as_user cp policy.json repo/.agenttask/policy.json
+	as_user git -C repo add .agenttask
+	as_user git -C repo -c user.name=u -c user.email=u@u commit -q -m policy
+}
+
+# A check's forward and deny_private work as --forward and --deny-private:
+# a check that runs the task's code reaches the host loopback port the
+# policy forwards and no other, and with deny_private the proxy will not
+# dial a private address even for an allowed name.
+case_policy_checks_take_forward_and_deny_private() {
+	local p=$NET_LOOPBACK_PORT o=$NET_LOOPBACK_OTHER
+	setup_task
+	put_policy '{"checks": [
+	  {"name": "db", "run": ["curl", "-sf", "--max-time", "10", "http://127.0.0.1:'$p'/"],
+	   "forward": ["'$p'"]},
+	  {"name": "inner", "run": ["curl", "-sf", "--max-time", "10", "http://localhost:8080/"],
+	   "forward": ["'$p':8080"]},
+	  {"name": "other", "run": ["curl", "-sf", "--max-time", "5", "http://127.0.0.1:'$o'/"],
+	   "forward": ["'$p'"]},
+	  {"name": "private", "run": ["curl", "-sf", "--max-time", "20", "http://private6.test/"],
+	   "allow_hosts": ["private6.test"]},
+	  {"name": "nopriv", "run": ["curl", "-sf", "--max-time", "20", "http://private6.test/"],
+	   "allow_hosts": ["private6.test"], "deny_private": true}
+	]}'
+	atn gate --base main --head main --json
+	python3 - "$out" "$p" <<-'PY' || fail "gate: $out $errout"
+	import json, sys
+	g = json.loads(sys.argv[1])
+	r = {x["rule"]: x["passed"] for x in g["results"]}
+	assert r["db"] and r["inner"] and not r["other"], r
+	assert r["private"] and not r["nopriv"], r
+	by = {c["check"]: c["network"] for c in g["network"]}
+	assert by["db"]["forward"] == [sys.argv[2]] and by["db"]["connections"][0]["proto"] == "forward", by
+	assert by["nopriv"]["deny_private"] is True and by["private"]["deny_private"] is False, by
+	refused = by["nopriv"]["connections"][0]
+	assert not refused["allowed"] and "a private address" in refused["reason"], refused
+	PY
+}
+
+# policy_refused CHECK_KEYS MESSAGE: a policy of one check with those keys is
+# a malformed policy (2) whose message names the file and the key.
+policy_refused() {
+	put_policy '{"checks": [{"name": "a", "run": ["true"], '"$1"'}]}'
+	atn gate --base main --head main
+	assert_eq "$rc" 2 "$1: $errout"
+	assert_contains "$errout" "malformed policy 'main:.agenttask/policy.json': key 'checks[0].$2" "$1"
+}
+
+# A check's network keys are validated as the command line's are, before
+# any check runs: a bad one is a malformed policy (2) naming the file and key.
+case_policy_network_keys_are_validated() {
+	setup_task
+	policy_refused '"forward": ["3128"]' \
+		"forward': invalid forward '3128': the sandbox's port 3128 is the proxy's"
+	policy_refused '"forward": ["80", "81:80"]' \
+		"forward': invalid forward '81:80': port 80 is forwarded already"
+	policy_refused '"forward": ["70000"]' "forward': item 0 is not a forward"
+	policy_refused '"deny_private": true' "deny_private': applies to allow_hosts: none given"
+	policy_refused '"allow_hosts": ["a.test"], "deny_private": "yes"' \
+		"deny_private': must be true or false"
+	policy_refused '"net": true, "forward": ["80"]' \
+		"forward': a forward keeps the sandbox's own network"
+}
+
+# atx ARGS...: atn with the case's own user configuration (xdg/agenttask/config.json).
+atx() {
+	XDG_CONFIG_HOME=$PWD/xdg atn "$@"
+}
+
+user_conf() {
+	as_user mkdir -p xdg/agenttask
+	printf '%s\n' "$1" | as_user tee xdg/agenttask/config.json >/dev/null
+}
+
+# repo_task NAME JSON: .agenttask/run.json committed on main, and a task NAME on it.
+repo_task() {
+	as_user mkdir -p repo/.agenttask
+	printf '%s\n' "$2" | as_user tee repo/.agenttask/run.json >/dev/null
+	as_user git -C repo add .agenttask
+	as_user git -C repo -c user.name=u -c user.email=u@u commit -q -m "run config"
+	as_user "$ATBIN" -C repo new "$1" >/dev/null
+}
+
+# The run configuration's forward and deny_private, as the flags. The
+# attacker writes the repository's run.json: it may narrow (deny_private)
+# but never reach a host port the user's own configuration does not forward.
+case_run_configuration_takes_forward_and_deny_private() {
+	local p=$NET_LOOPBACK_PORT o=$NET_LOOPBACK_OTHER
+	setup_task
+	user_conf '{"run": {"forward": ["'$p'"], "deny_private": true}}'
+	atx run t --allow-host private6.test -- sh -c "
+		curl -s --max-time 10 http://127.0.0.1:$p/; echo
+		curl -s --max-time 5 http://127.0.0.1:$o/ || echo 'other: refused'
+		curl -s --max-time 20 http://private6.test/"
+	assert_eq "$rc" 0 "the run: $errout"
+	assert_contains "$out" "host loopback service" "the user's forward"
+	assert_contains "$out" "other: refused" "no other host port"
+	assert_contains "$out" "a private address, which is never dialled" "the user's deny_private"
+	atx run t -- true
+	assert_eq "$rc" 0 "deny_private in a file needs no allow_hosts: $errout"
+	user_conf '{"run": {"allow_hosts": ["private6.test"]}}'
+	atx run t --deny-private -- curl -s --max-time 20 http://private6.test/
+	assert_eq "$rc" 0 "--deny-private with the file's allow_hosts: $errout"
+	assert_contains "$out" "a private address, which is never dialled" "--deny-private on the file's hosts"
+
+	repo_task t2 '{"run": {"forward": ["'$o'"]}}'
+	atx run t2 -- true
+	assert_eq "$rc" 2 "the repository's forward the user does not give: $errout"
+	assert_contains "$errout" ":.agenttask/run.json': forward '$o' reaches a host port your config.json does not forward" "named"
+
+	repo_task t3 '{"run": {"forward": ["'$p':8080"], "deny_private": true}}'
+	user_conf '{"run": {"forward": ["'$p'"]}}'
+	atx run t3 --allow-host private6.test -- sh -c "
+		curl -s --max-time 10 http://localhost:8080/; echo
+		curl -s --max-time 20 http://private6.test/"
+	assert_eq "$rc" 0 "the run: $errout"
+	assert_contains "$out" "host loopback service" "a granted host port at another inner port"
+	assert_contains "$out" "a private address, which is never dialled" "the repository may narrow"
+
+	user_conf '{"run": {"forward": ["99999"]}}'
+	atx run t -- true
+	assert_eq "$rc" 2 "a malformed forward: $errout"
+	assert_contains "$errout" "not PORT[:INNER] (ports from 1 to 65535), in 'run.forward'" "named"
+	user_conf '{"run": {"deny_private": 1}}'
+	atx run t -- true
+	assert_eq "$rc" 2 "a malformed deny_private: $errout"
+	assert_contains "$errout" "not true or false: 'run.deny_private'" "named"
+	user_conf '{"run": {"forward": ["3128"]}}'
+	atx run t -- true
+	assert_eq "$rc" 2 "the proxy's port: $errout"
+	assert_contains "$errout" "invalid forward of the run configuration '3128'" "named"
 }
 
 # The connections of a gate's checks are on record as a run's are: in the

@@ -108,6 +108,30 @@ static void test_parse__count_and_seconds(void **state)
 	assert_int_equal(at_parse_seconds("1.", &v, &err), AT_EUSAGE);
 }
 
+static void test_parse__forward_is_port_and_optional_inner_port(void **state)
+{
+	static const char *const bad[] = {
+		"", "0", "65536", "99999", "123456", "80:", ":80", "80:0", "80:8080:1", "80 ", " 80",
+		"-1", "+80", "0x50", "80:65536", "a", "000080",
+	};
+	uint16_t host = 1, inner = 1;
+
+	(void)state;
+	assert_true(at_parse_forward("5432", &host, &inner));
+	assert_int_equal(host, 5432);
+	assert_int_equal(inner, 5432);
+	assert_true(at_parse_forward("65535:1", &host, &inner));
+	assert_int_equal(host, 65535);
+	assert_int_equal(inner, 1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		host = inner = 7;
+		assert_false(at_parse_forward(bad[i], &host, &inner));
+		assert_int_equal(host, 7);  /* untouched on failure */
+		assert_int_equal(inner, 7);
+	}
+	assert_false(at_parse_forward(NULL, &host, &inner));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -115,6 +139,7 @@ int main(void)
 		cmocka_unit_test(test_parse__size_rejects_junk),
 		cmocka_unit_test(test_parse__count_and_seconds),
 		cmocka_unit_test(test_parse__cpus_in_thousandths),
+		cmocka_unit_test(test_parse__forward_is_port_and_optional_inner_port),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,7 +78,8 @@ static void test_policy__parses_every_key(void **state)
 		     " \"checks\": [{\"name\": \"unit\", \"run\": [\"make\", \"test\", \"\"],"
 		     "               \"timeout\": 30, \"net\": true},"
 		     "              {\"name\": \"lint\", \"run\": [\"./lint\"],"
-		     "               \"allow_hosts\": [\"registry.example.org\", \"*.pkg.dev:8443\"]}]}");
+		     "               \"allow_hosts\": [\"registry.example.org\", \"*.pkg.dev:8443\"],"
+		     "               \"deny_private\": true, \"forward\": [\"5432\", \"8080:80\"]}]}");
 	assert_int_equal(p.nprotected, 3);
 	assert_string_equal(p.protected_paths[0], "secrets");
 	assert_string_equal(p.protected_paths[1], "**/*.pem");
@@ -103,6 +104,12 @@ static void test_policy__parses_every_key(void **state)
 	assert_int_equal(p.checks[0].nallow_hosts, 0);
 	assert_int_equal(p.checks[1].nallow_hosts, 2);
 	assert_string_equal(p.checks[1].allow_hosts[1], "*.pkg.dev:8443");
+	assert_false(p.checks[0].deny_private);
+	assert_true(p.checks[1].deny_private);
+	assert_int_equal(p.checks[0].nforward, 0);
+	assert_int_equal(p.checks[1].nforward, 2);
+	assert_string_equal(p.checks[1].forward[1], "8080:80");
+	assert_null(p.checks[1].forward[2]);
 	at_policy_release(&p);
 }
 
@@ -148,6 +155,18 @@ static void test_policy__refuses_wrong_types(void **state)
 		  "key 'checks[0].allow_hosts'", "item 0 is not a host pattern");
 	parse_bad("{\"checks\": [{\"name\": \"a\", \"run\": [\"x\"], \"allow_hosts\": [\"a.com\"],"
 		  " \"net\": true}]}", "key 'checks[0].allow_hosts'", "not with");
+	parse_bad("{\"checks\": [{\"name\": \"a\", \"run\": [\"x\"], \"forward\": \"80\"}]}",
+		  "key 'checks[0].forward'", "array");
+	parse_bad("{\"checks\": [{\"name\": \"a\", \"run\": [\"x\"], \"forward\": [\"80\", \"0\"]}]}",
+		  "key 'checks[0].forward'", "item 1 is not a forward");
+	parse_bad("{\"checks\": [{\"name\": \"a\", \"run\": [\"x\"], \"forward\": [80]}]}",
+		  "key 'checks[0].forward'", "item 0 is not a forward");
+	parse_bad("{\"checks\": [{\"name\": \"a\", \"run\": [\"x\"], \"forward\": [\"80\"],"
+		  " \"net\": true}]}", "key 'checks[0].forward'", "not with");
+	parse_bad("{\"checks\": [{\"name\": \"a\", \"run\": [\"x\"], \"deny_private\": 1,"
+		  " \"allow_hosts\": [\"a.com\"]}]}", "key 'checks[0].deny_private'", "true or false");
+	parse_bad("{\"checks\": [{\"name\": \"a\", \"run\": [\"x\"], \"deny_private\": true}]}",
+		  "key 'checks[0].deny_private'", "applies to allow_hosts");
 	parse_bad("{\"checks\": [{\"name\": \"a\", \"run\": \"make test\"}]}",
 		  "key 'checks[0].run'", "array");
 	parse_bad("{\"checks\": [{\"name\": \"a\", \"run\": [\"x\", 3]}]}",

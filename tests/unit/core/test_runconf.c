@@ -40,7 +40,8 @@ static void test_runconf__every_key_of_run_and_a_profile(void **state)
 	parse_ok("{\"run\": {\"env\": {\"A_1\": \"~/x\"}, \"limits\": {\"memory\": \"2G\", "
 		 "\"pids\": 100, \"cpus\": 1.5, \"cpu\": 60, \"file-size\": \"1M\"}},"
 		 " \"profiles\": {\"rust\": {\"ro\": [\"~/.cargo\", \"/opt/x\"], \"path\": [\"~/b\"],"
-		 " \"cache\": [\"~\"], \"allow_hosts\": [\"crates.io\"]}}}", &c);
+		 " \"cache\": [\"~\"], \"allow_hosts\": [\"crates.io\"],"
+		 " \"forward\": [\"5432\", \"8080:80\"], \"deny_private\": true}}}", &c);
 	assert_int_equal(c.run.env.n, 1);
 	assert_string_equal(c.run.env.v[0], "A_1=/home/u/x");
 	assert_true(c.run.limits[AT_LIMIT_MEMORY] == (uint64_t)2 << 30);
@@ -56,6 +57,10 @@ static void test_runconf__every_key_of_run_and_a_profile(void **state)
 	assert_string_equal(p->path.v[0], "/home/u/b");
 	assert_string_equal(p->cache.v[0], "/home/u");
 	assert_string_equal(p->allow_hosts.v[0], "crates.io");
+	assert_int_equal(p->forward.n, 2);
+	assert_string_equal(p->forward.v[1], "8080:80");
+	assert_true(p->deny_private);
+	assert_false(c.run.deny_private);
 	at_runconf_release(&c);
 }
 
@@ -81,6 +86,12 @@ static void test_runconf__bad_values_are_refused(void **state)
 	parse_bad("{\"run\": {\"limits\": {\"pids\": 0}}}", "/h", "'pids'");
 	parse_bad("{\"run\": {\"limits\": {\"memory\": -1}}}", "/h", "'memory'");
 	parse_bad("{\"profiles\": {\"../x\": {}}}", "/h", "'../x'");
+	parse_bad("{\"run\": {\"forward\": [\"0\"]}}", "/h", "'run.forward'");
+	parse_bad("{\"run\": {\"forward\": [\"80:\"]}}", "/h", "'run.forward'");
+	parse_bad("{\"run\": {\"forward\": \"80\"}}", "/h", "'run.forward'");
+	parse_bad("{\"run\": {\"forward\": [80]}}", "/h", "'run.forward'");
+	parse_bad("{\"run\": {\"deny_private\": \"yes\"}}", "/h", "'run.deny_private'");
+	parse_bad("{\"run\": {\"deny_private\": true, \"deny_private\": false}}", "/h", "repeated");
 }
 
 /* A repeated key would be read twice (the fuzzer found a repeated "profiles" overran). */
