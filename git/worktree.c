@@ -159,6 +159,9 @@ static int remove_parts(struct at_repo *r, const struct at_task *t, bool only_un
 	/* The scan's directory cache (git/dircache.h) goes with the worktree. */
 	if (at_fmt(cache, sizeof(cache), "%s/cache/%s.scan", r->paths.state_dir, t->name) == 0)
 		unlink(cache);
+	/* And the size of its HOME (app/home.c) with the home. */
+	if (at_fmt(cache, sizeof(cache), "%s/cache/%s.home", r->paths.state_dir, t->name) == 0)
+		unlink(cache);
 	/* A remover killed inside git_reference_delete left the lock (see below). */
 	remove_branch_lock(r, t);
 	/* The task's git view (app/gitview.c): what it held was imported, or is refused. */
