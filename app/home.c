@@ -62,13 +62,14 @@ int at_app_task_home(struct at_repo *r, const struct at_task *t, char *out, size
 	return 0;
 }
 
-/* <state>/cache/NAME.home, its directory made when missing. */
-static int record_path(struct at_repo *r, const struct at_task *t, char *buf, size_t size)
+/* <state>/cache/NAME.home; with make, its directory made when missing. */
+static int record_path(struct at_repo *r, const struct at_task *t, bool make, char *buf,
+		       size_t size)
 {
 	const struct at_paths *p = at_repo_paths(r);
 
-	if (at_fmt(buf, size, "%s/cache", p->state_dir) < 0 ||
-	    (mkdir(buf, 0700) < 0 && errno != EEXIST))
+	if (make && (at_fmt(buf, size, "%s/cache", p->state_dir) < 0 ||
+		     (mkdir(buf, 0700) < 0 && errno != EEXIST)))
 		return -1;
 	return at_fmt(buf, size, "%s/cache/%s.home", p->state_dir, t->name);
 }
@@ -123,7 +124,7 @@ int at_app_home_check(struct at_repo *r, const struct at_task *t, const char *ho
 	uint64_t used;
 	int rc;
 
-	if (record_path(r, t, path, sizeof(path)) < 0)
+	if (record_path(r, t, cap != 0, path, sizeof(path)) < 0)
 		return cap ? at_error_sys(err, AT_ESYS, "cannot record the size of '%s'", home) : 0;
 	if (!cap) {
 		(void)unlink(path);
@@ -151,7 +152,7 @@ void at_app_home_record(struct at_repo *r, const struct at_task *t, const char *
 	char path[PATH_MAX], used_s[32], cap_s[32];
 	uint64_t used;
 
-	if (!cap || record_path(r, t, path, sizeof(path)) < 0)
+	if (!cap || record_path(r, t, true, path, sizeof(path)) < 0)
 		return;
 	if (at_tree_usage(home, &used, &err) < 0) {
 		/* Unmeasurable: the next capped run measures again, and refuses. */

@@ -9,9 +9,11 @@ const struct at_command at_commands[] = {
 	  "create a task: a branch and a worktree of its own",
 	  "  --base REV     start from REV (a branch, tag or commit; default HEAD)\n"
 	  "  -q, --quiet    no progress on the terminal\n"
-	  "  --json         print the task as a JSON object (docs/json.md)\n"
-	  "\nPrints the worktree's path. On a terminal, a checkout that takes more than a\n"
-	  "second shows its progress on stderr (\"Updating files\"), as git's does.\n" },
+	  "  --json         print the task as a JSON object (docs/json.md); no progress\n"
+	  "\nPrints the worktree's path. Files git ignores that .worktreeinclude lists\n"
+	  "(gitignore syntax) are copied from the main worktree. On a terminal, a\n"
+	  "checkout or copy that takes more than a second shows its progress on stderr\n"
+	  "(\"Updating files\", \"Copying included files\": files and bytes), as git's does.\n" },
 	{ "list", cmd_list, "agenttask list [--json | --name-only] [--color[=WHEN] | --no-color]",
 	  "list tasks",
 	  "  --json         print a JSON array of tasks\n"

@@ -375,7 +375,7 @@ static int make_task(struct at_repo *r, struct at_task *t, const git_commit *com
 		rc = add_worktree(r->repo, t, commit, progress, err);
 	/* A new task (not a restored one) gets the main worktree's listed ignored files. */
 	if (rc == 0 && ready)
-		rc = at_worktree_include(r, t->path, included ? included : &none, err);
+		rc = at_worktree_include(r, t->path, progress, included ? included : &none, err);
 	if (rc == 0 && ready) {
 		t->phase = AT_TASK_READY;
 		rc = at_state_save(&r->paths, t, err);
