@@ -77,23 +77,21 @@ static int record_path(struct at_repo *r, const struct at_task *t, bool make, ch
 /* The size recorded after the last capped run; -1 when there is none. */
 static int read_record(const char *path, uint64_t *bytes)
 {
-	char text[32], *end;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	ssize_t n;
+	AT_AUTOFREE char *text = at_read_file(path, 32, NULL);
+	char *end;
 
-	if (fd < 0)
+	if (!text)
 		return -1;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	text[n] = '\0';
 	errno = 0;
 	*bytes = strtoull(text, &end, 10);
 	return errno || end == text || *end != '\n' ? -1 : 0;
 }
 
-/* Written aside and renamed: a reader sees the old size or the new one. */
+/*
+ * Written aside and renamed: a reader sees the old size or the new one. Not
+ * synced (at_write_atomic's two fsyncs would cost each run milliseconds): a
+ * record a crash loses or tears is only measured again.
+ */
 static int write_record(const char *path, uint64_t bytes)
 {
 	char tmp[PATH_MAX + 16], text[32];
