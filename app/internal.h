@@ -228,6 +228,16 @@ void at_app_runconf_release(struct at_app_runconf *c);
 /* The task's lasting HOME (app/home.c), made when missing: its real path in out. */
 int at_app_task_home(struct at_repo *r, const struct at_task *t, char *out, size_t size,
 		     struct at_error *err);
+/*
+ * --home-size for the lasting HOME (app/home.c): before the run, 0, or
+ * AT_EUNSAFE when the home is over cap (or cannot be measured); cap 0 (none)
+ * forgets the size recorded. After a capped run, its size recorded, and a
+ * warning in warnings when it is over the cap now.
+ */
+int at_app_home_check(struct at_repo *r, const struct at_task *t, const char *home, uint64_t cap,
+		      struct at_error *err);
+void at_app_home_record(struct at_repo *r, const struct at_task *t, const char *home,
+			uint64_t cap, struct at_strlist *warnings);
 
 int at_app_layout_resolve(struct at_repo *r, const struct at_task *where,
 			  struct at_app_layout *out, struct at_error *err);

@@ -339,6 +339,9 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 	/* Under the run lock: a remover waits for the run before it removes the home. */
 	if (rc == 0 && !o->fresh_home)
 		rc = at_app_task_home(run->r, &run->task, run->home, sizeof(run->home), err);
+	if (rc == 0 && !o->fresh_home)
+		rc = at_app_home_check(run->r, &run->task, run->home,
+				       o->tmpfs_size[AT_TMPFS_HOME], err);
 	res->resolve_us = now_us() - t0;
 	if (rc == 0) {
 		memcpy(res->task, run->task.name, sizeof(res->task));
@@ -453,6 +456,9 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 		rc = run_sandboxed(&run, o, out, err);
 	if (out->attempted)
 		import_after(&run, out);
+	if (out->attempted && run.home[0])
+		at_app_home_record(run.r, &run.task, run.home, o->tmpfs_size[AT_TMPFS_HOME],
+				   &out->warnings);
 	at_app_gitview_close(&run.view);
 	at_sandbox_etc_free(run.etc);
 	at_runs_leave(&run.lock);

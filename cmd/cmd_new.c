@@ -41,7 +41,8 @@ int cmd_new(const struct at_app *app, int argc, char **argv)
 	if (optind + 1 != argc)
 		return at_cli_usage("new", optind >= argc ? "missing task NAME" : "too many arguments");
 	o.name = argv[optind];
-	at_cli_progress_init(&progress, quiet);
+	/* --json: the result alone, nothing else on any stream. */
+	at_cli_progress_init(&progress, quiet || json);
 	o.progress = at_cli_progress_hook(&progress);
 	rc = at_app_new(app, &o, &res, &err);
 	at_cli_progress_end(&progress, rc == 0);

@@ -9,9 +9,11 @@ const struct at_command at_commands[] = {
 	  "create a task: a branch and a worktree of its own",
 	  "  --base REV     start from REV (a branch, tag or commit; default HEAD)\n"
 	  "  -q, --quiet    no progress on the terminal\n"
-	  "  --json         print the task as a JSON object (docs/json.md)\n"
-	  "\nPrints the worktree's path. On a terminal, a checkout that takes more than a\n"
-	  "second shows its progress on stderr (\"Updating files\"), as git's does.\n" },
+	  "  --json         print the task as a JSON object (docs/json.md); no progress\n"
+	  "\nPrints the worktree's path. Files git ignores that .worktreeinclude lists\n"
+	  "(gitignore syntax) are copied from the main worktree. On a terminal, a\n"
+	  "checkout or copy that takes more than a second shows its progress on stderr\n"
+	  "(\"Updating files\", \"Copying included files\": files and bytes), as git's does.\n" },
 	{ "list", cmd_list, "agenttask list [--json | --name-only] [--color[=WHEN] | --no-color]",
 	  "list tasks",
 	  "  --json         print a JSON array of tasks\n"
@@ -56,7 +58,9 @@ const struct at_command at_commands[] = {
 	  "                     read-only below, the task's writes kept in the task; one\n"
 	  "                     under your home shows at the same place under HOME\n"
 	  "  --fresh-home       HOME an empty tmpfs for this run, not the task's own\n"
-	  "  --home-size SIZE   cap of that tmpfs HOME (default 256M)\n"
+	  "  --home-size SIZE   cap of that tmpfs HOME (default 256M); of the task's own\n"
+	  "                     HOME (default none): it is measured after the run, and\n"
+	  "                     the next run with a cap is refused while it is over\n"
 	  "                     (each cap also at most a share of --memory)\n"
 	  "  --cwd DIR          start in DIR, a directory of the worktree (relative to its top)\n"
 	  "  --json             capture output; print a JSON result (stdout, stderr and both\n"

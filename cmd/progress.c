@@ -2,7 +2,8 @@
  * progress.c - progress on a terminal, as git shows it.
  *
  * One line on stderr, redrawn in place: "Updating files:  42% (6300/15000)",
- * or for a step without a count its time so far ("check 2 of 3: tests, 12 s",
+ * a count without a total and the bytes so far ("Copying included files:
+ * 120, 3.50 MiB"), or for a step without a count its time so far ("check 2 of 3: tests, 12 s",
  * redrawn every second by a ticker thread while the step runs). A step that
  * ends gets ", done." and a new line. Shown only when stderr is a terminal
  * and --quiet was not given, and only once the command has run for a second
@@ -60,18 +61,40 @@ static void put(const char *s, size_t n)
 	}
 }
 
+/* "512 bytes", "3.50 KiB", "1.25 GiB", as git shows sizes. */
+static void human_bytes(char *buf, size_t size, uint64_t n)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)n;
+	int u = -1;
+
+	if (n < 1024) {
+		snprintf(buf, size, "%llu bytes", (unsigned long long)n);
+		return;
+	}
+	while (v >= 1024 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, "%.2f %s", v, unit[u]);
+}
+
 /* The current line, ending in end ("\r" while it runs, ", done.\n" after); under p->lock. */
 static void draw(struct at_cli_progress *p, const char *end)
 {
-	char line[256];
+	char line[256], size[32];
 	uint64_t t = now_ms();
 	int n;
 
 	if (!p->what[0] || t < p->start_ms + p->delay_ms)
 		return;
+	if (p->bytes)
+		human_bytes(size, sizeof(size), p->bytes);
 	if (p->total)
 		n = snprintf(line, sizeof(line), "%s: %3u%% (%zu/%zu)", p->what,
 			     (unsigned)(p->done * 100 / p->total), p->done, p->total);
+	else if (p->bytes)
+		n = snprintf(line, sizeof(line), "%s: %zu, %s", p->what, p->done, size);
 	else if (t >= p->step_ms + TICK_MS)
 		n = snprintf(line, sizeof(line), "%s, %llu s", p->what,
 			     (unsigned long long)((t - p->step_ms) / 1000));
@@ -141,10 +164,12 @@ static void on_progress(const struct at_progress *pr, void *payload)
 	    !p->shown) {
 		p->done = pr->done;
 		p->total = pr->total;
+		p->bytes = pr->bytes;
 		draw(p, "\r");
 	}
 	p->done = pr->done;
 	p->total = pr->total;
+	p->bytes = pr->bytes;
 	if (!p->ticking && !p->total)
 		p->ticking = start_ticker(p);
 	pthread_mutex_unlock(&p->lock);

@@ -1,6 +1,7 @@
 /*
  * progress.h - the terminal's view of a long use case's progress hook
- * (core/progress.h): new's files, discard's and gc's steps, the gate's checks.
+ * (core/progress.h): new's files checked out and copied (.worktreeinclude),
+ * discard's and gc's steps, the gate's checks.
  */
 #ifndef AT_CMD_PROGRESS_H
 #define AT_CMD_PROGRESS_H
@@ -17,6 +18,7 @@ struct at_cli_progress {
 	uint64_t start_ms, delay_ms, step_ms;
 	char what[128];          /* the current step */
 	size_t done, total;
+	uint64_t bytes;          /* copied so far (a step that copies), or 0 */
 	bool shown;              /* its line is on the screen */
 	int len;                 /* the length of that line */
 	pthread_mutex_t lock;    /* the ticker thread draws too */

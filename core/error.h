@@ -31,7 +31,8 @@ enum at_code {
 	AT_ENOTASK = -14,   /* no NAME given and cwd is in no task: exit 2 */
 	AT_EBUSY = -15,     /* held by someone else (the repository lock, a ref's lock), or a
 			       command of the task is running: exit 1 */
-	AT_EUNSAFE = -16,   /* the worktree holds what agenttask will not read or record: exit 1 */
+	AT_EUNSAFE = -16,   /* the worktree holds what agenttask will not read or record, or a
+			       task's HOME more than its cap: exit 1 */
 	AT_ECANCELLED = -17,/* the caller cancelled it midway: exit 1 */
 };
 

@@ -379,6 +379,102 @@ int at_mkdirs(const char *path, unsigned int mode, struct at_error *err)
 	return 0;
 }
 
+struct usage {
+	dev_t dev;
+	uint64_t bytes;
+	char rel[PATH_MAX];    /* the directory being listed, below the top, for messages */
+	size_t len;
+	struct at_error *err;
+};
+
+static int usage_refuse(struct usage *u, const char *why)
+{
+	char buf[200];
+
+	return at_error_set(u->err, AT_EUNSAFE, "cannot measure '%s': %s",
+			    shown(u->len ? u->rel : ".", buf, sizeof(buf)), why);
+}
+
+static int usage_dir(struct usage *u, int fd, int depth);
+
+/* One entry of the directory dfd: counted, and a directory entered. */
+static int usage_entry(struct usage *u, int dfd, const char *name, int depth)
+{
+	size_t len = u->len, n = strlen(name);
+	struct stat st;
+	int fd, rc;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : usage_refuse(u, strerror(errno));
+	if (st.st_dev != u->dev)
+		return 0;   /* another mount: not this tree's space */
+	if (!S_ISDIR(st.st_mode)) {
+		u->bytes += (uint64_t)st.st_blocks * 512 / (st.st_nlink ? st.st_nlink : 1);
+		return 0;
+	}
+	u->bytes += (uint64_t)st.st_blocks * 512;
+	if (len + n + 2 >= sizeof(u->rel))
+		return usage_refuse(u, "too deep");
+	if (len)
+		u->rel[u->len++] = '/';
+	memcpy(u->rel + u->len, name, n + 1);
+	u->len += n;
+	if (depth + 1 > AT_USAGE_DEPTH)
+		return usage_refuse(u, "too deep");
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno != ENOENT)
+		return usage_refuse(u, strerror(errno));
+	rc = fd < 0 ? 0 : usage_dir(u, fd, depth + 1);
+	u->len = len;
+	u->rel[len] = '\0';
+	return rc;
+}
+
+/* Takes fd. */
+static int usage_dir(struct usage *u, int fd, int depth)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *de;
+	int rc = 0;
+
+	if (!d) {
+		close(fd);
+		return usage_refuse(u, strerror(errno));
+	}
+	while (rc == 0 && (errno = 0, de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			rc = usage_entry(u, dirfd(d), de->d_name, depth);
+	if (rc == 0 && errno)
+		rc = usage_refuse(u, strerror(errno));
+	closedir(d);
+	return rc;
+}
+
+int at_tree_usage(const char *path, uint64_t *bytes, struct at_error *err)
+{
+	struct usage u = { .err = err };
+	struct stat st;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		*bytes = 0;
+		return 0;
+	}
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		rc = at_error_sys(err, AT_ESYS, "cannot open '%s'", path);
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	u.dev = st.st_dev;
+	u.bytes = (uint64_t)st.st_blocks * 512;
+	if ((rc = usage_dir(&u, fd, 0)) < 0)
+		return rc;
+	*bytes = u.bytes;
+	return 0;
+}
+
 int at_open_beneath(int dirfd, const char *path, int flags)
 {
 	struct open_how how = {

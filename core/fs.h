@@ -23,11 +23,25 @@
 #define AT_CORE_FS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "core/error.h"
 
 /* Remove path and all below it; a missing path is success. AT_ESYS naming what failed. */
 int at_rmtree(const char *path, struct at_error *err);
+
+/*
+ * The disk space the tree at path takes, in bytes: st_blocks of every entry,
+ * a file with several links counted by its share (a hard link cannot leave
+ * the file system, nor, through a bind mount, the tree a task was given).
+ * Walked as at_rmtree walks (no link followed, no FIFO or device opened, no
+ * other mount entered), holding one descriptor a level: a tree deeper than
+ * AT_USAGE_DEPTH, or with a directory that cannot be listed, cannot be
+ * measured (AT_EUNSAFE naming it), so that nothing can be hidden from the
+ * count. A missing path takes 0.
+ */
+#define AT_USAGE_DEPTH 256
+int at_tree_usage(const char *path, uint64_t *bytes, struct at_error *err);
 
 /* mkdir -p with mode for each created component. */
 int at_mkdirs(const char *path, unsigned int mode, struct at_error *err);

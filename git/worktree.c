@@ -159,6 +159,9 @@ static int remove_parts(struct at_repo *r, const struct at_task *t, bool only_un
 	/* The scan's directory cache (git/dircache.h) goes with the worktree. */
 	if (at_fmt(cache, sizeof(cache), "%s/cache/%s.scan", r->paths.state_dir, t->name) == 0)
 		unlink(cache);
+	/* And the size of its HOME (app/home.c) with the home. */
+	if (at_fmt(cache, sizeof(cache), "%s/cache/%s.home", r->paths.state_dir, t->name) == 0)
+		unlink(cache);
 	/* A remover killed inside git_reference_delete left the lock (see below). */
 	remove_branch_lock(r, t);
 	/* The task's git view (app/gitview.c): what it held was imported, or is refused. */
@@ -372,7 +375,7 @@ static int make_task(struct at_repo *r, struct at_task *t, const git_commit *com
 		rc = add_worktree(r->repo, t, commit, progress, err);
 	/* A new task (not a restored one) gets the main worktree's listed ignored files. */
 	if (rc == 0 && ready)
-		rc = at_worktree_include(r, t->path, included ? included : &none, err);
+		rc = at_worktree_include(r, t->path, progress, included ? included : &none, err);
 	if (rc == 0 && ready) {
 		t->phase = AT_TASK_READY;
 		rc = at_state_save(&r->paths, t, err);

@@ -30,8 +30,12 @@ struct at_new_opts {
 /*
  * Copy into the new worktree at task_path the files of the main worktree
  * that git ignores and its .worktreeinclude lists (none without that file).
+ * progress (or NULL) is told "Copying included files", the files and bytes
+ * copied so far, at most every AT_INCLUDE_PROGRESS_MS and once at the end.
  */
-int at_worktree_include(struct at_repo *r, const char *task_path, struct at_include_stats *stats,
+#define AT_INCLUDE_PROGRESS_MS 100
+int at_worktree_include(struct at_repo *r, const char *task_path,
+			const struct at_progress_hook *progress, struct at_include_stats *stats,
 			struct at_error *err);
 
 /*

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
 
@@ -45,8 +46,34 @@ struct walk {
 	char last_dir[PATH_MAX];
 	int last_fd;
 	struct at_include_stats *stats;
+	const struct at_progress_hook *progress;
+	int64_t told_ms;          /* when progress was last told; -1 never */
 	struct at_error *err;
 };
+
+#define PROGRESS_WHAT "Copying included files"
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The files and bytes so far, every AT_INCLUDE_PROGRESS_MS (a clock read a file is cheap). */
+static void tell(struct walk *w, bool last)
+{
+	int64_t t;
+
+	if (!w->progress || !w->progress->fn || (last && !w->stats->files))
+		return;
+	t = now_ms();
+	if (!last && w->told_ms >= 0 && t - w->told_ms < AT_INCLUDE_PROGRESS_MS)
+		return;
+	w->told_ms = t;
+	at_progress_say_bytes(w->progress, PROGRESS_WHAT, w->stats->files, 0, w->stats->bytes);
+}
 
 static int copy_bytes(int in, int out, off_t size)
 {
@@ -127,6 +154,7 @@ static int copy_one(struct walk *w, int dfd, const char *name, const char *rel,
 	else if (out >= 0) {
 		w->stats->files++;
 		w->stats->bytes += (uint64_t)st->st_size;
+		tell(w, false);
 	}
 	if (out >= 0)
 		close(out);
@@ -178,10 +206,12 @@ static int walk_dir(struct walk *w, int dfd, const char *prefix, bool parent_ign
 	return rc;
 }
 
-int at_worktree_include(struct at_repo *r, const char *task_path, struct at_include_stats *stats,
+int at_worktree_include(struct at_repo *r, const char *task_path,
+			const struct at_progress_hook *progress, struct at_include_stats *stats,
 			struct at_error *err)
 {
-	struct walk w = { .stats = stats, .err = err, .dst_root = -1, .last_fd = -1 };
+	struct walk w = { .stats = stats, .err = err, .dst_root = -1, .last_fd = -1,
+			  .progress = progress, .told_ms = -1 };
 	const char *workdir = at_repo_workdir(r);
 	AT_AUTOFREE char *text = NULL;
 	int root, rc;
@@ -208,6 +238,8 @@ int at_worktree_include(struct at_repo *r, const char *task_path, struct at_incl
 		goto out;
 	}
 	rc = walk_dir(&w, dup(root), "", false, 0);
+	if (rc == 0)
+		tell(&w, true);
 out:
 	if (w.last_fd >= 0)
 		close(w.last_fd);

@@ -287,6 +287,37 @@ test_home_lasts_for_the_task_and_only_for_it() {
 	assert_eq "$out" "" "the trash keeps no home"
 }
 
+test_home_size_caps_the_lasting_home() {
+	# What: --home-size on the task's lasting home (on disk): a run writes
+	# past the cap; the task then tries to hide bytes from the count (hard
+	# links, a tree too deep to walk). Must: that run ends as it would
+	# (a warning says the home is over its cap); the next run with the cap
+	# is refused in one line naming the task, exit 1, and runs nothing; a
+	# run with a larger cap can free it, and the capped run runs again; a
+	# file's hard links count once; a tree too deep to measure is refused,
+	# never passed; a run without a cap is never refused.
+	sb_task
+	sbok "write past the cap" --home-size 1M -- sh -c 'head -c 3000000 /dev/zero >"$HOME/big"'
+	assert_contains "$errout" "the home of 't1' now holds 2.9 MiB, over --home-size 1.0 MiB" "warned"
+	expect_rc 1 "the next capped run" -C repo run t1 --home-size 1M -- touch "$WT/ran"
+	assert_contains "$errout" "the home of 't1' holds 2.9 MiB, over --home-size 1.0 MiB" "refused"
+	assert_eq "$(printf '%s\n' "$errout" | wc -l)" "1" "one line"
+	assert_no_file "$WT/ran" "nothing ran"
+	sbok "a larger cap frees it" --home-size 10M -- sh -c 'rm "$HOME/big"'
+	sbok "the cap holds again" --home-size 1M -- true
+	sbok "hard links" --home-size 2M -- sh -c 'head -c 1500000 /dev/zero >"$HOME/one"
+		for i in 1 2 3 4 5 6 7 8; do ln "$HOME/one" "$HOME/link$i"; done'
+	assert_not_contains "$errout" "over --home-size" "a file's links count once"
+	sbok "still under it" --home-size 2M -- true
+	sbok "uncapped" -- sh -c 'rm -f "$HOME"/one "$HOME"/link*
+		d="$HOME/deep"; i=0; while [ $i -lt 300 ]; do d="$d/d"; i=$((i + 1)); done
+		mkdir -p "$d" && head -c 3000000 /dev/zero >"$d/hidden"'
+	expect_rc 1 "too deep to measure" -C repo run t1 --home-size 1M -- true
+	assert_contains "$errout" "the home of 't1' cannot be measured for --home-size" "refused"
+	assert_contains "$errout" "too deep" "why"
+	sbok "no cap, no refusal" -- true
+}
+
 test_proc_globals_are_read_only() {
 	# What: write a sysctl and the sysrq trigger (harmless values), as the
 	# invoking user (root: uid 0 of the host). Must: refused (read-only).

@@ -131,6 +131,38 @@ test_new_shows_progress_on_a_terminal_only() {
 	assert_not_contains "$out" "Updating files" "quick work is quiet"
 }
 
+# What: new copies a large .worktreeinclude set (3,000 ignored files, 12 MB).
+# Must: on a terminal, "Copying included files: N, SIZE" redrawn in place
+# and finished with ", done."; nothing on a pipe, with stderr a file, with
+# --quiet, or with --json (its stdout the JSON alone); the files all copied.
+test_new_shows_include_copy_progress_on_a_terminal_only() {
+	make_repo repo
+	printf 'vendor/\n' >repo/.gitignore
+	printf 'vendor/\n' >repo/.worktreeinclude
+	git -C repo add .gitignore .worktreeinclude && git -C repo commit -q -m include
+	python3 -c '
+import os
+for d in range(10):
+    os.makedirs("repo/vendor/d%d" % d)
+    for f in range(300):
+        with open("repo/vendor/d%d/f%d" % (d, f), "wb") as fh:
+            fh.write(b"x" * 4096)'
+	out=$(AGENTTASK_PROGRESS_DELAY_MS=0 $PTY "$AT" -C repo new t)
+	assert_contains "$out" "Copying included files: 3000, 11.72 MiB, done." "files and bytes"
+	assert_contains "$out" "$(printf '\r')Copying included files" "redrawn in place"
+	assert_eq "$(find "$(wt_home repo)/t/vendor" -type f | wc -l)" "3000" "all copied"
+	out=$(AGENTTASK_PROGRESS_DELAY_MS=0 "$AT" -C repo new u 2>&1)
+	assert_not_contains "$out" "Copying" "a pipe"
+	out=$(AGENTTASK_PROGRESS_DELAY_MS=0 $PTY sh -c '"$1" -C repo new v 2>err' _ "$AT")
+	assert_not_contains "$(cat err)$out" "Copying" "stderr a file"
+	out=$(AGENTTASK_PROGRESS_DELAY_MS=0 $PTY "$AT" -C repo new w --quiet)
+	assert_not_contains "$out" "Copying" "--quiet"
+	out=$(AGENTTASK_PROGRESS_DELAY_MS=0 $PTY "$AT" -C repo new x --json)
+	assert_not_contains "$out" "Copying" "--json"
+	assert_not_contains "$out" "Updating files" "--json: no checkout progress either"
+	json_get "$(printf '%s' "$out" | tr -d '\r')" 'j["name"]' >/dev/null || fail "--json: not JSON alone: $out"
+}
+
 # status, list, log and gate colour as diff does, and take --color/--no-color.
 test_status_list_log_gate_colour_as_git_does() {
 	task_repo

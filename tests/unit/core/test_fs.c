@@ -450,6 +450,108 @@ static void test_fs__rmtree_removes_a_tree_deeper_than_the_descriptor_limit(void
 }
 
 /* Every test gets a fresh temporary directory. */
+/* A file of n bytes written (not sparse), at rel below the fixture. */
+static void write_file(const struct fixture *f, const char *rel, size_t n)
+{
+	char path[PATH_MAX], buf[4096];
+	int fd;
+
+	join(path, f, rel);
+	memset(buf, 'x', sizeof(buf));
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	while (n > 0) {
+		size_t k = n < sizeof(buf) ? n : sizeof(buf);
+
+		assert_int_equal(write(fd, buf, k), (ssize_t)k);
+		n -= k;
+	}
+	assert_int_equal(fsync(fd), 0);
+	close(fd);
+}
+
+static uint64_t usage_of(const struct fixture *f, const char *rel)
+{
+	struct at_error err = AT_ERROR_INIT;
+	char path[PATH_MAX];
+	uint64_t bytes = 0;
+
+	join(path, f, rel);
+	assert_int_equal(at_tree_usage(path, &bytes, &err), 0);
+	return bytes;
+}
+
+/*
+ * What: a home with files, a hard-linked file and a link to a big file
+ * outside it. Must: the files' space counted, the linked file's once, the
+ * link's target never (a link is never followed).
+ */
+static void test_fs__tree_usage_counts_blocks_hard_links_once_and_no_link_target(void **state)
+{
+	struct fixture *f = *state;
+	char path[PATH_MAX], target[PATH_MAX];
+	uint64_t empty, with_file, linked;
+
+	assert_int_equal(mkdir(strcat(strcpy(path, f->root), "/home"), 0755), 0);
+	empty = usage_of(f, "home");
+	write_file(f, "home/a", 1 << 20);
+	with_file = usage_of(f, "home");
+	assert_true(with_file >= empty + (1 << 20));
+	for (int i = 0; i < 8; i++) {
+		join(path, f, "home/a");
+		char rel[32];
+
+		snprintf(rel, sizeof(rel), "home/link%d", i);
+		join(target, f, rel);
+		assert_int_equal(link(path, target), 0);
+	}
+	linked = usage_of(f, "home");
+	assert_true(linked <= with_file + 4096);   /* the directory may grow a block */
+	write_file(f, "big", 8 << 20);
+	join(path, f, "big");
+	join(target, f, "home/to-big");
+	assert_int_equal(symlink(path, target), 0);
+	assert_true(usage_of(f, "home") < linked + (1 << 20));
+	assert_int_equal(usage_of(f, "missing"), 0);
+}
+
+/*
+ * What: a task hides bytes where the count cannot reach: a FIFO (opening
+ * it would block), a tree deeper than the walk goes, a directory it cannot
+ * list. Must: the FIFO is counted, never opened; the others are refused
+ * (AT_EUNSAFE naming the place), never passed as smaller than they are.
+ */
+static void test_fs__tree_usage_refuses_what_it_cannot_measure(void **state)
+{
+	struct fixture *f = *state;
+	struct at_error err = AT_ERROR_INIT;
+	char path[PATH_MAX];
+	uint64_t bytes;
+	int i;
+
+	join(path, f, "fifo");
+	assert_int_equal(mkfifo(path, 0644), 0);
+	assert_int_equal(at_tree_usage(f->root, &bytes, &err), 0);
+	join(path, f, "deep");
+	for (i = 0; i <= AT_USAGE_DEPTH; i++) {
+		assert_int_equal(mkdir(path, 0755), 0);
+		assert_true(strlen(path) + 3 < sizeof(path));
+		strcat(path, "/d");
+	}
+	assert_int_equal(at_tree_usage(f->root, &bytes, &err), AT_EUNSAFE);
+	assert_non_null(strstr(err.msg, "too deep"));
+	assert_non_null(strstr(err.msg, "'deep/d/d"));
+	if (geteuid() == 0)
+		return;   /* root lists any directory */
+	err = (struct at_error)AT_ERROR_INIT;
+	join(path, f, "deep");
+	assert_int_equal(at_rmtree(path, &err), 0);
+	join(path, f, "closed");
+	assert_int_equal(mkdir(path, 0), 0);
+	assert_int_equal(at_tree_usage(f->root, &bytes, &err), AT_EUNSAFE);
+	assert_non_null(strstr(err.msg, "'closed'"));
+}
+
 #define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -466,6 +568,8 @@ int main(void)
 		TEST(test_fs__rmtree_removes_a_tree_deeper_than_the_descriptor_limit),
 		TEST(test_fs__mkdirs_creates_every_component_with_the_mode),
 		TEST(test_fs__mkdirs_fails_on_a_file_in_the_way_naming_it),
+		TEST(test_fs__tree_usage_counts_blocks_hard_links_once_and_no_link_target),
+		TEST(test_fs__tree_usage_refuses_what_it_cannot_measure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
