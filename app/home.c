@@ -88,25 +88,15 @@ static int read_record(const char *path, uint64_t *bytes)
 }
 
 /*
- * Written aside and renamed: a reader sees the old size or the new one. Not
- * synced (at_write_atomic's two fsyncs would cost each run milliseconds): a
- * record a crash loses or tears is only measured again.
+ * Replaced atomically, not synced (at_write_replace): a record a crash
+ * loses or tears is only measured again.
  */
 static int write_record(const char *path, uint64_t bytes)
 {
-	char tmp[PATH_MAX + 16], text[32];
-	int fd, n = snprintf(text, sizeof(text), "%" PRIu64 "\n", bytes);
+	char text[32];
+	int n = snprintf(text, sizeof(text), "%" PRIu64 "\n", bytes);
 
-	if (at_fmt(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) < 0)
-		return -1;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	if (at_write_all(fd, text, (size_t)n) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return at_write_replace(path, text, (size_t)n, 0600);
 }
 
 static void mib(char *buf, size_t size, uint64_t bytes)
