@@ -155,13 +155,15 @@ def check_termios(at, repo, task):
     runs = [
         (["run", task, "--", "sh", "-c", SPOIL + "echo SPOILED"], 0),
         (["run", task, "-T", "--", "sh", "-c", SPOIL + "echo SPOILED"], 0),
-        (["run", task, "-T", "--timeout", "1", "--", "sh", "-c", SPOIL +
+        # A timeout long enough for the spoiling to be done first on a loaded
+        # machine under ASan (1 s was not, once), short beside the sleep.
+        (["run", task, "-T", "--timeout", "5", "--", "sh", "-c", SPOIL +
           "echo SPOILED; sleep 30"], 124),
         (["run", task, "-T", "--", "sh", "-c", SPOIL + "echo SPOILED; kill -9 $$"], 137),
         # Output stopped (tcflow): it must flow again afterwards.
         (["run", task, "-T", "--", "sh", "-c", SPOIL + "echo SPOILED; python3 -c 'import "
           "termios; termios.tcflow(0, termios.TCOOFF)'"], 0),
-        (["run", task, "--timeout", "1", "--", "sh", "-c", SPOIL +
+        (["run", task, "--timeout", "5", "--", "sh", "-c", SPOIL +
           "echo SPOILED; sleep 30"], 124),
     ]
     for argv, want in runs:
