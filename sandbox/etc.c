@@ -134,6 +134,8 @@ static void walk(struct at_sandbox_etc *e, int dfd, const char *dir, int depth)
 				entry(e, dfd, dir, de->d_name, de->d_type, depth);
 		}
 	}
+	if (n < 0)
+		note(e, 'd', dir);   /* not listed to the end: hidden whole */
 	close(dfd);
 }
 
