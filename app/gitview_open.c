@@ -141,6 +141,14 @@ static int follow_host(struct at_repo *r, const struct at_task *t, const struct 
 	return at_app_gitview_agree(v, &host, err);
 }
 
+/* A layer's directory: there after the first run, so made with its parents only then. */
+static int layer_dir(const char *path, struct at_error *err)
+{
+	if (mkdir(path, 0700) == 0 || errno == EEXIST)
+		return 0;
+	return at_mkdirs(path, 0700, err);
+}
+
 int at_app_gitview_open(struct at_repo *r, const struct at_task *t, struct at_app_layout *l,
 			struct at_app_gitview *v, struct at_app_import *res,
 			struct at_error *err)
@@ -150,7 +158,7 @@ int at_app_gitview_open(struct at_repo *r, const struct at_task *t, struct at_ap
 	int rc;
 
 	if ((rc = at_app_gitview_paths(r, t, v, err)) < 0 ||
-	    (rc = at_mkdirs(v->upper, 0700, err)) < 0 || (rc = at_mkdirs(v->work, 0700, err)) < 0)
+	    (rc = layer_dir(v->upper, err)) < 0 || (rc = layer_dir(v->work, err)) < 0)
 		return rc;
 	if ((rc = at_app_gitview_lock(v, err)) != 0)
 		return rc;
