@@ -109,14 +109,6 @@ static uint32_t merge(struct out *o, const struct at_index *idx, const struct at
 	return count;
 }
 
-static int write_lock(int fd, const char *lock, const unsigned char *buf, size_t len,
-		      struct at_error *err)
-{
-	if (at_write_all(fd, buf, len) < 0)
-		return at_error_sys(err, AT_ESYS, "cannot write '%s'", lock);
-	return 0;
-}
-
 static int build_and_write(int fd, const char *lock, const struct at_index *idx,
 			   const struct at_index_change *c, size_t n, struct at_error *err)
 {
@@ -133,11 +125,12 @@ static int build_and_write(int fd, const char *lock, const struct at_index *idx,
 	o.p = o.buf + HEADER_SIZE;
 	count = merge(&o, idx, c, n);
 	put32(o.buf + 8, count);
-	rc = at_index_checksum(o.p, o.buf, (size_t)(o.p - o.buf));
-	if (rc < 0)
+	if (at_index_checksum(o.p, o.buf, (size_t)(o.p - o.buf)) < 0)
 		rc = at_error_set(err, AT_ESYS, "cannot hash the index");
+	else if (at_write_all(fd, o.buf, (size_t)(o.p - o.buf) + GIT_OID_RAWSZ) < 0)
+		rc = at_error_sys(err, AT_ESYS, "cannot write '%s'", lock);
 	else
-		rc = write_lock(fd, lock, o.buf, (size_t)(o.p - o.buf) + GIT_OID_RAWSZ, err);
+		rc = 0;
 	free(o.buf);
 	return rc;
 }
