@@ -11,10 +11,13 @@
 #include "app/internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/util.h"
 
@@ -26,6 +29,26 @@ static int make_dir(const char *path, struct at_error *err)
 		return at_error_sys(err, AT_ESYS, "cannot create '%s'", path);
 	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
 		return at_error_set(err, AT_ESANDBOX, "'%s' is not a directory", path);
+	return 0;
+}
+
+/* The layers' lock, last: nothing after it fails. Busy is no error. */
+static int lock_layers(const char *dir, struct at_app_cache *c, struct at_error *err)
+{
+	char path[PATH_MAX];
+
+	if (at_fmt(path, sizeof(path), "%s/lock", dir) < 0)
+		return at_error_set(err, AT_EUSAGE, "--cache '%s': path too long", c->lower);
+	c->lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (c->lock < 0)
+		return at_error_sys(err, AT_ESYS, "cannot open '%s'", path);
+	if (flock(c->lock, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	close(c->lock);
+	c->lock = -1;
+	if (errno != EWOULDBLOCK)
+		return at_error_sys(err, AT_ESYS, "cannot lock '%s'", path);
+	c->busy = true;
 	return 0;
 }
 
@@ -45,9 +68,10 @@ static int layers(const struct at_paths *p, const char *task, const char *lower,
 	    at_fmt(c->work, sizeof(c->work), "%s/work", dir) < 0)
 		return at_error_set(err, AT_EUSAGE, "--cache '%s': path too long", lower);
 	if ((rc = make_dir(p->caches_dir, err)) < 0 || (rc = make_dir(top, err)) < 0 ||
-	    (rc = make_dir(dir, err)) < 0 || (rc = make_dir(c->upper, err)) < 0)
+	    (rc = make_dir(dir, err)) < 0 || (rc = make_dir(c->upper, err)) < 0 ||
+	    (rc = make_dir(c->work, err)) < 0)
 		return rc;
-	return make_dir(c->work, err);
+	return lock_layers(dir, c, err);
 }
 
 /* Where DIR shows inside: under HOME at the same place as under the caller's home. */
@@ -67,6 +91,7 @@ int at_app_cache_add(struct at_repo *r, const struct at_task *t, const struct at
 	int rc;
 
 	memset(&c, 0, sizeof(c));
+	c.lock = -1;
 	if ((rc = at_app_check_bind(l, path, false, err)) < 0)
 		return rc;
 	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
@@ -82,4 +107,13 @@ int at_app_cache_add(struct at_repo *r, const struct at_task *t, const struct at
 		return rc;
 	*out = c;
 	return 0;
+}
+
+void at_app_cache_release(struct at_app_cache *c)
+{
+	if (c->lock < 0)
+		return;
+	at_sandbox_overlay_tidy(c->work);
+	close(c->lock);
+	c->lock = -1;
 }

@@ -204,6 +204,14 @@ struct at_app_cache {
 	char lower[PATH_MAX];           /* the host's directory, never written */
 	char upper[PATH_MAX], work[PATH_MAX]; /* the task's: <state>/caches/NAME/... */
 	char dest[PATH_MAX];            /* where it shows inside */
+	/*
+	 * Its layers' lock (flock of <dir>/lock), held for the run: a second
+	 * run of the task at once would share the upper, which overlayfs
+	 * leaves undefined. -1 and busy: another run holds it, and this one
+	 * shows the host's copy read-only. at_app_cache_release drops it.
+	 */
+	int lock;
+	bool busy;
 };
 
 struct at_app_layout;
@@ -212,6 +220,8 @@ struct at_app_layout;
 int at_app_cache_add(struct at_repo *r, const struct at_task *t, const struct at_app_layout *l,
 		     const char *path, const char *home, struct at_app_cache *out,
 		     struct at_error *err);
+/* Remove the overlay's scratch (at_sandbox_overlay_tidy) while the lock is held, then drop it. */
+void at_app_cache_release(struct at_app_cache *c);
 
 /* What the run configuration files add to a run (app/runconf.c has the precedence). */
 struct at_app_runconf {

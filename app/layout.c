@@ -220,6 +220,10 @@ static int build_spec(struct at_sandbox_spec *s, const struct at_app_layout *l,
 				o->binds[i].writable ? 0 : AT_MOUNT_RO);
 	/* The caches' writable layers are the task's state: let through like its home. */
 	for (i = 0; i < o->ncaches; i++) {
+		if (o->caches[i].busy) {
+			at_sandbox_bind(s, o->caches[i].lower, o->caches[i].dest, AT_MOUNT_RO);
+			continue;
+		}
 		at_sandbox_except(s, o->caches[i].upper);
 		at_sandbox_except(s, o->caches[i].work);
 		at_sandbox_overlay(s, o->caches[i].lower, o->caches[i].upper, o->caches[i].work,

@@ -147,6 +147,9 @@ static int take_caches(const struct at_app *app, struct run *run, const struct a
 		if ((rc = at_app_cache_add(run->r, &run->task, &run->layout, abs, home,
 					   &run->caches[run->ncaches], err)) < 0)
 			return rc;
+		if (run->caches[run->ncaches].busy)
+			at_strlist_pushf(&res->warnings, "another run of '%s' has its cache '%s': "
+					 "read-only in this one", run->task.name, abs);
 		run->ncaches++;
 	}
 	return 0;
@@ -420,18 +423,20 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 }
 
 /*
- * Last, once the run is recorded and its lock dropped: what the overlays'
- * mounts set aside (sandbox.h), which may take milliseconds to remove and
- * then delays neither the record nor a remover waiting for the lock.
+ * Last, once the run is recorded and its lock dropped: the overlays'
+ * scratch, which may take milliseconds to remove, delays neither the
+ * record nor a remover waiting for that lock. Each layer's own lock is
+ * still held, so no other run's mount is using the scratch.
  */
-static void tidy(const struct run *run)
+static void tidy(struct run *run)
 {
 	size_t i;
 
-	if (run->layout.upper[0])
+	if (run->layout.upper[0] && run->view.lock >= 0)
 		at_sandbox_overlay_tidy(run->layout.work);
+	at_app_gitview_close(&run->view);
 	for (i = 0; i < run->ncaches; i++)
-		at_sandbox_overlay_tidy(run->caches[i].work);
+		at_app_cache_release(&run->caches[i]);
 }
 
 int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
@@ -459,7 +464,6 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 	if (out->attempted && run.home[0])
 		at_app_home_record(run.r, &run.task, run.home, o->tmpfs_size[AT_TMPFS_HOME],
 				   &out->warnings);
-	at_app_gitview_close(&run.view);
 	at_sandbox_etc_free(run.etc);
 	at_runs_leave(&run.lock);
 	tidy(&run);

@@ -17,8 +17,8 @@
 #ifndef AT_SANDBOX_CHILD_H
 #define AT_SANDBOX_CHILD_H
 
-/* In an overlay's work dir: the scratch of its last mount, moved aside (child_mounts.c). */
-#define AT_SB_STALE "stale"
+/* In an overlay's work dir: the scratch overlayfs makes at each mount (child_mounts.c). */
+#define AT_SB_SCRATCH "work"
 
 #include <linux/filter.h>
 #include <signal.h>

@@ -396,24 +396,23 @@ static int overlay_layers(int fs, const struct at_sb_op *op, bool by_fd)
 }
 
 /*
- * The last mount's scratch, overlayfs's "work" in the work dir: moved aside
- * (AT_SB_STALE), for the supervisor to remove once the sandbox is gone. It
- * holds volatile's marker, which makes overlayfs refuse the mount, and
- * overlayfs would empty and remove it at the mount otherwise: removing a
- * directory frees a block, which a file system mounted with discard
- * discards then and there, a millisecond or more for each of its three
- * directories. Where an earlier one was never removed (a supervisor
- * killed), the marker alone goes. The work dir is the caller's, never
+ * overlayfs makes its scratch, "work" in the work dir, at each mount, with
+ * volatile's marker in it, and the supervisor removes it once the sandbox
+ * is gone (at_sandbox_overlay_tidy). One left by a supervisor that was
+ * killed holds the marker, which makes overlayfs refuse the mount: the
+ * marker goes here, and overlayfs empties the rest. The common case, no
+ * scratch, costs one failed lookup. The work dir is the caller's, never
  * reachable from inside.
  */
-static void set_work_aside(int work_fd)
+static void clear_leftover_marker(int work_fd)
 {
-	if (renameat2(work_fd, "work", work_fd, AT_SB_STALE, RENAME_NOREPLACE) == 0 ||
-	    errno != EEXIST)
+	struct stat st;
+
+	if (fstatat(work_fd, AT_SB_SCRATCH, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
-	(void)unlinkat(work_fd, "work/incompat/volatile/dirty", 0);
-	(void)unlinkat(work_fd, "work/incompat/volatile", AT_REMOVEDIR);
-	(void)unlinkat(work_fd, "work/incompat", AT_REMOVEDIR);
+	(void)unlinkat(work_fd, AT_SB_SCRATCH "/incompat/volatile/dirty", 0);
+	(void)unlinkat(work_fd, AT_SB_SCRATCH "/incompat/volatile", AT_REMOVEDIR);
+	(void)unlinkat(work_fd, AT_SB_SCRATCH "/incompat", AT_REMOVEDIR);
 }
 
 /*
@@ -427,7 +426,7 @@ static int overlay_once(struct build *b, const struct at_sb_op *op, bool by_fd)
 
 	if (fs < 0)
 		return -1;
-	set_work_aside(op->work_fd);
+	clear_leftover_marker(op->work_fd);
 	if (fsconfig(fs, FSCONFIG_SET_STRING, "source", "agenttask", 0) < 0 ||
 	    fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) < 0 ||
 	    fsconfig(fs, FSCONFIG_SET_FLAG, "volatile", NULL, 0) < 0 ||

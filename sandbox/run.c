@@ -462,7 +462,7 @@ void at_sandbox_overlay_tidy(const char *work)
 	char path[4096];
 
 	if (work && work[0] &&
-	    snprintf(path, sizeof(path), "%s/%s", work, AT_SB_STALE) < (int)sizeof(path))
+	    snprintf(path, sizeof(path), "%s/%s", work, AT_SB_SCRATCH) < (int)sizeof(path))
 		(void)at_rmtree(path, &ignored);
 }
 

@@ -92,9 +92,9 @@ enum at_mount_kind {
 	 * load), so a host crash may leave upper torn, and its reader must
 	 * validate what it reads. upper and work are writable
 	 * sources: the protection rules apply to them as to a writable bind.
-	 * At each mount the scratch of the last one is set aside in work
-	 * (at_sandbox_overlay_tidy removes it). A kind the sandbox does not
-	 * know is refused, never ignored.
+	 * overlayfs makes its scratch in work at each mount;
+	 * at_sandbox_overlay_tidy removes it after the run. A kind the sandbox
+	 * does not know is refused, never ignored.
 	 */
 	AT_MOUNT_OVERLAY,
 };
@@ -209,13 +209,14 @@ struct at_sandbox_etc *at_sandbox_etc_start(void);
 void at_sandbox_etc_free(struct at_sandbox_etc *e);
 
 /*
- * Remove what an overlay's mounts set aside in its work dir (the last
- * mount's scratch, with volatile's marker: the sandbox moves it aside
- * rather than removing it at the mount, since removing directories can
- * take milliseconds, on a file system mounted with discard say). Call it
- * once the run is over and recorded, or never: a mount that finds one
- * still there removes only the marker, and overlayfs the rest. work:
- * AT_MOUNT_OVERLAY's; NULL or "" is nothing to do.
+ * Remove an overlay's scratch from its work dir: what overlayfs made at
+ * the mount, with volatile's marker, which would make it refuse the next
+ * one. Call it once the run is over and recorded (removing directories can
+ * take milliseconds, on a file system mounted with discard say), and only
+ * while no other mount can be using work (the caller's lock of the
+ * layers), or never: a mount that finds a scratch left removes its marker,
+ * and overlayfs the rest. work: AT_MOUNT_OVERLAY's; NULL or "" is nothing
+ * to do.
  */
 void at_sandbox_overlay_tidy(const char *work);
 

@@ -357,22 +357,21 @@ test_tree_with_a_dotgit_entry_is_refused() {
 }
 
 test_overlay_scratch_is_removed_after_the_run_even_after_a_kill() {
-	# The overlay's scratch (its "work" dir, with volatile's marker) is set
-	# aside at each mount and removed by the supervisor after the run. A
-	# supervisor killed before that leaves it: the next mount must still
-	# work (git writable inside), and the leftovers go.
+	# overlayfs makes its scratch (a "work" dir in the work dir, with
+	# volatile's marker, which makes it refuse a later mount) at each
+	# mount; the supervisor removes it after the run. A supervisor killed
+	# before that leaves it: the next mount must still work (git writable
+	# inside), and the leftovers go.
 	task
 	local work="$COMMON/agenttask/git/t1/work"
 	inside "git commit -q --allow-empty -m one"
-	inside "true"   # its mount sets the first one's scratch aside
-	[ -d "$work/work" ] || fail "no scratch of the last mount in '$work'"
-	[ ! -e "$work/stale" ] || fail "the scratch set aside was not removed"
-	# As a killed supervisor would leave it: the set-aside scratch still there.
-	mv "$work/work" "$work/stale"
-	mkdir -p "$work/work/incompat/volatile"
+	assert_empty "no scratch after the run" find "$work" -mindepth 1
+	# As a killed supervisor would leave it: the scratch and its marker.
+	mkdir -p "$work/work/incompat/volatile" "$work/work/work"
+	touch "$work/work/incompat/volatile/dirty"
 	inside "git commit -q --allow-empty -m two"
 	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "two" "committed and imported"
-	[ ! -e "$work/stale" ] || fail "the leftover scratch was not removed"
+	assert_empty "the leftover scratch removed" find "$work" -mindepth 1
 	host_consistent
 }
 

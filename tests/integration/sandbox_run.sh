@@ -260,6 +260,39 @@ moved" "the next run of the task sees its own writes"
 	assert_eq "$(tree_state cache)" "$before" "still unchanged"
 }
 
+# What: two runs of one task at once with the same --cache. Two overlays
+# on one upper are undefined (overlayfs warns and lets them), and the
+# first run's scratch is live while the second ends. Must: the second run
+# sees the host's copy read-only and says so; the first keeps writing into
+# its layer (copy-ups need its scratch) after the second has ended and
+# tidied; its writes are kept, the host's cache is unchanged, and no
+# scratch is left once both are over.
+test_cache_of_a_concurrent_run_is_read_only_and_its_scratch_kept() {
+	sb_task
+	mkdir -p cache
+	echo warm >cache/a
+	echo warm >cache/b
+	local before layer
+	before=$(tree_state cache)
+	"$AT" -C repo run t1 --cache "$PWD/cache" -- sh -c "
+		echo one >'$PWD/cache/a'; touch started
+		while [ ! -e go ]; do sleep 0.05; done
+		echo two >'$PWD/cache/b'" >/dev/null 2>&1 &
+	local pid=$!
+	wait_until 10 test -e "$WT/started" || fail "the first run did not start"
+	expect_rc 7 "the second run" -C repo run t1 --cache "$PWD/cache" -- sh -c "cat '$PWD/cache/a'; touch '$PWD/cache/c' || exit 7"
+	assert_contains "$errout" "another run of 't1' has its cache '$PWD/cache': read-only in this one" "said"
+	assert_contains "$out" "warm" "the host's copy, not the first run's layer"
+	touch "$WT/go"
+	wait $pid || fail "the first run failed after the second had ended"
+	sbok "the layer" --cache "$PWD/cache" -- cat "$PWD/cache/a" "$PWD/cache/b"
+	assert_eq "$out" "one
+two" "both of the first run's writes kept"
+	assert_eq "$(tree_state cache)" "$before" "the host cache is unchanged"
+	layer=$(find "$COMMON/agenttask/caches/t1" -mindepth 1 -maxdepth 1 -type d)
+	assert_empty "no scratch left" find "$layer/work" -mindepth 1
+}
+
 # What: the agent's state in HOME (a login, pip --user, caches). Must: kept
 # from one run of the task to the next, never seen by another task, not the
 # user's home, and gone with the task (discard; restore brings back no home).
