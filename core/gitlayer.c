@@ -102,13 +102,68 @@ static void descend(int *upper, int *lower, const char *name)
 	*lower = l;
 }
 
+/*
+ * rel as a regular file of one layer: one resolution of its directory
+ * beneath the layer (no link followed), and a look at its type before it
+ * is opened (a FIFO or a device never is). -1 when it is not one.
+ */
+static int layer_file(int layer, const char *rel)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(rel, '/'), *name = slash ? slash + 1 : rel;
+	struct stat st;
+	int dfd, fd = -1;
+
+	if (slash && at_fmt(dir, sizeof(dir), "%.*s", (int)(slash - rel), rel) < 0)
+		return -1;
+	dfd = slash ? at_open_beneath(layer, dir, O_PATH | O_DIRECTORY) : layer;
+	if (dfd >= 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+		fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (slash && dfd >= 0)
+		close(dfd);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)))
+		close_fd(&fd);
+	return fd;
+}
+
+/*
+ * The two common cases, decided without the lookup by layers: rel a
+ * regular file of the upper, which overlayfs shows whatever the lower
+ * holds; or the upper without rel's first component, so that nothing of
+ * it (a whiteout, an opaque directory) can hide the lower's rel. -1:
+ * neither, and the lookup by layers decides.
+ */
+static int quick_file(const struct at_gitlayer *g, const char *rel)
+{
+	char first[NAME_MAX + 1];
+	const char *slash = strchr(rel, '/');
+	size_t n = slash ? (size_t)(slash - rel) : strlen(rel);
+	struct stat st;
+	int fd = layer_file(g->upper, rel);
+
+	if (fd >= 0 || g->lower < 0 || n == 0 || n > NAME_MAX)
+		return fd;
+	memcpy(first, rel, n);
+	first[n] = '\0';
+	if (fstatat(g->upper, first, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+		return -1;
+	return layer_file(g->lower, rel);
+}
+
 int at_gitlayer_read(const struct at_gitlayer *g, const char *rel, size_t max, char **out,
 		     size_t *len, struct at_error *err)
 {
 	char path[PATH_MAX], *name, *slash;
-	int upper = dup(g->upper), lower = g->lower >= 0 ? dup(g->lower) : -1, fd = -1, rc;
+	int upper, lower, fd = -1, rc;
 	bool hidden = false, bad = false;
 
+	if (g->upper >= 0 && (fd = quick_file(g, rel)) >= 0) {
+		rc = read_fd(fd, max, out, len, rel, err);
+		close(fd);
+		return rc;
+	}
+	upper = dup(g->upper);
+	lower = g->lower >= 0 ? dup(g->lower) : -1;
 	if (at_fmt(path, sizeof(path), "%s", rel) < 0 || upper < 0) {
 		close_fd(&upper);
 		close_fd(&lower);

@@ -20,6 +20,7 @@
 /* In an overlay's work dir: the scratch overlayfs makes at each mount (child_mounts.c). */
 #define AT_SB_SCRATCH "work"
 
+
 #include <linux/filter.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -173,5 +174,12 @@ void at_sb_report_send(int fd, int kind, int step, int errnum, int status, const
 		       const int64_t *t_ns);
 void at_sb_report_fail(int fd, int step, int errnum, const char *path, const int64_t *t_ns);
 int64_t at_sb_now_ns(void);
+
+/*
+ * Remove volatile's marker from the scratch in the overlay work dir open at
+ * work_fd (child_mounts.c): with it there, overlayfs refuses the next
+ * mount. 0 when it is gone, or was never there.
+ */
+int at_sb_clear_marker(int work_fd);
 
 #endif

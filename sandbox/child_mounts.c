@@ -404,15 +404,22 @@ static int overlay_layers(int fs, const struct at_sb_op *op, bool by_fd)
  * scratch, costs one failed lookup. The work dir is the caller's, never
  * reachable from inside.
  */
+int at_sb_clear_marker(int work_fd)
+{
+	if ((unlinkat(work_fd, AT_SB_SCRATCH "/incompat/volatile/dirty", 0) < 0 && errno != ENOENT) ||
+	    (unlinkat(work_fd, AT_SB_SCRATCH "/incompat/volatile", AT_REMOVEDIR) < 0 &&
+	     errno != ENOENT) ||
+	    (unlinkat(work_fd, AT_SB_SCRATCH "/incompat", AT_REMOVEDIR) < 0 && errno != ENOENT))
+		return -1;
+	return 0;
+}
+
 static void clear_leftover_marker(int work_fd)
 {
 	struct stat st;
 
-	if (fstatat(work_fd, AT_SB_SCRATCH, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return;
-	(void)unlinkat(work_fd, AT_SB_SCRATCH "/incompat/volatile/dirty", 0);
-	(void)unlinkat(work_fd, AT_SB_SCRATCH "/incompat/volatile", AT_REMOVEDIR);
-	(void)unlinkat(work_fd, AT_SB_SCRATCH "/incompat", AT_REMOVEDIR);
+	if (fstatat(work_fd, AT_SB_SCRATCH, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		(void)at_sb_clear_marker(work_fd);
 }
 
 /*

@@ -456,14 +456,29 @@ static int supervise(struct run *r, const struct at_sandbox_spec *o, int rc,
 	return rc;
 }
 
+/*
+ * What overlayfs makes is known, and four removals take it: the marker,
+ * then the scratch. Anything else in it (a temporary file of a copy-up cut
+ * short) leaves it not empty, and the whole walk removes it.
+ */
 void at_sandbox_overlay_tidy(const char *work)
 {
 	struct at_error ignored = AT_ERROR_INIT;
 	char path[4096];
+	int fd;
 
-	if (work && work[0] &&
-	    snprintf(path, sizeof(path), "%s/%s", work, AT_SB_SCRATCH) < (int)sizeof(path))
-		(void)at_rmtree(path, &ignored);
+	if (!work || !work[0] ||
+	    snprintf(path, sizeof(path), "%s/%s", work, AT_SB_SCRATCH) >= (int)sizeof(path))
+		return;
+	fd = open(work, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && at_sb_clear_marker(fd) == 0 &&
+	    (unlinkat(fd, AT_SB_SCRATCH, AT_REMOVEDIR) == 0 || errno == ENOENT)) {
+		close(fd);
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
+	(void)at_rmtree(path, &ignored);
 }
 
 int at_sandbox_run(const struct at_sandbox_spec *o, struct at_run_result *res,

@@ -154,6 +154,30 @@ static void test_gitlayer__links_and_fifos_are_refused(void **state)
 	expect_head(f, AT_ECORRUPT, NULL);   /* the link hides the lower's, and is not followed */
 }
 
+/*
+ * The lower read straight when the upper has nothing of the path's first
+ * component: still no link followed on the way, no FIFO opened.
+ */
+static void test_gitlayer__lower_read_straight_follows_no_link(void **state)
+{
+	struct fixture *f = *state;
+	char p[PATH_MAX + 64], target[PATH_MAX + 64];
+
+	put(f->root, "upper", "config", "");
+	expect_head(f, 0, A);
+	snprintf(p, sizeof(p), "%s/lower/refs/heads/t", f->root);
+	unlink(p);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	expect_head(f, AT_ECORRUPT, NULL);   /* and it did not block */
+	unlink(p);
+	put(f->root, "elsewhere", "heads/t", B "\n");
+	snprintf(target, sizeof(target), "%s/elsewhere/heads", f->root);
+	snprintf(p, sizeof(p), "%s/lower/refs/heads", f->root);
+	assert_int_equal(rmdir(p), 0);
+	assert_int_equal(symlink(target, p), 0);
+	expect_head(f, 1, NULL);   /* the link is no directory: the branch is unborn */
+}
+
 static void test_gitlayer__malformed_refs(void **state)
 {
 	struct fixture *f = *state;
@@ -181,6 +205,7 @@ int main(void)
 		TEST(test_gitlayer__packed_refs_of_the_upper),
 		TEST(test_gitlayer__opaque_directory_hides_the_lower),
 		TEST(test_gitlayer__links_and_fifos_are_refused),
+		TEST(test_gitlayer__lower_read_straight_follows_no_link),
 		TEST(test_gitlayer__malformed_refs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
