@@ -1,10 +1,12 @@
 #include "app/run.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +39,7 @@ struct run {
 	struct at_limits limits;      /* the options', over the configuration's */
 	struct at_app_gitview view;  /* the task's git, when this run has it */
 	struct at_sandbox_etc *etc;  /* the sandbox's walk of /etc, begun first */
+	char etc_cache[PATH_MAX];    /* its listings' file */
 };
 
 static int64_t now_us(void)
@@ -320,6 +323,21 @@ static void import_after(struct run *run, struct at_app_run_result *res)
 	take_import(res, &imp);
 }
 
+/*
+ * The listings of /etc's last walk (sandbox.h): in the repository's state,
+ * which no sandbox can write. NULL (no cache) when its directory cannot be.
+ */
+static const char *etc_listings(struct at_repo *r, char *buf, size_t size)
+{
+	const struct at_paths *p = at_repo_paths(r);
+
+	if (at_fmt(buf, size, "%s/cache", p->state_dir) < 0 ||
+	    (mkdir(buf, 0700) < 0 && errno != EEXIST) ||
+	    at_fmt(buf, size, "%s/cache/etc.listings", p->state_dir) < 0)
+		return NULL;
+	return buf;
+}
+
 /* Everything before the sandbox: nothing runs, nothing is logged if this fails. */
 static int prepare(const struct at_app *app, const struct at_app_run_opts *o, struct run *run,
 		   struct at_app_run_result *res, struct at_error *err)
@@ -328,6 +346,10 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 	int rc;
 
 	rc = at_app_open(app, &run->r, err);
+	/* It overlaps everything up to the sandbox's spec. */
+	if (rc == 0)
+		run->etc = at_sandbox_etc_start(etc_listings(run->r, run->etc_cache,
+							     sizeof(run->etc_cache)));
 	if (rc == 0)
 		rc = at_app_resolve(app, run->r, o->name, &run->task, err);
 	/* A remover may have held the run lock meanwhile: look the task up again. */
@@ -454,8 +476,6 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 		return at_error_set(err, AT_EUSAGE, "no command to run");
 	if ((rc = check_opts(o, err)) < 0)
 		return rc;
-	/* It overlaps everything up to the sandbox's spec. */
-	run.etc = at_sandbox_etc_start();
 	rc = prepare(app, o, &run, out, err);
 	if (rc == 0)
 		rc = run_sandboxed(&run, o, out, err);

@@ -1,5 +1,6 @@
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,31 +226,50 @@ static int gc_worktree_dirs(struct at_repo *r, const struct at_task_list *l,
 	return rc;
 }
 
-/* <state>/tasks/NAME.json.tmp.PID: a record write killed before its rename. */
-static int gc_tmp_records(struct at_repo *r, struct at_report *rep,
-			  struct at_error *err)
+/*
+ * FILE.tmp.PID in dir (whose names hold marker): a write killed before its
+ * rename. <state>/tasks/NAME.json.tmp.PID, made under the task's lock; and
+ * <state>/cache's records, which a run writes under no lock of gc's: one
+ * whose process is alive is still being written.
+ */
+static int gc_tmp_files(const char *dir, const char *marker, bool live_ones, const char *what,
+			struct at_report *rep, struct at_error *err)
 {
 	struct dirent *de;
 	DIR *d;
 	int rc = 0;
 
-	d = opendir(r->paths.tasks_dir);
+	d = opendir(dir);
 	if (!d)
 		return 0;
 	while (rc == 0 && (de = readdir(d))) {
+		const char *tmp = strstr(de->d_name, marker);
 		char path[PATH_MAX];
+		long pid;
 
-		if (!strstr(de->d_name, ".json.tmp.") ||
-		    at_fmt(path, sizeof(path), "%s/%s", r->paths.tasks_dir, de->d_name) < 0)
+		if (!tmp || at_fmt(path, sizeof(path), "%s/%s", dir, de->d_name) < 0)
+			continue;
+		pid = strtol(strrchr(de->d_name, '.') + 1, NULL, 10);
+		if (live_ones && pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
 			continue;
 		if (unlink(path) < 0 && errno != ENOENT) {
 			at_error_sys(err, AT_ESYS, "cannot remove '%s'", path);
 			rc = at_report_fail(rep, err);
 		} else {
-			rc = at_report_add(rep, "removed unfinished task record '%s'", path);
+			rc = at_report_add(rep, "removed unfinished %s '%s'", what, path);
 		}
 	}
 	closedir(d);
+	return rc;
+}
+
+static int gc_tmp_records(struct at_repo *r, struct at_report *rep, struct at_error *err)
+{
+	char cache[PATH_MAX];
+	int rc = gc_tmp_files(r->paths.tasks_dir, ".json.tmp.", false, "task record", rep, err);
+
+	if (rc == 0 && at_fmt(cache, sizeof(cache), "%s/cache", r->paths.state_dir) == 0)
+		rc = gc_tmp_files(cache, ".tmp.", true, "record", rep, err);
 	return rc;
 }
 

@@ -31,11 +31,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "core/util.h"
 
 /* Deeper than anything /etc holds; a loop cannot happen (no link is followed). */
 #define ETC_DEPTH 12
 #define HIDDEN_DIR_SIZE ((uint64_t)4096)
+#define CACHE_MAX ((size_t)8 << 20)
+#define CACHE_MAGIC "agenttask etc listings 1"
+/* A directory changed this close to its listing may change again unseen (coarse clocks). */
+#define RACY_NS ((int64_t)2000000000)
 
 static bool world_readable(const struct stat *st)
 {
@@ -50,18 +57,193 @@ static bool world_readable(const struct stat *st)
  * another entry, "l/run/x" a link's target bound read-only where it is.
  */
 struct at_sandbox_etc {
+	char root[PATH_MAX];  /* "/etc"; another tree in the unit tests */
+	char *cache;          /* the listings' file; NULL: none */
 	struct at_strlist found;
 	bool failed;        /* out of memory: the spec is refused */
 	bool threaded;      /* a thread walks; joined once */
 	bool walked;        /* the walk is over */
 	bool opened;        /* and /etc was there to walk */
+	size_t listed;      /* directories listed anew, not from the cache */
 	pthread_t thread;
+};
+
+/*
+ * The listings of the last walk (at_sandbox_etc_start has the why). The
+ * file is NUL-separated records: the magic, then for each directory walked
+ * "D<dev> <ino> <mtime s> <ns> <ctime s> <ns> <racy> <path>" and its
+ * entries, "<type><name>" each (type: d, f, l, or o for any other), ended
+ * by an empty record. A file that does not parse is no cache.
+ */
+struct listing {
+	const char *path, *entries;   /* into the file's text */
+	unsigned long long dev, ino;
+	long long mtime, mtime_ns, ctime, ctime_ns;
+	int racy;
+};
+
+/* A growing byte buffer; p NULL once out of memory (failed). */
+struct buf {
+	char *p;
+	size_t len, cap;
+	bool failed;
+};
+
+struct walk {
+	struct at_sandbox_etc *e;
+	char *text;                   /* the cache file read */
+	struct listing *old;
+	size_t nold, next;            /* next: where the walk's order says to look */
+	struct buf out;               /* the new file */
+	size_t nnew;
+	bool changed;
+	int64_t start_ns;             /* CLOCK_REALTIME when the walk began */
 };
 
 static void note(struct at_sandbox_etc *e, char kind, const char *path)
 {
 	if (at_strlist_pushf(&e->found, "%c%s", kind, path) < 0)
 		e->failed = true;
+}
+
+static void put(struct buf *b, const void *p, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = (b->cap ? b->cap * 2 : 16384) + n;
+		char *q = realloc(b->p, cap);
+
+		if (!q) {
+			free(b->p);
+			*b = (struct buf){ .failed = true };
+			return;
+		}
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static bool entry_ok(const char *r)
+{
+	const char *name = r + 1;
+
+	return strchr("dflo", r[0]) && name[0] && !strchr(name, '/') && strcmp(name, ".") != 0 &&
+	       strcmp(name, "..") != 0;
+}
+
+/* The file's listings, or none: every record checked before one is used. */
+static void load(struct walk *w)
+{
+	size_t len = 0, n = 0, cap = 0;
+	char *p, *end;
+
+	if (!w->e->cache || !(w->text = at_read_file(w->e->cache, CACHE_MAX, &len)) ||
+	    len < sizeof(CACHE_MAGIC) || memcmp(w->text, CACHE_MAGIC, sizeof(CACHE_MAGIC)) != 0 ||
+	    w->text[len - 1] != '\0')
+		return;
+	for (p = w->text + sizeof(CACHE_MAGIC), end = w->text + len; p < end;) {
+		struct listing l;
+		int off = -1;
+
+		if (sscanf(p, "D%llu %llu %lld %lld %lld %lld %d %n", &l.dev, &l.ino, &l.mtime,
+			   &l.mtime_ns, &l.ctime, &l.ctime_ns, &l.racy, &off) != 7 || off < 0 ||
+		    p[off] != '/')
+			goto bad;
+		l.path = p + off;
+		for (p += strlen(p) + 1, l.entries = p; p < end && *p; p += strlen(p) + 1)
+			if (!entry_ok(p))
+				goto bad;
+		if (p >= end)
+			goto bad;
+		p++;   /* the empty record */
+		if (n == cap) {
+			struct listing *a = realloc(w->old, (cap = cap * 2 + 64) * sizeof(*a));
+
+			if (!a)
+				goto bad;
+			w->old = a;
+		}
+		w->old[n++] = l;
+	}
+	w->nold = n;
+	return;
+bad:
+	free(w->old);
+	w->old = NULL;
+	w->nold = 0;
+}
+
+static int64_t ns(long long s, long long n)
+{
+	return (int64_t)s * 1000000000 + n;
+}
+
+/*
+ * The cached entries of dir, if its listing still holds: the same
+ * directory (device and inode), unchanged since (mtime and ctime: an entry
+ * made, removed or renamed changes both, and touch cannot set a ctime), and
+ * not changed so close to its listing that a later change could keep the
+ * same times. NULL otherwise.
+ */
+static const char *cached(struct walk *w, const char *dir, const struct stat *st)
+{
+	size_t i, k;
+
+	for (k = 0; k < w->nold; k++) {
+		i = (w->next + k) % w->nold;
+		if (strcmp(w->old[i].path, dir) != 0)
+			continue;
+		w->next = i + 1;
+		if (w->old[i].racy || w->old[i].dev != (unsigned long long)st->st_dev ||
+		    w->old[i].ino != (unsigned long long)st->st_ino ||
+		    ns(w->old[i].mtime, w->old[i].mtime_ns) !=
+			    ns(st->st_mtim.tv_sec, st->st_mtim.tv_nsec) ||
+		    ns(w->old[i].ctime, w->old[i].ctime_ns) !=
+			    ns(st->st_ctim.tv_sec, st->st_ctim.tv_nsec))
+			return NULL;
+		return w->old[i].entries;
+	}
+	return NULL;
+}
+
+static char type_of(unsigned char d_type)
+{
+	return d_type == DT_DIR ? 'd' : d_type == DT_REG ? 'f' : d_type == DT_LNK ? 'l' : 'o';
+}
+
+/* dir's entries listed now, in the cache's form; NULL when it cannot be listed to the end. */
+static char *list(const char *dir)
+{
+	char buf[8192] __attribute__((aligned(8)));
+	struct buf b = { 0 };
+	ssize_t n, off;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	while ((n = getdents64(fd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n;) {
+			const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+			/* DT_UNKNOWN is 'o': stat'ed like every entry but a link below the top */
+			char t = type_of(de->d_type);
+
+			off += de->d_reclen;
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			put(&b, &t, 1);
+			put(&b, de->d_name, strlen(de->d_name) + 1);
+		}
+	}
+	close(fd);
+	put(&b, "", 1);
+	if (n < 0 || b.failed) {
+		free(b.p);
+		return NULL;
+	}
+	return b.p;
 }
 
 /* A top-level link that leads out of /etc and /usr: its target, where it points. */
@@ -77,87 +259,116 @@ static void link_target(struct at_sandbox_etc *e, const char *path)
 	note(e, 'l', real);
 }
 
-static void walk(struct at_sandbox_etc *e, int dfd, const char *dir, int depth);
+static void walk_dir(struct walk *w, const char *dir, const struct stat *st, int depth);
 
 /*
- * One entry of a directory of /etc. Most of /etc is links (alternatives,
- * ssl/certs), and below the top they are left as they are: the type that
- * getdents gives spares them the lookup of a stat. A directory is opened
- * first and judged by its descriptor, one lookup where a stat and an open
- * would be two. Those lookups were most of a run's start-up CPU.
+ * One entry of a directory of /etc, judged by its mode now, whether its
+ * directory's listing was cached or not. Most of /etc is links
+ * (alternatives, ssl/certs), and below the top they are left as they are:
+ * the type of the listing spares them a stat.
  */
-static void entry(struct at_sandbox_etc *e, int dfd, const char *dir, const char *name,
-		  unsigned char type, int depth)
+static void entry(struct walk *w, const char *dir, char type, const char *name, int depth)
 {
 	char path[PATH_MAX];
 	struct stat st;
-	int fd = -1;
 
-	if ((depth > 0 && type == DT_LNK) ||
-	    snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+	if ((depth > 0 && type == 'l') ||
+	    snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
+	    fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
-	if (type == DT_DIR)
-		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 ? fstat(fd, &st) < 0 : fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		goto out;
 	if (S_ISLNK(st.st_mode)) {
 		if (depth == 0)
-			link_target(e, path);
+			link_target(w->e, path);
 	} else if (!world_readable(&st) || (depth == 0 && strcmp(name, "gitconfig") == 0)) {
-		note(e, S_ISDIR(st.st_mode) ? 'd' : 'f', path);
+		note(w->e, S_ISDIR(st.st_mode) ? 'd' : 'f', path);
 	} else if (S_ISDIR(st.st_mode) && depth < ETC_DEPTH) {
-		if (fd < 0)
-			fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0)
-			walk(e, fd, path, depth + 1);
-		else
-			note(e, 'd', path);   /* unseen, so hidden */
-		fd = -1;   /* walk closed it */
+		walk_dir(w, path, &st, depth + 1);
 	}
-out:
-	if (fd >= 0)
-		close(fd);
 }
 
-/* Every entry of the directory open at dfd, which is closed after. */
-static void walk(struct at_sandbox_etc *e, int dfd, const char *dir, int depth)
+/* Record dir's listing in the new file, racy when it changed just before the walk. */
+static void keep(struct walk *w, const char *dir, const struct stat *st, const char *entries)
 {
-	char buf[8192] __attribute__((aligned(8)));
-	ssize_t n, off;
+	char head[PATH_MAX + 160];
+	const char *p = entries;
+	int n;
 
-	while ((n = getdents64(dfd, buf, sizeof(buf))) > 0) {
-		for (off = 0; off < n;) {
-			const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+	while (*p)
+		p += strlen(p) + 1;
+	n = snprintf(head, sizeof(head), "D%llu %llu %lld %lld %lld %lld %d %s",
+		     (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+		     (long long)st->st_mtim.tv_sec, (long long)st->st_mtim.tv_nsec,
+		     (long long)st->st_ctim.tv_sec, (long long)st->st_ctim.tv_nsec,
+		     ns(st->st_ctim.tv_sec, st->st_ctim.tv_nsec) >= w->start_ns - RACY_NS, dir);
+	if (n < 0 || n >= (int)sizeof(head))
+		return;
+	put(&w->out, head, (size_t)n + 1);
+	put(&w->out, entries, (size_t)(p - entries) + 1);
+	w->nnew++;
+}
 
-			off += de->d_reclen;
-			if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-				entry(e, dfd, dir, de->d_name, de->d_type, depth);
+/* Every entry of dir (a directory the walk may enter; st its stat). */
+static void walk_dir(struct walk *w, const char *dir, const struct stat *st, int depth)
+{
+	const char *entries = cached(w, dir, st), *p;
+	char *own = NULL;
+
+	if (!entries) {
+		if (!(entries = own = list(dir))) {
+			note(w->e, 'd', dir);   /* unseen, or not listed to the end: hidden whole */
+			return;
 		}
+		w->changed = true;
+		w->e->listed++;
 	}
-	if (n < 0)
-		note(e, 'd', dir);   /* not listed to the end: hidden whole */
-	close(dfd);
+	keep(w, dir, st, entries);
+	for (p = entries; *p; p += strlen(p) + 1)
+		entry(w, dir, p[0], p + 1, depth);
+	free(own);
 }
 
 static void *walk_etc(void *arg)
 {
 	struct at_sandbox_etc *e = arg;
-	int fd = open("/etc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct walk w = { .e = e };
+	struct timespec now;
+	struct stat st;
 
-	e->opened = fd >= 0;
-	if (fd >= 0)
-		walk(e, fd, "/etc", 0);
+	clock_gettime(CLOCK_REALTIME, &now);
+	w.start_ns = ns(now.tv_sec, now.tv_nsec);
+	load(&w);
+	put(&w.out, CACHE_MAGIC, sizeof(CACHE_MAGIC));
+	e->opened = lstat(e->root, &st) == 0 && S_ISDIR(st.st_mode);
+	if (e->opened)
+		walk_dir(&w, e->root, &st, 0);
+	if (e->cache && !w.out.failed && (w.changed || w.nnew != w.nold))
+		(void)at_write_replace(e->cache, w.out.p, w.out.len, 0600);
+	free(w.out.p);
+	free(w.old);
+	free(w.text);
 	e->walked = true;
 	return NULL;
 }
 
-struct at_sandbox_etc *at_sandbox_etc_start(void)
+struct at_sandbox_etc *at_sb_etc_start_at(const char *root, const char *cache)
 {
 	struct at_sandbox_etc *e = calloc(1, sizeof(*e));
 
-	if (e && pthread_create(&e->thread, NULL, walk_etc, e) == 0)
+	if (!e)
+		return NULL;
+	if (at_fmt(e->root, sizeof(e->root), "%s", root) < 0 ||
+	    (cache && !(e->cache = strdup(cache)))) {
+		free(e);
+		return NULL;
+	}
+	if (pthread_create(&e->thread, NULL, walk_etc, e) == 0)
 		e->threaded = true;
 	return e;
+}
+
+struct at_sandbox_etc *at_sandbox_etc_start(const char *cache)
+{
+	return at_sb_etc_start_at("/etc", cache);
 }
 
 static void join(struct at_sandbox_etc *e)
@@ -173,13 +384,24 @@ void at_sandbox_etc_free(struct at_sandbox_etc *e)
 		return;
 	join(e);
 	at_strlist_release(&e->found);
+	free(e->cache);
 	free(e);
+}
+
+const struct at_strlist *at_sb_etc_found(struct at_sandbox_etc *e, size_t *listed)
+{
+	join(e);
+	if (!e->walked)
+		walk_etc(e);
+	*listed = e->listed;
+	return &e->found;
 }
 
 /* The walk's findings as mounts: the caller's early one (joined), else one walked now. */
 void at_sb_add_etc(struct at_sandbox_spec *s)
 {
-	struct at_sandbox_etc own = { .found = AT_STRLIST_INIT }, *e = s->etc ? s->etc : &own;
+	struct at_sandbox_etc own = { .root = "/etc", .found = AT_STRLIST_INIT };
+	struct at_sandbox_etc *e = s->etc ? s->etc : &own;
 	size_t i;
 
 	join(e);

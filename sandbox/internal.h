@@ -145,6 +145,12 @@ int at_sb_identity_make(struct at_sb_identity *id);
 
 /* /etc read-only, what is not world-readable covered; a minimal /sys (etc.c). */
 void at_sb_add_etc(struct at_sandbox_spec *s);
+/*
+ * For the unit tests: a walk of another tree than /etc; what it found
+ * ("d/x", "f/x", "l/x"), and how many directories it listed anew.
+ */
+struct at_sandbox_etc *at_sb_etc_start_at(const char *root, const char *cache);
+const struct at_strlist *at_sb_etc_found(struct at_sandbox_etc *e, size_t *listed);
 void at_sb_add_sys(struct at_sandbox_spec *s);
 /* /proc files shown empty (in the sandbox; NULL-terminated). */
 extern const char *const at_sb_masked_proc[];

@@ -203,9 +203,17 @@ struct at_sandbox_spec {
  * at_sandbox_etc_free waits too, and frees it. NULL (out of memory) is
  * accepted by both: the spec then walks /etc itself. A walk whose thread
  * could not start is done when it is added.
+ *
+ * cache, when not NULL, is a file of the caller's that nothing in a
+ * sandbox can write (the repository's state): the directories' listings of
+ * the last walk. A directory whose device, inode, mtime and ctime are
+ * those of its listing, and that had not changed just before it was
+ * listed, is not listed again; every entry is still judged by its mode as
+ * it is now, so a chmod is seen at once. The file is replaced when a
+ * listing changed; a missing or unreadable one is no cache.
  */
 struct at_sandbox_etc;
-struct at_sandbox_etc *at_sandbox_etc_start(void);
+struct at_sandbox_etc *at_sandbox_etc_start(const char *cache);
 void at_sandbox_etc_free(struct at_sandbox_etc *e);
 
 /*
