@@ -23,7 +23,9 @@
 # read-only. It gets no seccomp filter (bwrap only loads a compiled one),
 # which favours it slightly. The --net rows keep the host's network on both
 # sides (agenttask --net, bwrap --share-net): the difference to the default
-# rows is the cost of the network namespace.
+# rows is the cost of the network namespace. bwrap sets no limits: the
+# --no-limits row is agenttask at bwrap's isolation (no cgroup for the run,
+# no rlimits); the default row adds the limits' cost (docs/performance.md).
 #
 # BENCH_DIR (default ${TMPDIR:-/tmp}) is where the repository, the task's
 # state and its worktree go. The task's git view is an overlay whose work
@@ -121,6 +123,7 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 hyperfine -N --warmup 20 --runs "$RUNS" --style basic --export-json "$work/result.json" \
 	-n "agenttask run" "$(q "$AT" run bench -- /bin/true)" \
 	-n "bwrap" "$(q "${b[@]}" /bin/true)" \
+	-n "agenttask run --no-limits" "$(q "$AT" run bench --no-limits -- /bin/true)" \
 	-n "agenttask run --net" "$(q "$AT" run bench --net -- /bin/true)" \
 	-n "bwrap --share-net" "$(q "${bnet[@]}" /bin/true)" \
 	-n "agenttask path" "$(q "$AT" path bench)" >&2
@@ -130,8 +133,10 @@ printf '%s\0' "$AT" run bench -- /bin/true >"$work/cmd.0"
 printf '%s\0' "${b[@]}" /bin/true >"$work/cmd.1"
 printf '%s\0' "$AT" run bench --net -- /bin/true >"$work/cmd.2"
 printf '%s\0' "${bnet[@]}" /bin/true >"$work/cmd.3"
+printf '%s\0' "$AT" run bench --no-limits -- /bin/true >"$work/cmd.4"
 python3 "$here/bench/interleave.py" "$RUNS" "agenttask run" "$work/cmd.0" "bwrap" "$work/cmd.1" \
-	"agenttask run --net" "$work/cmd.2" "bwrap --share-net" "$work/cmd.3" >"$work/interleaved.json"
+	"agenttask run --net" "$work/cmd.2" "bwrap --share-net" "$work/cmd.3" \
+	"agenttask run --no-limits" "$work/cmd.4" >"$work/interleaved.json"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --verbose: the step lines of STEP_RUNS runs, with and without --net.
@@ -161,6 +166,7 @@ def table(path, title):
     print("| Command | Mean ± σ [ms] | Median [ms] | Min [ms] | Ratio to bwrap: mean / median / min |")
     print("|:---|---:|---:|---:|---:|")
     for name, ref in [("agenttask run", "bwrap"), ("bwrap", "bwrap"),
+                      ("agenttask run --no-limits", "bwrap"),
                       ("agenttask run --net", "bwrap --share-net"),
                       ("bwrap --share-net", "bwrap --share-net"), ("agenttask path", None)]:
         if name not in runs:

@@ -41,6 +41,8 @@ int at_sb_seccomp_compile(struct sock_fprog *out, struct at_error *err);
 /* The same program with every refusal's errno replaced by errnum: for the tests. */
 int at_sb_seccomp_compile_errno(struct sock_fprog *out, int errnum, struct at_error *err);
 void at_sb_seccomp_release(struct sock_fprog *prog);
+/* seccomp_built.c: the program of at_sb_seccomp_compile as the build made it, a copy to release. */
+int at_sb_seccomp_builtin(struct sock_fprog *out, struct at_error *err);
 
 /* One row of the seccomp table, for the tests that check every row. */
 struct at_sb_seccomp_row {

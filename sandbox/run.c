@@ -184,7 +184,7 @@ static int prepare(struct run *r, const struct at_sandbox_spec *o, struct at_run
 {
 	if (at_sb_plan_build(o, &r->c.ops, &r->c.nops, err) < 0)
 		return err->code;
-	if (at_sb_seccomp_compile(&r->c.seccomp, err) < 0)
+	if (at_sb_seccomp_builtin(&r->c.seccomp, err) < 0)
 		return err->code;
 	if (at_sb_limits_prepare(o, res->mech, &r->cg, err) < 0)
 		return err->code;

@@ -42,8 +42,9 @@ static int under(int (*fn)(void), int errnum)
 	int status = -1;
 	pid_t pid;
 
+	/* errnum 0: the program every run loads, as the build made it. */
 	assert_int_equal(errnum ? at_sb_seccomp_compile_errno(&prog, errnum, &err)
-				: at_sb_seccomp_compile(&prog, &err), 0);
+				: at_sb_seccomp_builtin(&prog, &err), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -249,9 +250,25 @@ static void test_seccomp__x32_syscall_is_refused(void **state)
 #endif
 }
 
+/* The program built in is the policy's: the one libseccomp compiles from the table now. */
+static void test_seccomp__the_built_in_program_is_the_one_compiled_now(void **state)
+{
+	struct at_error err = AT_ERROR_INIT;
+	struct sock_fprog built = { 0, NULL }, now = { 0, NULL };
+
+	(void)state;
+	assert_int_equal(at_sb_seccomp_builtin(&built, &err), 0);
+	assert_int_equal(at_sb_seccomp_compile(&now, &err), 0);
+	assert_int_equal(built.len, now.len);
+	assert_memory_equal(built.filter, now.filter, now.len * sizeof(now.filter[0]));
+	at_sb_seccomp_release(&built);
+	at_sb_seccomp_release(&now);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_seccomp__the_built_in_program_is_the_one_compiled_now),
 		cmocka_unit_test(test_seccomp__every_row_of_the_table_is_refused_by_the_filter),
 		cmocka_unit_test(test_seccomp__rows_answer_eperm_and_clone3_enosys),
 		cmocka_unit_test(test_seccomp__ioctl_requests_are_matched_on_their_low_32_bits),
