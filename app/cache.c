@@ -11,14 +11,13 @@
 #include "app/internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/lock.h"
 #include "core/util.h"
 
 static int make_dir(const char *path, struct at_error *err)
@@ -36,19 +35,13 @@ static int make_dir(const char *path, struct at_error *err)
 static int lock_layers(const char *dir, struct at_app_cache *c, struct at_error *err)
 {
 	char path[PATH_MAX];
+	int rc;
 
 	if (at_fmt(path, sizeof(path), "%s/lock", dir) < 0)
 		return at_error_set(err, AT_EUSAGE, "--cache '%s': path too long", c->lower);
-	c->lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (c->lock < 0)
-		return at_error_sys(err, AT_ESYS, "cannot open '%s'", path);
-	if (flock(c->lock, LOCK_EX | LOCK_NB) == 0)
-		return 0;
-	close(c->lock);
-	c->lock = -1;
-	if (errno != EWOULDBLOCK)
-		return at_error_sys(err, AT_ESYS, "cannot lock '%s'", path);
-	c->busy = true;
+	if ((rc = at_lock_try_file(path, &c->lock, err)) < 0)
+		return rc;
+	c->busy = rc == 1;
 	return 0;
 }
 

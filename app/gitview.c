@@ -43,6 +43,7 @@
 #include "core/audit.h"
 #include "core/fs.h"
 #include "core/gitlayer.h"
+#include "core/lock.h"
 #include "core/util.h"
 #include "git/config.h"
 #include "git/import.h"
@@ -79,14 +80,7 @@ int at_app_gitview_lock(struct at_app_gitview *v, struct at_error *err)
 
 	if (at_fmt(path, sizeof(path), "%s/lock", v->dir) < 0)
 		return at_error_set(err, AT_ESYS, "path too long '%s'", v->dir);
-	v->lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (v->lock < 0)
-		return at_error_sys(err, AT_ESYS, "cannot open '%s'", path);
-	if (flock(v->lock, LOCK_EX | LOCK_NB) == 0)
-		return 0;
-	close(v->lock);
-	v->lock = -1;
-	return errno == EWOULDBLOCK ? 1 : at_error_sys(err, AT_ESYS, "cannot lock '%s'", path);
+	return at_lock_try_file(path, &v->lock, err);
 }
 
 /* The commit last agreed on: 0, 1 when none is recorded. */

@@ -49,6 +49,23 @@ int at_lock_try(const struct at_paths *p, int *fd_out, struct at_error *err)
 	return lock_take(p, fd_out, LOCK_EX | LOCK_NB, err);
 }
 
+int at_lock_try_file(const char *path, int *fd_out, struct at_error *err)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+	*fd_out = -1;
+	if (fd < 0)
+		return at_error_sys(err, AT_ESYS, "cannot open '%s'", path);
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EINTR)
+			continue;
+		close(fd);
+		return errno == EWOULDBLOCK ? 1 : at_error_sys(err, AT_ESYS, "cannot lock '%s'", path);
+	}
+	*fd_out = fd;
+	return 0;
+}
+
 void at_lock_release(int fd)
 {
 	if (fd >= 0)

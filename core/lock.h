@@ -16,6 +16,13 @@ int at_lock_acquire(const struct at_paths *p, int *fd_out, struct at_error *err)
 /* Take the lock only if free: 0 when taken, AT_EBUSY when someone holds it. */
 int at_lock_try(const struct at_paths *p, int *fd_out, struct at_error *err);
 
+/*
+ * Another lock of the same kind, on the file path (made when missing, no
+ * link followed): 0 and *fd_out when taken; 1 and *fd_out -1 when another
+ * holds it; negative on error.
+ */
+int at_lock_try_file(const char *path, int *fd_out, struct at_error *err);
+
 /* Release (close) the lock; -1 is left alone (nothing is closed, errno kept). */
 void at_lock_release(int fd);
 
