@@ -83,6 +83,7 @@ static const struct {
 	[AT_STEP_FILE] = { "file", "cannot write '/%s'" },
 	[AT_STEP_RDONLY] = { "rdonly", "cannot make '/%s' read-only" },
 	[AT_STEP_OVERLAY] = { "overlay", "cannot mount an overlay on '/%s'" },
+	[AT_STEP_CGROUP] = { "cgroup", "cannot show the run's cgroup at '/%s'" },
 	[AT_STEP_MOUNTS] = { "mounts", "cannot assemble the sandbox's root" },
 	[AT_STEP_PIVOT] = { "pivot_root", "cannot pivot_root into the new root" },
 	[AT_STEP_CHDIR] = { "chdir", "cannot change directory to '%s'" },

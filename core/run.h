@@ -131,6 +131,7 @@ enum at_run_step {
 	AT_STEP_FILE,
 	AT_STEP_RDONLY,
 	AT_STEP_OVERLAY,          /* an overlay mounted (a task-private layer over a directory) */
+	AT_STEP_CGROUP,           /* the run's own cgroup shown read-only (/sys/fs/cgroup) */
 	AT_STEP_MOUNTS,           /* timed: the new root assembled */
 	AT_STEP_PIVOT,            /* timed: pivot_root done, the old root detached */
 	AT_STEP_CHDIR,

@@ -60,6 +60,7 @@ enum at_sb_op_kind {
 	OP_DIR,                   /* a directory and its parents */
 	OP_RDONLY,                /* make the mount at target read-only */
 	OP_OVERLAY,               /* overlay: lower source, upper arg, work mode (host paths) */
+	OP_CGROUP,                /* the run's own cgroup, read-only (c->cg) */
 };
 
 enum {
@@ -102,6 +103,32 @@ struct at_sb_stdio_child {
 	int slave;                /* child: the slave, kept open by the init */
 };
 
+/*
+ * The run's own cgroup as OP_CGROUP shows it: nothing, the sandbox's cgroup
+ * namespace's cgroup2, or the run's v1 cgroups (host paths, no link on the
+ * way) bound at <target>/<name>.
+ */
+enum at_sb_cg_view { SB_CG_NONE = 0, SB_CG_V2, SB_CG_V1 };
+#define AT_SB_CG_V1_MAX 4
+
+struct at_sb_cg {
+	enum at_sb_cg_view view;
+	int n;
+	const char *dir[AT_SB_CG_V1_MAX];
+	const char *name[AT_SB_CG_V1_MAX];
+	int fd[AT_SB_CG_V1_MAX];  /* child: opened with the other sources; -1 */
+};
+
+/*
+ * What the supervisor sends on the sync pipe once it has put the init in
+ * the run's cgroup: the limits that fall back to rlimits after all, and
+ * whether the run has a cgroup of its own (a systemd scope may be refused).
+ */
+struct at_sb_sync {
+	bool rlimit[AT_LIMIT_COUNT];
+	bool own_cgroup;
+};
+
 /* Everything the child needs, prepared by the supervisor. */
 struct at_sb_child {
 	struct at_sb_op *ops;
@@ -122,6 +149,7 @@ struct at_sb_child {
 	int sync_fd;              /* read end; the supervisor holds the write end */
 	bool wait_sync;           /* wait for the final rlimit[]: we have been put in the cgroup */
 	bool hold;                /* after the exit report, keep the cgroup until sync_fd's EOF */
+	struct at_sb_cg cg;       /* what OP_CGROUP shows */
 	int report_fd;            /* write end of the report pipe */
 	int out_fd, err_fd;       /* capture pipes' write ends, or -1 */
 	struct at_sb_stdio_child stdio;

@@ -143,6 +143,7 @@ static size_t str_len(const char *s)
  * forgets it (see attach).
  */
 struct build {
+	const struct at_sb_cg *cg;  /* what OP_CGROUP shows */
 	int rootfd;
 	int dir_fd;
 	size_t dir_len;
@@ -215,10 +216,26 @@ static int attach(struct build *b, int mnt, const struct at_sb_op *op)
 	return rc;
 }
 
+/* A clone of the mount tree at src, given attrs before it is attached at op's target. */
+static int clone_attach(struct build *b, int src, unsigned int attrs, const struct at_sb_op *op)
+{
+	struct mount_attr attr = { .attr_set = attrs };
+	int tree, rc;
+
+	tree = open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	if (tree < 0)
+		return -1;
+	rc = mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr));
+	if (rc == 0)
+		rc = attach(b, tree, op);
+	close(tree);
+	return rc;
+}
+
 static int do_bind(struct build *b, struct at_sb_op *op)
 {
-	struct mount_attr attr = { 0 };
-	int src = op->src_fd, tree, rc;
+	unsigned int attrs = MOUNT_ATTR_NOSUID;
+	int src = op->src_fd, rc;
 
 	if (op->flags & OPF_INROOT) {
 		src = walk(b->rootfd, op->source, str_len(op->source), false);
@@ -227,19 +244,12 @@ static int do_bind(struct build *b, struct at_sb_op *op)
 	}
 	if (src < 0)
 		return -1;
-	tree = open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	attrs |= (op->flags & OPF_DEV) ? MOUNT_ATTR_NOEXEC : MOUNT_ATTR_NODEV;
+	if (op->flags & OPF_RO)
+		attrs |= MOUNT_ATTR_RDONLY;
+	rc = clone_attach(b, src, attrs, op);
 	if (op->flags & OPF_INROOT)
 		close(src);
-	if (tree < 0)
-		return -1;
-	attr.attr_set = MOUNT_ATTR_NOSUID;
-	attr.attr_set |= (op->flags & OPF_DEV) ? MOUNT_ATTR_NOEXEC : MOUNT_ATTR_NODEV;
-	if (op->flags & OPF_RO)
-		attr.attr_set |= MOUNT_ATTR_RDONLY;
-	rc = mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr));
-	if (rc == 0)
-		rc = attach(b, tree, op);
-	close(tree);
 	return rc;
 }
 
@@ -280,6 +290,48 @@ static int do_newfs(struct build *b, const struct at_sb_op *op, const char *type
 out:
 	close(fs);
 	return rc;
+}
+
+#define CG_ATTRS (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)
+
+/*
+ * The run's own cgroup, read-only (sandbox.h, AT_MOUNT_CGROUP). v2: a
+ * cgroup2 instance of the sandbox's cgroup namespace, made after the init
+ * joined the run's cgroup, so its root is that cgroup and no parent is
+ * reachable; no option is given (nsdelegate is the host's to set). v1: the
+ * run's directory of each controller, opened with the other sources, bound
+ * at <target>/<controller>.
+ */
+static int do_cgroup(struct build *b, const struct at_sb_op *op)
+{
+	struct at_sb_op sub = *op;
+	char target[PATH_MAX];
+	size_t tlen = str_len(op->target), nlen;
+	int fs, i, rc;
+
+	if (b->cg->view == SB_CG_V2) {
+		fs = fsopen("cgroup2", FSOPEN_CLOEXEC);
+		if (fs < 0)
+			return -1;
+		rc = create_and_attach(b, fs, op, CG_ATTRS);
+		close(fs);
+		return rc;
+	}
+	for (i = 0; b->cg->view == SB_CG_V1 && i < b->cg->n; i++) {
+		nlen = str_len(b->cg->name[i]);
+		if (tlen + 1 + nlen >= sizeof(target)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(target, op->target, tlen);
+		target[tlen] = '/';
+		memcpy(target + tlen + 1, b->cg->name[i], nlen + 1);
+		sub.target = target;
+		sub.flags = 0;
+		if (clone_attach(b, b->cg->fd[i], CG_ATTRS, &sub) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 static int do_symlink(struct build *b, const struct at_sb_op *op)
@@ -493,6 +545,9 @@ static int do_op(struct build *b, struct at_sb_op *op, int *step)
 	case OP_OVERLAY:
 		*step = AT_STEP_OVERLAY;
 		return do_overlay(b, op);
+	case OP_CGROUP:
+		*step = AT_STEP_CGROUP;
+		return do_cgroup(b, op);
 	}
 	errno = EINVAL;
 	return -1;
@@ -552,6 +607,33 @@ static int open_overlay(int host, struct at_sb_op *op, const char **what)
 	return 0;
 }
 
+/* The run's v1 cgroups (OP_CGROUP), opened once however many ops show them. */
+static int open_cgroups(int host, struct at_sb_cg *cg, const char **what)
+{
+	int k;
+
+	for (k = 0; cg->view == SB_CG_V1 && k < cg->n; k++) {
+		if (cg->fd[k] >= 0)
+			continue;
+		*what = cg->dir[k];
+		cg->fd[k] = walk(host, cg->dir[k] + 1, str_len(cg->dir[k] + 1), false);
+		if (cg->fd[k] < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void close_cgroups(struct at_sb_cg *cg)
+{
+	int k;
+
+	for (k = 0; k < cg->n; k++) {
+		if (cg->fd[k] >= 0)
+			close(cg->fd[k]);
+		cg->fd[k] = -1;
+	}
+}
+
 /* Every source is opened before anything is mounted over anything. */
 static int open_sources(struct at_sb_child *c, const char **what)
 {
@@ -563,6 +645,11 @@ static int open_sources(struct at_sb_child *c, const char **what)
 	for (i = 0; i < c->nops; i++) {
 		struct at_sb_op *op = &c->ops[i];
 
+		if (op->kind == OP_CGROUP && open_cgroups(host, &c->cg, what) < 0) {
+			c->failed_op = (int)i;
+			close(host);
+			return -1;
+		}
 		if (op->kind == OP_OVERLAY && open_overlay(host, op, what) < 0) {
 			c->failed_op = (int)i;
 			close(host);
@@ -597,6 +684,7 @@ int at_sb_mounts_build(struct at_sb_child *c, int *step, const char **what)
 		return -1;
 
 	*step = AT_STEP_ROOT;
+	b.cg = &c->cg;
 	b.rootfd = make_root();
 	b.dir_fd = -1;
 	b.dir_len = 0;
@@ -608,6 +696,7 @@ int at_sb_mounts_build(struct at_sb_child *c, int *step, const char **what)
 		*what = (op->kind == OP_BIND && !(op->flags & OPF_INROOT)) ? op->source : op->target;
 		if (do_op(&b, op, step) < 0) {
 			c->failed_op = (int)i;
+			close_cgroups(&c->cg);
 			if (b.dir_fd >= 0)
 				close(b.dir_fd);
 			close(b.rootfd);
@@ -628,6 +717,7 @@ int at_sb_mounts_build(struct at_sb_child *c, int *step, const char **what)
 	}
 	if (b.dir_fd >= 0)
 		close(b.dir_fd);
+	close_cgroups(&c->cg);
 	*what = NULL;
 	return b.rootfd;
 }

@@ -88,16 +88,22 @@ static int write_idmaps(const struct at_sb_child *c, const char **what)
  * over: POLLHUP (or EOF) means it died before our death signal was armed,
  * and nobody would ever kill us. With a cgroup to join, wait for its
  * message: written once the supervisor has moved us in, it says which
- * limits fall back to rlimits after all.
+ * limits fall back to rlimits after all, and whether we have a cgroup of
+ * our own to show (struct at_sb_sync).
  */
 static int check_supervisor(struct at_sb_child *c)
 {
 	struct pollfd pfd = { .fd = c->sync_fd, .events = POLLIN };
+	struct at_sb_sync msg;
 
 	errno = 0;
 	if (c->wait_sync) {
-		if (read(c->sync_fd, c->rlimit, sizeof(c->rlimit)) == (ssize_t)sizeof(c->rlimit))
+		if (read(c->sync_fd, &msg, sizeof(msg)) == (ssize_t)sizeof(msg)) {
+			memcpy(c->rlimit, msg.rlimit, sizeof(c->rlimit));
+			if (!msg.own_cgroup)
+				c->cg.view = SB_CG_NONE;
 			return 0;
+		}
 	} else if (poll(&pfd, 1, 0) >= 0 && !(pfd.revents & (POLLHUP | POLLERR))) {
 		return 0;
 	}

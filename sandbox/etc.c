@@ -19,7 +19,9 @@
  *
  * /sys: an empty read-only tmpfs with the CPU and memory topology only
  * (devices/system/cpu, memory and node), for lscpu, nproc and runtimes sizing
- * their thread pools; no device tree, no firmware, no kernel knobs.
+ * their thread pools; no device tree, no firmware, no kernel knobs; and at
+ * /sys/fs/cgroup the run's own cgroup, read-only, where it has one
+ * (AT_MOUNT_CGROUP), for runtimes that read their memory and CPU limits.
  */
 #include "sandbox/internal.h"
 
@@ -440,5 +442,7 @@ void at_sb_add_sys(struct at_sandbox_spec *s)
 	at_sandbox_tmpfs(s, "/sys", HIDDEN_DIR_SIZE, 0755);
 	for (i = 0; i < sizeof(topology) / sizeof(topology[0]); i++)
 		at_sandbox_bind(s, topology[i], topology[i], AT_MOUNT_RO | AT_MOUNT_OPTIONAL);
+	/* Before /sys is read-only: its mount point is made in the tmpfs. */
+	at_sandbox_cgroup(s, "/sys/fs/cgroup");
 	at_sandbox_remount_ro(s, "/sys");
 }

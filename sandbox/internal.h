@@ -86,6 +86,8 @@ struct at_sb_cgroup {
 	bool collected;
 	int64_t oom_kills, pids_refused;  /* -1: unknown */
 	unsigned int seq;             /* this process's run number, for unique names */
+	/* v1: what OP_CGROUP shows (at_sb_limits_view): each dir resolved, its controller */
+	char view_dir[4][512], view_name[4][16];
 	char why_not[256];            /* why the systemd scope was not had, for --verbose */
 };
 int at_sb_limits_prepare(const struct at_sandbox_spec *s, enum at_limit_mech *mech,
@@ -104,6 +106,13 @@ int at_sb_limits_attach(struct at_sb_cgroup *cg, const struct at_sandbox_spec *s
 			enum at_limit_mech *mech, int sync_fd, struct at_error *err);
 /* The OOM kills and refused forks; while the init still holds the cgroup. */
 void at_sb_limits_collect(struct at_sb_cgroup *cg);
+/*
+ * What OP_CGROUP will show of the run's cgroup (child.h), after
+ * at_sb_limits_prepare: v2 for a cgroup of our own or a systemd scope to be
+ * (the init is told over the sync pipe when it is refused), v1 the run's
+ * dirs, resolved (a hierarchy may be a link: cpu -> cpu,cpuacct).
+ */
+void at_sb_limits_view(struct at_sb_cgroup *cg, struct at_sb_cg *view);
 void at_sb_limits_release(struct at_sb_cgroup *cg);
 /* Why the run was stopped (res->stop; an OOM kill makes it 137). */
 void at_sb_limits_result(struct at_sb_cgroup *cg, const struct at_sandbox_spec *s,

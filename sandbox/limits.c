@@ -33,6 +33,7 @@
 #include "sandbox/internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <fcntl.h>
@@ -327,14 +328,16 @@ static int move_in(struct at_sb_cgroup *cg, const struct at_sandbox_spec *o, int
 int at_sb_limits_attach(struct at_sb_cgroup *cg, const struct at_sandbox_spec *o, int pid,
 			enum at_limit_mech *mech, int sync_fd, struct at_error *err)
 {
-	bool rl[AT_LIMIT_COUNT];
+	struct at_sb_sync msg;
 	int i;
 
 	if (move_in(cg, o, pid, mech, err) < 0)
 		return err->code;
+	memset(&msg, 0, sizeof(msg));
 	for (i = 0; i < AT_LIMIT_COUNT; i++)
-		rl[i] = mech[i] == AT_MECH_RLIMIT;
-	if (write(sync_fd, rl, sizeof(rl)) != (ssize_t)sizeof(rl))
+		msg.rlimit[i] = mech[i] == AT_MECH_RLIMIT;
+	msg.own_cgroup = cg->tree != AT_MECH_NONE;
+	if (write(sync_fd, &msg, sizeof(msg)) != (ssize_t)sizeof(msg))
 		return at_error_sys(err, AT_ESANDBOX, "cannot start the sandbox");
 	return 0;
 }
@@ -359,6 +362,34 @@ void at_sb_limits_collect(struct at_sb_cgroup *cg)
 		    at_fmt(path, sizeof(path), "%s/pids.events", cg->dirs[i]) == 0)
 			cg->pids_refused = at_sb_cg_key(path, "max");
 	}
+}
+
+void at_sb_limits_view(struct at_sb_cgroup *cg, struct at_sb_cg *v)
+{
+	char real[PATH_MAX];
+	int i;
+
+	memset(v, 0, sizeof(*v));
+	for (i = 0; i < AT_SB_CG_V1_MAX; i++)
+		v->fd[i] = -1;
+	if (cg->tree == AT_MECH_CGROUP_V2 || cg->tree == AT_MECH_SYSTEMD) {
+		v->view = SB_CG_V2;
+		return;
+	}
+	for (i = 0; cg->tree == AT_MECH_CGROUP_V1 && i < cg->ndirs && v->n < AT_SB_CG_V1_MAX; i++) {
+		const char *ctl = cg->dirs[i] + strlen(CGROUP_ROOT "/");
+		size_t n = strcspn(ctl, "/");
+
+		if (n == 0 || n >= sizeof(cg->view_name[0]) || !realpath(cg->dirs[i], real) ||
+		    at_fmt(cg->view_dir[v->n], sizeof(cg->view_dir[0]), "%s", real) < 0)
+			continue;
+		memcpy(cg->view_name[v->n], ctl, n);
+		cg->view_name[v->n][n] = '\0';
+		v->dir[v->n] = cg->view_dir[v->n];
+		v->name[v->n] = cg->view_name[v->n];
+		v->n++;
+	}
+	v->view = v->n ? SB_CG_V1 : SB_CG_NONE;
 }
 
 void at_sb_limits_release(struct at_sb_cgroup *cg)

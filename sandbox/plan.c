@@ -345,6 +345,9 @@ static int plan_one(struct plan *p, const struct at_sandbox_spec *s, size_t i,
 		return 0;
 	case AT_MOUNT_OVERLAY:
 		return plan_overlay(p, s, m, err);
+	case AT_MOUNT_CGROUP:
+		plan_add(p, OP_CGROUP, m->dest, 0);
+		return 0;
 	}
 	return at_error_set(err, AT_ESANDBOX, "unknown mount operation %d at '%s'", (int)m->kind,
 			    m->dest);

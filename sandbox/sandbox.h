@@ -25,6 +25,9 @@
  *                           random, cmdline, keys, key-users empty
  *   /dev                    null zero full random urandom tty, devpts, shm,
  *                           fd links
+ *   /sys                    CPU and memory topology, read-only (etc.c), and
+ *                           at /sys/fs/cgroup the run's own cgroup, read-only,
+ *                           where it has one (AT_MOUNT_CGROUP)
  *
  * The root is made read-only after the last operation. Namespaces: user,
  * mount, pid, ipc, uts, cgroup, and net (loopback only) unless share_net.
@@ -97,6 +100,17 @@ enum at_mount_kind {
 	 * does not know is refused, never ignored.
 	 */
 	AT_MOUNT_OVERLAY,
+	/*
+	 * The run's own cgroup at dest, read-only (nosuid, nodev, noexec), so
+	 * that a runtime sizing itself (a JVM, Go, `cat memory.max`) sees the
+	 * run's limits: on cgroup v2 a cgroup2 mount of the sandbox's cgroup
+	 * namespace, whose root is the run's cgroup; on cgroup v1 the run's
+	 * cgroup of each controller it has (memory, pids, cpu) bound at
+	 * dest/<controller>. Nothing at all where the run has no cgroup of its
+	 * own (its limits are rlimits): the cgroup agenttask was started in
+	 * holds other processes, and its limits are not the run's.
+	 */
+	AT_MOUNT_CGROUP,
 };
 
 enum {
@@ -256,6 +270,8 @@ int at_sandbox_remount_ro(struct at_sandbox_spec *s, const char *dest);
 /* An overlay of the host directory lower at dest, changes going to upper (see above). */
 int at_sandbox_overlay(struct at_sandbox_spec *s, const char *lower, const char *upper,
 		       const char *work, const char *dest);
+/* The run's own cgroup, read-only, at dest (see AT_MOUNT_CGROUP). */
+int at_sandbox_cgroup(struct at_sandbox_spec *s, const char *dest);
 
 /* Mark a host path protected, or a path below a protected one excepted (see above). */
 int at_sandbox_protect(struct at_sandbox_spec *s, const char *path);

@@ -171,6 +171,11 @@ int at_sandbox_remount_ro(struct at_sandbox_spec *s, const char *dest)
 	return add(s, AT_MOUNT_REMOUNT_RO, dest, 0) ? 0 : -1;
 }
 
+int at_sandbox_cgroup(struct at_sandbox_spec *s, const char *dest)
+{
+	return add(s, AT_MOUNT_CGROUP, dest, 0) ? 0 : -1;
+}
+
 int at_sandbox_protect(struct at_sandbox_spec *s, const char *path)
 {
 	return at_strlist_push(&s->protect, path) < 0 ? fail(s) : 0;

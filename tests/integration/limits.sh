@@ -357,6 +357,80 @@ test_a_delegated_subtree_is_used_directly() {
 	assert_contains "$errout" "out of memory" "reported"
 }
 
+# ---- the run's cgroup, as runtimes read it ----
+
+test_the_runs_cgroup_is_shown_read_only() {
+	# What: a runtime sizing itself (a JVM, Go, python) reads
+	# /sys/fs/cgroup; the attacker inside tries to raise memory.max, move
+	# itself (cgroup.procs), enable controllers (cgroup.subtree_control),
+	# make a cgroup, reach a parent cgroup, mount a cgroup file system of
+	# its own. Must: the run's own limits are what it reads (memory.max is
+	# --memory, pids.max --pids + 1 for the init, cpu.max --cpus), its
+	# cgroup is the namespace's root ("0::/"), every write fails and the
+	# limit stays; without a cgroup of the run's own, /sys/fs/cgroup is
+	# absent (the cgroup agenttask runs in is not the run's).
+	lt_task
+	if ! cgroup; then
+		lrun --memory 300M -- sh -c 'ls -A /sys/fs/cgroup 2>&1; echo "[$(ls -A /sys/fs)]"'
+		assert_contains "$out" "No such file or directory" "no cgroup shown"
+		assert_contains "$out" "[]" "nothing in /sys/fs"
+		return 0
+	fi
+	local attack='
+		try() { if sh -c "$1" 2>/dev/null; then echo "WROTE: $1"; else echo "refused: $1"; fi; }
+		try "echo 1 > $M"
+		try "echo \$\$ > $C/cgroup.procs"
+		try "mkdir $C/escape"
+		try "echo 0 > $C/../cgroup.procs"
+		try "mkdir -p /tmp/cg && mount -t cgroup2 none /tmp/cg"
+		try "mount -o remount,rw $C"
+		echo "after: $(cat $M)"'
+	if $V2; then
+		lrun --memory 300M --pids 77 --cpus 1 -- sh -c '
+			echo "memory.max $(cat /sys/fs/cgroup/memory.max)"
+			echo "pids.max $(cat /sys/fs/cgroup/pids.max)"
+			echo "cpu.max $(cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo none)"
+			echo "python $(python3 -c "print(int(open(\"/sys/fs/cgroup/memory.max\").read()))")"
+			echo "self $(cat /proc/self/cgroup)"
+			echo "mount $(grep " /sys/fs/cgroup " /proc/self/mountinfo | cut -d" " -f6,9)"
+			M=/sys/fs/cgroup/memory.max C=/sys/fs/cgroup
+			try() { if sh -c "$1" 2>/dev/null; then echo "WROTE: $1"; else echo "refused: $1"; fi; }
+			try "echo +memory > $C/cgroup.subtree_control"
+			'"$attack"
+		assert_eq "$rc" 0 "run"
+		assert_contains "$out" "memory.max 314572800" "memory.max is --memory"
+		assert_contains "$out" "python 314572800" "python reads it"
+		assert_contains "$out" "pids.max 78" "pids.max: --pids and the init"
+		grep -q "cpu.max none" <<<"$out" || assert_contains "$out" "cpu.max 100000 100000" "cpu.max is --cpus"
+		assert_contains "$out" "self 0::/" "the run's cgroup is the namespace's root"
+		assert_contains "$out" "mount ro,nosuid,nodev,noexec,relatime cgroup2" "cgroup2, read-only"
+	else
+		lrun --memory 300M --pids 77 -- sh -c '
+			echo "memory $(cat /sys/fs/cgroup/memory/memory.limit_in_bytes)"
+			echo "pids.max $(cat /sys/fs/cgroup/pids/pids.max)"
+			echo "python $(python3 -c "print(int(open(\"/sys/fs/cgroup/memory/memory.limit_in_bytes\").read()))")"
+			echo "self $(grep :memory: /proc/self/cgroup)"
+			echo "mount $(grep " /sys/fs/cgroup/memory " /proc/self/mountinfo | cut -d" " -f4,6,9)"
+			M=/sys/fs/cgroup/memory/memory.limit_in_bytes C=/sys/fs/cgroup/memory
+			'"$attack"
+		assert_eq "$rc" 0 "run"
+		assert_contains "$out" "memory 314572800" "memory.limit_in_bytes is --memory"
+		assert_contains "$out" "python 314572800" "python reads it"
+		assert_contains "$out" "pids.max 78" "pids.max: --pids and the init"
+		assert_contains "$out" "self 4:memory:/" "the run's cgroup is the namespace's root"
+		assert_contains "$out" "mount / ro,nosuid,nodev,noexec,relatime cgroup" "the run's cgroup, read-only"
+	fi
+	if grep -q "WROTE" <<<"$out"; then
+		fail "a write inside succeeded: $(grep WROTE <<<"$out")"
+	fi
+	assert_contains "$out" "after: 314572800" "the limit is unchanged"
+	[ "$(grep -c '^refused' <<<"$out")" -ge 6 ] || fail "not every attack ran: $out"
+	if command -v java >/dev/null; then
+		lrun --memory 300M -- java -XshowSettings:system -version
+		assert_contains "$errout$out" "Memory Limit: 300.00M" "a JVM sees the run's memory"
+	fi
+}
+
 test_file_size_and_cpu_reasons() {
 	# What: a file over --file-size, a spin over --cpu. Must: SIGXFSZ (153)
 	# with reason file-size; SIGXCPU or SIGKILL with reason cpu.
