@@ -234,6 +234,23 @@ static void test_plan__data_files_and_optional_sources(void **state)
 	at_sb_plan_free(ops, n);
 }
 
+/* The run's cgroup: one op at its place, filled in by the child from what the limits made. */
+static void test_plan__cgroup_is_one_op_at_its_place(void **state)
+{
+	struct tree *t = *state;
+	struct at_error err = AT_ERROR_INIT;
+	struct at_sb_op *ops = NULL;
+	size_t n = 0;
+
+	at_sandbox_cgroup(&t->s, "/sys/fs/cgroup");
+	assert_int_equal(at_sb_plan_build(&t->s, &ops, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(ops[0].kind, OP_CGROUP);
+	assert_string_equal(ops[0].target, "sys/fs/cgroup");
+	assert_null(ops[0].source);
+	at_sb_plan_free(ops, n);
+}
+
 /*
  * An overlay's upper and work dirs are written from inside: a caller that
  * puts them in the common dir (not excepted), or over it, is refused.
@@ -293,6 +310,7 @@ int main(void)
 		TEST(test_plan__unknown_operation_is_refused_not_ignored),
 		TEST(test_plan__data_files_and_optional_sources),
 		TEST(test_plan__overlay_layers_follow_the_protection),
+		TEST(test_plan__cgroup_is_one_op_at_its_place),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
