@@ -392,7 +392,7 @@ test_the_runs_cgroup_is_shown_read_only() {
 			echo "cpu.max $(cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo none)"
 			echo "python $(python3 -c "print(int(open(\"/sys/fs/cgroup/memory.max\").read()))")"
 			echo "self $(cat /proc/self/cgroup)"
-			echo "mount $(grep " /sys/fs/cgroup " /proc/self/mountinfo | cut -d" " -f6,9)"
+			echo "mount $(grep " /sys/fs/cgroup " /proc/self/mountinfo | cut -d" " -f6,8)"
 			M=/sys/fs/cgroup/memory.max C=/sys/fs/cgroup
 			try() { if sh -c "$1" 2>/dev/null; then echo "WROTE: $1"; else echo "refused: $1"; fi; }
 			try "echo +memory > $C/cgroup.subtree_control"
@@ -410,7 +410,7 @@ test_the_runs_cgroup_is_shown_read_only() {
 			echo "pids.max $(cat /sys/fs/cgroup/pids/pids.max)"
 			echo "python $(python3 -c "print(int(open(\"/sys/fs/cgroup/memory/memory.limit_in_bytes\").read()))")"
 			echo "self $(grep :memory: /proc/self/cgroup)"
-			echo "mount $(grep " /sys/fs/cgroup/memory " /proc/self/mountinfo | cut -d" " -f4,6,9)"
+			echo "mount $(grep " /sys/fs/cgroup/memory " /proc/self/mountinfo | cut -d" " -f4,6,8)"
 			M=/sys/fs/cgroup/memory/memory.limit_in_bytes C=/sys/fs/cgroup/memory
 			'"$attack"
 		assert_eq "$rc" 0 "run"
