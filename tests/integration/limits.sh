@@ -361,7 +361,8 @@ test_a_delegated_subtree_is_used_directly() {
 
 test_the_runs_cgroup_is_shown_read_only() {
 	# What: a runtime sizing itself (a JVM, Go, python) reads
-	# /sys/fs/cgroup; the attacker inside tries to raise memory.max, move
+	# /sys/fs/cgroup; the attacker inside tries to lift memory.max (to
+	# max; on v1 memsw first, which memory.limit_in_bytes may not pass), move
 	# itself (cgroup.procs), enable controllers (cgroup.subtree_control),
 	# make a cgroup, reach a parent cgroup, mount a cgroup file system of
 	# its own. Must: the run's own limits are what it reads (memory.max is
@@ -378,9 +379,10 @@ test_the_runs_cgroup_is_shown_read_only() {
 	fi
 	local attack='
 		try() { if sh -c "$1" 2>/dev/null; then echo "WROTE: $1"; else echo "refused: $1"; fi; }
-		try "echo 1 > $M"
+		try "$RAISE"
 		try "echo \$\$ > $C/cgroup.procs"
 		try "mkdir $C/escape"
+		rmdir $C/escape 2>/dev/null   # made only when broken: else it would keep the cgroup of the run
 		try "echo 0 > $C/../cgroup.procs"
 		try "mkdir -p /tmp/cg && mount -t cgroup2 none /tmp/cg"
 		try "mount -o remount,rw $C"
@@ -393,7 +395,7 @@ test_the_runs_cgroup_is_shown_read_only() {
 			echo "python $(python3 -c "print(int(open(\"/sys/fs/cgroup/memory.max\").read()))")"
 			echo "self $(cat /proc/self/cgroup)"
 			echo "mount $(grep " /sys/fs/cgroup " /proc/self/mountinfo | cut -d" " -f6,8)"
-			M=/sys/fs/cgroup/memory.max C=/sys/fs/cgroup
+			M=/sys/fs/cgroup/memory.max C=/sys/fs/cgroup RAISE="echo max > /sys/fs/cgroup/memory.max"
 			try() { if sh -c "$1" 2>/dev/null; then echo "WROTE: $1"; else echo "refused: $1"; fi; }
 			try "echo +memory > $C/cgroup.subtree_control"
 			'"$attack"
@@ -412,6 +414,7 @@ test_the_runs_cgroup_is_shown_read_only() {
 			echo "self $(grep :memory: /proc/self/cgroup)"
 			echo "mount $(grep " /sys/fs/cgroup/memory " /proc/self/mountinfo | cut -d" " -f4,6,8)"
 			M=/sys/fs/cgroup/memory/memory.limit_in_bytes C=/sys/fs/cgroup/memory
+			RAISE="echo -1 > $C/memory.memsw.limit_in_bytes && echo -1 > $M"
 			'"$attack"
 		assert_eq "$rc" 0 "run"
 		assert_contains "$out" "memory 314572800" "memory.limit_in_bytes is --memory"
