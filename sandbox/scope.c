@@ -27,8 +27,10 @@
  */
 #include "sandbox/internal.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +352,56 @@ static int wait_moved(int pid, const char *name, char *dir, size_t size, struct 
 	return 0;
 }
 
+/*
+ * The scopes that killed agenttasks left, beside ours (dir: our scope's
+ * cgroup). Where a user manager asks the system manager to move the init
+ * in, the scope's cgroup exists before the init is in it; an agenttask
+ * killed then takes its init with it before the move, the cgroup is never
+ * populated, systemd never hears it become empty, and the scope stays
+ * active until the user's manager stops (seen after a fork bomb, when the
+ * managers were slow). So each agenttask-run-PID-N.scope whose PID is gone
+ * and whose cgroup holds no process is stopped; no job is waited for. A
+ * scope with a process in it is never touched: stopping it would kill.
+ */
+static void sweep_dead(struct at_sb_scope *s, const char *dir)
+{
+	static const char prefix[] = "agenttask-run-", suffix[] = ".scope";
+	char parent[400], path[700];
+	const char *slash = strrchr(dir, '/');
+	struct dirent *e;
+	DIR *d;
+
+	if (!slash || (size_t)(slash - dir) >= sizeof(parent))
+		return;
+	memcpy(parent, dir, (size_t)(slash - dir));
+	parent[slash - dir] = '\0';
+	d = opendir(parent);
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		size_t n = strlen(e->d_name);
+		sd_bus_error err = SD_BUS_ERROR_NULL;
+		char *end;
+		long pid;
+
+		if (e->d_type != DT_DIR || strncmp(e->d_name, prefix, sizeof(prefix) - 1) != 0 ||
+		    n < sizeof(prefix) + sizeof(suffix) ||
+		    strcmp(e->d_name + n - (sizeof(suffix) - 1), suffix) != 0)
+			continue;
+		pid = strtol(e->d_name + sizeof(prefix) - 1, &end, 10);
+		if (pid <= 0 || *end != '-' || pid == (long)getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (at_fmt(path, sizeof(path), "%s/%s/cgroup.events", parent, e->d_name) < 0 ||
+		    at_sb_cg_key(path, "populated") != 0)
+			continue;
+		(void)s->f.call_method(s->bus, SD_DEST, SD_PATH, SD_MANAGER, "StopUnit", &err, NULL,
+				       "ss", e->d_name, "replace");
+		s->f.error_free(&err);
+	}
+	closedir(d);
+}
+
 int at_sb_scope_start(struct at_sb_scope *s, int pid, const uint64_t *limits, const bool *want,
 		      char *dir, size_t size, struct at_error *err)
 {
@@ -373,6 +425,8 @@ int at_sb_scope_start(struct at_sb_scope *s, int pid, const uint64_t *limits, co
 	}
 	if (rc == 0)
 		rc = wait_moved(pid, name, dir, size, err);
+	if (rc == 0)
+		sweep_dead(s, dir);
 	s->f.message_unref(reply);
 	s->f.slot_unref(slot);
 	return rc < 0 ? -1 : 0;

@@ -62,6 +62,22 @@ run_cgroups_left() {
 	dead_run_cgroups
 }
 
+# left_why DIR...: what holds each left cgroup, for the failure's message:
+# its processes, its events, and the scope's state as its manager sees it.
+left_why() {
+	local d mgr=--user
+	[ "$ME" = 0 ] && mgr=--system
+	for d in "$@"; do
+		echo "$d: procs [$(tr '\n' ' ' <"$d/cgroup.procs" 2>&1)]" \
+			"events [$(tr '\n' ' ' <"$d/cgroup.events" 2>&1)]" \
+			"children [$(find "$d" -mindepth 1 -maxdepth 1 -type d -printf '%f ' 2>&1)]"
+		ps -o pid=,ppid=,stat=,wchan:20=,args= -p "$(paste -sd, "$d/cgroup.procs" 2>/dev/null)" 2>/dev/null
+		case "$d" in
+		*.scope) systemctl $mgr show -p ActiveState,SubState,Result "${d##*/}" 2>&1 | tr '\n' ' ' ;;
+		esac
+	done
+}
+
 dead_run_cgroups() {
 	local d pid
 	for d in $(run_cgroups); do
@@ -153,7 +169,9 @@ test_a_fork_bomb_is_contained_without_any_flag() {
 		lrun --json --timeout $limit -- sh -c 'exec 2>/dev/null; b() { b | b & }; b; sleep 3; exit 3'
 		assert_eq "$(json_get "$out" 'j["exit_code"], j["reason"]')" "(3, 'pids')" "reason pids"
 	fi
-	[ -z "$(run_cgroups_left)" ] || fail "cgroups left: $(run_cgroups_left)"
+	local left
+	left=$(run_cgroups_left)
+	[ -z "$left" ] || fail "cgroups left: $(left_why $left)"
 }
 
 # bomb_sampled TIMEOUT: the bomb in the background; the most tasks its
@@ -298,7 +316,7 @@ test_the_runs_cgroup_is_removed_afterwards() {
 	sleep 0.5
 	local left
 	left=$(run_cgroups_left)
-	[ -z "$left" ] || fail "left behind: $left"
+	[ -z "$left" ] || fail "left behind: $(left_why $left)"
 	if [ "$MECH" = systemd-scope ]; then
 		local mgr=--user
 		[ "$ME" = 0 ] && mgr=--system
@@ -333,7 +351,7 @@ test_a_killed_runs_cgroup_is_removed_by_the_next_run() {
 	# That run's sweep, not doctor's (run_cgroups_left): the one under test.
 	local left
 	left=$(dead_run_cgroups)
-	[ -z "$left" ] || fail "left behind: $left"
+	[ -z "$left" ] || fail "left behind: $(left_why $left)"
 }
 
 test_a_delegated_subtree_is_used_directly() {

@@ -14,6 +14,9 @@ mkdir -p "$R"
 chmod 755 "$R"
 say() { echo "agenttask-vm: $*" >/dev/ttyS0; }
 
+# A narrowed run (run.sh's AT_VM_WHO, AT_VM_ONLY): one identity, some tests.
+WHO=$(cat "$W/who" 2>/dev/null)
+ONLY=$(cat "$W/only" 2>/dev/null)
 TIME_SCALE=$(sed -n 's/.*agenttask.time_scale=\([0-9]*\).*/\1/p' /proc/cmdline)
 if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then cg="cgroup v2"; else cg="cgroup v1"; fi
 say "kernel $(uname -r), $cg, user manager: $(systemctl is-active user@1000.service)"
@@ -22,14 +25,17 @@ say "kernel $(uname -r), $cg, user manager: $(systemctl is-active user@1000.serv
 # run_suite NAME SCRIPT WHO: one suite as one identity; a line in the summary.
 run_suite() {
 	local name=$1 script=$2 who=$3 log=$R/$1.$3.log rc t0=$SECONDS
+	[ -z "$WHO" ] || [ "$WHO" = "$who" ] || return 0
 	# Software emulation is some 20 times slower: timing-based tests wait longer.
 	local envs="CI=true AGENTTASK=$W/bin/agenttask LC_ALL=C.UTF-8 AT_TEST_TIME_SCALE=${TIME_SCALE:-1} AT_TEST_TIMES=1"
+	# Quoted for the shell that su and bash -c start (a regex holds | and the like).
+	[ -z "$ONLY" ] || envs="$envs AT_ONLY=$(printf %q "$ONLY")"
 	say "running the $name suite as $who"
 	# stdin from /dev/null, never the list of suites this loop reads: run
 	# hands a command a pipe for a file given as stdin and reads the file
 	# ahead (docs/security.md), which would take the rest of the list.
 	if [ "$who" = root ]; then
-		(cd /root && env HOME=/root $envs bash "$W/tests/$script") </dev/null >"$log" 2>&1
+		bash -c "cd /root && env HOME=/root $envs bash '$W/tests/$script'" </dev/null >"$log" 2>&1
 	else
 		su -l "$who" -c "cd ~ && env $envs bash '$W/tests/$script'" </dev/null >"$log" 2>&1
 	fi

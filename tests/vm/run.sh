@@ -11,6 +11,10 @@
 #
 # KVM when it works here (a probe boot), else software emulation (TCG);
 # AT_VM_ACCEL=kvm or tcg forces one. AT_VM_TIMEOUT bounds the run (seconds).
+# For a quick loop while developing: AT_VM_SUITES="limits" runs only the
+# suites named, AT_VM_WHO=tester or root only one identity, and AT_VM_ONLY=REGEX
+# only the tests whose names match (lib.sh's AT_ONLY). A run narrowed so is
+# no verdict on the whole: its summary says so.
 set -euo pipefail
 build=$(realpath "${1:-build}")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,7 +33,15 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/disk/bin" "$work/disk/tests"
 cp "$bin" "$work/disk/bin/agenttask"
 cp "$top"/tests/integration/*.sh "$work/disk/tests/"
-cp "$here/guest.sh" "$here/suites" "$work/disk/"
+cp "$here/guest.sh" "$work/disk/"
+if [ -n "${AT_VM_SUITES:-}" ]; then
+	grep -E "^($(echo "$AT_VM_SUITES" | tr ' ,' '||'))[[:space:]]" "$here/suites" >"$work/disk/suites" ||
+		{ echo "check-vm: no suite named '$AT_VM_SUITES' in tests/vm/suites" >&2; exit 2; }
+else
+	cp "$here/suites" "$work/disk/"
+fi
+printf '%s\n' "${AT_VM_WHO:-}" >"$work/disk/who"
+printf '%s\n' "${AT_VM_ONLY:-}" >"$work/disk/only"
 chmod -R a+rX "$work/disk"
 truncate -s 512M "$work/work.img"
 mkfs.ext4 -q -E root_owner=0:0 -d "$work/disk" "$work/work.img"
@@ -87,9 +99,14 @@ if [ -f "$build/vm/results/summary" ]; then
 		[ "$status" = 0 ] || failed=1
 	done <"$build/vm/results/summary"
 fi
-if [ "$seen" != $((expected * 2)) ]; then
-	echo "check-vm: $seen of $((expected * 2)) suite runs reported" >&2
+per=2
+[ -z "${AT_VM_WHO:-}" ] || per=1
+if [ "$seen" != $((expected * per)) ]; then
+	echo "check-vm: $seen of $((expected * per)) suite runs reported" >&2
 	failed=1
+fi
+if [ -n "${AT_VM_SUITES:-}${AT_VM_WHO:-}${AT_VM_ONLY:-}" ]; then
+	echo "check-vm: a narrowed run (suites '${AT_VM_SUITES:-all}', who '${AT_VM_WHO:-both}', tests '${AT_VM_ONLY:-all}'): not the whole check"
 fi
 for f in "$build/vm/results"/*.log; do
 	case "$f" in */console.log | */journal.log) continue ;; esac
