@@ -349,9 +349,38 @@ test_a_killed_runs_cgroup_is_removed_by_the_next_run() {
 	lrun -- true
 	assert_eq "$rc" 0 "the next run"
 	# That run's sweep, not doctor's (run_cgroups_left): the one under test.
+	# A scope it stopped goes once systemd's job ends: given a moment.
 	local left
+	n=$((20 * SCALE))
+	while [ -n "$(dead_run_cgroups)" ] && [ $n -gt 0 ]; do
+		n=$((n - 1))
+		sleep 0.1
+	done
 	left=$(dead_run_cgroups)
 	[ -z "$left" ] || fail "left behind: $(left_why $left)"
+}
+
+test_a_live_runs_cgroup_survives_another_runs_sweep() {
+	# What: a run starts while another run of the same user sleeps. Must:
+	# the new run's sweep of dead runs' cgroups (and, under systemd, of
+	# their scopes) leaves the live run's alone: its command goes on, in
+	# the same cgroup.
+	cgroup || { echo "no cgroup here"; return 0; }
+	lt_task
+	"$AT" -C repo run t1 -- sh -c "sleep 30; echo live-$ME-$$" >live.out 2>&1 &
+	local pid=$! n=100 cg
+	while [ -z "$(run_cgroups | grep -e "-$pid-" -e "agenttask-$pid-")" ] && [ $n -gt 0 ]; do
+		n=$((n - 1))
+		sleep 0.1
+	done
+	[ $n -gt 0 ] || fail "no cgroup for the run"
+	cg=$(run_cgroups | grep -e "-$pid-" -e "agenttask-$pid-" | head -1)
+	lrun -- true
+	assert_eq "$rc" 0 "the other run"
+	[ -d "$cg" ] || fail "the live run's cgroup was removed: $cg"
+	pgrep -f "sleep 30" >/dev/null || fail "the live run's command is gone"
+	kill $pid
+	wait $pid 2>/dev/null || true
 }
 
 test_a_delegated_subtree_is_used_directly() {
