@@ -24,8 +24,10 @@
 # which favours it slightly. The --net rows keep the host's network on both
 # sides (agenttask --net, bwrap --share-net): the difference to the default
 # rows is the cost of the network namespace. bwrap sets no limits: the
-# --no-limits row is agenttask at bwrap's isolation (no cgroup for the run,
-# no rlimits); the default row adds the limits' cost (docs/performance.md).
+# --no-limits row is agenttask without them (no cgroup for the run, no
+# rlimits), and the "git read-only" row without the writable git view too,
+# which bwrap 0.8 cannot give (below): agenttask at exactly bwrap's
+# isolation. The default row adds the limits' cost (docs/performance.md).
 #
 # BENCH_DIR (default ${TMPDIR:-/tmp}) is where the repository, the task's
 # state and its worktree go. The task's git view is an overlay whose work
@@ -115,6 +117,18 @@ bnet=("${b[0]}" --share-net "${b[@]:1}")
 "${b[@]}" /bin/true || { echo "bench/sandbox.sh: bwrap cannot run here" >&2; exit 1; }
 cd "$work/repo"
 "$AT" run bench -- /bin/true || { echo "bench/sandbox.sh: agenttask run fails here" >&2; exit 1; }
+# agenttask at exactly bwrap's isolation: no limits, and git read-only as
+# bwrap shows it. A second task whose git view a long run holds: its other
+# runs get git read-only (with a warning), so the difference to the
+# --no-limits row is what the writable git view costs.
+"$AT" new held >/dev/null
+"$AT" run held -- sleep 100000 >/dev/null 2>&1 &
+held_pid=$!
+trap 'kill $held_pid 2>/dev/null; wait $held_pid 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 100); do
+	"$AT" run held --no-limits -- /bin/true 2>&1 | grep -q "git is read-only" && break
+	sleep 0.05
+done
 echo "mounts inside: agenttask $("$AT" run bench -- cat /proc/self/mountinfo | wc -l)," \
 	"bwrap $("${b[@]}" /bin/cat /proc/self/mountinfo | wc -l)"
 
@@ -124,6 +138,7 @@ hyperfine -N --warmup 20 --runs "$RUNS" --style basic --export-json "$work/resul
 	-n "agenttask run" "$(q "$AT" run bench -- /bin/true)" \
 	-n "bwrap" "$(q "${b[@]}" /bin/true)" \
 	-n "agenttask run --no-limits" "$(q "$AT" run bench --no-limits -- /bin/true)" \
+	-n "agenttask run --no-limits, git read-only" "$(q "$AT" run held --no-limits -- /bin/true)" \
 	-n "agenttask run --net" "$(q "$AT" run bench --net -- /bin/true)" \
 	-n "bwrap --share-net" "$(q "${bnet[@]}" /bin/true)" \
 	-n "agenttask path" "$(q "$AT" path bench)" >&2
@@ -134,9 +149,11 @@ printf '%s\0' "${b[@]}" /bin/true >"$work/cmd.1"
 printf '%s\0' "$AT" run bench --net -- /bin/true >"$work/cmd.2"
 printf '%s\0' "${bnet[@]}" /bin/true >"$work/cmd.3"
 printf '%s\0' "$AT" run bench --no-limits -- /bin/true >"$work/cmd.4"
+printf '%s\0' "$AT" run held --no-limits -- /bin/true >"$work/cmd.5"
 python3 "$here/bench/interleave.py" "$RUNS" "agenttask run" "$work/cmd.0" "bwrap" "$work/cmd.1" \
 	"agenttask run --net" "$work/cmd.2" "bwrap --share-net" "$work/cmd.3" \
-	"agenttask run --no-limits" "$work/cmd.4" >"$work/interleaved.json"
+	"agenttask run --no-limits" "$work/cmd.4" \
+	"agenttask run --no-limits, git read-only" "$work/cmd.5" >"$work/interleaved.json"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --verbose: the step lines of STEP_RUNS runs, with and without --net.
@@ -167,6 +184,7 @@ def table(path, title):
     print("|:---|---:|---:|---:|---:|")
     for name, ref in [("agenttask run", "bwrap"), ("bwrap", "bwrap"),
                       ("agenttask run --no-limits", "bwrap"),
+                      ("agenttask run --no-limits, git read-only", "bwrap"),
                       ("agenttask run --net", "bwrap --share-net"),
                       ("bwrap --share-net", "bwrap --share-net"), ("agenttask path", None)]:
         if name not in runs:
