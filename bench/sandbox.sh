@@ -124,11 +124,13 @@ cd "$work/repo"
 "$AT" new held >/dev/null
 "$AT" run held -- sleep 100000 >/dev/null 2>&1 &
 held_pid=$!
-trap 'kill $held_pid 2>/dev/null; wait $held_pid 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $held_pid 2>/dev/null; wait $held_pid 2>/dev/null || true; rm -rf "$work"' EXIT
+held_ro=false
 for _ in $(seq 100); do
-	"$AT" run held --no-limits -- /bin/true 2>&1 | grep -q "git is read-only" && break
+	"$AT" run held --no-limits -- /bin/true 2>&1 | grep -q "git is read-only" && { held_ro=true; break; }
 	sleep 0.05
 done
+$held_ro || { echo "bench/sandbox.sh: the held task's runs never got git read-only" >&2; exit 1; }
 echo "mounts inside: agenttask $("$AT" run bench -- cat /proc/self/mountinfo | wc -l)," \
 	"bwrap $("${b[@]}" /bin/cat /proc/self/mountinfo | wc -l)"
 

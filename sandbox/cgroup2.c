@@ -207,25 +207,32 @@ int at_sb_cg2_delegated(struct at_sb_scope *sd, const bool *want, char *dir, siz
 	return mkdir(dir, 0755);
 }
 
-void at_sb_cg_sweep(const char *base, const char *prefix)
+bool at_sb_cg_orphan(const struct dirent *e, const char *prefix)
 {
 	size_t n = strlen(prefix);
+	char *end;
+	long pid;
+
+	if (e->d_type != DT_DIR || strncmp(e->d_name, prefix, n) != 0)
+		return false;
+	pid = strtol(e->d_name + n, &end, 10);
+	if (pid <= 0 || *end != '-' || pid == (long)getpid())
+		return false;
+	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+void at_sb_cg_sweep(const char *base, const char *prefix)
+{
 	struct dirent *e;
 	DIR *d = opendir(base);
 
 	if (!d)
 		return;
 	while ((e = readdir(d)) != NULL) {
-		char path[768], *end;
-		long pid;
+		char path[768];
 
-		if (e->d_type != DT_DIR || strncmp(e->d_name, prefix, n) != 0)
-			continue;
-		pid = strtol(e->d_name + n, &end, 10);
-		if (pid <= 0 || *end != '-' || pid == (long)getpid())
-			continue;
 		/* Its agenttask is gone (killed before it could clean up); rmdir fails if in use. */
-		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH &&
+		if (at_sb_cg_orphan(e, prefix) &&
 		    at_fmt(path, sizeof(path), "%s/%s", base, e->d_name) == 0)
 			rmdir(path);
 	}

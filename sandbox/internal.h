@@ -118,6 +118,9 @@ void at_sb_limits_release(struct at_sb_cgroup *cg);
 void at_sb_limits_result(struct at_sb_cgroup *cg, const struct at_sandbox_spec *s,
 			 struct at_run_result *res);
 /* Remove the empty cgroups PREFIX<pid>-... in base whose agenttask (pid) is gone. */
+/* A directory PREFIX<pid>-... of an agenttask (not this one) that is gone. */
+struct dirent;
+bool at_sb_cg_orphan(const struct dirent *e, const char *prefix);
 void at_sb_cg_sweep(const char *base, const char *prefix);
 
 /* cgroup2.c: the unified hierarchy. */

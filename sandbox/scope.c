@@ -30,7 +30,6 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,16 +380,9 @@ static void sweep_dead(struct at_sb_scope *s, const char *dir)
 	while ((e = readdir(d)) != NULL) {
 		size_t n = strlen(e->d_name);
 		sd_bus_error err = SD_BUS_ERROR_NULL;
-		char *end;
-		long pid;
 
-		if (e->d_type != DT_DIR || strncmp(e->d_name, prefix, sizeof(prefix) - 1) != 0 ||
-		    n < sizeof(prefix) + sizeof(suffix) ||
-		    strcmp(e->d_name + n - (sizeof(suffix) - 1), suffix) != 0)
-			continue;
-		pid = strtol(e->d_name + sizeof(prefix) - 1, &end, 10);
-		if (pid <= 0 || *end != '-' || pid == (long)getpid() ||
-		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (n < sizeof(suffix) || strcmp(e->d_name + n - (sizeof(suffix) - 1), suffix) != 0 ||
+		    !at_sb_cg_orphan(e, prefix))
 			continue;
 		if (at_fmt(path, sizeof(path), "%s/%s/cgroup.events", parent, e->d_name) < 0 ||
 		    at_sb_cg_key(path, "populated") != 0)

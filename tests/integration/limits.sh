@@ -78,6 +78,19 @@ left_why() {
 	done
 }
 
+# run_cgroup_of PID: the cgroup of the run whose agenttask is PID, once it
+# appears (up to 10 s); fails the test if it does not.
+run_cgroup_of() {
+	local n=100 cg
+	while cg=$(run_cgroups | grep -e "-$1-" -e "agenttask-$1-" | head -1) && [ -z "$cg" ] &&
+		[ $n -gt 0 ]; do
+		n=$((n - 1))
+		sleep 0.1
+	done
+	[ -n "$cg" ] || fail "no cgroup for the run"
+	echo "$cg"
+}
+
 dead_run_cgroups() {
 	local d pid
 	for d in $(run_cgroups); do
@@ -332,12 +345,8 @@ test_a_killed_runs_cgroup_is_removed_by_the_next_run() {
 	cgroup || { echo "no cgroup here"; return 0; }
 	lt_task
 	"$AT" -C repo run t1 -- sleep 60 >/dev/null 2>&1 &
-	local pid=$! n=100
-	while [ -z "$(run_cgroups | grep -e "-$pid-" -e "agenttask-$pid-")" ] && [ $n -gt 0 ]; do
-		n=$((n - 1))
-		sleep 0.1
-	done
-	[ $n -gt 0 ] || fail "no cgroup for the run"
+	local pid=$! n
+	run_cgroup_of $pid >/dev/null || return 1
 	kill -9 $pid
 	wait $pid 2>/dev/null || true
 	n=100
@@ -368,13 +377,8 @@ test_a_live_runs_cgroup_survives_another_runs_sweep() {
 	cgroup || { echo "no cgroup here"; return 0; }
 	lt_task
 	"$AT" -C repo run t1 -- sh -c "sleep 30; echo live-$ME-$$" >live.out 2>&1 &
-	local pid=$! n=100 cg
-	while [ -z "$(run_cgroups | grep -e "-$pid-" -e "agenttask-$pid-")" ] && [ $n -gt 0 ]; do
-		n=$((n - 1))
-		sleep 0.1
-	done
-	[ $n -gt 0 ] || fail "no cgroup for the run"
-	cg=$(run_cgroups | grep -e "-$pid-" -e "agenttask-$pid-" | head -1)
+	local pid=$! cg
+	cg=$(run_cgroup_of $pid) || return 1
 	lrun -- true
 	assert_eq "$rc" 0 "the other run"
 	[ -d "$cg" ] || fail "the live run's cgroup was removed: $cg"
