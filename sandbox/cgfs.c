@@ -5,9 +5,11 @@
  */
 #include "sandbox/internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,4 +89,36 @@ int at_sb_cg2_of(int pid, char *buf, size_t size)
 	}
 	errno = ENOENT;
 	return -1;
+}
+
+bool at_sb_cg_orphan(const struct dirent *e, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	char *end;
+	long pid;
+
+	if (e->d_type != DT_DIR || strncmp(e->d_name, prefix, n) != 0)
+		return false;
+	pid = strtol(e->d_name + n, &end, 10);
+	if (pid <= 0 || *end != '-' || pid == (long)getpid())
+		return false;
+	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+void at_sb_cg_sweep(const char *base, const char *prefix)
+{
+	struct dirent *e;
+	DIR *d = opendir(base);
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char path[768];
+
+		/* Its agenttask is gone (killed before it could clean up); rmdir fails if in use. */
+		if (at_sb_cg_orphan(e, prefix) &&
+		    at_fmt(path, sizeof(path), "%s/%s", base, e->d_name) == 0)
+			rmdir(path);
+	}
+	closedir(d);
 }

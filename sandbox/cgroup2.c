@@ -19,9 +19,7 @@
  */
 #include "sandbox/internal.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <stdio.h>
@@ -205,38 +203,6 @@ int at_sb_cg2_delegated(struct at_sb_scope *sd, const bool *want, char *dir, siz
 		   (long)(ts.tv_nsec / 1000)) < 0)
 		return -1;
 	return mkdir(dir, 0755);
-}
-
-bool at_sb_cg_orphan(const struct dirent *e, const char *prefix)
-{
-	size_t n = strlen(prefix);
-	char *end;
-	long pid;
-
-	if (e->d_type != DT_DIR || strncmp(e->d_name, prefix, n) != 0)
-		return false;
-	pid = strtol(e->d_name + n, &end, 10);
-	if (pid <= 0 || *end != '-' || pid == (long)getpid())
-		return false;
-	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
-}
-
-void at_sb_cg_sweep(const char *base, const char *prefix)
-{
-	struct dirent *e;
-	DIR *d = opendir(base);
-
-	if (!d)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		char path[768];
-
-		/* Its agenttask is gone (killed before it could clean up); rmdir fails if in use. */
-		if (at_sb_cg_orphan(e, prefix) &&
-		    at_fmt(path, sizeof(path), "%s/%s", base, e->d_name) == 0)
-			rmdir(path);
-	}
-	closedir(d);
 }
 
 int at_sb_cg2_write_limits(const char *dir, const uint64_t *limits, bool *want)

@@ -65,6 +65,11 @@ int64_t at_sb_cg_key(const char *path, const char *key);
 bool at_sb_cg2_unified(void);
 /* The cgroup of pid ("/user.slice/..."), from the "0::" line of /proc/PID/cgroup. */
 int at_sb_cg2_of(int pid, char *buf, size_t size);
+/* A directory PREFIX<pid>-... of an agenttask (not this one) that is gone. */
+struct dirent;
+bool at_sb_cg_orphan(const struct dirent *e, const char *prefix);
+/* Remove the empty cgroups PREFIX<pid>-... in base whose agenttask (pid) is gone. */
+void at_sb_cg_sweep(const char *base, const char *prefix);
 
 /* limits.c */
 
@@ -117,11 +122,6 @@ void at_sb_limits_release(struct at_sb_cgroup *cg);
 /* Why the run was stopped (res->stop; an OOM kill makes it 137). */
 void at_sb_limits_result(struct at_sb_cgroup *cg, const struct at_sandbox_spec *s,
 			 struct at_run_result *res);
-/* Remove the empty cgroups PREFIX<pid>-... in base whose agenttask (pid) is gone. */
-/* A directory PREFIX<pid>-... of an agenttask (not this one) that is gone. */
-struct dirent;
-bool at_sb_cg_orphan(const struct dirent *e, const char *prefix);
-void at_sb_cg_sweep(const char *base, const char *prefix);
 
 /* cgroup2.c: the unified hierarchy. */
 /*
