@@ -29,6 +29,11 @@
 # which bwrap 0.8 cannot give (below): agenttask at exactly bwrap's
 # isolation. The default row adds the limits' cost (docs/performance.md).
 #
+# BWRAP (default bwrap) is the bubblewrap to measure against. One with
+# --overlay (0.9 or later) also gets the line "bwrap, git under an overlay",
+# at the writable git view's isolation, and `run --no-limits` is compared
+# with it as well.
+#
 # BENCH_DIR (default ${TMPDIR:-/tmp}) is where the repository, the task's
 # state and its worktree go. The task's git view is an overlay whose work
 # dir is ext4 metadata there: see bench/gitview.sh for why the development
@@ -36,9 +41,12 @@
 #
 # hyperfine runs each command's runs in one block: on a loaded machine the
 # load moves between blocks and can favour either side by 30% or more. So the
-# four sandbox commands are then timed again interleaved (one run of each per
+# sandbox commands are then timed again interleaved (one run of each per
 # round, the order reversed every other round); the script prints the load
-# average, and the median and minimum next to the mean.
+# average, and the median and minimum next to the mean. Back-to-back runs
+# flatter whatever a run just before left warm, so a third table times
+# PACE_ROUNDS rounds (default RUNS/4) with a pause of PACE_GAP seconds
+# (default 0.2) before each run, as an agent's commands come.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,7 +55,8 @@ RUNS=${2:-300}
 STEP_RUNS=${3:-100}
 
 [ -x "$AT" ] || { echo "bench/sandbox.sh: no agenttask binary at '$AT'" >&2; exit 2; }
-for tool in bwrap hyperfine python3 git; do
+BWRAP=$(command -v "${BWRAP:-bwrap}") || { echo "bench/sandbox.sh: '${BWRAP:-bwrap}' is needed" >&2; exit 2; }
+for tool in hyperfine python3 git; do
 	command -v "$tool" >/dev/null || { echo "bench/sandbox.sh: '$tool' is needed" >&2; exit 2; }
 done
 
@@ -62,7 +71,7 @@ COMMON=$(realpath "$(git -C "$work/repo" rev-parse --absolute-git-dir)")
 printf '[core]\n\trepositoryformatversion = 0\n\tbare = false\n' >"$work/config"
 
 # The bwrap command line, mirroring sandbox/mounts.c's plan.
-b=(bwrap --unshare-all --unshare-user --hostname agenttask --die-with-parent --new-session
+b=("$BWRAP" --unshare-all --unshare-user --hostname agenttask --die-with-parent --new-session
 	--cap-drop ALL --clearenv --setenv PATH /usr/local/bin:/usr/bin:/bin
 	--setenv HOME /home/sandbox)
 for d in usr bin sbin lib lib64 lib32 libx32; do
@@ -102,19 +111,33 @@ for d in cpu memory node; do
 	[ -d "/sys/devices/system/$d" ] && b+=(--ro-bind "/sys/devices/system/$d" "/sys/devices/system/$d")
 done
 b+=(--remount-ro /sys)
-# The task's git: agenttask mounts the common dir under an overlay with the
-# task's upper (app/gitview.c). Debian 12's bwrap (0.8) has no overlay
-# (--overlay came in 0.9): it gets the common dir read-only with the
-# sanitized config bound over it, as before git worked inside, which spares
-# it the overlay's cost (about 0.5 ms). Then the lasting home and the worktree.
+# The lasting home, then the task's git: agenttask mounts the common dir
+# under an overlay with the task's upper (app/gitview.c), in which its
+# sanitized config is. Debian 12's bwrap (0.8) has no overlay (--overlay
+# came in 0.9): its line gets the common dir read-only with the sanitized
+# config bound over it, as before git worked inside, which spares it the
+# overlay's cost (about 0.4 ms). A bwrap with --overlay (BWRAP) also gets the
+# line "bwrap, git under an overlay": the common dir under an overlay whose
+# upper holds that config, the writable git view's isolation. Then the
+# worktree.
 mkdir -p "$work/home"
 b+=(--tmpfs /tmp --bind "$work/home" /home/sandbox --dev /dev --tmpfs /dev/shm --remount-ro /dev
-	--proc /proc --ro-bind "$COMMON" "$COMMON" --ro-bind "$work/config" "$COMMON/config"
-	--tmpfs "$COMMON/agenttask" --bind "$WT" "$WT" --ro-bind "$WT/.git" "$WT/.git"
+	--proc /proc)
+tail=(--tmpfs "$COMMON/agenttask" --bind "$WT" "$WT" --ro-bind "$WT/.git" "$WT/.git"
 	--remount-ro "$COMMON/agenttask" --remount-ro / --chdir "$WT")
+bov=()
+if "$BWRAP" --help 2>&1 | grep -q -- '--overlay '; then
+	mkdir -p "$work/upper" "$work/owork"
+	cp "$work/config" "$work/upper/config"
+	bov=("${b[@]}" --overlay-src "$COMMON" --overlay "$work/upper" "$work/owork" "$COMMON"
+		"${tail[@]}")
+fi
+b+=(--ro-bind "$COMMON" "$COMMON" --ro-bind "$work/config" "$COMMON/config" "${tail[@]}")
 bnet=("${b[0]}" --share-net "${b[@]:1}")
 
 "${b[@]}" /bin/true || { echo "bench/sandbox.sh: bwrap cannot run here" >&2; exit 1; }
+[ ${#bov[@]} -eq 0 ] || "${bov[@]}" /bin/sh -c "echo x >'$COMMON/probe'" ||
+	{ echo "bench/sandbox.sh: bwrap's overlay cannot run here" >&2; exit 1; }
 cd "$work/repo"
 "$AT" run bench -- /bin/true || { echo "bench/sandbox.sh: agenttask run fails here" >&2; exit 1; }
 # agenttask at exactly bwrap's isolation: no limits, and git read-only as
@@ -143,7 +166,8 @@ hyperfine -N --warmup 20 --runs "$RUNS" --style basic --export-json "$work/resul
 	-n "agenttask run --no-limits, git read-only" "$(q "$AT" run held --no-limits -- /bin/true)" \
 	-n "agenttask run --net" "$(q "$AT" run bench --net -- /bin/true)" \
 	-n "bwrap --share-net" "$(q "${bnet[@]}" /bin/true)" \
-	-n "agenttask path" "$(q "$AT" path bench)" >&2
+	-n "agenttask path" "$(q "$AT" path bench)" \
+	${bov[0]+-n "bwrap, git under an overlay" "$(q "${bov[@]}" /bin/true)"} >&2
 
 # The same, interleaved; each command line NUL-separated in a file.
 printf '%s\0' "$AT" run bench -- /bin/true >"$work/cmd.0"
@@ -152,10 +176,18 @@ printf '%s\0' "$AT" run bench --net -- /bin/true >"$work/cmd.2"
 printf '%s\0' "${bnet[@]}" /bin/true >"$work/cmd.3"
 printf '%s\0' "$AT" run bench --no-limits -- /bin/true >"$work/cmd.4"
 printf '%s\0' "$AT" run held --no-limits -- /bin/true >"$work/cmd.5"
+[ ${#bov[@]} -eq 0 ] || printf '%s\0' "${bov[@]}" /bin/true >"$work/cmd.6"
 python3 "$here/bench/interleave.py" "$RUNS" "agenttask run" "$work/cmd.0" "bwrap" "$work/cmd.1" \
 	"agenttask run --net" "$work/cmd.2" "bwrap --share-net" "$work/cmd.3" \
 	"agenttask run --no-limits" "$work/cmd.4" \
-	"agenttask run --no-limits, git read-only" "$work/cmd.5" >"$work/interleaved.json"
+	"agenttask run --no-limits, git read-only" "$work/cmd.5" \
+	${bov[0]+"bwrap, git under an overlay" "$work/cmd.6"} >"$work/interleaved.json"
+PACE_GAP=${PACE_GAP:-0.2}
+INTERLEAVE_GAP=$PACE_GAP python3 "$here/bench/interleave.py" "${PACE_ROUNDS:-$((RUNS / 4))}" \
+	"agenttask run" "$work/cmd.0" "bwrap" "$work/cmd.1" \
+	"agenttask run --no-limits" "$work/cmd.4" \
+	"agenttask run --no-limits, git read-only" "$work/cmd.5" \
+	${bov[0]+"bwrap, git under an overlay" "$work/cmd.6"} >"$work/paced.json"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --verbose: the step lines of STEP_RUNS runs, with and without --net.
@@ -168,10 +200,10 @@ for mode in default --net; do
 done >"$work/steps.txt"
 
 python3 - "$work/result.json" "$work/interleaved.json" "$work/steps.txt" "$load_before" \
-	"$load_after" <<'EOF'
+	"$load_after" "$work/paced.json" "$PACE_GAP" <<'EOF'
 import json, os, platform, re, statistics, sys
 
-result, interleaved, steps, load_before, load_after = sys.argv[1:6]
+result, interleaved, steps, load_before, load_after, paced, gap = sys.argv[1:8]
 
 def table(path, title):
     runs = {r["command"]: sorted(t * 1000 for t in r["times"])
@@ -182,26 +214,31 @@ def table(path, title):
         return statistics.mean(t), statistics.stdev(t), statistics.median(t), t[0]
 
     print("\n%s, %d runs each:\n" % (title, len(runs["bwrap"])))
-    print("| Command | Mean ± σ [ms] | Median [ms] | Min [ms] | Ratio to bwrap: mean / median / min |")
+    print("| Command | Mean ± σ [ms] | Median [ms] | Min [ms] | Ratio (to bwrap unless named): mean / median / min |")
     print("|:---|---:|---:|---:|---:|")
     for name, ref in [("agenttask run", "bwrap"), ("bwrap", "bwrap"),
                       ("agenttask run --no-limits", "bwrap"),
                       ("agenttask run --no-limits, git read-only", "bwrap"),
                       ("agenttask run --net", "bwrap --share-net"),
-                      ("bwrap --share-net", "bwrap --share-net"), ("agenttask path", None)]:
-        if name not in runs:
+                      ("bwrap --share-net", "bwrap --share-net"), ("agenttask path", None),
+                      ("bwrap, git under an overlay", "bwrap"),
+                      ("agenttask run --no-limits", "bwrap, git under an overlay")]:
+        if name not in runs or (ref and ref not in runs):
             continue
         m, sd, med, lo = stats(name)
         ratio = "—"
         if ref:
             rm, _, rmed, rlo = stats(ref)
             ratio = "%.2f / %.2f / %.2f" % (m / rm, med / rmed, lo / rlo)
+        if ref not in (None, "bwrap", "bwrap --share-net"):
+            ratio += " (to `%s`)" % ref
         print("| `%s` | %.2f ± %.2f | %.2f | %.2f | %s |" % (name, m, sd, med, lo, ratio))
 
 print("\nLinux %s, %d CPUs; load average %s before, %s after."
       % (platform.release(), os.cpu_count() or 0, load_before, load_after))
 table(result, "hyperfine (one block of runs per command)")
 table(interleaved, "Interleaved (one run of each per round)")
+table(paced, "At an agent's pace (interleaved, %s s before each run)" % gap)
 
 # "default agenttask: step mounts 1.234 ms after clone", "... resolved in 0.5 ms (...)".
 vals = {}

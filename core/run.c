@@ -65,6 +65,7 @@ static const struct {
 } steps[AT_STEP_COUNT] = {
 	[AT_STEP_NONE] = { "none", "sandbox setup failed" },
 	[AT_STEP_CLONE] = { "clone", "cannot create the sandbox's namespaces" },
+	[AT_STEP_JOIN] = { "join", "cannot move the sandbox into '%s'" },
 	[AT_STEP_SYNC] = { "sync", "cannot start the sandbox" },
 	[AT_STEP_IDMAP] = { "idmap+cgroup", "cannot write the sandbox's %s" },
 	[AT_STEP_CGROUPNS] = { "cgroupns", "cannot create the cgroup namespace" },

@@ -113,6 +113,7 @@ enum at_run_tty {
 enum at_run_step {
 	AT_STEP_NONE = 0,
 	AT_STEP_CLONE,            /* timed: clone() of the namespaces returned in the child */
+	AT_STEP_JOIN,             /* cgroup v1: the init moved itself into the run's cgroups */
 	AT_STEP_SYNC,             /* the supervisor alive (and the cgroup joined) */
 	AT_STEP_IDMAP,            /* timed: uid/gid maps written */
 	AT_STEP_CGROUPNS,

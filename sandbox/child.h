@@ -120,6 +120,21 @@ struct at_sb_cg {
 };
 
 /*
+ * cgroup v1: the run's cgroups, which the init moves itself into before
+ * anything else, by writing "0" to each one's tasks file, opened by the
+ * supervisor (the kernel checks the opener's credentials). A thread moving
+ * itself takes no global lock; the supervisor writing the init's pid to
+ * cgroup.procs takes cgroup_threadgroup_rwsem for writing, and that waits
+ * for an RCU grace period unless another move came just before: several
+ * ms, at every run of an agent's pace (docs/performance.md).
+ */
+struct at_sb_join {
+	int n;
+	int fd[AT_SB_CG_V1_MAX];
+	const char *dir[AT_SB_CG_V1_MAX];
+};
+
+/*
  * What the supervisor sends on the sync pipe once it has put the init in
  * the run's cgroup: the limits that fall back to rlimits after all, and
  * whether the run has a cgroup of its own (a systemd scope may be refused).
@@ -150,6 +165,7 @@ struct at_sb_child {
 	bool wait_sync;           /* wait for the final rlimit[]: we have been put in the cgroup */
 	bool hold;                /* after the exit report, keep the cgroup until sync_fd's EOF */
 	struct at_sb_cg cg;       /* what OP_CGROUP shows */
+	struct at_sb_join join;   /* v1: the cgroups to move into first */
 	int report_fd;            /* write end of the report pipe */
 	int out_fd, err_fd;       /* capture pipes' write ends, or -1 */
 	struct at_sb_stdio_child stdio;

@@ -83,6 +83,22 @@ static int write_idmaps(const struct at_sb_child *c, const char **what)
 	return 0;
 }
 
+/* v1: into the run's cgroups, first of all (struct at_sb_join); their files closed. */
+static int join_cgroups(struct at_sb_join *j, const char **what)
+{
+	int i, saved = 0;
+
+	for (i = 0; i < j->n; i++) {
+		if (!saved && write(j->fd[i], "0", 1) != 1) {
+			saved = errno ? errno : EIO;
+			*what = j->dir[i];
+		}
+		close(j->fd[i]);
+	}
+	errno = saved;
+	return saved ? -1 : 0;
+}
+
 /*
  * The supervisor holds the write end of the sync pipe until the run is
  * over: POLLHUP (or EOF) means it died before our death signal was armed,
@@ -114,6 +130,8 @@ static int check_supervisor(struct at_sb_child *c)
 /*
  * The sandbox's pid 1, from clone() on; it runs with the mask of signals the
  * supervisor blocked. The order matters:
+ *   - into the run's v1 cgroups, before anything it does is accounted
+ *     elsewhere;
  *   - die with the supervisor, and make sure it is still there (and, with
  *     limits, that it has put us in the run's cgroup) before anything runs;
  *   - our own uid/gid maps; the cgroup namespace is made only now, rooted
@@ -136,6 +154,9 @@ static int child_setup(struct at_sb_child *c, int64_t *t, int *step, const char 
 
 	t[AT_STEP_CLONE] = at_sb_now_ns();
 	*what = NULL;
+	*step = AT_STEP_JOIN;
+	if (join_cgroups(&c->join, what) < 0)
+		return -1;
 	*step = AT_STEP_SYNC;
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || check_supervisor(c) < 0)
 		return -1;

@@ -85,6 +85,8 @@ struct at_sb_cgroup {
 	char dirs[4][512];            /* cgroups made for this run, removed after it */
 	int ndirs;
 	int into_fd;                  /* CGROUP_V2: the run's cgroup, clone3(CLONE_INTO_CGROUP); -1 */
+	int tasks_fd[4];              /* CGROUP_V1: each dir's tasks file, or -1 */
+	bool self_join;               /* CGROUP_V1: the init moves itself in (at_sb_limits_join) */
 	char v2_dir[512];             /* v2 (delegated or scope): the run's cgroup */
 	struct at_sb_scope *scope;    /* SYSTEMD: until the init is in its scope */
 	bool need_sync;               /* the init waits for its move and its final rlimits */
@@ -118,6 +120,11 @@ void at_sb_limits_collect(struct at_sb_cgroup *cg);
  * dirs, resolved (a hierarchy may be a link: cpu -> cpu,cpuacct).
  */
 void at_sb_limits_view(struct at_sb_cgroup *cg, struct at_sb_cg *view);
+/*
+ * A v1 cgroup: the tasks files the init writes itself into (child.h's
+ * struct at_sb_join); then at_sb_limits_attach does not move it. Else j->n 0.
+ */
+void at_sb_limits_join(struct at_sb_cgroup *cg, struct at_sb_join *j);
 void at_sb_limits_release(struct at_sb_cgroup *cg);
 /* Why the run was stopped (res->stop; an OOM kill makes it 137). */
 void at_sb_limits_result(struct at_sb_cgroup *cg, const struct at_sandbox_spec *s,

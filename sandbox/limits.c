@@ -10,7 +10,8 @@
  *   2. cgroup v2 under systemd: a transient scope from the user's manager
  *      (the system's for root): scope.c;
  *   3. cgroup v1, where its hierarchies are writable (root):
- *      <hierarchy>/<our cgroup>/agenttask-<pid>, the init moved in;
+ *      <hierarchy>/<our cgroup>/agenttask-<pid>, which the init moves
+ *      itself into (struct at_sb_join in child.h says why not by its pid);
  *   4. otherwise rlimits, which bind each process on its own (RLIMIT_AS,
  *      RLIMIT_CPU, RLIMIT_FSIZE) or, RLIMIT_NPROC, the user's processes in
  *      the sandbox's user namespace; at_limit_mech_note says what each
@@ -97,6 +98,16 @@ static int make_cgroup(const char *controller, unsigned int seq, char *dir, size
 	return 0;
 }
 
+/* dir's tasks file, for the init to write itself into; -1. */
+static int open_tasks(const char *dir)
+{
+	char path[600];
+
+	if (at_fmt(path, sizeof(path), "%s/tasks", dir) < 0)
+		return -1;
+	return open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+}
+
 static int try_cgroup(struct at_sb_cgroup *cg, const char *controller, const char *file,
 		      uint64_t value, const char *also)
 {
@@ -107,7 +118,7 @@ static int try_cgroup(struct at_sb_cgroup *cg, const char *controller, const cha
 	if (make_cgroup(controller, cg->seq, dir, sizeof(dir)) < 0)
 		return -1;
 	snprintf(val, sizeof(val), "%llu", (unsigned long long)value);
-	if (at_sb_cg_write(dir, file, val) < 0) {
+	if (at_sb_cg_write(dir, file, val) < 0 || (cg->tasks_fd[cg->ndirs] = open_tasks(dir)) < 0) {
 		rmdir(dir);
 		return -1;
 	}
@@ -193,9 +204,12 @@ static int fall_back(const struct at_sandbox_spec *o, const bool *held, enum at_
 static void cgroup_init(struct at_sb_cgroup *cg)
 {
 	static unsigned int seq;
+	int i;
 
 	memset(cg, 0, sizeof(*cg));
 	cg->into_fd = -1;
+	for (i = 0; i < (int)(sizeof(cg->tasks_fd) / sizeof(cg->tasks_fd[0])); i++)
+		cg->tasks_fd[i] = -1;
 	cg->oom_kills = cg->pids_refused = -1;
 	cg->seq = seq++;
 }
@@ -252,7 +266,8 @@ int at_sb_limits_prepare(const struct at_sandbox_spec *o, enum at_limit_mech *me
 	return 0;
 }
 
-static int attach_v1(const struct at_sb_cgroup *cg, int pid, struct at_error *err)
+/* By its pid (cgroup.procs): doctor's sleeper, a v2 cgroup that clone3 could not use. */
+static int attach_pid(const struct at_sb_cgroup *cg, int pid, struct at_error *err)
 {
 	char val[32];
 	int i;
@@ -304,8 +319,10 @@ static int move_in(struct at_sb_cgroup *cg, const struct at_sandbox_spec *o, int
 	bool held[AT_LIMIT_COUNT];
 	int i;
 
+	if (cg->tree == AT_MECH_CGROUP_V1 && cg->self_join)
+		return 0;
 	if (cg->tree == AT_MECH_CGROUP_V1 || (cg->tree == AT_MECH_CGROUP_V2 && cg->into_fd < 0))
-		return attach_v1(cg, pid, err);
+		return attach_pid(cg, pid, err);
 	if (cg->tree != AT_MECH_SYSTEMD)
 		return 0;
 	wanted(o, held);
@@ -392,6 +409,21 @@ void at_sb_limits_view(struct at_sb_cgroup *cg, struct at_sb_cg *v)
 	v->view = v->n ? SB_CG_V1 : SB_CG_NONE;
 }
 
+void at_sb_limits_join(struct at_sb_cgroup *cg, struct at_sb_join *j)
+{
+	int i;
+
+	memset(j, 0, sizeof(*j));
+	if (cg->tree != AT_MECH_CGROUP_V1)
+		return;
+	for (i = 0; i < cg->ndirs && i < AT_SB_CG_V1_MAX; i++) {
+		j->fd[i] = cg->tasks_fd[i];
+		j->dir[i] = cg->dirs[i];
+	}
+	j->n = i;
+	cg->self_join = true;
+}
+
 void at_sb_limits_release(struct at_sb_cgroup *cg)
 {
 	int i, tries;
@@ -399,6 +431,11 @@ void at_sb_limits_release(struct at_sb_cgroup *cg)
 	if (cg->into_fd >= 0)
 		close(cg->into_fd);
 	cg->into_fd = -1;
+	for (i = 0; i < cg->ndirs; i++) {
+		if (cg->tasks_fd[i] >= 0)
+			close(cg->tasks_fd[i]);
+		cg->tasks_fd[i] = -1;
+	}
 	at_sb_scope_free(cg->scope);
 	cg->scope = NULL;
 	for (i = 0; i < cg->ndirs; i++) {

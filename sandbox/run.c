@@ -142,6 +142,7 @@ static void prepare_child(struct run *r, const struct at_sandbox_spec *o,
 	r->c.wait_sync = r->cg.need_sync;
 	r->c.hold = r->cg.tree != AT_MECH_NONE;
 	at_sb_limits_view(&r->cg, &r->c.cg);
+	at_sb_limits_join(&r->cg, &r->c.join);
 	r->c.last_cap = read_sysctl("/proc/sys/kernel/cap_last_cap");
 	if (r->c.last_cap < 0)
 		r->c.last_cap = CAP_LAST_CAP;

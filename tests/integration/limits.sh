@@ -387,6 +387,38 @@ test_a_live_runs_cgroup_survives_another_runs_sweep() {
 	wait $pid 2>/dev/null || true
 }
 
+test_v1_the_init_moves_itself_in_and_keeps_no_descriptor() {
+	# What: on cgroup v1 the init writes itself into the run's cgroups
+	# through tasks files the supervisor opened on the host's cgroupfs. The
+	# attacker inside looks for those descriptors, in its own table and in
+	# the init's, to write a process of its choice into a host cgroup.
+	# Must: the command is in the run's cgroup in every hierarchy the run
+	# made (memory, pids), and no descriptor of the command's or the init's
+	# reaches the host's cgroupfs.
+	[ "$MECH" = cgroup-v1 ] || { echo "no cgroup v1 here"; return 0; }
+	lt_task
+	"$AT" -C repo run t1 -- sh -c 'for f in /proc/self/fd/* /proc/1/fd/*; do
+			l=$(readlink "$f" 2>/dev/null) && echo "fd $f $l"
+		done; echo 0 >/proc/1/fd/3 2>/dev/null && echo wrote-through-init-fd; sleep 30' \
+		>inside.out 2>&1 &
+	local pid=$! cmd n=100 h
+	while ! cmd=$(pgrep -f "^sleep 30$") && [ $n -gt 0 ]; do
+		n=$((n - 1))
+		sleep 0.1
+	done
+	[ -n "$cmd" ] || fail "the run's command did not start"
+	for h in memory pids; do
+		grep -Eq "^[0-9]+:$h:.*/agenttask-$pid-[0-9]+\$" "/proc/$cmd/cgroup" ||
+			fail "the command is not in the run's $h cgroup: $(grep ":$h:" "/proc/$cmd/cgroup")"
+	done
+	kill $pid
+	wait $pid 2>/dev/null || true
+	assert_not_contains "$(cat inside.out)" "cgroup" "a descriptor inside reaches the cgroupfs"
+	assert_not_contains "$(cat inside.out)" "tasks" "a descriptor inside reaches a tasks file"
+	assert_not_contains "$(cat inside.out)" "wrote-through-init-fd" "the init's descriptors"
+	assert_contains "$(cat inside.out)" "fd /proc/self/fd/0" "the listing itself ran"
+}
+
 test_a_delegated_subtree_is_used_directly() {
 	# What: agenttask started in a scope of its own with Delegate=yes
 	# (systemd-run --scope -p Delegate=yes). Must: the run's cgroup is made in
