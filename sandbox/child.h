@@ -136,7 +136,8 @@ struct at_sb_join {
 
 /*
  * What the supervisor sends on the sync pipe once it has put the init in
- * the run's cgroup: the limits that fall back to rlimits after all, and
+ * the run's cgroup (v1: the init moves itself in first, struct at_sb_join,
+ * and reads this after): the limits that fall back to rlimits after all, and
  * whether the run has a cgroup of its own (a systemd scope may be refused).
  */
 struct at_sb_sync {

@@ -103,7 +103,8 @@ static int join_cgroups(struct at_sb_join *j, const char **what)
  * The supervisor holds the write end of the sync pipe until the run is
  * over: POLLHUP (or EOF) means it died before our death signal was armed,
  * and nobody would ever kill us. With a cgroup to join, wait for its
- * message: written once the supervisor has moved us in, it says which
+ * message: written once we are in (on v1 we moved ourselves, before; else
+ * the supervisor or systemd moved us), it says which
  * limits fall back to rlimits after all, and whether we have a cgroup of
  * our own to show (struct at_sb_sync).
  */
