@@ -399,10 +399,11 @@ test_v1_the_init_moves_itself_in_and_keeps_no_descriptor() {
 	lt_task
 	"$AT" -C repo run t1 -- sh -c 'for f in /proc/self/fd/* /proc/1/fd/*; do
 			l=$(readlink "$f" 2>/dev/null) && echo "fd $f $l"
-		done; echo 0 >/proc/1/fd/3 2>/dev/null && echo wrote-through-init-fd; sleep 30' \
+		done; echo 0 >/proc/1/fd/3 2>/dev/null && echo wrote-through-init-fd; sleep '"30.$$" \
 		>inside.out 2>&1 &
+	# The sleep's argument is this shell's pid: another suite's sleep is not it.
 	local pid=$! cmd n=100 h
-	while ! cmd=$(pgrep -f "^sleep 30$") && [ $n -gt 0 ]; do
+	while ! cmd=$(pgrep -xf "sleep 30.$$") && [ $n -gt 0 ]; do
 		n=$((n - 1))
 		sleep 0.1
 	done
