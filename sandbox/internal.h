@@ -151,6 +151,11 @@ int at_sb_scope_connect(struct at_sb_scope **out);
  */
 int at_sb_scope_start(struct at_sb_scope *s, int pid, const uint64_t *limits, const bool *want,
 		      char *dir, size_t size, struct at_error *err);
+/*
+ * Stop the scopes beside ours (dir: our scope's cgroup) that killed
+ * agenttasks left empty; scope.c says why. Once our init has been let go.
+ */
+void at_sb_scope_sweep(struct at_sb_scope *s, const char *dir);
 void at_sb_scope_free(struct at_sb_scope *s);
 /* Does the unit agenttask runs in have Delegate=yes? */
 bool at_sb_scope_delegated(struct at_sb_scope *s);

@@ -337,8 +337,6 @@ static int move_in(struct at_sb_cgroup *cg, const struct at_sandbox_spec *o, int
 		cg->v2_dir[0] = '\0';
 		snprintf(cg->why_not, sizeof(cg->why_not), "%s", serr.msg);
 	}
-	at_sb_scope_free(cg->scope);
-	cg->scope = NULL;
 	return fall_back(o, held, cg->tree, mech, err);
 }
 
@@ -356,6 +354,11 @@ int at_sb_limits_attach(struct at_sb_cgroup *cg, const struct at_sandbox_spec *o
 	msg.own_cgroup = cg->tree != AT_MECH_NONE;
 	if (write(sync_fd, &msg, sizeof(msg)) != (ssize_t)sizeof(msg))
 		return at_error_sys(err, AT_ESANDBOX, "cannot start the sandbox");
+	/* The init goes on meanwhile: the sweep is off its path. */
+	if (cg->scope && cg->tree == AT_MECH_SYSTEMD)
+		at_sb_scope_sweep(cg->scope, cg->v2_dir);
+	at_sb_scope_free(cg->scope);
+	cg->scope = NULL;
 	return 0;
 }
 

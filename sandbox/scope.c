@@ -352,9 +352,9 @@ static int wait_moved(int pid, const char *name, char *dir, size_t size, struct 
 }
 
 /*
- * The scopes that killed agenttasks left, beside ours (dir: our scope's
- * cgroup). Where a user manager asks the system manager to move the init
- * in, the scope's cgroup exists before the init is in it; an agenttask
+ * The scopes that killed agenttasks left, beside ours. Where a user
+ * manager asks the system manager to move the init in, the scope's cgroup
+ * exists before the init is in it; an agenttask
  * killed then takes its init with it before the move, the cgroup is never
  * populated, systemd never hears it become empty, and the scope stays
  * active until the user's manager stops (seen after a fork bomb, when the
@@ -362,7 +362,7 @@ static int wait_moved(int pid, const char *name, char *dir, size_t size, struct 
  * and whose cgroup holds no process is stopped; no job is waited for. A
  * scope with a process in it is never touched: stopping it would kill.
  */
-static void sweep_dead(struct at_sb_scope *s, const char *dir)
+void at_sb_scope_sweep(struct at_sb_scope *s, const char *dir)
 {
 	static const char prefix[] = "agenttask-run-", suffix[] = ".scope";
 	char parent[400], path[700];
@@ -417,8 +417,6 @@ int at_sb_scope_start(struct at_sb_scope *s, int pid, const uint64_t *limits, co
 	}
 	if (rc == 0)
 		rc = wait_moved(pid, name, dir, size, err);
-	if (rc == 0)
-		sweep_dead(s, dir);
 	s->f.message_unref(reply);
 	s->f.slot_unref(slot);
 	return rc < 0 ? -1 : 0;
