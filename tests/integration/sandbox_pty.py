@@ -119,10 +119,18 @@ def check_jobs(at, repo, task):
     # What: ^Z at a shell inside, then fg.
     # Must: the job inside stops (agenttask keeps running), fg resumes it,
     # ^C interrupts it, and the shell is still there afterwards.
+    # Each step waits for what the shell prints, never for a fixed time: a
+    # key typed before the job has the terminal reaches the shell instead
+    # (seen under ASan on a busy machine: the shell ignored ^Z, and the
+    # terminal flushed the typed-ahead command). The job says READY once it
+    # runs and GOON once fg has continued it, which bash does after it gives
+    # the job the terminal; the quotes keep the typed line's echo from
+    # matching.
+    job = b"sh -c 'trap \"echo GO\"\"ON\" CONT; echo RE\"\"ADY; while :; do sleep 1; done'"
     pid, fd, _ = spawn(at, repo, ["run", task, "--", "bash", "--norc", "--noprofile", "-i"])
-    time.sleep(0.5)
-    os.write(fd, b"sleep 30\r")
-    time.sleep(0.5)
+    read_until(fd, b"bash-", 30.0)
+    os.write(fd, job + b"\r")
+    read_until(fd, b"READY")
     os.write(fd, b"\x1a")
     read_until(fd, b"Stopped")
     p, status = os.waitpid(pid, os.WNOHANG | os.WUNTRACED)
@@ -130,11 +138,10 @@ def check_jobs(at, repo, task):
         fail("agenttask itself stopped or ended on ^Z (status %r)" % status)
     os.write(fd, b"jobs; echo JOBS-$?\r")
     out = read_until(fd, b"JOBS-0")
-    if b"sleep 30" not in out:
-        fail("jobs does not list the stopped sleep: %r" % out)
+    if b"sleep 1" not in out:
+        fail("jobs does not list the stopped job: %r" % out)
     os.write(fd, b"fg\r")
-    read_until(fd, b"sleep 30")
-    time.sleep(0.3)
+    read_until(fd, b"GOON")
     os.write(fd, b"\x03")
     os.write(fd, b"echo AFTER-$?\r")
     read_until(fd, b"AFTER-130")
