@@ -5,12 +5,15 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "app/gitview.h"
 #include "app/internal.h"
 #include "core/array.h"
 #include "core/audit.h"
+#include "core/lock.h"
 #include "core/name.h"
+#include "core/state.h"
 #include "git/config.h"
 #include "git/merge.h"
 #include "git/worktree.h"
@@ -38,6 +41,47 @@ int at_app_task(const struct at_app *app, const char *name, struct at_task *out,
 	return rc;
 }
 
+/* How long a reader waits for a mutation under way to settle. */
+enum { SETTLE_MS = 5000, SETTLE_STEP_MS = 10 };
+
+/*
+ * A task inspected by a reader, which takes no lock: a discard or a gc
+ * midway (the worktree or its admin dir gone, the record not yet) makes
+ * the inspection fail. Then, for up to SETTLE_MS, this waits for the
+ * record to go (1: the task was removed meanwhile, nothing to report) or
+ * for the repository lock to be free (no mutation under way), and
+ * inspects again, from the record as it is then. A failure after that is
+ * the task's own. A healthy task costs nothing more.
+ */
+static int inspect_settled(struct at_repo *r, struct at_task *t, struct at_task_info *info,
+			   struct at_error *err)
+{
+	const struct timespec step = { 0, SETTLE_STEP_MS * 1000000L };
+	struct at_error first = AT_ERROR_INIT;
+	int waited;
+
+	if (at_task_inspect(r, t, info, &first) == 0)
+		return 0;
+	for (waited = 0; waited < SETTLE_MS; waited += SETTLE_STEP_MS) {
+		struct at_error ignored = AT_ERROR_INIT;
+		struct at_task now;
+		int fd, rc = at_state_load(at_repo_paths(r), t->name, &now, &ignored);
+
+		if (rc == AT_ENOTFOUND)
+			return 1;
+		if (at_lock_try(at_repo_paths(r), &fd, &ignored) == 0) {
+			at_lock_release(fd);
+			if (rc == 0)
+				*t = now;
+			memset(info, 0, sizeof(*info));
+			return at_task_inspect(r, t, info, err);
+		}
+		nanosleep(&step, NULL);
+	}
+	*err = first;
+	return first.code;
+}
+
 static int list_inspect(struct at_repo *r, struct at_app_list *l, bool inspect,
 			struct at_error *err)
 {
@@ -51,8 +95,8 @@ static int list_inspect(struct at_repo *r, struct at_app_list *l, bool inspect,
 		e = &l->v[l->n++];
 		memset(e, 0, sizeof(*e));
 		e->task = l->records.tasks[i];
-		if (inspect)
-			at_task_inspect(r, &e->task, &e->info, &e->err);
+		if (inspect && inspect_settled(r, &e->task, &e->info, &e->err) == 1)
+			l->n--;   /* removed while we looked: as if listed a moment later */
 	}
 	return 0;
 }
@@ -117,8 +161,8 @@ int at_app_status(const struct at_app *app, const char *name, struct at_app_stat
 		rc = at_app_resolve(app, r, name, &st.task, err);
 	if (rc == 0)
 		rc = at_app_import_before(r, &st.task, &st.warnings, err);
-	if (rc == 0)
-		rc = at_task_inspect(r, &st.task, &st.info, err);
+	if (rc == 0 && (rc = inspect_settled(r, &st.task, &st.info, err)) == 1)
+		rc = at_error_set(err, AT_ENOTFOUND, "no such task '%s'", st.task.name);
 	if (rc == 0)
 		st.preview.ok = at_merge_preview(r, &st.task, NULL, &st.preview.pv,
 						 &st.preview.err) == 0;

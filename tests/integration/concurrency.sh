@@ -144,4 +144,46 @@ test_reading_commands_do_not_wait_for_the_lock() {
 	wait "$holder" 2>/dev/null || true
 }
 
+test_readers_wait_out_a_removal_midway() {
+	# What: list and status while a remover holds the lock with task b half
+	# removed (its git admin dir gone, its record not yet), as a discard or
+	# gc is midway. Must: they wait for it to settle; once the record goes,
+	# list shows the other tasks and exits 0 with nothing on stderr, and
+	# status says there is no such task. A task still half-removed after
+	# the lock is free is reported, with exit 1.
+	make_repo repo
+	ok "new a" -C repo new a
+	ok "new b" -C repo new b
+	ok "new c" -C repo new c
+	local common lock
+	common=$(common_dir repo)
+	lock=$common/agenttask/lock
+	rm -rf "$common/worktrees/agenttask-b"
+	flock -o "$lock" sh -c "sleep 1; rm '$common/agenttask/tasks/b.json'" &
+	local holder=$!
+	while flock -n "$lock" true; do sleep 0.02; done
+	"$AT" -C repo list >list.out 2>list.err &
+	local lister=$!
+	set +e
+	"$AT" -C repo status b >status.out 2>status.err
+	local st=$?
+	wait "$lister"
+	local lst=$?
+	set -e
+	wait "$holder"
+	assert_eq "$lst" 0 "list across the removal (stderr: $(cat list.err))"
+	assert_empty "list says nothing on stderr" cat list.err
+	assert_contains "$(cat list.out)" "agenttask/a" "the other tasks are listed"
+	assert_not_contains "$(cat list.out)" "agenttask/b" "the removed task is not"
+	assert_eq "$st" 2 "status of the task removed meanwhile"
+	assert_contains "$(cat status.err)" "no such task 'b'" "status names it"
+	# c broken by hand, not by a remover: reported once the lock is free.
+	rm -rf "$common/worktrees/agenttask-c"
+	hold_lock repo 0.5
+	expect_rc 1 "list of a broken task" -C repo list
+	wait "$holder"
+	assert_contains "$errout" "'c'" "the broken task is named"
+	assert_contains "$out" "agenttask/a" "the rest are listed"
+}
+
 run_tests
