@@ -125,8 +125,15 @@ def check_jobs(at, repo, task):
     # terminal flushed the typed-ahead command). The job says READY once it
     # runs and GOON once fg has continued it, which bash does after it gives
     # the job the terminal; the quotes keep the typed line's echo from
-    # matching.
-    job = b"sh -c 'trap \"echo GO\"\"ON\" CONT; echo RE\"\"ADY; while :; do sleep 1; done'"
+    # matching. The job never forks: a ^Z that lands between a shell's
+    # vfork and its child's exec stops the child while the parent waits
+    # for it unstoppably, so the job never stops as a whole (seen with
+    # dash's `while sleep`, 4 times in 15 on a loaded machine).
+    # Unbuffered writes: a handler that prints through python's buffered
+    # stdout, run while the stop had caught print() midway, raised
+    # "reentrant call".
+    job = (b"python3 -c 'import os, signal, time; signal.signal(signal.SIGCONT, lambda *a: "
+           b"os.write(1, b\"GO\" b\"ON\\n\")); os.write(1, b\"RE\" b\"ADY\\n\"); time.sleep(120)'")
     pid, fd, _ = spawn(at, repo, ["run", task, "--", "bash", "--norc", "--noprofile", "-i"])
     read_until(fd, b"bash-", 30.0)
     os.write(fd, job + b"\r")
@@ -138,7 +145,7 @@ def check_jobs(at, repo, task):
         fail("agenttask itself stopped or ended on ^Z (status %r)" % status)
     os.write(fd, b"jobs; echo JOBS-$?\r")
     out = read_until(fd, b"JOBS-0")
-    if b"sleep 1" not in out:
+    if b"time.sleep" not in out:
         fail("jobs does not list the stopped job: %r" % out)
     os.write(fd, b"fg\r")
     read_until(fd, b"GOON")
