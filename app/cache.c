@@ -42,10 +42,12 @@ static int lock_layers(const char *dir, struct at_app_cache *c, struct at_error 
 	if ((rc = at_lock_try_file(path, &c->lock, err)) < 0)
 		return rc;
 	c->busy = rc == 1;
+	if (!c->busy)
+		at_app_pick_work(c->work, c->spare);
 	return 0;
 }
 
-/* <state>/caches/NAME/<last component>-<hash of the path>/{upper,work} */
+/* <state>/caches/NAME/<last component>-<hash of the path>/{upper,work,work.1} */
 static int layers(const struct at_paths *p, const char *task, const char *lower,
 		  struct at_app_cache *c, struct at_error *err)
 {
@@ -58,7 +60,8 @@ static int layers(const struct at_paths *p, const char *task, const char *lower,
 	if (at_fmt(dir, sizeof(dir), "%s/%.40s-%016llx", top, base && base[1] ? base + 1 : "root",
 		   (unsigned long long)at_hash_name(lower)) < 0 ||
 	    at_fmt(c->upper, sizeof(c->upper), "%s/upper", dir) < 0 ||
-	    at_fmt(c->work, sizeof(c->work), "%s/work", dir) < 0)
+	    at_fmt(c->work, sizeof(c->work), "%s/work", dir) < 0 ||
+	    at_fmt(c->spare, sizeof(c->spare), "%s/work.1", dir) < 0)
 		return at_error_set(err, AT_EUSAGE, "--cache '%s': path too long", lower);
 	if ((rc = make_dir(p->caches_dir, err)) < 0 || (rc = make_dir(top, err)) < 0 ||
 	    (rc = make_dir(dir, err)) < 0 || (rc = make_dir(c->upper, err)) < 0 ||
@@ -102,11 +105,16 @@ int at_app_cache_add(struct at_repo *r, const struct at_task *t, const struct at
 	return 0;
 }
 
+void at_app_cache_aside(const struct at_app_cache *c)
+{
+	if (c->lock >= 0)
+		at_sandbox_overlay_tidy(c->spare);
+}
+
 void at_app_cache_release(struct at_app_cache *c)
 {
 	if (c->lock < 0)
 		return;
-	at_sandbox_overlay_tidy(c->work);
 	close(c->lock);
 	c->lock = -1;
 }

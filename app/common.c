@@ -5,6 +5,7 @@
 #include "app/internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/lock.h"
 
@@ -99,4 +100,15 @@ void at_app_view_release(struct at_app_view *v)
 	at_worktree_free(v->w);
 	v->w = NULL;
 	v->have_state = false;
+}
+
+void at_app_pick_work(char work[PATH_MAX], char spare[PATH_MAX])
+{
+	char tmp[PATH_MAX];
+
+	if (at_sandbox_overlay_pick(work, spare) == 0)
+		return;
+	memcpy(tmp, work, PATH_MAX);
+	memcpy(work, spare, PATH_MAX);
+	memcpy(spare, tmp, PATH_MAX);
 }

@@ -11,6 +11,8 @@
  *
  * <state>/git/NAME/
  *     upper/ work/     the overlay's layers
+ *     work.1/          its other work dir, mounted while work holds the
+ *                      scratch a run left (at_sandbox_overlay_pick)
  *     lock             flock(2)'d by the run whose sandbox has them mounted,
  *                      and by an import: one at a time
  *     imported         the commit the task's branch and its HEAD inside
@@ -55,7 +57,8 @@ int at_app_gitview_paths(struct at_repo *r, const struct at_task *t, struct at_a
 
 	if (at_fmt(v->dir, sizeof(v->dir), "%s/git/%s", p->state_dir, t->name) < 0 ||
 	    at_fmt(v->upper, sizeof(v->upper), "%s/upper", v->dir) < 0 ||
-	    at_fmt(v->work, sizeof(v->work), "%s/work", v->dir) < 0)
+	    at_fmt(v->work, sizeof(v->work), "%s/work", v->dir) < 0 ||
+	    at_fmt(v->spare, sizeof(v->spare), "%s/work.1", v->dir) < 0)
 		return at_error_set(err, AT_ESYS, "path too long '%s'", p->state_dir);
 	return 0;
 }

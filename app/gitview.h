@@ -21,7 +21,8 @@ struct at_app_layout;
 struct at_app_gitview {
 	char dir[PATH_MAX];       /* <state>/git/NAME */
 	char upper[PATH_MAX];
-	char work[PATH_MAX];
+	char work[PATH_MAX];      /* the overlay's work dir for this run */
+	char spare[PATH_MAX];     /* the other (at_app_pick_work) */
 	int lock;                 /* held: the view is this run's */
 };
 

@@ -162,6 +162,7 @@ int at_app_gitview_open(struct at_repo *r, const struct at_task *t, struct at_ap
 		return rc;
 	if ((rc = at_app_gitview_lock(v, err)) != 0)
 		return rc;
+	at_app_pick_work(v->work, v->spare);
 	if (at_app_gitview_agreed(v, &agreed) != 0 &&
 	    ((rc = at_git_branch_tip(r, t, &host, err)) < 0 ||
 	     (rc = at_app_gitview_agree(v, &host, err)) < 0))

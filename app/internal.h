@@ -176,6 +176,8 @@ struct at_app_sandbox_opts {
 	uint64_t tmpfs_size[AT_TMPFS_COUNT]; /* /tmp, /dev/shm, HOME caps; 0: the defaults */
 	void (*started)(int init_pid, void *arg);  /* spec.started: the init is cloned */
 	void *started_arg;
+	void (*aside)(void *arg);       /* spec.aside: while the init sets up */
+	void *aside_arg;
 };
 
 /*
@@ -203,6 +205,7 @@ struct at_app_layout {
 struct at_app_cache {
 	char lower[PATH_MAX];           /* the host's directory, never written */
 	char upper[PATH_MAX], work[PATH_MAX]; /* the task's: <state>/caches/NAME/... */
+	char spare[PATH_MAX];           /* the other work dir: an earlier run's scratch */
 	char dest[PATH_MAX];            /* where it shows inside */
 	/*
 	 * Its layers' lock (flock of <dir>/lock), held for the run: a second
@@ -220,7 +223,15 @@ struct at_app_layout;
 int at_app_cache_add(struct at_repo *r, const struct at_task *t, const struct at_app_layout *l,
 		     const char *path, const char *home, struct at_app_cache *out,
 		     struct at_error *err);
-/* Remove the overlay's scratch (at_sandbox_overlay_tidy) while the lock is held, then drop it. */
+/*
+ * An overlay's layers have two work dirs (at_sandbox_overlay_pick): work
+ * becomes the one to mount, spare the other. Under the layers' lock.
+ */
+void at_app_pick_work(char work[PATH_MAX], char spare[PATH_MAX]);
+
+/* While the run goes on: the scratch an earlier run left in the spare work dir removed. */
+void at_app_cache_aside(const struct at_app_cache *c);
+/* Drop the layers' lock (the run's scratch stays, for the next run's aside). */
 void at_app_cache_release(struct at_app_cache *c);
 
 /* What the run configuration files add to a run (app/runconf.c has the precedence). */

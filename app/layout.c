@@ -245,6 +245,8 @@ static int build_spec(struct at_sandbox_spec *s, const struct at_app_layout *l,
 	s->progress = o->progress;
 	s->started = o->started;
 	s->started_arg = o->started_arg;
+	s->aside = o->aside;
+	s->aside_arg = o->aside_arg;
 	return 0;
 }
 

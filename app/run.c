@@ -404,6 +404,22 @@ static void note_init(int init_pid, void *lock)
 	at_runs_note_init(lock, init_pid);
 }
 
+/*
+ * While the init sets the sandbox up: the scratch an earlier run left in
+ * each overlay's other work dir removed (at_sandbox_overlay_pick), under
+ * the layers' locks, which this run holds. No run waits for a removal.
+ */
+static void aside(void *arg)
+{
+	const struct run *run = arg;
+	size_t i;
+
+	if (run->layout.upper[0] && run->view.lock >= 0)
+		at_sandbox_overlay_tidy(run->view.spare);
+	for (i = 0; i < run->ncaches; i++)
+		at_app_cache_aside(&run->caches[i]);
+}
+
 static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 			 struct at_app_run_result *res, struct at_error *err)
 {
@@ -415,6 +431,7 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 		.tty = o->tty, .progress = o->progress,
 		.net = o->proxy && at_app_net_active(o->proxy) ? o->proxy : NULL,
 		.started = note_init, .started_arg = &run->lock,
+		.aside = aside, .aside_arg = run,
 		.home = run->home[0] ? run->home : NULL, .etc = run->etc,
 		.caches = run->caches, .ncaches = run->ncaches,
 	};
@@ -444,18 +461,11 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 	return rc;
 }
 
-/*
- * Last, once the run is recorded and its lock dropped: the overlays'
- * scratch, which may take milliseconds to remove, delays neither the
- * record nor a remover waiting for that lock. Each layer's own lock is
- * still held, so no other run's mount is using the scratch.
- */
-static void tidy(struct run *run)
+/* Last, once the run is recorded and its lock dropped: the layers' locks (the scratch stays: aside). */
+static void drop_layers(struct run *run)
 {
 	size_t i;
 
-	if (run->layout.upper[0] && run->view.lock >= 0)
-		at_sandbox_overlay_tidy(run->layout.work);
 	at_app_gitview_close(&run->view);
 	for (i = 0; i < run->ncaches; i++)
 		at_app_cache_release(&run->caches[i]);
@@ -486,7 +496,7 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 				   &out->warnings);
 	at_sandbox_etc_free(run.etc);
 	at_runs_leave(&run.lock);
-	tidy(&run);
+	drop_layers(&run);
 	free(run.binds);
 	free(run.caches);
 	at_app_runconf_release(&run.conf);

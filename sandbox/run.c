@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -245,6 +246,8 @@ static int start(struct run *r, const struct at_sandbox_spec *o, struct at_run_r
 		kill((pid_t)pid, SIGKILL);
 		return err->code;
 	}
+	if (o->aside)
+		o->aside(o->aside_arg);
 	return 0;
 }
 
@@ -481,6 +484,24 @@ void at_sandbox_overlay_tidy(const char *work)
 	if (fd >= 0)
 		close(fd);
 	(void)at_rmtree(path, &ignored);
+}
+
+static bool scratch_left(const char *work)
+{
+	char path[4096];
+	struct stat st;
+
+	return snprintf(path, sizeof(path), "%s/%s", work, AT_SB_SCRATCH) >= (int)sizeof(path) ||
+	       lstat(path, &st) == 0 || errno != ENOENT;
+}
+
+int at_sandbox_overlay_pick(const char *first, const char *second)
+{
+	if (!scratch_left(first))
+		return 0;
+	if ((mkdir(second, 0700) == 0 || errno == EEXIST) && !scratch_left(second))
+		return 1;
+	return 0;
 }
 
 int at_sandbox_run(const struct at_sandbox_spec *o, struct at_run_result *res,

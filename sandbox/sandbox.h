@@ -95,9 +95,9 @@ enum at_mount_kind {
 	 * load), so a host crash may leave upper torn, and its reader must
 	 * validate what it reads. upper and work are writable
 	 * sources: the protection rules apply to them as to a writable bind.
-	 * overlayfs makes its scratch in work at each mount;
-	 * at_sandbox_overlay_tidy removes it after the run. A kind the sandbox
-	 * does not know is refused, never ignored.
+	 * overlayfs makes its scratch in work at each mount, and leaves it:
+	 * at_sandbox_overlay_pick and at_sandbox_overlay_tidy. A kind the
+	 * sandbox does not know is refused, never ignored.
 	 */
 	AT_MOUNT_OVERLAY,
 	/*
@@ -198,6 +198,15 @@ struct at_sandbox_spec {
 	 */
 	void (*started)(int init_pid, void *arg);
 	void *started_arg;
+	/*
+	 * Called in the supervisor once the init runs free (cloned, and in
+	 * its cgroups), while it sets the sandbox up: the caller's work that
+	 * the run need not wait for, such as removing an earlier run's
+	 * overlay scratch (at_sandbox_overlay_pick). NULL for none. It must
+	 * not block.
+	 */
+	void (*aside)(void *arg);
+	void *aside_arg;
 
 	/* A walk of /etc begun early (at_sandbox_etc_start), not owned; NULL: walked when added. */
 	struct at_sandbox_etc *etc;
@@ -233,14 +242,23 @@ void at_sandbox_etc_free(struct at_sandbox_etc *e);
 /*
  * Remove an overlay's scratch from its work dir: what overlayfs made at
  * the mount, with volatile's marker, which would make it refuse the next
- * one. Call it once the run is over and recorded (removing directories can
- * take milliseconds, on a file system mounted with discard say), and only
- * while no other mount can be using work (the caller's lock of the
- * layers), or never: a mount that finds a scratch left removes its marker,
- * and overlayfs the rest. work: AT_MOUNT_OVERLAY's; NULL or "" is nothing
- * to do.
+ * one. Call it only while no mount can be using work (the caller's lock
+ * of the layers, and the run that mounted it over), or never: a mount
+ * that finds a scratch left removes its marker, and overlayfs the rest.
+ * work: AT_MOUNT_OVERLAY's; NULL or "" is nothing to do.
  */
 void at_sandbox_overlay_tidy(const char *work);
+
+/*
+ * Of an overlay's two work dirs (directories on upper's file system; the
+ * second made here when it is needed), the one to mount: the one without
+ * a scratch, the first when both have one. A run leaves its scratch; the
+ * next run mounts the other dir and removes that scratch meanwhile
+ * (at_sandbox_overlay_tidy from the spec's aside), so that no run waits
+ * for a removal (four of them, up to a millisecond on a journaled file
+ * system). Under the caller's lock of the layers. 0: first, 1: second.
+ */
+int at_sandbox_overlay_pick(const char *first, const char *second);
 
 void at_sandbox_spec_init(struct at_sandbox_spec *s);
 void at_sandbox_spec_release(struct at_sandbox_spec *s);

@@ -356,22 +356,35 @@ test_tree_with_a_dotgit_entry_is_refused() {
 	assert_fsck repo
 }
 
-test_overlay_scratch_is_removed_after_the_run_even_after_a_kill() {
+test_overlay_scratch_is_removed_by_the_next_run_even_after_a_kill() {
 	# overlayfs makes its scratch (a "work" dir in the work dir, with
 	# volatile's marker, which makes it refuse a later mount) at each
-	# mount; the supervisor removes it after the run. A supervisor killed
-	# before that leaves it: the next mount must still work (git writable
-	# inside), and the leftovers go.
+	# mount, and leaves it. The view has two work dirs: the next run mounts
+	# the one without a scratch and removes the other's meanwhile. Killed
+	# runs may leave a scratch in both: the next mount must still work (git
+	# writable inside), and the leftovers go, so that one scratch at most
+	# is ever kept, the last run's.
 	task
-	local work="$COMMON/agenttask/git/t1/work"
+	local view="$COMMON/agenttask/git/t1"
+	scratches() { find "$view" -mindepth 2 -maxdepth 2 -path "$view/work*/work" | sort; }
 	inside "git commit -q --allow-empty -m one"
-	assert_empty "no scratch after the run" find "$work" -mindepth 1
-	# As a killed supervisor would leave it: the scratch and its marker.
-	mkdir -p "$work/work/incompat/volatile" "$work/work/work"
-	touch "$work/work/incompat/volatile/dirty"
+	assert_eq "$(scratches)" "$view/work/work" "the first run's scratch, in work"
 	inside "git commit -q --allow-empty -m two"
-	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "two" "committed and imported"
-	assert_empty "the leftover scratch removed" find "$work" -mindepth 1
+	assert_eq "$(scratches)" "$view/work.1/work" "the second run mounted work.1 and removed work's"
+	# As killed runs would leave them: a scratch and its marker in both.
+	local w
+	for w in work work.1; do
+		mkdir -p "$view/$w/work/incompat/volatile" "$view/$w/work/work"
+		touch "$view/$w/work/incompat/volatile/dirty"
+	done
+	inside "git commit -q --allow-empty -m three"
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "three" "committed and imported"
+	assert_eq "$(scratches | wc -l)" 1 "one scratch left, this run's"
+	assert_empty "nothing but the scratch in the work dirs" \
+		find "$view/work" "$view/work.1" -mindepth 1 -maxdepth 1 ! -name work
+	inside "git commit -q --allow-empty -m four"
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "four" "and again"
+	assert_eq "$(scratches | wc -l)" 1 "still one"
 	host_consistent
 }
 

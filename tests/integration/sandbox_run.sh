@@ -266,8 +266,9 @@ moved" "the next run of the task sees its own writes"
 # first run's scratch is live while the second ends. Must: the second run
 # sees the host's copy read-only and says so; the first keeps writing into
 # its layer (copy-ups need its scratch) after the second has ended and
-# tidied; its writes are kept, the host's cache is unchanged, and no
-# scratch is left once both are over.
+# ended; its writes are kept, the host's cache is unchanged, and once
+# both are over one scratch is left at most, the first run's, which the
+# next run removes.
 test_cache_of_a_concurrent_run_is_read_only_and_its_scratch_kept() {
 	sb_task
 	mkdir -p cache
@@ -291,7 +292,11 @@ test_cache_of_a_concurrent_run_is_read_only_and_its_scratch_kept() {
 two" "both of the first run's writes kept"
 	assert_eq "$(tree_state cache)" "$before" "the host cache is unchanged"
 	layer=$(find "$COMMON/agenttask/caches/t1" -mindepth 1 -maxdepth 1 -type d)
-	assert_empty "no scratch left" find "$layer/work" -mindepth 1
+	assert_eq "$(find "$layer" -mindepth 2 -maxdepth 2 -path "$layer/work*/work" | wc -l)" 1 \
+		"the last run's scratch only"
+	sbok "a run after" --cache "$PWD/cache" -- true
+	assert_eq "$(find "$layer" -mindepth 2 -maxdepth 2 -path "$layer/work*/work" | wc -l)" 1 \
+		"the one before removed by the next run"
 }
 
 # What: the agent's state in HOME (a login, pip --user, caches). Must: kept
