@@ -371,11 +371,15 @@ test_overlay_scratch_is_removed_by_the_next_run_even_after_a_kill() {
 	assert_eq "$(scratches)" "$view/work/work" "the first run's scratch, in work"
 	inside "git commit -q --allow-empty -m two"
 	assert_eq "$(scratches)" "$view/work.1/work" "the second run mounted work.1 and removed work's"
-	# As killed runs would leave them: a scratch and its marker in both.
+	# As killed runs would leave them: a scratch and its marker in both,
+	# its directories of mode 0 as overlayfs makes them (only root gets
+	# into them as they are).
 	local w
 	for w in work work.1; do
+		[ ! -d "$view/$w/work" ] || chmod -R u+rwx "$view/$w/work"
 		mkdir -p "$view/$w/work/incompat/volatile" "$view/$w/work/work"
 		touch "$view/$w/work/incompat/volatile/dirty"
+		chmod 000 "$view/$w/work/incompat/volatile" "$view/$w/work/incompat" "$view/$w/work"
 	done
 	inside "git commit -q --allow-empty -m three"
 	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "three" "committed and imported"
