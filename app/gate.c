@@ -14,6 +14,7 @@
 #include "app/gitview.h"
 #include "app/internal.h"
 #include "core/audit.h"
+#include "core/trace.h"
 #include "core/util.h"
 #include "git/blob.h"
 #include "git/diff.h"
@@ -297,6 +298,7 @@ static int run_check(struct at_repo *r, const struct at_policy_check *c, size_t 
 
 	if ((rc = at_scratch_create(r, commit, tree, &s, err)) < 0)
 		return rc;
+	at_test_kill_point("gate:scratch");
 	rc = sandbox_check(r, &s, c, idx, ce, rep, err);
 	at_scratch_remove(&s, &ignored);
 	return rc;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,4 +27,12 @@ void at_trace(const char *event, const char *detail)
 		close(fd);
 	}
 	errno = saved;
+}
+
+void at_test_kill_point(const char *step)
+{
+	const char *at = getenv(AT_KILL_AT_ENV);
+
+	if (at && strcmp(at, step) == 0)
+		kill(getpid(), SIGKILL);
 }

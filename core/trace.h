@@ -20,7 +20,29 @@
 #define AT_CORE_TRACE_H
 
 #define AT_TRACE_ENV "AGENTTASK_TRACE"
+#define AT_KILL_AT_ENV "AGENTTASK_TEST_KILL_AT"
 
 void at_trace(const char *event, const char *detail);
+
+/*
+ * The crash tests' kill switch: when AGENTTASK_TEST_KILL_AT names STEP,
+ * at_test_kill_point(STEP) kills the process with SIGKILL right there. A
+ * test of "a kill midway leaves the repository as it was, or something gc
+ * removes" then kills at a named step, the same on every machine, fast or
+ * loaded, where it once had to guess a delay. Otherwise it costs a getenv().
+ * The steps, in the order a command passes them:
+ *
+ *   new:record        `new`: the CREATING record written, nothing else
+ *   new:branch        the task's branch made
+ *   new:worktree      the worktree registered, its directory still empty
+ *   new:directories   the fresh checkout's directories made, no file yet
+ *   new:files         every file written, the index not yet
+ *   new:ready         the worktree complete, the record still CREATING
+ *   remove:renamed    a task's removal: its worktree renamed aside, whole
+ *   import:quarantine a run's commits being imported: the quarantine open
+ *   import:objects    every object written, the branch not yet moved
+ *   gate:scratch      a check's scratch worktree made, the check not run
+ */
+void at_test_kill_point(const char *step);
 
 #endif

@@ -15,6 +15,7 @@
 
 
 #include "core/array.h"
+#include "core/trace.h"
 #include "core/util.h"
 #include "git/cache_tree.h"
 #include "git/index_file.h"
@@ -267,6 +268,7 @@ static int write_files(git_repository *wt, struct job *job, struct at_error *err
 					    job->plan->v[i].path);
 	}
 	job->files = files;
+	at_test_kill_point("new:directories");
 	n = worker_count(files);
 	for (i = 0; i < n; i++) {
 		workers[i].job = job;
@@ -293,6 +295,7 @@ static int write_files(git_repository *wt, struct job *job, struct at_error *err
 		return err->code;
 	}
 	say_progress(job);
+	at_test_kill_point("new:files");
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 
 #include "core/array.h"
 #include "core/fs.h"
+#include "core/trace.h"
 #include "core/util.h"
 #include "git/index_file.h"
 #include "git/index_update.h"
@@ -520,8 +521,12 @@ int at_git_import_objects(struct at_repo *r, int objects_fd, const char *quarant
 	rc = quar_open(&w.q, r, quarantine, err);
 	if (rc == 0 && git_repository_odb(&w.host, r->repo) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot open the object database");
-	if (rc == 0)
+	if (rc == 0) {
+		at_test_kill_point("import:quarantine");
 		rc = walk_all(&w, &id, err);
+	}
+	if (rc == 0)
+		at_test_kill_point("import:objects");
 	git_odb_free(w.host);
 	git_repository_free(w.q.repo);
 	git_odb_free(w.q.odb);

@@ -139,6 +139,7 @@ static int remove_worktree_dir(const struct at_task *t, struct at_error *err)
 		   (long)getpid()) < 0 ||
 	    rename(t->path, doomed) < 0)
 		return at_rmtree(t->path, err);
+	at_test_kill_point("remove:renamed");
 	return at_rmtree(doomed, err);
 }
 
@@ -313,13 +314,16 @@ static int add_worktree(git_repository *repo, const struct at_task *t, const git
 	if (git_branch_create(&branch, repo, t->branch + AT_REFS_HEADS_LEN, base, 0) < 0)
 		return at_git_error(err, AT_EGIT, "cannot create branch '%s'",
 				    at_branch_short(t->branch));
+	at_test_kill_point("new:branch");
 	/* git_worktree_add() always checks out: a dry run here, the real one in check_out(). */
 	wopts.ref = branch;
 	wopts.checkout_options.checkout_strategy = GIT_CHECKOUT_NONE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
-	if (git_worktree_add(&wt, repo, t->worktree_name, t->path, &wopts) < 0)
+	if (git_worktree_add(&wt, repo, t->worktree_name, t->path, &wopts) < 0) {
 		rc = at_git_error(err, AT_EGIT, "cannot add worktree '%s'", t->path);
-	else
+	} else {
+		at_test_kill_point("new:worktree");
 		rc = check_out(wt, base, filters_may_apply(repo, base), progress, err);
+	}
 	git_worktree_free(wt);
 	git_reference_free(branch);
 	return rc;
@@ -371,12 +375,15 @@ static int make_task(struct at_repo *r, struct at_task *t, const git_commit *com
 
 	t->created = (int64_t)time(NULL);
 	rc = at_state_save(&r->paths, t, err);
-	if (rc == 0)
+	if (rc == 0) {
+		at_test_kill_point("new:record");
 		rc = add_worktree(r->repo, t, commit, progress, err);
+	}
 	/* A new task (not a restored one) gets the main worktree's listed ignored files. */
 	if (rc == 0 && ready)
 		rc = at_worktree_include(r, t->path, progress, included ? included : &none, err);
 	if (rc == 0 && ready) {
+		at_test_kill_point("new:ready");
 		t->phase = AT_TASK_READY;
 		rc = at_state_save(&r->paths, t, err);
 	}

@@ -33,26 +33,12 @@ half_made() {
 	grep -q '"creating"' "$cd/agenttask/tasks/$2.json" 2>/dev/null
 }
 
-# kill_new_midway REPO NAME: start `new`, SIGKILL it after a growing delay
-# until it is caught half-made. The delays span the creating record, the
-# branch and the checkout. Fails if no delay ever caught it.
-kill_new_midway() {
-	local repo=$1 name=$2 delay pid
-	for delay in 0.03 0.05 0.08 0.1 0.15 0.2 0.3 0.5 0.8 0.03 0.06 0.12 0.25; do
-		"$AT" -C "$repo" new "$name" >/dev/null 2>&1 &
-		pid=$!
-		sleep "$delay"
-		kill -KILL "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-		if half_made "$repo" "$name"; then
-			echo "    caught half-made after ${delay}s"
-			return 0
-		fi
-		# Too early (nothing yet) or too late (done): clean up and try another delay.
-		"$AT" -C "$repo" discard "$name" >/dev/null 2>&1 || true
-		"$AT" -C "$repo" gc >/dev/null 2>&1 || true
-	done
-	fail "never caught 'new $name' half-made"
+# kill_new_at STEP REPO NAME: `new` killed with SIGKILL at STEP (core/trace.h:
+# the steps of a task's creation, new:record ... new:ready).
+kill_new_at() {
+	local rc=0
+	AGENTTASK_TEST_KILL_AT=$1 "$AT" -C "$2" new "$3" >/dev/null 2>&1 || rc=$?
+	assert_eq "$rc" 137 "'new' killed at $1"
 }
 
 # assert_nothing_left REPO NAME: no trace of task NAME anywhere.
@@ -86,7 +72,8 @@ assert_complete_task() {
 
 test_new_killed_midway_then_gc_leaves_nothing() {
 	make_big_repo big
-	kill_new_midway big t
+	kill_new_at new:directories big t
+	half_made big t || fail "the killed 'new' left no CREATING record"
 	expect_rc 2 "status of a half-made task" -C big status t
 	ok "gc" -C big gc
 	assert_contains "$out" "half-made task 't'" "gc reports it"
@@ -97,86 +84,55 @@ test_new_killed_midway_then_gc_leaves_nothing() {
 
 test_new_killed_midway_then_new_again_succeeds() {
 	make_big_repo big
-	kill_new_midway big t
+	kill_new_at new:files big t
+	half_made big t || fail "the killed 'new' left no CREATING record"
 	ok "new over the leftover" -C big new t
 	assert_complete_task big t
 	ok "gc finds nothing to do" -C big gc
 	assert_eq "$out" "" "nothing left over"
 }
 
-test_new_killed_at_many_points_never_leaves_junk() {
+test_new_killed_at_every_step_never_leaves_junk() {
+	# What: `new` killed at each step of a task's creation. Must: the
+	# killed task cannot be used as if whole, and gc removes every trace.
 	make_big_repo big
-	local delay pid i=0
-	for delay in 0.01 0.05 0.1 0.2 0.5 1.0; do
+	local step i=0
+	for step in new:record new:branch new:worktree new:directories new:files new:ready; do
 		i=$((i + 1))
-		"$AT" -C big new "k$i" >/dev/null 2>&1 &
-		pid=$!
-		sleep "$delay"
-		kill -KILL "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-		# Whatever the moment, a finished task is whole; anything else is removed by gc.
-		if [ -f "$(common_dir big)/agenttask/tasks/k$i.json" ] && ! half_made big "k$i"; then
-			ok "finished task is usable" -C big status "k$i"
-			ok "discard it" -C big discard "k$i"
-		fi
+		kill_new_at "$step" big "k$i"
+		half_made big "k$i" || fail "killed at $step: no CREATING record"
+		expect_rc 2 "status after a kill at $step" -C big status "k$i"
 		ok "gc" -C big gc
+		assert_contains "$out" "half-made task 'k$i'" "gc reports it (killed at $step)"
 		assert_nothing_left big "k$i"
 	done
 }
 
-# kill_discard_while_removing REPO NAME: start `discard NAME` and SIGKILL it
-# the moment its worktree has been renamed aside to be deleted (the trash
-# already written, the record not yet removed). True when caught there.
-kill_discard_while_removing() {
-	local repo=$1 name=$2 wtdir pid n=0
-	wtdir=$(wt_home "$repo")
-	"$AT" -C "$repo" discard "$name" >/dev/null 2>&1 &
-	pid=$!
-	# compgen is a builtin: a poll costs microseconds, the deletion of
-	# $NFILES files a good part of a second.
-	while ! compgen -G "$wtdir/.removing-$name.*" >/dev/null; do
-		n=$((n + 1))
-		if [ $n -gt 2000000 ] || ! kill -0 "$pid" 2>/dev/null; then
-			wait "$pid" 2>/dev/null || true
-			return 1
-		fi
-	done
-	kill -KILL "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
-	[ -f "$(common_dir "$repo")/agenttask/tasks/$name.json" ]
-}
-
-# What: discard killed while it deletes the worktree. Must: the worktree is
-# whole or gone (never half-deleted), the full state is in the trash, and
+# What: discard killed while it deletes the worktree (renamed aside whole,
+# the trash already written, the record not yet removed). Must: the worktree
+# is whole or gone (never half-deleted), the full state is in the trash, and
 # discard (or gc) run again finishes the job with nothing lost.
 test_discard_killed_midway_loses_nothing() {
 	make_big_repo big
-	local i wt caught=no ref found
-	for i in 1 2 3; do
-		ok "new" -C big new "d$i"
-		wt=$out
-		echo "precious $i" >"$wt/precious.txt"
-		if kill_discard_while_removing big "d$i"; then
-			caught=yes
-			assert_no_file "$wt" "the worktree is gone from its path, not half there"
-			ok "discard again" -C big discard "d$i"
-			ok "gc" -C big gc
-			assert_contains "$out" "stray worktree directory" "gc removes what was renamed aside"
-		else
-			ok "gc" -C big gc
+	local wt ref found=no rc=0
+	ok "new" -C big new d
+	wt=$out
+	echo "precious" >"$wt/precious.txt"
+	AGENTTASK_TEST_KILL_AT=remove:renamed "$AT" -C big discard d >/dev/null 2>&1 || rc=$?
+	assert_eq "$rc" 137 "discard killed while removing"
+	assert_file "$(common_dir big)/agenttask/tasks/d.json" "the record is still there"
+	assert_no_file "$wt" "the worktree is gone from its path, not half there"
+	ok "discard again" -C big discard d
+	ok "gc" -C big gc
+	assert_contains "$out" "stray worktree directory" "gc removes what was renamed aside"
+	assert_nothing_left big d
+	for ref in $(git -C big for-each-ref --format='%(refname)' "refs/agenttask/trash/d/"); do
+		if [ "$(git -C big cat-file -p "$ref:precious.txt" 2>/dev/null)" = "precious" ] &&
+			[ "$(git -C big ls-tree -r --name-only "$ref" | wc -l)" -eq $((NFILES + 1)) ]; then
+			found=yes
 		fi
-		assert_nothing_left big "d$i"
-		found=no
-		for ref in $(git -C big for-each-ref --format='%(refname)' "refs/agenttask/trash/d$i/"); do
-			if [ "$(git -C big cat-file -p "$ref:precious.txt" 2>/dev/null)" = "precious $i" ] &&
-				[ "$(git -C big ls-tree -r --name-only "$ref" | wc -l)" -eq $((NFILES + 1)) ]; then
-				found=yes
-			fi
-		done
-		assert_eq "$found" "yes" "a trash entry holds the whole state of d$i"
-		[ $caught = no ] || break
 	done
-	assert_eq "$caught" "yes" "discard was caught while removing the worktree"
+	assert_eq "$found" "yes" "a trash entry holds the whole state of d"
 }
 
 run_tests

@@ -396,15 +396,9 @@ test_scratch_worktrees_are_removed_afterwards() {
 
 test_a_killed_gate_leaves_a_scratch_worktree_that_the_next_gate_sweeps() {
 	policy_repo '{"checks": [{"name": "slow", "run": ["sleep", "60"]}]}'
-	"$AT" -C repo gate t >/dev/null 2>&1 &
-	local pid=$! i
-	for i in $(seq 50); do
-		[ "$(scratch_left | head -1)" = 1 ] && break
-		sleep 0.1
-	done
-	sleep 0.3
-	kill -9 "$pid"
-	wait "$pid" 2>/dev/null || true
+	local rc=0
+	AGENTTASK_TEST_KILL_AT=gate:scratch "$AT" -C repo gate t >/dev/null 2>&1 || rc=$?
+	assert_eq "$rc" 137 "the gate killed with its scratch worktree made"
 	assert_eq "$(scratch_left | tr '\n' ' ')" "1 1 " "left behind by the killed gate"
 	# Past the grace period given to a scratch worktree being born.
 	find "$(git -C repo rev-parse --absolute-git-dir)/agenttask/scratch" -mindepth 1 -maxdepth 1 \
