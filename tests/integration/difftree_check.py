@@ -1,38 +1,21 @@
 #!/usr/bin/env python3
-"""difftree_check.py - helpers of diff_differential.sh.
+"""difftree_check.py - helpers of diff_differential.py.
 
-    difftree_check.py materialize GITDIR SEED WORKTREE
-        Replace everything in WORKTREE but its .git by tree B of SEED (as
-        difftrees.py wrote it): files, executables, symlinks, directories;
-        a gitlink as the empty directory a checkout leaves.
+    write(ROOT, TREE)
+        Write a difftrees.py tree under ROOT: files, executables, symlinks,
+        directories; a gitlink as the empty directory a checkout leaves.
 
-    difftree_check.py compare AGENTTASK_JSON NAME_STATUS_Z NUMSTAT_Z
+    compare(AGENTTASK_JSON, NAME_STATUS_Z, NUMSTAT_Z)
         Compare agenttask's change set (diff --json) with git's
         `diff -z --name-status` and `diff -z --numstat` of the same trees:
         the same paths, statuses and line counts. Prints the differences
-        and exits 1 when there are any.
+        and returns 1 when there are any.
 """
 import json
 import os
-import shutil
-import sys
 
 STATUS = {"added": "A", "modified": "M", "deleted": "D", "renamed": "R", "copied": "C",
           "typechange": "T"}
-
-
-def materialize(gitdir, seed, wt):
-    with open(os.path.join(gitdir, "difftrees-%s.json" % seed)) as f:
-        b = json.load(f)["B"]
-    for name in os.listdir(wt):
-        if name == ".git":
-            continue
-        p = os.path.join(wt, name)
-        if os.path.isdir(p) and not os.path.islink(p):
-            shutil.rmtree(p)
-        else:
-            os.unlink(p)
-    write(wt, b)
 
 
 def write(root, t):
@@ -102,10 +85,3 @@ def compare(at_json, ns, num):
             print("  %r: agenttask %s, git %s" % (path, a.get(path), g.get(path)))
             bad = 1
     return bad
-
-
-if __name__ == "__main__":
-    if sys.argv[1] == "materialize":
-        materialize(sys.argv[2], sys.argv[3], sys.argv[4])
-    else:
-        sys.exit(compare(sys.argv[2], sys.argv[3], sys.argv[4]))

@@ -1,37 +1,24 @@
 #!/usr/bin/env python3
-"""difftrees.py - pairs of trees for the differential diff test (diff_differential.sh).
+"""difftrees.py - pairs of trees for the differential diff test (diff_differential.py).
 
-    difftrees.py REPO SEED [--task]
-
-Builds, in the existing repository REPO, two trees A and B with git's own
-plumbing and commits them (B a child of A); prints "A B" (commit ids). B is
-made from A by random edits: content changes, mode changes, deletions,
+tree(rng, 0, True) makes a tree A; mutate(rng, A, allow_new_gitlinks) a tree
+B made from A by random edits: content changes, mode changes, deletions,
 additions, moves (renames) and type swaps between files, executables,
 symlinks, directories and gitlinks, over names that sort next to each other
-in git's tree order (a, a.b, a-b, a0, a/b, ...).
+in git's tree order (a, a.b, a-b, a0, a/b, ...). A tree is a dict: name ->
+[kind, data], data a dict for a directory.
 
-With --task, B adds no gitlink that A lacks (a gitlink cannot appear in a
-worktree without a nested repository) and turns no gitlink into a directory
-(which a worktree shows as the submodule's unpopulated checkout), so that
-difftree_check.py can write B into a task's worktree.
-
-The trees are also written as JSON to REPO/.git/difftrees-SEED.json, for
-materialize: {"A": {...}, "B": {...}}, path -> [kind, data].
+Without new gitlinks (a task's worktree), B adds no gitlink that A lacks (a
+gitlink cannot appear in a worktree without a nested repository) and turns
+no gitlink into a directory (which a worktree shows as the submodule's
+unpopulated checkout), so that B can be written into a task's worktree.
 """
 import json
-import os
 import random
-import subprocess
-import sys
 
 NAMES = ["a", "a.b", "a-b", "a0", "b", "c d", "x"]
 KINDS = ["file", "file", "file", "exec", "link", "dir", "dir", "gitlink"]
 MODES = {"file": "100644", "exec": "100755", "link": "120000", "gitlink": "160000"}
-
-
-def git(repo, *args, data=None, env=None):
-    return subprocess.run(["git", "-C", repo] + list(args), input=data, capture_output=True,
-                          check=True, env=env).stdout
 
 
 def text(rng, lines=None):
@@ -179,39 +166,3 @@ def prune(t):
             prune(data)
             if not data:
                 del t[name]
-
-
-def write_tree(repo, t, env):
-    entries = []
-    for path, kind, data in flatten(t):
-        if kind == "gitlink":
-            oid = data
-        else:
-            oid = git(repo, "hash-object", "-w", "--stdin", data=data.encode()).decode().strip()
-        entries.append("%s %s\t%s\n" % (MODES[kind], oid, path))
-    if os.path.exists(env["GIT_INDEX_FILE"]):
-        os.unlink(env["GIT_INDEX_FILE"])
-    git(repo, "update-index", "--add", "--index-info", data="".join(entries).encode(), env=env)
-    return git(repo, "write-tree", env=env).decode().strip()
-
-
-def main():
-    repo, seed = sys.argv[1], int(sys.argv[2])
-    task = "--task" in sys.argv[3:]
-    rng = random.Random(seed)
-    a = tree(rng, 0, True)
-    b = mutate(rng, a, not task)
-    while b == a:
-        b = mutate(rng, a, not task)
-    gitdir = git(repo, "rev-parse", "--absolute-git-dir").decode().strip()
-    env = dict(os.environ, GIT_INDEX_FILE=os.path.join(gitdir, "difftrees.index"))
-    ta, tb = write_tree(repo, a, env), write_tree(repo, b, env)
-    ca = git(repo, "commit-tree", ta, "-m", "A %d" % seed).decode().strip()
-    cb = git(repo, "commit-tree", tb, "-p", ca, "-m", "B %d" % seed).decode().strip()
-    with open(os.path.join(gitdir, "difftrees-%d.json" % seed), "w") as f:
-        json.dump({"A": a, "B": b}, f)
-    print(ca, cb)
-
-
-if __name__ == "__main__":
-    main()
