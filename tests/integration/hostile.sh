@@ -130,7 +130,7 @@ test_a_submodule_of_the_base_is_never_read() {
 
 # The same attack from inside the sandbox, as an agent would make it.
 test_a_repository_made_inside_the_sandbox_is_refused() {
-	unshare -Ur true 2>/dev/null || exit 77
+	unshare -Ur true 2>/dev/null || skip "user namespaces are unavailable here"
 	task_repo
 	local marker=$PWD/PWNED
 	ok "git init inside" -C repo run t -- sh -c \

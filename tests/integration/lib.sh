@@ -36,16 +36,29 @@ _at_exit() {
 }
 trap _at_exit EXIT
 
-# A sandbox suite skips (77) only where user namespaces are really
-# unavailable; with CI=true that skip is a failure.
-require_user_namespaces() {
-	unshare -Ur true 2>/dev/null && return 0
+# skip WHY: the subject of this test is missing on this machine (a kernel
+# feature, a tool, an identity, a mechanism): say so and end the test with
+# 77, which run_tests counts as skipped, never as passed. A test never
+# `return 0`s on a missing precondition.
+skip() {
+	echo "skip: $*"
+	exit 77
+}
+
+# skip_suite WHY: the whole script cannot run here. It skips (77), except
+# with CI=true, where a sandbox or network suite that cannot run is a
+# failure: CI's machines have what they need.
+skip_suite() {
 	if [ "${CI:-}" = true ]; then
-		echo "FAIL: user namespaces are unavailable, and CI=true forbids skipping"
+		echo "FAIL: $* (CI=true forbids skipping)"
 		exit 1
 	fi
-	echo "skip: user namespaces are unavailable here"
-	exit 77
+	skip "$@"
+}
+
+# A sandbox suite skips only where user namespaces are really unavailable.
+require_user_namespaces() {
+	unshare -Ur true 2>/dev/null || skip_suite "user namespaces are unavailable here"
 }
 
 # wt_home REPO: where new tasks' worktrees of REPO go (git/wtplace.c): the
@@ -62,6 +75,24 @@ for b in common.encode():
     h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
 print("%s/agenttask/worktrees/%s-%012x" % (data, os.path.basename(d), h >> 16))
 PY
+}
+
+# wait_until SECONDS COMMAND...: poll until COMMAND succeeds, for at most
+# SECONDS (times AT_TEST_TIME_SCALE, on a slow machine): a test waits for
+# the event it needs, never for a fixed time. Fails (1) at the deadline.
+wait_until() {
+	local n=$(($1 * ${AT_TEST_TIME_SCALE:-1} * 20))
+	shift
+	while ! "$@" 2>/dev/null; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || return 1
+		sleep 0.05
+	done
+}
+
+# no_process PATTERN: no process's command line matches PATTERN.
+no_process() {
+	! pgrep -f "$1" >/dev/null
 }
 
 fail() {

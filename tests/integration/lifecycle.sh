@@ -117,7 +117,7 @@ test_bare_repository_linked_worktree_works() {
 # A repository owned by someone else is refused as git refuses it, and the
 # message says so, with git's own fix, instead of "not a git repository".
 test_repository_of_another_user_reports_dubious_ownership() {
-	[ "$(id -u)" = 0 ] || { echo "needs root to give a repository to another user"; exit 77; }
+	[ "$(id -u)" = 0 ] || skip "needs root to give a repository to another user"
 	local repo=$_at_root/owned   # short: the message names it twice
 	make_repo "$repo"
 	chown -R 65534:65534 "$repo"
@@ -486,7 +486,7 @@ test_commit_author_falls_back_without_any_config() {
 		unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
 		if git config user.name >/dev/null 2>&1 || git config --system user.name >/dev/null 2>&1 ||
 			git config -f /etc/gitconfig user.name >/dev/null 2>&1; then
-			exit 77
+			skip "a user.name is configured on this machine outside HOME"
 		fi
 		ok "commit" -C repo commit t
 	) || { [ $? -eq 77 ] && exit 77; fail "commit without configuration"; }

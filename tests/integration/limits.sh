@@ -81,14 +81,25 @@ left_why() {
 # run_cgroup_of PID: the cgroup of the run whose agenttask is PID, once it
 # appears (up to 10 s); fails the test if it does not.
 run_cgroup_of() {
-	local n=100 cg
-	while cg=$(run_cgroups | grep -e "-$1-" -e "agenttask-$1-" | head -1) && [ -z "$cg" ] &&
-		[ $n -gt 0 ]; do
-		n=$((n - 1))
-		sleep 0.1
+	wait_until 30 run_has_cgroup "$1" || fail "no cgroup for the run"
+	run_cgroups | grep -e "-$1-" -e "agenttask-$1-" | head -1
+}
+
+run_has_cgroup() {
+	run_cgroups | grep -q -e "-$1-" -e "agenttask-$1-"
+}
+
+# run_cgroups_empty PID: every cgroup of the run whose agenttask was PID
+# holds no process.
+run_cgroups_empty() {
+	local d
+	for d in $(run_cgroups | grep -e "-$1-" -e "agenttask-$1-"); do
+		[ -z "$(cat "$d/cgroup.procs" 2>/dev/null)" ] || return 1
 	done
-	[ -n "$cg" ] || fail "no cgroup for the run"
-	echo "$cg"
+}
+
+no_dead_run_cgroups() {
+	[ -z "$(dead_run_cgroups)" ]
 }
 
 dead_run_cgroups() {
@@ -162,8 +173,7 @@ test_a_fork_bomb_is_contained_without_any_flag() {
 	# 4096 runnable processes until the timeout: there the run's cgroup,
 	# sampled while the bomb runs, must never hold more than the limit.
 	if [ "$ME" = 0 ] && ! cgroup; then
-		echo "root without a pids cgroup: the pids default cannot be enforced here"
-		return 0
+		skip "root without a pids cgroup: the pids default cannot be enforced here"
 	fi
 	lt_task
 	local t0=$SECONDS limit=$((120 * SCALE))
@@ -176,15 +186,43 @@ test_a_fork_bomb_is_contained_without_any_flag() {
 		assert_contains "$out" "survived" "the shell went on after the forks failed"
 		[ $((SECONDS - t0)) -lt $limit ] || fail "took too long"
 	fi
-	sleep 0.5
-	if pgrep -f "bomb-$ME-$$" >/dev/null; then fail "processes of the bomb are left"; fi
-	if cgroup && [ "$SCALE" = 1 ]; then
-		lrun --json --timeout $limit -- sh -c 'exec 2>/dev/null; b() { b | b & }; b; sleep 3; exit 3'
+	wait_until 10 no_process "bomb-$ME-$$" || fail "processes of the bomb are left"
+	if cgroup; then
+		# The reason, with a bomb that hits the limit by construction: it
+		# forks until a fork fails, however slow the machine, then exits 3.
+		forker
+		lrun --json --timeout $limit -- ./forker
 		assert_eq "$(json_get "$out" 'j["exit_code"], j["reason"]')" "(3, 'pids')" "reason pids"
 	fi
 	local left
 	left=$(run_cgroups_left)
 	[ -z "$left" ] || fail "cgroups left: $(left_why $left)"
+}
+
+# forker: $WT/forker, a program that forks until a fork fails (each child
+# waits on a pipe the parent holds), then exits 3: a bomb whose end is the
+# limit itself, not a time.
+forker() {
+	cat >"$WT/forker.c" <<'EOF'
+#include <unistd.h>
+int main(void)
+{
+	int p[2];
+	char c;
+	if (pipe(p) != 0)
+		return 1;
+	for (;;) {
+		pid_t pid = fork();
+		if (pid < 0)
+			return 3;
+		if (pid == 0) {
+			close(p[1]);
+			_exit(read(p[0], &c, 1) < 0);
+		}
+	}
+}
+EOF
+	cc -o "$WT/forker" "$WT/forker.c" || fail "cannot build the forker"
 }
 
 # bomb_sampled TIMEOUT: the bomb in the background; the most tasks its
@@ -257,7 +295,7 @@ test_memory_limit_holds_the_whole_tree() {
 	# so the OOM came anywhere from 8 to 76 s in, main and branch alike,
 	# and after the first had exited at times (exit 1: the tree held, but
 	# without the kill this test looks for).
-	cgroup || { echo "no cgroup here: per-process rlimits only"; return 0; }
+	cgroup || skip "no cgroup here: per-process rlimits only"
 	lt_task
 	lrun --memory 100M --timeout $((60 * SCALE)) -- sh -c 'for i in 1 2; do /usr/bin/python3 -c "import mmap, time; m = mmap.mmap(-1, 60 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | mmap.MAP_POPULATE); time.sleep('"$((8 * SCALE))"')" & done; wait; exit 1'
 	assert_eq "$rc" 137 "the tree's memory is limited"
@@ -298,15 +336,14 @@ test_cpus_limit() {
 	fi
 	lrun -v --cpus 0.5 -- true
 	assert_contains "$errout" "limit cpus=500 enforced by $MECH" "mechanism"
-	"$AT" -C repo run t1 --cpus 0.5 --memory 100M --pids 50 -- sleep 3 >/dev/null 2>&1 &
-	local pid=$! dir="" n=50
-	while [ -z "$dir" ] && [ $n -gt 0 ]; do
-		# This run's: another identity's suite may be running (check-vm).
-		dir=$(run_cgroups | grep -e "-$pid-" | grep -v '/memory/\|/pids/' | head -1)
-		n=$((n - 1))
-		sleep 0.1
-	done
-	[ -n "$dir" ] || fail "no cgroup for the run"
+	# The run lasts until the test has read its cgroup: it waits for a file.
+	"$AT" -C repo run t1 --cpus 0.5 --memory 100M --pids 50 -- \
+		sh -c 'while [ ! -e read ]; do sleep 0.05; done' >/dev/null 2>&1 &
+	local pid=$! dir
+	run_cgroup_of $pid >/dev/null
+	# This run's (another identity's suite may be running: check-vm), the cpu one.
+	dir=$(run_cgroups | grep -e "-$pid-" | grep -v '/memory/\|/pids/' | head -1)
+	[ -n "$dir" ] || fail "no cpu cgroup for the run"
 	if $V2; then
 		assert_eq "$(cat "$dir/cpu.max")" "50000 100000" "cpu.max"
 		assert_eq "$(cat "$dir/memory.max") $(cat "$dir/memory.high") $(cat "$dir/memory.swap.max")" "104857600 94371840 0" "memory.max, memory.high at 90%, no swap"
@@ -314,19 +351,21 @@ test_cpus_limit() {
 	else
 		assert_eq "$(cat "$dir/cpu.cfs_quota_us")" "50000" "cpu.cfs_quota_us"
 	fi
+	touch "$WT/read"
 	wait $pid
 }
 
 test_the_runs_cgroup_is_removed_afterwards() {
 	# What: runs that end well, fail, are OOM-killed, time out. Must: no
 	# cgroup of theirs (nor a systemd scope) is left.
-	cgroup || { echo "no cgroup here"; return 0; }
+	cgroup || skip "no cgroup for a run here ($MECH)"
 	lt_task
 	lrun -- true
 	lrun -- sh -c 'exit 3'
 	lrun --memory 32M -- /usr/bin/python3 -c 'x = bytearray(100 << 20)'
 	lrun --timeout 0.5 -- sleep 5
-	sleep 0.5
+	# A systemd scope goes once its job ends, after the run: waited for.
+	wait_until 10 no_dead_run_cgroups || true
 	local left
 	left=$(run_cgroups_left)
 	[ -z "$left" ] || fail "left behind: $(left_why $left)"
@@ -342,29 +381,21 @@ test_a_killed_runs_cgroup_is_removed_by_the_next_run() {
 	# What: kill -9 agenttask while its run sleeps: it cannot remove the
 	# run's cgroup. Must: the sandbox dies with it, and the next run removes
 	# the dead run's empty cgroup (a systemd scope goes by itself).
-	cgroup || { echo "no cgroup here"; return 0; }
+	cgroup || skip "no cgroup for a run here ($MECH)"
 	lt_task
 	"$AT" -C repo run t1 -- sleep 60 >/dev/null 2>&1 &
 	local pid=$! n
 	run_cgroup_of $pid >/dev/null || return 1
 	kill -9 $pid
 	wait $pid 2>/dev/null || true
-	n=100
-	while pgrep -f "sleep 60" -P "$(pgrep -d, -f "agenttask -C repo run t1" || echo 1)" >/dev/null 2>&1 && [ $n -gt 0 ]; do
-		n=$((n - 1))
-		sleep 0.1
-	done
-	sleep 0.5
+	# The sandbox dies with it: its cgroups empty (the kernel's work, after the kill).
+	wait_until 30 run_cgroups_empty $pid || fail "the killed run's processes live on"
 	lrun -- true
 	assert_eq "$rc" 0 "the next run"
 	# That run's sweep, not doctor's (run_cgroups_left): the one under test.
-	# A scope it stopped goes once systemd's job ends: given a moment.
+	# A scope it stopped goes once systemd's job ends: waited for.
 	local left
-	n=$((20 * SCALE))
-	while [ -n "$(dead_run_cgroups)" ] && [ $n -gt 0 ]; do
-		n=$((n - 1))
-		sleep 0.1
-	done
+	wait_until 10 no_dead_run_cgroups || true
 	left=$(dead_run_cgroups)
 	[ -z "$left" ] || fail "left behind: $(left_why $left)"
 }
@@ -374,7 +405,7 @@ test_a_live_runs_cgroup_survives_another_runs_sweep() {
 	# the new run's sweep of dead runs' cgroups (and, under systemd, of
 	# their scopes) leaves the live run's alone: its command goes on, in
 	# the same cgroup.
-	cgroup || { echo "no cgroup here"; return 0; }
+	cgroup || skip "no cgroup for a run here ($MECH)"
 	lt_task
 	"$AT" -C repo run t1 -- sh -c "sleep 30; echo live-$ME-$$" >live.out 2>&1 &
 	local pid=$! cg
@@ -395,19 +426,16 @@ test_v1_the_init_moves_itself_in_and_keeps_no_descriptor() {
 	# Must: the command is in the run's cgroup in every hierarchy the run
 	# made (memory, pids), and no descriptor of the command's or the init's
 	# reaches the host's cgroupfs.
-	[ "$MECH" = cgroup-v1 ] || { echo "no cgroup v1 here"; return 0; }
+	[ "$MECH" = cgroup-v1 ] || skip "runs are not limited by cgroup v1 here ($MECH)"
 	lt_task
 	"$AT" -C repo run t1 -- sh -c 'for f in /proc/self/fd/* /proc/1/fd/*; do
 			l=$(readlink "$f" 2>/dev/null) && echo "fd $f $l"
 		done; echo 0 >/proc/1/fd/3 2>/dev/null && echo wrote-through-init-fd; sleep '"30.$$" \
 		>inside.out 2>&1 &
 	# The sleep's argument is this shell's pid: another suite's sleep is not it.
-	local pid=$! cmd n=100 h
-	while ! cmd=$(pgrep -xf "sleep 30.$$") && [ $n -gt 0 ]; do
-		n=$((n - 1))
-		sleep 0.1
-	done
-	[ -n "$cmd" ] || fail "the run's command did not start"
+	local pid=$! cmd h
+	wait_until 30 pgrep -xf "sleep 30.$$" >/dev/null || fail "the run's command did not start"
+	cmd=$(pgrep -xf "sleep 30.$$")
 	for h in memory pids; do
 		grep -Eq "^[0-9]+:$h:.*/agenttask-$pid-[0-9]+\$" "/proc/$cmd/cgroup" ||
 			fail "the command is not in the run's $h cgroup: $(grep ":$h:" "/proc/$cmd/cgroup")"
@@ -424,7 +452,7 @@ test_a_delegated_subtree_is_used_directly() {
 	# What: agenttask started in a scope of its own with Delegate=yes
 	# (systemd-run --scope -p Delegate=yes). Must: the run's cgroup is made in
 	# that subtree (cgroup-v2), the OOM still reported, nothing left after.
-	$V2 && $SYSTEMD || { echo "no systemd with cgroup v2 here"; return 0; }
+	$V2 && $SYSTEMD || skip "no systemd with cgroup v2 here"
 	lt_task
 	local mgr=--user
 	[ "$ME" = 0 ] && mgr=
@@ -539,7 +567,7 @@ test_file_size_and_cpu_reasons() {
 test_pids_as_root_without_a_cgroup_is_refused() {
 	# What: --pids asked for as root where no pids cgroup exists (RLIMIT_NPROC
 	# does not bind root). Must: 125 with the reason, never silently unenforced.
-	[ "$ME" = 0 ] && ! cgroup || { echo "not root without a cgroup"; return 0; }
+	[ "$ME" = 0 ] && ! cgroup || skip "only for root without a cgroup ($MECH as uid $ME here)"
 	lt_task
 	lrun --pids 5 -- true
 	assert_eq "$rc" 125 "refused"

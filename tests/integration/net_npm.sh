@@ -6,19 +6,18 @@
 # allowance that does not name the registry is refused by the proxy.
 # As the invoking user, and (run by root) as uid 65534 too.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/net_lib.sh"   # net_skip and as_user only: no namespace is made
-skip() { net_skip "$@"; }
+. "$(dirname "$0")/net_lib.sh"   # as_user only: no namespace is made
 
-command -v npm >/dev/null || skip "npm is not installed"
+command -v npm >/dev/null || skip_suite "npm is not installed"
 REGISTRY=$(npm config get registry)
 read -r HOSTPORT < <(python3 -c 'import sys, urllib.parse as u
 p = u.urlsplit(sys.argv[1])
 port = p.port or (443 if p.scheme == "https" else 80)
 host = "[%s]" % p.hostname if ":" in p.hostname else p.hostname
 print(host if port in (80, 443) else "%s:%d" % (host, port))' "$REGISTRY")
-[ -n "$HOSTPORT" ] || skip "cannot read the registry's host from '$REGISTRY'"
+[ -n "$HOSTPORT" ] || skip_suite "cannot read the registry's host from '$REGISTRY'"
 timeout 60 npm view is-number@7.0.0 version >/dev/null 2>&1 ||
-	skip "the registry '$REGISTRY' does not answer from this machine"
+	skip_suite "the registry '$REGISTRY' does not answer from this machine"
 
 BIN=$(mktemp -d "$_at_root/bin.XXXXXX")
 chmod 755 "$BIN"

@@ -250,8 +250,8 @@ test_keyrings_are_not_shown() {
 libc = ctypes.CDLL(None, use_errno=True)
 n = {"x86_64": 248, "aarch64": 217}.get(__import__("os").uname().machine)
 if n is None or libc.syscall(n, b"user", sys.argv[1].encode(), b"pw", 2, -4) < 0:
-    sys.exit(77)' "agenttask-test-$TAG" || exit 77
-	grep -q "agenttask-test-$TAG" /proc/keys || exit 77
+    sys.exit(77)' "agenttask-test-$TAG" || skip "cannot add a key to the user keyring here"
+	grep -q "agenttask-test-$TAG" /proc/keys || skip "/proc/keys does not show the user keyring here"
 	ok "keys" -C repo run t1 -- sh -c 'cat /proc/keys /proc/key-users; echo END'
 	assert_not_contains "$out" "agenttask-test-$TAG" "the user's key"
 	assert_eq "$out" "END" "/proc/keys and /proc/key-users are empty"
