@@ -201,6 +201,9 @@ int at_state_load(const struct at_paths *p, const char *name, struct at_task *ou
 	if (!text) {
 		if (errno == ENOENT)
 			return at_error_set(err, AT_ENOTFOUND, "no such task '%s'", name);
+		if (errno == EINVAL)   /* at_read_file: a directory, a FIFO, a device */
+			return at_error_set(err, AT_ECORRUPT,
+					    "cannot read task record '%s': not a regular file", path);
 		return at_error_sys(err, AT_ECORRUPT, "cannot read task record '%s'", path);
 	}
 	if (at_task_from_json(text, path, &t, err) < 0)

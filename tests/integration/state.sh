@@ -19,10 +19,10 @@ three_tasks() {
 	ok "new good2" -C repo new good2
 }
 
-# others_still_work [WHY]: good1 and good2 are listed and usable while 'bad'
-# is damaged; the message about it names its file (and holds WHY).
+# others_still_work WHY: good1 and good2 are listed and usable while 'bad'
+# is damaged; the message about it names its file and says WHY.
 others_still_work() {
-	local rec why=${1:-}
+	local rec why=${1:?others_still_work: say what the message must hold}
 	rec=$(record repo bad)
 	expect_rc 1 "list reports the damaged record" -C repo list
 	assert_contains "$out" "good1" "good1 listed"
@@ -75,20 +75,20 @@ test_truncated_record() {
 	rec=$(record repo bad)
 	head -c 40 "$rec" >"$rec.cut"
 	mv "$rec.cut" "$rec"
-	others_still_work
+	others_still_work "invalid JSON"
 }
 
 test_empty_record() {
 	three_tasks
 	: >"$(record repo bad)"
-	others_still_work
+	others_still_work "invalid JSON near byte 0"
 }
 
 test_binary_garbage_record() {
 	three_tasks
 	head -c 300 /dev/urandom >"$(record repo bad)"
 	printf '\0\377' >>"$(record repo bad)"
-	others_still_work
+	others_still_work "invalid JSON"
 }
 
 test_record_missing_a_field() {
@@ -102,28 +102,28 @@ test_record_missing_a_field() {
 test_record_of_the_wrong_type() {
 	three_tasks
 	echo '["not", "an", "object"]' >"$(record repo bad)"
-	others_still_work
+	others_still_work "not an object"
 }
 
 test_record_that_is_a_directory() {
 	three_tasks
 	rm "$(record repo bad)"
 	mkdir "$(record repo bad)"
-	others_still_work
+	others_still_work "not a regular file"
 }
 
 test_record_that_is_a_symlink() {
 	three_tasks
 	cp "$(record repo bad)" elsewhere.json
 	ln -sf "$PWD/elsewhere.json" "$(record repo bad)"
-	others_still_work
+	others_still_work "Too many levels of symbolic links"
 }
 
 test_oversized_record() {
 	three_tasks
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["pad"]="x"*200000; json.dump(d, open(sys.argv[1], "w"))' \
 		"$(record repo bad)"
-	others_still_work
+	others_still_work "File too large"
 }
 
 test_record_with_an_absurd_creation_time() {
@@ -137,7 +137,7 @@ test_record_naming_another_task() {
 	three_tasks
 	sed -i 's/"name":[[:space:]]*"bad"/"name": "good1"/' "$(record repo bad)"
 	grep -q '"good1"' "$(record repo bad)" || fail "could not edit the record"
-	others_still_work
+	others_still_work "names task 'good1'"
 }
 
 test_edited_paths_in_a_record_never_aim_removal_elsewhere() {
