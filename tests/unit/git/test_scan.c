@@ -26,6 +26,8 @@
 #include "core/fs.h"
 #include "git/scan.h"
 
+#include "../clock.h"
+
 struct repo {
 	char root[PATH_MAX];
 	git_repository *repo;
@@ -84,6 +86,7 @@ static int setup(void **state)
 	struct repo *r = calloc(1, sizeof(*r));
 	char tmpl[] = "/tmp/at-scan-test.XXXXXX";
 
+	clock_reset();
 	if (!r || !mkdtemp(tmpl) || !realpath(tmpl, r->root) ||
 	    git_repository_init(&r->repo, r->root, 0) < 0)
 		return -1;
@@ -479,7 +482,7 @@ static void test_scan__directory_cache_is_trusted_only_when_it_may_be(void **sta
 	expect_cached(r, cache, "", &listed, &known);
 	assert_int_equal(known, 0);
 
-	sleep(2);
+	clock_settle(1);
 	expect_cached(r, cache, "", &listed, &known);   /* recorded a second later ... */
 	expect_cached(r, cache, "", &listed, &known);   /* ... and now trusted */
 	assert_int_equal(listed, 0);
@@ -527,7 +530,7 @@ static void test_scan__cached_directory_sees_a_type_change(void **state)
 	assert_int_equal(at_rmtree(full, &err), 0);
 	assert_int_equal(symlink("/etc", full), 0);
 	expect_cached(r, cache, "U src/lib\nD src/lib/util.c\n", &listed, &known);
-	sleep(2);
+	clock_settle(1);
 	expect_cached(r, cache, "U src/lib\nD src/lib/util.c\n", &listed, &known);
 	expect_cached(r, cache, "U src/lib\nD src/lib/util.c\n", &listed, &known);
 	assert_true(known > 0);

@@ -29,6 +29,8 @@
 #include "core/util.h"
 #include "sandbox/internal.h"
 
+#include "../clock.h"
+
 static struct at_strlist hidden;   /* what nftw finds that an ordinary user cannot read */
 
 static bool readable(const struct stat *st)
@@ -155,13 +157,14 @@ static void mk(const char *root, const char *rel, mode_t mode, bool dir)
 /* Listings are reused only for directories that had not changed just before. */
 static void settle(void)
 {
-	sleep(3);
+	clock_settle(2);
 }
 
 static void tree_make(struct tree *t)
 {
 	char link[PATH_MAX];
 
+	clock_reset();
 	snprintf(t->root, sizeof(t->root), "/tmp/at-test-etc.XXXXXX");
 	assert_non_null(mkdtemp(t->root));
 	assert_int_equal(chmod(t->root, 0755), 0);
