@@ -27,7 +27,7 @@ FUZZ ?=
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps build build-asan build-fuzz demo check check-fast check-vm fuzz bench install \
+.PHONY: all deps build build-asan build-fuzz demo check check-fast check-under-load check-vm fuzz bench install \
 	uninstall configure-prefix deb check-deb clean
 
 all: build
@@ -46,8 +46,11 @@ build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAT_WERROR=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
+# ASan and UBSan, optimized (-O1, as ASan's authors advise: a third of -O0's
+# time) with assertions kept: the build the integration suites run under.
 build-asan: deps
-	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DAT_WERROR=ON -DAT_SANITIZE=ON
+	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
+		-DAT_WERROR=ON -DAT_SANITIZE=ON
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 
 # libFuzzer harnesses only (tests/fuzz), built by clang with ASan and UBSan.
@@ -59,15 +62,28 @@ build-fuzz: deps
 demo: build
 	@bash scripts/demo.sh $(BUILD)/cmd/agenttask
 
+# Every test once: the unit tests under both builds; the integration suites
+# (label `suite`) under the sanitized one only; install and start-up (label
+# `plain`) under the plain one only; every fuzz harness briefly.
 check: build build-asan build-fuzz
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
-	ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE suite
+	ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS) -LE plain
 	ctest --test-dir $(BUILD_FUZZ) --output-on-failure -j $(JOBS)
 
-fuzz: build-fuzz
-	bash tests/fuzz/run.sh $(BUILD_FUZZ) $(FUZZ_SECONDS) $(FUZZ)
+# `make check` three times in a row while two busy processes (one per core)
+# run beside it: no test may depend on how fast or quiet the machine is.
+check-under-load: build build-asan build-fuzz
+	bash scripts/under-load.sh 3 $(MAKE) --no-print-directory check
 
-# The plain build's tests only, for a quick loop while developing.
+# The libFuzzer harnesses for FUZZ_SECONDS each, and the differential test of
+# the diff over DIFF_FUZZ_PAIRS generated pairs of trees.
+DIFF_FUZZ_PAIRS ?= 2000
+fuzz: build-fuzz build
+	bash tests/fuzz/run.sh $(BUILD_FUZZ) $(FUZZ_SECONDS) $(FUZZ)
+	AGENTTASK=$(BUILD)/cmd/agenttask DIFF_PAIRS=$(DIFF_FUZZ_PAIRS) \
+		python3 tests/integration/diff_differential.py
+
+# The plain build's tests, every suite included, for a quick loop while developing.
 check-fast: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 

@@ -340,7 +340,7 @@ test_accept_checks_files_out_through_the_filters() {
 	ok "accept" -C repo accept t
 	assert_eq "$(od -An -c repo/notes.txt | tr -s ' ')" " o n e \r \n t w o \r \n" "CRLF on disk"
 	assert_eq "$(git -C repo show main:notes.txt | od -An -c | tr -s ' ')" " o n e \n t w o \n" "LF in the tree"
-	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+	assert_empty "main worktree clean" git -C repo status --porcelain
 }
 
 test_accept_turns_a_directory_into_a_file_and_back() {
@@ -351,7 +351,7 @@ test_accept_turns_a_directory_into_a_file_and_back() {
 	ok "accept" -C repo accept t
 	assert_eq "$(cat repo/src)" "file" "src became a file"
 	assert_eq "$(cat repo/README/f)" "inside" "README became a directory"
-	assert_eq "$(git -C repo status --porcelain)" "" "main worktree clean"
+	assert_empty "main worktree clean" git -C repo status --porcelain
 	assert_eq "$(git -C repo ls-files)" "$(printf 'README/f\nsrc\n')" "the index"
 	assert_fsck repo
 }
@@ -369,7 +369,7 @@ test_accept_never_writes_through_a_users_symlink() {
 	main=$(git -C repo rev-parse main)
 	expect_rc 1 "accept over the user's link" -C repo accept t
 	assert_contains "$errout" "docs" "the path in the way is named"
-	assert_eq "$(ls -A outside)" "" "nothing written through the link"
+	assert_empty "nothing written through the link" ls -A outside
 	assert_eq "$(git -C repo rev-parse main)" "$main" "main did not move"
 }
 

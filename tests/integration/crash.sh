@@ -89,7 +89,7 @@ test_new_killed_midway_then_new_again_succeeds() {
 	ok "new over the leftover" -C big new t
 	assert_complete_task big t
 	ok "gc finds nothing to do" -C big gc
-	assert_eq "$out" "" "nothing left over"
+	assert_no_output "$out" "nothing left over"
 }
 
 test_new_killed_at_every_step_never_leaves_junk() {

@@ -229,7 +229,7 @@ test_a_killed_removers_branch_lock_does_not_block_the_next() {
 	: >repo/.git/refs/heads/agenttask/t.lock
 	: >repo/.git/refs/heads/main.lock
 	ok "discard over the leftover lock" -C repo discard t
-	assert_eq "$(git -C repo for-each-ref refs/heads/agenttask)" "" "the branch is gone"
+	assert_empty "the branch is gone" git -C repo for-each-ref refs/heads/agenttask
 	[ -e repo/.git/refs/heads/agenttask/t.lock ] && fail "the leftover lock is still there"
 	[ -e repo/.git/refs/heads/main.lock ] || fail "another ref's lock was removed"
 	rm -f repo/.git/refs/heads/main.lock

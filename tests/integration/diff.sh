@@ -391,7 +391,7 @@ test_diff_of_unknown_task_exits_two_naming_it() {
 	expect_rc 2 "unknown task" -C repo diff nope
 	assert_contains "$errout" "'nope'" "task named"
 	assert_eq "$(echo "$errout" | wc -l)" "1" "one line"
-	assert_eq "$out" "" "nothing on stdout"
+	assert_no_output "$out" "nothing on stdout"
 }
 
 test_diff_rejects_bad_options() {
@@ -447,7 +447,7 @@ test_diff_previews_the_merge_when_the_base_moved() {
 	ok "diff --json before the base moves" -C repo diff t --json
 	assert_eq "$(json_get "$out" '(j["base_moved"], j["base_ahead"], j["merges_cleanly"], j["conflicts"])')" "(False, 0, True, [])" "unmoved base"
 	ok "patch before the base moves" -C repo diff t
-	assert_eq "$errout" "" "no note while the base has not moved"
+	assert_no_output "$errout" "no note while the base has not moved"
 	echo other >repo/other.txt
 	git -C repo add other.txt
 	git -C repo commit -q -m other

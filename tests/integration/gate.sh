@@ -250,7 +250,7 @@ test_malformed_policy_exits_2_naming_file_and_key() {
 	expect_rc 2 "wrong type" -C repo gate t
 	assert_contains "$errout" "main:.agenttask/policy.json" "names the file"
 	assert_contains "$errout" "'max_changed_files'" "names the key"
-	assert_eq "$out" "" "no report"
+	assert_no_output "$out" "no report"
 	set_policy '{"protected_paths": ["ok"], "allow_everything": true}'
 	expect_rc 2 "unknown key" -C repo gate t --json
 	assert_contains "$errout" "unknown key 'allow_everything'" "unknown key"

@@ -18,7 +18,7 @@ test_gc_with_nothing_to_do_changes_nothing() {
 	local refs_before
 	refs_before=$(git -C repo for-each-ref)
 	ok "gc" -C repo gc
-	assert_eq "$out" "" "nothing reported"
+	assert_no_output "$out" "nothing reported"
 	assert_eq "$(git -C repo for-each-ref)" "$refs_before" "refs unchanged"
 	assert_file "$(wt_home repo)/t/README" "task kept"
 	ok "status" -C repo status t
@@ -297,7 +297,7 @@ test_gc_twice_is_idempotent() {
 	rm -rf "$out"
 	ok "gc 1" -C repo gc
 	ok "gc 2" -C repo gc
-	assert_eq "$out" "" "second gc has nothing to do"
+	assert_no_output "$out" "second gc has nothing to do"
 	assert_only_main repo
 	assert_fsck repo
 }

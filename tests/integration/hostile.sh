@@ -77,7 +77,7 @@ test_an_embedded_repository_is_refused_and_its_fsmonitor_never_runs() {
 	refused "discard" "embedded repository 'inner'" -C repo discard t
 	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "nothing committed"
 	assert_eq "$(git -C repo rev-parse main)" "$(git -C repo rev-parse agenttask/t)" "nothing merged"
-	assert_eq "$(git -C "$wt" ls-files -s inner)" "" "no gitlink in the index"
+	assert_empty "no gitlink in the index" git -C "$wt" ls-files -s inner
 	ok "list" -C repo list
 	assert_contains "$out" "modified" "list calls it modified"
 	git -C "$wt" status >/dev/null 2>&1 || true
@@ -115,7 +115,7 @@ test_a_submodule_of_the_base_is_never_read() {
 	[ -d "$wt/sub" ] || fail "the submodule's directory"
 	printf 'files in the submodule are not the task'"'"'s change\n' >"$wt/sub/file"
 	ok "diff" -C repo diff t --name-only
-	assert_eq "$out" "" "nothing changed"
+	assert_no_output "$out" "nothing changed"
 	fsmonitor_repo "$wt/sub" "$marker"
 	refused "diff" "embedded repository 'sub'" -C repo diff t
 	refused "commit" "embedded repository 'sub'" -C repo commit t
@@ -229,7 +229,7 @@ test_restore_refuses_a_trash_entry_with_a_symlinked_gitattributes() {
 	git -C repo update-ref "$ref" "$commit"
 	refused "restore" "'.gitattributes' is a symbolic link" -C repo restore t
 	expect_rc 2 "no task made" -C repo status t
-	assert_eq "$(git -C repo rev-parse --verify -q agenttask/t || true)" "" "no branch made"
+	assert_empty "no branch made" git -C repo branch --list agenttask/t
 }
 
 # In CI the head is a pushed commit: a symlinked .gitattributes in it is

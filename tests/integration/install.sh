@@ -143,12 +143,12 @@ test_bash_completion_completes_commands_options_and_tasks() {
 	assert_eq "$(complete_bash agenttask help re)" "restore" "help takes a command"
 	assert_eq "$(cd repo && complete_bash agenttask discard fix)" "$(printf 'fix-bug\nfix-docs')" "task names"
 	assert_eq "$(complete_bash agenttask -C repo status o)" "other" "task names of -C DIR"
-	assert_eq "$(complete_bash agenttask list "")" "" "list takes no task"
+	assert_empty "list takes no task" complete_bash agenttask list ""
 	(cd repo && "$AT" discard other >/dev/null)
 	assert_eq "$(cd repo && complete_bash agenttask restore "")" "other" "restore: names in the trash"
 	assert_eq "$(cd repo && complete_bash agenttask discard "")" "$(printf 'fix-bug\nfix-docs')" \
 		"a discarded task is no longer a task"
-	assert_eq "$(cd repo && complete_bash agenttask accept -m "")" "" "no task name as -m's value"
+	(cd repo && assert_empty "no task name as -m's value" complete_bash agenttask accept -m "")
 	touch repo/policy.json
 	assert_eq "$(cd repo && complete_bash agenttask gate --policy pol)" "policy.json" "--policy FILE takes a file"
 	assert_eq "$(cd repo && complete_bash agenttask run fix-bug -- agenttas)" "agenttask" "run's command after --"

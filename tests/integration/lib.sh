@@ -174,6 +174,14 @@ assert_empty() {
 	[ -z "$o" ] || fail "$what: expected no output from '$*', got: $o"
 }
 
+# assert_no_output TEXT DESCRIPTION: TEXT, what agenttask printed on one
+# stream (its $out or $errout, its exit status already checked by ok or
+# expect_rc), must be nothing. For a probe of the test's own, assert_empty,
+# which also fails when the probe does.
+assert_no_output() {
+	[ -z "$1" ] || fail "$2: expected no output, got: $1"
+}
+
 # assert_exit N DESCRIPTION COMMAND...: COMMAND must exit N and print nothing.
 assert_exit() {
 	local want=$1 what=$2 o status

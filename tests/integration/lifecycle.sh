@@ -33,7 +33,7 @@ test_every_command_has_help() {
 	for c in new list status path commit discard gc; do
 		ok "$c --help" "$c" --help
 		assert_contains "$out" "usage: agenttask $c" "$c --help"
-		assert_eq "$errout" "" "$c --help writes nothing on stderr"
+		assert_no_output "$errout" "$c --help writes nothing on stderr"
 	done
 }
 
@@ -107,7 +107,7 @@ test_bare_repository_linked_worktree_works() {
 	assert_eq "$out" "t" "listed"
 	ok "accept" -C wt accept t
 	assert_eq "$(cat wt/README)" "from the task" "the worktree's checkout of main updated"
-	assert_eq "$(git -C wt status --porcelain)" "" "and clean"
+	assert_empty "and clean" git -C wt status --porcelain
 	assert_eq "$(git -C bare.git show main:README)" "from the task" "main moved"
 	ok "new again" -C wt new u
 	ok "discard" -C wt discard u
@@ -293,7 +293,7 @@ test_list_shows_every_task() {
 test_list_of_no_tasks_is_empty() {
 	make_repo repo
 	ok "list" -C repo list
-	assert_eq "$out" "" "no rows"
+	assert_no_output "$out" "no rows"
 	ok "list --json" -C repo list --json
 	assert_eq "$(json_get "$out" 'j')" "[]" "empty array"
 }

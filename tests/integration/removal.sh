@@ -64,7 +64,7 @@ test_discard_while_a_process_swaps_directories_for_links_never_touches_the_host(
 		[ "$rc" = 0 ] || echo "discard $i: $errout" >&2
 		"$AT" -C repo list | grep -q '^t ' && ok "discard again" -C repo discard --force t
 		ok "gc" -C repo gc
-		assert_eq "$(ls -A "$(wt_home repo)")" "" "nothing left after discard $i"
+		assert_empty "nothing left after discard $i" ls -A "$(wt_home repo)"
 	done
 }
 
@@ -97,7 +97,7 @@ test_discard_removes_a_tree_1100_levels_deep_under_ulimit_n_1024() {
 	*) fail "discard under ulimit -n 1024: $at_rc" ;;
 	esac
 	assert_no_file "$w" "the worktree"
-	assert_eq "$(ls -A "$(wt_home repo)")" "" "nothing left for gc"
+	assert_empty "nothing left for gc" ls -A "$(wt_home repo)"
 }
 
 # in_mount_ns CMD...: CMD in a mount namespace of its own (root in a user
@@ -137,7 +137,7 @@ test_gc_goes_on_past_a_failure_and_reports_each() {
 	ok "gc once the mounts are gone" -C repo gc
 	assert_contains "$out" "removed task 'a'" "the task"
 	assert_no_file "$common/agenttask/worktrees/stray1" "the stray directory"
-	assert_eq "$("$AT" -C repo list)" "" "no task left"
+	assert_empty "no task left" "$AT" -C repo list
 }
 
 run_tests

@@ -241,7 +241,7 @@ test_trash_lists_every_entry_newest_first() {
 	assert_eq "$(json_get "$out" 'j[2]["ref"]')" "$(printf '%s\n' "$(trash_refs t)" | LC_ALL=C sort | head -1)" \
 		"the oldest last"
 	ok "empty for an unknown name" -C repo trash nothing
-	assert_eq "$out" "" "nothing"
+	assert_no_output "$out" "nothing"
 	expect_rc 2 "a glob is no name" -C repo trash 't*'
 }
 
@@ -274,7 +274,7 @@ test_restore_of_an_unknown_entry_changes_nothing() {
 	expect_rc 2 "another task's ref" -C repo restore t "$(trash_refs other)"
 	expect_rc 2 "too many arguments" -C repo restore t 1 2
 	assert_eq "$(git -C repo for-each-ref)" "$refs" "refs unchanged"
-	assert_eq "$(git -C repo branch --list 'agenttask/*')" "" "no branch made"
+	assert_empty "no branch made" git -C repo branch --list 'agenttask/*'
 }
 
 # A newest entry that cannot be read is listed, and restore says what is
@@ -288,7 +288,7 @@ test_an_unreadable_newest_entry_is_not_skipped() {
 	assert_contains "$(printf '%s\n' "$out" | sed -n 2p)" "unreadable" "entry 1 shown as unreadable"
 	expect_rc 1 "restore t" -C repo restore t
 	assert_contains "$errout" "9999999999.000000000" "names the entry"
-	assert_eq "$(git -C repo branch --list 'agenttask/*')" "" "nothing restored"
+	assert_empty "nothing restored" git -C repo branch --list 'agenttask/*'
 	ok "an older one by number" -C repo restore t 2
 	assert_eq "$(cat "$out/f")" "v3" "entry 2: the newest readable"
 }

@@ -111,7 +111,7 @@ test_errors_are_json() {
 	assert_eq "$(py 'j["error"]["code"]')" "not-found" "status too"
 	# Without --json nothing changes on stdout.
 	expect_rc 2 "plain" -C repo run nosuch -- true
-	assert_eq "$out" "" "no JSON without --json"
+	assert_no_output "$out" "no JSON without --json"
 }
 
 run_tests

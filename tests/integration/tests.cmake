@@ -32,7 +32,8 @@ set_tests_properties(integration.net_proxy PROPERTIES
 	ENVIRONMENT "AGENTTASK=$<TARGET_FILE:agenttask>;NET_PROXY_DRIVER=$<TARGET_FILE:net_proxy_driver>;ASAN_OPTIONS=detect_leaks=1")
 at_integration_test(removal.sh)
 at_integration_test(install.sh)
-set_tests_properties(integration.install PROPERTIES
+# The installed files and their paths: the plain build's (its label).
+set_tests_properties(integration.install PROPERTIES LABELS plain
 	ENVIRONMENT "AGENTTASK=$<TARGET_FILE:agenttask>;AT_BUILD_DIR=${CMAKE_BINARY_DIR};ASAN_OPTIONS=detect_leaks=1")
 at_integration_test(terminal.sh)
 at_integration_test(worktree_place.sh)
@@ -52,3 +53,9 @@ at_integration_test(json_schema.sh)
 at_integration_test(json_schema_user.sh)
 set_tests_properties(integration.run_json integration.run_json_user integration.json_schema
 	integration.json_schema_user PROPERTIES SKIP_RETURN_CODE 77)
+
+# The suites that exhaust the machine on purpose (fork bombs, OOM kills)
+# never run beside the ones that drive a terminal or a long-lived server in
+# real time: a lock that ctest -j honours.
+set_tests_properties(integration.limits integration.limits_user integration.terminal
+	integration.sandbox_holes integration.sandbox_holes_user PROPERTIES RESOURCE_LOCK agenttask_machine)

@@ -221,7 +221,7 @@ test_worktreeinclude_copies_ignored_listed_files_and_nothing_else() {
 	assert_no_file "$wt/link.env" "a link is not copied"
 	assert_no_file "$wt/fifo.env" "a fifo is not copied"
 	assert_eq "$(cat "$wt/tracked.cfg")" "committed" "a tracked file stays as committed"
-	assert_eq "$(git -C "$wt" status --porcelain)" "" "the copies are ignored in the task too"
+	assert_empty "the copies are ignored in the task too" git -C "$wt" status --porcelain
 	assert_eq "$(cat "$wt/.git" | head -c 7)" "gitdir:" ".git is git's pointer, not a copy"
 	assert_eq "$(cat outside/f)" "precious" "the link's target untouched"
 	ok "discard" -C repo discard t

@@ -22,14 +22,15 @@ if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then cg="cgroup v2"; else cg
 say "kernel $(uname -r), $cg, user manager: $(systemctl is-active user@1000.service)"
 : >"$R/summary"
 
-# run_suite NAME SCRIPT WHO: one suite as one identity; a line in the summary.
+# run_suite NAME SCRIPT WHO [REGEX]: one suite as one identity (only its tests
+# matching REGEX, when given); a line in the summary.
 run_suite() {
-	local name=$1 script=$2 who=$3 log=$R/$1.$3.log rc t0=$SECONDS
+	local name=$1 script=$2 who=$3 only=${ONLY:-${4:-}} log=$R/$1.$3.log rc t0=$SECONDS
 	[ -z "$WHO" ] || [ "$WHO" = "$who" ] || return 0
 	# Software emulation is some 20 times slower: timing-based tests wait longer.
 	local envs="CI=true AGENTTASK=$W/bin/agenttask LC_ALL=C.UTF-8 AT_TEST_TIME_SCALE=${TIME_SCALE:-1} AT_TEST_TIMES=1"
 	# Quoted for the shell that su and bash -c start (a regex holds | and the like).
-	[ -z "$ONLY" ] || envs="$envs AT_ONLY=$(printf %q "$ONLY")"
+	[ -z "$only" ] || envs="$envs AT_ONLY=$(printf %q "$only")"
 	say "running the $name suite as $who"
 	# stdin from /dev/null, never the list of suites this loop reads: run
 	# hands a command a pipe for a file given as stdin and reads the file
@@ -50,15 +51,15 @@ run_suite() {
 # sandbox_run.sh beside sandbox_user.sh: under software emulation that
 # nearly halves its time on the VM's 2 CPUs. Others (the limits suite: two
 # fork bombs and OOM tests at once would exhaust the machine) one by one.
-while read -r name script mode; do
+while read -r name script mode regex; do
 	case "$name" in '' | '#'*) continue ;; esac
 	if [ "$mode" = parallel ]; then
-		run_suite "$name" "$script" tester &
-		run_suite "$name" "$script" root &
+		run_suite "$name" "$script" tester "$regex" &
+		run_suite "$name" "$script" root "$regex" &
 		wait
 	else
-		run_suite "$name" "$script" tester
-		run_suite "$name" "$script" root
+		run_suite "$name" "$script" tester "$regex"
+		run_suite "$name" "$script" root "$regex"
 	fi
 done <"$W/suites"
 journalctl -b --no-pager >"$R/journal.log" 2>&1
