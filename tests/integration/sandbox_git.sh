@@ -232,24 +232,30 @@ test_over_large_object_is_refused() {
 	assert_fsck repo
 }
 
+# kill_import_at STEP: in a repository of its own, a run whose commit of
+# many objects is imported, killed at STEP of the import.
+kill_import_at() {
+	local old rc=0
+	task
+	old=$(tip)
+	AGENTTASK_TEST_KILL_AT=$1 "$AT" -C repo run t1 -- sh -c 'mkdir many && for i in $(seq 1 3000); do echo $i > many/$i; done && git add many && git commit -qm many' >/dev/null 2>&1 || rc=$?
+	assert_eq "$rc" 137 "killed at $1"
+	assert_fsck repo
+	assert_eq "$(tip)" "$old" "the branch has not moved (killed at $1)"
+	ok "status finishes the import" -C repo status t1
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "many" "imported after a kill at $1"
+	host_consistent
+}
+
 test_kill_during_import_leaves_a_consistent_host() {
 	# Kill -9 agenttask at each step of the import of many objects (the
 	# quarantine open; every object written, the branch not moved): the
 	# branch is where it was, fsck is clean, and the next command finishes
 	# the import.
-	local old step rc
+	local step
 	for step in import:quarantine import:objects; do
-		rm -rf repo "$XDG_DATA_HOME"
-		task
-		old=$(tip)
-		rc=0
-		AGENTTASK_TEST_KILL_AT=$step "$AT" -C repo run t1 -- sh -c 'mkdir many && for i in $(seq 1 3000); do echo $i > many/$i; done && git add many && git commit -qm many' >/dev/null 2>&1 || rc=$?
-		assert_eq "$rc" 137 "killed at $step"
-		assert_fsck repo
-		assert_eq "$(tip)" "$old" "the branch has not moved (killed at $step)"
-		ok "status finishes the import" -C repo status t1
-		assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "many" "imported after a kill at $step"
-		host_consistent
+		mkdir "at-${step#import:}"
+		(cd "at-${step#import:}" && kill_import_at "$step")
 	done
 }
 
