@@ -19,8 +19,11 @@
  * if it names a server, the host that was allowed: a hello for another name
  * (domain fronting onto a shared address) closes the connection.
  *
- * Plain HTTP: one request per upstream connection ("Connection: close"), the
- * Host header replaced by the URI's, Proxy-* headers dropped.
+ * Plain HTTP: one request per connection, the client's and upstream's
+ * ("Connection: close"): exactly the body its head declares is forwarded,
+ * what follows is dropped, and the connection ends with the response. The
+ * Host header is replaced by the URI's, Proxy-* headers dropped; ambiguous
+ * framing and protocol upgrades are a 400 (net/wire.h).
  *
  * Threads: one event-loop thread (epoll, non-blocking sockets, splice()
  * through a pipe per direction), and the resolver's workers. The record
