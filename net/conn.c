@@ -581,7 +581,21 @@ void at_conn_pump_busy(struct at_proxy *p)
 	}
 }
 
-/* Is the TLS server name the host that was allowed? */
+/* Was the host named as an IP literal (and allowed as one)? */
+static bool host_is_ip(const struct at_conn *c)
+{
+	char canon[AT_NET_HOST_MAX + 1];
+	struct in6_addr ip;
+	bool is_ip;
+
+	return at_net_host_canon(c->host, canon, &ip, &is_ip) && is_ip;
+}
+
+/*
+ * Is the TLS server name the host that was allowed? A hello without one
+ * passes only for a host allowed as an IP literal: to a name, it would let
+ * the server on that (perhaps shared) address pick its default host.
+ */
 static bool sni_matches(const struct at_conn *c, const char *sni)
 {
 	char canon[AT_NET_HOST_MAX + 1];
@@ -589,7 +603,7 @@ static bool sni_matches(const struct at_conn *c, const char *sni)
 	bool is_ip;
 
 	if (!sni[0])
-		return true;
+		return host_is_ip(c);
 	return at_net_host_canon(sni, canon, &ip, &is_ip) && !is_ip &&
 	       strcmp(canon, c->host) == 0;
 }
@@ -614,7 +628,10 @@ static void peek_read(struct at_conn *c)
 		return;
 	if (rc == AT_WIRE_OK && is_tls && !sni_matches(c, sni)) {
 		c->allowed = false;
-		set_reason(c, "TLS names a server other than '%s'", c->host);
+		if (sni[0])
+			set_reason(c, "TLS names a server other than '%s'", c->host);
+		else
+			set_reason(c, "TLS names no server, and '%s' was allowed by name", c->host);
 		at_conn_close(c);
 		return;
 	}

@@ -15,9 +15,11 @@
  * second lookup. A refusal is an HTTP 403 (or a SOCKS5 "not allowed by
  * ruleset") whose text names the host and the rule or address class; a
  * failure to reach an allowed host is a 502 (SOCKS5: unreachable/refused).
- * A CONNECT (or SOCKS5) stream that starts with a TLS ClientHello must name,
- * if it names a server, the host that was allowed: a hello for another name
- * (domain fronting onto a shared address) closes the connection.
+ * A CONNECT (or SOCKS5) stream that starts with a TLS ClientHello must name
+ * the host that was allowed: a hello for another name, or for none when the
+ * host was named (domain fronting onto a shared address, or its default
+ * host), closes the connection. Only a host named as an IP literal takes a
+ * hello without a name.
  *
  * Plain HTTP: one request per connection, the client's and upstream's
  * ("Connection: close"): exactly the body its head declares is forwarded,

@@ -240,6 +240,23 @@ case_tls_naming_another_server_is_closed() {
 		fail "the cut is recorded: $(cat proxy.out)"
 }
 
+# Domain fronting without a name: a CONNECT to the allowed name whose TLS
+# ClientHello names no server at all (a server on that shared address then
+# picks its default virtual host, which need not be the allowed one). Must:
+# closed before a byte reaches the remote; an IP literal allowed as such
+# still takes a hello without a name (there is no name to give).
+case_tls_without_a_server_name_is_closed() {
+	proxy_start --listen 127.0.0.1:0 --allow remote.test --allow 198.18.0.2:443
+	out=$($CLIENT tls "$PROXY" remote.test 443 "")
+	assert_contains "$out" "tls failed" "TLS naming no server, to a host allowed by name, is cut"
+	assert_not_contains "$out" "hello at" "nothing reached the remote"
+	out=$($CLIENT tls "$PROXY" 198.18.0.2 443 "")
+	assert_contains "$out" "hello at 198.18.0.2" "TLS naming no server, to an allowed IP literal"
+	proxy_stop
+	grep -q "allowed=0 .*reason=TLS names no server, and 'remote.test' was allowed by name" proxy.out ||
+		fail "the cut is recorded: $(cat proxy.out)"
+}
+
 case_300_concurrent_connections() {
 	proxy_start --listen 127.0.0.1:0 --allow remote.test:7000
 	out=$($CLIENT many "$PROXY" remote.test 7000 300)
