@@ -113,6 +113,7 @@ struct at_app_net {
 	struct at_app_net_forward forwards[AT_APP_NET_FORWARDS_MAX];
 	size_t nforwards;
 	bool deny_private;
+	bool allow_private;       /* the person's opt-in; deny_private still wins */
 
 	/* during a run */
 	struct at_sandbox_listen listen[1 + 2 * AT_APP_NET_FORWARDS_MAX];
@@ -239,6 +240,7 @@ struct at_app_runconf {
 	struct at_strlist ro, env, path, cache, allow_hosts;  /* env: NAME=value */
 	struct at_strlist forward;
 	bool deny_private;              /* any file said true */
+	bool allow_private;             /* the user's file said true */
 	uint64_t limits[AT_LIMIT_COUNT];
 };
 

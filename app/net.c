@@ -100,6 +100,16 @@ void at_app_net_deny_private(struct at_app_net *n)
 	n->deny_private = true;
 }
 
+void at_app_net_allow_private(struct at_app_net *n)
+{
+	n->allow_private = true;
+}
+
+bool at_app_net_refuses_private(const struct at_app_net *n)
+{
+	return n->deny_private || !n->allow_private;
+}
+
 void at_app_net_report(const struct at_app_net *n, struct at_app_net_report *out)
 {
 	out->active = at_app_net_active(n);
@@ -249,7 +259,7 @@ static int serve(void *ctx, const int *fds, size_t nfds, struct at_error *err)
 	po.listeners = ls;
 	po.nlisteners = nl;
 	po.rules = &n->rules;
-	po.deny_private = n->deny_private;
+	po.deny_private = at_app_net_refuses_private(n);
 	po.record = on_record;
 	po.record_ctx = n;
 	rc = at_net_proxy_start(&po, &n->proxy, err);
@@ -330,7 +340,7 @@ at_json *at_app_net_json(const struct at_app_net *n)
 		bad |= at_json_append(conns, conn_json(&n->conns[i]));
 	bad |= at_json_add(o, "allow_hosts", allow);
 	bad |= at_json_add(o, "forward", fwd);
-	bad |= at_json_add_bool(o, "deny_private", n->deny_private);
+	bad |= at_json_add_bool(o, "deny_private", at_app_net_refuses_private(n));
 	bad |= at_json_add(o, "connections", conns);
 	if (n->dropped)
 		bad |= at_json_add_number(o, "connections_not_recorded", (double)n->dropped);

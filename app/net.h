@@ -5,7 +5,7 @@
  * to at_app_run (run.h), and reads its report afterwards. The gate builds
  * its own from a check's allow_hosts.
  *
- * `run --allow-host`, `--forward`, `--deny-private`, and a policy check's
+ * `run --allow-host`, `--forward`, `--allow-private`, `--deny-private`, and a policy check's
  * allow_hosts. The command keeps its own network namespace (loopback only).
  * The sandbox makes listening sockets there before the command starts
  * (spec.listen): 127.0.0.1:AT_APP_NET_PROXY_PORT for the proxy, and
@@ -71,8 +71,19 @@ int at_app_net_allow(struct at_app_net *n, const char *pattern, struct at_error 
 /* --forward PORT[:INNER]: AT_EUSAGE naming a malformed or repeated one. */
 int at_app_net_forward(struct at_app_net *n, const char *spec, struct at_error *err);
 
-/* --deny-private: with allowances, refuse private addresses too. */
+/*
+ * Private addresses (RFC 1918, 100.64.0.0/10, fc00::/7, fec0::/10: net/addr.h)
+ * are refused by default, whatever allowed the host: a name, an IP literal,
+ * any source of allowances. Only the person lifts that, for one allowlist:
+ * `run --allow-private`, `gate --allow-private`, or allow_private in their
+ * own config.json; never a repository's file, a policy or an MCP argument.
+ * --deny-private (any file's deny_private) refuses them even then.
+ */
 void at_app_net_deny_private(struct at_app_net *n);
+void at_app_net_allow_private(struct at_app_net *n);
+
+/* Does the proxy refuse private addresses (the default)? */
+bool at_app_net_refuses_private(const struct at_app_net *n);
 
 /* Any allowance or forward: the run needs the proxy. */
 bool at_app_net_active(const struct at_app_net *n);

@@ -209,6 +209,8 @@ static int config_apply(const struct at_app *app, const struct at_app_run_opts *
 						   "forward of the run configuration", err);
 	if (run->conf.deny_private)
 		at_app_net_deny_private(o->proxy);
+	if (run->conf.allow_private)
+		at_app_net_allow_private(o->proxy);
 	return rc;
 }
 

@@ -9,14 +9,15 @@
  * user's profile; the repository's "run"; the repository's profile; the
  * command line, which always wins. Lists (ro, path, cache, allow_hosts,
  * forward) add up; env and limits are replaced by a later source;
- * deny_private holds once any source says true (none can lift it).
+ * deny_private holds once any source says true (none can lift it);
+ * allow_private (private addresses dialled) comes from the user's file only.
  *
  * The repository can ask for less than the user allows, never for more:
  * its ro and cache paths must lie within a path the user's file gives as
  * ro or cache, its allow_hosts must be among the user's, its forwards
  * must name host ports the user's forwards name (a forward reaches a
  * service on the host's loopback: a database, a dev server), its limits no
- * higher than what would apply without it. Its deny_private can only
+ * higher than what would apply without it; it never says allow_private. Its deny_private can only
  * narrow. It cannot bind anything writable at all (there is no such key).
  * Breaking this is an error naming the file and the key, and nothing runs.
  */
@@ -106,6 +107,7 @@ static int add_set(struct at_app_runconf *out, const struct at_runconf_set *s,
 	    push_all(&out->forward, &s->forward, err) < 0)
 		return err->code;
 	out->deny_private |= s->deny_private;
+	out->allow_private |= s->allow_private;
 	for (l = 0; l < AT_LIMIT_COUNT; l++)
 		if (s->limits[l])
 			out->limits[l] = s->limits[l];
@@ -164,6 +166,9 @@ static int check_less(const struct at_runconf_set *s, const struct at_app_runcon
 			return at_error_set(err, AT_EUSAGE, "'%s': asks for '%s', which your "
 					    "config.json does not give (ro or cache)", what, p);
 	}
+	if (s->allow_private)
+		return at_error_set(err, AT_EUSAGE, "'%s': allow_private is yours to give (your "
+				    "config.json, --allow-private), not a repository's", what);
 	for (i = 0; i < s->allow_hosts.n; i++)
 		if (!listed(s->allow_hosts.v[i], &user->allow_hosts))
 			return at_error_set(err, AT_EUSAGE, "'%s': allow_hosts '%s' is not among "

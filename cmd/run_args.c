@@ -18,7 +18,7 @@ enum {
 	OPT_RO = 256, OPT_RW, OPT_NET, OPT_ENV, OPT_PASS_ENV, OPT_TIMEOUT, OPT_MEMORY, OPT_PIDS,
 	OPT_CPU, OPT_FSIZE, OPT_JSON, OPT_CPUS, OPT_NO_LIMITS, OPT_ALLOW_HOST, OPT_FORWARD,
 	OPT_DENY_PRIVATE, OPT_TMP_SIZE, OPT_SHM_SIZE, OPT_HOME_SIZE, OPT_FRESH_HOME, OPT_CACHE,
-	OPT_PROFILE, OPT_NO_CONFIG, OPT_CWD, OPT_OUTPUT_MAX,
+	OPT_PROFILE, OPT_NO_CONFIG, OPT_CWD, OPT_OUTPUT_MAX, OPT_ALLOW_PRIVATE,
 };
 
 static int push(struct at_strlist *l, const char *s, struct at_error *err)
@@ -75,6 +75,7 @@ static int parse_option(struct run_args *a, int c, char *arg, struct at_error *e
 	case OPT_ALLOW_HOST: return at_app_net_allow(a->net, arg, err);
 	case OPT_FORWARD: return at_app_net_forward(a->net, arg, err);
 	case OPT_DENY_PRIVATE: at_app_net_deny_private(a->net); return 0;
+	case OPT_ALLOW_PRIVATE: at_app_net_allow_private(a->net); return 0;
 	case OPT_CWD: a->o.cwd = arg; return 0;
 	case OPT_OUTPUT_MAX: return output_max(a, arg, err);
 	case 'v': a->verbose = true; return 0;
@@ -108,6 +109,7 @@ int at_cli_run_args(int argc, char **argv, struct run_args *a)
 		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 		{ "forward", required_argument, NULL, OPT_FORWARD },
 		{ "deny-private", no_argument, NULL, OPT_DENY_PRIVATE },
+		{ "allow-private", no_argument, NULL, OPT_ALLOW_PRIVATE },
 		{ "cwd", required_argument, NULL, OPT_CWD },
 		{ "output-max", required_argument, NULL, OPT_OUTPUT_MAX },
 		{ "tty", no_argument, NULL, 't' }, { "no-tty", no_argument, NULL, 'T' },

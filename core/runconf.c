@@ -203,10 +203,13 @@ static int parse_set(const struct ctx *c, const at_json *j, const char *where,
 			rc = string_list(c, m, key, false, &s->allow_hosts);
 		else if (strcmp(k, "forward") == 0)
 			rc = forward_list(c, m, key, &s->forward);
-		else if (strcmp(k, "deny_private") == 0 && !at_json_is_bool(m))
+		else if ((strcmp(k, "deny_private") == 0 || strcmp(k, "allow_private") == 0) &&
+			 !at_json_is_bool(m))
 			rc = bad(c, key, "not true or false:");
 		else if (strcmp(k, "deny_private") == 0)
 			s->deny_private = at_json_bool_value(m);
+		else if (strcmp(k, "allow_private") == 0)
+			s->allow_private = at_json_bool_value(m);
 		else if (strcmp(k, "env") == 0)
 			rc = env_object(c, m, key, &s->env);
 		else if (strcmp(k, "limits") == 0)

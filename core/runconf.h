@@ -12,7 +12,9 @@
  *   cache        host caches shown warm (run --cache)        ["~/.cargo/registry"]
  *   allow_hosts  hosts reached through the proxy (--allow-host) ["crates.io"]
  *   forward      host loopback ports seen inside (--forward)  ["5432", "8080:80"]
- *   deny_private the proxy refuses private addresses too (--deny-private) true
+ *   deny_private the proxy refuses private addresses even if allowed (--deny-private) true
+ *   allow_private the proxy may dial private addresses (--allow-private): the
+ *                user's file only; in a repository's it is an error (app/runconf.c)
  *   limits       {"memory": "2G", "pids": 4096, "cpus": 2, "cpu": 600, "file-size": "1G"}
  * A path (and an env value) that starts with "~/" is under the caller's home.
  * Paths must be absolute then. Anything else, an unknown key above all, is
@@ -39,6 +41,7 @@ struct at_runconf_set {
 	struct at_strlist ro, env, path, cache, allow_hosts;  /* env: "NAME=value" */
 	struct at_strlist forward;                            /* "PORT[:INNER]", syntax checked */
 	bool deny_private;
+	bool allow_private;                                   /* the user's file only */
 	uint64_t limits[AT_LIMIT_COUNT];                      /* 0: not said */
 };
 

@@ -38,6 +38,7 @@ void at_proxy_interest(struct at_proxy *p, int fd, struct at_tag *tag, uint32_t 
 }
 
 #define REQUEST_TIMEOUT_MS 30000
+#define LINGER_MS 10000          /* plain HTTP: how long a client may stay after the response */
 #define PUMP_ROUNDS 16
 #define PIPE_SIZE (1 << 20)      /* what F_SETPIPE_SZ asks for; pipe-max-size by default */
 #define GROW_AFTER (256 << 10)
@@ -97,6 +98,7 @@ struct at_conn *at_conn_new(struct at_proxy *p, int fd, const struct at_net_list
 	}
 	c->proto = AT_NET_PROTO_UNKNOWN;
 	c->buf = malloc(AT_CONN_BUF);
+	c->bufcap = AT_CONN_BUF;
 	if (!c->buf) {
 		at_conn_close(c);
 		return NULL;
@@ -399,6 +401,11 @@ static void start_relay(struct at_conn *c)
 		c->up.pend = c->buf;
 		c->up.pend_len = c->len;
 	}
+	if (c->proto == AT_NET_PROTO_HTTP) {
+		c->up.framed = true;
+		c->up.fbuf = c->buf;
+		c->up.fcap = c->bufcap;
+	}
 	at_proxy_interest(c->p, c->cfd, &c->ctag, &c->cev, ev);
 	at_proxy_interest(c->p, c->ufd, &c->utag, &c->uev, ev);
 	c->crd = c->cwr = c->urd = c->uwr = true;  /* until an EAGAIN says otherwise */
@@ -419,6 +426,56 @@ static int blocked(bool *ready)
 	if (ready)
 		*ready = false;
 	return 0;
+}
+
+/* recv(2) for a framed half: > 0 bytes, 0 blocked or at the end (h->eof), -1 an error. */
+static ssize_t framed_recv(struct at_half *h, size_t want, int flags)
+{
+	ssize_t n = recv(*h->from, h->fbuf, want, flags | MSG_DONTWAIT);
+
+	if (n == 0)
+		h->eof = true;
+	if (n >= 0)
+		return n;
+	return blocked(h->readable) < 0 ? -1 : 0;
+}
+
+/*
+ * A framed half's read: the body's next bytes into pend, no byte past its
+ * end (a chunked body is peeked first, to take exactly its own); after the
+ * end, whatever comes is dropped. 1 moved, 0 blocked, -1 an error.
+ */
+static int framed_read(struct at_half *h)
+{
+	struct at_wire_body probe = h->body;
+	size_t want = h->fcap, used;
+	ssize_t n;
+
+	if (h->body.done) {
+		n = framed_recv(h, h->fcap, 0);  /* dropped */
+		return n < 0 ? -1 : n > 0 || h->eof;
+	}
+	if (h->body.kind == AT_WIRE_BODY_LENGTH && h->body.left < want)
+		want = (size_t)h->body.left;
+	if (h->body.kind == AT_WIRE_BODY_CHUNKED) {
+		if ((n = framed_recv(h, want, MSG_PEEK)) <= 0)
+			return (int)n;
+		if (at_wire_body_feed(&probe, h->fbuf, (size_t)n, &used) == AT_WIRE_BAD) {
+			h->broken = true;
+			return -1;
+		}
+		want = used;
+	}
+	if ((n = framed_recv(h, want, 0)) <= 0)
+		return (int)n;
+	if (at_wire_body_feed(&h->body, h->fbuf, (size_t)n, &used) == AT_WIRE_BAD) {
+		h->broken = true;
+		return -1;
+	}
+	h->pend = h->fbuf;
+	h->pend_len = used;
+	h->pend_off = 0;
+	return 1;
 }
 
 /* One step of a half: 1 moved bytes, 0 blocked or finished, -1 an error that ends it. */
@@ -445,7 +502,10 @@ static int step(struct at_half *h)
 	 * keeps going. EAGAIN with bytes in the pipe may mean a full pipe (its
 	 * slots, not its bytes): `from` stays readable then.
 	 */
-	if (*h->readable && !h->eof && !h->hold && h->inpipe < h->cap) {
+	if (h->framed) {
+		if (*h->readable && !h->eof && (moved = framed_read(h)) < 0)
+			return -1;
+	} else if (*h->readable && !h->eof && !h->hold && h->inpipe < h->cap) {
 		n = splice(*h->from, NULL, h->pipe[1], NULL, h->cap - h->inpipe,
 			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (n == 0)
@@ -486,9 +546,14 @@ static void relay_pump(struct at_conn *c)
 	for (int round = 0; round < PUMP_ROUNDS; round++) {
 		int up = step(&c->up), down = step(&c->down);
 		if (up < 0 || down < 0) {
+			if (c->up.broken)
+				set_reason(c, "malformed request: a chunked body that breaks its framing");
 			at_conn_close(c);
 			return;
 		}
+		/* plain HTTP: the response has ended, and with it the connection */
+		if (c->up.framed && c->down.done && !c->deadline_ms)
+			c->deadline_ms = at_mono_ms() + LINGER_MS;
 		if (c->up.done && c->down.done) {
 			at_conn_close(c);
 			return;
@@ -516,7 +581,21 @@ void at_conn_pump_busy(struct at_proxy *p)
 	}
 }
 
-/* Is the TLS server name the host that was allowed? */
+/* Was the host named as an IP literal (and allowed as one)? */
+static bool host_is_ip(const struct at_conn *c)
+{
+	char canon[AT_NET_HOST_MAX + 1];
+	struct in6_addr ip;
+	bool is_ip;
+
+	return at_net_host_canon(c->host, canon, &ip, &is_ip) && is_ip;
+}
+
+/*
+ * Is the TLS server name the host that was allowed? A hello without one
+ * passes only for a host allowed as an IP literal: to a name, it would let
+ * the server on that (perhaps shared) address pick its default host.
+ */
 static bool sni_matches(const struct at_conn *c, const char *sni)
 {
 	char canon[AT_NET_HOST_MAX + 1];
@@ -524,7 +603,7 @@ static bool sni_matches(const struct at_conn *c, const char *sni)
 	bool is_ip;
 
 	if (!sni[0])
-		return true;
+		return host_is_ip(c);
 	return at_net_host_canon(sni, canon, &ip, &is_ip) && !is_ip &&
 	       strcmp(canon, c->host) == 0;
 }
@@ -549,7 +628,10 @@ static void peek_read(struct at_conn *c)
 		return;
 	if (rc == AT_WIRE_OK && is_tls && !sni_matches(c, sni)) {
 		c->allowed = false;
-		set_reason(c, "TLS names a server other than '%s'", c->host);
+		if (sni[0])
+			set_reason(c, "TLS names a server other than '%s'", c->host);
+		else
+			set_reason(c, "TLS names no server, and '%s' was allowed by name", c->host);
 		at_conn_close(c);
 		return;
 	}
@@ -610,6 +692,8 @@ void at_conn_timeout(struct at_conn *c)
 	} else if (c->st == AT_CONN_REQUEST) {
 		set_reason(c, "no complete request in %d s", REQUEST_TIMEOUT_MS / 1000);
 		refuse(c, 400, 1);
+	} else if (c->st == AT_CONN_RELAY) {
+		at_conn_close(c);  /* a plain-HTTP client lingering after its response */
 	}
 }
 
@@ -635,9 +719,22 @@ static void http_request(struct at_conn *c)
 		return;
 	}
 	if (!req.connect) {
+		/* the body's first bytes, and nothing that follows it */
+		size_t body = 0;
 		size_t room = req.head_len + AT_NET_HOST_MAX + 64 + (c->len - req.head_len);
-		char *out = malloc(room);
-		size_t n = out ? at_wire_http_rewrite(c->buf, &req, out, room) : 0;
+		char *out = NULL;
+		size_t n = 0;
+		if (at_wire_body_feed(&req.body, c->buf + req.head_len, c->len - req.head_len,
+				      &body) == AT_WIRE_BAD) {
+			c->quiet = false;
+			set_reason(c, "malformed request: a chunked body that breaks its framing");
+			refuse(c, 400, 1);
+			return;
+		}
+		if (room < AT_CONN_BUF)
+			room = AT_CONN_BUF;  /* the relay reads the rest of the body into it */
+		out = malloc(room);
+		n = out ? at_wire_http_rewrite(c->buf, &req, out, room) : 0;
 		if (!n) {
 			free(out);
 			c->quiet = false;
@@ -645,10 +742,12 @@ static void http_request(struct at_conn *c)
 			refuse(c, 400, 1);
 			return;
 		}
-		memcpy(out + n, c->buf + req.head_len, c->len - req.head_len);
-		c->len = n + c->len - req.head_len;
+		memcpy(out + n, c->buf + req.head_len, body);
+		c->len = n + body;
 		free(c->buf);
 		c->buf = out;
+		c->bufcap = room;
+		c->up.body = req.body;
 	} else {
 		consume(c, req.head_len);
 	}

@@ -6,7 +6,8 @@
  * (a resolver job holds it: it cannot be freed until the job comes back) ->
  * CONNECTING (each dialable address in turn) -> RELAY (two halves, each a
  * pipe spliced from one socket to the other; both sockets edge-triggered
- * for reading and writing, registered once). Only the loop thread touches a
+ * for reading and writing, registered once; plain HTTP's request half is
+ * copied instead, to forward exactly one request). Only the loop thread touches a
  * connection. A closed connection is recorded, its descriptors closed, and
  * it is freed after the current batch of events (a later event of the batch
  * may still name it).
@@ -45,6 +46,16 @@ struct at_half {
 	bool hold;                 /* do not read `from` (the TLS check reads it) */
 	bool eof, done;
 	uint64_t bytes;
+	/*
+	 * Plain HTTP's request half: copied (recv into fbuf, sent from pend), not
+	 * spliced, exactly the body its head declared; what follows the body is
+	 * read and dropped, never sent (the next request is another connection's).
+	 */
+	bool framed;
+	bool broken;               /* framed: the body broke its framing */
+	struct at_wire_body body;
+	char *fbuf;                /* framed: the connection's buf */
+	size_t fcap;
 };
 
 struct at_proxy;
@@ -63,7 +74,7 @@ struct at_conn {
 	struct at_conn *busy_next;
 	int socks_step;            /* 0 greeting, 1 request */
 	char *buf;                 /* what the client sent before the relay */
-	size_t len;
+	size_t len, bufcap;
 	bool peek;                 /* waiting for the start of the stream (TLS check) */
 	char host[AT_NET_HOST_MAX + 1];
 	uint16_t port;

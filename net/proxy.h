@@ -15,12 +15,17 @@
  * second lookup. A refusal is an HTTP 403 (or a SOCKS5 "not allowed by
  * ruleset") whose text names the host and the rule or address class; a
  * failure to reach an allowed host is a 502 (SOCKS5: unreachable/refused).
- * A CONNECT (or SOCKS5) stream that starts with a TLS ClientHello must name,
- * if it names a server, the host that was allowed: a hello for another name
- * (domain fronting onto a shared address) closes the connection.
+ * A CONNECT (or SOCKS5) stream that starts with a TLS ClientHello must name
+ * the host that was allowed: a hello for another name, or for none when the
+ * host was named (domain fronting onto a shared address, or its default
+ * host), closes the connection. Only a host named as an IP literal takes a
+ * hello without a name.
  *
- * Plain HTTP: one request per upstream connection ("Connection: close"), the
- * Host header replaced by the URI's, Proxy-* headers dropped.
+ * Plain HTTP: one request per connection, the client's and upstream's
+ * ("Connection: close"): exactly the body its head declares is forwarded,
+ * what follows is dropped, and the connection ends with the response. The
+ * Host header is replaced by the URI's, Proxy-* headers dropped; ambiguous
+ * framing and protocol upgrades are a 400 (net/wire.h).
  *
  * Threads: one event-loop thread (epoll, non-blocking sockets, splice()
  * through a pipe per direction), and the resolver's workers. The record

@@ -79,6 +79,90 @@ static int parse_target(const char *t, size_t tlen, struct at_wire_http *req)
 	return AT_WIRE_OK;
 }
 
+/* A control character other than a tab, or a CR or LF that is not one of a CRLF. */
+static bool has_control(const char *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)buf[i];
+		if (c == '\r' ? i + 1 == len || buf[i + 1] != '\n'
+		    : c == '\n' ? i == 0 || buf[i - 1] != '\r'
+				: (c < ' ' && c != '\t') || c == 0x7f)
+			return true;
+	}
+	return false;
+}
+
+static bool name_is(const char *line, size_t nlen, const char *name)
+{
+	return strlen(name) == nlen && strncasecmp(line, name, nlen) == 0;
+}
+
+/* Content-Length: digits alone, at most 18 of them (it fits, with room). */
+static bool parse_length(const char *v, size_t n, uint64_t *out)
+{
+	uint64_t x = 0;
+
+	if (n == 0 || n > 18)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return false;
+		x = x * 10 + (uint64_t)(v[i] - '0');
+	}
+	*out = x;
+	return true;
+}
+
+/*
+ * How a plain-HTTP request's body is framed, from its header lines
+ * (buf[start, end), checked by headers_ok): one Content-Length or one
+ * "Transfer-Encoding: chunked", never both, never a protocol switch.
+ */
+static int parse_framing(const char *buf, size_t start, size_t end, bool http10,
+			 struct at_wire_http *req)
+{
+	bool have_len = false, have_te = false;
+	size_t off = start;
+
+	while (off + 2 < end) {
+		const char *line = buf + off, *nl = memchr(line, '\n', end - off);
+		const char *colon = memchr(line, ':', (size_t)(nl - line));
+		const char *v = colon + 1, *ve = nl - 1;  /* the value, OWS trimmed */
+		size_t nlen = (size_t)(colon - line);
+
+		while (v < ve && (*v == ' ' || *v == '\t'))
+			v++;
+		while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+			ve--;
+		if (name_is(line, nlen, "content-length")) {
+			if (have_len)
+				return http_bad(req, "two Content-Length headers");
+			if (!parse_length(v, (size_t)(ve - v), &req->body.left))
+				return http_bad(req, "a Content-Length that is not a number");
+			have_len = true;
+		} else if (name_is(line, nlen, "transfer-encoding")) {
+			if (have_te)
+				return http_bad(req, "two Transfer-Encoding headers");
+			if ((size_t)(ve - v) != 7 || strncasecmp(v, "chunked", 7) != 0)
+				return http_bad(req, "a Transfer-Encoding other than chunked");
+			have_te = true;
+		} else if (name_is(line, nlen, "upgrade") || name_is(line, nlen, "http2-settings")) {
+			return http_bad(req, "a protocol upgrade (WebSocket, h2c) over plain HTTP");
+		}
+		off = (size_t)(nl - buf) + 1;
+	}
+	if (have_len && have_te)
+		return http_bad(req, "both Content-Length and Transfer-Encoding");
+	if (have_te && http10)
+		return http_bad(req, "Transfer-Encoding in an HTTP/1.0 request");
+	req->body.kind = have_te ? AT_WIRE_BODY_CHUNKED
+		       : have_len ? AT_WIRE_BODY_LENGTH : AT_WIRE_BODY_NONE;
+	if (have_te)
+		req->body.left = 0;
+	req->body.done = !have_te && req->body.left == 0;
+	return AT_WIRE_OK;
+}
+
 int at_wire_http_parse(const char *buf, size_t len, struct at_wire_http *req)
 {
 	const char *nl, *sp1, *sp2, *end;
@@ -96,8 +180,10 @@ int at_wire_http_parse(const char *buf, size_t len, struct at_wire_http *req)
 	sp1 = memchr(buf, ' ', (size_t)(nl - buf));
 	sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(nl - sp1 - 1)) : NULL;
 	if (!sp1 || !sp2 || sp1 == buf || sp2 == sp1 + 1 || (size_t)(nl - 1 - sp2 - 1) != 8 ||
-	    strncmp(sp2 + 1, "HTTP/1.", 7) != 0)
+	    strncmp(sp2 + 1, "HTTP/1.", 7) != 0 || (sp2[8] != '0' && sp2[8] != '1'))
 		return http_bad(req, "malformed request line");
+	if (has_control(buf, head_len))
+		return http_bad(req, "a control character (NUL, a bare CR or LF) in the head");
 	for (const char *p = buf; p < sp1; p++)
 		if (!token_char(*p))
 			return http_bad(req, "malformed request line");
@@ -108,7 +194,112 @@ int at_wire_http_parse(const char *buf, size_t len, struct at_wire_http *req)
 		return http_bad(req, "malformed header line");
 	req->connect = (size_t)(sp1 - buf) == 7 && memcmp(buf, "CONNECT", 7) == 0;
 	req->head_len = head_len;
+	if (!req->connect &&
+	    parse_framing(buf, (size_t)(nl - buf) + 1, head_len, sp2[8] == '0', req) != AT_WIRE_OK)
+		return AT_WIRE_BAD;
 	return parse_target(sp1 + 1, (size_t)(sp2 - sp1 - 1), req);
+}
+
+#define CHUNK_LINE_MAX 4096
+
+enum chunk_state {
+	CH_SIZE0, CH_SIZE, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR, CH_DATA_LF,
+	CH_TRAILER, CH_TNAME, CH_TVALUE, CH_TLF, CH_END_LF,
+};
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0'
+	     : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	     : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+static bool is_control(char c)
+{
+	return ((unsigned char)c < ' ' && c != '\t') || c == 0x7f;
+}
+
+/* One byte of chunked framing outside chunk data: the next state, or -1. */
+static int chunk_byte(struct at_wire_body *b, char c)
+{
+	int d = hex_digit(c);
+
+	switch (b->state) {
+	case CH_SIZE0:
+		b->left = 0;
+		b->line = 0;
+		/* fall through */
+	case CH_SIZE:
+		if (d >= 0 && b->left <= (UINT64_MAX >> 4) && ++b->line <= 16) {
+			b->left = b->left * 16 + (uint64_t)d;
+			return CH_SIZE;
+		}
+		return b->state == CH_SIZE && c == ';' ? CH_EXT
+		     : b->state == CH_SIZE && c == '\r' ? CH_SIZE_LF : -1;
+	case CH_EXT:
+		if (++b->line > CHUNK_LINE_MAX || is_control(c))
+			return c == '\r' && b->line <= CHUNK_LINE_MAX ? CH_SIZE_LF : -1;
+		return CH_EXT;
+	case CH_SIZE_LF:
+		return c != '\n' ? -1 : b->left ? CH_DATA : CH_TRAILER;
+	case CH_DATA_CR:
+		return c == '\r' ? CH_DATA_LF : -1;
+	case CH_DATA_LF:
+		return c == '\n' ? CH_SIZE0 : -1;
+	}
+	/* the trailer section: header lines, then CRLF */
+	if (++b->trailers > AT_WIRE_HEAD_MAX)
+		return -1;
+	switch (b->state) {
+	case CH_TRAILER:
+		return c == '\r' ? CH_END_LF : token_char(c) ? CH_TNAME : -1;
+	case CH_TNAME:
+		return c == ':' ? CH_TVALUE : token_char(c) ? CH_TNAME : -1;
+	case CH_TVALUE:
+		return c == '\r' ? CH_TLF : is_control(c) ? -1 : CH_TVALUE;
+	case CH_TLF:
+		return c == '\n' ? CH_TRAILER : -1;
+	default:  /* CH_END_LF */
+		return -1;
+	}
+}
+
+int at_wire_body_feed(struct at_wire_body *b, const char *buf, size_t n, size_t *used)
+{
+	size_t i = 0;
+
+	if (b->done) {
+		*used = 0;
+		return AT_WIRE_OK;
+	}
+	if (b->kind == AT_WIRE_BODY_LENGTH) {
+		size_t take = b->left < n ? (size_t)b->left : n;
+		b->left -= take;
+		b->done = b->left == 0;
+		*used = b->done ? take : n;
+		return b->done ? AT_WIRE_OK : AT_WIRE_MORE;
+	}
+	while (i < n) {
+		if (b->state == CH_DATA) {
+			size_t take = b->left < n - i ? (size_t)b->left : n - i;
+			i += take;
+			b->left -= take;
+			if (!b->left)
+				b->state = CH_DATA_CR;
+			continue;
+		}
+		if (b->state == CH_END_LF) {
+			if (buf[i++] != '\n')
+				return AT_WIRE_BAD;
+			b->done = true;
+			*used = i;
+			return AT_WIRE_OK;
+		}
+		if ((b->state = chunk_byte(b, buf[i++])) < 0)
+			return AT_WIRE_BAD;
+	}
+	*used = n;
+	return AT_WIRE_MORE;
 }
 
 static bool dropped_header(const char *line, size_t len)

@@ -17,8 +17,8 @@
  * the terminal's termios, saved by stdio.c before anything ran, is put back
  * by at_sb_stdio_release on every way out of the run: exit, signal, timeout.
  * The command never holds a descriptor of the caller's terminal, so TIOCSTI
- * (denied by the seccomp filter anyway), TIOCEXCL or a termios change reach
- * only the pty.
+ * or TIOCSETD (denied by the seccomp filter anyway), TIOCEXCL or a termios
+ * change reach only the pty.
  *
  * Here the supervisor's side once the master has come: the relay, the
  * window size. The pty's socketpair is made and closed by stdio.c; the

@@ -7,7 +7,9 @@
  * surface and rarely needed by build tools (bpf, io_uring, perf, keyrings,
  * userfaultfd), administering the machine (modules, kexec, clocks, swap,
  * reboot), and injecting keystrokes into the user's terminal (TIOCSTI,
- * TIOCLINUX). Most of these also need capabilities the sandbox no longer
+ * TIOCLINUX) or changing its line discipline (TIOCSETD: a terminal given as
+ * is, with -T, would stay dead after the run; the disciplines are kernel
+ * attack surface besides). Most of these also need capabilities the sandbox no longer
  * has; the filter is the second wall, and returns a clean EPERM instead of
  * whatever each subsystem would say.
  *
@@ -72,6 +74,7 @@ static const struct sb_rule rules[] = {
 	/* terminal */
 	{ "ioctl", EPERM, IOCTL_IS(TIOCSTI), "push input into the terminal" },
 	{ "ioctl", EPERM, IOCTL_IS(TIOCLINUX), "console selection/paste injects input too" },
+	{ "ioctl", EPERM, IOCTL_IS(TIOCSETD), "a line discipline outlives the run" },
 
 	/* the mount table: the sandbox's view must stay as it was built */
 	{ "mount", EPERM, ALWAYS, "remount or uncover hidden paths" },

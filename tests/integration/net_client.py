@@ -6,6 +6,10 @@
   net_client.py socks PROXY HOST PORT          SOCKS5 CONNECT by name, then banner and echo
   net_client.py many PROXY HOST PORT N         N CONNECT tunnels open at once, each echoing
   net_client.py direct IP PORT                 a plain TCP connection: "connected" or the error
+  net_client.py send PROXY FILE [FILE2]        FILE's bytes as they are; with FILE2, reads one
+                                               response (by its Content-Length) and sends FILE2
+                                               on the same connection; then shuts down its side
+                                               and prints all it got until the proxy closes
 
 Prints what it got; exits 0 unless the exchange broke in a way the mode does not expect.
 """
@@ -121,12 +125,47 @@ def mode_direct(ip, port):
         print("error %s" % (e.strerror or type(e).__name__))
 
 
+def read_response(f):
+    """One response, head and Content-Length body; b"" at EOF."""
+    head = b""
+    while not head.endswith(b"\r\n\r\n"):
+        line = f.readline()
+        if not line:
+            return head
+        head += line
+    n = 0
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            n = int(line.split(b":", 1)[1])
+    return head + f.read(n)
+
+
+def mode_send(proxy, first, second=None):
+    s = socket.create_connection(proxy_addr(proxy), timeout=20)
+    f = s.makefile("rb")
+    got = b""
+    s.sendall(open(first, "rb").read())
+    if second:
+        got = read_response(f)
+        try:
+            s.sendall(open(second, "rb").read())
+        except OSError as e:
+            got += b"\n(send failed: %s)\n" % type(e).__name__.encode()
+    try:
+        s.shutdown(socket.SHUT_WR)
+        got += f.read()
+    except OSError as e:
+        got += b"\n(%s)\n" % type(e).__name__.encode()
+    print(got.decode(errors="replace"))
+
+
 def main():
     mode, args = sys.argv[1], sys.argv[2:]
     if mode == "many":
         asyncio.run(mode_many(args[0], args[1], args[2], int(args[3])))
     else:
-        {"connect": mode_connect, "tls": mode_tls, "socks": mode_socks, "direct": mode_direct}[mode](*args)
+        {"connect": mode_connect, "tls": mode_tls, "socks": mode_socks, "direct": mode_direct,
+         "send": mode_send}[mode](*args)
 
 
 main()

@@ -72,6 +72,84 @@ case_host_header_is_the_uris() {
 	proxy_stop
 }
 
+# send NAME FORMAT...: printf FORMAT... into the file NAME.
+req() { local f=$1; shift; printf "$@" >"$f"; }
+
+# The client sends, on one connection to an allowed host:port whose server
+# answers every request it reads (a sloppy keep-alive server, 8080), a first
+# request and then a second for another virtual host (Host: other.test):
+# pipelined behind the first, after the first's answer (kept alive), behind
+# a body declared by Content-Length or chunked, or behind a body the client
+# declares too short. Must: the first request reaches the server with exactly
+# its declared body; the second never does (no "host=other.test" answer).
+case_one_request_per_judged_head() {
+	local two='GET /two HTTP/1.1\r\nHost: other.test\r\n\r\n'
+	proxy_start --listen 127.0.0.1:0 --allow remote.test:8080
+	req pipelined "GET http://remote.test:8080/one HTTP/1.1\r\n\r\n$two"
+	req first 'GET http://remote.test:8080/one HTTP/1.1\r\n\r\n'
+	req second "$two"
+	req cl "POST http://remote.test:8080/one HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello$two"
+	req chunked "POST http://remote.test:8080/one HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n3\r\nabc\r\n0\r\nX-Trailer: 1\r\n\r\n$two"
+	req short "POST http://remote.test:8080/one HTTP/1.1\r\nContent-Length: 2\r\n\r\nhello\r\n\r\n$two"
+	for f in pipelined "first second" cl chunked short; do
+		# shellcheck disable=SC2086
+		out=$($CLIENT send "$PROXY" $f)
+		assert_contains "$out" "ka at 198.18.0.2 host=remote.test:8080 path=/one" "$f: the first request"
+		assert_not_contains "$out" "other.test" "$f: the second request never reaches the server"
+		assert_not_contains "$out" "path=/two" "$f: the second request never reaches the server"
+	done
+	assert_contains "$($CLIENT send "$PROXY" cl)" "body=5" "a Content-Length body whole"
+	assert_contains "$($CLIENT send "$PROXY" chunked)" "body=8" "a chunked body whole"
+	assert_contains "$($CLIENT send "$PROXY" short)" "body=2" "as declared, not as sent"
+	proxy_stop
+}
+
+# The client frames a request so that the proxy and a server could disagree
+# about where it ends (RFC 9112's smuggling: Content-Length beside
+# Transfer-Encoding, two lengths, a coding other than chunked, a folded,
+# NUL- or bare-CR-hidden header) or asks to switch protocols (WebSocket,
+# h2c), each followed by a second request for another virtual host. Must: a
+# 400 naming the fault, and nothing reaches the server.
+case_ambiguous_framing_is_refused() {
+	local two='GET /two HTTP/1.1\r\nHost: other.test\r\n\r\n' u='POST http://remote.test:8080/one HTTP/1.1\r\n' i=0 h
+	proxy_start --listen 127.0.0.1:0 --allow remote.test:8080
+	for h in 'Content-Length: 5\r\nTransfer-Encoding: chunked' \
+		'Transfer-Encoding: chunked\r\nContent-Length: 5' \
+		'Content-Length: 5\r\nContent-Length: 5' \
+		'Content-Length: 5\r\nContent-Length: 40' \
+		'Content-Length: 5, 5' 'Content-Length: +5' 'Content-Length: 0x5' 'Content-Length:' \
+		'Transfer-Encoding: gzip, chunked' 'Transfer-Encoding: chunked, chunked' \
+		'Transfer-Encoding: identity' 'Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked' \
+		'Transfer-Encoding:\x0bchunked' 'Transfer-Encoding: chunked\x00' \
+		'Transfer-Encoding:\r\n chunked' 'Transfer-Encoding:\r\n\tchunked' \
+		'X: a\rTransfer-Encoding: chunked' 'X: a\x00b' \
+		'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13' \
+		'Upgrade: h2c\r\nConnection: Upgrade, HTTP2-Settings\r\nHTTP2-Settings: AAMAAABkAAQAAP__'; do
+		i=$((i + 1))
+		req "bad$i" "$u$h\r\n\r\nhello\r\n0\r\n\r\n$two"
+		out=$($CLIENT send "$PROXY" "bad$i")
+		assert_contains "$out" "400 Bad Request" "refused: $h"
+		assert_not_contains "$out" "ka at" "nothing reaches the server: $h"
+	done
+	req v10 "POST http://remote.test:8080/one HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n$two"
+	assert_contains "$($CLIENT send "$PROXY" v10)" "400 Bad Request" "chunked in HTTP/1.0"
+	proxy_stop
+	if grep '^record' proxy.out | grep -q 'allowed=1'; then
+		fail "a refused request was dialled: $(grep allowed=1 proxy.out)"
+	fi
+	rm -f ctl
+	proxy_start --listen 127.0.0.1:0 --allow remote.test:8080
+	# A chunked body that is not chunked framing: cut, the server never answers.
+	for h in '0x5\r\nhello\r\n0\r\n\r\n' '5 ;x\r\nhello\r\n0\r\n\r\n' '-5\r\nhello\r\n0\r\n\r\n' \
+		'5\r\nhelloXX0\r\n\r\n' '5\nhello\r\n0\r\n\r\n' '0\r\n folded: trailer\r\n\r\n'; do
+		i=$((i + 1))
+		req "bad$i" "${u}Transfer-Encoding: chunked\r\n\r\n$h$two"
+		out=$($CLIENT send "$PROXY" "bad$i")
+		assert_not_contains "$out" "ka at" "a malformed chunked body is never forwarded: $h"
+	done
+	proxy_stop
+}
+
 case_socks5_by_name_is_reached() {
 	proxy_start --listen 127.0.0.1:0 --allow remote.test
 	body=$(curl -s --max-time 20 --socks5-hostname "$PROXY" http://remote.test/)
@@ -159,6 +237,23 @@ case_tls_naming_another_server_is_closed() {
 	assert_contains "$out" "tls failed" "TLS naming another host is cut"
 	proxy_stop
 	grep -q "allowed=0 .*reason=TLS names a server other than 'remote.test'" proxy.out ||
+		fail "the cut is recorded: $(cat proxy.out)"
+}
+
+# Domain fronting without a name: a CONNECT to the allowed name whose TLS
+# ClientHello names no server at all (a server on that shared address then
+# picks its default virtual host, which need not be the allowed one). Must:
+# closed before a byte reaches the remote; an IP literal allowed as such
+# still takes a hello without a name (there is no name to give).
+case_tls_without_a_server_name_is_closed() {
+	proxy_start --listen 127.0.0.1:0 --allow remote.test --allow 198.18.0.2:443
+	out=$($CLIENT tls "$PROXY" remote.test 443 "")
+	assert_contains "$out" "tls failed" "TLS naming no server, to a host allowed by name, is cut"
+	assert_not_contains "$out" "hello at" "nothing reached the remote"
+	out=$($CLIENT tls "$PROXY" 198.18.0.2 443 "")
+	assert_contains "$out" "hello at 198.18.0.2" "TLS naming no server, to an allowed IP literal"
+	proxy_stop
+	grep -q "allowed=0 .*reason=TLS names no server, and 'remote.test' was allowed by name" proxy.out ||
 		fail "the cut is recorded: $(cat proxy.out)"
 }
 

@@ -172,12 +172,54 @@ case_forward_reaches_that_loopback_port_only() {
 	assert_contains "$(cat protos.txt)" "'forward'" "the forward is logged"
 }
 
-case_private_range_is_refused_with_deny_private() {
+# What: the command asks the proxy for a private address (fd00:18::2, a
+# ULA; the same class as RFC 1918 and 100.64/10) that some source of
+# allowances lets through: a name that resolves to it, the IP literal
+# itself, on the command line, in the user's config.json, in the
+# repository's run.json (which also asks for allow_private), in a policy
+# check. Must: refused from every source unless the person says
+# --allow-private or allow_private in their own config.json; a repository's
+# allow_private is an error; --deny-private still wins.
+case_private_addresses_are_refused_unless_the_person_allows() {
+	local get='curl -s --max-time 20 http://private6.test/; curl -s --max-time 20 -g http://[fd00:18::2]/'
 	setup_task
-	atn run t --allow-host private6.test -- curl -s --max-time 20 http://private6.test/
-	assert_contains "$out" "hello at fd00:18::2" "private reached by default"
-	atn run t --allow-host private6.test --deny-private -- curl -s --max-time 20 http://private6.test/
-	assert_contains "$out" "a private address, which is never dialled" "refused with --deny-private"
+	atn run t --allow-host private6.test --allow-host '[fd00:18::2]' -- sh -c "$get"
+	assert_eq "$(grep -c 'a private address, which is never dialled' <<<"$out")" 2 \
+		"by name and by literal, refused by default: $out"
+	assert_not_contains "$out" "hello at" "nothing reached"
+	atn run t --allow-host private6.test --allow-host '[fd00:18::2]' --allow-private -- sh -c "$get"
+	assert_eq "$(grep -c 'hello at fd00:18::2' <<<"$out")" 2 "reached with --allow-private: $out"
+	atn run t --allow-host private6.test --allow-private --deny-private -- sh -c "$get"
+	assert_contains "$out" "a private address, which is never dialled" "--deny-private wins"
+
+	user_conf '{"run": {"allow_hosts": ["private6.test", "[fd00:18::2]"]}}'
+	atx run t -- sh -c "$get"
+	assert_eq "$(grep -c 'a private address, which is never dialled' <<<"$out")" 2 \
+		"the user's allow_hosts, refused by default: $out"
+	user_conf '{"run": {"allow_hosts": ["private6.test", "[fd00:18::2]"], "allow_private": true}}'
+	atx run t -- sh -c "$get"
+	assert_eq "$(grep -c 'hello at fd00:18::2' <<<"$out")" 2 "the user's allow_private: $out"
+
+	user_conf '{"run": {"allow_hosts": ["private6.test"]}}'
+	repo_task t2 '{"run": {"allow_hosts": ["private6.test"], "allow_private": true}}'
+	atx run t2 -- sh -c "$get"
+	assert_eq "$rc" 2 "the repository's allow_private: $errout"
+	assert_contains "$errout" ":.agenttask/run.json': allow_private is yours to give" "named"
+	assert_not_contains "$out" "hello at" "nothing ran"
+	repo_task t3 '{"run": {"allow_hosts": ["private6.test"]}}'
+	atx run t3 -- curl -s --max-time 20 http://private6.test/
+	assert_contains "$out" "a private address, which is never dialled" "the repository's allow_hosts"
+
+	put_policy '{"checks": [{"name": "private", "allow_hosts": ["private6.test", "[fd00:18::2]"],
+	  "run": ["sh", "-c", "curl -sf --max-time 20 http://private6.test/ || curl -sf --max-time 20 -g http://[fd00:18::2]/"]}]}'
+	atn gate --base main --head main --json
+	python3 - "$out" <<-'PY' || fail "gate: $out $errout"
+	import json, sys
+	g = json.loads(sys.argv[1])
+	assert {x["rule"]: x["passed"] for x in g["results"]}["private"] is False, g
+	net = g["network"][0]["network"]
+	assert net["deny_private"] is True and not any(c["allowed"] for c in net["connections"]), net
+	PY
 }
 
 # --verbose and the audit log name every connection, allowed or denied, with its bytes.
@@ -282,8 +324,6 @@ case_policy_checks_take_forward_and_deny_private() {
 	   "forward": ["'$p':8080"]},
 	  {"name": "other", "run": ["curl", "-sf", "--max-time", "5", "http://127.0.0.1:'$o'/"],
 	   "forward": ["'$p'"]},
-	  {"name": "private", "run": ["curl", "-sf", "--max-time", "20", "http://private6.test/"],
-	   "allow_hosts": ["private6.test"]},
 	  {"name": "nopriv", "run": ["curl", "-sf", "--max-time", "20", "http://private6.test/"],
 	   "allow_hosts": ["private6.test"], "deny_private": true}
 	]}'
@@ -293,10 +333,10 @@ case_policy_checks_take_forward_and_deny_private() {
 	g = json.loads(sys.argv[1])
 	r = {x["rule"]: x["passed"] for x in g["results"]}
 	assert r["db"] and r["inner"] and not r["other"], r
-	assert r["private"] and not r["nopriv"], r
+	assert not r["nopriv"], r
 	by = {c["check"]: c["network"] for c in g["network"]}
 	assert by["db"]["forward"] == [sys.argv[2]] and by["db"]["connections"][0]["proto"] == "forward", by
-	assert by["nopriv"]["deny_private"] is True and by["private"]["deny_private"] is False, by
+	assert by["nopriv"]["deny_private"] is True, by
 	refused = by["nopriv"]["connections"][0]
 	assert not refused["allowed"] and "a private address" in refused["reason"], refused
 	PY
@@ -390,6 +430,10 @@ case_run_configuration_takes_forward_and_deny_private() {
 	atx run t -- true
 	assert_eq "$rc" 2 "a malformed deny_private: $errout"
 	assert_contains "$errout" "not true or false: 'run.deny_private'" "named"
+	user_conf '{"run": {"allow_private": "yes"}}'
+	atx run t -- true
+	assert_eq "$rc" 2 "a malformed allow_private: $errout"
+	assert_contains "$errout" "not true or false: 'run.allow_private'" "named"
 	user_conf '{"run": {"forward": ["3128"]}}'
 	atx run t -- true
 	assert_eq "$rc" 2 "the proxy's port: $errout"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The remote hosts of the network tests, run inside the test's network namespace.
 
-  net_servers.py CERT KEY READY_FILE [HTTP_PORT HTTPS_PORT RAW_PORT]
+  net_servers.py CERT KEY READY_FILE [HTTP_PORT HTTPS_PORT RAW_PORT KEEPALIVE_PORT]
 
 On every address of the namespace: HTTP (80), HTTPS (443, with the throwaway
 certificate) and a raw TCP service (7000). Every answer names the address the
@@ -51,6 +51,42 @@ async def http(reader, writer):
     writer.close()
 
 
+async def read_body(reader, headers):
+    """The body of a request by its framing (chunked first, as RFC 9112 says)."""
+    if headers.get("transfer-encoding", "").lower() == "chunked":
+        body = b""
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip(), 16)
+            if size == 0:
+                while await reader.readuntil(b"\r\n") != b"\r\n":
+                    pass
+                return body
+            body += await reader.readexactly(size)
+            await reader.readexactly(2)
+    return await reader.readexactly(int(headers.get("content-length", "0")))
+
+
+async def keepalive(reader, writer):
+    try:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            lines = head.decode("latin-1").split("\r\n")
+            path = (lines[0].split(" ") + [""])[1]
+            headers = {}
+            for l in lines[1:]:
+                if ":" in l:
+                    k, v = l.split(":", 1)
+                    headers[k.strip().lower()] = v.strip()
+            body = await read_body(reader, headers)
+            out = ("ka at %s host=%s path=%s body=%d\n" % (
+                local_addr(writer), headers.get("host", ""), path, len(body))).encode()
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(out), out))
+            await writer.drain()
+    except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, ValueError):
+        pass
+    writer.close()
+
+
 async def raw(reader, writer):
     try:
         writer.write(b"banner at %s\n" % local_addr(writer).encode())
@@ -68,12 +104,13 @@ async def raw(reader, writer):
 
 async def main():
     cert, key, ready = sys.argv[1:4]
-    ports = [int(p) for p in sys.argv[4:7]] or [80, 443, 7000]
+    ports = [int(p) for p in sys.argv[4:8]] or [80, 443, 7000, 8080]
     tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     tls.load_cert_chain(cert, key)
     servers = []
     for family, host in ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET6, "::")):
-        for port, handler, ctx in ((ports[0], http, None), (ports[1], http, tls), (ports[2], raw, None)):
+        for port, handler, ctx in ((ports[0], http, None), (ports[1], http, tls), (ports[2], raw, None),
+                                   (ports[3], keepalive, None)):
             sock = socket.socket(family, socket.SOCK_STREAM)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             if family == socket.AF_INET6:

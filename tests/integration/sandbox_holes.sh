@@ -151,8 +151,11 @@ test_pipes_sockets_and_null_are_passed_as_they_are() {
 # ---- hole 9 and issue 12 §6: the user's terminal ----
 
 pty_check() {
+	local st=0
 	sb_task
-	python3 "$here/sandbox_pty.py" "$1" "$AT" "$PWD/repo" t1 || fail "pty check '$1'"
+	python3 "$here/sandbox_pty.py" "$1" "$AT" "$PWD/repo" t1 || st=$?
+	[ "$st" = 77 ] && exit 77
+	[ "$st" = 0 ] || fail "pty check '$1'"
 }
 
 test_interactive_run_has_a_terminal_of_its_own() {
@@ -173,6 +176,14 @@ test_terminal_is_restored_after_every_run() {
 	# a pty, and is then timed out or kills itself.
 	# Must: the terminal's termios is as before and TIOCEXCL is clear.
 	pty_check termios
+}
+
+test_terminal_line_discipline_cannot_be_changed() {
+	# What: a command given the terminal itself (-T) sets its line
+	# discipline (TIOCSETD) to n_null, which outlives the run: the
+	# person's terminal takes no more input.
+	# Must: TIOCSETD is refused (EPERM); the discipline is n_tty after.
+	pty_check ldisc
 }
 
 test_tty_flags() {

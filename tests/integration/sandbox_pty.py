@@ -15,6 +15,8 @@ wrong and exits 1. The checks:
   termios   after runs that set raw mode, -echo and TIOCEXCL (on the pty, on
             the terminal itself with -T, and then timed out or killed), our
             terminal's termios is what it was, and TIOCEXCL is clear.
+  ldisc     a command given our terminal itself (-T) cannot change its line
+            discipline (TIOCSETD): refused, and the discipline is n_tty after.
 """
 import fcntl
 import os
@@ -204,6 +206,60 @@ def check_termios(at, repo, task):
         os.close(slave)
 
 
+N_TTY = 0
+N_NULL = 27  # built into the kernel since 4.15 (drivers/tty/n_null.c)
+
+
+def ldisc(fd):
+    return struct.unpack("i", fcntl.ioctl(fd, termios.TIOCGETD, b"\0\0\0\0"))[0]
+
+
+def check_ldisc(at, repo, task):
+    # What: the command, given our terminal itself (-T), sets its line
+    # discipline to n_null with TIOCSETD: the terminal is dead to the person
+    # after the run (nothing typed reaches the shell).
+    # Must: TIOCSETD is refused (EPERM), and the terminal's discipline is
+    # still n_tty after the run.
+    try:
+        with open("/proc/tty/ldiscs") as f:
+            have = f.read().split()
+    except OSError:
+        have = []
+    if "n_null" not in have:
+        print("skip: the kernel has no n_null line discipline to switch to")
+        sys.exit(77)
+    setd = ("import fcntl, struct, termios\n"
+            "try:\n"
+            "    fcntl.ioctl(0, termios.TIOCSETD, struct.pack('i', %d)); r = 'SET'\n"
+            "except OSError as e:\n"
+            "    r = 'ERRNO%%d' %% e.errno\n"
+            "print('LDISC-' + r, flush=True)\n" % N_NULL)
+    pid, fd, slave = spawn(at, repo, ["run", task, "-T", "--", "python3", "-c", setd])
+    out, code = b"", None
+    end = time.time() + 30
+    while code is None and time.time() < end:
+        p, status = os.waitpid(pid, os.WNOHANG)
+        if p == pid:
+            code = os.waitstatus_to_exitcode(status)
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if r:
+            try:
+                out += os.read(fd, 4096)
+            except OSError:
+                pass
+    if code is None:
+        fail("agenttask did not end")
+    after = ldisc(slave)
+    if after != N_TTY:
+        # put it back, or the pty stays unusable until closed
+        fcntl.ioctl(slave, termios.TIOCSETD, struct.pack("i", N_TTY))
+        fail("the terminal's line discipline is %d after the run, not n_tty" % after)
+    if b"LDISC-ERRNO1" not in out or code != 0:
+        fail("TIOCSETD was not refused with EPERM (status %r): %r" % (code, out))
+    os.close(fd)
+    os.close(slave)
+
+
 def flows(master, slave, what):
     """Output written to the terminal reaches its reader (it was not left stopped)."""
     fcntl.fcntl(slave, fcntl.F_SETFL, fcntl.fcntl(slave, fcntl.F_GETFL) | os.O_NONBLOCK)
@@ -221,7 +277,8 @@ def main():
         print(__doc__)
         sys.exit(2)
     check, at, repo, task = sys.argv[1:]
-    {"tty": check_tty, "jobs": check_jobs, "termios": check_termios}[check](at, repo, task)
+    {"tty": check_tty, "jobs": check_jobs, "termios": check_termios,
+     "ldisc": check_ldisc}[check](at, repo, task)
     print("ok " + check)
 
 

@@ -731,6 +731,7 @@ int main(int argc, char **argv)
 	show("tiocsti", ioctl(0, TIOCSTI, &c));
 	show("tiocsti-high", syscall(SYS_ioctl, 0, 0xdead00000000UL | TIOCSTI, &c));
 	show("tioclinux", syscall(SYS_ioctl, 0, TIOCLINUX, &c));
+	show("tiocsetd", syscall(SYS_ioctl, 0, TIOCSETD, &c));
 	show("clone3", syscall(SYS_clone3, NULL, 0));
 	show("unshare", unshare(CLONE_NEWUSER));
 	show("keyctl", syscall(SYS_keyctl, 0, 0, 0, 0, 0));
@@ -744,13 +745,14 @@ EOF
 
 test_seccomp_refuses_tiocsti_and_friends() {
 	# What: ioctl(TIOCSTI) (also with junk in the upper 32 bits), TIOCLINUX,
-	# clone3, unshare, keyctl, bpf. Must: EPERM (clone3: ENOSYS); getpid works.
+	# TIOCSETD, clone3, unshare, keyctl, bpf. Must: EPERM (clone3: ENOSYS); getpid works.
 	sb_task
 	build_probe
 	sbok "probe" -- ./probe
 	assert_eq "$out" "tiocsti -1 1
 tiocsti-high -1 1
 tioclinux -1 1
+tiocsetd -1 1
 clone3 -1 38
 unshare -1 1
 keyctl -1 1

@@ -76,6 +76,114 @@ static void test_wire__smuggling_heads_are_refused(void **state)
 	assert_int_equal(at_wire_http_parse(big, sizeof(big), &req), AT_WIRE_BAD);
 }
 
+/*
+ * What: a plain-HTTP head that frames its body so that the proxy and a
+ * server could disagree where it ends, or that switches protocols, so that
+ * bytes the proxy takes for a body reach the server as a second request.
+ * Must: refused, each.
+ */
+static void test_wire__ambiguous_framing_is_refused(void **state)
+{
+	static const char *const bad[] = {
+		"Content-Length: 5\r\nTransfer-Encoding: chunked",
+		"Transfer-Encoding: chunked\r\nContent-Length: 5",
+		"Content-Length: 5\r\nContent-Length: 5",
+		"Content-Length: 5\r\ncontent-length: 6",
+		"Content-Length: 5, 5", "Content-Length: +5", "Content-Length: -1",
+		"Content-Length: 0x5", "Content-Length:", "Content-Length: 1234567890123456789",
+		"Transfer-Encoding: gzip, chunked", "Transfer-Encoding: chunked, chunked",
+		"Transfer-Encoding: identity", "Transfer-Encoding: chunked;q=1",
+		"Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked",
+		"Transfer-Encoding:\x0b" "chunked", "Transfer-Encoding:\r\n chunked",
+		"X: a\rTransfer-Encoding: chunked", "X: a\x7f", "X: a\x01",
+		"Upgrade: websocket", "upgrade: h2c", "HTTP2-Settings: AAMAAABkAAQAAP__",
+	};
+	char head[256];
+	struct at_wire_http req;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(head, sizeof(head), "POST http://a.example.com/ HTTP/1.1\r\n%s\r\n\r\n",
+			 bad[i]);
+		if (parse(head, &req) != AT_WIRE_BAD)
+			fail_msg("accepted: %s", bad[i]);
+	}
+	/* a NUL, which strlen would not see */
+	static const char nul[] = "GET http://a.example.com/ HTTP/1.1\r\nX: a\0b\r\n\r\n";
+	assert_int_equal(at_wire_http_parse(nul, sizeof(nul) - 1, &req), AT_WIRE_BAD);
+	assert_int_equal(parse("POST http://a.example.com/ HTTP/1.0\r\nTransfer-Encoding: chunked"
+			       "\r\n\r\n", &req), AT_WIRE_BAD);
+	assert_int_equal(parse("GET http://a.example.com/ HTTP/1.2\r\n\r\n", &req), AT_WIRE_BAD);
+}
+
+/* Feed a whole body in pieces of `step` bytes: the result, and where it ended. */
+static int feed(struct at_wire_body *b, const char *s, size_t step, size_t *end)
+{
+	size_t n = strlen(s), off = 0, used;
+	int rc = AT_WIRE_MORE;
+
+	while (off < n && rc == AT_WIRE_MORE) {
+		size_t k = n - off < step ? n - off : step;
+		rc = at_wire_body_feed(b, s + off, k, &used);
+		off += used;
+	}
+	*end = off;
+	return rc;
+}
+
+/*
+ * What: bytes after a declared body (the next request, pipelined or
+ * smuggled), and chunked framing bent to hide where the body ends.
+ * Must: the body ends exactly where its framing says, however the bytes
+ * come in; broken framing is refused.
+ */
+static void test_wire__a_body_ends_where_its_framing_says(void **state)
+{
+	static const char *const bad_chunks[] = {
+		"0x5\r\nhello\r\n0\r\n\r\n", "5 ;x\r\nhello\r\n0\r\n\r\n", "-5\r\n",
+		"5\r\nhelloXX", "5\nhello\r\n", "5\r\nhello\n0\r\n\r\n", ";x\r\n",
+		"5;a\x01\r\n", "0\r\n folded: t\r\n\r\n", "0\r\nX: a\rb\r\n\r\n",
+		"0\r\n\rX", "0\r\n: v\r\n\r\n", "11111111111111111\r\n",
+	};
+	const char *chunked = "5;ext=\"1\"\r\nhello\r\nA\r\n0123456789\r\n0\r\nX-T: 1\r\n\r\n";
+	struct at_wire_http req;
+	struct at_wire_body b;
+	size_t end, step;
+
+	(void)state;
+	assert_int_equal(parse("POST http://a.example.com/ HTTP/1.1\r\nContent-Length: 5\r\n\r\n",
+			       &req), AT_WIRE_OK);
+	assert_int_equal(req.body.kind, AT_WIRE_BODY_LENGTH);
+	for (step = 1; step < 12; step++) {
+		b = req.body;
+		assert_int_equal(feed(&b, "helloGET /two HTTP/1.1\r\n\r\n", step, &end), AT_WIRE_OK);
+		assert_int_equal(end, 5);
+	}
+	assert_int_equal(parse("GET http://a.example.com/ HTTP/1.1\r\n\r\n", &req), AT_WIRE_OK);
+	assert_true(req.body.done);
+	assert_int_equal(at_wire_body_feed(&req.body, "GET /two", 8, &end), AT_WIRE_OK);
+	assert_int_equal(end, 0);
+	assert_int_equal(parse("POST http://a.example.com/ HTTP/1.1\r\nContent-Length: 0\r\n\r\n",
+			       &req), AT_WIRE_OK);
+	assert_true(req.body.done);
+
+	assert_int_equal(parse("POST http://a.example.com/ HTTP/1.1\r\nTransfer-Encoding:  Chunked "
+			       "\r\n\r\n", &req), AT_WIRE_OK);
+	assert_int_equal(req.body.kind, AT_WIRE_BODY_CHUNKED);
+	for (step = 1; step < 64; step++) {
+		char both[256];
+		snprintf(both, sizeof(both), "%sGET /two HTTP/1.1\r\n\r\n", chunked);
+		b = req.body;
+		assert_int_equal(feed(&b, both, step, &end), AT_WIRE_OK);
+		assert_int_equal(end, strlen(chunked));
+	}
+	for (size_t i = 0; i < sizeof(bad_chunks) / sizeof(bad_chunks[0]); i++) {
+		b = req.body;
+		if (feed(&b, bad_chunks[i], 1, &end) != AT_WIRE_BAD)
+			fail_msg("accepted: %s", bad_chunks[i]);
+	}
+}
+
 static void test_wire__rewrite_sends_the_uris_host_and_no_proxy_headers(void **state)
 {
 	const char *in = "GET http://b.example.com:8080/p?q=1 HTTP/1.1\r\nHost: evil.com\r\n"
@@ -199,6 +307,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wire__connect_and_absolute_uris_are_read),
 		cmocka_unit_test(test_wire__smuggling_heads_are_refused),
+		cmocka_unit_test(test_wire__ambiguous_framing_is_refused),
+		cmocka_unit_test(test_wire__a_body_ends_where_its_framing_says),
 		cmocka_unit_test(test_wire__rewrite_sends_the_uris_host_and_no_proxy_headers),
 		cmocka_unit_test(test_wire__socks5),
 		cmocka_unit_test(test_wire__tls_server_name_is_read_or_refused),
