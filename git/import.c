@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/array.h"
+#include "core/esc.h"
 #include "core/fs.h"
 #include "core/util.h"
 #include "git/index_file.h"
@@ -617,6 +618,32 @@ static int changes_of(git_diff *diff, struct at_index_change **out, size_t *n)
 	return 0;
 }
 
+/*
+ * The embedded-repository rule (git/scan.h) through the import: a gitlink
+ * the base lacks, or one it has moved to another commit, would enter the
+ * host's index, and the user's next `git status` in the worktree would run
+ * the settings (core.fsmonitor) of whatever repository the task planted at
+ * that path. The base's gitlinks, unchanged, are not in the diff.
+ */
+static int refuse_new_gitlinks(git_diff *diff, const git_oid *tip, struct at_error *err)
+{
+	char hex[GIT_OID_HEXSZ + 1], e[200];
+	size_t i;
+
+	for (i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		if (d->status == GIT_DELTA_DELETED || d->new_file.mode != GIT_FILEMODE_COMMIT)
+			continue;
+		git_oid_tostr(hex, sizeof(hex), tip);
+		return at_error_set(err, AT_EUNSAFE, "the task's commit %.12s records a repository "
+				    "at '%s' (a gitlink the base does not have): embedded "
+				    "repositories are not imported; add the submodule on the host "
+				    "yourself", hex, at_esc(e, sizeof(e), d->new_file.path));
+	}
+	return 0;
+}
+
 static int update_index(git_repository *repo, const struct at_task *t, const git_oid *old,
 			const git_oid *tip, struct at_error *err)
 {
@@ -634,6 +661,8 @@ static int update_index(git_repository *repo, const struct at_task *t, const git
 	    git_commit_tree(&ta, a) < 0 || git_commit_tree(&tb, b) < 0 ||
 	    git_diff_tree_to_tree(&diff, repo, ta, tb, NULL) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot update the index of '%s'", t->name);
+	else if ((rc = refuse_new_gitlinks(diff, tip, err)) < 0)
+		;
 	else if (changes_of(diff, &changes, &n) < 0)
 		rc = at_error_set(err, AT_ESYS, "out of memory");
 	else if ((rc = at_index_update(path, changes, n, err)) == AT_INDEX_DECLINED)

@@ -393,28 +393,60 @@ test_overlay_scratch_is_removed_by_the_next_run_even_after_a_kill() {
 }
 
 test_submodule_update_inside_stays_in_the_task() {
-	# git submodule update clones into the worktree's git dir's modules/
-	# (worktrees/NAME/modules): inside, that is the task's layer. Must: the
-	# submodule is checked out in the worktree, its commit recorded by the
-	# task's commit, and the host's git dir gains no modules/ (nothing but
-	# the import reaches it).
-	task
-	local sub
+	# The base has a submodule; git submodule update clones it into the
+	# worktree's git dir's modules/ (worktrees/NAME/modules): inside, that
+	# is the task's layer. Must: the submodule is checked out in the
+	# worktree, the task's commit keeps its gitlink as the base has it, and
+	# the worktree's git dir on the host gains no modules/ (nothing but the
+	# import reaches it).
+	make_repo repo
+	local sub lib
 	sub=$(mktemp -d "$PWD/sub.XXXXXX")
 	git init -q -b main "$sub"
 	echo lib >"$sub/lib.txt"
 	git -C "$sub" add lib.txt
 	git -C "$sub" -c user.name=s -c user.email=s@s commit -q -m lib
-	expect_rc 0 "submodule add and update" -C repo run t1 --ro "$sub" -- sh -c "
-		git -c protocol.file.allow=always submodule add -q '$sub' vendor/lib &&
-		git commit -qm 'add lib' && rm -rf vendor/lib && mkdir vendor/lib &&
-		rm -rf \"\$(git rev-parse --git-dir)/modules\" &&
+	git -C repo -c protocol.file.allow=always submodule add -q "$sub" vendor/lib
+	git -C repo commit -q -m "add lib"
+	lib=$(git -C repo rev-parse HEAD:vendor/lib)
+	ok "new t1" -C repo new t1
+	WT=$(realpath "$out")
+	COMMON=$(realpath "$(git -C repo rev-parse --absolute-git-dir)")
+	expect_rc 0 "submodule update" -C repo run t1 --ro "$sub" -- sh -c "
 		git -c protocol.file.allow=always submodule update -q --init &&
-		test -f vendor/lib/lib.txt && test -d \"\$(git rev-parse --git-dir)/modules/vendor/lib\""
-	assert_eq "$(git -C repo ls-tree agenttask/t1 vendor/lib | awk '{print $2}')" "commit" "the gitlink imported"
-	[ ! -e "$COMMON/modules" ] && [ ! -e "$COMMON/worktrees/agenttask-t1/modules" ] ||
+		test -f vendor/lib/lib.txt && test -d \"\$(git rev-parse --git-dir)/modules/vendor/lib\" &&
+		echo more >> README && git commit -qam more"
+	assert_not_contains "$errout" "not imported" "imported"
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "more" "the commit imported"
+	assert_eq "$(git -C repo rev-parse agenttask/t1:vendor/lib)" "$lib" "the gitlink as the base has it"
+	[ ! -e "$COMMON/worktrees/agenttask-t1/modules" ] ||
 		fail "the submodule's clone reached the host's git dir"
 	assert_file "$WT/vendor/lib/lib.txt"
+	assert_fsck repo
+}
+
+test_a_gitlink_committed_inside_is_refused_by_the_import() {
+	# What: the agent makes a repository in the worktree, commits it as a
+	# gitlink (git add, or a submodule's commit moved), then gives that
+	# repository a core.fsmonitor. Imported, the gitlink entered the host's
+	# index, and the user's next plain `git status` in the worktree ran the
+	# fsmonitor as the user. Must: the import refuses the commit, naming the
+	# path; the branch and the host's index unchanged; git status runs nothing.
+	task
+	local old marker=$PWD/PWNED
+	old=$(tip)
+	at -C repo run t1 -- sh -c '
+		git init -q inner && echo x > inner/x && git -C inner add x &&
+		git -C inner -c user.name=a -c user.email=a@a commit -qm x &&
+		git add inner 2>/dev/null && git commit -qm "a gitlink" &&
+		git -C inner config core.fsmonitor "touch '"$marker"'"'
+	assert_contains "$errout" "records a repository at 'inner'" "refused, the path named"
+	assert_eq "$(tip)" "$old" "the branch unchanged"
+	assert_eq "$(git -C "$WT" ls-files -s inner)" "" "no gitlink in the host's index"
+	git -C "$WT" status >/dev/null 2>&1 || true
+	assert_no_file "$marker" "the agent's fsmonitor ran on the host"
+	expect_rc 0 "status" -C repo status t1
+	assert_contains "$errout" "records a repository at 'inner'" "status says why"
 	assert_fsck repo
 }
 
