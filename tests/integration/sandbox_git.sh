@@ -356,6 +356,34 @@ test_tree_with_a_dotgit_entry_is_refused() {
 	assert_fsck repo
 }
 
+# A commit with the file d/d/.../d/f, $1 directories deep, made inside by
+# git fast-import (no such directories in the worktree), HEAD moved to it.
+deep_commit_inside() {
+	at -C repo run t1 -- sh -c '
+		p=$(printf "d/%.0s" $(seq '"$1"'))f
+		printf "commit refs/heads/deep\ncommitter A <a@b> 1 +0000\ndata 4\ndeep\nfrom %s\nM 100644 inline %s\ndata 2\nx\n\n" \
+			"$(git rev-parse HEAD)" "$p" | git fast-import --quiet &&
+		git update-ref HEAD refs/heads/deep'
+}
+
+test_a_tree_deeper_than_git_allows_is_refused_by_the_import() {
+	# What: the agent commits a tree nested deeper than git's own limit
+	# (max_allowed_tree_depth, 2048 on Linux); imported, git on the host
+	# crashed or refused to work in the worktree, and diff failed. Must: the
+	# import refuses it with one line, the branch unchanged; a tree at the
+	# limit is imported.
+	task
+	local old
+	old=$(tip)
+	deep_commit_inside 2049
+	assert_contains "$errout" "more than 2048 deep" "refused, saying why"
+	assert_eq "$(tip)" "$old" "the branch unchanged"
+	deep_commit_inside 2048
+	assert_not_contains "$errout" "not imported" "at the limit: imported"
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "deep" "the commit at the limit imported"
+	assert_fsck repo
+}
+
 test_overlay_scratch_is_removed_by_the_next_run_even_after_a_kill() {
 	# overlayfs makes its scratch (a "work" dir in the work dir, with
 	# volatile's marker, which makes it refuse a later mount) at each
