@@ -21,8 +21,16 @@
 #include "git/index_file.h"
 #include "git/index_update.h"
 #include "git/internal.h"
+#include "git/packscan.h"
 
 #define PACK_MAX ((uint64_t)4 << 30)   /* one pack of the task's, as read from its layer */
+/*
+ * What indexing one pack may write (git/packscan.h): its objects' sizes,
+ * each delta's counted with its chain's, as libgit2 applies a chain again
+ * for each object in it. Seconds of copying; a bomb of deltas declaring
+ * more is refused before the indexer allocates any of it.
+ */
+#define PACK_WORK_MAX ((uint64_t)16 << 30)
 
 /* ---- the ids seen, with their state (open addressing; ids are uniformly random) ---- */
 
@@ -200,28 +208,6 @@ static int fetch_loose(struct quar *q, const git_oid *id, struct at_error *err)
 	return rc;
 }
 
-/*
- * A pack's header, before the indexer sees it: libgit2 sizes its tables by
- * the object count the header claims, so 246 bytes claiming 60 million
- * objects would take gigabytes of the host's memory (found by
- * fuzz_import). Every object takes at least two bytes of the pack.
- */
-static int check_pack_header(int fd, const struct stat *st, const char *name,
-			     struct at_error *err)
-{
-	unsigned char h[12];
-	uint32_t version, count;
-
-	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h, "PACK", 4) != 0)
-		return at_error_set(err, AT_EUNSAFE, "the task's pack '%s' is invalid", name);
-	version = (uint32_t)h[4] << 24 | (uint32_t)h[5] << 16 | (uint32_t)h[6] << 8 | h[7];
-	count = (uint32_t)h[8] << 24 | (uint32_t)h[9] << 16 | (uint32_t)h[10] << 8 | h[11];
-	if ((version != 2 && version != 3) || (uint64_t)count * 2 > (uint64_t)st->st_size)
-		return at_error_set(err, AT_EUNSAFE, "the task's pack '%s' is invalid: %u objects "
-				    "claimed in %lld bytes", name, count, (long long)st->st_size);
-	return 0;
-}
-
 /* One of the task's packs through the indexer: every object hashed, its own .idx ignored. */
 static int index_pack(struct quar *q, int packdir, const char *name, struct at_error *err)
 {
@@ -229,6 +215,7 @@ static int index_pack(struct quar *q, int packdir, const char *name, struct at_e
 	git_indexer_options opts = GIT_INDEXER_OPTIONS_INIT;
 	git_indexer_progress prog;
 	git_indexer *ix = NULL;
+	struct at_packscan_limits lim;
 	struct stat st;
 	ssize_t n;
 	int fd = open_task_file(packdir, name, PACK_MAX, &st), rc = 0;
@@ -236,7 +223,9 @@ static int index_pack(struct quar *q, int packdir, const char *name, struct at_e
 	if (fd < 0)
 		return at_error_sys(err, AT_EUNSAFE, "the task's pack '%s': not a regular file or "
 				    "too large", name);
-	if ((rc = check_pack_header(fd, &st, name, err)) < 0) {
+	lim.object_max = q->max;
+	lim.total_max = PACK_WORK_MAX;
+	if ((rc = at_packscan_check(fd, (uint64_t)st.st_size, name, &lim, err)) < 0) {
 		close(fd);
 		return rc;
 	}

@@ -9,6 +9,7 @@
 # branch (moved only to a commit whose every new object was validated) and
 # new objects; the host never runs anything the task wrote.
 . "$(dirname "$0")/lib.sh"
+HELPERS=$(cd "$(dirname "$0")/../helpers" && pwd)
 
 require_user_namespaces
 
@@ -352,6 +353,44 @@ test_tree_with_a_dotgit_entry_is_refused() {
 	old=$(tip)
 	at -C repo run t1 -- sh -c 'b=$(echo "[core] hooksPath = /tmp/x" | git hash-object -w --stdin) && s=$(printf "100644 blob %s\tconfig\n" $b | git mktree) && t=$(printf "040000 tree %s\t.GIT\n" $s | git mktree --missing) && c=$(git commit-tree -p HEAD -m evil $t) && git update-ref HEAD $c'
 	assert_contains "$errout" "invalid entry" "refused, with the tree named"
+	assert_eq "$(tip)" "$old" "the branch unchanged"
+	assert_fsck repo
+}
+
+# The task's commit in a pack of its own (so that the import indexes the
+# task's packs), and the bomb pack $1 next to it, copied from the host.
+bomb_inside() {
+	local dir
+	dir=$(mktemp -d "$PWD/bomb.XXXXXX")
+	cp "$1" "$dir/pack-bomb.pack"
+	at -C repo run t1 --ro "$dir" -- sh -c '
+		echo a >> README && git commit -qam packed && git repack -q -d &&
+		cp '"$dir"'/pack-bomb.pack "$(git rev-parse --git-common-dir)/objects/pack/"'
+}
+
+test_a_delta_bomb_is_refused_before_it_is_indexed() {
+	# What: a pack of a few kilobytes in the task's layer whose deltas
+	# declare far more than they hold (one-byte "copy 64 KiB" ops): the
+	# host-side import's indexer allocated and copied what each declared,
+	# outside the run's limits, before the object size limit applied. Must:
+	# the pack is refused, unread by the indexer, with one line: a delta
+	# whose result is over agenttask.maxFileSize; a chain whose work (each
+	# delta with its base's) is over the bound; the branch unchanged.
+	command -v python3 >/dev/null || { echo "skip: no python3"; return 77; }
+	local h=$HELPERS/delta_bomb.py old
+	task
+	git -C repo config agenttask.maxFileSize 1M
+	old=$(tip)
+	python3 "$h" one 1 $((64 << 20)) >one.pack
+	bomb_inside one.pack
+	assert_contains "$errout" "declaring 67108864 bytes" "one delta over the limit: refused"
+	assert_eq "$(tip)" "$old" "the branch unchanged"
+	at -C repo run t1 -- sh -c 'rm "$(git rev-parse --git-common-dir)"/objects/pack/pack-bomb.pack'
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "packed" "without the bomb: imported"
+	old=$(tip)
+	python3 "$h" chain 200 $((1 << 20)) >chain.pack
+	bomb_inside chain.pack
+	assert_contains "$errout" "bytes of work to index" "a chain over the bound: refused"
 	assert_eq "$(tip)" "$old" "the branch unchanged"
 	assert_fsck repo
 }
