@@ -357,6 +357,30 @@ test_tree_with_a_dotgit_entry_is_refused() {
 	assert_fsck repo
 }
 
+test_no_config_of_the_repository_is_readable_inside() {
+	# What: the command reads the files git reads as configuration, other
+	# than the main config (sanitized): a submodule's modules/*/config,
+	# another worktree's config.worktree, a file the config includes, and
+	# FETCH_HEAD: remote URLs with tokens in each. Must: none of them shows
+	# inside, with the task's git view and without one; git still works.
+	task
+	local tok=ghp_SECRETTOKEN123 f
+	mkdir -p "$COMMON/modules/lib"
+	printf '[remote "origin"]\n\turl = https://x:%s@example.com/lib\n' "$tok" >"$COMMON/modules/lib/config"
+	git -C repo config extensions.worktreeConfig true
+	git -C repo worktree add -q ../other
+	git -C other config --worktree remote.origin.url "https://x:$tok@example.com/o"
+	printf '[http]\n\textraHeader = Authorization: %s\n' "$tok" >"$COMMON/creds.inc"
+	git -C repo config include.path creds.inc
+	git -C repo config 'includeIf.onbranch:main.path' "$COMMON/creds.inc"
+	printf '%s\t\tbranch main of https://x:%s@example.com/r\n' "$(tip main)" "$tok" >"$COMMON/FETCH_HEAD"
+	for f in "$COMMON/modules/lib/config" "$COMMON/worktrees/other/config.worktree" \
+		"$COMMON/creds.inc" "$COMMON/FETCH_HEAD"; do
+		grep -q "$tok" "$f" || fail "the setup: no token in $f"
+	done
+	inside "! grep -r -q '$tok' '$COMMON' && git status -s >/dev/null && git log -1 >/dev/null"
+}
+
 # The task's commit in a pack of its own (so that the import indexes the
 # task's packs), and the bomb pack $1 next to it, copied from the host.
 bomb_inside() {
