@@ -9,7 +9,7 @@
 # branch (moved only to a commit whose every new object was validated) and
 # new objects; the host never runs anything the task wrote.
 . "$(dirname "$0")/lib.sh"
-HELPERS=$(cd "$(dirname "$0")/../helpers" && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd)
 
 require_user_namespaces
 
@@ -401,7 +401,7 @@ test_a_delta_bomb_is_refused_before_it_is_indexed() {
 	# whose result is over agenttask.maxFileSize; a chain whose work (each
 	# delta with its base's) is over the bound; the branch unchanged.
 	command -v python3 >/dev/null || { echo "skip: no python3"; return 77; }
-	local h=$HELPERS/delta_bomb.py old
+	local h=$HERE/delta_bomb.py old
 	task
 	git -C repo config agenttask.maxFileSize 1M
 	old=$(tip)
