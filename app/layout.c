@@ -7,6 +7,7 @@
  */
 #include "app/internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,7 +123,7 @@ int at_app_check_bind(const struct at_app_layout *l, const char *path, bool writ
 	return 0;
 }
 
-/* A config.worktree is another config git would read: hidden under an empty file. */
+/* A config.worktree is another config git would read: hidden under an empty file (any file). */
 static void hide_if_present(struct at_sandbox_spec *s, const char *dir, const char *name)
 {
 	char path[PATH_MAX];
@@ -131,6 +132,66 @@ static void hide_if_present(struct at_sandbox_spec *s, const char *dir, const ch
 	if (at_fmt(path, sizeof(path), "%s/%s", dir, name) == 0 && lstat(path, &st) == 0 &&
 	    !S_ISDIR(st.st_mode))
 		at_sandbox_bind_data(s, path, "", 0);
+}
+
+/* A directory of configs and remote URLs (submodules' git dirs): an empty read-only tmpfs. */
+static void hide_dir_if_present(struct at_sandbox_spec *s, const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (at_fmt(path, sizeof(path), "%s/%s", dir, name) == 0 && lstat(path, &st) == 0 &&
+	    S_ISDIR(st.st_mode)) {
+		at_sandbox_tmpfs(s, path, STATE_SIZE, 0755);
+		at_sandbox_remount_ro(s, path);
+	}
+}
+
+/*
+ * Every other file git reads as configuration, and what holds remote URLs
+ * (tokens in them), under the common dir: the submodules' git dirs
+ * (modules/, each with its config and remote URLs), other worktrees'
+ * config.worktree and submodules, FETCH_HEAD, and the files the real
+ * config includes. This task's own admin dir keeps its modules/: its
+ * submodules' clones are the task's.
+ */
+static void hide_other_configs(struct at_sandbox_spec *s, const struct at_app_layout *l)
+{
+	struct at_error ierr = AT_ERROR_INIT;
+	struct at_strlist inc = AT_STRLIST_INIT;
+	char wts[PATH_MAX], dir[PATH_MAX];
+	const char *own = strrchr(l->admin, '/');
+	struct dirent *de;
+	DIR *d;
+	size_t i;
+
+	hide_if_present(s, l->common, "config.worktree");
+	hide_if_present(s, l->admin, "config.worktree");
+	hide_if_present(s, l->common, "FETCH_HEAD");
+	hide_dir_if_present(s, l->common, "modules");
+	if (at_fmt(wts, sizeof(wts), "%s/worktrees", l->common) == 0 && (d = opendir(wts))) {
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.' && (!own || strcmp(own + 1, de->d_name) != 0) &&
+			    at_fmt(dir, sizeof(dir), "%s/%s", wts, de->d_name) == 0) {
+				hide_if_present(s, dir, "config.worktree");
+				hide_dir_if_present(s, dir, "modules");
+			}
+		closedir(d);
+	}
+	/* The sanitized config includes nothing; the files the real one names stay unread. */
+	(void)at_git_config_includes(l->common, "config", &inc, &ierr);
+	for (i = 0; i < inc.n; i++) {
+		char *slash = strrchr(inc.v[i], '/');
+
+		/* A ".." could name a file outside: not hidden, never mounted over. */
+		if (!slash || strstr(inc.v[i], "/../") || strstr(inc.v[i], "/./") ||
+		    !at_sandbox_path_within(inc.v[i], l->common) ||
+		    at_sandbox_path_within(inc.v[i], l->state))
+			continue;
+		*slash = '\0';
+		hide_if_present(s, inc.v[i], slash + 1);
+	}
+	at_strlist_release(&inc);
 }
 
 /*
@@ -183,8 +244,7 @@ static void add_git(struct at_sandbox_spec *s, const struct at_app_layout *l, bo
 		snprintf(config, sizeof(config), "%s/config", l->common);
 		at_sandbox_bind_data(s, config, text, strlen(text));
 	}
-	hide_if_present(s, l->common, "config.worktree");
-	hide_if_present(s, l->admin, "config.worktree");
+	hide_other_configs(s, l);
 	at_sandbox_tmpfs(s, l->state, STATE_SIZE, 0755);
 	for (i = 2; binds && i-- > 0;)
 		if (l->siblings[i][0])

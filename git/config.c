@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "core/array.h"
+#include "core/util.h"
 #include "git/internal.h"
 
 /*
@@ -192,4 +194,50 @@ bool at_git_user_config(struct at_repo *r, const char *key, char *buf, size_t si
 	git_config_free(cfg);
 	git_error_clear();
 	return found;
+}
+
+/* include.path, includeIf.<condition>.path: git's names, any case. */
+static bool include_key(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n < 5 || strcasecmp(name + n - 5, ".path") != 0)
+		return false;
+	return strcasecmp(name, "include.path") == 0 || strncasecmp(name, "includeif.", 10) == 0;
+}
+
+int at_git_config_includes(const char *dir, const char *name, struct at_strlist *out,
+			   struct at_error *err)
+{
+	char path[PATH_MAX];
+	git_config *cfg = NULL;
+	git_config_iterator *it = NULL;
+	git_config_entry *e;
+	int rc = 0;
+
+	if (at_fmt(path, sizeof(path), "%s/%s", dir, name) < 0)
+		return at_error_set(err, AT_ESYS, "path too long '%s'", dir);
+	if (access(path, F_OK) < 0)
+		return 0;
+	if (git_config_new(&cfg) < 0 ||
+	    git_config_add_file_ondisk(cfg, path, GIT_CONFIG_LEVEL_LOCAL, NULL, 0) < 0 ||
+	    git_config_iterator_new(&it, cfg) < 0) {
+		git_config_free(cfg);
+		git_error_clear();
+		return 0;   /* git would not read it either: nothing to hide */
+	}
+	while (rc == 0 && git_config_next(&e, it) == 0) {
+		if (!include_key(e->name) || !e->value || !e->value[0] || e->value[0] == '~')
+			continue;
+		if (e->value[0] == '/')
+			rc = at_strlist_push(out, e->value);
+		else
+			rc = at_strlist_pushf(out, "%s/%s", dir, e->value);
+		if (rc < 0)
+			rc = at_error_set(err, AT_ESYS, "out of memory");
+	}
+	git_config_iterator_free(it);
+	git_config_free(cfg);
+	git_error_clear();
+	return rc;
 }

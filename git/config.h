@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
+#include "core/strlist.h"
 #include "git/repo.h"
 
 /*
@@ -30,5 +31,15 @@ int at_git_sanitized_config(struct at_repo *r, char **out_text, struct at_error 
  * task's worktree. Into buf; false when unset (or too long for buf).
  */
 bool at_git_user_config(struct at_repo *r, const char *key, char *buf, size_t size);
+
+/*
+ * The files the config file dir/name includes (include.path and
+ * includeIf.*.path, as written: absolute, or relative to dir), appended to
+ * out; "~/" ones are left out (the user's home, not the repository's).
+ * Conditions are not evaluated: every file it may include is named. 0
+ * also when the file is absent or unreadable as config.
+ */
+int at_git_config_includes(const char *dir, const char *name, struct at_strlist *out,
+			   struct at_error *err);
 
 #endif

@@ -15,20 +15,32 @@
 #include <unistd.h>
 
 #include "core/array.h"
+#include "core/esc.h"
 #include "core/fs.h"
 #include "core/trace.h"
 #include "core/util.h"
 #include "git/index_file.h"
 #include "git/index_update.h"
 #include "git/internal.h"
+#include "git/packscan.h"
 
 #define PACK_MAX ((uint64_t)4 << 30)   /* one pack of the task's, as read from its layer */
+/*
+ * What indexing one pack may write (git/packscan.h): its objects' sizes,
+ * each delta's counted with its chain's, as libgit2 applies a chain again
+ * for each object in it. Seconds of copying; a bomb of deltas declaring
+ * more is refused before the indexer allocates any of it.
+ */
+#define PACK_WORK_MAX ((uint64_t)16 << 30)
 
-/* ---- the set of ids seen (open addressing; ids are uniformly random) ---- */
+/* ---- the ids seen, with their state (open addressing; ids are uniformly random) ---- */
+
+enum seen_state { UNSEEN, PENDING, EXPANDING, DONE };
 
 struct oidset {
 	git_oid *slot;
-	unsigned char *used;
+	unsigned char *state;     /* enum seen_state; UNSEEN: the slot is free */
+	uint32_t *height;         /* a tree's, once DONE (tree_height) */
 	size_t cap, n;
 };
 
@@ -40,49 +52,74 @@ static size_t slot_of(const git_oid *id, size_t cap)
 	return h & (cap - 1);
 }
 
+static size_t oidset_find(const struct oidset *s, const git_oid *id)
+{
+	size_t j;
+
+	if (!s->cap)
+		return SIZE_MAX;
+	for (j = slot_of(id, s->cap); s->state[j]; j = (j + 1) & (s->cap - 1))
+		if (git_oid_equal(&s->slot[j], id))
+			return j;
+	return SIZE_MAX;
+}
+
 static int oidset_grow(struct oidset *s)
 {
-	struct oidset big = { NULL, NULL, s->cap ? s->cap * 2 : 256, 0 };
+	struct oidset big = { NULL, NULL, NULL, s->cap ? s->cap * 2 : 256, 0 };
 	size_t i;
 
 	big.slot = calloc(big.cap, sizeof(*big.slot));
-	big.used = calloc(big.cap, 1);
-	if (!big.slot || !big.used) {
+	big.state = calloc(big.cap, 1);
+	big.height = calloc(big.cap, sizeof(*big.height));
+	if (!big.slot || !big.state || !big.height) {
 		free(big.slot);
-		free(big.used);
+		free(big.state);
+		free(big.height);
 		return -1;
 	}
 	for (i = 0; i < s->cap; i++) {
 		size_t j;
 
-		if (!s->used[i])
+		if (!s->state[i])
 			continue;
-		for (j = slot_of(&s->slot[i], big.cap); big.used[j]; j = (j + 1) & (big.cap - 1))
+		for (j = slot_of(&s->slot[i], big.cap); big.state[j]; j = (j + 1) & (big.cap - 1))
 			;
 		big.slot[j] = s->slot[i];
-		big.used[j] = 1;
+		big.state[j] = s->state[i];
+		big.height[j] = s->height[i];
 		big.n++;
 	}
 	free(s->slot);
-	free(s->used);
+	free(s->state);
+	free(s->height);
 	*s = big;
 	return 0;
 }
 
-/* 1 when newly added, 0 when already there, -1 out of memory. */
-static int oidset_add(struct oidset *s, const git_oid *id)
+/* id's slot, added as PENDING when new: SIZE_MAX when out of memory. */
+static size_t oidset_add(struct oidset *s, const git_oid *id)
 {
-	size_t j;
+	size_t j = oidset_find(s, id);
 
+	if (j != SIZE_MAX)
+		return j;
 	if ((s->n + 1) * 2 > s->cap && oidset_grow(s) < 0)
-		return -1;
-	for (j = slot_of(id, s->cap); s->used[j]; j = (j + 1) & (s->cap - 1))
-		if (git_oid_equal(&s->slot[j], id))
-			return 0;
+		return SIZE_MAX;
+	for (j = slot_of(id, s->cap); s->state[j]; j = (j + 1) & (s->cap - 1))
+		;
 	s->slot[j] = *id;
-	s->used[j] = 1;
+	s->state[j] = PENDING;
+	s->height[j] = 0;
 	s->n++;
-	return 1;
+	return j;
+}
+
+static void oidset_free(struct oidset *s)
+{
+	free(s->slot);
+	free(s->state);
+	free(s->height);
 }
 
 /* ---- the quarantine: the task's bytes copied where agenttask alone writes ---- */
@@ -172,28 +209,6 @@ static int fetch_loose(struct quar *q, const git_oid *id, struct at_error *err)
 	return rc;
 }
 
-/*
- * A pack's header, before the indexer sees it: libgit2 sizes its tables by
- * the object count the header claims, so 246 bytes claiming 60 million
- * objects would take gigabytes of the host's memory (found by
- * fuzz_import). Every object takes at least two bytes of the pack.
- */
-static int check_pack_header(int fd, const struct stat *st, const char *name,
-			     struct at_error *err)
-{
-	unsigned char h[12];
-	uint32_t version, count;
-
-	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h, "PACK", 4) != 0)
-		return at_error_set(err, AT_EUNSAFE, "the task's pack '%s' is invalid", name);
-	version = (uint32_t)h[4] << 24 | (uint32_t)h[5] << 16 | (uint32_t)h[6] << 8 | h[7];
-	count = (uint32_t)h[8] << 24 | (uint32_t)h[9] << 16 | (uint32_t)h[10] << 8 | h[11];
-	if ((version != 2 && version != 3) || (uint64_t)count * 2 > (uint64_t)st->st_size)
-		return at_error_set(err, AT_EUNSAFE, "the task's pack '%s' is invalid: %u objects "
-				    "claimed in %lld bytes", name, count, (long long)st->st_size);
-	return 0;
-}
-
 /* One of the task's packs through the indexer: every object hashed, its own .idx ignored. */
 static int index_pack(struct quar *q, int packdir, const char *name, struct at_error *err)
 {
@@ -201,6 +216,7 @@ static int index_pack(struct quar *q, int packdir, const char *name, struct at_e
 	git_indexer_options opts = GIT_INDEXER_OPTIONS_INIT;
 	git_indexer_progress prog;
 	git_indexer *ix = NULL;
+	struct at_packscan_limits lim;
 	struct stat st;
 	ssize_t n;
 	int fd = open_task_file(packdir, name, PACK_MAX, &st), rc = 0;
@@ -208,7 +224,9 @@ static int index_pack(struct quar *q, int packdir, const char *name, struct at_e
 	if (fd < 0)
 		return at_error_sys(err, AT_EUNSAFE, "the task's pack '%s': not a regular file or "
 				    "too large", name);
-	if ((rc = check_pack_header(fd, &st, name, err)) < 0) {
+	lim.object_max = q->max;
+	lim.total_max = PACK_WORK_MAX;
+	if ((rc = at_packscan_check(fd, (uint64_t)st.st_size, name, &lim, err)) < 0) {
 		close(fd);
 		return rc;
 	}
@@ -310,10 +328,29 @@ struct walk {
 	struct oidset seen;
 	struct wnode {
 		git_oid id;
-		bool expanded;
+		size_t parent;      /* the entry that pushed it (a tree's subtree), else NO_PARENT */
+		uint32_t height;    /* a tree's: 0 without subtrees, else 1 + its highest */
+		bool expanded, tree;
 	} *stack;
 	size_t n, cap;
 };
+
+#define NO_PARENT SIZE_MAX
+
+/*
+ * git's own limit (max_allowed_tree_depth, core.maxTreeDepth: 2048 on
+ * Linux): git refuses to walk a tree nested deeper, and older gits crash
+ * on one. A tree's height is computed once per tree, as the walk writes it
+ * (children first), so sharing subtrees costs nothing; a tree the
+ * repository already has counts as 0.
+ */
+#define TREE_HEIGHT_MAX 2048
+
+static void raise_height(struct walk *w, size_t parent, uint32_t child)
+{
+	if (parent != NO_PARENT && w->stack[parent].height < child + 1)
+		w->stack[parent].height = child + 1;
+}
 
 /* git's order of tree entries: a directory's name compares as if it ended in '/'. */
 static int entry_cmp(const git_tree_entry *a, const git_tree_entry *b)
@@ -344,23 +381,38 @@ static bool mode_ok(unsigned int raw)
 	       raw == 0160000 || raw == 0100664;
 }
 
-static int push(struct walk *w, const git_oid *id, struct at_error *err)
+/*
+ * id to validate and write, unless the repository has it. A subtree
+ * (parent, a tree being expanded) that is still to be written elsewhere on
+ * the stack is pushed again above its parent, so that it is written, and
+ * its height known, before its parent is.
+ */
+static int push(struct walk *w, const git_oid *id, size_t parent, struct at_error *err)
 {
-	int added;
+	size_t j;
 
 	if (git_odb_exists(w->host, id))
 		return 0;
-	if ((added = oidset_add(&w->seen, id)) < 0 ||
-	    (added && AT_ARRAY_GROW(w->stack, w->cap, w->n + 1) < 0))
-		return at_error_set(err, AT_ESYS, "out of memory");
-	if (added) {
-		w->stack[w->n].id = *id;
-		w->stack[w->n++].expanded = false;
+	j = oidset_find(&w->seen, id);
+	if (j != SIZE_MAX && w->seen.state[j] == DONE) {
+		raise_height(w, parent, w->seen.height[j]);
+		return 0;
 	}
+	if (j != SIZE_MAX && parent == NO_PARENT)
+		return 0;
+	if ((j == SIZE_MAX && oidset_add(&w->seen, id) == SIZE_MAX) ||
+	    AT_ARRAY_GROW(w->stack, w->cap, w->n + 1) < 0)
+		return at_error_set(err, AT_ESYS, "out of memory");
+	w->stack[w->n].id = *id;
+	w->stack[w->n].parent = parent;
+	w->stack[w->n].height = 0;
+	w->stack[w->n].expanded = false;
+	w->stack[w->n++].tree = false;
 	return 0;
 }
 
-static int push_tree(struct walk *w, const git_oid *id, const char *hex, struct at_error *err)
+static int push_tree(struct walk *w, size_t top, const git_oid *id, const char *hex,
+		     struct at_error *err)
 {
 	git_tree *tree = NULL;
 	size_t i, n;
@@ -380,7 +432,8 @@ static int push_tree(struct walk *w, const git_oid *id, const char *hex, struct 
 			rc = at_error_set(err, AT_EUNSAFE, "the task's tree %s is not sorted or "
 					  "repeats a name", hex);
 		else if (mode != GIT_FILEMODE_COMMIT)   /* a submodule's commit is not ours */
-			rc = push(w, git_tree_entry_id(e), err);
+			rc = push(w, git_tree_entry_id(e), mode == GIT_FILEMODE_TREE ? top : NO_PARENT,
+				  err);
 	}
 	git_tree_free(tree);
 	return rc;
@@ -394,9 +447,9 @@ static int push_commit(struct walk *w, const git_oid *id, const char *hex, struc
 
 	if (git_commit_lookup(&c, w->q.repo, id) < 0)
 		return at_git_error(err, AT_EUNSAFE, "the task's commit %s is malformed", hex);
-	rc = push(w, git_commit_tree_id(c), err);
+	rc = push(w, git_commit_tree_id(c), NO_PARENT, err);
 	for (i = 0; rc == 0 && i < git_commit_parentcount(c); i++)
-		rc = push(w, git_commit_parent_id(c, i), err);
+		rc = push(w, git_commit_parent_id(c, i), NO_PARENT, err);
 	git_commit_free(c);
 	return rc;
 }
@@ -408,7 +461,7 @@ static int push_tag(struct walk *w, const git_oid *id, const char *hex, struct a
 
 	if (git_tag_lookup(&tag, w->q.repo, id) < 0)
 		return at_git_error(err, AT_EUNSAFE, "the task's tag %s is malformed", hex);
-	rc = push(w, git_tag_target_id(tag), err);
+	rc = push(w, git_tag_target_id(tag), NO_PARENT, err);
 	git_tag_free(tag);
 	return rc;
 }
@@ -440,8 +493,10 @@ static int expand(struct walk *w, size_t top, bool *leaf, struct at_error *err)
 	if (rc < 0 || *leaf)
 		return rc;
 	w->stack[top].expanded = true;
+	w->stack[top].tree = type == GIT_OBJECT_TREE;
+	w->seen.state[oidset_find(&w->seen, &id)] = EXPANDING;
 	if (type == GIT_OBJECT_TREE)
-		return push_tree(w, &id, hex, err);
+		return push_tree(w, top, &id, hex, err);
 	if (type == GIT_OBJECT_COMMIT)
 		return push_commit(w, &id, hex, err);
 	if (type == GIT_OBJECT_TAG)
@@ -450,36 +505,53 @@ static int expand(struct walk *w, size_t top, bool *leaf, struct at_error *err)
 }
 
 /* Everything it points to is in the repository now: the object itself goes in. */
-static int store(struct walk *w, const git_oid *id, struct at_error *err)
+static int store(struct walk *w, size_t top, struct at_error *err)
 {
+	const struct wnode *e = &w->stack[top];
 	char hex[GIT_OID_HEXSZ + 1];
 	git_odb_object *o = NULL;
 	git_oid written;
+	size_t j = oidset_find(&w->seen, &e->id);
 	int rc = 0;
 
-	git_oid_tostr(hex, sizeof(hex), id);
-	if (git_odb_read(&o, w->q.odb, id) < 0 ||
+	git_oid_tostr(hex, sizeof(hex), &e->id);
+	if (e->tree && e->height > TREE_HEIGHT_MAX)
+		return at_error_set(err, AT_EUNSAFE, "the task's tree %s nests directories more than "
+				    "%d deep, which git refuses", hex, TREE_HEIGHT_MAX);
+	if (git_odb_read(&o, w->q.odb, &e->id) < 0 ||
 	    git_odb_write(&written, w->host, git_odb_object_data(o), git_odb_object_size(o),
 			  git_odb_object_type(o)) < 0)
 		rc = at_git_error(err, AT_ESYS, "cannot store the task's object %s", hex);
 	else
 		w->q.stats->objects++;
 	git_odb_object_free(o);
-	return rc;
+	if (rc < 0)
+		return rc;
+	w->seen.state[j] = DONE;
+	w->seen.height[j] = e->height;
+	raise_height(w, e->parent, e->height);
+	return 0;
 }
 
 static int walk_all(struct walk *w, const git_oid *tip, struct at_error *err)
 {
-	int rc = push(w, tip, err);
+	int rc = push(w, tip, NO_PARENT, err);
 
 	while (rc == 0 && w->n > 0) {
-		size_t top = w->n - 1;
+		size_t top = w->n - 1, j = oidset_find(&w->seen, &w->stack[top].id);
 		bool leaf = false;
 
 		if (w->stack[top].expanded) {
-			rc = store(w, &w->stack[top].id, err);
+			rc = store(w, top, err);
 			w->n--;
+		} else if (w->seen.state[j] == DONE) {
+			/* pushed twice, written from its other place: its height only */
+			raise_height(w, w->stack[top].parent, w->seen.height[j]);
+			w->n--;
+		} else if (w->seen.state[j] == EXPANDING) {
+			rc = at_error_set(err, AT_EUNSAFE, "the task's objects form a cycle");
 		} else if ((rc = expand(w, top, &leaf, err)) == 0 && leaf) {
+			w->seen.state[j] = DONE;
 			w->n--;   /* a blob, written as it was read: it pushed nothing */
 		}
 	}
@@ -530,8 +602,7 @@ int at_git_import_objects(struct at_repo *r, int objects_fd, const char *quarant
 	git_odb_free(w.host);
 	git_repository_free(w.q.repo);
 	git_odb_free(w.q.odb);
-	free(w.seen.slot);
-	free(w.seen.used);
+	oidset_free(&w.seen);
 	free(w.stack);
 	return rc;
 }
@@ -622,6 +693,32 @@ static int changes_of(git_diff *diff, struct at_index_change **out, size_t *n)
 	return 0;
 }
 
+/*
+ * The embedded-repository rule (git/scan.h) through the import: a gitlink
+ * the base lacks, or one it has moved to another commit, would enter the
+ * host's index, and the user's next `git status` in the worktree would run
+ * the settings (core.fsmonitor) of whatever repository the task planted at
+ * that path. The base's gitlinks, unchanged, are not in the diff.
+ */
+static int refuse_new_gitlinks(git_diff *diff, const git_oid *tip, struct at_error *err)
+{
+	char hex[GIT_OID_HEXSZ + 1], e[200];
+	size_t i;
+
+	for (i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		if (d->status == GIT_DELTA_DELETED || d->new_file.mode != GIT_FILEMODE_COMMIT)
+			continue;
+		git_oid_tostr(hex, sizeof(hex), tip);
+		return at_error_set(err, AT_EUNSAFE, "the task's commit %.12s records a repository "
+				    "at '%s' (a gitlink the base does not have): embedded "
+				    "repositories are not imported; add the submodule on the host "
+				    "yourself", hex, at_esc(e, sizeof(e), d->new_file.path));
+	}
+	return 0;
+}
+
 static int update_index(git_repository *repo, const struct at_task *t, const git_oid *old,
 			const git_oid *tip, struct at_error *err)
 {
@@ -639,6 +736,8 @@ static int update_index(git_repository *repo, const struct at_task *t, const git
 	    git_commit_tree(&ta, a) < 0 || git_commit_tree(&tb, b) < 0 ||
 	    git_diff_tree_to_tree(&diff, repo, ta, tb, NULL) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot update the index of '%s'", t->name);
+	else if ((rc = refuse_new_gitlinks(diff, tip, err)) < 0)
+		;
 	else if (changes_of(diff, &changes, &n) < 0)
 		rc = at_error_set(err, AT_ESYS, "out of memory");
 	else if ((rc = at_index_update(path, changes, n, err)) == AT_INDEX_DECLINED)

@@ -15,7 +15,8 @@
  * any is written: its size against the limit (agenttask.maxFileSize, read
  * from the header, before it is inflated), its hash, a strict parse (a
  * commit's tree and parents, a tree's modes, names and order, as fsck
- * would), and everything it points to present or imported too. Objects are
+ * would; no tree nested deeper than git's limit, 2048), and everything it
+ * points to present or imported too. Objects are
  * written children first, so an object in the repository always has its
  * closure there, even after a kill midway. Time is proportional to the
  * objects walked that the repository lacks.
@@ -54,7 +55,10 @@ int at_git_import_objects(struct at_repo *r, int objects_fd, const char *quarant
  * tree and tip's set to tip's, with no stat data (git and agenttask hash
  * those files again), the others untouched. The index is written first: a
  * kill between the two leaves the branch where it was, and the next import
- * does the same again. The reflog says "agenttask import".
+ * does the same again. The reflog says "agenttask import". A commit that
+ * adds a gitlink, or moves one, that old's tree lacks is refused
+ * (AT_EUNSAFE, the path named), the index untouched: the embedded-repository
+ * rule of git/scan.h.
  */
 int at_git_import_move(struct at_repo *r, const struct at_task *t, const struct at_oid *old,
 		       const struct at_oid *tip, struct at_error *err);

@@ -9,6 +9,7 @@
 # branch (moved only to a commit whose every new object was validated) and
 # new objects; the host never runs anything the task wrote.
 . "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
 
 require_user_namespaces
 
@@ -357,6 +358,96 @@ test_tree_with_a_dotgit_entry_is_refused() {
 	assert_fsck repo
 }
 
+test_no_config_of_the_repository_is_readable_inside() {
+	# What: the command reads the files git reads as configuration, other
+	# than the main config (sanitized): a submodule's modules/*/config,
+	# another worktree's config.worktree, a file the config includes, and
+	# FETCH_HEAD: remote URLs with tokens in each. Must: none of them shows
+	# inside, with the task's git view and without one; git still works.
+	task
+	local tok=ghp_SECRETTOKEN123 f
+	mkdir -p "$COMMON/modules/lib"
+	printf '[remote "origin"]\n\turl = https://x:%s@example.com/lib\n' "$tok" >"$COMMON/modules/lib/config"
+	git -C repo config extensions.worktreeConfig true
+	git -C repo worktree add -q ../other
+	git -C other config --worktree remote.origin.url "https://x:$tok@example.com/o"
+	printf '[http]\n\textraHeader = Authorization: %s\n' "$tok" >"$COMMON/creds.inc"
+	git -C repo config include.path creds.inc
+	git -C repo config 'includeIf.onbranch:main.path' "$COMMON/creds.inc"
+	printf '%s\t\tbranch main of https://x:%s@example.com/r\n' "$(tip main)" "$tok" >"$COMMON/FETCH_HEAD"
+	for f in "$COMMON/modules/lib/config" "$COMMON/worktrees/other/config.worktree" \
+		"$COMMON/creds.inc" "$COMMON/FETCH_HEAD"; do
+		grep -q "$tok" "$f" || fail "the setup: no token in $f"
+	done
+	inside "! grep -r -q '$tok' '$COMMON' && git status -s >/dev/null && git log -1 >/dev/null"
+}
+
+# The task's commit in a pack of its own (so that the import indexes the
+# task's packs), and the bomb pack $1 next to it, copied from the host.
+bomb_inside() {
+	local dir
+	dir=$(mktemp -d "$PWD/bomb.XXXXXX")
+	cp "$1" "$dir/pack-bomb.pack"
+	at -C repo run t1 --ro "$dir" -- sh -c '
+		echo a >> README && git commit -qam packed && git repack -q -d &&
+		cp '"$dir"'/pack-bomb.pack "$(git rev-parse --git-common-dir)/objects/pack/"'
+}
+
+test_a_delta_bomb_is_refused_before_it_is_indexed() {
+	# What: a pack of a few kilobytes in the task's layer whose deltas
+	# declare far more than they hold (one-byte "copy 64 KiB" ops): the
+	# host-side import's indexer allocated and copied what each declared,
+	# outside the run's limits, before the object size limit applied. Must:
+	# the pack is refused, unread by the indexer, with one line: a delta
+	# whose result is over agenttask.maxFileSize; a chain whose work (each
+	# delta with its base's) is over the bound; the branch unchanged.
+	command -v python3 >/dev/null || { echo "skip: no python3"; return 77; }
+	local h=$HERE/delta_bomb.py old
+	task
+	git -C repo config agenttask.maxFileSize 1M
+	old=$(tip)
+	python3 "$h" one 1 $((64 << 20)) >one.pack
+	bomb_inside one.pack
+	assert_contains "$errout" "declaring 67108864 bytes" "one delta over the limit: refused"
+	assert_eq "$(tip)" "$old" "the branch unchanged"
+	at -C repo run t1 -- sh -c 'rm "$(git rev-parse --git-common-dir)"/objects/pack/pack-bomb.pack'
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "packed" "without the bomb: imported"
+	old=$(tip)
+	python3 "$h" chain 200 $((1 << 20)) >chain.pack
+	bomb_inside chain.pack
+	assert_contains "$errout" "bytes of work to index" "a chain over the bound: refused"
+	assert_eq "$(tip)" "$old" "the branch unchanged"
+	assert_fsck repo
+}
+
+# A commit with the file d/d/.../d/f, $1 directories deep, made inside by
+# git fast-import (no such directories in the worktree), HEAD moved to it.
+deep_commit_inside() {
+	at -C repo run t1 -- sh -c '
+		p=$(printf "d/%.0s" $(seq '"$1"'))f
+		printf "commit refs/heads/deep\ncommitter A <a@b> 1 +0000\ndata 4\ndeep\nfrom %s\nM 100644 inline %s\ndata 2\nx\n\n" \
+			"$(git rev-parse HEAD)" "$p" | git fast-import --quiet &&
+		git update-ref HEAD refs/heads/deep'
+}
+
+test_a_tree_deeper_than_git_allows_is_refused_by_the_import() {
+	# What: the agent commits a tree nested deeper than git's own limit
+	# (max_allowed_tree_depth, 2048 on Linux); imported, git on the host
+	# crashed or refused to work in the worktree, and diff failed. Must: the
+	# import refuses it with one line, the branch unchanged; a tree at the
+	# limit is imported.
+	task
+	local old
+	old=$(tip)
+	deep_commit_inside 2049
+	assert_contains "$errout" "more than 2048 deep" "refused, saying why"
+	assert_eq "$(tip)" "$old" "the branch unchanged"
+	deep_commit_inside 2048
+	assert_not_contains "$errout" "not imported" "at the limit: imported"
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "deep" "the commit at the limit imported"
+	assert_fsck repo
+}
+
 test_overlay_scratch_is_removed_by_the_next_run_even_after_a_kill() {
 	# overlayfs makes its scratch (a "work" dir in the work dir, with
 	# volatile's marker, which makes it refuse a later mount) at each
@@ -394,28 +485,60 @@ test_overlay_scratch_is_removed_by_the_next_run_even_after_a_kill() {
 }
 
 test_submodule_update_inside_stays_in_the_task() {
-	# git submodule update clones into the worktree's git dir's modules/
-	# (worktrees/NAME/modules): inside, that is the task's layer. Must: the
-	# submodule is checked out in the worktree, its commit recorded by the
-	# task's commit, and the host's git dir gains no modules/ (nothing but
-	# the import reaches it).
-	task
-	local sub
+	# The base has a submodule; git submodule update clones it into the
+	# worktree's git dir's modules/ (worktrees/NAME/modules): inside, that
+	# is the task's layer. Must: the submodule is checked out in the
+	# worktree, the task's commit keeps its gitlink as the base has it, and
+	# the worktree's git dir on the host gains no modules/ (nothing but the
+	# import reaches it).
+	make_repo repo
+	local sub lib
 	sub=$(mktemp -d "$PWD/sub.XXXXXX")
 	git init -q -b main "$sub"
 	echo lib >"$sub/lib.txt"
 	git -C "$sub" add lib.txt
 	git -C "$sub" -c user.name=s -c user.email=s@s commit -q -m lib
-	expect_rc 0 "submodule add and update" -C repo run t1 --ro "$sub" -- sh -c "
-		git -c protocol.file.allow=always submodule add -q '$sub' vendor/lib &&
-		git commit -qm 'add lib' && rm -rf vendor/lib && mkdir vendor/lib &&
-		rm -rf \"\$(git rev-parse --git-dir)/modules\" &&
+	git -C repo -c protocol.file.allow=always submodule add -q "$sub" vendor/lib
+	git -C repo commit -q -m "add lib"
+	lib=$(git -C repo rev-parse HEAD:vendor/lib)
+	ok "new t1" -C repo new t1
+	WT=$(realpath "$out")
+	COMMON=$(realpath "$(git -C repo rev-parse --absolute-git-dir)")
+	expect_rc 0 "submodule update" -C repo run t1 --ro "$sub" -- sh -c "
 		git -c protocol.file.allow=always submodule update -q --init &&
-		test -f vendor/lib/lib.txt && test -d \"\$(git rev-parse --git-dir)/modules/vendor/lib\""
-	assert_eq "$(git -C repo ls-tree agenttask/t1 vendor/lib | awk '{print $2}')" "commit" "the gitlink imported"
-	[ ! -e "$COMMON/modules" ] && [ ! -e "$COMMON/worktrees/agenttask-t1/modules" ] ||
+		test -f vendor/lib/lib.txt && test -d \"\$(git rev-parse --git-dir)/modules/vendor/lib\" &&
+		echo more >> README && git commit -qam more"
+	assert_not_contains "$errout" "not imported" "imported"
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "more" "the commit imported"
+	assert_eq "$(git -C repo rev-parse agenttask/t1:vendor/lib)" "$lib" "the gitlink as the base has it"
+	[ ! -e "$COMMON/worktrees/agenttask-t1/modules" ] ||
 		fail "the submodule's clone reached the host's git dir"
 	assert_file "$WT/vendor/lib/lib.txt"
+	assert_fsck repo
+}
+
+test_a_gitlink_committed_inside_is_refused_by_the_import() {
+	# What: the agent makes a repository in the worktree, commits it as a
+	# gitlink (git add, or a submodule's commit moved), then gives that
+	# repository a core.fsmonitor. Imported, the gitlink entered the host's
+	# index, and the user's next plain `git status` in the worktree ran the
+	# fsmonitor as the user. Must: the import refuses the commit, naming the
+	# path; the branch and the host's index unchanged; git status runs nothing.
+	task
+	local old marker=$PWD/PWNED
+	old=$(tip)
+	at -C repo run t1 -- sh -c '
+		git init -q inner && echo x > inner/x && git -C inner add x &&
+		git -C inner -c user.name=a -c user.email=a@a commit -qm x &&
+		git add inner 2>/dev/null && git commit -qm "a gitlink" &&
+		git -C inner config core.fsmonitor "touch '"$marker"'"'
+	assert_contains "$errout" "records a repository at 'inner'" "refused, the path named"
+	assert_eq "$(tip)" "$old" "the branch unchanged"
+	assert_eq "$(git -C "$WT" ls-files -s inner)" "" "no gitlink in the host's index"
+	git -C "$WT" status >/dev/null 2>&1 || true
+	assert_no_file "$marker" "the agent's fsmonitor ran on the host"
+	expect_rc 0 "status" -C repo status t1
+	assert_contains "$errout" "records a repository at 'inner'" "status says why"
 	assert_fsck repo
 }
 
