@@ -264,31 +264,51 @@ static const char *twice(const cJSON *j, size_t n, bool *oom)
 	return dup;
 }
 
+/* Put seg before what where holds (of size; cut to fit). */
+static void prepend(char *where, size_t size, const char *seg)
+{
+	size_t n = strlen(seg), have = strlen(where);
+
+	if (n >= size)
+		n = size - 1;
+	if (have + n >= size)
+		have = size - 1 - n;
+	memmove(where + n, where, have);
+	where[n + have] = '\0';
+	memcpy(where, seg, n);
+}
+
 /*
  * Whether an object of j (at any depth) holds a key twice: then true, and
- * where (of size) names it as "checks[0].run" (cut when long). where holds
- * j's own name on entry.
+ * where (of size) names it as "checks[0].run", built on the way back up
+ * (cut when long), so that a message of a million values costs no string
+ * work until a key is found twice.
  */
 static bool repeated_key(const cJSON *j, char *where, size_t size, bool *oom)
 {
-	size_t len = strlen(where), n = 0, i = 0;
 	const char *dup;
 	const cJSON *c;
+	size_t n = 0, i = 0;
+	char seg[40];
 
 	for (c = j->child; c; c = c->next)
 		n++;
 	if (cJSON_IsObject(j) && n > 1 && (dup = twice(j, n, oom))) {
-		snprintf(where + len, size - len, "%s%s", len ? "." : "", dup);
+		snprintf(where, size, "%s", dup);
 		return true;
 	}
 	for (c = j->child; !*oom && c; c = c->next, i++) {
-		if (cJSON_IsObject(j))
-			snprintf(where + len, size - len, "%s%s", len ? "." : "", c->string);
-		else
-			snprintf(where + len, size - len, "[%zu]", i);
-		if (repeated_key(c, where, size, oom))
-			return true;
-		where[len] = '\0';
+		if (!repeated_key(c, where, size, oom))
+			continue;
+		if (where[0] != '[')
+			prepend(where, size, ".");
+		if (cJSON_IsObject(j)) {
+			prepend(where, size, c->string);
+		} else {
+			snprintf(seg, sizeof(seg), "[%zu]", i);
+			prepend(where, size, seg);
+		}
+		return true;
 	}
 	return false;
 }
