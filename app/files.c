@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "app/internal.h"
-#include "app/task.h"
+#include "core/audit.h"
 #include "core/esc.h"
 #include "core/fs.h"
 #include "core/util.h"
@@ -70,6 +70,7 @@ int at_app_file_path(const char *worktree, const char *path, char *out, size_t s
 
 /* The task's worktree as a directory descriptor, and path checked against it. */
 struct target {
+	struct at_repo *r;        /* open while the target is: its paths name the task's log */
 	struct at_task task;
 	int root;                 /* the worktree */
 	int dir;                  /* the parent directory of the target (or root) */
@@ -84,6 +85,8 @@ static void target_close(struct target *t)
 	if (t->root >= 0)
 		close(t->root);
 	t->dir = t->root = -1;
+	at_repo_free(t->r);
+	t->r = NULL;
 }
 
 static int beneath_error(struct at_error *err, const char *path)
@@ -141,7 +144,9 @@ static int target_open(const struct at_app *app, const char *name, const char *p
 	int rc;
 
 	t->root = t->dir = -1;
-	if ((rc = at_app_task(app, name, &t->task, err)) < 0)
+	t->r = NULL;
+	if ((rc = at_app_open(app, &t->r, err)) < 0 ||
+	    (rc = at_app_resolve(app, t->r, name, &t->task, err)) < 0)
 		return rc;
 	if ((rc = at_app_file_path(t->task.path, path, t->rel, sizeof(t->rel), err)) < 0)
 		return rc;
@@ -348,12 +353,19 @@ static int replace(const struct target *t, const char *data, size_t len, mode_t 
 	return rc;
 }
 
-static void changed(struct at_app_file_change *out, const struct target *t, uint64_t bytes,
-		    bool created)
+/* The change made: in the result, and in the task's log (a log that fails is a warning). */
+static void changed(struct at_app_file_change *out, const struct target *t, const char *op,
+		    uint64_t bytes, bool created)
 {
+	struct at_error aerr = AT_ERROR_INIT;
+
 	memcpy(out->task, t->task.name, sizeof(out->task));
 	out->bytes = bytes;
 	out->created = created;
+	if (at_audit_file(at_repo_paths(t->r), t->task.name, op, t->rel, bytes, created,
+			  &aerr) < 0)
+		snprintf(out->warning, sizeof(out->warning), "the change was not logged: %s",
+			 aerr.msg);
 }
 
 int at_app_file_write(const struct at_app *app, const char *name, const char *path,
@@ -374,7 +386,7 @@ int at_app_file_write(const struct at_app *app, const char *name, const char *pa
 
 		rc = replace(&t, data, len, created ? 0644 : st.st_mode, err);
 		if (rc == 0)
-			changed(out, &t, len, created);
+			changed(out, &t, "write", len, created);
 	}
 	target_close(&t);
 	return rc;
@@ -420,7 +432,7 @@ static int edit_buffer(const struct target *t, const char *buf, size_t len, mode
 	memcpy(res + at + new_len, buf + at + old_len, len - at - old_len);
 	rc = replace(t, res, total, mode, err);
 	if (rc == 0)
-		changed(out, t, total, false);
+		changed(out, t, "edit", total, false);
 	free(res);
 	return rc;
 }
@@ -468,7 +480,7 @@ int at_app_file_delete(const struct at_app *app, const char *name, const char *p
 	if (rc == 0 && unlinkat(t.dir, t.base, 0) < 0)
 		rc = at_error_sys(err, AT_ESYS, "cannot delete '%s'", ESC(esc, t.rel));
 	if (rc == 0)
-		changed(out, &t, 0, false);
+		changed(out, &t, "delete", 0, false);
 	target_close(&t);
 	return rc;
 }

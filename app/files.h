@@ -20,7 +20,9 @@
  * file is 0644, and missing parent directories are made 0755.
  *
  * None of these take the repository lock: they change the worktree, as a
- * command in the sandbox does, never agenttask's state.
+ * command in the sandbox does, never agenttask's state. Each change (write,
+ * edit, delete) is an entry "file" in the task's log (core/audit.h), as a
+ * run is: what an agent did through these tools shows in `agenttask log`.
  */
 #ifndef AT_APP_FILES_H
 #define AT_APP_FILES_H
@@ -69,6 +71,7 @@ struct at_app_file_change {
 	char task[AT_NAME_MAX + 1];
 	uint64_t bytes;           /* the file's size now (0 when deleted) */
 	bool created;             /* it did not exist before */
+	char warning[AT_ERROR_MSG_MAX + 32];  /* "" or why the change is not in the task's log */
 };
 
 /* Write data[0..len) as the whole file, made if missing. */

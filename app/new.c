@@ -17,6 +17,7 @@ int at_app_new(const struct at_app *app, const struct at_app_new_opts *o,
 	memset(out, 0, sizeof(*out));
 	nopts.base_rev = o->base_rev;
 	nopts.progress = o->progress;
+	nopts.base_on_branches = o->base_on_branches;
 	rc = at_app_lock(app, &l, NULL, NULL, err);
 	if (rc == 0)
 		rc = at_task_new(l.r, o->name, &nopts, &out->task, err);

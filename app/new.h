@@ -11,6 +11,8 @@ struct at_app_new_opts {
 	const char *name;
 	const char *base_rev;            /* NULL: HEAD */
 	struct at_progress_hook progress;
+	bool base_on_branches;           /* an agent asks: the base must be on one of the person's
+					    branches, not only on a task's (git/worktree.h) */
 };
 
 struct at_app_new_result {

@@ -182,6 +182,28 @@ static int deny_private_alone(struct at_error *err)
 	return at_error_set(err, AT_EUSAGE, "--deny-private applies to --allow-host: none given");
 }
 
+/*
+ * A host an agent asked for: only what the person allows, compared exactly
+ * (a name the person allows as "*.example.com" is asked for so, not as
+ * "a.example.com"). The configuration's hosts are the user's own: the
+ * repository's were checked to be among them (app/runconf.c).
+ */
+static int ask_host(const struct at_app_run_opts *o, const struct run *run, const char *host,
+		    struct at_error *err)
+{
+	char esc[200];
+	size_t i;
+
+	for (i = 0; i < o->ngrant_hosts; i++)
+		if (strcmp(host, o->grant_hosts[i]) == 0)
+			return at_app_net_allow(o->proxy, host, err);
+	if (at_strlist_has(&run->conf.allow_hosts, host))
+		return at_app_net_allow(o->proxy, host, err);
+	return at_error_set(err, AT_EUSAGE, "host '%s' is not one the person allows: only those "
+			    "of 'agenttask mcp --allow-host' or config.json's run.allow_hosts, "
+			    "exactly as written there", at_esc(esc, sizeof(esc), host));
+}
+
 /* The configuration's, then the options': the options' limits and hosts win or add. */
 static int config_apply(const struct at_app *app, const struct at_app_run_opts *o, struct run *run,
 			struct at_error *err)
@@ -195,6 +217,10 @@ static int config_apply(const struct at_app *app, const struct at_app_run_opts *
 	for (l = 0; rc == 0 && l < AT_LIMIT_COUNT; l++)
 		if (!run->limits.value[l])
 			run->limits.value[l] = run->conf.limits[l];
+	if (rc == 0 && o->nask_hosts && (o->net || !o->proxy))
+		rc = at_error_set(err, AT_EUSAGE, "hosts asked for without a proxy to reach them");
+	for (i = 0; rc == 0 && i < o->nask_hosts; i++)
+		rc = ask_host(o, run, o->ask_hosts[i], err);
 	/* --net shares the host's network: the configuration's hosts are moot then. */
 	if (rc < 0 || o->net || !o->proxy)
 		return rc;

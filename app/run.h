@@ -47,6 +47,13 @@ struct at_app_run_opts {
 	bool net;                        /* share the host's network */
 	struct at_app_net *proxy;        /* --allow-host, --forward (app/net.h): never with net;
 					    its records are read after the run; NULL: none */
+	char *const *ask_hosts;          /* hosts an agent asks for (the MCP run's allow_hosts):
+					    each must be, exactly, one of grant_hosts or of the
+					    user's config.json run.allow_hosts, or AT_EUSAGE names it
+					    and nothing runs; then added to proxy (which must be set) */
+	size_t nask_hosts;
+	char *const *grant_hosts;        /* the person's (agenttask mcp --allow-host) */
+	size_t ngrant_hosts;
 	char *const *pass_env;           /* names passed from app->environ */
 	size_t npass;
 	char *const *set_env;            /* K=V */

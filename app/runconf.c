@@ -13,8 +13,8 @@
  * allow_private (private addresses dialled) comes from the user's file only.
  *
  * The repository can ask for less than the user allows, never for more:
- * its ro and cache paths must lie within a path the user's file gives as
- * ro or cache, its allow_hosts must be among the user's, its forwards
+ * its ro and cache paths must be normal and, resolved, lie within a path
+ * the user's file gives as ro or cache (resolved too), its allow_hosts must be among the user's, its forwards
  * must name host ports the user's forwards name (a forward reaches a
  * service on the host's loopback: a database, a dev server), its limits no
  * higher than what would apply without it; it never says allow_private. Its deny_private can only
@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/esc.h"
 #include "core/parse.h"
 #include "core/util.h"
 #include "git/blob.h"
@@ -114,17 +115,37 @@ static int add_set(struct at_app_runconf *out, const struct at_runconf_set *s,
 	return 0;
 }
 
-static bool within_any(const char *path, const struct at_strlist *a, const struct at_strlist *b)
+/* Whether real (resolved) lies within one of l's paths, each resolved too. */
+static bool within_resolved(const char *real, const struct at_strlist *l)
 {
+	char dir[PATH_MAX];
 	size_t i;
 
-	for (i = 0; i < a->n; i++)
-		if (at_sandbox_path_within(path, a->v[i]))
-			return true;
-	for (i = 0; i < b->n; i++)
-		if (at_sandbox_path_within(path, b->v[i]))
+	for (i = 0; i < l->n; i++)
+		if (realpath(l->v[i], dir) && at_sandbox_path_within(real, dir))
 			return true;
 	return false;
+}
+
+/*
+ * The repository's path against the user's ro and cache paths, as the
+ * kernel will reach it: written normal (no ".", "..", "//", which a bind
+ * would normalise after the check: "~/.npm/../.ssh"), and resolved, links
+ * followed, within one of the user's, resolved alike (a link below a user
+ * path leads out of it). NULL when it is; else why not.
+ */
+static const char *not_within(const char *path, const struct at_strlist *a,
+			      const struct at_strlist *b)
+{
+	char real[PATH_MAX];
+
+	if (!at_sandbox_path_normal(path))
+		return "which is not a normal path (no '.', '..', '//' or trailing '/')";
+	if (!realpath(path, real))
+		return "which cannot be resolved";
+	if (!within_resolved(real, a) && !within_resolved(real, b))
+		return "which your config.json does not give (ro or cache)";
+	return NULL;
 }
 
 static bool listed(const char *s, const struct at_strlist *l)
@@ -161,10 +182,12 @@ static int check_less(const struct at_runconf_set *s, const struct at_app_runcon
 
 	for (i = 0; i < s->ro.n + s->cache.n; i++) {
 		const char *p = i < s->ro.n ? s->ro.v[i] : s->cache.v[i - s->ro.n];
+		const char *why = not_within(p, &user->ro, &user->cache);
+		char esc[200];
 
-		if (!within_any(p, &user->ro, &user->cache))
-			return at_error_set(err, AT_EUSAGE, "'%s': asks for '%s', which your "
-					    "config.json does not give (ro or cache)", what, p);
+		if (why)
+			return at_error_set(err, AT_EUSAGE, "'%s': asks for '%s', %s", what,
+					    at_esc(esc, sizeof(esc), p), why);
 	}
 	if (s->allow_private)
 		return at_error_set(err, AT_EUSAGE, "'%s': allow_private is yours to give (your "

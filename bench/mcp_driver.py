@@ -20,8 +20,9 @@ import time
 
 class Session:
     def __init__(self, agenttask, repo):
-        self.p = subprocess.Popen([agenttask, "-C", repo, "mcp"], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, bufsize=0)
+        # The person made task t: the server reaches it when named (--task).
+        self.p = subprocess.Popen([agenttask, "-C", repo, "mcp", "--task", "t"],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
         self.id = 0
         self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                                     "clientInfo": {"name": "bench", "version": "1"}})

@@ -37,11 +37,12 @@ static void print_argv(const at_json *argv)
 	}
 }
 
-/* Any other event: its string and boolean members, key=value ("reason=..."). */
+/* Any other event: its string, boolean and number members, key=value ("reason=..."). */
 static void print_fields(const at_json *e)
 {
 	const at_json *m;
 	bool first = true;
+	char num[32];
 
 	for (m = at_json_child(e); m; m = at_json_next(m)) {
 		const char *key = at_json_key(m), *val = at_json_string_value(m);
@@ -50,6 +51,10 @@ static void print_fields(const at_json *e)
 			continue;
 		if (at_json_is_bool(m))
 			val = at_json_bool_value(m) ? "true" : "false";
+		if (at_json_is_number(m)) {
+			snprintf(num, sizeof(num), "%.0f", at_json_number_value(m));
+			val = num;
+		}
 		if (!val)
 			continue;
 		print_field(key, val, first);

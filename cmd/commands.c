@@ -223,15 +223,21 @@ const struct at_command at_commands[] = {
 	  "run's limits would get, seccomp, openat2, the mount API and mount_setattr. Each\n"
 	  "says ok, fallback (the sandbox works, weaker) or fail, and the fix. Exit 0 when\n"
 	  "agenttask can sandbox here, even with fallbacks; 1 when it cannot.\n" },
-	{ "mcp", cmd_mcp, "agenttask [-C DIR] mcp [--allow-accept]",
+	{ "mcp", cmd_mcp, "agenttask [-C DIR] mcp [--allow-accept] [--task NAME] [--allow-host HOST]...",
 	  "serve the tasks to an agent over the Model Context Protocol (stdio)",
 	  "  --allow-accept   also offer the accept and discard tools (by default a person\n"
 	  "                   reviews and merges with the command line)\n"
+	  "  --task NAME      reach that task only (no task_new); by default the server\n"
+	  "                   reaches only the tasks its own session makes\n"
+	  "  --allow-host HOST  a host the run tool's allow_hosts may name (repeatable),\n"
+	  "                   beside config.json's run.allow_hosts; any other is refused\n"
 	  "\nJSON-RPC 2.0 on stdin and stdout, one message a line, protocol revision\n"
 	  "2025-11-25. Tools: task_new, task_list, task_status, run, read_file,\n"
 	  "write_file, edit_file, list_files, delete_file, diff, commit. The repository is\n"
-	  "the one holding DIR (default the current directory); a tool's 'task' defaults\n"
-	  "to the task whose worktree holds DIR. See docs/agents.md.\n" },
+	  "the one holding DIR (default the current directory). Started inside a task's\n"
+	  "worktree, the server reaches that task only, as with --task; a tool's 'task'\n"
+	  "defaults to it. task_new starts from a commit on your branches only (not a\n"
+	  "task's). See docs/agents.md.\n" },
 	{ "help", NULL, "agenttask help [--man] [COMMAND]",
 	  "show a command's manual, or the overview of them all",
 	  "  --man          print the manual page's source (roff) instead, for man -l -\n"

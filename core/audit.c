@@ -441,6 +441,20 @@ int at_audit_restore(const struct at_paths *p, const struct at_task *t, const ch
 	return append_built(p, t->name, e, bad, err);
 }
 
+int at_audit_file(const struct at_paths *p, const char *task, const char *op, const char *path,
+		  uint64_t bytes, bool created, struct at_error *err)
+{
+	at_json *e = event("file");
+	int bad = 0;
+
+	bad |= at_json_add_string(e, "op", op);
+	bad |= at_json_add(e, "path", at_json_bytes(path, strlen(path), NULL));
+	bad |= at_json_add_number(e, "bytes", (double)bytes);
+	if (strcmp(op, "write") == 0)
+		bad |= at_json_add_bool(e, "created", created);
+	return append_built(p, task, e, bad, err);
+}
+
 int at_audit_import(const struct at_paths *p, const char *task, const struct at_oid *old,
 		    const struct at_oid *new_tip, size_t objects, struct at_error *err)
 {

@@ -56,6 +56,10 @@ int at_audit_path(const struct at_paths *p, const char *task, char *buf, size_t 
  *   restore          trash (the ref brought back), base_branch
  *   import           old, new (the task's branch moved to the commit its HEAD
  *                    inside the sandbox named), objects (how many came in)
+ *   file             op (write, edit, delete), path (relative to the worktree;
+ *                    its controls escaped, bytes that are not UTF-8 shown as
+ *                    U+FFFD), bytes (the file's size after), created (write):
+ *                    a change an agent made through the MCP file tools
  *
  * The builders return 0, or an error (the entry was not written): a front
  * end reports it as a warning where the command itself already happened.
@@ -114,6 +118,10 @@ int at_audit_discard(const struct at_paths *p, const char *task, const char *tra
 
 int at_audit_import(const struct at_paths *p, const char *task, const struct at_oid *old,
 		    const struct at_oid *new_tip, size_t objects, struct at_error *err);
+
+/* A file tool's change (app/files.h): op "write", "edit" or "delete". */
+int at_audit_file(const struct at_paths *p, const char *task, const char *op, const char *path,
+		  uint64_t bytes, bool created, struct at_error *err);
 
 int at_audit_restore(const struct at_paths *p, const struct at_task *t, const char *trash_ref,
 		     struct at_error *err);

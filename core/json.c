@@ -2,6 +2,7 @@
 
 #include <cJSON.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,9 +237,87 @@ char *at_json_print(const at_json *j, bool pretty)
 	return pretty ? cJSON_Print(j) : cJSON_PrintUnformatted(j);
 }
 
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The key j's object holds twice, or NULL; *oom when there was no memory to look. */
+static const char *twice(const cJSON *j, size_t n, bool *oom)
+{
+	const char **keys, *dup = NULL;
+	const cJSON *c;
+	size_t i = 0;
+
+	/* Sorted, not compared pairwise: a message of 32 MiB may hold a million keys. */
+	if (!(keys = malloc(n * sizeof(*keys)))) {
+		*oom = true;
+		return NULL;
+	}
+	for (c = j->child; c; c = c->next)
+		keys[i++] = c->string ? c->string : "";
+	qsort(keys, n, sizeof(*keys), key_cmp);
+	for (i = 1; !dup && i < n; i++)
+		if (strcmp(keys[i - 1], keys[i]) == 0)
+			dup = keys[i];
+	free(keys);
+	return dup;
+}
+
+/* Put seg before what where holds (of size; cut to fit). */
+static void prepend(char *where, size_t size, const char *seg)
+{
+	size_t n = strlen(seg), have = strlen(where);
+
+	if (n >= size)
+		n = size - 1;
+	if (have + n >= size)
+		have = size - 1 - n;
+	memmove(where + n, where, have);
+	where[n + have] = '\0';
+	memcpy(where, seg, n);
+}
+
+/*
+ * Whether an object of j (at any depth) holds a key twice: then true, and
+ * where (of size) names it as "checks[0].run", built on the way back up
+ * (cut when long), so that a message of a million values costs no string
+ * work until a key is found twice.
+ */
+static bool repeated_key(const cJSON *j, char *where, size_t size, bool *oom)
+{
+	const char *dup;
+	const cJSON *c;
+	size_t n = 0, i = 0;
+	char seg[40];
+
+	for (c = j->child; c; c = c->next)
+		n++;
+	if (cJSON_IsObject(j) && n > 1 && (dup = twice(j, n, oom))) {
+		snprintf(where, size, "%s", dup);
+		return true;
+	}
+	for (c = j->child; !*oom && c; c = c->next, i++) {
+		if (!repeated_key(c, where, size, oom))
+			continue;
+		if (where[0] != '[')
+			prepend(where, size, ".");
+		if (cJSON_IsObject(j)) {
+			prepend(where, size, c->string);
+		} else {
+			snprintf(seg, sizeof(seg), "[%zu]", i);
+			prepend(where, size, seg);
+		}
+		return true;
+	}
+	return false;
+}
+
 int at_json_parse(at_json **out, const char *text, const char *what, struct at_error *err)
 {
 	const char *end = NULL;
+	bool oom = false;
+	char where[128], esc[160];
 	cJSON *j;
 
 	if (!text)
@@ -249,6 +328,17 @@ int at_json_parse(at_json **out, const char *text, const char *what, struct at_e
 		long off = at && at >= text ? (long)(at - text) : -1;
 		return at_error_set(err, AT_ECORRUPT, "cannot parse '%s': invalid JSON near byte %ld",
 				    what, off);
+	}
+	/* Readers differ on a repeated key (first wins here, last in most): refused. */
+	where[0] = '\0';
+	if (repeated_key(j, where, sizeof(where), &oom) || oom) {
+		if (oom)
+			at_error_set(err, AT_ESYS, "out of memory");
+		else
+			at_error_set(err, AT_ECORRUPT, "cannot parse '%s': duplicate key '%s'", what,
+				     at_esc(esc, sizeof(esc), where));
+		cJSON_Delete(j);
+		return err->code;
 	}
 	*out = j;
 	return 0;

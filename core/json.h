@@ -64,7 +64,12 @@ at_json *at_json_error_of(const struct at_error *err);
 /* Serialise: pretty (indented) or compact on one line. NULL on failure. */
 char *at_json_print(const at_json *j, bool pretty);
 
-/* Parse text; AT_ECORRUPT naming `what` (a file name) on failure. */
+/*
+ * Parse text; AT_ECORRUPT naming `what` (a file name) on failure. An object
+ * (at any depth) that holds a key twice is refused too, naming the key:
+ * readers differ on which one counts, so a filter in front of a reader
+ * could be passed by one value and the reader act on the other.
+ */
 int at_json_parse(at_json **out, const char *text, const char *what, struct at_error *err);
 
 bool at_json_is_object(const at_json *j);

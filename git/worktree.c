@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/array.h"
+#include "core/esc.h"
 #include "core/fs.h"
 #include "core/state.h"
 #include "core/trace.h"
@@ -60,6 +62,62 @@ out:
 	git_reference_free(head);
 	git_object_free(peeled);
 	git_object_free(obj);
+	return rc;
+}
+
+/*
+ * Whether commit is reachable from a local branch that is no task's: a
+ * base the person's history holds, not one a task (an agent) wrote. The
+ * tips are gathered first, then one walk answers for all of them.
+ */
+static int on_persons_branch(git_repository *repo, const git_oid *commit, bool *out,
+			     struct at_error *err)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref = NULL;
+	git_oid *tips = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0, got;
+
+	*out = false;
+	if (git_reference_iterator_glob_new(&it, repo, AT_REFS_HEADS "*") < 0)
+		return at_git_error(err, AT_EGIT, "cannot list the branches");
+	while (rc == 0 && (got = git_reference_next(&ref, it)) == 0) {
+		const char *name = git_reference_name(ref) + AT_REFS_HEADS_LEN;
+		const git_oid *tip = git_reference_target(ref);
+
+		if (tip && strncmp(name, AT_BRANCH_PREFIX, strlen(AT_BRANCH_PREFIX)) != 0) {
+			if (AT_ARRAY_GROW(tips, cap, n + 1) < 0)
+				rc = at_error_set(err, AT_ESYS, "out of memory");
+			else
+				tips[n++] = *tip;
+		}
+		git_reference_free(ref);
+	}
+	if (rc == 0 && got != GIT_ITEROVER)
+		rc = at_git_error(err, AT_EGIT, "cannot list the branches");
+	if (rc == 0 && n) {
+		got = git_graph_reachable_from_any(repo, commit, tips, n);
+		if (got < 0)
+			rc = at_git_error(err, AT_EGIT, "cannot walk the branches");
+		*out = got == 1;
+	}
+	git_reference_iterator_free(it);
+	free(tips);
+	return rc;
+}
+
+static int check_base(struct at_repo *r, const char *rev, const git_commit *base,
+		      struct at_error *err)
+{
+	char esc[120];
+	bool ok;
+	int rc = on_persons_branch(r->repo, git_commit_id(base), &ok, err);
+
+	if (rc == 0 && !ok)
+		rc = at_error_set(err, AT_EUSAGE, "base '%s' is on none of your branches (a task's "
+				  "branch, agenttask/..., does not count): a task made by an agent "
+				  "starts from your history", at_esc(esc, sizeof(esc), rev ? rev : "HEAD"));
 	return rc;
 }
 
@@ -403,6 +461,8 @@ int at_task_new(struct at_repo *r, const char *name, const struct at_new_opts *o
 		return rc;
 	rc = resolve_base(r, opts ? opts->base_rev : NULL, &base, t.base_branch,
 			  sizeof(t.base_branch), err);
+	if (rc == 0 && opts && opts->base_on_branches)
+		rc = check_base(r, opts->base_rev, base, err);
 	if (rc < 0) {
 		git_commit_free(base);
 		return rc;

@@ -24,8 +24,10 @@ struct at_new_opts {
 	const char *base_rev;   /* NULL: HEAD */
 	struct at_progress_hook progress;   /* the files checked out: "Updating files", n of N */
 	struct at_include_stats *included;  /* out, or NULL */
+	bool base_on_branches;  /* the base must be reachable from a local branch other than
+				   the tasks' (agenttask/...): AT_EUSAGE naming it otherwise */
 };
-#define AT_NEW_OPTS_INIT { NULL, { NULL, NULL }, NULL }
+#define AT_NEW_OPTS_INIT { NULL, { NULL, NULL }, NULL, false }
 
 /*
  * Copy into the new worktree at task_path the files of the main worktree

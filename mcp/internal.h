@@ -11,13 +11,45 @@
 #include "app/app.h"
 #include "core/error.h"
 #include "core/json.h"
+#include "core/task.h"
+
+/*
+ * What a server reaches (session.c): one task the person named, or the
+ * tasks its session made. Calls are handled one at a time: no lock.
+ */
+struct at_mcp_session {
+	char fixed[AT_NAME_MAX + 1];   /* --task NAME (or -C in its worktree): the only one; "" */
+	struct at_mcp_made {
+		char name[AT_NAME_MAX + 1];
+		int64_t created;       /* with the name: the task made, not a later namesake */
+	} *made;
+	size_t nmade, cap;
+};
 
 struct at_mcp_call {
 	const struct at_app *app;
 	bool allow_accept;
 	int cancel_fd;            /* readable once the call is cancelled or the client is gone */
 	struct at_progress_hook progress;
+	struct at_mcp_session *session;
+	char *const *allow_hosts; /* agenttask mcp --allow-host */
+	size_t nallow_hosts;
 };
+
+/* task: --task's NAME (AT_ENOTFOUND when there is none), or NULL. */
+int at_mcp_session_init(struct at_mcp_session *s, const struct at_app *app, const char *task,
+			struct at_error *err);
+void at_mcp_session_release(struct at_mcp_session *s);
+/* task_new made t. */
+int at_mcp_session_add(struct at_mcp_session *s, const struct at_task *t, struct at_error *err);
+bool at_mcp_session_reaches(const struct at_mcp_session *s, const struct at_task *t);
+/*
+ * The task a call names ("task", or the fixed one when left out) into
+ * *name, when the session reaches it; AT_EUSAGE naming it otherwise (and
+ * AT_ENOTFOUND for a task made and gone).
+ */
+int at_mcp_task_arg(const struct at_mcp_call *c, const at_json *args, const char **name,
+		    struct at_error *err);
 
 /*
  * A tool: its handler fills *out with the structuredContent (an object

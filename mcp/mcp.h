@@ -16,6 +16,12 @@
  *
  * Bounds: a message longer than AT_MCP_LINE_MAX is refused unread (the
  * rest of its line skipped); file contents follow app/files.h's bounds.
+ *
+ * Nothing the client sends widens what it may do (the client is an agent,
+ * steered by whatever it read): a server reaches the tasks its own session
+ * made, or the one task the person named (opts.task), never the person's
+ * others; a run reaches the hosts the person allows and no other; a new
+ * task starts from a commit on the person's branches (mcp/session.c).
  */
 #ifndef AT_MCP_MCP_H
 #define AT_MCP_MCP_H
@@ -33,6 +39,12 @@ struct at_mcp_opts {
 	int in_fd, out_fd;
 	bool allow_accept;        /* offer accept and discard: off unless asked for */
 	const char *version;      /* agenttask's, for serverInfo */
+	const char *task;         /* --task NAME: the one task the server reaches; NULL: the
+				     tasks its session makes (or the task whose worktree holds
+				     app->dir, which is then the one) */
+	char *const *allow_hosts; /* --allow-host: hosts a run may ask for (allow_hosts), beside
+				     config.json's run.allow_hosts; compared exactly */
+	size_t nallow_hosts;
 };
 
 /*

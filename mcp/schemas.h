@@ -11,8 +11,8 @@
 #define S_BOOL "{\"type\":\"boolean\"}"
 #define S_STRS "{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"
 
-#define P_TASK "\"task\":{\"type\":\"string\",\"description\":\"the task's name (default: " \
-	"the task whose worktree holds the server's directory, -C DIR)\"}"
+#define P_TASK "\"task\":{\"type\":\"string\",\"description\":\"the task's name: one this " \
+	"server made with task_new (default: the one task the server serves, when it serves one)\"}"
 #define P_PATH "\"path\":{\"type\":\"string\",\"description\":\"a path in the task's " \
 	"worktree, relative to its top\"}"
 
@@ -26,7 +26,7 @@
 #define AT_MCP_IN_TASK_REQUIRED OBJ(P_TASK, "\"task\"")
 #define AT_MCP_IN_TASK_NEW \
 	OBJ(P_TASK ",\"base\":{\"type\":\"string\",\"description\":\"the revision it starts " \
-	    "from (default HEAD)\"}", "\"task\"")
+	    "from (default HEAD): a commit on the person's branches, not a task's\"}", "\"task\"")
 #define AT_MCP_IN_RUN \
 	OBJ(P_TASK ",\"command\":{\"type\":\"string\",\"description\":\"a shell command line, " \
 	    "run by /bin/sh -c\"},\"argv\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}," \
@@ -34,7 +34,8 @@
 	    "\"timeout\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"seconds; then " \
 	    "everything is killed (exit 124)\"},\"allow_hosts\":{\"type\":\"array\",\"items\":" \
 	    "{\"type\":\"string\"},\"description\":\"hosts the command may reach through a " \
-	    "proxy: host, host:port, *.domain\"},\"cwd\":{\"type\":\"string\",\"description\":" \
+	    "proxy: only hosts the person allows, named exactly as the person did (host, " \
+	    "host:port, *.domain); any other is refused\"},\"cwd\":{\"type\":\"string\",\"description\":" \
 	    "\"the directory it starts in, relative to the worktree's top\"},\"env\":{\"type\":" \
 	    "\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":" \
 	    "\"variables set in its environment\"},\"output_max\":{\"type\":\"integer\"," \
@@ -89,8 +90,8 @@
 	    "\"task\",\"path\",\"content\",\"first_line\",\"lines\",\"total_lines\",\"size\"," \
 	    "\"truncated\"")
 #define AT_MCP_OUT_CHANGE \
-	OBJ("\"task\":" S_STR ",\"path\":" S_STR ",\"bytes\":" S_INT ",\"existed\":" S_BOOL, \
-	    "\"task\",\"path\",\"bytes\"")
+	OBJ("\"task\":" S_STR ",\"path\":" S_STR ",\"bytes\":" S_INT ",\"existed\":" S_BOOL \
+	    ",\"warning\":" S_STR, "\"task\",\"path\",\"bytes\"")
 #define AT_MCP_OUT_LIST \
 	OBJ("\"task\":" S_STR ",\"files\":" S_STRS ",\"truncated\":" S_BOOL, \
 	    "\"task\",\"files\",\"truncated\"")

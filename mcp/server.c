@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/net.h"
 #include "core/array.h"
 #include "core/util.h"
 #include "mcp/internal.h"
@@ -42,8 +43,9 @@ static const char instructions[] =
 	"search and replace), list_files and delete_file. Paths are relative to the task's "
 	"worktree; nothing outside it, and nothing in .git, can be reached.\n"
 	"- Build and test through run: it runs the command in the task's sandbox (no network "
-	"unless allow_hosts names the hosts), and gives the exit code, the reason the run "
-	"ended, and the output (its head and tail when long).\n"
+	"unless allow_hosts names hosts the person allows; any other is refused), and gives "
+	"the exit code, the reason the run ended, and the output (its head and tail when "
+	"long).\n"
 	"- Check your change with diff, and record it with commit.\n"
 	"A person reviews the task with the agenttask command line and merges or discards it; "
 	"you cannot accept or discard it yourself unless the server was started with "
@@ -59,6 +61,7 @@ struct item {
 struct server {
 	const struct at_mcp_opts *o;
 	at_json *parsed[64];      /* per tool: its input schema, its output schema */
+	struct at_mcp_session session;   /* the main thread's alone */
 
 	pthread_mutex_t lock;     /* everything below */
 	pthread_cond_t cond;
@@ -535,7 +538,8 @@ static void tools_call(struct server *s, const at_json *id, const at_json *param
 	const char *name = at_json_get_string(params, "name");
 	const at_json *args = at_json_get(params, "arguments");
 	struct at_error err = AT_ERROR_INIT;
-	struct at_mcp_call c = { s->o->app, s->o->allow_accept, s->cancel[0], { NULL, NULL } };
+	struct at_mcp_call c = { s->o->app, s->o->allow_accept, s->cancel[0], { NULL, NULL },
+				 &s->session, s->o->allow_hosts, s->o->nallow_hosts };
 	const struct at_mcp_tool *t;
 	at_json *out = NULL, *empty = NULL;
 	size_t i = 0;
@@ -629,6 +633,19 @@ static int parse_schemas(struct server *s, struct at_error *err)
 	return 0;
 }
 
+/* --allow-host: each a pattern --allow-host takes, or the server does not start. */
+static int check_hosts(const struct at_mcp_opts *o, struct at_error *err)
+{
+	struct at_app_net *n = NULL;
+	size_t i;
+	int rc = at_app_net_new(&n, err);
+
+	for (i = 0; rc == 0 && i < o->nallow_hosts; i++)
+		rc = at_app_net_allow(n, o->allow_hosts[i], err);
+	at_app_net_free(n);
+	return rc;
+}
+
 static void server_release(struct server *s)
 {
 	size_t i;
@@ -639,6 +656,7 @@ static void server_release(struct server *s)
 		at_json_free(s->q[s->qhead + i].msg);
 	free(s->q);
 	at_json_free(s->token);
+	at_mcp_session_release(&s->session);
 	if (s->cancel[0] >= 0)
 		close(s->cancel[0]);
 	if (s->cancel[1] >= 0)
@@ -662,6 +680,10 @@ int at_mcp_serve(const struct at_mcp_opts *o, struct at_error *err)
 	pthread_mutex_init(&s.out, NULL);
 	pthread_cond_init(&s.cond, NULL);
 	rc = parse_schemas(&s, err);
+	if (rc == 0)
+		rc = check_hosts(o, err);
+	if (rc == 0)
+		rc = at_mcp_session_init(&s.session, o->app, o->task, err);
 	if (rc == 0 && pipe2(s.cancel, O_CLOEXEC | O_NONBLOCK) < 0)
 		rc = at_error_sys(err, AT_ESYS, "cannot make a pipe");
 	if (rc == 0 && (errno = pthread_create(&th, NULL, reader, &s)) != 0)

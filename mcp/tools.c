@@ -32,10 +32,17 @@ static int task_new(const struct at_mcp_call *c, const at_json *args, at_json **
 	struct at_app_new_result res;
 	int rc;
 
+	if (c->session->fixed[0])
+		return at_error_set(err, AT_EUSAGE, "this server serves task '%s' only: it makes "
+				    "no other", c->session->fixed);
 	o.name = at_mcp_arg_string(args, "task");
 	o.base_rev = at_mcp_arg_string(args, "base");
 	o.progress = c->progress;
-	if ((rc = at_app_new(c->app, &o, &res, err)) == 0 && !(*out = at_app_new_json(&res)))
+	/* The base's .agenttask/ (run.json, policy.json) shapes the task's sandbox and gate. */
+	o.base_on_branches = true;
+	if ((rc = at_app_new(c->app, &o, &res, err)) == 0)
+		rc = at_mcp_session_add(c->session, &res.task, err);
+	if (rc == 0 && !(*out = at_app_new_json(&res)))
 		rc = at_mcp_oom(NULL, err);
 	at_app_new_result_release(&res);
 	return rc;
@@ -56,7 +63,7 @@ static int task_list(const struct at_mcp_call *c, const at_json *args, at_json *
 		return rc;
 	}
 	for (i = 0; !bad && i < l.n; i++)
-		if (!l.v[i].err.code)
+		if (!l.v[i].err.code && at_mcp_session_reaches(c->session, &l.v[i].task))
 			bad |= at_json_append(arr, at_app_task_json(&l.v[i].task, &l.v[i].info));
 	at_app_list_release(&l);
 	bad |= at_json_add(o, "tasks", arr);
@@ -70,10 +77,12 @@ static int task_status(const struct at_mcp_call *c, const at_json *args, at_json
 		       struct at_error *err)
 {
 	struct at_app_status st;
+	const char *name;
 	at_json *o;
 	int rc;
 
-	if ((rc = at_app_status(c->app, at_mcp_arg_string(args, "task"), &st, err)) < 0)
+	if ((rc = at_mcp_task_arg(c, args, &name, err)) < 0 ||
+	    (rc = at_app_status(c->app, name, &st, err)) < 0)
 		return rc;
 	o = at_app_task_json(&st.task, &st.info);
 	rc = o && at_app_preview_json(o, &st.preview) == 0 ? 0 : at_mcp_oom(o, err);
@@ -88,7 +97,7 @@ static int task_status(const struct at_mcp_call *c, const at_json *args, at_json
 struct run_call {
 	struct at_app_run_opts o;
 	char *sh[4];                      /* /bin/sh -c COMMAND */
-	struct at_strlist argv, env;
+	struct at_strlist argv, env, hosts;
 	struct at_app_net *net;
 };
 
@@ -132,9 +141,13 @@ static int run_options(struct run_call *r, const at_json *args, struct at_error 
 		r->o.capture_max = (size_t)v;
 	}
 	r->o.cwd = at_mcp_arg_string(args, "cwd");
+	/* Asked for, granted only when the person allows them (app/run.h). */
 	for (it = at_json_child(at_json_get(args, "allow_hosts")); rc == 0 && it;
 	     it = at_json_next(it))
-		rc = at_app_net_allow(r->net, at_json_string_value(it), err);
+		if (at_strlist_push(&r->hosts, at_json_string_value(it)) < 0)
+			rc = at_error_set(err, AT_ESYS, "out of memory");
+	r->o.ask_hosts = r->hosts.v;
+	r->o.nask_hosts = r->hosts.n;
 	for (it = at_json_child(env); rc == 0 && it; it = at_json_next(it)) {
 		if (!at_json_is_string(it))
 			return at_error_set(err, AT_EUSAGE, "'env' values must be strings");
@@ -153,10 +166,12 @@ static int run(const struct at_mcp_call *c, const at_json *args, at_json **out,
 	struct at_app_run_result res;
 	int rc;
 
-	if ((rc = at_app_net_new(&r.net, err)) == 0 && (rc = run_argv(&r, args, err)) == 0)
+	if ((rc = at_mcp_task_arg(c, args, &r.o.name, err)) == 0 &&
+	    (rc = at_app_net_new(&r.net, err)) == 0 && (rc = run_argv(&r, args, err)) == 0)
 		rc = run_options(&r, args, err);
 	if (rc == 0) {
-		r.o.name = at_mcp_arg_string(args, "task");
+		r.o.grant_hosts = c->allow_hosts;
+		r.o.ngrant_hosts = c->nallow_hosts;
 		r.o.capture = true;
 		r.o.tty = AT_TTY_NEVER;
 		r.o.proxy = r.net;
@@ -170,6 +185,7 @@ static int run(const struct at_mcp_call *c, const at_json *args, at_json **out,
 	}
 	at_strlist_release(&r.argv);
 	at_strlist_release(&r.env);
+	at_strlist_release(&r.hosts);
 	at_app_net_free(r.net);
 	return rc;
 }
@@ -226,11 +242,13 @@ static int add_patch(struct at_app_diff *d, at_json *o, struct at_error *err)
 static int diff(const struct at_mcp_call *c, const at_json *args, at_json **out,
 		struct at_error *err)
 {
-	struct at_app_diff_opts o = { at_mcp_arg_string(args, "task"), NULL, NULL };
+	struct at_app_diff_opts o = { NULL, NULL, NULL };
 	struct at_app_diff *d = NULL;
 	at_json *j = NULL;
 	int rc;
 
+	if ((rc = at_mcp_task_arg(c, args, &o.name, err)) < 0)
+		return rc;
 	if ((rc = at_app_diff_open(c->app, &o, &d, err)) == 0 &&
 	    (j = at_app_diff_json(d, err)) != NULL)
 		rc = add_patch(d, j, err);
@@ -248,11 +266,12 @@ static int diff(const struct at_mcp_call *c, const at_json *args, at_json **out,
 static int commit(const struct at_mcp_call *c, const at_json *args, at_json **out,
 		  struct at_error *err)
 {
-	struct at_app_commit_opts o = { at_mcp_arg_string(args, "task"),
-					at_mcp_arg_string(args, "message") };
+	struct at_app_commit_opts o = { NULL, at_mcp_arg_string(args, "message") };
 	struct at_app_commit_result res;
 	int rc;
 
+	if ((rc = at_mcp_task_arg(c, args, &o.name, err)) < 0)
+		return rc;
 	if ((rc = at_app_commit(c->app, &o, &res, err)) == 0 && !(*out = at_app_commit_json(&res)))
 		rc = at_mcp_oom(NULL, err);
 	at_app_commit_result_release(&res);
@@ -268,7 +287,8 @@ static int accept(const struct at_mcp_call *c, const at_json *args, at_json **ou
 	struct at_app_accept_result res;
 	int rc;
 
-	o.name = at_mcp_arg_string(args, "task");
+	if ((rc = at_mcp_task_arg(c, args, &o.name, err)) < 0)
+		return rc;
 	o.message = at_mcp_arg_string(args, "message");
 	o.expect_tree = at_mcp_arg_string(args, "expect_tree");
 	o.progress = c->progress;
@@ -288,7 +308,8 @@ static int discard(const struct at_mcp_call *c, const at_json *args, at_json **o
 	struct at_app_discard_result res;
 	int rc;
 
-	o.name = at_mcp_arg_string(args, "task");
+	if ((rc = at_mcp_task_arg(c, args, &o.name, err)) < 0)
+		return rc;
 	o.progress = c->progress;
 	if ((rc = at_app_discard(c->app, &o, &res, err)) == 0 &&
 	    !(*out = at_app_discard_json(&res)))

@@ -12,13 +12,14 @@
 int at_mcp_read_file(const struct at_mcp_call *c, const at_json *args, at_json **out,
 		     struct at_error *err)
 {
-	struct at_app_file_read_opts o = { at_mcp_arg_string(args, "task"),
-					   at_mcp_arg_string(args, "path"), 0, 0 };
+	struct at_app_file_read_opts o = { NULL, at_mcp_arg_string(args, "path"), 0, 0 };
 	struct at_app_file_text t;
 	bool exact = true;
 	at_json *j;
 	int rc, bad;
 
+	if ((rc = at_mcp_task_arg(c, args, &o.name, err)) < 0)
+		return rc;
 	at_mcp_arg_uint(args, "offset", &o.offset);
 	at_mcp_arg_uint(args, "limit", &o.limit);
 	if ((rc = at_app_file_read(c->app, &o, &t, err)) < 0)
@@ -47,7 +48,8 @@ static int change_result(const struct at_app_file_change *ch, const char *path, 
 
 	if (!j || at_json_add_string(j, "path", path) < 0 ||
 	    at_json_add_number(j, "bytes", (double)ch->bytes) < 0 ||
-	    at_json_add_bool(j, "existed", !ch->created) < 0)
+	    at_json_add_bool(j, "existed", !ch->created) < 0 ||
+	    (ch->warning[0] && at_json_add_string(j, "warning", ch->warning) < 0))
 		return at_mcp_oom(j, err);
 	*out = j;
 	return 0;
@@ -60,10 +62,13 @@ int at_mcp_write_file(const struct at_mcp_call *c, const at_json *args, at_json 
 	const char *text = at_mcp_arg_string(args, "content");
 	const char *b64 = at_mcp_arg_string(args, "content_base64");
 	struct at_app_file_change ch;
+	const char *name;
 	char *bytes = NULL;
 	size_t len = 0;
 	int rc;
 
+	if ((rc = at_mcp_task_arg(c, args, &name, err)) < 0)
+		return rc;
 	if (!text == !b64)
 		return at_error_set(err, AT_EUSAGE, "give either 'content' or 'content_base64'");
 	if (b64 && strlen(b64) / 4 * 3 > AT_APP_FILE_MAX + 3)
@@ -71,7 +76,7 @@ int at_mcp_write_file(const struct at_mcp_call *c, const at_json *args, at_json 
 				    "(%zu bytes)", AT_APP_FILE_MAX);
 	if (b64 && at_base64_decode(b64, &bytes, &len) < 0)
 		return at_error_set(err, AT_EUSAGE, "'content_base64' is not base64");
-	rc = at_app_file_write(c->app, at_mcp_arg_string(args, "task"), path,
+	rc = at_app_file_write(c->app, name, path,
 			       bytes ? bytes : text, bytes ? len : strlen(text), &ch, err);
 	free(bytes);
 	return rc < 0 ? rc : change_result(&ch, path, out, err);
@@ -84,10 +89,12 @@ int at_mcp_edit_file(const struct at_mcp_call *c, const at_json *args, at_json *
 	const char *old = at_mcp_arg_string(args, "old_string");
 	const char *new = at_mcp_arg_string(args, "new_string");
 	struct at_app_file_change ch;
+	const char *name;
 	int rc;
 
-	rc = at_app_file_edit(c->app, at_mcp_arg_string(args, "task"), path, old, strlen(old), new,
-			      strlen(new), &ch, err);
+	if ((rc = at_mcp_task_arg(c, args, &name, err)) < 0)
+		return rc;
+	rc = at_app_file_edit(c->app, name, path, old, strlen(old), new, strlen(new), &ch, err);
 	return rc < 0 ? rc : change_result(&ch, path, out, err);
 }
 
@@ -96,9 +103,12 @@ int at_mcp_delete_file(const struct at_mcp_call *c, const at_json *args, at_json
 {
 	const char *path = at_mcp_arg_string(args, "path");
 	struct at_app_file_change ch;
+	const char *name;
 	int rc;
 
-	rc = at_app_file_delete(c->app, at_mcp_arg_string(args, "task"), path, &ch, err);
+	if ((rc = at_mcp_task_arg(c, args, &name, err)) < 0)
+		return rc;
+	rc = at_app_file_delete(c->app, name, path, &ch, err);
 	return rc < 0 ? rc : change_result(&ch, path, out, err);
 }
 
@@ -106,12 +116,16 @@ int at_mcp_list_files(const struct at_mcp_call *c, const at_json *args, at_json 
 		      struct at_error *err)
 {
 	struct at_app_file_list l;
+	const char *name = NULL;
 	at_json *j, *files = at_json_array();
 	size_t i;
 	int rc, bad = !files;
 
-	rc = at_app_file_list(c->app, at_mcp_arg_string(args, "task"),
-			      at_mcp_arg_string(args, "path"), &l, err);
+	rc = at_mcp_task_arg(c, args, &name, err);
+	if (rc == 0)
+		rc = at_app_file_list(c->app, name, at_mcp_arg_string(args, "path"), &l, err);
+	else
+		memset(&l, 0, sizeof(l));
 	if (rc < 0) {
 		at_json_free(files);
 		at_app_file_list_release(&l);

@@ -136,4 +136,119 @@ test_the_repository_asks_for_less_never_more() {
 	assert_eq "$(json_get "$out" 'j["limits"]["pids"]["value"]')" "100" "a lower limit applies"
 }
 
+# What: a repository's run.json names a path that passes a check of the
+# text but reaches the user's ~/.ssh: "~/.npm/../.ssh" against the user's
+# cache ~/.npm (normalised only after the check), or a link planted below
+# ~/.npm that points at ~/.ssh. Must: refused before anything runs, one
+# line naming the repository's file and the path; the key is never read.
+test_dotdot_and_links_below_a_user_path_do_not_widen() {
+	setup
+	mkdir -p home/.ssh home/.npm/pkgs
+	echo PRIVATE-KEY >home/.ssh/id_ed25519
+	ln -s "$HOMEDIR/.ssh" home/.npm/keys
+	user_config '{"run": {"ro": ["~/.npm"], "cache": ["~/.npm"]}}'
+	local bad
+	for bad in '"run": {"cache": ["~/.npm/../.ssh"]}' '"run": {"ro": ["~/.npm/../.ssh"]}' \
+		'"run": {"ro": ["~/.npm/./pkgs/../../.ssh"]}' '"run": {"ro": ["~/.npm//keys"]}' \
+		'"run": {"ro": ["~/.npm/keys"]}' '"run": {"cache": ["~/.npm/keys"]}' \
+		'"run": {"ro": ["~/.npm/keys/"]}'; do
+		repo_config "{$bad, \"profiles\": {\"p\": {}}}"
+		ok "new" -C repo new t
+		expect_rc 2 "repo $bad" -C repo run t --profile p -- \
+			sh -c "cat '$HOMEDIR/.ssh/id_ed25519' ~/.npm/keys/id_ed25519 2>/dev/null; echo RAN"
+		assert_not_contains "$out" "RAN" "nothing ran for $bad"
+		assert_not_contains "$out" "PRIVATE-KEY" "the key stays out for $bad"
+		assert_contains "$errout" ".agenttask/run.json'" "names the repository's file"
+		assert_contains "$errout" "'$HOMEDIR/.npm" "names the path"
+		assert_eq "$(printf '%s\n' "$errout" | wc -l)" "1" "one line"
+		ok "discard" -C repo discard t
+	done
+	repo_config '{"run": {"ro": ["~/.npm/pkgs"]}, "profiles": {"p": {}}}'
+	ok "new" -C repo new t
+	ok "a real directory below the user's is fine" -C repo run t --profile p -- \
+		ls -d "$HOMEDIR/.npm/pkgs"
+}
+
+# A JSON-RPC request line calling TOOL with ARGS (a JSON object).
+mcp_call() {
+	printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"%s","arguments":%s}}\n' \
+		"$1" "$2" "$3"
+}
+
+# mcp_session [MCP-OPTIONS...] <requests: each request sent once the last is
+# answered (the end of the input would cancel a run under way); the answers,
+# one a line, in $out.
+mcp_session() {
+	out=$(python3 -c '
+import json, subprocess, sys
+p = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion":
+        "2025-11-25", "capabilities": {}, "clientInfo": {"name": "sh", "version": "1"}}}
+for line in [json.dumps(init)] + [l for l in sys.stdin.read().splitlines() if l.strip()]:
+    p.stdin.write(line.encode() + b"\n")
+    p.stdin.flush()
+    while True:
+        answer = p.stdout.readline()
+        if not answer:
+            sys.exit("the server ended early")
+        if "id" in json.loads(answer):
+            print(answer.decode().strip())
+            break
+p.stdin.close()
+sys.exit(p.wait())
+' "$AT" -C repo mcp "$@")
+}
+
+# The answer to request ID in $out: "ok TEXT" or "error TEXT" (the tool's text).
+mcp_answer() {
+	printf '%s\n' "$out" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("id") != int(sys.argv[1]):
+        continue
+    if "error" in m:
+        print("rpc-error", m["error"]["message"])
+    else:
+        r = m["result"]
+        print("error" if r.get("isError") else "ok", r["content"][0]["text"])
+' "$1"
+}
+
+# What: an agent (through MCP) commits a run.json of its own on its task's
+# branch, then makes a new task from that branch (or from the commit), so
+# that its file decides the new task's sandbox. Must: task_new refuses a
+# base on no branch of the person's; a base on the person's branch works,
+# and its run uses the person's run.json, not the agent's.
+test_an_agent_never_picks_the_commit_whose_run_json_applies() {
+	setup
+	user_config '{"run": {"ro": ["~/.cargo"]}}'
+	repo_config '{"run": {"env": {"X": "person"}}}'
+	mcp_session <<EOF_
+$(mcp_call 1 task_new '{"task": "t1"}')
+EOF_
+	assert_contains "$(mcp_answer 1)" "ok " "task_new"
+	local wt
+	wt=$(git -C repo worktree list --porcelain | sed -n 's/^worktree //p' | grep '/t1$')
+	echo '{"run": {"ro": ["~/.cargo"], "env": {"X": "agent"}}}' >"$wt/.agenttask/run.json"
+	git -C "$wt" commit -q -am "the agent's run.json"
+	local tip
+	tip=$(git -C repo rev-parse agenttask/t1)
+	mcp_session <<EOF_
+$(mcp_call 1 task_new '{"task": "t2", "base": "agenttask/t1"}')
+$(mcp_call 2 task_new "{\"task\": \"t3\", \"base\": \"$tip\"}")
+$(mcp_call 3 task_new '{"task": "t4", "base": "main"}')
+$(mcp_call 4 run '{"task": "t4", "command": "echo X=$X"}')
+EOF_
+	assert_contains "$(mcp_answer 1)" "error" "a task's branch as base"
+	assert_contains "$(mcp_answer 1)" "'agenttask/t1' is on none of your branches" "names the base"
+	assert_contains "$(mcp_answer 2)" "on none of your branches" "a task's commit as base"
+	assert_contains "$(mcp_answer 3)" "ok " "the person's branch"
+	assert_contains "$(mcp_answer 4)" "X=person" "the person's run.json applies"
+	expect_rc 2 "no t2" -C repo path t2
+	expect_rc 2 "no t3" -C repo path t3
+	# The person may: the command line is the person's.
+	ok "the person's choice" -C repo new t5 --base agenttask/t1
+}
+
 run_tests

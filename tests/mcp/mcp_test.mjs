@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
@@ -45,9 +45,10 @@ async function check(name, fn) {
 	}
 }
 
-async function connect(extra = []) {
+async function connect(extra = [], moreEnv = {}) {
 	const transport = new StdioClientTransport({
-		command: AGENTTASK, args: ['-C', repo, 'mcp', ...extra], env, stderr: 'inherit',
+		command: AGENTTASK, args: ['-C', repo, 'mcp', ...extra], env: { ...env, ...moreEnv },
+		stderr: 'inherit',
 	});
 	const client = new Client({ name: 'agenttask-test', version: '1.0.0' });
 	await client.connect(transport);
@@ -279,6 +280,102 @@ await check('a huge write is refused, and nothing is written', async () => {
 	assert.equal(r.isError, false);
 });
 
+await check('run: allow_hosts only names hosts the person allows, exactly', async () => {
+	// What: a prompt-injected agent asks the run tool for a host of its
+	// choosing (a public name, an address, a spelling of an allowed one), so
+	// that the proxy lets the command send what it read there. Must: refused
+	// before anything runs, naming the host; what the person allows
+	// (agenttask mcp --allow-host, config.json's run.allow_hosts) is granted.
+	const xdg = join(top, 'xdg');
+	mkdirSync(join(xdg, 'agenttask'), { recursive: true });
+	writeFileSync(join(xdg, 'agenttask', 'config.json'), '{"run": {"allow_hosts": ["crates.io"]}}');
+	const c = await connect(['--task', 't1', '--allow-host', 'pypi.org', '--allow-host', '*.npmjs.org'],
+		{ XDG_CONFIG_HOME: xdg });
+	for (const host of ['evil.example', '169.254.169.254', '10.0.0.1', 'PyPI.org', 'pypi.org:8080',
+		'files.pypi.org', 'registry.npmjs.org', '*', '*.org', 'pypi.org.'])
+		await refused(c, 'run', { command: 'touch host-ran', allow_hosts: [host] }, 'usage',
+			new RegExp(`host '${host.replace(/[.*]/g, m => '\\' + m)}' is not one the person allows`));
+	await refused(c, 'run', { command: 'touch host-ran', allow_hosts: ['pypi.org', 'evil.example'] },
+		'usage', /'evil\.example'/);
+	assert.equal(existsSync(join(wt, 'host-ran')), false, 'a refused run ran');
+	for (const hosts of [['pypi.org'], ['*.npmjs.org'], ['crates.io'], ['pypi.org', 'crates.io']]) {
+		const r = await call(c, 'run', { command: 'echo "$http_proxy"', allow_hosts: hosts });
+		assert.equal(r.isError, false, r.content[0].text);
+		assert.match(r.structuredContent.stdout, /127\.0\.0\.1:3128/, `the proxy for ${hosts}`);
+	}
+	await c.close();
+	// Without --allow-host and config, nothing may be asked for.
+	await refused(client, 'run', { task: 't1', command: 'true', allow_hosts: ['pypi.org'] }, 'usage',
+		/'pypi\.org'/);
+});
+
+await check('a server reaches only the tasks its session made, or the one --task names', async () => {
+	// What: an agent on a second server (or a client sharing one machine)
+	// names a task it did not make (another session's, the person's own)
+	// to read its files, run in it, commit or diff it. Must: refused,
+	// naming the task, nothing read or changed; task_list shows none of them.
+	execFileSync(AGENTTASK, ['-C', repo, 'new', 'mine'], { env });
+	const mine = execFileSync(AGENTTASK, ['-C', repo, 'path', 'mine'], { encoding: 'utf8', env }).trim();
+	writeFileSync(join(mine, 'secret.txt'), 'the person\'s\n');
+	const c = await connect();
+	assert.deepEqual((await call(c, 'task_list', {})).structuredContent.tasks, []);
+	for (const task of ['t1', 'mine']) {
+		await refused(c, 'task_status', { task }, 'usage', new RegExp(`task '${task}' is out of this server's reach`));
+		await refused(c, 'read_file', { task, path: 'secret.txt' }, 'usage', /out of this server's reach/);
+		await refused(c, 'write_file', { task, path: 'planted.txt', content: 'x' }, 'usage', /out of this server's reach/);
+		await refused(c, 'edit_file', { task, path: 'README', old_string: 'one', new_string: 'x' }, 'usage');
+		await refused(c, 'delete_file', { task, path: 'README' }, 'usage');
+		await refused(c, 'list_files', { task }, 'usage');
+		await refused(c, 'run', { task, command: 'touch planted.txt' }, 'usage');
+		await refused(c, 'diff', { task }, 'usage');
+		await refused(c, 'commit', { task, message: 'x' }, 'usage');
+	}
+	await refused(c, 'read_file', { path: 'README' }, 'usage', /missing argument 'task'/);
+	assert.equal(existsSync(join(mine, 'planted.txt')), false);
+	assert.equal(existsSync(join(wt, 'planted.txt')), false);
+	assert.equal(readFileSync(join(mine, 'README'), 'utf8'), 'one\ntwo\nthree\n');
+	// Its own task it reaches, and lists alone.
+	assert.equal((await call(c, 'task_new', { task: 'own' })).isError, false);
+	assert.deepEqual((await call(c, 'task_list', {})).structuredContent.tasks.map(t => t.name), ['own']);
+	assert.equal((await call(c, 'write_file', { task: 'own', path: 'x.txt', content: 'x' })).isError, false);
+	assert.equal((await call(c, 'commit', { task: 'own', message: 'the agent\'s' })).structuredContent.made, true);
+	// A task's branch is no base for an agent's task: its .agenttask/ would shape the new one.
+	await refused(c, 'task_new', { task: 'from-own', base: 'agenttask/own' }, 'usage', /on none of your branches/);
+	await refused(c, 'task_new', { task: 'from-t1', base: 'agenttask/t1' }, 'usage', /on none of your branches/);
+	assert.equal((await call(c, 'task_new', { task: 'from-main', base: 'main' })).isError, false);
+	await c.close();
+	// --task: that task only; no new one; a task left out is that one.
+	const one = await connect(['--task', 'mine']);
+	assert.deepEqual((await call(one, 'task_list', {})).structuredContent.tasks.map(t => t.name), ['mine']);
+	let r = await call(one, 'read_file', { path: 'secret.txt' });
+	assert.equal(r.structuredContent.content, 'the person\'s\n');
+	await refused(one, 'read_file', { task: 't1', path: 'README' }, 'usage', /serves task 'mine' only/);
+	await refused(one, 'task_new', { task: 'more' }, 'usage', /serves task 'mine' only/);
+	await one.close();
+	await assert.rejects(connect(['--task', 'nosuch']));
+	for (const t of ['mine', 'own', 'from-main'])
+		execFileSync(AGENTTASK, ['-C', repo, 'discard', '--force', t], { env, stdio: 'ignore' });
+});
+
+await check('the file tools leave an entry in the task\'s log', async () => {
+	// What: an agent changes files through the tools, which no run records.
+	// Must: each write, edit and delete is in the task's log (agenttask
+	// log), with its path (controls escaped) and its size.
+	await call(client, 'write_file', { task: 't1', path: 'logged.txt', content: 'hello\n' });
+	await call(client, 'edit_file', { task: 't1', path: 'logged.txt', old_string: 'hello', new_string: 'bye' });
+	await call(client, 'write_file', { task: 't1', path: 'esc\u001b[31m.txt', content: 'x' });
+	await call(client, 'delete_file', { task: 't1', path: 'logged.txt' });
+	await call(client, 'delete_file', { task: 't1', path: 'esc\u001b[31m.txt' });
+	const log = JSON.parse(execFileSync(AGENTTASK, ['-C', repo, 'log', 't1', '--json'], { encoding: 'utf8', env }));
+	const files = log.filter(e => e.event === 'file').slice(-5).map(e => [e.op, e.path, e.bytes]);
+	assert.deepEqual(files, [['write', 'logged.txt', 6], ['edit', 'logged.txt', 4],
+		['write', 'esc\u001b[31m.txt', 1], ['delete', 'logged.txt', 0], ['delete', 'esc\u001b[31m.txt', 0]]);
+	const text = execFileSync(AGENTTASK, ['-C', repo, 'log', 't1'], { encoding: 'utf8', env });
+	assert.match(text, /file +op=write path=logged\.txt bytes=6 created=true/);
+	assert.match(text, /path=esc\\x1b\[31m\.txt/);
+	assert.ok(!text.includes('\u001b'), 'a control reached the reader raw');
+});
+
 await client.close();
 
 // ---- a raw client: malformed JSON-RPC, and a disconnect mid-run ----
@@ -321,7 +418,7 @@ const init = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize',
 	params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
 
 await check('malformed JSON-RPC gets JSON-RPC errors, and the server goes on', async () => {
-	const c = raw();
+	const c = raw(['--task', 't1']);
 	c.send(init);
 	assert.equal((await c.next()).result.protocolVersion, '2025-11-25');
 	c.send('{"jsonrpc": "2.0", "id": 1, "method": ');
@@ -343,6 +440,22 @@ await check('malformed JSON-RPC gets JSON-RPC errors, and the server goes on', a
 	m = await c.next();
 	assert.equal(m.error.code, -32602);
 	assert.equal(existsSync(join(wt, 'n.txt')), false);
+	// What: a key given twice, so that a filter in front (which takes the
+	// last) sees another call than the server. Must: the message refused
+	// (-32700, naming the key), nothing done, at any depth.
+	for (const [id, dup] of [[30, '"name":"write_file","name":"read_file"'],
+		[31, '"name":"write_file","arguments":{"task":"t1","path":"dup.txt","content":"a","content":"b"}'],
+		[32, '"name":"write_file","arguments":{"task":"t1","path":"dup.txt","path":"dup2.txt","content":"a"}']]) {
+		c.send(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{${dup}${id === 30 ? ',"arguments":{"task":"t1","path":"dup.txt","content":"a"}' : ''}}}`);
+		m = await c.next();
+		assert.equal(m.error.code, -32700, JSON.stringify(m));
+		assert.equal(m.id, null);
+		assert.match(m.error.message, /duplicate key '(params\.name|params\.arguments\.(content|path))'/);
+	}
+	c.send('{"jsonrpc":"2.0","id":33,"id":34,"method":"ping"}');
+	assert.match((await c.next()).error.message, /duplicate key 'id'/);
+	assert.equal(existsSync(join(wt, 'dup.txt')), false);
+	assert.equal(existsSync(join(wt, 'dup2.txt')), false);
 	// A message over the bound is refused unread, the rest of its line skipped.
 	c.send('{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":"' + 'y'.repeat(33 << 20) + '"}}');
 	m = await c.next();
@@ -364,7 +477,7 @@ await check('a request cancelled while queued never runs, and is not answered', 
 	// What must happen: the client sends a second call while the first runs,
 	// then cancels the second: it is dropped unrun and unanswered, the
 	// first completes, and the server answers what comes after.
-	const c = raw();
+	const c = raw(['--task', 't1']);
 	c.send(init);
 	await c.next();
 	const runCall = (id, command) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call',
@@ -388,7 +501,7 @@ await check('a client that disconnects mid-run: the run is killed, nothing is le
 	// What must happen: the client goes away while a command runs; the
 	// command's whole tree is killed, its next step never runs, the server
 	// exits, and the task's run lock is free for the next run.
-	const c = raw();
+	const c = raw(['--task', 't1']);
 	c.send(init);
 	await c.next();
 	c.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call',
@@ -418,10 +531,14 @@ await check('--allow-accept offers accept and discard', async () => {
 	let r = await call(c, 'discard', { task: 't2' });
 	assert.equal(r.isError, false);
 	assert.match(r.structuredContent.ref, /^refs\/agenttask\/trash\/t2\//);
-	r = await call(c, 'accept', { task: 't1' });
+	// t1 is another session's: this one reaches it only when the person names it.
+	await refused(c, 'accept', { task: 't1' }, 'usage', /'t1' is out of this server's reach/);
+	await c.close();
+	const c1 = await connect(['--allow-accept', '--task', 't1']);
+	r = await call(c1, 'accept', { task: 't1' });
 	assert.equal(r.isError, false, r.content[0].text);
 	assert.equal(git('show', 'main:src/a.txt'), 'l1\nl2\nL3\nl4\n');
-	await c.close();
+	await c1.close();
 });
 
 rmSync(top, { recursive: true, force: true });

@@ -215,6 +215,8 @@ static void test_audit__each_event_has_the_members_of_its_schema(void **state)
 	assert_int_equal(at_audit_discard(&f->paths, "t1", "refs/agenttask/trash/t1/1.2", false,
 					  &err), 0);
 	assert_int_equal(at_audit_restore(&f->paths, &t, "refs/agenttask/trash/t1/1.2", &err), 0);
+	assert_int_equal(at_audit_file(&f->paths, "t1", "write", "src/a.c", 12, true, &err), 0);
+	assert_int_equal(at_audit_file(&f->paths, "t1", "delete", "src/a.c", 0, false, &err), 0);
 	at_strlist_release(&failed);
 
 	keys_of(f, 0, keys, sizeof(keys));
@@ -234,6 +236,10 @@ static void test_audit__each_event_has_the_members_of_its_schema(void **state)
 	assert_string_equal(keys, "event saved time trash");
 	keys_of(f, 7, keys, sizeof(keys));
 	assert_string_equal(keys, "base_branch event time trash");
+	keys_of(f, 8, keys, sizeof(keys));
+	assert_string_equal(keys, "bytes created event op path time");
+	keys_of(f, 9, keys, sizeof(keys));
+	assert_string_equal(keys, "bytes event op path time");
 }
 
 int main(void)

@@ -105,6 +105,42 @@ static void test_json__parse_refuses_null_empty_and_trailing_text(void **state)
 	assert_null(j);
 }
 
+/*
+ * What: a message holds a key twice, so that a filter reading the last one
+ * passes what a reader taking the first acts on (hole 9). Must: refused at
+ * any depth, naming the key, nothing returned; the same key in sibling
+ * objects, or as a value, is fine.
+ */
+static void test_json__parse_refuses_a_repeated_key_at_any_depth(void **state)
+{
+	static const char *const bad[] = {
+		"{\"a\":1,\"a\":2}",
+		"{\"x\":{\"b\":1,\"c\":2,\"b\":3}}",
+		"[1,{\"y\":[{\"k\":true,\"k\":false}]}]",
+		"{\"params\":{\"arguments\":{\"allow_hosts\":[],\"allow_hosts\":[\"e.com\"]}}}",
+		"{\"a\\u0000x\":1,\"a\":2}",   /* cut at its NUL, the key is \"a\" twice */
+	};
+	struct at_error err = AT_ERROR_INIT;
+	at_json *j;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		j = NULL;
+		at_error_clear(&err);
+		assert_int_equal(at_json_parse(&j, bad[i], "msg", &err), AT_ECORRUPT);
+		assert_null(j);
+		assert_non_null(strstr(err.msg, "duplicate key"));
+	}
+	assert_non_null(strstr(err.msg, "duplicate key 'a'"));
+	j = NULL;
+	at_error_clear(&err);
+	assert_int_equal(at_json_parse(&j, bad[2], "msg", &err), AT_ECORRUPT);
+	assert_non_null(strstr(err.msg, "duplicate key '[1].y[0].k'"));
+	j = parse_ok("{\"a\":{\"a\":1},\"b\":{\"a\":2},\"c\":[{\"a\":1},{\"a\":1}],\"d\":\"a\"}");
+	at_json_free(j);
+}
+
 static void test_json__accessors_are_null_safe(void **state)
 {
 	double n = 7;
@@ -272,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_json__pretty_print_parses_to_the_same_value),
 		cmocka_unit_test(test_json__parse_failure_names_the_file_and_byte),
 		cmocka_unit_test(test_json__parse_refuses_null_empty_and_trailing_text),
+		cmocka_unit_test(test_json__parse_refuses_a_repeated_key_at_any_depth),
 		cmocka_unit_test(test_json__accessors_are_null_safe),
 		cmocka_unit_test(test_json__accessors_reject_the_wrong_type),
 		cmocka_unit_test(test_json__iterates_members_in_order_with_keys),

@@ -91,7 +91,7 @@ static void test_runconf__bad_values_are_refused(void **state)
 	parse_bad("{\"run\": {\"forward\": \"80\"}}", "/h", "'run.forward'");
 	parse_bad("{\"run\": {\"forward\": [80]}}", "/h", "'run.forward'");
 	parse_bad("{\"run\": {\"deny_private\": \"yes\"}}", "/h", "'run.deny_private'");
-	parse_bad("{\"run\": {\"deny_private\": true, \"deny_private\": false}}", "/h", "repeated");
+	parse_bad("{\"run\": {\"deny_private\": true, \"deny_private\": false}}", "/h", "duplicate key");
 }
 
 /* A repeated key would be read twice (the fuzzer found a repeated "profiles" overran). */
@@ -99,11 +99,11 @@ static void test_runconf__repeated_keys_are_refused(void **state)
 {
 	(void)state;
 	parse_bad("{\"profiles\": {\"a\": {}}, \"profiles\": {\"a\": {}, \"b\": {}}}", "/h",
-		  "repeated");
-	parse_bad("{\"run\": {}, \"run\": {}}", "/h", "repeated");
-	parse_bad("{\"run\": {\"ro\": [], \"ro\": []}}", "/h", "repeated");
-	parse_bad("{\"profiles\": {\"a\": {}, \"a\": {}}}", "/h", "repeated");
-	parse_bad("{\"run\": {\"limits\": {\"pids\": 1, \"pids\": 2}}}", "/h", "repeated");
+		  "duplicate key");
+	parse_bad("{\"run\": {}, \"run\": {}}", "/h", "duplicate key");
+	parse_bad("{\"run\": {\"ro\": [], \"ro\": []}}", "/h", "duplicate key");
+	parse_bad("{\"profiles\": {\"a\": {}, \"a\": {}}}", "/h", "duplicate key");
+	parse_bad("{\"run\": {\"limits\": {\"pids\": 1, \"pids\": 2}}}", "/h", "duplicate key");
 }
 
 int main(void)
