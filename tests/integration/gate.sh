@@ -347,23 +347,21 @@ test_check_cannot_write_outside_its_worktree() {
 }
 
 test_accept_refuses_a_state_that_changed_while_the_gate_ran() {
-	# What: accept runs the gate, whose check takes 3 s; meanwhile a
+	# What: accept runs the gate, whose check lasts until the test says; meanwhile a
 	# protected file changes in the worktree (an agent still at work).
 	# Must: accept refuses (the state is not the gated tree); main unchanged.
-	policy_repo '{"protected_paths": ["secrets"], "checks": [{"name": "slow", "run": ["sleep", "3"]}]}'
+	# The check waits for a file the test puts in its scratch worktree.
+	policy_repo '{"protected_paths": ["secrets"], "checks": [{"name": "slow", "run": ["sh", "-c", "while [ ! -e go ]; do sleep 0.05; done"]}]}'
 	printf 'fine\n' >"$wt/notes.txt"
-	local main
+	local main scratch
 	main=$(git -C repo rev-parse main)
 	"$AGENTTASK" -C repo accept t >accept.out 2>accept.err &
 	local pid=$!
 	wait_for_scratch() { [ "$(scratch_left | head -1)" -ge 1 ]; }
-	local n=50
-	until wait_for_scratch 2>/dev/null; do
-		n=$((n - 1))
-		[ $n -gt 0 ] || fail "the check never started"
-		sleep 0.1
-	done
+	wait_until 60 wait_for_scratch || fail "the check never started"
 	printf 'leak\n' >>"$wt/secrets/key"
+	scratch=$(find "$(git -C repo rev-parse --absolute-git-dir)/agenttask/scratch" -mindepth 1 -maxdepth 1)
+	touch "$scratch/go"
 	local rc=0
 	wait $pid || rc=$?
 	[ $rc != 0 ] || fail "accept succeeded: $(cat accept.out)"

@@ -334,10 +334,12 @@ test_a_second_concurrent_run_of_the_task_sees_git_read_only() {
 	# One view per task at a time: two overlays on one upper would corrupt
 	# it. The second run goes on, with the repository read-only, and says so.
 	task
-	"$AT" -C repo run t1 -- sh -c 'touch started; sleep 3; echo a >> README; git commit -qam first' >/dev/null 2>&1 &
-	local pid=$! i
-	for i in $(seq 1 100); do [ -e "$WT/started" ] && break; sleep 0.05; done
+	# The first run holds the view until the second has ended: it waits for a file.
+	"$AT" -C repo run t1 -- sh -c 'touch started; while [ ! -e go ]; do sleep 0.05; done; rm go; echo a >> README; git commit -qam first' >/dev/null 2>&1 &
+	local pid=$!
+	wait_until 30 test -e "$WT/started" || fail "the first run did not start"
 	at -C repo run t1 -- sh -c 'git commit -q --allow-empty -m second'
+	touch "$WT/go"
 	assert_contains "$errout" "another run of 't1' has its git" "said"
 	[ "$rc" != 0 ] || fail "the second run committed"
 	wait $pid

@@ -68,6 +68,23 @@ def read_until(fd, want, timeout=10.0):
     return out
 
 
+def read_for(fd, seconds):
+    """What fd gives within SECONDS (nothing is an answer too)."""
+    out = b""
+    end = time.time() + seconds
+    while time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.05)
+        if r:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+    return out
+
+
 def finish(pid, fd, timeout=20.0):
     """Drain fd until agenttask exits; its exit status."""
     end = time.time() + timeout
@@ -104,16 +121,22 @@ def check_tty(at, repo, task):
     # the new size once ours changes.
     pid, fd, _ = spawn(at, repo, ["run", task, "--", "bash", "--norc", "--noprofile", "-i"],
                        33, 101)
-    time.sleep(0.5)
+    # Typed ahead: the pty keeps it until the shell reads.
     os.write(fd, b"echo T=$(tty)=; stty size\r")
-    out = read_until(fd, b"33 101")
+    out = read_until(fd, b"33 101", timeout=60.0)
     if b"T=/dev/pts/" not in out:
         fail("tty inside is not a pts: %r" % out)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     os.kill(pid, signal.SIGWINCH)
-    time.sleep(0.3)
-    os.write(fd, b"stty size\r")
-    read_until(fd, b"40 120")
+    # The relay passes the new size on when it handles the signal: asked
+    # again until it shows, for as long as a loaded machine may take.
+    # (printf's \075 is '=': the line typed, echoed, never matches.)
+    end, out = time.time() + 60, b""
+    while b"S=40 120=" not in out:
+        if time.time() > end:
+            fail("the new size never reached the sandbox: %r" % out)
+        os.write(fd, b"printf 'S\\075%s\\075\\n' \"$(stty size)\"\r")
+        out += read_for(fd, 1.0)
     exit_shell(pid, fd, 7)
 
 
