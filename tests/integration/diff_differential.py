@@ -137,34 +137,37 @@ def tree_of(repo, rev):
     return run(["git", "-C", repo, "rev-parse", rev + "^{tree}"]).decode().strip()
 
 
-def ci_mode(work, seed):
+def new_pair(work, seed, task):
+    """A repository r whose main is A, and commits A and B of SEED; B's tree."""
     repo = os.path.join(work, "r")
     shutil.rmtree(repo, ignore_errors=True)
     run(["git", "init", "-q", "-b", "main", repo])
     objs = Objects(os.path.join(repo, ".git"))
-    ta, tb = pair(seed, False)
+    ta, tb = pair(seed, task)
     a = objs.commit(objs.tree(ta), None, "A %d" % seed)
     b = objs.commit(objs.tree(tb), a, "B %d" % seed)
     run(["git", "-C", repo, "update-ref", "refs/heads/main", a])
+    return repo, a, b, tb
+
+
+def compare(work, what, repo, a, b, at, env=None):
+    """agenttask's diff (the command line AT) against git's diff A..B."""
     g = git_side(repo, a, b)
-    at = [AT, "-C", repo, "diff", "--base", a, "--head", b]
-    j = run(at + ["--json"])
-    same(work, "seed %d (CI mode)" % seed, j, run(at + ["--name-only"]),
-         run(at + ["--color=never"]), g)
+    j = run(at + ["--json"], env=env)
+    same(work, what, j, run(at + ["--name-only"], env=env), run(at + ["--color=never"], env=env), g)
     if json.loads(j)["tree"] != tree_of(repo, b):
-        raise Failure("seed %d (CI mode): the tree judged is not B's" % seed)
+        raise Failure("%s: the tree judged is not B's" % what)
+
+
+def ci_mode(work, seed):
+    repo, a, b, _ = new_pair(work, seed, False)
+    compare(work, "seed %d (CI mode)" % seed, repo, a, b,
+            [AT, "-C", repo, "diff", "--base", a, "--head", b])
 
 
 def task_mode(work, seed, env):
-    repo = os.path.join(work, "r")
-    shutil.rmtree(repo, ignore_errors=True)
     shutil.rmtree(env["XDG_DATA_HOME"], ignore_errors=True)
-    run(["git", "init", "-q", "-b", "main", repo])
-    objs = Objects(os.path.join(repo, ".git"))
-    ta, tb = pair(seed, True)
-    a = objs.commit(objs.tree(ta), None, "A %d" % seed)
-    b = objs.commit(objs.tree(tb), a, "B %d" % seed)
-    run(["git", "-C", repo, "update-ref", "refs/heads/main", a])
+    repo, a, b, tb = new_pair(work, seed, True)
     wt = run([AT, "-C", repo, "new", "t"], env=env).decode().strip()
     for name in os.listdir(wt):
         if name != ".git":
@@ -174,13 +177,8 @@ def task_mode(work, seed, env):
             else:
                 os.unlink(p)
     difftree_check.write(wt, tb)
-    g = git_side(repo, a, b)
-    at = [AT, "-C", repo, "diff", "t"]
-    j = run(at + ["--json"], env=env)
-    same(work, "seed %d (task)" % seed, j, run(at + ["--name-only"], env=env),
-         run(at + ["--color=never"], env=env), g)
-    if json.loads(j)["tree"] != tree_of(repo, b):
-        raise Failure("seed %d (task): the full-state tree is not B's" % seed)
+    # The full-state tree of the task must be B's too.
+    compare(work, "seed %d (task)" % seed, repo, a, b, [AT, "-C", repo, "diff", "t"], env)
 
 
 def main():

@@ -49,30 +49,11 @@ def spawn(at, repo, argv, rows=24, cols=80):
     return pid, master, slave
 
 
-def read_until(fd, want, timeout=10.0):
-    """Read from fd until `want` (bytes) is seen; all that was read."""
-    out = b""
-    end = time.time() + timeout
-    while want not in out and time.time() < end:
-        r, _, _ = select.select([fd], [], [], 0.1)
-        if r:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            out += chunk
-    if want not in out:
-        fail("did not see %r; got %r" % (want, out))
-    return out
-
-
-def read_for(fd, seconds):
-    """What fd gives within SECONDS (nothing is an answer too)."""
+def read_for(fd, seconds, want=None):
+    """What fd gives within SECONDS, or until `want` (bytes) is seen."""
     out = b""
     end = time.time() + seconds
-    while time.time() < end:
+    while (want is None or want not in out) and time.time() < end:
         r, _, _ = select.select([fd], [], [], 0.05)
         if r:
             try:
@@ -82,6 +63,14 @@ def read_for(fd, seconds):
             if not chunk:
                 break
             out += chunk
+    return out
+
+
+def read_until(fd, want, timeout=10.0):
+    """Read from fd until `want` (bytes) is seen; all that was read."""
+    out = read_for(fd, timeout, want)
+    if want not in out:
+        fail("did not see %r; got %r" % (want, out))
     return out
 
 
