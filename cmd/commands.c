@@ -196,6 +196,20 @@ const struct at_command at_commands[] = {
 	  "for 'agenttask restore NAME ENTRY', when it was discarded, the tip of its\n"
 	  "branch then, its base branch and its ref. 'agenttask gc' prunes entries older\n"
 	  "than --trash-days.\n" },
+	{ "repair", cmd_repair, "agenttask repair [NAME] [--force]",
+	  "set a task's git inside the sandbox back to the host's",
+	  "  -f, --force    kill the task's running commands ('agenttask run') first\n"
+	  "\nFor a task whose commits made inside cannot be imported (a gitlink, a tree\n"
+	  "too deep, an object over the size limit, a corrupt ref: every run and status\n"
+	  "then warns 'the task's commits were not imported'). What can be imported is\n"
+	  "imported first; then the task's git layer is set aside whole, and the next run\n"
+	  "sees the task's branch as the host has it, HEAD on it, the worktree's index on\n"
+	  "the host, and no branch, tag, stash, config or hook made inside. The\n"
+	  "worktree's files are left as they are (what the dropped commits changed is\n"
+	  "there, uncommitted). The commit HEAD named inside is printed and logged, and\n"
+	  "the old layer is kept under <git-common-dir>/agenttask/git/NAME/dropped/\n"
+	  "until the task is removed. Refused while a command of the task runs\n"
+	  "(--force kills it).\n" },
 	{ "log", cmd_log, "agenttask log [NAME] [--json] [--color[=WHEN] | --no-color]",
 	  "show the task's audit log",
 	  "  --json         print the log as a JSON array (one object per event)\n"
