@@ -13,6 +13,7 @@
 #include "app/internal.h"
 #include "core/audit.h"
 #include "core/runs.h"
+#include "core/trace.h"
 #include "git/import.h"
 
 /* How long an import a reader (status, diff) runs may hold the view before we give up. */
@@ -71,6 +72,7 @@ static int reset(struct at_repo *r, struct at_app_gitview *v, struct at_app_repa
 	} else if (rc < 0 && !out->reason[0]) {
 		memcpy(out->reason, ierr.msg, sizeof(out->reason));
 	}
+	at_test_kill_point("repair:import");
 	if ((rc = at_app_gitview_drop(v, out->kept, sizeof(out->kept), err)) != 0)
 		return rc < 0 ? rc : 0;
 	out->repaired = true;
