@@ -606,6 +606,24 @@ test_a_task_stuck_on_a_refused_commit_is_repaired_from_the_host() {
 	host_consistent
 }
 
+test_a_corrupt_head_inside_is_repaired_from_the_host() {
+	# What: the agent writes garbage over its HEAD and makes a ref that
+	# names nothing: git inside is dead, and no import can read it. Must:
+	# status names the repair; after it, git works inside and agrees with
+	# the host, no warning.
+	task
+	inside 'd=$(git rev-parse --git-dir) c=$(git rev-parse --git-common-dir) && git update-ref refs/heads/nowhere HEAD && echo 0123 > "$c/refs/heads/nowhere" && echo garbage > "$d/HEAD"'
+	expect_rc 0 "status" -C repo status t1
+	assert_contains "$errout" "HEAD is malformed" "the import says why"
+	assert_contains "$errout" "'agenttask repair t1'" "and names the repair"
+	ok "repair" -C repo repair t1
+	assert_contains "$out" "not imported (the task's HEAD is malformed)" "what was dropped, and why"
+	state_inside
+	assert_not_contains "$errout" "not imported" "no warning any more"
+	assert_eq "$out" "$(state_on_host)" "git inside agrees with the host"
+	host_consistent
+}
+
 test_repair_is_refused_while_a_run_is_live_and_force_stops_it() {
 	# What: repair while a run of the task has the view mounted, where
 	# setting the layer aside would pull it from under the run's git.
