@@ -16,6 +16,7 @@
  *   diff      app/diff.h      commit    app/commit.h
  *   gate      app/gate.h      accept    app/accept.h
  *   discard, restore          app/discard.h
+ *   repair    app/repair.h
  *   gc        app/gc.h        doctor    app/doctor.h (no repository)
  *   the JSON form of results  app/json.h
  *

@@ -18,6 +18,8 @@
  *     imported         the commit the task's branch and its HEAD inside
  *                      last agreed on (hex), written by the host only
  *     quarantine/      an import's copy of the task's objects, while it runs
+ *     dropped/SECS.PID upper/ as it was when `agenttask repair` set it aside
+ *                      (at_app_gitview_drop): kept until the task is removed
  *
  * The rule: after each run, and before diff, status, gate, accept and
  * discard look at the task, the host's branch follows the commit HEAD
@@ -40,12 +42,14 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/audit.h"
 #include "core/fs.h"
 #include "core/gitlayer.h"
 #include "core/lock.h"
+#include "core/trace.h"
 #include "core/util.h"
 #include "git/config.h"
 #include "git/import.h"
@@ -123,9 +127,8 @@ int at_app_gitview_agree(const struct at_app_gitview *v, const struct at_oid *id
 	return 0;
 }
 
-/* What HEAD names inside: 0, 1 when nothing (no view yet, an unborn branch). */
-static int inside_head(const struct at_repo *r, const struct at_task *t,
-		       const struct at_app_gitview *v, struct at_oid *out, struct at_error *err)
+int at_app_gitview_head(const struct at_repo *r, const struct at_task *t,
+			const struct at_app_gitview *v, struct at_oid *out, struct at_error *err)
 {
 	struct at_gitlayer g;
 	char admin[PATH_MAX], ref[1100];
@@ -193,7 +196,7 @@ static int import_locked(struct at_repo *r, const struct at_task *t, struct at_a
 	char hex[AT_OID_HEXSZ + 1];
 	int rc;
 
-	if ((rc = inside_head(r, t, v, &tip, err)) != 0)
+	if ((rc = at_app_gitview_head(r, t, v, &tip, err)) != 0)
 		return rc < 0 ? rc : 0;
 	if ((rc = at_git_branch_tip(r, t, &host, err)) < 0)
 		return rc;
@@ -241,6 +244,12 @@ void at_app_import_release(struct at_app_import *res)
 		at_strlist_release(&res->warnings);
 }
 
+/* AT_ESYS is the host's (a disk, a descriptor): resetting the task's git would not help. */
+static bool repairable(const struct at_error *ierr)
+{
+	return ierr->code != AT_ESYS;
+}
+
 int at_app_import_before(struct at_repo *r, const struct at_task *t, struct at_strlist *warnings,
 			 struct at_error *err)
 {
@@ -258,8 +267,68 @@ int at_app_import_before(struct at_repo *r, const struct at_task *t, struct at_s
 		return 0;
 	if (!warnings) {
 		*err = ierr;
+		if (repairable(&ierr))
+			at_error_append(err, " ('agenttask repair %s' sets the task's git inside back "
+					"to the host's)", t->name);
 		return rc;
 	}
-	at_strlist_pushf(warnings, "the task's commits were not imported: %s", ierr.msg);
+	at_app_import_warn(warnings, t, &ierr);
 	return 0;
+}
+
+void at_app_import_warn(struct at_strlist *warnings, const struct at_task *t,
+			const struct at_error *ierr)
+{
+	at_strlist_pushf(warnings, "the task's commits were not imported: %s", ierr->msg);
+	if (repairable(ierr))
+		at_strlist_pushf(warnings, "'agenttask repair %s' sets the task's git inside back "
+				 "to its branch as the host has it (what it drops is kept aside)",
+				 t->name);
+}
+
+/*
+ * One rename is the whole change: before it the old layer is the view,
+ * after it there is none, which the next run makes afresh (its HEAD, refs
+ * and index then show through from the host's). A kill on either side
+ * leaves one or the other. The rename never follows a link: both names
+ * are entries of agenttask's own directories (the sandbox never sees
+ * them), opened O_NOFOLLOW.
+ */
+int at_app_gitview_drop(const struct at_app_gitview *v, char *kept, size_t size,
+			struct at_error *err)
+{
+	char name[64];
+	int dir, dropped = -1, rc = 0;
+
+	dir = open(v->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir < 0)
+		return errno == ENOENT ? 1 : at_error_sys(err, AT_ESYS, "cannot open '%s'", v->dir);
+	if (faccessat(dir, "upper", F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
+		rc = errno == ENOENT ? 1 : at_error_sys(err, AT_ESYS, "cannot open '%s'", v->upper);
+		goto out;
+	}
+	snprintf(name, sizeof(name), "%lld.%ld", (long long)time(NULL), (long)getpid());
+	if ((mkdirat(dir, "dropped", 0700) < 0 && errno != EEXIST) ||
+	    (dropped = openat(dir, "dropped", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			      O_CLOEXEC)) < 0) {
+		rc = at_error_sys(err, AT_ESYS, "cannot make '%s/dropped'", v->dir);
+		goto out;
+	}
+	if (at_fmt(kept, size, "%s/dropped/%s", v->dir, name) < 0) {
+		rc = at_error_set(err, AT_ESYS, "path too long '%s'", v->dir);
+		goto out;
+	}
+	if (renameat2(dir, "upper", dropped, name, RENAME_NOREPLACE) < 0) {
+		rc = at_error_sys(err, AT_ESYS, "cannot set '%s' aside", v->upper);
+		goto out;
+	}
+	at_test_kill_point("repair:aside");
+	/* The rename made lasting before anything is said to depend on it. */
+	(void)fsync(dropped);
+	(void)fsync(dir);
+out:
+	if (dropped >= 0)
+		close(dropped);
+	close(dir);
+	return rc;
 }

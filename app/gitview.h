@@ -68,6 +68,30 @@ void at_app_import_release(struct at_app_import *res);
 int at_app_import_before(struct at_repo *r, const struct at_task *t, struct at_strlist *warnings,
 			 struct at_error *err);
 
+/*
+ * The warning of an import that failed (ierr): its reason, and, unless the
+ * failure is the host's own (AT_ESYS), a second line naming `agenttask
+ * repair NAME`, the way out of a task whose git inside cannot be imported.
+ */
+void at_app_import_warn(struct at_strlist *warnings, const struct at_task *t,
+			const struct at_error *ierr);
+
+/*
+ * What HEAD names inside the view v (paths set): 0; 1 when nothing (no
+ * view yet, an unborn branch); AT_ECORRUPT (HEAD or its ref malformed).
+ */
+int at_app_gitview_head(const struct at_repo *r, const struct at_task *t,
+			const struct at_app_gitview *v, struct at_oid *out, struct at_error *err);
+
+/*
+ * Under the view's lock, with no run of the task (app/repair.c): set the
+ * upper aside as <dir>/dropped/SECS.PID (its path in kept), in one rename.
+ * The view is then none: the next run makes it afresh, the task's branch,
+ * HEAD and index inside those of the host. 0; 1 when there is no upper.
+ */
+int at_app_gitview_drop(const struct at_app_gitview *v, char *kept, size_t size,
+			struct at_error *err);
+
 /* gitview.c, for gitview_open.c: <state>/git/NAME and its layers; the view's lock. */
 int at_app_gitview_paths(struct at_repo *r, const struct at_task *t, struct at_app_gitview *v,
 			 struct at_error *err);

@@ -168,8 +168,7 @@ int at_app_gitview_open(struct at_repo *r, const struct at_task *t, struct at_ap
 	     (rc = at_app_gitview_agree(v, &host, err)) < 0))
 		return rc;
 	if (at_app_import(r, t, v, res, &ierr) < 0)
-		at_strlist_pushf(&res->warnings, "the task's commits were not imported: %s",
-				 ierr.msg);
+		at_app_import_warn(&res->warnings, t, &ierr);
 	else if ((rc = follow_host(r, t, v, err)) < 0)
 		return rc;
 	if ((rc = write_config(l->config, v, err)) < 0)

@@ -346,8 +346,7 @@ static void import_after(struct run *run, struct at_app_run_result *res)
 		return;
 	memset(&imp, 0, sizeof(imp));
 	if (at_app_import(run->r, &run->task, &run->view, &imp, &ierr) < 0)
-		at_strlist_pushf(&res->warnings, "the task's commits were not imported: %s",
-				 ierr.msg);
+		at_app_import_warn(&res->warnings, &run->task, &ierr);
 	take_import(res, &imp);
 }
 

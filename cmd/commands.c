@@ -196,13 +196,27 @@ const struct at_command at_commands[] = {
 	  "for 'agenttask restore NAME ENTRY', when it was discarded, the tip of its\n"
 	  "branch then, its base branch and its ref. 'agenttask gc' prunes entries older\n"
 	  "than --trash-days.\n" },
+	{ "repair", cmd_repair, "agenttask repair [NAME] [--force]",
+	  "set a task's git inside the sandbox back to the host's",
+	  "  -f, --force    kill the task's running commands ('agenttask run') first\n"
+	  "\nWhen the commits made inside cannot be imported (a gitlink, a tree too deep,\n"
+	  "an object over the size limit, a corrupt ref), every run and status says so\n"
+	  "('the task's commits were not imported') until the task is repaired. What can\n"
+	  "be imported is imported first; then the task's git layer is set aside whole,\n"
+	  "and the next run sees the task's branch as the host has it, HEAD on it, the\n"
+	  "worktree's index on the host, and no branch, tag, stash, config or hook made\n"
+	  "inside. The worktree's files are left as they are (what the dropped commits\n"
+	  "changed is there, uncommitted). The commit HEAD named inside is printed and\n"
+	  "logged, and the old layer is kept under\n"
+	  "<git-common-dir>/agenttask/git/NAME/dropped/ until the task is removed.\n"
+	  "Exit 1, nothing changed, while a command of the task runs (--force kills it).\n" },
 	{ "log", cmd_log, "agenttask log [NAME] [--json] [--color[=WHEN] | --no-color]",
 	  "show the task's audit log",
 	  "  --json         print the log as a JSON array (one object per event)\n"
 	  "  --color[=WHEN] colour the output: auto (on a terminal; default), always, never\n"
 	  "  --no-color     the same as --color=never\n"
 	  "\nEvery run is logged: argv, start, duration, exit status, resource use; and\n"
-	  "every new, commit, gate, accept (and --override), discard and restore.\n"
+	  "every new, commit, gate, accept (and --override), discard, restore and repair.\n"
 	  "The log outlives the task's removal. The text shows every control character\n"
 	  "of what the task chose (argv, reasons), tab and newline too, as \\xNN; --json\n"
 	  "has the exact strings.\n" },

@@ -15,6 +15,7 @@ int cmd_commit(const struct at_app *app, int argc, char **argv);
 int cmd_accept(const struct at_app *app, int argc, char **argv);
 int cmd_discard(const struct at_app *app, int argc, char **argv);
 int cmd_restore(const struct at_app *app, int argc, char **argv);
+int cmd_repair(const struct at_app *app, int argc, char **argv);
 int cmd_gc(const struct at_app *app, int argc, char **argv);
 int cmd_run(const struct at_app *app, int argc, char **argv);
 int cmd_log(const struct at_app *app, int argc, char **argv);

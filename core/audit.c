@@ -466,3 +466,17 @@ int at_audit_import(const struct at_paths *p, const char *task, const struct at_
 	bad |= at_json_add_number(e, "objects", (double)objects);
 	return append_built(p, task, e, bad, err);
 }
+
+int at_audit_repair(const struct at_paths *p, const char *task, const struct at_oid *tip,
+		    const struct at_oid *dropped, const char *reason, const char *kept,
+		    struct at_error *err)
+{
+	at_json *e = event("repair");
+	int bad = 0;
+
+	bad |= add_oid(e, "tip", tip);
+	bad |= add_oid(e, "dropped", dropped);
+	bad |= reason ? at_json_add_string(e, "reason", reason) : at_json_add_null(e, "reason");
+	bad |= at_json_add_string(e, "kept", kept);
+	return append_built(p, task, e, bad, err);
+}

@@ -56,6 +56,10 @@ int at_audit_path(const struct at_paths *p, const char *task, char *buf, size_t 
  *   restore          trash (the ref brought back), base_branch
  *   import           old, new (the task's branch moved to the commit its HEAD
  *                    inside the sandbox named), objects (how many came in)
+ *   repair           tip (the task's branch on the host: HEAD inside now),
+ *                    dropped (the commit HEAD inside named, not imported;
+ *                    null when it was the tip), reason (why it was not
+ *                    imported; null), kept (where the old layer was set aside)
  *   file             op (write, edit, delete), path (relative to the worktree;
  *                    its controls escaped, bytes that are not UTF-8 shown as
  *                    U+FFFD), bytes (the file's size after), created (write):
@@ -118,6 +122,11 @@ int at_audit_discard(const struct at_paths *p, const char *task, const char *tra
 
 int at_audit_import(const struct at_paths *p, const char *task, const struct at_oid *old,
 		    const struct at_oid *new_tip, size_t objects, struct at_error *err);
+
+/* `agenttask repair` (app/repair.h): dropped and reason may be NULL. */
+int at_audit_repair(const struct at_paths *p, const char *task, const struct at_oid *tip,
+		    const struct at_oid *dropped, const char *reason, const char *kept,
+		    struct at_error *err);
 
 /* A file tool's change (app/files.h): op "write", "edit" or "delete". */
 int at_audit_file(const struct at_paths *p, const char *task, const char *op, const char *path,

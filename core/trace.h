@@ -42,6 +42,10 @@ void at_trace(const char *event, const char *detail);
  *   import:quarantine a run's commits being imported: the quarantine open
  *   import:objects    every object written, the branch not yet moved
  *   gate:scratch      a check's scratch worktree made, the check not run
+ *   repair:import     `repair`: the import tried, the task's git layer as it was
+ *   repair:aside      `repair`: the task's git layer renamed aside (the view
+ *                     is the host's), the record of the agreed commit and
+ *                     the log not yet written
  */
 void at_test_kill_point(const char *step);
 

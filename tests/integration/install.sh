@@ -140,7 +140,7 @@ test_bash_completion_completes_commands_options_and_tasks() {
 			tr ',' '\n' | tr -d ' '; echo --help; } | sort -u)" "every option of accept"
 	assert_contains "$(complete_bash agenttask accept -)" "--ff-only" "--ff-only among them"
 	assert_contains "$(complete_bash agenttask accept -)" "-m" "-m among them"
-	assert_eq "$(complete_bash agenttask help re)" "restore" "help takes a command"
+	assert_eq "$(complete_bash agenttask help res)" "restore" "help takes a command"
 	assert_eq "$(cd repo && complete_bash agenttask discard fix)" "$(printf 'fix-bug\nfix-docs')" "task names"
 	assert_eq "$(complete_bash agenttask -C repo status o)" "other" "task names of -C DIR"
 	assert_empty "list takes no task" complete_bash agenttask list ""

@@ -544,4 +544,137 @@ test_a_gitlink_committed_inside_is_refused_by_the_import() {
 	assert_fsck repo
 }
 
+# break_with_a_gitlink: in task(), a run commits a gitlink and a change to
+# README, makes a tag and a branch, then removes the nested repository: the
+# import refuses that commit, and every later run and status says so.
+# BROKEN is the refused commit.
+break_with_a_gitlink() {
+	task
+	at -C repo run t1 -- sh -c '
+		git init -q inner && echo x > inner/x && git -C inner add x &&
+		git -C inner -c user.name=a -c user.email=a@a commit -qm x &&
+		echo more >> README && git add README && git add inner 2>/dev/null &&
+		git commit -qm "a gitlink" && git tag inside-tag && git branch inside-branch &&
+		rm -rf inner && git rev-parse HEAD'
+	assert_contains "$errout" "records a repository at 'inner'" "the import refused it"
+	BROKEN=$out
+	[ "$(tip)" != "$BROKEN" ] || fail "the gitlink commit was imported"
+}
+
+# What git says of the task: inside a run (in $out) or in the worktree on the host.
+GIT_STATE='git rev-parse HEAD && git symbolic-ref HEAD && git log --format=%H && git status --porcelain && git for-each-ref --format="%(refname)"'
+state_inside() {
+	expect_rc 0 "git's state inside" -C repo run t1 -- sh -c "$GIT_STATE"
+}
+state_on_host() {
+	(cd "$WT" && sh -c "$GIT_STATE")
+}
+
+test_a_task_stuck_on_a_refused_commit_is_repaired_from_the_host() {
+	# What: a task whose commit inside the import refuses (a gitlink) is
+	# stuck: every later run and status warns, and no later commit inside
+	# can come in, its history holding the refused one. Must: status names
+	# the way out, `agenttask repair`; after it, git inside agrees with the
+	# host (HEAD, branch, log, status, refs: the tag and branch made inside
+	# gone), the work itself still in the worktree, uncommitted, the refused
+	# commit printed, logged and kept aside with its objects; the next
+	# commit inside is imported.
+	break_with_a_gitlink
+	local host_tip
+	host_tip=$(tip)
+	expect_rc 0 "status" -C repo status t1
+	assert_contains "$errout" "'agenttask repair t1'" "status names the repair"
+	ok "repair" -C repo repair t1
+	assert_contains "$out" "dropped: HEAD inside at $BROKEN" "the dropped commit printed"
+	local kept
+	kept=$(sed -n 's/^kept: \(.*\) (the old layer.*/\1/p' <<<"$out")
+	[ -n "$kept" ] || fail "where it is kept is not said: $out"
+	assert_file "$kept/objects/${BROKEN:0:2}/${BROKEN:2}" "the dropped commit kept"
+	assert_eq "$(tip)" "$host_tip" "the branch on the host unchanged"
+	state_inside
+	assert_not_contains "$errout" "not imported" "no warning any more"
+	assert_eq "$out" "$(state_on_host)" "git inside agrees with the host"
+	assert_contains "$out" " M README" "the work is still there, uncommitted"
+	assert_not_contains "$out" "inside-tag" "the tag made inside is gone"
+	ok "status" -C repo status t1
+	assert_not_contains "$errout" "not imported" "status: no warning"
+	ok "log" -C repo log t1 --json
+	assert_eq "$(json_get "$out" '[e["dropped"] for e in j if e["event"] == "repair"]')" \
+		"['$BROKEN']" "the repair logged"
+	inside "git commit -qam 'the work, again'"
+	assert_not_contains "$errout" "not imported" "the next commit imported"
+	assert_eq "$(git -C repo log -1 --format='%s %P' agenttask/t1)" "the work, again $host_tip" \
+		"on the host's branch"
+	host_consistent
+}
+
+test_a_corrupt_head_inside_is_repaired_from_the_host() {
+	# What: the agent writes garbage over its HEAD and makes a ref that
+	# names nothing: git inside is dead, and no import can read it. Must:
+	# status names the repair; after it, git works inside and agrees with
+	# the host, no warning.
+	task
+	inside 'd=$(git rev-parse --git-dir) c=$(git rev-parse --git-common-dir) && git update-ref refs/heads/nowhere HEAD && echo 0123 > "$c/refs/heads/nowhere" && echo garbage > "$d/HEAD"'
+	expect_rc 0 "status" -C repo status t1
+	assert_contains "$errout" "HEAD is malformed" "the import says why"
+	assert_contains "$errout" "'agenttask repair t1'" "and names the repair"
+	ok "repair" -C repo repair t1
+	assert_contains "$out" "not imported (the task's HEAD is malformed)" "what was dropped, and why"
+	state_inside
+	assert_not_contains "$errout" "not imported" "no warning any more"
+	assert_eq "$out" "$(state_on_host)" "git inside agrees with the host"
+	host_consistent
+}
+
+test_repair_is_refused_while_a_run_is_live_and_force_stops_it() {
+	# What: repair while a run of the task has the view mounted, where
+	# setting the layer aside would pull it from under the run's git.
+	# Must: refuse as discard does, one line naming the run, the layer
+	# untouched; with --force, stop the run first, then repair.
+	break_with_a_gitlink
+	local s=sleep_repair_$$ view="$COMMON/agenttask/git/t1" pid
+	"$AT" -C repo run t1 -- sh -c "ln -s /usr/bin/sleep /tmp/$s; exec /tmp/$s 1000" \
+		>/dev/null 2>&1 &
+	pid=$!
+	wait_until 10 pgrep -f "^/tmp/$s 1000" || fail "the command did not start"
+	expect_rc 1 "repair during a run" -C repo repair t1
+	assert_eq "$errout" "agenttask: task 't1' has a running command (pid $pid); stop it or use --force" "the refusal"
+	[ -d "$view/upper" ] && [ ! -e "$view/dropped" ] || fail "the refusal changed the view"
+	pgrep -f "^/tmp/$s 1000" >/dev/null || fail "the refusal stopped the command"
+	ok "repair --force" -C repo repair --force t1
+	! pgrep -f "^/tmp/$s 1000" >/dev/null || fail "the command outlived repair --force"
+	local st=0
+	wait "$pid" || st=$?
+	assert_eq "$st" 137 "the run was killed"
+	assert_contains "$out" "dropped: HEAD inside at $BROKEN" "then repaired"
+	state_inside
+	assert_eq "$out" "$(state_on_host)" "git inside agrees with the host"
+}
+
+test_repair_killed_midway_leaves_the_old_or_the_new_state() {
+	# What: repair killed -9 at each of its steps (the import tried; the
+	# layer renamed aside, nothing recorded yet). Must: the old state (still
+	# stuck, repair again works) or the new one (git inside the host's, no
+	# warning); never a view that is neither.
+	break_with_a_gitlink
+	local rc=0
+	AGENTTASK_TEST_KILL_AT=repair:import "$AT" -C repo repair t1 >/dev/null 2>&1 || rc=$?
+	assert_eq "$rc" 137 "killed after the import"
+	expect_rc 0 "git inside" -C repo run t1 -- git rev-parse HEAD
+	assert_eq "$out" "$BROKEN" "the old state: HEAD inside as it was"
+	assert_contains "$errout" "'agenttask repair t1'" "still stuck, and said so"
+	rc=0
+	AGENTTASK_TEST_KILL_AT=repair:aside "$AT" -C repo repair t1 >/dev/null 2>&1 || rc=$?
+	assert_eq "$rc" 137 "killed after the rename"
+	state_inside
+	assert_not_contains "$errout" "not imported" "the new state: no warning"
+	assert_eq "$out" "$(state_on_host)" "the new state: git inside agrees with the host"
+	ok "repair again" -C repo repair t1
+	assert_not_contains "$out" "dropped:" "nothing more to drop"
+	ls "$COMMON/agenttask/git/t1/dropped"/*/objects/"${BROKEN:0:2}/${BROKEN:2}" >/dev/null ||
+		fail "the stuck layer was not kept"
+	ok "gc" -C repo gc
+	host_consistent
+}
+
 run_tests
