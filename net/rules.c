@@ -165,7 +165,7 @@ bool at_net_split_authority(const char *s, char host[AT_NET_HOST_MAX + 3], uint1
 	const char *port_text;
 
 	*port = 0;
-	if (!split_port(s, host, AT_NET_HOST_MAX + 3, &port_text))
+	if (!split_port(s, host, AT_NET_HOST_MAX + 3, &port_text) || !host[0])
 		return false;
 	return !port_text || parse_port(port_text, port);
 }

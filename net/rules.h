@@ -82,8 +82,8 @@ bool at_net_host_canon(const char *host, char out[AT_NET_HOST_MAX + 1], struct i
 /*
  * Split "host", "host:port", "[v6]" or "[v6]:port" (or a bare IPv6 literal,
  * without a port) into host (brackets kept) and port (0 when none). false
- * when the port is not 1-65535 or the text does not fit; the host is not
- * checked (at_net_host_canon does that).
+ * when the host is empty, the port is not 1-65535 or the text does not fit;
+ * the host is not checked further (at_net_host_canon does that).
  */
 bool at_net_split_authority(const char *s, char host[AT_NET_HOST_MAX + 3], uint16_t *port);
 

@@ -52,6 +52,8 @@ static void test_wire__smuggling_heads_are_refused(void **state)
 	static const char *const bad[] = {
 		"CONNECT a.example.com HTTP/1.1\r\n\r\n",              /* no port */
 		"CONNECT a.example.com:0 HTTP/1.1\r\n\r\n",
+		"CONNECT :5 HTTP/1.0\r\n\r\n",                        /* no host (found by fuzz_wire) */
+		"GET http://:8080/ HTTP/1.1\r\n\r\n",
 		"GET https://a.example.com/ HTTP/1.1\r\n\r\n",
 		"GET ftp://a.example.com/ HTTP/1.1\r\n\r\n",
 		"GET /relative HTTP/1.1\r\nHost: a.example.com\r\n\r\n",
