@@ -138,7 +138,9 @@
 	"and the files changed."
 #define AT_MCP_DOC_COMMIT "Commit everything the task's worktree holds to its branch."
 #define AT_MCP_DOC_ACCEPT \
-	"Merge the task into its base branch and remove it (the review gate applies)."
+	"Merge the task into its base branch and remove it (the review gate applies). A change " \
+	"to a file that tools on the host run (editor, agent or CI configuration, hooks, " \
+	".envrc, package.json scripts, ...) is refused: the person accepts it on the command line."
 #define AT_MCP_DOC_DISCARD "Discard the task (it is kept in the trash: agenttask restore)."
 
 #endif
