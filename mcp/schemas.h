@@ -98,14 +98,15 @@
 #define AT_MCP_OUT_DIFF \
 	OBJ("\"task\":" S_STR ",\"merge_base\":" S_STR ",\"tree\":" S_STR ",\"files\":{\"type\":" \
 	    "\"array\",\"items\":{\"type\":\"object\"}},\"additions\":" S_INT ",\"deletions\":" \
-	    S_INT ",\"patch\":" S_STR ",\"stat\":" S_STR, \
-	    "\"task\",\"merge_base\",\"tree\",\"files\",\"patch\",\"stat\"")
+	    S_INT ",\"patch\":" S_STR ",\"stat\":" S_STR ",\"host_files\":" S_STRS, \
+	    "\"task\",\"merge_base\",\"tree\",\"files\",\"patch\",\"stat\",\"host_files\"")
 #define AT_MCP_OUT_COMMIT \
 	OBJ("\"task\":" S_STR ",\"made\":" S_BOOL ",\"commit\":" S_STR ",\"branch\":" S_STR, \
 	    "\"task\",\"made\",\"commit\",\"branch\"")
 #define AT_MCP_OUT_ACCEPT \
 	OBJ("\"task\":" S_STR ",\"result\":" S_STR ",\"base_branch\":" S_STR ",\"new_tip\":" S_STR \
-	    ",\"removed\":" S_BOOL, "\"task\",\"result\",\"base_branch\",\"new_tip\"")
+	    ",\"removed\":" S_BOOL ",\"host_files\":" S_STRS, \
+	    "\"task\",\"result\",\"base_branch\",\"new_tip\"")
 #define AT_MCP_OUT_DISCARD OBJ("\"task\":" S_STR ",\"ref\":" S_STR, "\"task\",\"ref\"")
 
 /* ---- descriptions ---- */

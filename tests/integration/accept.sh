@@ -85,16 +85,17 @@ test_accept_scans_the_worktree_at_most_twice() {
 	[ "$opens" -le 2 ] || fail "the worktree was opened $opens times: $(cat "$trace")"
 }
 
-# What: a gate without a policy. Must: nothing judged, and the worktree not
-# even read (no diff is made when there is nothing to judge it by).
-test_gate_without_a_policy_does_not_read_the_worktree() {
+# What: a gate without a policy. Must: only host_files judged (the files the
+# host runs are reviewed by default, so the state is read: once).
+test_gate_without_a_policy_judges_only_host_files() {
 	make_repo repo
 	new_task repo t
 	echo "change" >>"$wt/README"
 	AGENTTASK_TRACE=$PWD/trace ok "gate" -C repo gate t
-	assert_contains "$out" "nothing to judge" "no policy"
-	assert_eq "$(trace_count "$PWD/trace" scan "$wt")" "0" "no scan"
-	assert_eq "$(trace_count "$PWD/trace" open "$wt")" "0" "no open"
+	assert_contains "$out" "policy  none (no policy at" "no policy"
+	assert_contains "$out" "ok    host_files" "host_files judged"
+	assert_not_contains "$out" "protected_paths" "no other rule"
+	assert_eq "$(trace_count "$PWD/trace" scan "$wt")" "1" "one scan"
 }
 
 # ---------------------------------------------------------------- the three ways in

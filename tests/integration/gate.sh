@@ -29,6 +29,8 @@ scratch_left() {
 
 # ---- no policy, usage ----
 
+# Without a policy only the built-in host_files rule is judged (the files
+# the host runs are reviewed by default): it passes when none changed.
 test_gate_without_a_policy_passes_with_a_note() {
 	make_repo repo
 	ok "new" -C repo new t
@@ -38,7 +40,9 @@ test_gate_without_a_policy_passes_with_a_note() {
 	ok "gate --json" -C repo gate t --json
 	assert_eq "$(json_get "$out" 'j["passed"]')" "True" "passed"
 	assert_eq "$(json_get "$out" 'j["policy"]')" "None" "policy is null"
-	assert_eq "$(json_get "$out" 'len(j["results"])')" "0" "no results"
+	assert_eq "$(json_get "$out" '[r["rule"] for r in j["results"]]')" "['host_files']" \
+		"host_files the only result"
+	assert_eq "$(json_get "$out" 'j["host_files"]')" "[]" "no host file changed"
 	assert_contains "$(json_get "$out" 'j["note"]')" "no policy" "note in JSON"
 }
 
@@ -417,13 +421,13 @@ test_json_report_structure() {
 	git -C repo commit -q --allow-empty -m "main moves on"
 	ok "gate --json" -C repo gate t --json
 	assert_eq "$(json_get "$out" 'sorted(j.keys())')" \
-		"['merge_base', 'passed', 'policy', 'policy_commit', 'results', 'tree']" "top-level keys"
+		"['host_files', 'merge_base', 'passed', 'policy', 'policy_commit', 'results', 'tree']" "top-level keys"
 	assert_eq "$(json_get "$out" 'j["passed"]')" "True" "passed"
 	assert_eq "$(json_get "$out" '[r["rule"] for r in j["results"]]')" \
-		"['protected_paths', 'max_changed_files', 'max_changed_lines', 'allow_binary', 'allow_symlinks_out', 'c']" \
+		"['protected_paths', 'max_changed_files', 'max_changed_lines', 'allow_binary', 'allow_symlinks_out', 'host_files', 'c']" \
 		"every rule, then the checks by name"
 	assert_eq "$(json_get "$out" '[r["kind"] for r in j["results"]]')" \
-		"['rule', 'rule', 'rule', 'rule', 'rule', 'check']" "each result says whether it is a check"
+		"['rule', 'rule', 'rule', 'rule', 'rule', 'rule', 'check']" "each result says whether it is a check"
 	assert_eq "$(json_get "$out" 'all({"rule", "passed", "message", "paths"} <= set(r) for r in j["results"])')" \
 		"True" "each result has rule, passed, message, paths"
 	assert_eq "$(json_get "$out" 'j["merge_base"]')" \
