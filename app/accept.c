@@ -81,27 +81,52 @@ static int check_reviewed(struct accept *a, struct at_app_view *v, const struct 
 }
 
 /*
- * With a policy, the gate must pass, or be overridden with a reason. The
- * override is recorded as a trailer of a new commit, so it forces one: a
- * fast-forward becomes a merge commit (like git merge --no-ff).
+ * An agent (MCP) never accepts a change to a file the host runs: not with
+ * a policy that allows them, not with an override. The person does, on
+ * the command line, having seen each path.
+ */
+static int refuse_host_files(const struct at_gate_report *rep, const char *task,
+			     struct at_error *err)
+{
+	const struct at_strlist *h = &rep->host_files;
+
+	return at_error_set(err, AT_EUSAGE, "task '%s' changes %zu file%s that tools on the host "
+			    "run ('%s'%s): an agent cannot accept it; the person reviews it and "
+			    "accepts with `agenttask accept %s` on the command line", task, h->n,
+			    h->n == 1 ? "" : "s", h->v[0], h->n > 1 ? ", ..." : "", task);
+}
+
+/*
+ * The gate must pass, or be overridden with a reason. The override is
+ * recorded as a trailer of a new commit, so it forces one: a fast-forward
+ * becomes a merge commit (like git merge --no-ff).
  */
 static int check_gate(const struct at_app *app, struct accept *a, struct at_app_view *v,
 		      struct at_app_accept_result *out, struct at_error *err)
 {
 	struct at_gate_report *rep = NULL;
+	size_t i;
 	int rc;
 
 	if ((rc = at_app_gate_task(a->r, v, a->o->policy_file, app ? app->environ : NULL,
 				   &a->o->progress, &rep, err)) < 0)
 		return rc;
-	if (rep->has_policy) {
-		a->gated_tree = rep->tree;
-		a->merge.gated_tree = &a->gated_tree;
+	/* What was judged is what merges: a host file added after the gate makes it stale. */
+	a->gated_tree = rep->tree;
+	a->merge.gated_tree = &a->gated_tree;
+	for (i = 0; i < rep->host_files.n; i++)
+		if (at_strlist_push(&out->host_files, rep->host_files.v[i]) < 0)
+			rc = at_error_set(err, AT_ESYS, "out of memory");
+	if (rc == 0 && a->o->no_host_files && rep->host_files.n)
+		rc = refuse_host_files(rep, out->task.name, err);
+	if (rc < 0) {
+		at_gate_report_free(rep);
+		return rc;
 	}
-	if (!rep->has_policy || at_gate_report_passed(rep)) {
+	if (at_gate_report_passed(rep)) {
 		if (a->o->override)
-			at_strlist_pushf(&out->notes, "nothing to override (%s); --override ignored",
-				    rep->has_policy ? "the gate passed" : "no review policy");
+			at_strlist_pushf(&out->notes, "nothing to override (the gate passed); "
+					 "--override ignored");
 		at_gate_report_free(rep);
 		return 0;
 	}
@@ -131,7 +156,8 @@ static int unlocked(const struct at_app *app, struct accept *a, struct at_app_ac
 
 	at_app_view_init(&v, a->r, &out->task);
 	rc = check_reviewed(a, &v, &out->task, err);
-	if (rc == 0)
+	/* No worktree: its branch has landed (gone_refused), nothing is left to judge or merge. */
+	if (rc == 0 && at_worktree_present(&out->task))
 		rc = check_gate(app, a, &v, out, err);
 	at_app_view_release(&v);
 	return rc;
@@ -248,5 +274,6 @@ void at_app_accept_result_release(struct at_app_accept_result *res)
 	at_gate_report_free(res->failed_gate);
 	res->failed_gate = NULL;
 	at_strlist_release(&res->notes);
+	at_strlist_release(&res->host_files);
 	at_strlist_release(&res->warnings);
 }

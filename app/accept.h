@@ -11,6 +11,11 @@
  * scanned at most twice. Unless the task is kept, accept refuses (AT_EBUSY)
  * while a command of it runs (core/runs.h), or with force kills it first.
  *
+ * The gate runs with or without a policy: its rule host_files fails on a
+ * change to a file the host runs (core/hostfiles.h) unless the policy
+ * allows them, and with no_host_files (an agent's accept) such a change is
+ * refused whatever the policy and the override say.
+ *
  * --override REASON only matters when the gate fails. It is recorded twice:
  * in the task's audit log (before anything merges) and as an
  * "Agenttask-Override: REASON" trailer of the new commit, the record that
@@ -38,6 +43,9 @@ struct at_app_accept_opts {
 	const char *expect_tree;         /* refuse unless the full state is still this tree */
 	const char *override;            /* accept although the gate fails, for this reason */
 	const char *policy_file;         /* judge by this file instead of the base's policy */
+	bool no_host_files;              /* an agent's accept (MCP): refused (AT_EUSAGE) when the
+					    change touches a file the host runs, whatever the
+					    policy or override say */
 	struct at_progress_hook progress;
 };
 
@@ -52,6 +60,8 @@ struct at_app_accept_result {
 	bool remove_failed;              /* merged, but the task could not be removed */
 	struct at_error remove_err;
 	struct at_strlist notes;         /* "nothing to override (...); --override ignored" */
+	struct at_strlist host_files;    /* the changed files the host runs (the gate's list),
+					    also when the accept was refused */
 	struct at_strlist warnings;
 };
 

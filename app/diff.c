@@ -16,6 +16,8 @@ struct at_app_diff {
 	struct at_app_view view;
 	struct at_diff *d;
 	struct at_strlist warnings;   /* the import's (app/gitview.h) */
+	bool has_host;
+	struct at_strlist host;       /* the changed files the host runs, on first use */
 };
 
 static int open_task(const struct at_app *app, const struct at_app_diff_opts *o,
@@ -92,6 +94,7 @@ void at_app_diff_free(struct at_app_diff *d)
 		at_app_view_release(&d->view);
 	at_repo_free(d->r);
 	at_strlist_release(&d->warnings);
+	at_strlist_release(&d->host);
 	free(d);
 }
 
@@ -104,6 +107,24 @@ int at_app_diff_changes(struct at_app_diff *d, const struct at_change_set **out,
 			struct at_error *err)
 {
 	return at_diff_changes(d->d, out, err);
+}
+
+int at_app_diff_host_files(struct at_app_diff *d, const struct at_strlist **out,
+			   struct at_error *err)
+{
+	const struct at_change_set *cs;
+	int rc;
+
+	if (!d->has_host) {
+		if ((rc = at_diff_changes(d->d, &cs, err)) < 0 ||
+		    (rc = at_app_host_files(d->r, cs, &d->host, err)) < 0) {
+			at_strlist_release(&d->host);
+			return rc;
+		}
+		d->has_host = true;
+	}
+	*out = &d->host;
+	return 0;
 }
 
 int at_app_diff_patch(struct at_app_diff *d, at_diff_line_cb cb, void *payload,

@@ -39,6 +39,14 @@ const struct at_task *at_app_diff_task(const struct at_app_diff *d);
 int at_app_diff_changes(struct at_app_diff *d, const struct at_change_set **out,
 			struct at_error *err);
 
+/*
+ * The changed files that tools on the host run or obey (core/hostfiles.h:
+ * what the gate's host_files rule flags), sorted; owned by d, worked out on
+ * first use. Within the pathspec, like the change set.
+ */
+int at_app_diff_host_files(struct at_app_diff *d, const struct at_strlist **out,
+			   struct at_error *err);
+
 /* The patch, line by line; a stop by cb gives AT_ESYS. */
 int at_app_diff_patch(struct at_app_diff *d, at_diff_line_cb cb, void *payload,
 		      struct at_error *err);

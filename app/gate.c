@@ -326,25 +326,35 @@ static int run_checks(struct at_repo *r, const struct at_policy *p, const struct
 	return rc;
 }
 
-/* The rules on the change set, then the checks on (commit, the tree judged). */
+/*
+ * The rules on the change set (only host_files without a policy), then the
+ * checks on (commit, the tree judged).
+ */
 static int judge(struct at_repo *r, const struct at_policy *p, struct at_diff *d,
 		 const struct at_oid *commit, const struct check_env *ce,
 		 struct at_gate_report *rep, struct at_error *err)
 {
+	const struct at_policy *pp = rep->has_policy ? p : NULL;
 	const struct at_change_set *cs;
 	int rc;
 
 	if ((rc = at_diff_changes(d, &cs, err)) < 0)
 		return rc;
+	rep->judged = true;
 	rep->base = cs->base;
 	rep->tree = cs->tree;
-	rc = at_policy_evaluate(p, cs, &rep->res, err);
-	if (rc == 0)
-		rc = run_checks(r, p, commit, &cs->tree, ce, rep, err);
+	if ((rc = at_app_host_files(r, cs, &rep->host_files, err)) < 0)
+		return rc;
+	if (pp && (rc = at_policy_evaluate(pp, cs, &rep->res, err)) < 0)
+		return rc;
+	if ((rc = at_policy_rule_host_files(pp, &rep->host_files, &rep->res, err)) < 0)
+		return rc;
+	if (pp)
+		rc = run_checks(r, pp, commit, &cs->tree, ce, rep, err);
 	return rc;
 }
 
-/* A diff of what is judged, opened only once there is a policy to judge it by. */
+/* A diff of what is judged: the files the host runs are, with or without a policy. */
 typedef int (*open_diff_fn)(void *arg, struct at_diff **out, struct at_oid *commit,
 			    struct at_error *err);
 
@@ -362,9 +372,9 @@ static int gate(struct at_repo *r, const struct policy_source *src, open_diff_fn
 		return at_error_set(err, AT_ESYS, "out of memory");
 	memset(&p, 0, sizeof(p));
 	rc = load_policy(r, src, &p, rep, err);
-	if (rc == 0 && rep->has_policy)
+	if (rc == 0)
 		rc = open_diff(arg, &d, &commit, err);
-	if (rc == 0 && rep->has_policy)
+	if (rc == 0)
 		rc = judge(r, &p, d, &commit, ce, rep, err);
 	at_diff_free(d);
 	at_policy_release(&p);
@@ -460,7 +470,7 @@ static void audit(struct at_repo *r, const struct at_task *t, const struct at_ga
 		at_error_set(&err, AT_ESYS, "out of memory");
 	else
 		at_audit_gate(at_repo_paths(r), t->name, at_gate_report_passed(rep),
-			      rep->has_policy ? &rep->tree : NULL,
+			      rep->judged ? &rep->tree : NULL,
 			      rep->has_policy ? rep->policy : NULL, &failed, rep->network, &err);
 	if (at_error_isset(&err))
 		at_strlist_pushf(warnings, "the gate was not logged: %s", err.msg);
@@ -504,7 +514,7 @@ void at_app_gate_result_release(struct at_app_gate_result *res)
 
 bool at_gate_report_passed(const struct at_gate_report *rep)
 {
-	return !rep || !rep->has_policy || at_policy_result_passed(&rep->res);
+	return !rep || at_policy_result_passed(&rep->res);
 }
 
 int at_gate_report_failed(const struct at_gate_report *rep, struct at_strlist *out)
@@ -522,6 +532,7 @@ void at_gate_report_free(struct at_gate_report *rep)
 	if (!rep)
 		return;
 	at_policy_result_release(&rep->res);
+	at_strlist_release(&rep->host_files);
 	at_json_free(rep->network);
 	free(rep);
 }

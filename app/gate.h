@@ -3,9 +3,12 @@
  * of its base.
  *
  * The policy is read first, from the base revision (never from the task's
- * own changes), or from policy_file when one is named; without a policy
- * nothing is judged and nothing is diffed (the worktree is not even read).
- * With one, its rules judge the change set of the task's full state, and
+ * own changes), or from policy_file when one is named. With or without a
+ * policy, the change set of the task's full state is worked out and its
+ * files that tools on the host run or obey are listed (core/hostfiles.h):
+ * the rule host_files fails on one unless the policy allows them ("host_files":
+ * "allow"). Without a policy that is the only rule. With one, its rules
+ * judge the change set too, and
  * its checks run sandboxed, each in a scratch worktree (git/scratch.h)
  * holding exactly the tree judged, never the task's worktree: they see no
  * ignored or stale files and cannot change what they judge.
@@ -27,14 +30,17 @@
 #include "core/policy.h"
 
 struct at_gate_report {
-	bool has_policy;                 /* false: nothing was judged (note says why) */
+	bool has_policy;                 /* false: only host_files was judged (note says why) */
+	bool judged;                     /* base and tree are known (a diff was made) */
 	char policy[PATH_MAX + 64];      /* "main:.agenttask/policy.json", or the file */
 	bool has_policy_commit;
 	struct at_oid policy_commit;     /* the commit it was read at (not for a file) */
-	struct at_oid base;              /* with a policy: the merge base compared against */
-	struct at_oid tree;              /* with a policy: the tree judged */
-	char note[PATH_MAX + 128];       /* why nothing was judged, when so */
+	struct at_oid base;              /* when judged: the merge base compared against */
+	struct at_oid tree;              /* when judged: the tree judged */
+	char note[PATH_MAX + 128];       /* why there is no policy, when so */
 	struct at_policy_result res;
+	struct at_strlist host_files;    /* every changed file the host runs, whether the
+					    policy allows them or not (sorted) */
 	at_json *network;                /* [{check, network}]: the allowances and connections
 					    of each check with allow_hosts (app/net.h); NULL: none */
 };

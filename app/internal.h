@@ -11,6 +11,7 @@
 #include <pthread.h>
 
 #include "app/app.h"
+#include "core/change.h"
 #include "core/json.h"
 #include "core/run.h"
 #include "core/runconf.h"
@@ -93,12 +94,22 @@ void at_app_view_release(struct at_app_view *v);
 struct at_gate_report;
 
 /*
- * The gate of the task of view v: the policy first; the task's state (v's,
- * shared with the caller) is worked out only when there is one to judge by.
+ * The gate of the task of view v: the policy first, then the task's state
+ * (v's, shared with the caller), judged by it and by host_files.
  */
 int at_app_gate_task(struct at_repo *r, struct at_app_view *v, const char *policy_file,
 		     char *const *environ, const struct at_progress_hook *progress,
 		     struct at_gate_report **out, struct at_error *err);
+
+/* ---- files the host runs (hostfiles.c) ---- */
+
+/*
+ * The paths of cs that tools on the host run or obey (core/hostfiles.h),
+ * sorted, appended to out: the hooks directory is the person's
+ * core.hooksPath, a package.json is compared between cs's base and tree.
+ */
+int at_app_host_files(struct at_repo *r, const struct at_change_set *cs, struct at_strlist *out,
+		      struct at_error *err);
 
 /* ---- the network allowlist of a run (net.c; the rest is app/net.h) ---- */
 

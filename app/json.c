@@ -114,20 +114,39 @@ static at_json *changes_json(const struct at_task *t, const struct at_change_set
 	return done(o, bad);
 }
 
+static int add_strings(at_json *o, const char *key, const struct at_strlist *l)
+{
+	at_json *arr = at_json_array();
+	size_t i;
+	int bad = !arr;
+
+	for (i = 0; !bad && l && i < l->n; i++)
+		bad |= at_json_append(arr, at_json_string(l->v[i]));
+	if (bad) {
+		at_json_free(arr);
+		return -1;
+	}
+	return at_json_add(o, key, arr);
+}
+
 at_json *at_app_diff_json(struct at_app_diff *d, struct at_error *err)
 {
 	const struct at_task *t = at_app_diff_task(d);
 	const struct at_change_set *cs;
+	const struct at_strlist *host;
 	struct at_app_preview p;
 	at_json *j;
 	int bad = 0;
 
 	if (at_app_diff_changes(d, &cs, err) < 0)
 		return NULL;
+	if (at_app_diff_host_files(d, &host, err) < 0)
+		return NULL;
 	j = changes_json(t, cs);
+	bad = add_strings(j, "host_files", host) < 0;
 	if (j && t) {
 		at_app_diff_preview(d, &p);
-		bad = at_app_preview_json(j, &p) < 0;
+		bad |= at_app_preview_json(j, &p) < 0;
 		at_app_preview_release(&p);
 	}
 	if (!j || bad) {
@@ -228,10 +247,10 @@ at_json *at_app_gate_json(const struct at_gate_report *rep)
 	for (i = 0; results && i < rep->res.count; i++)
 		bad |= at_json_append(results, rule_json(&rep->res.rules[i]));
 	bad |= at_json_add_bool(o, "passed", at_gate_report_passed(rep));
-	/* Without a policy nothing was judged: no diff was made, no tree is known. */
-	bad |= rep->has_policy ? add_oid(o, "merge_base", &rep->base)
-			       : at_json_add_null(o, "merge_base");
-	bad |= rep->has_policy ? add_oid(o, "tree", &rep->tree) : at_json_add_null(o, "tree");
+	/* Judged with or without a policy (host_files); null only where nothing was. */
+	bad |= rep->judged ? add_oid(o, "merge_base", &rep->base)
+			   : at_json_add_null(o, "merge_base");
+	bad |= rep->judged ? add_oid(o, "tree", &rep->tree) : at_json_add_null(o, "tree");
 	bad |= rep->has_policy ? at_json_add_string(o, "policy", rep->policy)
 			       : at_json_add_null(o, "policy");
 	if (rep->has_policy_commit)
@@ -239,6 +258,7 @@ at_json *at_app_gate_json(const struct at_gate_report *rep)
 	if (rep->note[0])
 		bad |= at_json_add_string(o, "note", rep->note);
 	bad |= at_json_add(o, "results", results);
+	bad |= add_strings(o, "host_files", &rep->host_files);
 	if (rep->network)
 		bad |= at_json_add(o, "network", at_json_dup(rep->network));
 	return done(o, bad);
@@ -358,21 +378,6 @@ at_json *at_app_doctor_json(const struct at_doctor *d)
 	return done(o, bad);
 }
 
-static int add_strings(at_json *o, const char *key, const struct at_strlist *l)
-{
-	at_json *arr = at_json_array();
-	size_t i;
-	int bad = !arr;
-
-	for (i = 0; !bad && l && i < l->n; i++)
-		bad |= at_json_append(arr, at_json_string(l->v[i]));
-	if (bad) {
-		at_json_free(arr);
-		return -1;
-	}
-	return at_json_add(o, key, arr);
-}
-
 /* {"task": name, ...} with the warnings, or NULL. */
 static at_json *about(const char *task, const struct at_strlist *warnings)
 {
@@ -435,6 +440,7 @@ at_json *at_app_accept_json(const struct at_app_accept_opts *opts,
 		       ? at_json_add_string(o, "updated_worktree", r->merge.updated_worktree)
 		       : at_json_add_null(o, "updated_worktree");
 	bad |= add_strings(o, "notes", &r->notes);
+	bad |= add_strings(o, "host_files", &r->host_files);
 	return done(o, bad);
 }
 

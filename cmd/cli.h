@@ -166,6 +166,13 @@ void at_cli_page(const struct at_app *app);
 /* "agenttask: warning: ..." for each line, on stderr. */
 void at_cli_warnings(const struct at_strlist *warnings);
 
+/*
+ * One warning line per changed file that tools on the host run, on stderr,
+ * the path escaped: "agenttask: warning: <verb> 'PATH', which tools on the
+ * host run or obey<tail>" (diff: "changes", ": review it"; accept: ...).
+ */
+void at_cli_host_files(const struct at_strlist *paths, const char *verb, const char *tail);
+
 /* Print a JSON value on stdout (pretty) and free it; 0, or exit 1 on failure. */
 int at_cli_print_json(at_json *j);
 

@@ -128,6 +128,10 @@ int cmd_accept(const struct at_app *app_in, int argc, char **argv)
 	for (i = 0; i < res.notes.n; i++)
 		at_esc_printf(stderr, "agenttask: note: %s\n", res.notes.v[i]);
 	at_cli_warnings(&res.warnings);
+	if (rc < 0 && res.host_files.n)
+		at_cli_host_files(&res.host_files, "changes", ": review it");
+	else if (rc == 0)
+		at_cli_host_files(&res.host_files, "accepted a change to", "");
 	if (rc < 0)
 		rc = print_failure(&res, &err);
 	else if (json)

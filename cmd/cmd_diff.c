@@ -26,6 +26,23 @@ struct diff_args {
 };
 
 /*
+ * After the change, on stderr (a pipe of the patch stays exact): one
+ * warning per changed file that tools on the host run, which the gate
+ * fails on unless the policy allows them (--json has them as host_files).
+ */
+static int host_files(struct at_app_diff *d, struct at_error *err)
+{
+	const struct at_strlist *h;
+	int rc;
+
+	if ((rc = at_app_diff_host_files(d, &h, err)) < 0)
+		return rc;
+	fflush(stdout);
+	at_cli_host_files(h, "changes", ": review it before accepting");
+	return 0;
+}
+
+/*
  * The patch, --stat and --name-only are escaped for a person (a terminal,
  * or --color, which only a viewer wants); to a pipe, without colour, they
  * stay byte-exact, a patch `git apply` takes. --json is exact (JSON-escaped).
@@ -51,14 +68,16 @@ static int show(const struct diff_args *a, struct at_app_diff *d, bool color,
 		return at_cli_print_json(j) == AT_EXIT_OK ? 0 : AT_ESYS;
 	case MODE_STAT:
 	case MODE_NAMES:
-		return at_cli_diff_text(d, a->mode == MODE_STAT, &o, err);
+		if ((rc = at_cli_diff_text(d, a->mode == MODE_STAT, &o, err)) < 0)
+			return rc;
+		return host_files(d, err);
 	case MODE_PATCH:
 	default:
 		if ((rc = at_app_diff_patch(d, at_cli_diff_line, &o, err)) < 0)
 			return rc;
 		if (at_app_diff_task(d))
 			at_cli_diff_note(d);
-		return 0;
+		return host_files(d, err);
 	}
 }
 

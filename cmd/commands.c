@@ -95,7 +95,8 @@ const struct at_command at_commands[] = {
 	  "show the task's whole change against its base",
 	  "  --stat         a summary per file, like git diff --stat\n"
 	  "  --name-only    only the names of the changed files\n"
-	  "  --json         print a JSON object: merge_base, tree, files, additions, deletions\n"
+	  "  --json         print a JSON object: merge_base, tree, files, additions, deletions,\n"
+	  "                 host_files\n"
 	  "  -p, --patch    with --json: the patch text too (\"patch\"), as diff prints it\n"
 	  "  --color[=WHEN] colour the output: auto (on a terminal; default), always, never\n"
 	  "  --no-color     the same as --color=never\n"
@@ -113,7 +114,11 @@ const struct at_command at_commands[] = {
 	  "or a glob; relative to the current directory, ':/PATH' from the top. A rename\n"
 	  "is shown whole when either of its paths matches. The JSON's tree stays the\n"
 	  "whole state's: what accept --tree takes is never a part of it.\n"
-	  "On a terminal the output goes through the pager (see 'agenttask help').\n" },
+	  "On a terminal the output goes through the pager (see 'agenttask help').\n"
+	  "\n"
+	  "Each changed file that tools on the host run or obey (editor and agent\n"
+	  "configuration, .envrc, hooks, CI, .gitattributes, a package.json's scripts:\n"
+	  "docs/ci.md) gets one warning line on stderr: the gate fails on it.\n" },
 	{ "commit", cmd_commit, "agenttask commit [NAME] [-m MSG] [--max-file-size SIZE] [--json]",
 	  "record every change in the worktree as one commit on the task branch",
 	  "  -m, --message MSG   commit message\n"
@@ -123,8 +128,8 @@ const struct at_command at_commands[] = {
 			    "agenttask gate --base REV --head REV [--json | --markdown] [--policy FILE]",
 	  "check a task (or a branch, in CI) against the review policy",
 	  "  --json         print {passed, merge_base, tree, policy, results: [{rule,\n"
-	  "                 kind, passed, message, paths}]} (merge_base, tree, policy null:\n"
-	  "                 nothing judged), and network: [{check, network}] for checks\n"
+	  "                 kind, passed, message, paths}], host_files} (policy null: no\n"
+	  "                 policy), and network: [{check, network}] for checks\n"
 	  "                 with allow_hosts\n"
 	  "  --markdown     print a summary for a pull-request comment\n"
 	  "  -q, --quiet    no progress of the checks on the terminal\n"
@@ -140,7 +145,12 @@ const struct at_command at_commands[] = {
 	  "task's base commit when it has none), so a task cannot loosen its own policy.\n"
 	  "Checks run sandboxed, each in a fresh scratch worktree of the state judged; on\n"
 	  "a terminal, the one running and its time so far are shown on stderr.\n"
-	  "Exit 0 passed (or no policy: nothing to judge), 1 failed, 2 malformed policy.\n" },
+	  "With or without a policy, the rule host_files fails on a change to a file\n"
+	  "that tools on the host run or obey (editor and agent configuration, .envrc,\n"
+	  "hooks, CI, .gitattributes, .gitmodules, .agenttask/, a package.json's\n"
+	  "scripts: docs/ci.md), unless the policy says \"host_files\": \"allow\";\n"
+	  "without a policy it is the only rule.\n"
+	  "Exit 0 passed, 1 failed, 2 malformed policy.\n" },
 	{ "accept", cmd_accept,
 	  "agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep] [--force]\n"
 	  "                        [--tree ID] [--override REASON] [--policy FILE] [--json]",
@@ -161,7 +171,10 @@ const struct at_command at_commands[] = {
 	  "\nPending changes are committed on the task branch first. When the base branch is\n"
 	  "checked out, its files are updated too; uncommitted changes of yours in any file\n"
 	  "the task changes make accept refuse, other changes of yours are left as they are.\n"
-	  "Unless --keep, accept refuses while a command of the task runs (--force kills it).\n" },
+	  "Unless --keep, accept refuses while a command of the task runs (--force kills it).\n"
+	  "The gate runs with or without a policy: a change to a file that tools on the host\n"
+	  "run (see 'agenttask help gate') is refused unless you give --override REASON or\n"
+	  "the policy allows it, and is named on stderr, one warning line per file.\n" },
 	{ "discard", cmd_discard, "agenttask discard [NAME] [--force] [--quiet] [--max-file-size SIZE]\n"
 	  "                         [--json]",
 	  "throw a task away (saved in the trash first)",
@@ -240,7 +253,8 @@ const struct at_command at_commands[] = {
 	{ "mcp", cmd_mcp, "agenttask [-C DIR] mcp [--allow-accept] [--task NAME] [--allow-host HOST]...",
 	  "serve the tasks to an agent over the Model Context Protocol (stdio)",
 	  "  --allow-accept   also offer the accept and discard tools (by default a person\n"
-	  "                   reviews and merges with the command line)\n"
+	  "                   reviews and merges with the command line); accept still\n"
+	  "                   refuses a change to a file the host runs, whatever the policy\n"
 	  "  --task NAME      reach that task only (no task_new); by default the server\n"
 	  "                   reaches only the tasks its own session makes\n"
 	  "  --allow-host HOST  a host the run tool's allow_hosts may name (repeatable),\n"

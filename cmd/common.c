@@ -225,6 +225,17 @@ void at_cli_warnings(const struct at_strlist *warnings)
 			at_esc(safe, sizeof(safe), warnings->v[i]));
 }
 
+void at_cli_host_files(const struct at_strlist *paths, const char *verb, const char *tail)
+{
+	size_t i;
+
+	for (i = 0; paths && i < paths->n; i++) {
+		fprintf(stderr, "agenttask: warning: %s '", verb);
+		at_esc_fputs(stderr, paths->v[i], 0);   /* the task's name: every control shown */
+		fprintf(stderr, "', which tools on the host run or obey%s\n", tail);
+	}
+}
+
 int at_cli_print_json(at_json *j)
 {
 	char *text = at_json_print(j, true);

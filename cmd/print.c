@@ -65,17 +65,23 @@ static void print_output(const char *output, FILE *f)
 	}
 }
 
+/* How many paths a rule lists: every file the host runs, each one to review. */
+static size_t paths_shown(const struct at_rule_result *r, size_t most)
+{
+	return !r->is_check && strcmp(r->rule, "host_files") == 0 ? r->npaths : most;
+}
+
 static void print_paths(const struct at_rule_result *r, FILE *f)
 {
-	size_t i;
+	size_t i, most = paths_shown(r, TEXT_PATHS);
 
-	for (i = 0; i < r->npaths && i < TEXT_PATHS; i++) {
+	for (i = 0; i < r->npaths && i < most; i++) {
 		fputs("        ", f);
 		put_safe(r->paths[i], f);
 		fputc('\n', f);
 	}
-	if (r->npaths > TEXT_PATHS)
-		fprintf(f, "        ... and %zu more\n", r->npaths - TEXT_PATHS);
+	if (r->npaths > most)
+		fprintf(f, "        ... and %zu more\n", r->npaths - most);
 }
 
 void at_cli_print_gate_failures(const struct at_gate_report *rep, FILE *f)
@@ -106,15 +112,15 @@ void at_cli_print_gate(const struct at_gate_report *rep, FILE *f, bool color)
 	char base[AT_OID_HEXSZ + 1], tree[AT_OID_HEXSZ + 1];
 	size_t i;
 
-	if (!rep->has_policy) {
-		fprintf(f, "gate %spassed%s: nothing to judge (%s)\n", green, reset, rep->note);
-		return;
-	}
 	at_oid_fmt(base, &rep->base);
 	at_oid_fmt(tree, &rep->tree);
 	fprintf(f, "gate %s%s%s\n", at_gate_report_passed(rep) ? green : red,
 		at_gate_report_passed(rep) ? "passed" : "FAILED", reset);
-	fprintf(f, "  policy  %s\n  base    %s\n  tree    %s\n\n", rep->policy, base, tree);
+	if (rep->has_policy)
+		fprintf(f, "  policy  %s\n", rep->policy);
+	else   /* the note is about the base, which may name a branch of the task's */
+		at_esc_printf(f, "  policy  none (%s): only host_files is judged\n", rep->note);
+	fprintf(f, "  base    %s\n  tree    %s\n\n", base, tree);
 	for (i = 0; i < rep->res.count; i++) {
 		const struct at_rule_result *r = &rep->res.rules[i];
 
@@ -175,13 +181,15 @@ static void md_paths(const struct at_rule_result *r, FILE *f)
 {
 	size_t i;
 
-	for (i = 0; i < r->npaths && i < MD_PATHS; i++) {
+	size_t most = paths_shown(r, MD_PATHS);
+
+	for (i = 0; i < r->npaths && i < most; i++) {
 		if (i)
 			fputs(", ", f);
 		md_code(r->paths[i], f);
 	}
-	if (r->npaths > MD_PATHS)
-		fprintf(f, " and %zu more", r->npaths - MD_PATHS);
+	if (r->npaths > most)
+		fprintf(f, " and %zu more", r->npaths - most);
 }
 
 /* The longest run of backticks in s, so that a fence can be longer. */
@@ -242,16 +250,16 @@ void at_cli_print_gate_markdown(const struct at_gate_report *rep, FILE *f)
 
 	fprintf(f, "## %s agenttask gate %s\n\n", passed ? "✅" : "❌",
 		passed ? "passed" : "failed");
-	if (!rep->has_policy) {
-		fputs("Nothing was judged: ", f);
-		md_escape(rep->note, f);
-		fputs(".\n", f);
-		return;
-	}
 	at_oid_fmt(base, &rep->base);
 	at_oid_fmt(tree, &rep->tree);
-	fputs("Policy ", f);
-	md_code(rep->policy, f);
+	if (rep->has_policy) {
+		fputs("Policy ", f);
+		md_code(rep->policy, f);
+	} else {
+		fputs("No policy (", f);
+		md_escape(rep->note, f);
+		fputs("): only <code>host_files</code> is judged", f);
+	}
 	fprintf(f, " · base <code>%.12s</code> · tree <code>%.12s</code>\n\n", base, tree);
 	fputs("| | Rule | Result | Paths |\n|---|---|---|---|\n", f);
 	for (i = 0; i < rep->res.count; i++) {

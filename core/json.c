@@ -162,6 +162,11 @@ at_json *at_json_dup(const at_json *j)
 	return j ? cJSON_Duplicate(j, 1) : NULL;
 }
 
+bool at_json_equal(const at_json *a, const at_json *b)
+{
+	return a && b && cJSON_Compare(a, b, 1);
+}
+
 int at_json_add(at_json *obj, const char *key, at_json *item)
 {
 	if (!obj || !item || !cJSON_AddItemToObject(obj, key, item)) {

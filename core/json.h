@@ -27,6 +27,8 @@ at_json *at_json_string(const char *s);
 void at_json_free(at_json *j);
 /* A deep copy of j; NULL when out of memory. */
 at_json *at_json_dup(const at_json *j);
+/* Equal values (objects whatever their members' order; keys case-sensitive); false for NULL. */
+bool at_json_equal(const at_json *a, const at_json *b);
 
 /*
  * A string of len bytes that may hold anything (a command's output): NUL and

@@ -16,12 +16,12 @@
 
 static const char *const rule_keys[] = {
 	"protected_paths", "max_changed_files", "max_changed_lines", "allow_binary",
-	"allow_symlinks_out", NULL,
+	"allow_symlinks_out", "host_files", NULL,
 };
 
 static const char *const top_keys[] = {
 	"protected_paths", "max_changed_files", "max_changed_lines", "allow_binary",
-	"allow_symlinks_out", "checks", NULL,
+	"allow_symlinks_out", "host_files", "checks", NULL,
 };
 
 static const char *const check_keys[] = {
@@ -325,6 +325,18 @@ static int parse_checks(struct at_policy *p, const at_json *arr, const char *wha
 	return 0;
 }
 
+/* "review" (the default: a change fails the gate) or "allow". */
+static int parse_host_files(struct at_policy *p, const at_json *j, const char *what,
+			    struct at_error *err)
+{
+	const char *s = at_json_string_value(j);
+
+	if (!s || (strcmp(s, "review") != 0 && strcmp(s, "allow") != 0))
+		return bad(err, what, "host_files", "must be \"review\" or \"allow\"");
+	p->allow_host_files = strcmp(s, "allow") == 0;
+	return 0;
+}
+
 static int parse_object(struct at_policy *p, const at_json *j, const char *what,
 			struct at_error *err)
 {
@@ -345,6 +357,8 @@ static int parse_object(struct at_policy *p, const at_json *j, const char *what,
 		rc = parse_bool(v, what, "allow_binary", &p->allow_binary, err);
 	if (rc == 0 && (v = at_json_get(j, "allow_symlinks_out")))
 		rc = parse_bool(v, what, "allow_symlinks_out", &p->allow_symlinks_out, err);
+	if (rc == 0 && (v = at_json_get(j, "host_files")))
+		rc = parse_host_files(p, v, what, err);
 	if (rc == 0 && (v = at_json_get(j, "checks")))
 		rc = parse_checks(p, v, what, err);
 	return rc;
@@ -721,5 +735,30 @@ int at_policy_evaluate(const struct at_policy *p, const struct at_change_set *cs
 		return oom(err);
 	}
 	*out = res;
+	return 0;
+}
+
+int at_policy_rule_host_files(const struct at_policy *p, const struct at_strlist *paths,
+			      struct at_policy_result *res, struct at_error *err)
+{
+	bool allow = p && p->allow_host_files;
+	size_t i, n = paths ? paths->n : 0;
+	struct at_rule_result *r;
+	char msg[512];
+
+	if (n == 0)
+		snprintf(msg, sizeof(msg), "no change to a file that tools on the host run");
+	else if (allow)
+		snprintf(msg, sizeof(msg), "%zu file%s that tools on the host run changed, allowed "
+			 "by the policy", n, n == 1 ? "" : "s");
+	else
+		snprintf(msg, sizeof(msg), "%zu changed file%s run by tools on the host ('%s'): "
+			 "review %s", n, n == 1 ? " is" : "s are", paths->v[0],
+			 n == 1 ? "it" : "them");
+	if (!(r = result_push(res, "host_files", allow || n == 0, msg)))
+		return oom(err);
+	for (i = 0; i < n; i++)
+		if (path_push(r, paths->v[i]) < 0)
+			return oom(err);
 	return 0;
 }

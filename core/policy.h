@@ -9,7 +9,10 @@
  * Every built-in rule is reported, whether the policy sets it or not (an
  * unset limit passes with "no limit"), so that a report always shows the
  * same rows: protected_paths, max_changed_files, max_changed_lines,
- * allow_binary, allow_symlinks_out, then one row per check.
+ * allow_binary, allow_symlinks_out, host_files, then one row per check.
+ * host_files (at_policy_rule_host_files) is the one rule judged without a
+ * policy too: the caller works out which files tools on the host run
+ * (core/hostfiles.h), which needs the blobs of the change.
  */
 #ifndef AT_CORE_POLICY_H
 #define AT_CORE_POLICY_H
@@ -19,6 +22,7 @@
 
 #include "core/change.h"
 #include "core/error.h"
+#include "core/strlist.h"
 
 #define AT_POLICY_DIR ".agenttask"
 #define AT_POLICY_PATH AT_POLICY_DIR "/policy.json"
@@ -49,6 +53,7 @@ struct at_policy {
 	size_t max_changed_lines;
 	bool allow_binary;        /* default true */
 	bool allow_symlinks_out;  /* default false */
+	bool allow_host_files;    /* "host_files": "allow"; default "review" (false) */
 	struct at_policy_check *checks;
 	size_t nchecks;
 };
@@ -84,6 +89,14 @@ struct at_policy_result {
  */
 int at_policy_evaluate(const struct at_policy *p, const struct at_change_set *cs,
 		       struct at_policy_result *out, struct at_error *err);
+
+/*
+ * Append the host_files row: paths are the changed files that tools on the
+ * host run (core/hostfiles.h), all listed; it fails when there is one,
+ * unless p (NULL: no policy) allows them. 0 or AT_ESYS.
+ */
+int at_policy_rule_host_files(const struct at_policy *p, const struct at_strlist *paths,
+			      struct at_policy_result *res, struct at_error *err);
 
 /* Append a check's result; copies rule, message and output. 0 or AT_ESYS. */
 int at_policy_result_add(struct at_policy_result *res, const char *rule, bool passed,

@@ -52,24 +52,14 @@ static int copy_blob(git_repository *repo, const git_tree_entry *e, const char *
 	return rc;
 }
 
-int at_git_read_file_at(struct at_repo *r, const struct at_oid *commit_id, const char *path,
+/* path in tree (rev names it in messages). */
+static int read_in_tree(struct at_repo *r, git_tree *tree, const char *rev, const char *path,
 			size_t max, char **text, size_t *len, struct at_error *err)
 {
-	char rev[AT_OID_HEXSZ + 1];
-	git_commit *commit = NULL;
-	git_tree *tree = NULL;
 	git_tree_entry *e = NULL;
-	git_oid id;
 	int rc;
 
-	at_oid_fmt(rev, commit_id);
-	rev[12] = '\0';   /* the short id, in messages */
-	at_oid_to_git(&id, commit_id);
-	if (git_commit_lookup(&commit, r->repo, &id) < 0)
-		return at_git_error(err, AT_EGIT, "cannot read commit '%s'", rev);
-	if (git_commit_tree(&tree, commit) < 0) {
-		rc = at_git_error(err, AT_EGIT, "cannot read the tree of '%s'", rev);
-	} else if ((rc = git_tree_entry_bypath(&e, tree, path)) == GIT_ENOTFOUND) {
+	if ((rc = git_tree_entry_bypath(&e, tree, path)) == GIT_ENOTFOUND) {
 		git_error_clear();
 		rc = at_error_set(err, AT_ENOTFOUND, "no '%s' at '%s'", path, rev);
 	} else if (rc < 0) {
@@ -78,7 +68,46 @@ int at_git_read_file_at(struct at_repo *r, const struct at_oid *commit_id, const
 		rc = copy_blob(r->repo, e, rev, path, max, text, len, err);
 	}
 	git_tree_entry_free(e);
+	return rc;
+}
+
+int at_git_read_file_at(struct at_repo *r, const struct at_oid *commit_id, const char *path,
+			size_t max, char **text, size_t *len, struct at_error *err)
+{
+	char rev[AT_OID_HEXSZ + 1];
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_oid id;
+	int rc;
+
+	at_oid_fmt(rev, commit_id);
+	rev[12] = '\0';   /* the short id, in messages */
+	at_oid_to_git(&id, commit_id);
+	if (git_commit_lookup(&commit, r->repo, &id) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read commit '%s'", rev);
+	if (git_commit_tree(&tree, commit) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot read the tree of '%s'", rev);
+	else
+		rc = read_in_tree(r, tree, rev, path, max, text, len, err);
 	git_tree_free(tree);
 	git_commit_free(commit);
+	return rc;
+}
+
+int at_git_read_file_in_tree(struct at_repo *r, const struct at_oid *tree_id, const char *path,
+			     size_t max, char **text, size_t *len, struct at_error *err)
+{
+	char rev[AT_OID_HEXSZ + 1];
+	git_tree *tree = NULL;
+	git_oid id;
+	int rc;
+
+	at_oid_fmt(rev, tree_id);
+	rev[12] = '\0';
+	at_oid_to_git(&id, tree_id);
+	if (git_tree_lookup(&tree, r->repo, &id) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read tree '%s'", rev);
+	rc = read_in_tree(r, tree, rev, path, max, text, len, err);
+	git_tree_free(tree);
 	return rc;
 }

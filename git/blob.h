@@ -24,6 +24,10 @@
 int at_git_read_file_at(struct at_repo *r, const struct at_oid *commit, const char *path,
 			size_t max, char **text, size_t *len, struct at_error *err);
 
+/* The same in a tree (the state a task's diff judged) rather than a commit's. */
+int at_git_read_file_in_tree(struct at_repo *r, const struct at_oid *tree, const char *path,
+			     size_t max, char **text, size_t *len, struct at_error *err);
+
 /*
  * The commit rev names (a branch, tag, full ref or id): where a revision a
  * person typed enters, resolved once. AT_ENOTFOUND: no such revision, or

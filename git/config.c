@@ -196,6 +196,23 @@ bool at_git_user_config(struct at_repo *r, const char *key, char *buf, size_t si
 	return found;
 }
 
+bool at_git_user_config_path(struct at_repo *r, const char *key, char *buf, size_t size)
+{
+	git_config *cfg = NULL;
+	git_buf val = GIT_BUF_INIT;
+	bool found = false;
+
+	if (git_repository_config_snapshot(&cfg, r->repo) == 0 &&
+	    git_config_get_path(&val, cfg, key) == 0 && val.ptr && strlen(val.ptr) < size) {
+		snprintf(buf, size, "%s", val.ptr);
+		found = true;
+	}
+	git_buf_dispose(&val);
+	git_config_free(cfg);
+	git_error_clear();
+	return found;
+}
+
 /* include.path, includeIf.<condition>.path: git's names, any case. */
 static bool include_key(const char *name)
 {

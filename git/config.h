@@ -32,6 +32,9 @@ int at_git_sanitized_config(struct at_repo *r, char **out_text, struct at_error 
  */
 bool at_git_user_config(struct at_repo *r, const char *key, char *buf, size_t size);
 
+/* The same for a path setting (core.hooksPath): "~/" expanded as git does. */
+bool at_git_user_config_path(struct at_repo *r, const char *key, char *buf, size_t size);
+
 /*
  * The files the config file dir/name includes (include.path and
  * includeIf.*.path, as written: absolute, or relative to dir), appended to

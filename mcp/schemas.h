@@ -98,14 +98,15 @@
 #define AT_MCP_OUT_DIFF \
 	OBJ("\"task\":" S_STR ",\"merge_base\":" S_STR ",\"tree\":" S_STR ",\"files\":{\"type\":" \
 	    "\"array\",\"items\":{\"type\":\"object\"}},\"additions\":" S_INT ",\"deletions\":" \
-	    S_INT ",\"patch\":" S_STR ",\"stat\":" S_STR, \
-	    "\"task\",\"merge_base\",\"tree\",\"files\",\"patch\",\"stat\"")
+	    S_INT ",\"patch\":" S_STR ",\"stat\":" S_STR ",\"host_files\":" S_STRS, \
+	    "\"task\",\"merge_base\",\"tree\",\"files\",\"patch\",\"stat\",\"host_files\"")
 #define AT_MCP_OUT_COMMIT \
 	OBJ("\"task\":" S_STR ",\"made\":" S_BOOL ",\"commit\":" S_STR ",\"branch\":" S_STR, \
 	    "\"task\",\"made\",\"commit\",\"branch\"")
 #define AT_MCP_OUT_ACCEPT \
 	OBJ("\"task\":" S_STR ",\"result\":" S_STR ",\"base_branch\":" S_STR ",\"new_tip\":" S_STR \
-	    ",\"removed\":" S_BOOL, "\"task\",\"result\",\"base_branch\",\"new_tip\"")
+	    ",\"removed\":" S_BOOL ",\"host_files\":" S_STRS, \
+	    "\"task\",\"result\",\"base_branch\",\"new_tip\"")
 #define AT_MCP_OUT_DISCARD OBJ("\"task\":" S_STR ",\"ref\":" S_STR, "\"task\",\"ref\"")
 
 /* ---- descriptions ---- */
@@ -138,7 +139,9 @@
 	"and the files changed."
 #define AT_MCP_DOC_COMMIT "Commit everything the task's worktree holds to its branch."
 #define AT_MCP_DOC_ACCEPT \
-	"Merge the task into its base branch and remove it (the review gate applies)."
+	"Merge the task into its base branch and remove it (the review gate applies). A change " \
+	"to a file that tools on the host run (editor, agent or CI configuration, hooks, " \
+	".envrc, package.json scripts, ...) is refused: the person accepts it on the command line."
 #define AT_MCP_DOC_DISCARD "Discard the task (it is kept in the trash: agenttask restore)."
 
 #endif

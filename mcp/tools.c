@@ -291,6 +291,8 @@ static int accept(const struct at_mcp_call *c, const at_json *args, at_json **ou
 		return rc;
 	o.message = at_mcp_arg_string(args, "message");
 	o.expect_tree = at_mcp_arg_string(args, "expect_tree");
+	/* Never the agent's to accept, whatever the policy: a file the host runs (app/accept.h). */
+	o.no_host_files = true;
 	o.progress = c->progress;
 	if ((rc = at_app_accept_check(&o, err)) < 0)
 		return rc;

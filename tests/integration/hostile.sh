@@ -338,7 +338,11 @@ test_a_task_gitattributes_changes_no_blob_and_runs_no_filter() {
 	ok "commit" -C repo commit t
 	assert_eq "$(git -C repo cat-file -p agenttask/t:a.txt | od -c)" "$(od -c <"$wt/a.txt")" \
 		"the blob is the bytes"
-	ok "accept" -C repo accept t
+	# .gitattributes is a file the host obeys: flagged, accepted only by the
+	# person's override (and still no filter runs when it is).
+	expect_rc 1 "accept without a review" -C repo accept t
+	assert_contains "$errout" "changes '.gitattributes', which tools on the host" "flagged"
+	ok "accept" -C repo accept t --override "reviewed the attributes"
 	assert_no_file "$PWD/FILTER-RAN" "a filter driver ran"
 }
 

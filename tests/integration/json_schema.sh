@@ -30,6 +30,13 @@ test_every_command_matches_its_schema() {
 	ok "commit" -C repo commit t1 -m c --json; valid commit
 	ok "commit nothing" -C repo commit t1 --json; valid commit
 	ok "gate" -C repo gate t1 --json; valid gate
+	# A file the host runs: listed by diff and gate (which fails on it), then accepted.
+	mkdir -p "$WT/.vscode"
+	echo '{}' >"$WT/.vscode/settings.json"
+	ok "diff, a host file" -C repo diff t1 --json; valid diff
+	assert_eq "$(json_get "$out" 'j["host_files"]')" "['.vscode/settings.json']" "diff lists it"
+	expect_rc 1 "gate, a host file" -C repo gate t1 --json; valid gate
+	assert_eq "$(json_get "$out" 'j["host_files"]')" "['.vscode/settings.json']" "gate lists it"
 	# A run whose command cannot be executed, and a line of the log that is
 	# not JSON: both are entries with an error {code, message}.
 	expect_rc 127 "run nothing" -C repo run t1 -- ./no-such-command
@@ -42,7 +49,8 @@ test_every_command_matches_its_schema() {
 	ok "trash" -C repo trash --json; valid trash
 	assert_eq "$(json_get "$out" 'j[0]["ref"]')" "$ref" "discard and trash name the entry alike"
 	ok "restore" -C repo restore t1 --json; valid restore
-	ok "accept" -C repo accept t1 --json; valid accept
+	ok "accept" -C repo accept t1 --json --override "settings reviewed"; valid accept
+	assert_eq "$(json_get "$out" 'j["host_files"]')" "['.vscode/settings.json']" "accept lists it"
 	ok "gc" -C repo gc --json; valid gc
 	assert_eq "$(json_get "$out" 'j["failures"], all(a["failed"] is False for a in j["actions"])')" \
 		"(0, True)" "gc: no failures"

@@ -9,7 +9,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -539,6 +539,40 @@ await check('--allow-accept offers accept and discard', async () => {
 	assert.equal(r.isError, false, r.content[0].text);
 	assert.equal(git('show', 'main:src/a.txt'), 'l1\nl2\nL3\nl4\n');
 	await c1.close();
+});
+
+await check('--allow-accept never accepts a change to a file the host runs', async () => {
+	// What: an agent allowed to accept plants .vscode/tasks.json (run by the
+	// editor on the person's host) and accepts it itself: plainly, with an
+	// override argument, and once the person's policy allows host files.
+	// Must: each accept is refused with a clear error sending the person to
+	// the CLI; nothing merges; the person's own `agenttask accept` works.
+	const c = await connect(['--allow-accept']);
+	await call(c, 'task_new', { task: 't3' });
+	let r = await call(c, 'write_file', { task: 't3', path: '.vscode/tasks.json', content: '{"tasks": []}\n' });
+	assert.equal(r.isError, false, r.content[0].text);
+	r = await call(c, 'diff', { task: 't3' });
+	assert.deepEqual(r.structuredContent.host_files, ['.vscode/tasks.json']);
+	const tip = git('rev-parse', 'main').trim();
+	const hostRefusal = /changes 1 file that tools on the host run \('\.vscode\/tasks\.json'\): an agent cannot accept it; .*agenttask accept t3. on the command line/;
+	await refused(c, 'accept', { task: 't3' }, 'usage', hostRefusal);
+	await refused(c, 'accept', { task: 't3', override: 'the agent says it is fine' }, 'usage');
+	// The person's policy lets host files through the gate: still not the agent's to accept.
+	mkdirSync(join(repo, '.agenttask'), { recursive: true });
+	writeFileSync(join(repo, '.agenttask', 'policy.json'), '{"host_files": "allow"}\n');
+	git('add', '.agenttask/policy.json');
+	git('commit', '-qm', 'policy: host files allowed');
+	const policyTip = git('rev-parse', 'main').trim();
+	assert.notEqual(policyTip, tip);
+	await refused(c, 'accept', { task: 't3' }, 'usage', hostRefusal);
+	await c.close();
+	assert.equal(git('rev-parse', 'main').trim(), policyTip, 'main moved');
+	assert.throws(() => git('cat-file', '-e', 'main:.vscode/tasks.json'), 'the host file reached main');
+	// The person accepts it on the command line, told of the file.
+	const res = spawnSync(AGENTTASK, ['-C', repo, 'accept', 't3'], { encoding: 'utf8', env });
+	assert.equal(res.status, 0, res.stderr);
+	assert.match(res.stderr, /warning: accepted a change to '\.vscode\/tasks\.json', which tools on the host run/);
+	assert.equal(git('show', 'main:.vscode/tasks.json'), '{"tasks": []}\n');
 });
 
 rmSync(top, { recursive: true, force: true });

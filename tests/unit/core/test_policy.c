@@ -144,6 +144,8 @@ static void test_policy__refuses_wrong_types(void **state)
 	parse_bad("{\"max_changed_lines\": true}", "key 'max_changed_lines'", "number");
 	parse_bad("{\"allow_binary\": 0}", "key 'allow_binary'", "true or false");
 	parse_bad("{\"allow_symlinks_out\": \"yes\"}", "key 'allow_symlinks_out'", "true or false");
+	parse_bad("{\"host_files\": true}", "key 'host_files'", "\"review\" or \"allow\"");
+	parse_bad("{\"host_files\": \"Allow\"}", "key 'host_files'", "\"review\" or \"allow\"");
 	parse_bad("{\"checks\": {}}", "key 'checks'", "array");
 	parse_bad("{\"checks\": [\"make\"]}", "key 'checks[0]'", "object");
 	parse_bad("{\"checks\": [{\"name\": \"a\", \"run\": [\"x\"], \"net\": 1}]}",
@@ -467,6 +469,48 @@ static void test_policy__check_results_join_the_verdict(void **state)
 	assert_null(fx->res.rules[6].output);
 }
 
+/* What: a check named after the rule, a wrong value. Must: refused; the default reviews. */
+static void test_policy__host_files_reviews_unless_allowed(void **state)
+{
+	struct at_strlist paths = AT_STRLIST_INIT;
+	struct at_policy_result res = { NULL, 0, 0 };
+	struct at_error err = AT_ERROR_INIT;
+	struct at_policy p;
+
+	(void)state;
+	parse_bad("{\"checks\": [{\"name\": \"host_files\", \"run\": [\"x\"]}]}", "built-in rule",
+		  NULL);
+	parse_ok(&p, "{}");
+	assert_false(p.allow_host_files);
+	at_policy_release(&p);
+	parse_ok(&p, "{\"host_files\": \"review\"}");
+	assert_false(p.allow_host_files);
+	at_policy_release(&p);
+	/* No change: passes, with or without a policy. */
+	assert_int_equal(at_policy_rule_host_files(NULL, &paths, &res, &err), 0);
+	assert_true(res.rules[0].passed);
+	at_policy_result_release(&res);
+	/* Without a policy: fails, every path listed. */
+	assert_int_equal(at_strlist_push(&paths, ".envrc"), 0);
+	assert_int_equal(at_strlist_push(&paths, ".vscode/tasks.json"), 0);
+	assert_int_equal(at_policy_rule_host_files(NULL, &paths, &res, &err), 0);
+	assert_string_equal(res.rules[0].rule, "host_files");
+	assert_false(res.rules[0].passed);
+	assert_int_equal(res.rules[0].npaths, 2);
+	assert_non_null(strstr(res.rules[0].message, "'.envrc'"));
+	assert_false(at_policy_result_passed(&res));
+	at_policy_result_release(&res);
+	/* The person's opt-out: passes, still listing them. */
+	parse_ok(&p, "{\"host_files\": \"allow\"}");
+	assert_true(p.allow_host_files);
+	assert_int_equal(at_policy_rule_host_files(&p, &paths, &res, &err), 0);
+	assert_true(res.rules[0].passed);
+	assert_int_equal(res.rules[0].npaths, 2);
+	at_policy_result_release(&res);
+	at_policy_release(&p);
+	at_strlist_release(&paths);
+}
+
 static void test_policy__release_accepts_zeroed_structures(void **state)
 {
 	struct at_policy p;
@@ -505,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_policy__link_escape_is_judged_after_normalising),
 		FX(test_policy__a_deleted_symlink_is_no_harm),
 		FX(test_policy__check_results_join_the_verdict),
+		cmocka_unit_test(test_policy__host_files_reviews_unless_allowed),
 		cmocka_unit_test(test_policy__release_accepts_zeroed_structures),
 	};
 
