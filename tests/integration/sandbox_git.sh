@@ -384,6 +384,30 @@ test_no_config_of_the_repository_is_readable_inside() {
 	inside "! grep -r -q '$tok' '$COMMON' && git status -s >/dev/null && git log -1 >/dev/null"
 }
 
+test_no_legacy_remote_or_nested_include_is_readable_inside() {
+	# What: the command reads what the first round left shown: git's legacy
+	# remote files ($GIT_DIR/remotes/NAME, $GIT_DIR/branches/NAME: a URL
+	# each, read by fetch and push as configuration), and a file that an
+	# included file includes in turn, from a directory of its own (relative
+	# to the including file, as git reads it). Tokens in each. Must: none of
+	# them shows inside; git still works.
+	task
+	local tok=ghp_SECRETTOKEN456 f
+	mkdir -p "$COMMON/remotes" "$COMMON/branches" "$COMMON/inc/deeper"
+	printf 'URL: https://x:%s@example.com/r\nPull: refs/heads/main:refs/heads/origin\n' "$tok" \
+		>"$COMMON/remotes/legacy"
+	printf 'https://x:%s@example.com/r#main\n' "$tok" >"$COMMON/branches/old"
+	printf '[include]\n\tpath = deeper/more.inc\n' >"$COMMON/inc/first.inc"
+	printf '[http]\n\textraHeader = Authorization: %s\n' "$tok" >"$COMMON/inc/deeper/more.inc"
+	git -C repo config include.path inc/first.inc
+	[ "$(git -C repo config http.extraHeader)" = "Authorization: $tok" ] ||
+		fail "the setup: git does not read the nested include"
+	for f in "$COMMON/remotes/legacy" "$COMMON/branches/old" "$COMMON/inc/deeper/more.inc"; do
+		grep -q "$tok" "$f" || fail "the setup: no token in $f"
+	done
+	inside "! grep -r -q '$tok' '$COMMON' && git status -s >/dev/null && git log -1 >/dev/null"
+}
+
 # The task's commit in a pack of its own (so that the import indexes the
 # task's packs), and the bomb pack $1 next to it, copied from the host.
 bomb_inside() {
