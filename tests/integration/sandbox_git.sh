@@ -474,6 +474,28 @@ test_a_tree_deeper_than_git_allows_is_refused_by_the_import() {
 	assert_fsck repo
 }
 
+test_a_deep_tree_stacked_on_an_imported_one_is_refused() {
+	# What: the agent gets past the depth bound in two imports: a tree 2000
+	# deep (under the bound) is imported, then a commit whose new trees,
+	# 2000 deep again, hold that one at their bottom: the import counted a
+	# tree the repository already has as 0 deep, so the second passed, and
+	# the host held a tree 4000 deep (repeated, as deep as the agent likes).
+	# Must: the second import refused, the branch where the first left it.
+	task
+	local first
+	deep_commit_inside 2000
+	first=$(tip)
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "deep" "the first, under the bound, imported"
+	at -C repo run t1 -- sh -c '
+		d=$(git rev-parse HEAD:d)
+		p=$(printf "e/%.0s" $(seq 2000))x
+		printf "commit refs/heads/deep\ncommitter A <a@b> 1 +0000\ndata 7\nstacked\nfrom %s\nM 040000 %s %s\n\n" \
+			"$(git rev-parse HEAD)" "$d" "$p" | git fast-import --quiet &&
+		git update-ref HEAD refs/heads/deep'
+	assert_contains "$errout" "more than 2048 deep" "refused, saying why"
+	assert_eq "$(tip)" "$first" "the branch where the first import left it"
+}
+
 test_overlay_scratch_is_removed_by_the_next_run_even_after_a_kill() {
 	# overlayfs makes its scratch (a "work" dir in the work dir, with
 	# volatile's marker, which makes it refuse a later mount) at each
