@@ -150,9 +150,9 @@ static void hide_dir_if_present(struct at_sandbox_spec *s, const char *dir, cons
 /*
  * Every other file git reads as configuration, and what holds remote URLs
  * (tokens in them), under the common dir: the submodules' git dirs
- * (modules/, each with its config and remote URLs), other worktrees'
- * config.worktree and submodules, FETCH_HEAD, and the files the real
- * config includes. This task's own admin dir keeps its modules/: its
+ * (modules/, each with its config and remote URLs), the legacy remotes/
+ * and branches/, other worktrees' config.worktree and submodules,
+ * FETCH_HEAD, and the files the real config includes (and those include). This task's own admin dir keeps its modules/: its
  * submodules' clones are the task's.
  */
 static void hide_other_configs(struct at_sandbox_spec *s, const struct at_app_layout *l)
@@ -169,6 +169,9 @@ static void hide_other_configs(struct at_sandbox_spec *s, const struct at_app_la
 	hide_if_present(s, l->admin, "config.worktree");
 	hide_if_present(s, l->common, "FETCH_HEAD");
 	hide_dir_if_present(s, l->common, "modules");
+	/* git's legacy remote files: a URL each, read by fetch and push like a remote's config */
+	hide_dir_if_present(s, l->common, "remotes");
+	hide_dir_if_present(s, l->common, "branches");
 	if (at_fmt(wts, sizeof(wts), "%s/worktrees", l->common) == 0 && (d = opendir(wts))) {
 		while ((de = readdir(d)))
 			if (de->d_name[0] != '.' && (!own || strcmp(own + 1, de->d_name) != 0) &&

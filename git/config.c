@@ -223,18 +223,28 @@ static bool include_key(const char *name)
 	return strcasecmp(name, "include.path") == 0 || strncasecmp(name, "includeif.", 10) == 0;
 }
 
-int at_git_config_includes(const char *dir, const char *name, struct at_strlist *out,
-			   struct at_error *err)
+#define INCLUDE_DEPTH_MAX 10   /* git's own bound on nested includes */
+#define INCLUDES_MAX 256       /* files named in all: a loop of includes stays cheap */
+
+/*
+ * The files path includes, each named as git reads it: absolute, or
+ * relative to the directory of the file that names it (so a nested one is
+ * followed from its own file, not from the first). libgit2 lists the
+ * entries of included files too: only the file's own (depth 0) are taken
+ * here, and each included file is read in turn.
+ */
+static int includes_of(const char *path, int depth, struct at_strlist *out,
+		       struct at_error *err)
 {
-	char path[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t from = out->n, to, i;
 	git_config *cfg = NULL;
 	git_config_iterator *it = NULL;
 	git_config_entry *e;
 	int rc = 0;
 
-	if (at_fmt(path, sizeof(path), "%s/%s", dir, name) < 0)
-		return at_error_set(err, AT_ESYS, "path too long '%s'", dir);
-	if (access(path, F_OK) < 0)
+	if (depth > INCLUDE_DEPTH_MAX || out->n >= INCLUDES_MAX || !slash ||
+	    access(path, F_OK) < 0)
 		return 0;
 	if (git_config_new(&cfg) < 0 ||
 	    git_config_add_file_ondisk(cfg, path, GIT_CONFIG_LEVEL_LOCAL, NULL, 0) < 0 ||
@@ -244,17 +254,30 @@ int at_git_config_includes(const char *dir, const char *name, struct at_strlist 
 		return 0;   /* git would not read it either: nothing to hide */
 	}
 	while (rc == 0 && git_config_next(&e, it) == 0) {
-		if (!include_key(e->name) || !e->value || !e->value[0] || e->value[0] == '~')
+		if (e->include_depth || !include_key(e->name) || !e->value || !e->value[0] ||
+		    e->value[0] == '~')
 			continue;
 		if (e->value[0] == '/')
 			rc = at_strlist_push(out, e->value);
 		else
-			rc = at_strlist_pushf(out, "%s/%s", dir, e->value);
+			rc = at_strlist_pushf(out, "%.*s/%s", (int)(slash - path), path, e->value);
 		if (rc < 0)
 			rc = at_error_set(err, AT_ESYS, "out of memory");
 	}
 	git_config_iterator_free(it);
 	git_config_free(cfg);
 	git_error_clear();
+	for (i = from, to = out->n; rc == 0 && i < to; i++)
+		rc = includes_of(out->v[i], depth + 1, out, err);
 	return rc;
+}
+
+int at_git_config_includes(const char *dir, const char *name, struct at_strlist *out,
+			   struct at_error *err)
+{
+	char path[PATH_MAX];
+
+	if (at_fmt(path, sizeof(path), "%s/%s", dir, name) < 0)
+		return at_error_set(err, AT_ESYS, "path too long '%s'", dir);
+	return includes_of(path, 0, out, err);
 }

@@ -37,9 +37,11 @@ bool at_git_user_config_path(struct at_repo *r, const char *key, char *buf, size
 
 /*
  * The files the config file dir/name includes (include.path and
- * includeIf.*.path, as written: absolute, or relative to dir), appended to
- * out; "~/" ones are left out (the user's home, not the repository's).
- * Conditions are not evaluated: every file it may include is named. 0
+ * includeIf.*.path, as written: absolute, or relative to the directory of
+ * the file naming it), and the files those include in turn (to git's depth,
+ * 10), appended to out; "~/" ones are left out (the user's home, not the
+ * repository's). Conditions are not evaluated: every file it may include
+ * is named. 0
  * also when the file is absent or unreadable as config.
  */
 int at_git_config_includes(const char *dir, const char *name, struct at_strlist *out,

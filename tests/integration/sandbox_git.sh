@@ -384,6 +384,30 @@ test_no_config_of_the_repository_is_readable_inside() {
 	inside "! grep -r -q '$tok' '$COMMON' && git status -s >/dev/null && git log -1 >/dev/null"
 }
 
+test_no_legacy_remote_or_nested_include_is_readable_inside() {
+	# What: the command reads what the first round left shown: git's legacy
+	# remote files ($GIT_DIR/remotes/NAME, $GIT_DIR/branches/NAME: a URL
+	# each, read by fetch and push as configuration), and a file that an
+	# included file includes in turn, from a directory of its own (relative
+	# to the including file, as git reads it). Tokens in each. Must: none of
+	# them shows inside; git still works.
+	task
+	local tok=ghp_SECRETTOKEN456 f
+	mkdir -p "$COMMON/remotes" "$COMMON/branches" "$COMMON/inc/deeper"
+	printf 'URL: https://x:%s@example.com/r\nPull: refs/heads/main:refs/heads/origin\n' "$tok" \
+		>"$COMMON/remotes/legacy"
+	printf 'https://x:%s@example.com/r#main\n' "$tok" >"$COMMON/branches/old"
+	printf '[include]\n\tpath = deeper/more.inc\n' >"$COMMON/inc/first.inc"
+	printf '[http]\n\textraHeader = Authorization: %s\n' "$tok" >"$COMMON/inc/deeper/more.inc"
+	git -C repo config include.path inc/first.inc
+	[ "$(git -C repo config http.extraHeader)" = "Authorization: $tok" ] ||
+		fail "the setup: git does not read the nested include"
+	for f in "$COMMON/remotes/legacy" "$COMMON/branches/old" "$COMMON/inc/deeper/more.inc"; do
+		grep -q "$tok" "$f" || fail "the setup: no token in $f"
+	done
+	inside "! grep -r -q '$tok' '$COMMON' && git status -s >/dev/null && git log -1 >/dev/null"
+}
+
 # The task's commit in a pack of its own (so that the import indexes the
 # task's packs), and the bomb pack $1 next to it, copied from the host.
 bomb_inside() {
@@ -448,6 +472,28 @@ test_a_tree_deeper_than_git_allows_is_refused_by_the_import() {
 	assert_not_contains "$errout" "not imported" "at the limit: imported"
 	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "deep" "the commit at the limit imported"
 	assert_fsck repo
+}
+
+test_a_deep_tree_stacked_on_an_imported_one_is_refused() {
+	# What: the agent gets past the depth bound in two imports: a tree 2000
+	# deep (under the bound) is imported, then a commit whose new trees,
+	# 2000 deep again, hold that one at their bottom: the import counted a
+	# tree the repository already has as 0 deep, so the second passed, and
+	# the host held a tree 4000 deep (repeated, as deep as the agent likes).
+	# Must: the second import refused, the branch where the first left it.
+	task
+	local first
+	deep_commit_inside 2000
+	first=$(tip)
+	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "deep" "the first, under the bound, imported"
+	at -C repo run t1 -- sh -c '
+		d=$(git rev-parse HEAD:d)
+		p=$(printf "e/%.0s" $(seq 2000))x
+		printf "commit refs/heads/deep\ncommitter A <a@b> 1 +0000\ndata 7\nstacked\nfrom %s\nM 040000 %s %s\n\n" \
+			"$(git rev-parse HEAD)" "$d" "$p" | git fast-import --quiet &&
+		git update-ref HEAD refs/heads/deep'
+	assert_contains "$errout" "more than 2048 deep" "refused, saying why"
+	assert_eq "$(tip)" "$first" "the branch where the first import left it"
 }
 
 test_overlay_scratch_is_removed_by_the_next_run_even_after_a_kill() {
