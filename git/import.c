@@ -324,6 +324,7 @@ static int read_checked(struct quar *q, const git_oid *id, git_odb_object **out,
 
 struct walk {
 	struct quar q;
+	git_repository *host_repo;   /* the repository: its trees' heights (host_height) */
 	git_odb *host;
 	struct oidset seen;
 	struct wnode {
@@ -341,8 +342,10 @@ struct walk {
  * git's own limit (max_allowed_tree_depth, core.maxTreeDepth: 2048 on
  * Linux): git refuses to walk a tree nested deeper, and older gits crash
  * on one. A tree's height is computed once per tree, as the walk writes it
- * (children first), so sharing subtrees costs nothing; a tree the
- * repository already has counts as 0.
+ * (children first), so sharing subtrees costs nothing. A tree the
+ * repository already has counts at its own height (host_height): else a
+ * task could stack a deep tree on one an earlier import wrote, each under
+ * the limit, together over it.
  */
 #define TREE_HEIGHT_MAX 2048
 
@@ -350,6 +353,92 @@ static void raise_height(struct walk *w, size_t parent, uint32_t child)
 {
 	if (parent != NO_PARENT && w->stack[parent].height < child + 1)
 		w->stack[parent].height = child + 1;
+}
+
+/* id's slot in w->seen, known and DONE with height h: SIZE_MAX when out of memory. */
+static size_t seen_done(struct walk *w, const git_oid *id, uint32_t h)
+{
+	size_t j = oidset_find(&w->seen, id);
+
+	if (j == SIZE_MAX && (j = oidset_add(&w->seen, id)) == SIZE_MAX)
+		return SIZE_MAX;
+	w->seen.state[j] = DONE;
+	w->seen.height[j] = h;
+	return j;
+}
+
+/*
+ * The height of the tree id, which the repository has: its trees walked
+ * without recursion, each once an import (w->seen keeps it, DONE). A walk
+ * that goes deeper than the limit stops there: over it is all the caller
+ * needs to know.
+ */
+static int host_height(struct walk *w, const git_oid *id, uint32_t *out, struct at_error *err)
+{
+	struct hnode {
+		git_tree *tree;
+		size_t next;
+		uint32_t height;
+	} *st = NULL;
+	size_t n = 0, cap = 0, k;
+	const git_oid *cid = id;
+	int rc = 0;
+
+	*out = 0;
+	for (;;) {
+		k = oidset_find(&w->seen, cid);
+		if (k != SIZE_MAX && w->seen.state[k] == DONE) {
+			if (n == 0) {
+				*out = w->seen.height[k];
+				break;
+			}
+			if (st[n - 1].height < w->seen.height[k] + 1)
+				st[n - 1].height = w->seen.height[k] + 1;
+		} else if (n > TREE_HEIGHT_MAX) {
+			*out = TREE_HEIGHT_MAX + 1;
+			break;
+		} else if (AT_ARRAY_GROW(st, cap, n + 1) < 0) {
+			rc = at_error_set(err, AT_ESYS, "out of memory");
+			break;
+		} else if (git_tree_lookup(&st[n].tree, w->host_repo, cid) < 0) {
+			rc = at_git_error(err, AT_EGIT, "cannot read a tree of the repository");
+			break;
+		} else {
+			st[n].next = 0;
+			st[n++].height = 0;
+		}
+		/* The next subtree of the deepest tree open, or that tree done. */
+		cid = NULL;
+		while (n > 0 && !cid) {
+			struct hnode *t = &st[n - 1];
+
+			while (t->next < git_tree_entrycount(t->tree) && !cid) {
+				const git_tree_entry *e = git_tree_entry_byindex(t->tree, t->next++);
+
+				if (git_tree_entry_filemode(e) == GIT_FILEMODE_TREE)
+					cid = git_tree_entry_id(e);
+			}
+			if (cid)
+				break;
+			if (seen_done(w, git_tree_id(t->tree), t->height) == SIZE_MAX) {
+				rc = at_error_set(err, AT_ESYS, "out of memory");
+				goto out;
+			}
+			if (n == 1)
+				*out = t->height;
+			else if (st[n - 2].height < t->height + 1)
+				st[n - 2].height = t->height + 1;
+			git_tree_free(t->tree);
+			n--;
+		}
+		if (n == 0)
+			break;
+	}
+out:
+	while (n > 0)
+		git_tree_free(st[--n].tree);
+	free(st);
+	return rc;
 }
 
 /* git's order of tree entries: a directory's name compares as if it ended in '/'. */
@@ -391,8 +480,18 @@ static int push(struct walk *w, const git_oid *id, size_t parent, struct at_erro
 {
 	size_t j;
 
-	if (git_odb_exists(w->host, id))
+	if (git_odb_exists(w->host, id)) {
+		uint32_t h;
+		int rc;
+
+		/* A subtree (parent set) the repository has: its height counts. */
+		if (parent == NO_PARENT)
+			return 0;
+		if ((rc = host_height(w, id, &h, err)) < 0)
+			return rc;
+		raise_height(w, parent, h);
 		return 0;
+	}
 	j = oidset_find(&w->seen, id);
 	if (j != SIZE_MAX && w->seen.state[j] == DONE) {
 		raise_height(w, parent, w->seen.height[j]);
@@ -587,6 +686,7 @@ int at_git_import_objects(struct at_repo *r, int objects_fd, const char *quarant
 
 	memset(&w, 0, sizeof(w));
 	memset(stats, 0, sizeof(*stats));
+	w.host_repo = r->repo;
 	w.q.task_objects = objects_fd;
 	w.q.stats = stats;
 	at_oid_to_git(&id, tip);
