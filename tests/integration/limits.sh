@@ -226,15 +226,23 @@ EOF
 }
 
 # bomb_sampled TIMEOUT: the bomb in the background; the most tasks its
-# cgroup held (pids.current, each half second) must stay within 4096 + the init.
+# cgroup held (pids.current, each half second) must stay within 4096 + the
+# init. Once its cgroup counts forks refused at the limit (pids.events) and
+# a few samples more have been taken, the run is stopped (SIGTERM to
+# agenttask): on a slow machine its shell would starve until TIMEOUT.
 bomb_sampled() {
 	"$AT" -C repo run t1 --timeout "$1" -- sh -c 'exec 2>/dev/null; b() { b | b & }; b; sleep 3' "bomb-$ME-$$" >/dev/null 2>&1 &
-	local pid=$! max=0 v f
+	local pid=$! max=0 v f after=-1
 	while kill -0 $pid 2>/dev/null; do
 		for f in $(run_cgroups | grep -e "-$pid-"); do
 			v=$(cat "$f/pids.current" 2>/dev/null || echo 0)
 			[ "$v" -le "$max" ] || max=$v
+			[ "$after" -ge 0 ] || ! grep -q '^max [1-9]' "$f/pids.events" 2>/dev/null || after=0
 		done
+		if [ "$after" -ge 0 ]; then
+			after=$((after + 1))
+			[ "$after" -lt 6 ] || kill -TERM $pid 2>/dev/null || true
+		fi
 		sleep 0.5
 	done
 	wait $pid || true
