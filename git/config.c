@@ -179,14 +179,17 @@ int at_git_sanitized_config(struct at_repo *r, char **out_text, struct at_error 
 	return 0;
 }
 
-bool at_git_user_config(struct at_repo *r, const char *key, char *buf, size_t size)
+/* key from the person's configuration, as a string or (path) with ~ expanded. */
+static bool user_config(struct at_repo *r, const char *key, bool path, char *buf, size_t size)
 {
 	git_config *cfg = NULL;
 	git_buf val = GIT_BUF_INIT;
 	bool found = false;
 
 	if (git_repository_config_snapshot(&cfg, r->repo) == 0 &&
-	    git_config_get_string_buf(&val, cfg, key) == 0 && val.ptr && strlen(val.ptr) < size) {
+	    (path ? git_config_get_path(&val, cfg, key)
+		  : git_config_get_string_buf(&val, cfg, key)) == 0 &&
+	    val.ptr && strlen(val.ptr) < size) {
 		snprintf(buf, size, "%s", val.ptr);
 		found = true;
 	}
@@ -196,21 +199,14 @@ bool at_git_user_config(struct at_repo *r, const char *key, char *buf, size_t si
 	return found;
 }
 
+bool at_git_user_config(struct at_repo *r, const char *key, char *buf, size_t size)
+{
+	return user_config(r, key, false, buf, size);
+}
+
 bool at_git_user_config_path(struct at_repo *r, const char *key, char *buf, size_t size)
 {
-	git_config *cfg = NULL;
-	git_buf val = GIT_BUF_INIT;
-	bool found = false;
-
-	if (git_repository_config_snapshot(&cfg, r->repo) == 0 &&
-	    git_config_get_path(&val, cfg, key) == 0 && val.ptr && strlen(val.ptr) < size) {
-		snprintf(buf, size, "%s", val.ptr);
-		found = true;
-	}
-	git_buf_dispose(&val);
-	git_config_free(cfg);
-	git_error_clear();
-	return found;
+	return user_config(r, key, true, buf, size);
 }
 
 /* include.path, includeIf.<condition>.path: git's names, any case. */
