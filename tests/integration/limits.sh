@@ -192,11 +192,13 @@ test_a_fork_bomb_is_contained_without_any_flag() {
 }
 
 # bomb_watched TIMEOUT: the bomb in the background, sampled each half second:
-# with a cgroup, its pids.current (at most 4096 + the init) and pids.events
-# (forks refused at the limit); without one (RLIMIT_NPROC), the count of its
-# processes (at most 4096, which the limit is). A few samples after the limit
-# was seen hit, the run is stopped (SIGTERM to agenttask). A run that ends
-# by itself first must have gone on after its forks failed ("survived").
+# with a cgroup, its pids.current (at most 4096 + the init); without one
+# (RLIMIT_NPROC), the count of its processes (at most 4096, which the limit
+# is). Once it has been seen at the limit (4000 or more: pids.events would
+# say it more exactly, but Linux 6.1 counts a refused fork in the forking
+# task's own cgroup, which may be below the one sampled) and a few samples
+# more taken, the run is stopped (SIGTERM to agenttask). A run that ends by
+# itself first must have gone on after its forks failed ("survived").
 bomb_watched() {
 	"$AT" -C repo run t1 -v --timeout "$1" -- \
 		sh -c 'exec 2>/dev/null; b() { b | b & }; b; sleep 3; echo survived' "bomb-$ME-$$" \
@@ -207,13 +209,12 @@ bomb_watched() {
 			for f in $(run_cgroups | grep -e "-$pid-"); do
 				v=$(cat "$f/pids.current" 2>/dev/null || echo 0)
 				[ "$v" -le "$max" ] || max=$v
-				! grep -q '^max [1-9]' "$f/pids.events" 2>/dev/null || hit=true
 			done
 		else
 			v=$(pgrep -c -f "bomb-$ME-$$" || true)
 			[ "$v" -le "$max" ] || max=$v
-			[ "$v" -lt 4000 ] || hit=true
 		fi
+		[ "$max" -lt 4000 ] || hit=true
 		if $hit; then
 			after=$((after + 1))
 			[ $after -lt 6 ] || kill -TERM $pid 2>/dev/null || true
