@@ -200,14 +200,24 @@ test_a_fork_bomb_is_contained_without_any_flag() {
 # more taken, the run is stopped (SIGTERM to agenttask). A run that ends by
 # itself first must have gone on after its forks failed ("survived").
 bomb_watched() {
+	# It waits for a file before it bombs, so that its cgroup is found
+	# while the machine still answers: sampling it is then a read.
 	"$AT" -C repo run t1 -v --timeout "$1" -- \
-		sh -c 'exec 2>/dev/null; b() { b | b & }; b; sleep 3; echo survived' "bomb-$ME-$$" \
+		sh -c 'while [ ! -e go ]; do sleep 0.05; done; exec 2>/dev/null; b() { b | b & }; b; sleep 3; echo survived' "bomb-$ME-$$" \
 		>bomb.out 2>bomb.err &
-	local pid=$! max=0 v f hit=false after=0 status=0
+	local pid=$! max=0 v f hit=false after=0 status=0 cgs=""
+	if cgroup; then
+		run_cgroup_of $pid >/dev/null
+		for f in $(run_cgroups | grep -e "-$pid-"); do
+			[ ! -e "$f/pids.current" ] || cgs="$cgs $f/pids.current"
+		done
+		[ -n "$cgs" ] || fail "no pids cgroup for the run"
+	fi
+	touch "$WT/go"
 	while kill -0 $pid 2>/dev/null; do
 		if cgroup; then
-			for f in $(run_cgroups | grep -e "-$pid-"); do
-				v=$(cat "$f/pids.current" 2>/dev/null || echo 0)
+			for f in $cgs; do
+				v=$(cat "$f" 2>/dev/null || echo 0)
 				[ "$v" -le "$max" ] || max=$v
 			done
 		else
@@ -217,7 +227,7 @@ bomb_watched() {
 		[ "$max" -lt 4000 ] || hit=true
 		if $hit; then
 			after=$((after + 1))
-			[ $after -lt 6 ] || kill -TERM $pid 2>/dev/null || true
+			[ $after -lt 3 ] || kill -TERM $pid 2>/dev/null || true
 		fi
 		sleep 0.5
 	done
