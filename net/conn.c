@@ -247,6 +247,13 @@ static void decide(struct at_conn *c, const char *host, uint16_t port)
 		return;
 	}
 	c->rule = r->text;
+	c->term = at_net_term_find(c->p->opts.term, c->host);
+	if (c->term && c->proto == AT_NET_PROTO_HTTP) {
+		set_reason(c, "plain HTTP to '%s' is refused: the proxy holds a secret or request "
+			   "rules for it, which only go over https", target(c));
+		refuse(c, 403, 2);
+		return;
+	}
 	job = calloc(1, sizeof(*job));
 	if (!job) {
 		set_reason(c, "out of memory");
@@ -383,6 +390,14 @@ static void start_relay(struct at_conn *c)
 	c->st = AT_CONN_RELAY;
 	c->deadline_ms = 0;
 	c->reason[0] = '\0';
+	if (c->term) {
+		if (c->proto == AT_NET_PROTO_CONNECT)
+			send_now(c, established, sizeof(established) - 1);
+		else
+			socks_reply(c, 0);
+		at_term_start(c, c->term);
+		return;
+	}
 	if (!make_pipe(&c->up) || !make_pipe(&c->down)) {
 		set_reason(c, "cannot make a pipe: %s", strerror(errno));
 		refuse(c, 502, 1);

@@ -16,6 +16,7 @@
 #define AT_NET_CONN_H
 
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -83,6 +84,7 @@ struct at_conn {
 	const char *rule;
 	bool allowed;
 	char reason[256];
+	const struct at_net_term_host *term;  /* its TLS is the proxy's (net/term.h) */
 	struct sockaddr_in6 cand[AT_RESOLVE_ADDRS];
 	int ncand, icand;
 	int64_t start_ms, start_mono_ms, deadline_ms;  /* deadline: monotonic, 0 none */
@@ -101,9 +103,16 @@ struct at_proxy {
 	struct at_conn *busy;      /* relays stopped by the round limit, pumped again next */
 	unsigned nconns;
 	int64_t retry_accept_ms;   /* accept paused by EMFILE until then; 0 none */
+	pthread_mutex_t term_lock; /* the terminated connections' list and their sockets */
+	struct at_term_conn *terms;
 };
 
 int64_t at_mono_ms(void);
+
+/* term.c: c (connected, its client told so) goes on in a thread of its own, c is closed. */
+void at_term_start(struct at_conn *c, const struct at_net_term_host *h);
+/* term.c: end every terminated connection and join its thread. */
+void at_term_stop_all(struct at_proxy *p);
 
 /* conn.c; at_conn_new owns fd (closed on failure, NULL) */
 struct at_conn *at_conn_new(struct at_proxy *p, int fd, const struct at_net_listener *l);

@@ -212,6 +212,8 @@ static void teardown(struct at_net_proxy *np)
 {
 	struct at_proxy *p = &np->p;
 
+	at_term_stop_all(p);
+	pthread_mutex_destroy(&p->term_lock);
 	at_resolver_stop(p->resolver);
 	p->resolver = NULL;
 	while (p->conns)
@@ -253,6 +255,7 @@ int at_net_proxy_start(const struct at_net_proxy_opts *opts, struct at_net_proxy
 		return at_error_sys(err, AT_ESYS, "out of memory");
 	}
 	np->p.ep = np->p.wake_fd = np->p.resolved_fd = -1;
+	pthread_mutex_init(&np->p.term_lock, NULL);
 	memcpy(np->p.listeners, opts->listeners, opts->nlisteners * sizeof(*opts->listeners));
 	rc = setup(np, opts, err);
 	if (rc == 0) {

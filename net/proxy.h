@@ -28,8 +28,9 @@
  * framing and protocol upgrades are a 400 (net/wire.h).
  *
  * Threads: one event-loop thread (epoll, non-blocking sockets, splice()
- * through a pipe per direction), and the resolver's workers. The record
- * callback runs on the loop thread. at_net_proxy_stop() ends every
+ * through a pipe per direction), the resolver's workers, and a thread per
+ * terminated connection (net/term.h). The record callbacks run on the loop
+ * thread and on the terminated connections' threads: they must lock. at_net_proxy_stop() ends every
  * connection (recording it), joins every thread and closes every descriptor,
  * the listeners included: nothing of the proxy outlives it.
  *
@@ -46,6 +47,7 @@
 
 #include "core/error.h"
 #include "net/rules.h"
+#include "net/term.h"
 
 enum at_net_listen_kind {
 	AT_NET_LISTEN_PROXY,      /* HTTP CONNECT, HTTP absolute URIs, SOCKS5 */
@@ -80,9 +82,27 @@ struct at_net_record {
 	uint64_t bytes_down;      /* remote to sandbox */
 	int64_t start_ms;         /* wall clock, ms since the epoch */
 	int64_t duration_ms;
+	bool terminated;          /* the proxy took its TLS (net/term.h): its requests are
+				     recorded one by one as well */
 };
 
 typedef void (*at_net_record_fn)(const struct at_net_record *rec, void *ctx);
+
+/* One request on a terminated connection (net/term.h), when it is answered or refused. */
+struct at_net_request {
+	const char *host;
+	const char *method;
+	const char *path;         /* without the query */
+	int status;               /* the upstream's, or the proxy's refusal; 0: no response */
+	const char *refused;      /* why the proxy refused it or it failed; NULL if neither */
+	uint64_t bytes_up, bytes_down;
+	int64_t start_ms, duration_ms;
+	const char *secret;       /* the secret put into it, or NULL */
+	const char *stray;        /* a secret whose placeholder it carried unchanged (to a
+				     host that secret is not bound to), or NULL */
+};
+
+typedef void (*at_net_request_fn)(const struct at_net_request *req, void *ctx);
 
 struct at_net_proxy_opts {
 	const struct at_net_listener *listeners;
@@ -91,7 +111,9 @@ struct at_net_proxy_opts {
 	bool deny_private;        /* refuse private ranges too */
 	bool no_sni_check;        /* skip the ClientHello check */
 	at_net_record_fn record;  /* may be NULL */
+	at_net_request_fn request;  /* may be NULL; called with record_ctx, on any thread */
 	void *record_ctx;
+	const struct at_net_term *term;  /* hosts whose TLS is terminated (net/term.h), or NULL */
 	unsigned max_conns;       /* 0: 1024 at once; more wait in the listen queue */
 	unsigned connect_timeout_ms;  /* each address tried; 0: 10 s */
 };

@@ -1,0 +1,456 @@
+/*
+ * term.c - a terminated connection (net/term.h), in a thread of its own:
+ * TLS with the client under the task's CA, TLS to the real host, and each
+ * request judged (net/http1.h), forwarded with its body, and answered with
+ * the upstream's response, one after the other. Blocking I/O: the proxy's
+ * stop shuts both sockets down, which ends any read, and joins the thread.
+ */
+#include "net/conn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
+
+#include "net/http1.h"
+#include "net/tls.h"
+
+#define IO_BUF 65536
+#define HANDSHAKE_TIMEOUT_S 30
+
+struct at_term_conn {
+	struct at_proxy *p;
+	const struct at_net_term_host *h;
+	struct at_term_conn *next;
+	pthread_t thread;
+	int cfd, ufd;
+	SSL *cs, *us;
+	enum at_net_proto proto;
+	char host[AT_NET_HOST_MAX + 1];
+	uint16_t port;
+	char addr[INET6_ADDRSTRLEN];
+	const char *rule;
+	bool allowed;
+	char reason[320];
+	uint64_t up, down;
+	int64_t start_ms, start_mono_ms;
+	/* the bytes read from the client and not yet used (the next request's) */
+	char *in;
+	size_t in_len;
+	char *out;                /* a response's bytes, held back to scrub values */
+	size_t out_len;
+	size_t scrub_tail;        /* the longest value, less one: bytes held back */
+};
+
+const struct at_net_term_host *at_net_term_find(const struct at_net_term *t, const char *host)
+{
+	for (size_t i = 0; t && i < t->nhosts; i++)
+		if (strcmp(t->hosts[i].host, host) == 0)
+			return &t->hosts[i];
+	return NULL;
+}
+
+static void reason(struct at_term_conn *tc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reason(struct at_term_conn *tc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(tc->reason, sizeof(tc->reason), fmt, ap);
+	va_end(ap);
+}
+
+static bool ssl_write_all(SSL *s, const void *buf, size_t len)
+{
+	const char *b = buf;
+
+	while (len) {
+		int n = SSL_write(s, b, len > INT32_MAX ? INT32_MAX : (int)len);
+		if (n <= 0)
+			return false;
+		b += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/* A refusal or failure, as the response to the client's request; the connection then ends. */
+static void reply(struct at_term_conn *tc, int status, const char *why)
+{
+	char msg[768];
+	const char *text = status == 403 ? "Forbidden" : status == 400 ? "Bad Request"
+			 : "Bad Gateway";
+	int n = snprintf(msg, sizeof(msg),
+			 "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
+			 "Content-Length: %zu\r\nConnection: close\r\n\r\nagenttask: %s\n",
+			 status, text, strlen(why) + 12, why);
+
+	if (n > 0 && (size_t)n < sizeof(msg))
+		ssl_write_all(tc->cs, msg, (size_t)n);
+}
+
+static void record_request(struct at_term_conn *tc, const struct at_http1_req *rq, int status,
+			   const char *why, uint64_t up, uint64_t down, int64_t t0)
+{
+	const struct at_net_term *t = tc->p->opts.term;
+	struct at_net_request r = {
+		.host = tc->host,
+		.method = rq->method,
+		.path = rq->path,
+		.status = status,
+		.refused = why,
+		.bytes_up = up,
+		.bytes_down = down,
+		.start_ms = t0,
+		.duration_ms = at_mono_ms() - tc->start_mono_ms - (t0 - tc->start_ms),
+		.secret = rq->secret >= 0 ? t->secrets[rq->secret].name : NULL,
+		.stray = rq->stray >= 0 ? t->secrets[rq->stray].name : NULL,
+	};
+
+	if (tc->p->opts.request)
+		tc->p->opts.request(&r, tc->p->opts.record_ctx);
+}
+
+static int64_t now_ms(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+/* More bytes from the client into tc->in: > 0 read, 0 at its end, < 0 failed. */
+static int client_read(struct at_term_conn *tc)
+{
+	int n;
+
+	if (tc->in_len == IO_BUF)
+		return -1;
+	n = SSL_read(tc->cs, tc->in + tc->in_len, (int)(IO_BUF - tc->in_len));
+	if (n > 0)
+		tc->in_len += (size_t)n;
+	return n > 0 ? n : SSL_get_error(tc->cs, n) == SSL_ERROR_ZERO_RETURN ? 0 : -1;
+}
+
+static void take(struct at_term_conn *tc, size_t n)
+{
+	memmove(tc->in, tc->in + n, tc->in_len - n);
+	tc->in_len -= n;
+}
+
+/* The request's body, exactly as its framing says, to the upstream. false: the connection ends. */
+static bool forward_body(struct at_term_conn *tc, struct at_http1_msg *m, int rc, uint64_t *up)
+{
+	size_t used;
+
+	while (rc == 0) {
+		if (!tc->in_len && client_read(tc) <= 0)
+			return false;
+		rc = at_http1_msg_feed(m, tc->in, tc->in_len, &used);
+		if (rc < 0) {
+			reason(tc, "a request body that breaks its framing");
+			return false;
+		}
+		if (!ssl_write_all(tc->us, tc->in, used))
+			return false;
+		*up += used;
+		take(tc, used);
+	}
+	return rc > 0;
+}
+
+/* Every secret's value in buf (n bytes) replaced by its placeholder (the same length). */
+static void scrub(const struct at_net_term *t, char *buf, size_t n)
+{
+	for (size_t i = 0; i < t->nsecrets; i++) {
+		const struct at_net_secret *s = &t->secrets[i];
+		for (size_t j = 0; s->len && j + s->len <= n; j++)
+			if (buf[j] == s->value[0] && memcmp(buf + j, s->value, s->len) == 0) {
+				memcpy(buf + j, s->placeholder, s->len);
+				j += s->len - 1;
+			}
+	}
+}
+
+/* Send the held-back response bytes but the last keep (a value may continue past them). */
+static bool flush_out(struct at_term_conn *tc, size_t keep)
+{
+	size_t n;
+
+	scrub(tc->p->opts.term, tc->out, tc->out_len);
+	if (tc->out_len <= keep)
+		return true;
+	n = tc->out_len - keep;
+	if (!ssl_write_all(tc->cs, tc->out, n))
+		return false;
+	tc->down += n;
+	memmove(tc->out, tc->out + n, keep);
+	tc->out_len = keep;
+	return true;
+}
+
+/* The upstream's response to one request, to the client. 1 keep going, 0 the connection ends. */
+static int relay_response(struct at_term_conn *tc, bool head_request, int *status,
+			  uint64_t *down)
+{
+	char buf[16384];
+	struct at_http1_msg m;
+	uint64_t before = tc->down;
+	int n, rc = 0;
+	size_t used;
+
+	at_http1_msg_response(&m, head_request);
+	tc->out_len = 0;
+	while (rc == 0) {
+		n = SSL_read(tc->us, buf, (int)(sizeof(buf) < IO_BUF - tc->out_len ?
+						 sizeof(buf) : IO_BUF - tc->out_len));
+		if (n <= 0) {
+			rc = at_http1_msg_eof(&m) ? 2 : -1;
+			break;
+		}
+		rc = at_http1_msg_feed(&m, buf, (size_t)n, &used);
+		if (rc < 0)
+			break;
+		memcpy(tc->out + tc->out_len, buf, used);
+		tc->out_len += used;
+		if (!flush_out(tc, rc ? 0 : tc->scrub_tail))
+			return 0;
+	}
+	if (!flush_out(tc, 0))
+		return 0;
+	*status = m.status;
+	*down = tc->down - before;
+	if (rc < 0) {
+		reason(tc, "the response of '%s' broke its framing, or the connection ended", tc->host);
+		return 0;
+	}
+	return rc == 1 && http_should_keep_alive(&m.p);
+}
+
+/* One request: 1 go on with the next, 0 the connection ends. */
+static int one_request(struct at_term_conn *tc)
+{
+	const struct at_net_term *t = tc->p->opts.term;
+	struct at_http1_req rq;
+	struct at_http1_msg m;
+	size_t head_len = 0;
+	uint64_t up = 0, down = 0;
+	int64_t t0 = now_ms();
+	int rc, status = 0;
+
+	while ((rc = at_http1_head_end(tc->in, tc->in_len, &head_len)) == 0)
+		if ((rc = client_read(tc)) <= 0)
+			return 0;  /* the client is done (or gone) */
+	if (rc < 0) {
+		memset(&rq, 0, sizeof(rq));
+		rq.secret = rq.stray = -1;
+		snprintf(rq.method, sizeof(rq.method), "?");
+		reply(tc, 400, "malformed request head (a control character, a bare CR or LF, "
+		      "or too long)");
+		record_request(tc, &rq, 400, "malformed request head", 0, 0, t0);
+		return 0;
+	}
+	if (at_http1_judge(t, tc->h, tc->host, tc->port, tc->in, head_len, &rq) < 0)
+		return 0;
+	if (rq.status) {
+		reply(tc, rq.status, rq.why);
+		record_request(tc, &rq, rq.status, rq.why, 0, 0, t0);
+		at_http1_req_release(&rq);
+		return 0;
+	}
+	rc = 0;
+	if (rq.expect_continue)
+		ssl_write_all(tc->cs, "HTTP/1.1 100 Continue\r\n\r\n", 25);
+	if (ssl_write_all(tc->us, rq.head, rq.head_len)) {
+		int body = at_http1_msg_request(&m, tc->in, head_len);
+		up = rq.head_len;
+		take(tc, head_len);
+		if (body > 0 || (body == 0 && forward_body(tc, &m, body, &up)))
+			rc = relay_response(tc, rq.head_request, &status, &down);
+	}
+	record_request(tc, &rq, status, rc || status ? NULL : tc->reason[0] ? tc->reason :
+		       "the connection ended", up, down, t0);
+	tc->up += up;
+	at_http1_req_release(&rq);
+	return rc;
+}
+
+static bool sni_ok(struct at_term_conn *tc)
+{
+	const char *sni = SSL_get_servername(tc->cs, TLSEXT_NAMETYPE_host_name);
+	char canon[AT_NET_HOST_MAX + 1];
+	struct in6_addr ip;
+	bool is_ip;
+
+	if (!sni) {
+		reason(tc, "TLS names no server, and '%s' was allowed by name", tc->host);
+		return false;
+	}
+	if (!at_net_host_canon(sni, canon, &ip, &is_ip) || is_ip || strcmp(canon, tc->host) != 0) {
+		reason(tc, "TLS names a server other than '%s'", tc->host);
+		return false;
+	}
+	return true;
+}
+
+static bool handshakes(struct at_term_conn *tc)
+{
+	struct at_net_ca *ca = tc->p->opts.term->ca;
+	struct at_error err = AT_ERROR_INIT;
+	struct timeval tv = { HANDSHAKE_TIMEOUT_S, 0 };
+	SSL_CTX *sctx = at_net_tls_server(ca, tc->host, &err), *cctx;
+	char buf[256];
+	long v;
+
+	setsockopt(tc->cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (!sctx || !(tc->cs = SSL_new(sctx)) || !SSL_set_fd(tc->cs, tc->cfd) ||
+	    SSL_accept(tc->cs) != 1) {
+		reason(tc, "no TLS handshake with the client for '%s': %s", tc->host,
+		       sctx ? at_net_tls_error(buf, sizeof(buf)) : err.msg);
+		return false;
+	}
+	if (!sni_ok(tc))
+		return false;
+	tv.tv_sec = 0;
+	setsockopt(tc->cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	cctx = at_net_tls_client(ca, &err);
+	if (!cctx || !(tc->us = SSL_new(cctx)) || !SSL_set_fd(tc->us, tc->ufd) ||
+	    !SSL_set_tlsext_host_name(tc->us, tc->host) || !SSL_set1_host(tc->us, tc->host) ||
+	    SSL_connect(tc->us) != 1) {
+		v = tc->us ? SSL_get_verify_result(tc->us) : X509_V_OK;
+		reason(tc, "no TLS to '%s': %s", tc->host,
+		       !cctx ? err.msg : v != X509_V_OK ? X509_verify_cert_error_string(v)
+						      : at_net_tls_error(buf, sizeof(buf)));
+		reply(tc, 502, tc->reason);
+		return false;
+	}
+	return true;
+}
+
+static void blocking(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+}
+
+static void *term_main(void *arg)
+{
+	struct at_term_conn *tc = arg;
+	struct at_net_record r;
+
+	blocking(tc->cfd);
+	blocking(tc->ufd);
+	if (handshakes(tc))
+		while (one_request(tc))
+			;
+	if (tc->cs)
+		SSL_shutdown(tc->cs);
+	r = (struct at_net_record){
+		.proto = tc->proto, .host = tc->host, .port = tc->port, .addr = tc->addr,
+		.allowed = tc->allowed, .rule = tc->rule,
+		.reason = tc->reason[0] ? tc->reason : NULL,
+		.bytes_up = tc->up, .bytes_down = tc->down, .start_ms = tc->start_ms,
+		.duration_ms = at_mono_ms() - tc->start_mono_ms, .terminated = true,
+	};
+	if (tc->p->opts.record)
+		tc->p->opts.record(&r, tc->p->opts.record_ctx);
+	SSL_free(tc->cs);
+	SSL_free(tc->us);
+	tc->cs = tc->us = NULL;
+	ERR_clear_error();
+	pthread_mutex_lock(&tc->p->term_lock);
+	close(tc->cfd);
+	close(tc->ufd);
+	tc->cfd = tc->ufd = -1;
+	pthread_mutex_unlock(&tc->p->term_lock);
+	free(tc->in);
+	OPENSSL_cleanse(tc->out, IO_BUF);
+	free(tc->out);
+	tc->in = tc->out = NULL;
+	return NULL;
+}
+
+void at_term_start(struct at_conn *c, const struct at_net_term_host *h)
+{
+	struct at_proxy *p = c->p;
+	struct at_term_conn *tc = calloc(1, sizeof(*tc));
+	const struct at_net_term *t = p->opts.term;
+	pthread_attr_t attr;
+	bool ok;
+
+	at_proxy_interest(p, c->cfd, &c->ctag, &c->cev, 0);
+	at_proxy_interest(p, c->ufd, &c->utag, &c->uev, 0);
+	if (!tc || !(tc->in = malloc(IO_BUF)) || !(tc->out = malloc(IO_BUF))) {
+		if (tc)
+			free(tc->in);
+		free(tc);
+		at_conn_close(c);
+		return;
+	}
+	tc->p = p;
+	tc->h = h;
+	tc->cfd = c->cfd;
+	tc->ufd = c->ufd;
+	c->cfd = c->ufd = -1;
+	tc->proto = c->proto;
+	memcpy(tc->host, c->host, sizeof(tc->host));
+	memcpy(tc->addr, c->addr, sizeof(tc->addr));
+	tc->port = c->port;
+	tc->rule = c->rule;
+	tc->allowed = true;
+	tc->start_ms = c->start_ms;
+	tc->start_mono_ms = c->start_mono_ms;
+	for (size_t i = 0; i < t->nsecrets; i++)
+		if (t->secrets[i].len > tc->scrub_tail + 1)
+			tc->scrub_tail = t->secrets[i].len - 1;
+	c->quiet = true;   /* the thread records the connection */
+	at_conn_close(c);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 << 10);
+	pthread_mutex_lock(&p->term_lock);
+	ok = pthread_create(&tc->thread, &attr, term_main, tc) == 0;
+	if (ok) {
+		tc->next = p->terms;
+		p->terms = tc;
+	}
+	pthread_mutex_unlock(&p->term_lock);
+	pthread_attr_destroy(&attr);
+	if (!ok) {
+		close(tc->cfd);
+		close(tc->ufd);
+		free(tc->in);
+		free(tc->out);
+		free(tc);
+	}
+}
+
+void at_term_stop_all(struct at_proxy *p)
+{
+	struct at_term_conn *tc, *next;
+
+	pthread_mutex_lock(&p->term_lock);
+	for (tc = p->terms; tc; tc = tc->next) {
+		if (tc->cfd >= 0)
+			shutdown(tc->cfd, SHUT_RDWR);
+		if (tc->ufd >= 0)
+			shutdown(tc->ufd, SHUT_RDWR);
+	}
+	tc = p->terms;
+	p->terms = NULL;
+	pthread_mutex_unlock(&p->term_lock);
+	for (; tc; tc = next) {
+		next = tc->next;
+		pthread_join(tc->thread, NULL);
+		free(tc);
+	}
+}
