@@ -15,11 +15,13 @@
 #include "core/json.h"
 #include "core/run.h"
 #include "core/runconf.h"
+#include "core/vault.h"
 #include "git/repo.h"
 #include "git/snapshot.h"
 #include "app/net.h"
 #include "net/proxy.h"
 #include "net/rules.h"
+#include "net/term.h"
 #include "sandbox/sandbox.h"
 
 /* The repository app->dir is in. */
@@ -111,6 +113,31 @@ int at_app_gate_task(struct at_repo *r, struct at_app_view *v, const char *polic
 int at_app_host_files(struct at_repo *r, const struct at_change_set *cs, struct at_strlist *out,
 		      struct at_error *err);
 
+/* ---- the secrets and request rules of a run (secrets.c) ---- */
+
+struct at_app_runconf;
+
+struct at_app_secrets {
+	bool active;                    /* some host is terminated: the proxy needs term */
+	struct at_net_term term;        /* secrets, terminated hosts, the task's CA */
+	struct at_vault vault;          /* the values */
+	struct at_strlist env;          /* NAME=placeholder, the CA variables, git's helper */
+	char *bundle;                   /* the sandbox's CA bundle (system's + the task's CA) */
+	size_t bundle_len;
+};
+
+/*
+ * The secrets the run uses (flags: --secret specs; conf: the run
+ * configuration; n: the run's allowlist, complete), loaded, and the hosts
+ * to terminate. AT_EUSAGE naming the secret, its source or its host when
+ * one cannot be used: nothing runs then. Release s on success or not.
+ */
+int at_app_secrets_prepare(const struct at_app *app, struct at_repo *r, const struct at_task *t,
+			   const struct at_app_runconf *conf, char *const *flags, size_t nflags,
+			   const struct at_app_net *n, struct at_app_secrets *s,
+			   struct at_error *err);
+void at_app_secrets_release(struct at_app_secrets *s);
+
 /* ---- the network allowlist of a run (net.c; the rest is app/net.h) ---- */
 
 struct at_app_net_forward {
@@ -132,9 +159,14 @@ struct at_app_net {
 	struct at_net_proxy *proxy;
 	int64_t start_us, stop_us;  /* the proxy's start and stop, for --verbose */
 
-	pthread_mutex_t lock;     /* the records, written by the proxy's thread */
+	const struct at_net_term *term;  /* hosts terminated (app/secrets.c), or NULL */
+	bool terminated;          /* the last run's proxy had term: its requests are recorded */
+
+	pthread_mutex_t lock;     /* the records, written by the proxy's threads */
 	struct at_app_net_conn *conns;  /* grown as connections end: most runs make few */
 	size_t nconns, capconns;
+	struct at_app_net_request *requests;  /* on terminated connections */
+	size_t nrequests, caprequests;
 	uint64_t dropped;
 };
 
@@ -186,6 +218,8 @@ struct at_app_sandbox_opts {
 	const struct at_app_cache *caches; /* overlays over the binds, in this order */
 	size_t ncaches;
 	uint64_t tmpfs_size[AT_TMPFS_COUNT]; /* /tmp, /dev/shm, HOME caps; 0: the defaults */
+	const char *ca_bundle;          /* the task's CA with the system's, over /etc's bundle */
+	size_t ca_bundle_len;
 	void (*started)(int init_pid, void *arg);  /* spec.started: the init is cloned */
 	void *started_arg;
 	void (*aside)(void *arg);       /* spec.aside: while the init sets up */
@@ -253,11 +287,19 @@ struct at_app_runconf {
 	bool deny_private;              /* any file said true */
 	bool allow_private;             /* the user's file said true */
 	uint64_t limits[AT_LIMIT_COUNT];
+	struct at_strlist secrets;      /* the secrets the sets name (used) */
+	struct at_runconf_secret *defs; /* the user's file's definitions (owned) */
+	size_t ndefs;
+	struct at_runconf_request *requests;  /* both files' (owned) */
+	size_t nrequests;
 };
 
 int at_app_runconf_load(const struct at_app *app, struct at_repo *r, const struct at_task *t,
 			const char *profile, struct at_app_runconf *out, struct at_error *err);
 void at_app_runconf_release(struct at_app_runconf *c);
+/* The user's definition of the secret name, or NULL. */
+const struct at_runconf_secret *at_app_runconf_def(const struct at_app_runconf *c,
+						   const char *name);
 
 /* The task's lasting HOME (app/home.c), made when missing: its real path in out. */
 int at_app_task_home(struct at_repo *r, const struct at_task *t, char *out, size_t size,

@@ -324,7 +324,7 @@ at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_ru
 			 const struct at_error *run_err)
 {
 	const struct at_run_result *r = &res->run;
-	at_json *j = at_json_object();
+	at_json *j = at_json_object(), *reqs;
 	int bad = !j;
 
 	bad |= at_json_add_string(j, "task", res->task);
@@ -353,6 +353,9 @@ at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_ru
 	else if (r->exec_failed)
 		bad |= at_json_add(j, "error", at_json_error("exec", r->exec_error));
 	bad |= add_import(j, res);
+	/* the requests the proxy judged on terminated hosts (secrets, request rules) */
+	if (o->proxy && (reqs = at_app_net_requests_json(o->proxy)))
+		bad |= at_json_add(j, "requests", reqs);
 	return done(j, bad);
 }
 

@@ -278,6 +278,10 @@ static int build_spec(struct at_sandbox_spec *s, const struct at_app_layout *l,
 	if (o->home)
 		at_sandbox_except(s, o->home);
 	at_sandbox_add_system(s);
+	/* The task's CA, trusted inside: a read-only file over the system's bundle. */
+	if (o->ca_bundle)
+		at_sandbox_bind_data(s, "/etc/ssl/certs/ca-certificates.crt", o->ca_bundle,
+				     o->ca_bundle_len);
 	for (i = 0; i < o->nbinds; i++)
 		at_sandbox_bind(s, o->binds[i].path, o->binds[i].path,
 				o->binds[i].writable ? 0 : AT_MOUNT_RO);

@@ -75,6 +75,9 @@ void at_app_net_release(struct at_app_net *n)
 	free(n->conns);
 	n->conns = NULL;
 	n->capconns = 0;
+	free(n->requests);
+	n->requests = NULL;
+	n->nrequests = n->caprequests = 0;
 	pthread_mutex_destroy(&n->lock);
 }
 
@@ -117,6 +120,8 @@ void at_app_net_report(const struct at_app_net *n, struct at_app_net_report *out
 	out->stop_us = n->stop_us;
 	out->conns = n->conns;
 	out->nconns = n->nconns;
+	out->requests = n->requests;
+	out->nrequests = n->nrequests;
 	out->dropped = n->dropped;
 }
 
@@ -228,6 +233,49 @@ static void on_record(const struct at_net_record *r, void *ctx)
 	pthread_mutex_unlock(&n->lock);
 }
 
+static bool grow_requests(struct at_app_net *n)
+{
+	size_t cap = n->caprequests ? 2 * n->caprequests : 16;
+	struct at_app_net_request *v;
+
+	if (n->caprequests == AT_APP_NET_RECORDS_MAX)
+		return false;
+	if (cap > AT_APP_NET_RECORDS_MAX)
+		cap = AT_APP_NET_RECORDS_MAX;
+	v = realloc(n->requests, cap * sizeof(*v));
+	if (!v)
+		return false;
+	n->requests = v;
+	n->caprequests = cap;
+	return true;
+}
+
+static void on_request(const struct at_net_request *r, void *ctx)
+{
+	struct at_app_net *n = ctx;
+	struct at_app_net_request *q;
+
+	pthread_mutex_lock(&n->lock);
+	if (n->nrequests == n->caprequests && !grow_requests(n)) {
+		n->dropped++;
+		pthread_mutex_unlock(&n->lock);
+		return;
+	}
+	q = &n->requests[n->nrequests++];
+	snprintf(q->host, sizeof(q->host), "%s", r->host);
+	snprintf(q->method, sizeof(q->method), "%s", r->method);
+	snprintf(q->path, sizeof(q->path), "%s", r->path);
+	q->status = r->status;
+	snprintf(q->refused, sizeof(q->refused), "%s", r->refused ? r->refused : "");
+	snprintf(q->secret, sizeof(q->secret), "%s", r->secret ? r->secret : "");
+	snprintf(q->stray, sizeof(q->stray), "%s", r->stray ? r->stray : "");
+	q->bytes_up = r->bytes_up;
+	q->bytes_down = r->bytes_down;
+	q->start_ms = r->start_ms;
+	q->duration_ms = r->duration_ms;
+	pthread_mutex_unlock(&n->lock);
+}
+
 static int64_t mono_us(void)
 {
 	struct timespec ts;
@@ -255,13 +303,17 @@ static int serve(void *ctx, const int *fds, size_t nfds, struct at_error *err)
 		nl++;
 	}
 	n->nconns = 0;  /* a front end may run the same allowlist again */
+	n->nrequests = 0;
 	n->dropped = 0;
 	po.listeners = ls;
 	po.nlisteners = nl;
 	po.rules = &n->rules;
 	po.deny_private = at_app_net_refuses_private(n);
 	po.record = on_record;
+	po.request = on_request;
 	po.record_ctx = n;
+	po.term = n->term;
+	n->terminated = n->term != NULL;
 	rc = at_net_proxy_start(&po, &n->proxy, err);
 	n->start_us = mono_us() - t0;
 	if (rc < 0)
@@ -321,9 +373,52 @@ static at_json *conn_json(const struct at_app_net_conn *c)
 	return o;
 }
 
+static at_json *request_json(const struct at_app_net_request *q)
+{
+	at_json *o = at_json_object();
+	int bad = 0;
+
+	bad |= at_json_add_string(o, "method", q->method);
+	bad |= at_json_add_string(o, "host", q->host);
+	bad |= at_json_add_string(o, "path", q->path);
+	bad |= q->status ? at_json_add_number(o, "status", q->status) : at_json_add_null(o, "status");
+	bad |= q->secret[0] ? at_json_add_string(o, "secret", q->secret)
+			    : at_json_add_null(o, "secret");
+	if (q->refused[0])
+		bad |= at_json_add_string(o, "refused", q->refused);
+	if (q->stray[0])
+		bad |= at_json_add_string(o, "placeholder_unchanged", q->stray);
+	bad |= at_json_add_number(o, "bytes_up", (double)q->bytes_up);
+	bad |= at_json_add_number(o, "bytes_down", (double)q->bytes_down);
+	bad |= at_json_add_number(o, "duration_ms", (double)q->duration_ms);
+	if (bad) {
+		at_json_free(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* The requests on terminated connections, for run --json and the log; NULL when none. */
+at_json *at_app_net_requests_json(const struct at_app_net *n)
+{
+	at_json *a;
+	int bad = 0;
+
+	if (!n || !n->terminated)
+		return NULL;
+	a = at_json_array();
+	for (size_t i = 0; i < n->nrequests; i++)
+		bad |= at_json_append(a, request_json(&n->requests[i]));
+	if (bad) {
+		at_json_free(a);
+		return NULL;
+	}
+	return a;
+}
+
 at_json *at_app_net_json(const struct at_app_net *n)
 {
-	at_json *o, *allow, *fwd, *conns;
+	at_json *o, *allow, *fwd, *conns, *reqs;
 	int bad = 0;
 
 	if (!at_app_net_active(n))
@@ -342,6 +437,8 @@ at_json *at_app_net_json(const struct at_app_net *n)
 	bad |= at_json_add(o, "forward", fwd);
 	bad |= at_json_add_bool(o, "deny_private", at_app_net_refuses_private(n));
 	bad |= at_json_add(o, "connections", conns);
+	if ((reqs = at_app_net_requests_json(n)))
+		bad |= at_json_add(o, "requests", reqs);
 	if (n->dropped)
 		bad |= at_json_add_number(o, "connections_not_recorded", (double)n->dropped);
 	if (bad) {

@@ -51,12 +51,27 @@ struct at_app_net_conn {
 	int64_t start_ms, duration_ms;
 };
 
+/* One request on a terminated connection (secrets, request rules), as recorded. */
+struct at_app_net_request {
+	char host[256];
+	char method[24];
+	char path[520];           /* without the query */
+	int status;               /* the upstream's, or the proxy's 400/403/502; 0 none */
+	char refused[320];        /* why the proxy refused or failed it, or "" */
+	char secret[72];          /* the secret put in, or "" */
+	char stray[72];           /* a secret whose placeholder went unchanged, or "" */
+	uint64_t bytes_up, bytes_down;
+	int64_t start_ms, duration_ms;
+};
+
 /* What the last run's proxy did; valid until the next run or at_app_net_free. */
 struct at_app_net_report {
 	bool active;              /* there was a proxy (any allowance or forward) */
 	int64_t start_us, stop_us;
 	const struct at_app_net_conn *conns;
 	size_t nconns;
+	const struct at_app_net_request *requests;
+	size_t nrequests;
 	uint64_t dropped;         /* connections past AT_APP_NET_RECORDS_MAX */
 };
 
@@ -92,5 +107,13 @@ bool at_app_net_active(const struct at_app_net *n);
 at_json *at_app_net_json(const struct at_app_net *n);
 
 void at_app_net_report(const struct at_app_net *n, struct at_app_net_report *out);
+
+/*
+ * The requests on terminated connections (hosts with secrets or request
+ * rules), each {method, host, path, status, secret, bytes_up, bytes_down,
+ * duration_ms} and, when so, refused and placeholder_unchanged; NULL when
+ * the run terminated no host. Never a value.
+ */
+at_json *at_app_net_requests_json(const struct at_app_net *n);
 
 #endif

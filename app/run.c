@@ -38,6 +38,7 @@ struct run {
 	struct at_app_runconf conf;   /* what the run configuration files add */
 	struct at_limits limits;      /* the options', over the configuration's */
 	struct at_app_gitview view;  /* the task's git, when this run has it */
+	struct at_app_secrets secrets;  /* the run's secrets and terminated hosts */
 	struct at_sandbox_etc *etc;  /* the sandbox's walk of /etc, begun first */
 	char etc_cache[PATH_MAX];    /* its listings' file */
 };
@@ -240,6 +241,33 @@ static int config_apply(const struct at_app *app, const struct at_app_run_opts *
 	return rc;
 }
 
+/*
+ * The run's secrets (app/secrets.c), once its allowlist is whole: they go
+ * through the proxy alone, and a secret's variable never passes in.
+ */
+static int take_secrets(const struct at_app *app, const struct at_app_run_opts *o,
+			struct run *run, struct at_error *err)
+{
+	size_t i, j;
+	int rc;
+
+	if (!o->proxy || o->net) {
+		if (o->nsecrets)
+			return at_error_set(err, AT_EUSAGE, "--secret goes through the proxy: it "
+					    "cannot go with --net");
+		return 0;
+	}
+	rc = at_app_secrets_prepare(app, run->r, &run->task, &run->conf, o->secrets, o->nsecrets,
+				    o->proxy, &run->secrets, err);
+	for (i = 0; rc == 0 && i < run->secrets.term.nsecrets; i++)
+		for (j = 0; j < o->npass; j++)
+			if (strcmp(o->pass_env[j], run->secrets.term.secrets[i].name) == 0)
+				return at_error_set(err, AT_EUSAGE, "--pass-env '%s' would put the "
+						    "value of secret '%s' inside: its placeholder is "
+						    "there already", o->pass_env[j], o->pass_env[j]);
+	return rc;
+}
+
 /* --cwd: a directory of the worktree, reached with no link on the way (app/files.h). */
 static int take_cwd(struct run *run, const char *cwd, struct at_error *err)
 {
@@ -275,6 +303,7 @@ static int environment(const struct at_app *app, const struct at_app_run_opts *o
 
 	for (i = 0; net && net[i]; i++)
 		rc |= at_strlist_push(&sets, net[i]);
+	rc |= at_strlist_push_all(&sets, &run->secrets.env);
 	for (i = 0; i < run->conf.env.n; i++)
 		rc |= at_strlist_push(&sets, run->conf.env.v[i]);
 	rc |= config_path(run, &sets);
@@ -388,6 +417,8 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 		rc = at_app_layout_resolve(run->r, &run->task, &run->layout, err);
 	if (rc == 0)
 		rc = config_apply(app, o, run, err);
+	if (rc == 0)
+		rc = take_secrets(app, o, run, err);
 	/* Under the run lock: a remover waits for the run before it removes the home. */
 	if (rc == 0 && !o->fresh_home)
 		rc = at_app_task_home(run->r, &run->task, run->home, sizeof(run->home), err);
@@ -461,8 +492,14 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 		.aside = aside, .aside_arg = run,
 		.home = run->home[0] ? run->home : NULL, .etc = run->etc,
 		.caches = run->caches, .ncaches = run->ncaches,
+		.ca_bundle = run->secrets.bundle, .ca_bundle_len = run->secrets.bundle_len,
 	};
 	int rc;
+
+	if (o->proxy) {
+		o->proxy->term = run->secrets.active ? &run->secrets.term : NULL;
+		o->proxy->terminated = false;
+	}
 
 	memcpy(so.tmpfs_size, o->tmpfs_size, sizeof(so.tmpfs_size));
 	if (!o->no_limits)
@@ -485,7 +522,7 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 	}
 	res->exit_code = rc < 0 ? AT_RUN_SETUP : res->run.exit_code;
 	audit(run, o, res, rc < 0 ? err : NULL);
-	return rc;
+	return rc;  /* the proxy's term stays set for the caller's report (requests) */
 }
 
 /* Last, once the run is recorded and its lock dropped: the layers' locks (the scratch stays: aside). */
@@ -527,6 +564,9 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 	free(run.binds);
 	free(run.caches);
 	at_app_runconf_release(&run.conf);
+	if (o->proxy && o->proxy->term == &run.secrets.term)
+		o->proxy->term = NULL;
+	at_app_secrets_release(&run.secrets);
 	free(run.cwd);
 	at_strlist_release(&run.env);
 	at_app_layout_release(&run.layout);

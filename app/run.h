@@ -73,6 +73,9 @@ struct at_app_run_opts {
 	bool fresh_home;                 /* HOME a tmpfs for this run, not the task's lasting one */
 	char *const *caches;             /* --cache DIR: absolute or relative to the cwd */
 	size_t ncaches;
+	char *const *secrets;            /* --secret NAME or NAME:HOST[,HOST...] (app/secrets.c);
+					    their hosts must be allowed; never with net */
+	size_t nsecrets;
 	const char *profile;             /* --profile NAME of the run configuration, or NULL */
 	bool no_config;                  /* read no run configuration file */
 	uint64_t tmpfs_size[AT_TMPFS_COUNT]; /* caps of /tmp, /dev/shm, a tmpfs HOME; 0: default */

@@ -89,11 +89,8 @@ static int repo_text(struct at_repo *r, const struct at_task *t, char *what, siz
 
 static int push_all(struct at_strlist *to, const struct at_strlist *from, struct at_error *err)
 {
-	size_t i;
-
-	for (i = 0; i < from->n; i++)
-		if (at_strlist_push(to, from->v[i]) < 0)
-			return at_error_set(err, AT_ESYS, "out of memory");
+	if (at_strlist_push_all(to, from) < 0)
+		return at_error_set(err, AT_ESYS, "out of memory");
 	return 0;
 }
 
@@ -105,7 +102,8 @@ static int add_set(struct at_app_runconf *out, const struct at_runconf_set *s,
 	if (push_all(&out->ro, &s->ro, err) < 0 || push_all(&out->env, &s->env, err) < 0 ||
 	    push_all(&out->path, &s->path, err) < 0 || push_all(&out->cache, &s->cache, err) < 0 ||
 	    push_all(&out->allow_hosts, &s->allow_hosts, err) < 0 ||
-	    push_all(&out->forward, &s->forward, err) < 0)
+	    push_all(&out->forward, &s->forward, err) < 0 ||
+	    push_all(&out->secrets, &s->secrets, err) < 0)
 		return err->code;
 	out->deny_private |= s->deny_private;
 	out->allow_private |= s->allow_private;
@@ -201,12 +199,50 @@ static int check_less(const struct at_runconf_set *s, const struct at_app_runcon
 			return at_error_set(err, AT_EUSAGE, "'%s': forward '%s' reaches a host port "
 					    "your config.json does not forward", what,
 					    s->forward.v[i]);
+	for (i = 0; i < s->secrets.n; i++)
+		if (!at_app_runconf_def(user, s->secrets.v[i]))
+			return at_error_set(err, AT_EUSAGE, "'%s': secret '%s' is not among your "
+					    "config.json's", what, s->secrets.v[i]);
 	memcpy(dflt.value, user->limits, sizeof(dflt.value));
 	at_sandbox_defaults(&dflt);
 	for (l = 0; l < AT_LIMIT_COUNT; l++)
 		if (s->limits[l] && dflt.value[l] && s->limits[l] > dflt.value[l])
 			return at_error_set(err, AT_EUSAGE, "'%s': limits '%s' is more than "
 					    "allowed", what, at_limit_name(l));
+	return 0;
+}
+
+const struct at_runconf_secret *at_app_runconf_def(const struct at_app_runconf *c,
+						   const char *name)
+{
+	for (size_t i = 0; i < c->ndefs; i++)
+		if (strcmp(c->defs[i].name, name) == 0)
+			return &c->defs[i];
+	return NULL;
+}
+
+/* The file's secrets (the user's) and request rules, moved into out. */
+static int take_top(struct at_app_runconf *out, struct at_runconf *conf, struct at_error *err)
+{
+	struct at_runconf_request *v;
+
+	if (conf->nsecrets) {
+		out->defs = conf->secrets;
+		out->ndefs = conf->nsecrets;
+		conf->secrets = NULL;
+		conf->nsecrets = 0;
+	}
+	if (!conf->nrequests)
+		return 0;
+	v = realloc(out->requests, (out->nrequests + conf->nrequests) * sizeof(*v));
+	if (!v)
+		return at_error_set(err, AT_ESYS, "out of memory");
+	memcpy(v + out->nrequests, conf->requests, conf->nrequests * sizeof(*v));
+	out->requests = v;
+	out->nrequests += conf->nrequests;
+	free(conf->requests);
+	conf->requests = NULL;
+	conf->nrequests = 0;
 	return 0;
 }
 
@@ -224,6 +260,13 @@ static int take(struct at_app_runconf *out, const char *text, const char *what,
 		return rc;
 	if (profile && (ps = at_runconf_profile(&conf, profile)))
 		*found = true;
+	if (repo && conf.nsecrets) {
+		rc = at_error_set(err, AT_EUSAGE, "'%s': secrets are yours to define (your "
+				  "config.json), not a repository's", what);
+		goto out;
+	}
+	if ((rc = take_top(out, &conf, err)) < 0)
+		goto out;
 	if (repo && ((rc = check_less(&conf.run, out, what, err)) < 0 ||
 		     (ps && (rc = check_less(ps, out, what, err)) < 0)))
 		goto out;
@@ -267,4 +310,12 @@ void at_app_runconf_release(struct at_app_runconf *c)
 	at_strlist_release(&c->cache);
 	at_strlist_release(&c->allow_hosts);
 	at_strlist_release(&c->forward);
+	at_strlist_release(&c->secrets);
+	for (size_t i = 0; i < c->ndefs; i++)
+		at_runconf_secret_release(&c->defs[i]);
+	free(c->defs);
+	for (size_t i = 0; i < c->nrequests; i++)
+		at_runconf_request_release(&c->requests[i]);
+	free(c->requests);
+	memset(c, 0, sizeof(*c));
 }

@@ -53,6 +53,8 @@ int cmd_run(const struct at_app *app, int argc, char **argv)
 		a.o.nset = a.set.n;
 		a.o.caches = a.caches.v;
 		a.o.ncaches = a.caches.n;
+		a.o.secrets = a.secrets.v;
+		a.o.nsecrets = a.secrets.n;
 		fflush(NULL);
 		rc = at_app_run(app, &a.o, &res, &err);
 		rc = res.attempted ? report(&a, &res, rc, &err)
@@ -61,6 +63,7 @@ int cmd_run(const struct at_app *app, int argc, char **argv)
 	}
 	free(a.binds);
 	at_strlist_release(&a.pass);
+	at_strlist_release(&a.secrets);
 	at_strlist_release(&a.set);
 	at_strlist_release(&a.caches);
 	at_app_net_free(a.net);

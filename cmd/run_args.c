@@ -18,7 +18,7 @@ enum {
 	OPT_RO = 256, OPT_RW, OPT_NET, OPT_ENV, OPT_PASS_ENV, OPT_TIMEOUT, OPT_MEMORY, OPT_PIDS,
 	OPT_CPU, OPT_FSIZE, OPT_JSON, OPT_CPUS, OPT_NO_LIMITS, OPT_ALLOW_HOST, OPT_FORWARD,
 	OPT_DENY_PRIVATE, OPT_TMP_SIZE, OPT_SHM_SIZE, OPT_HOME_SIZE, OPT_FRESH_HOME, OPT_CACHE,
-	OPT_PROFILE, OPT_NO_CONFIG, OPT_CWD, OPT_OUTPUT_MAX, OPT_ALLOW_PRIVATE,
+	OPT_PROFILE, OPT_NO_CONFIG, OPT_CWD, OPT_OUTPUT_MAX, OPT_ALLOW_PRIVATE, OPT_SECRET,
 };
 
 static int push(struct at_strlist *l, const char *s, struct at_error *err)
@@ -57,6 +57,7 @@ static int parse_option(struct run_args *a, int c, char *arg, struct at_error *e
 	case OPT_NET: a->o.net = true; return 0;
 	case OPT_ENV: return push(&a->set, arg, err);
 	case OPT_PASS_ENV: return push(&a->pass, arg, err);
+	case OPT_SECRET: return push(&a->secrets, arg, err);
 	case OPT_TIMEOUT: return at_parse_seconds(arg, &a->o.timeout_ms, err);
 	case OPT_MEMORY: return at_parse_size(arg, &lim[AT_LIMIT_MEMORY], err);
 	case OPT_PIDS: return at_parse_count(arg, 4194304, &lim[AT_LIMIT_PIDS], err);
@@ -110,6 +111,7 @@ int at_cli_run_args(int argc, char **argv, struct run_args *a)
 		{ "forward", required_argument, NULL, OPT_FORWARD },
 		{ "deny-private", no_argument, NULL, OPT_DENY_PRIVATE },
 		{ "allow-private", no_argument, NULL, OPT_ALLOW_PRIVATE },
+		{ "secret", required_argument, NULL, OPT_SECRET },
 		{ "cwd", required_argument, NULL, OPT_CWD },
 		{ "output-max", required_argument, NULL, OPT_OUTPUT_MAX },
 		{ "tty", no_argument, NULL, 't' }, { "no-tty", no_argument, NULL, 'T' },

@@ -18,6 +18,7 @@ struct run_args {
 	size_t cap;
 	struct at_strlist pass, set;     /* --pass-env K, --env K=V */
 	struct at_strlist caches;        /* --cache DIR */
+	struct at_strlist secrets;       /* --secret NAME[:HOST,...] */
 	bool json, verbose;
 	struct at_app_net *net;          /* --allow-host, --forward, --deny-private */
 };

@@ -177,6 +177,163 @@ static int limits_object(const struct ctx *c, const at_json *j, uint64_t *limits
 	return 0;
 }
 
+/* A list of environment variables' names (the secrets a run uses). */
+static int name_list(const struct ctx *c, const at_json *j, const char *key,
+		     struct at_strlist *out)
+{
+	size_t n = out->n;
+	int rc;
+
+	if ((rc = string_list(c, j, key, false, out)) < 0)
+		return rc;
+	for (; n < out->n; n++)
+		if (!env_name_ok(out->v[n]))
+			return bad(c, key, "not a list of names (letters, digits and _), in");
+	return 0;
+}
+
+/* "x-api-key", "bearer", "basic": a header's name of letters, digits and '-', lower case. */
+static bool header_ok(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			return false;
+	return i > 0 && i <= 64;
+}
+
+static int one_secret(const struct ctx *c, const at_json *j, const char *key,
+		      struct at_runconf_secret *s)
+{
+	const at_json *m;
+	const char *v;
+	int rc = 0;
+
+	if (!at_json_is_object(j))
+		return bad(c, key, "not an object of hosts, from and header:");
+	for (m = at_json_child(j); m && rc == 0; m = at_json_next(m)) {
+		const char *k = at_json_key(m);
+		char sub[160];
+
+		snprintf(sub, sizeof(sub), "%s.%.60s", key, k);
+		v = at_json_string_value(m);
+		if (repeated(j, m))
+			rc = bad(c, sub, "a repeated key");
+		else if (strcmp(k, "hosts") == 0)
+			rc = string_list(c, m, sub, false, &s->hosts);
+		else if (strcmp(k, "from") == 0 && v &&
+			 (strncmp(v, "env:", 4) == 0 || strncmp(v, "file:", 5) == 0 ||
+			  strncmp(v, "command:", 8) == 0) && strlen(v) < 4096)
+			s->from = strdup(v);
+		else if (strcmp(k, "from") == 0)
+			rc = bad(c, sub, "not \"env:NAME\", \"file:PATH\" or \"command:ARGV...\":");
+		else if (strcmp(k, "header") == 0 && v && header_ok(v))
+			s->header = strdup(v);
+		else if (strcmp(k, "header") == 0)
+			rc = bad(c, sub, "not a header's name in lower case (or bearer, basic):");
+		else
+			rc = bad(c, sub, "unknown key");
+		if (rc == 0 && ((strcmp(k, "from") == 0 && !s->from) ||
+				(strcmp(k, "header") == 0 && !s->header)))
+			rc = at_error_set(c->err, AT_ESYS, "out of memory");
+	}
+	if (rc == 0 && s->hosts.n == 0)
+		rc = bad(c, key, "no hosts for");
+	return rc;
+}
+
+/* The top-level "secrets" of the user's file: NAME -> definition. */
+static int parse_secrets(const struct ctx *c, const at_json *j, struct at_runconf *conf)
+{
+	const at_json *m;
+	int rc;
+
+	if (!at_json_is_object(j))
+		return bad(c, "secrets", "not an object of NAME: {hosts, from}:");
+	for (m = at_json_child(j); m; m = at_json_next(m)) {
+		const char *name = at_json_key(m);
+		struct at_runconf_secret *s;
+		char key[96];
+
+		snprintf(key, sizeof(key), "secrets.%.60s", name);
+		if (!env_name_ok(name) || repeated(j, m))
+			return bad(c, key, "an invalid or repeated secret name (letters, digits, _):");
+		if (conf->nsecrets == AT_RUNCONF_SECRETS_MAX)
+			return bad(c, "secrets", "more than 32 in");
+		if (!conf->secrets && !(conf->secrets = calloc(AT_RUNCONF_SECRETS_MAX,
+							       sizeof(*conf->secrets))))
+			return at_error_set(c->err, AT_ESYS, "out of memory");
+		s = &conf->secrets[conf->nsecrets++];
+		if (!(s->name = strdup(name)))
+			return at_error_set(c->err, AT_ESYS, "out of memory");
+		if ((rc = one_secret(c, m, key, s)) < 0)
+			return rc;
+		if (!s->from && asprintf(&s->from, "env:%s", name) < 0) {
+			s->from = NULL;
+			return at_error_set(c->err, AT_ESYS, "out of memory");
+		}
+	}
+	return 0;
+}
+
+static int one_request(const struct ctx *c, const at_json *j, const char *key,
+		       struct at_runconf_request *r)
+{
+	const at_json *m;
+	size_t i;
+	int rc = 0;
+
+	if (!at_json_is_object(j))
+		return bad(c, key, "not an object of methods and paths:");
+	for (m = at_json_child(j); m && rc == 0; m = at_json_next(m)) {
+		const char *k = at_json_key(m);
+		char sub[400];
+
+		snprintf(sub, sizeof(sub), "%s.%.60s", key, k);
+		if (repeated(j, m))
+			rc = bad(c, sub, "a repeated key");
+		else if (strcmp(k, "methods") == 0)
+			rc = string_list(c, m, sub, false, &r->methods);
+		else if (strcmp(k, "paths") == 0)
+			rc = string_list(c, m, sub, false, &r->paths);
+		else
+			rc = bad(c, sub, "unknown key");
+	}
+	for (i = 0; rc == 0 && i < r->methods.n; i++)
+		if (strspn(r->methods.v[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != strlen(r->methods.v[i]))
+			rc = bad(c, key, "a method that is not in upper case, in");
+	for (i = 0; rc == 0 && i < r->paths.n; i++)
+		if (r->paths.v[i][0] != '/')
+			rc = bad(c, key, "a path that does not start with '/', in");
+	return rc;
+}
+
+static int parse_requests(const struct ctx *c, const at_json *j, struct at_runconf *conf)
+{
+	const at_json *m;
+	size_t n = at_json_size(j);
+	int rc;
+
+	if (!at_json_is_object(j) || n > AT_RUNCONF_MAX_ITEMS)
+		return bad(c, "requests", "not an object of at most 256 HOST: {methods, paths}:");
+	if (n && !(conf->requests = calloc(n, sizeof(*conf->requests))))
+		return at_error_set(c->err, AT_ESYS, "out of memory");
+	for (m = at_json_child(j); m; m = at_json_next(m)) {
+		struct at_runconf_request *r = &conf->requests[conf->nrequests++];
+		char key[300];
+
+		snprintf(key, sizeof(key), "requests.%.256s", at_json_key(m));
+		if (!at_json_key(m)[0] || repeated(j, m))
+			return bad(c, key, "an empty or repeated host:");
+		if (!(r->host = strdup(at_json_key(m))))
+			return at_error_set(c->err, AT_ESYS, "out of memory");
+		if ((rc = one_request(c, m, key, r)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* One "run" or profile object; where names it for messages ("run", "profiles.rust"). */
 static int parse_set(const struct ctx *c, const at_json *j, const char *where,
 		     struct at_runconf_set *s)
@@ -214,6 +371,8 @@ static int parse_set(const struct ctx *c, const at_json *j, const char *where,
 			rc = env_object(c, m, key, &s->env);
 		else if (strcmp(k, "limits") == 0)
 			rc = limits_object(c, m, s->limits);
+		else if (strcmp(k, "secrets") == 0)
+			rc = name_list(c, m, key, &s->secrets);
 		else
 			rc = bad(c, key, "unknown key");
 	}
@@ -228,6 +387,24 @@ static void set_release(struct at_runconf_set *s)
 	at_strlist_release(&s->cache);
 	at_strlist_release(&s->allow_hosts);
 	at_strlist_release(&s->forward);
+	at_strlist_release(&s->secrets);
+}
+
+void at_runconf_secret_release(struct at_runconf_secret *s)
+{
+	free(s->name);
+	free(s->from);
+	free(s->header);
+	at_strlist_release(&s->hosts);
+	memset(s, 0, sizeof(*s));
+}
+
+void at_runconf_request_release(struct at_runconf_request *r)
+{
+	free(r->host);
+	at_strlist_release(&r->methods);
+	at_strlist_release(&r->paths);
+	memset(r, 0, sizeof(*r));
 }
 
 static int parse_profiles(const struct ctx *c, const at_json *j, struct at_runconf *conf)
@@ -286,6 +463,10 @@ int at_runconf_parse(struct at_runconf *out, const char *text, const char *what,
 			rc = parse_set(&c, m, "run", &conf.run);
 		else if (strcmp(at_json_key(m), "profiles") == 0)
 			rc = parse_profiles(&c, m, &conf);
+		else if (strcmp(at_json_key(m), "secrets") == 0)
+			rc = parse_secrets(&c, m, &conf);
+		else if (strcmp(at_json_key(m), "requests") == 0)
+			rc = parse_requests(&c, m, &conf);
 		else
 			rc = bad(&c, at_json_key(m), "unknown key");
 	}
@@ -310,6 +491,12 @@ void at_runconf_release(struct at_runconf *c)
 		set_release(&c->profiles[i].set);
 	}
 	free(c->profiles);
+	for (i = 0; i < c->nsecrets; i++)
+		at_runconf_secret_release(&c->secrets[i]);
+	free(c->secrets);
+	for (i = 0; i < c->nrequests; i++)
+		at_runconf_request_release(&c->requests[i]);
+	free(c->requests);
 	memset(c, 0, sizeof(*c));
 }
 

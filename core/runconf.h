@@ -16,6 +16,17 @@
  *   allow_private the proxy may dial private addresses (--allow-private): the
  *                user's file only; in a repository's it is an error (app/runconf.c)
  *   limits       {"memory": "2G", "pids": 4096, "cpus": 2, "cpu": 600, "file-size": "1G"}
+ *   secrets      secrets used by the run, by name ["ANTHROPIC_API_KEY"]: each defined
+ *                in the user's file (below)
+ *
+ * Beside "run" and "profiles", at the top of the file:
+ *   secrets      the user's file only: {"NAME": {"hosts": ["api.anthropic.com"],
+ *                "from": "env:NAME" | "file:PATH" | "command:ARGV...",
+ *                "header": "x-api-key" | "bearer" | "basic" | another header}}:
+ *                the proxy puts the value into requests to those hosts; inside,
+ *                the variable NAME holds a placeholder (app/secrets.c)
+ *   requests     {"HOST": {"methods": ["GET", "HEAD"], "paths": ["/prefix/"]}}: what
+ *                requests to HOST may be (net/term.h); either file (they only narrow)
  * A path (and an env value) that starts with "~/" is under the caller's home.
  * Paths must be absolute then. Anything else, an unknown key above all, is
  * one AT_EUSAGE line naming the file and the key ("'F': unknown key
@@ -39,6 +50,7 @@
 
 struct at_runconf_set {
 	struct at_strlist ro, env, path, cache, allow_hosts;  /* env: "NAME=value" */
+	struct at_strlist secrets;                            /* names used */
 	struct at_strlist forward;                            /* "PORT[:INNER]", syntax checked */
 	bool deny_private;
 	bool allow_private;                                   /* the user's file only */
@@ -50,11 +62,35 @@ struct at_runconf_profile {
 	struct at_runconf_set set;
 };
 
+#define AT_RUNCONF_SECRETS_MAX 32
+
+/* A secret's definition: the value is read where `from` says, when a run uses it. */
+struct at_runconf_secret {
+	char *name;               /* an environment variable's name */
+	struct at_strlist hosts;  /* the hosts it may go to */
+	char *from;               /* "env:NAME", "file:PATH" (absolute or ~/), "command:ARGV..." */
+	char *header;             /* NULL (Authorization or x-api-key), "bearer", "basic", or a
+				     header's name, lower case */
+};
+
+/* Rules for requests to one host: a method among methods, a path under one of paths. */
+struct at_runconf_request {
+	char *host;
+	struct at_strlist methods, paths;  /* empty: any */
+};
+
 struct at_runconf {
 	struct at_runconf_set run;
 	struct at_runconf_profile *profiles;
 	size_t nprofiles;
+	struct at_runconf_secret *secrets;
+	size_t nsecrets;
+	struct at_runconf_request *requests;
+	size_t nrequests;
 };
+
+void at_runconf_secret_release(struct at_runconf_secret *s);
+void at_runconf_request_release(struct at_runconf_request *r);
 
 /* Parse text (what: the file, for messages); home: the caller's, for "~/", or NULL. */
 int at_runconf_parse(struct at_runconf *out, const char *text, const char *what,

@@ -23,6 +23,14 @@ int at_strlist_push(struct at_strlist *l, const char *s)
 	return at_strlist_push_owned(l, strdup(s));
 }
 
+int at_strlist_push_all(struct at_strlist *l, const struct at_strlist *from)
+{
+	for (size_t i = 0; i < from->n; i++)
+		if (at_strlist_push(l, from->v[i]) < 0)
+			return -1;
+	return 0;
+}
+
 int at_strlist_pushf(struct at_strlist *l, const char *fmt, ...)
 {
 	char *s = NULL;

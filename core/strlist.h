@@ -26,6 +26,9 @@ int at_strlist_push(struct at_strlist *l, const char *s);
 /* Append s itself, which the list then owns; on failure s is freed. */
 int at_strlist_push_owned(struct at_strlist *l, char *s);
 
+/* Append a copy of every string of from; -1 when out of memory (some may be in). */
+int at_strlist_push_all(struct at_strlist *l, const struct at_strlist *from);
+
 /* Append a formatted string. */
 int at_strlist_pushf(struct at_strlist *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -66,6 +66,7 @@ int at_paths_init(struct at_paths *p, const char *common_dir, struct at_error *e
 	    at_fmt(p->worktrees_dir, sizeof(p->worktrees_dir), "%s/worktrees", p->state_dir) < 0 ||
 	    at_fmt(p->homes_dir, sizeof(p->homes_dir), "%s/homes", p->state_dir) < 0 ||
 	    at_fmt(p->caches_dir, sizeof(p->caches_dir), "%s/caches", p->state_dir) < 0 ||
+	    at_fmt(p->cas_dir, sizeof(p->cas_dir), "%s/ca", p->state_dir) < 0 ||
 	    at_fmt(p->logs_dir, sizeof(p->logs_dir), "%s/logs", p->state_dir) < 0 ||
 	    at_fmt(p->lock_file, sizeof(p->lock_file), "%s/lock", p->state_dir) < 0)
 		return at_error_sys(err, AT_ESYS, "path too long '%s'", common);
@@ -178,6 +179,14 @@ int at_task_caches(const struct at_paths *p, const char *name, char *buf, size_t
 		   struct at_error *err)
 {
 	if (at_fmt(buf, size, "%s/%s", p->caches_dir, name) < 0)
+		return at_error_sys(err, AT_ESYS, "path too long for task '%s'", name);
+	return 0;
+}
+
+int at_task_ca(const struct at_paths *p, const char *name, char *buf, size_t size,
+	       struct at_error *err)
+{
+	if (at_fmt(buf, size, "%s/%s", p->cas_dir, name) < 0)
 		return at_error_sys(err, AT_ESYS, "path too long for task '%s'", name);
 	return 0;
 }

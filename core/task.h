@@ -48,6 +48,7 @@ struct at_paths {
 	char worktree_leaf[AT_NAME_MAX + 32]; /* <repo>-<id>: the directory name, from common_dir */
 	char homes_dir[PATH_MAX];     /* <state>/homes: one NAME/ per task, its HOME in the sandbox */
 	char caches_dir[PATH_MAX];    /* <state>/caches: one NAME/ per task, its caches' upper dirs */
+	char cas_dir[PATH_MAX];       /* <state>/ca: one NAME/ per task, its CA (net/tls.h) */
 	char logs_dir[PATH_MAX];      /* <state>/logs: one NAME.jsonl per task */
 	char lock_file[PATH_MAX];     /* <state>/lock, flock'd by mutating commands */
 };
@@ -109,6 +110,10 @@ bool at_task_registered(const struct at_task *t, char *buf, size_t size);
 /* The task's directory of cache overlays: <caches_dir>/NAME. */
 int at_task_caches(const struct at_paths *p, const char *name, char *buf, size_t size,
 		   struct at_error *err);
+
+/* The task's CA directory: <cas_dir>/NAME (ca.key, mode 0600, and ca.crt). */
+int at_task_ca(const struct at_paths *p, const char *name, char *buf, size_t size,
+	       struct at_error *err);
 
 /* The task's HOME directory: <homes_dir>/NAME. */
 int at_task_home(const struct at_paths *p, const char *name, char *buf, size_t size,

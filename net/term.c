@@ -283,42 +283,32 @@ static int one_request(struct at_term_conn *tc)
 	return rc;
 }
 
-static bool sni_ok(struct at_term_conn *tc)
-{
-	const char *sni = SSL_get_servername(tc->cs, TLSEXT_NAMETYPE_host_name);
-	char canon[AT_NET_HOST_MAX + 1];
-	struct in6_addr ip;
-	bool is_ip;
-
-	if (!sni) {
-		reason(tc, "TLS names no server, and '%s' was allowed by name", tc->host);
-		return false;
-	}
-	if (!at_net_host_canon(sni, canon, &ip, &is_ip) || is_ip || strcmp(canon, tc->host) != 0) {
-		reason(tc, "TLS names a server other than '%s'", tc->host);
-		return false;
-	}
-	return true;
-}
-
 static bool handshakes(struct at_term_conn *tc)
 {
 	struct at_net_ca *ca = tc->p->opts.term->ca;
 	struct at_error err = AT_ERROR_INIT;
 	struct timeval tv = { HANDSHAKE_TIMEOUT_S, 0 };
 	SSL_CTX *sctx = at_net_tls_server(ca, tc->host, &err), *cctx;
+	struct at_net_tls_name name = { tc->host, false, false };
 	char buf[256];
 	long v;
 
 	setsockopt(tc->cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (!sctx || !(tc->cs = SSL_new(sctx)) || !SSL_set_fd(tc->cs, tc->cfd) ||
-	    SSL_accept(tc->cs) != 1) {
-		reason(tc, "no TLS handshake with the client for '%s': %s", tc->host,
-		       sctx ? at_net_tls_error(buf, sizeof(buf)) : err.msg);
+	if (sctx && (tc->cs = SSL_new(sctx)))
+		SSL_set_app_data(tc->cs, &name);
+	if (!tc->cs || !SSL_set_fd(tc->cs, tc->cfd) || SSL_accept(tc->cs) != 1) {
+		tc->allowed = !(name.other || name.none);
+		if (name.other)
+			reason(tc, "TLS names a server other than '%s'", tc->host);
+		else if (name.none)
+			reason(tc, "TLS names no server, and '%s' was allowed by name", tc->host);
+		else
+			reason(tc, "no TLS handshake with the client for '%s': %s", tc->host,
+			       sctx ? at_net_tls_error(buf, sizeof(buf)) : err.msg);
+		SSL_set_app_data(tc->cs, NULL);
 		return false;
 	}
-	if (!sni_ok(tc))
-		return false;
+	SSL_set_app_data(tc->cs, NULL);
 	tv.tv_sec = 0;
 	setsockopt(tc->cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	cctx = at_net_tls_client(ca, &err);

@@ -277,6 +277,29 @@ static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outle
 	return SSL_TLSEXT_ERR_NOACK;
 }
 
+/* The hello's server name must be the connection's host (struct at_net_tls_name). */
+static int sni_check(SSL *ssl, int *alert, void *arg)
+{
+	struct at_net_tls_name *want = SSL_get_app_data(ssl);
+	const char *got = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
+	char canon[AT_NET_HOST_MAX + 1];
+	struct in6_addr ip;
+	bool is_ip;
+
+	(void)arg;
+	if (!want)
+		return SSL_TLSEXT_ERR_OK;
+	if (!got)
+		want->none = true;
+	else if (!at_net_host_canon(got, canon, &ip, &is_ip) || is_ip ||
+		 strcmp(canon, want->host) != 0)
+		want->other = true;
+	else
+		return SSL_TLSEXT_ERR_OK;
+	*alert = SSL_AD_UNRECOGNIZED_NAME;
+	return SSL_TLSEXT_ERR_ALERT_FATAL;
+}
+
 static SSL_CTX *leaf_ctx(struct at_net_ca *ca, const char *host)
 {
 	char san[AT_NET_HOST_MAX + 8];
@@ -305,6 +328,7 @@ static SSL_CTX *leaf_ctx(struct at_net_ca *ca, const char *host)
 			ctx = NULL;
 		} else {
 			SSL_CTX_set_alpn_select_cb(ctx, alpn_select, NULL);
+			SSL_CTX_set_tlsext_servername_callback(ctx, sni_check);
 			SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
 		}
 	}

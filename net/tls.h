@@ -43,7 +43,16 @@ const char *at_net_ca_pem(const struct at_net_ca *ca, size_t *len);
 /*
  * The server side for host (canonical): a context whose certificate is a
  * leaf for host, made and kept on first use (thread-safe). NULL with err.
+ * Each SSL made from it must carry, as its app data
+ * (SSL_set_app_data), the at_net_tls_name the handshake is for: a
+ * ClientHello naming another server, or none, fails the handshake with an
+ * unrecognized_name alert, and the name says which.
  */
+struct at_net_tls_name {
+	const char *host;         /* canonical: the name CONNECT asked for */
+	bool other, none;         /* set when the hello named another server, or none */
+};
+
 SSL_CTX *at_net_tls_server(struct at_net_ca *ca, const char *host, struct at_error *err);
 
 /* The client side, for every upstream (made once per CA, thread-safe). */

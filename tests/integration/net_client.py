@@ -6,6 +6,10 @@
   net_client.py socks PROXY HOST PORT          SOCKS5 CONNECT by name, then banner and echo
   net_client.py many PROXY HOST PORT N         N CONNECT tunnels open at once, each echoing
   net_client.py direct IP PORT                 a plain TCP connection: "connected" or the error
+  net_client.py tlssend PROXY HOST PORT SNI CAFILE FILE
+                                               CONNECT, TLS naming SNI verified against CAFILE,
+                                               FILE's bytes as they are (a request, or several),
+                                               then all it got until the proxy closes
   net_client.py send PROXY FILE [FILE2]        FILE's bytes as they are; with FILE2, reads one
                                                response (by its Content-Length) and sends FILE2
                                                on the same connection; then shuts down its side
@@ -69,6 +73,27 @@ def mode_tls(proxy, host, port, sni):
         print(data.decode(errors="replace").split("\r\n\r\n", 1)[-1].strip())
     except (ssl.SSLError, ConnectionError, OSError) as e:
         print("tls failed: %s" % type(e).__name__)
+
+
+def mode_tlssend(proxy, host, port, sni, cafile, first):
+    s, f, status = open_connect(proxy, host, int(port))
+    print(status)
+    if " 200 " not in status + " ":
+        return
+    ctx = ssl.create_default_context(cafile=cafile)
+    ctx.check_hostname = False
+    try:
+        t = ctx.wrap_socket(s, server_hostname=sni)
+        t.sendall(open(first, "rb").read())
+        data = b""
+        while True:
+            chunk = t.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        print(data.decode(errors="replace"))
+    except (ssl.SSLError, ConnectionError, OSError) as e:
+        print("tls failed: %s %s" % (type(e).__name__, e))
 
 
 def mode_socks(proxy, host, port):
@@ -165,7 +190,7 @@ def main():
         asyncio.run(mode_many(args[0], args[1], args[2], int(args[3])))
     else:
         {"connect": mode_connect, "tls": mode_tls, "socks": mode_socks, "direct": mode_direct,
-         "send": mode_send}[mode](*args)
+         "send": mode_send, "tlssend": mode_tlssend}[mode](*args)
 
 
 main()

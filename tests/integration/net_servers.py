@@ -87,6 +87,41 @@ async def keepalive(reader, writer):
     writer.close()
 
 
+ECHO_LOG = None
+
+
+async def echo(reader, writer):
+    """Keep-alive HTTPS (8443): each request answered with its method, path and every header,
+    as this server received them (what the proxy put in), and logged to READY_FILE.echo.
+    /echo-back/TEXT answers TEXT itself."""
+    try:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            lines = head.decode("latin-1").split("\r\n")
+            method, path = (lines[0].split(" ") + ["", ""])[:2]
+            headers = {}
+            for l in lines[1:]:
+                if ":" in l:
+                    k, v = l.split(":", 1)
+                    headers[k.strip().lower()] = v.strip()
+            body = await read_body(reader, headers)
+            with open(ECHO_LOG, "a") as log:
+                log.write("".join("%s\n" % l for l in lines if l) + "--\n")
+            if path.startswith("/echo-back/"):
+                out = path[len("/echo-back/"):].encode() + b"\n"
+            else:
+                out = ("echo at %s %s %s body=%d\n" % (local_addr(writer), method, path, len(body))
+                       + "".join("%s\n" % l for l in lines[1:] if l)).encode("latin-1")
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nX-Echo-Auth: %s\r\n\r\n%s" % (
+                len(out), headers.get("x-api-key", headers.get("authorization", "")).encode("latin-1"),
+                out))
+            await writer.drain()
+    except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, ValueError,
+            ssl.SSLError):
+        pass
+    writer.close()
+
+
 async def raw(reader, writer):
     try:
         writer.write(b"banner at %s\n" % local_addr(writer).encode())
@@ -103,14 +138,16 @@ async def raw(reader, writer):
 
 
 async def main():
+    global ECHO_LOG
     cert, key, ready = sys.argv[1:4]
+    ECHO_LOG = ready + ".echo"
     ports = [int(p) for p in sys.argv[4:8]] or [80, 443, 7000, 8080]
     tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     tls.load_cert_chain(cert, key)
     servers = []
     for family, host in ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET6, "::")):
         for port, handler, ctx in ((ports[0], http, None), (ports[1], http, tls), (ports[2], raw, None),
-                                   (ports[3], keepalive, None)):
+                                   (ports[3], keepalive, None), (ports[1] + 8000, echo, tls)):
             sock = socket.socket(family, socket.SOCK_STREAM)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             if family == socket.AF_INET6:

@@ -24,9 +24,11 @@ at_integration_test(hostile.sh)
 at_integration_test(net_proxy.sh)
 at_integration_test(net_run.sh)
 at_integration_test(net_npm.sh)
+at_integration_test(net_secrets.sh)
 # The network tests route metadata addresses into a namespace of their own:
 # never two at once (net_lib.sh also takes a lock).
-set_tests_properties(integration.net_proxy integration.net_run integration.net_npm PROPERTIES
+set_tests_properties(integration.net_proxy integration.net_run integration.net_npm
+	integration.net_secrets PROPERTIES
 	SKIP_RETURN_CODE 77 RESOURCE_LOCK agenttask_net)
 set_tests_properties(integration.net_proxy PROPERTIES
 	ENVIRONMENT "AGENTTASK=$<TARGET_FILE:agenttask>;NET_PROXY_DRIVER=$<TARGET_FILE:net_proxy_driver>;ASAN_OPTIONS=detect_leaks=1")

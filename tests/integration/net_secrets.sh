@@ -1,0 +1,264 @@
+#!/usr/bin/env bash
+# Secrets at the proxy (`run --secret`, config.json's "secrets" and "requests"),
+# end to end: the command runs in the sandbox and reaches the remote hosts of
+# net_lib.sh through agenttask's proxy, which terminates TLS for the hosts a
+# secret is bound to (or that have request rules) with the task's CA, and
+# verifies the real host against SSL_CERT_FILE (the test's throwaway CA).
+# Every case runs as root and as uid 65534.
+#
+# The attacker is the sandboxed command. It holds the placeholder of the
+# secret and wants the value: to read it anywhere inside, to have the proxy
+# send it elsewhere (another host, another name on the same connection, a
+# second request, plain HTTP), or to use the allowed host with a key of its
+# own (the upload-with-the-attacker's-key exit). Each attempt fails and the
+# value never shows inside.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/net_lib.sh"
+net_setup "$@"
+
+NETDIR=$(dirname "$NET_CERT")
+cp "$AT" "$NETDIR/agenttask"
+cp "$(dirname "$0")/net_client.py" "$NETDIR/"
+chmod 755 "$NETDIR/agenttask" "$NETDIR/net_client.py"
+ATBIN=$NETDIR/agenttask
+CLIENT="python3 $NETDIR/net_client.py"
+ECHO_LOG=$NETDIR/ready.echo
+VALUE=sk-realsecret-0123456789abcdefABCDEF
+export API_KEY=$VALUE
+
+setup_task() {
+	[ "${NET_USER:-root}" != nobody ] || chown 65534:65534 .
+	as_user git init -q -b main repo
+	as_user git -C repo -c user.name=u -c user.email=u@u commit -q --allow-empty -m init
+	as_user "$ATBIN" -C repo new t >/dev/null
+	: >"$ECHO_LOG"
+}
+
+# atn ARGS...: agenttask -C repo ARGS as the case's user, the upstream verified with the
+# test's CA; $out, $errout, $rc.
+atn() {
+	set +e
+	as_user env SSL_CERT_FILE="$NET_CERT" API_KEY="$API_KEY" "$ATBIN" -C repo "$@" \
+		>out.txt 2>err.txt
+	rc=$?
+	set -e
+	out=$(cat out.txt)
+	errout=$(cat err.txt)
+}
+
+SECRET=(--secret API_KEY:remote.test --allow-host remote.test:8443)
+
+case_placeholder_inside_value_at_the_bound_host() {
+	# What: the command reads its key and uses it. Must: it holds a placeholder shaped like
+	# the value (its first three bytes, its length); the host receives the value.
+	setup_task
+	atn run t "${SECRET[@]}" -- sh -c 'printf "inside=%s\n" "$API_KEY"
+		curl -s --max-time 20 https://remote.test:8443/v1/messages -H "x-api-key: $API_KEY"'
+	assert_eq "$rc" 0 "the run succeeds: $errout"
+	ph=$(printf '%s\n' "$out" | sed -n 's/^inside=//p')
+	assert_eq "${#ph}" "${#VALUE}" "the placeholder has the value's length"
+	assert_eq "${ph:0:3}" "${VALUE:0:3}" "and its first three bytes"
+	[ "$ph" != "$VALUE" ] || fail "the value itself is inside"
+	assert_contains "$out" "echo at 198.18.0.2 GET /v1/messages" "the request reached the host"
+	assert_contains "$(cat "$ECHO_LOG")" "x-api-key: $VALUE" "the host got the value"
+	# What: the host echoes the key back (in its body and a header). Must: the sandbox
+	# sees the placeholder there, never the value.
+	assert_contains "$out" "x-api-key: $ph" "the echo carries the placeholder"
+	assert_not_contains "$out" "$VALUE" "the value never reaches the sandbox"
+}
+
+case_no_trace_of_the_value_inside() {
+	# What: search everything readable inside (every process's environment and command
+	# line, /proc/1's memory, files, the state the CA key lives in). Must: no trace.
+	setup_task
+	# The value, in two halves: the script's own text must not hold it whole.
+	atn run t "${SECRET[@]}" --env "P1=${VALUE:0:12}" --env "P2=${VALUE:12}" -- sh -c '
+		printf "%s%s\n" "$P1" "$P2" >/tmp/pat   # never in an argv that the search reads
+		curl -s --max-time 20 -o /dev/null https://remote.test:8443/ -H "x-api-key: $API_KEY"
+		for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do cat "$f" 2>/dev/null; done \
+			| tr "\0" "\n" | grep -c -F -f /tmp/pat | sed "s/^/proc-hits=/"
+		cat /proc/1/environ >/dev/null 2>&1 && echo init-readable
+		cat /proc/1/maps >/dev/null 2>&1 && echo init-readable
+		grep -rIlsF -f /tmp/pat --exclude=pat /etc /tmp /dev/shm /run "$HOME" . 2>/dev/null \
+			| sed "s/^/file-hit=/"
+		find / -xdev -name ca.key 2>/dev/null | sed "s/^/cakey=/"
+		echo done'''
+	assert_eq "$rc" 0 "the run succeeds: $errout"
+	assert_contains "$out" "proc-hits=0" "no process's environment or command line"
+	assert_not_contains "$out" "init-readable" "the init (a copy of agenttask, which holds
+		the variable) stays unreadable"
+	assert_not_contains "$out" "file-hit=" "no file"
+	assert_not_contains "$out" "cakey=" "the CA key is not inside"
+	assert_contains "$out" "done" "the search ran"
+}
+
+case_another_key_to_the_bound_host_is_refused() {
+	# What: upload to the allowed host with the attacker's own key (or a second one beside
+	# the placeholder). Must: 403 naming why; the host gets no such request.
+	setup_task
+	atn run t "${SECRET[@]}" -- sh -c '
+		curl -s --max-time 20 -w "\nown-key %{http_code}\n" -X POST -d @/etc/hostname \
+			https://remote.test:8443/v1/files -H "x-api-key: sk-attacker-000000000000"
+		curl -s --max-time 20 -w "\nsecond %{http_code}\n" https://remote.test:8443/v1/x \
+			-H "x-api-key: $API_KEY" -H "Authorization: Bearer sk-attacker"'
+	assert_contains "$out" "own-key 403" "another key"
+	assert_contains "$out" "is not the placeholder" "says why"
+	assert_contains "$out" "second 403" "a second credential"
+	assert_not_contains "$(cat "$ECHO_LOG")" "sk-attacker" "the host saw neither"
+}
+
+case_plain_http_and_other_names_get_no_value() {
+	# What: have the value sent over plain HTTP to the bound host, or to another host
+	# (SNI or Host naming it) through the bound host's connection. Must: refused.
+	setup_task
+	cat >req2 <<-REQ
+	GET /one HTTP/1.1
+	Host: remote.test:8443
+	x-api-key: PH
+
+	GET /two HTTP/1.1
+	Host: other.test
+	x-api-key: PH
+
+	REQ
+	chmod 644 req2
+	atn run t "${SECRET[@]}" --allow-host remote.test --ro "$NETDIR" --ro "$PWD" -- sh -c "
+		sed -e \"s/PH/\$API_KEY/\" -e 's/\$/\\r/' '$PWD/req2' >/tmp/req2
+		curl -s --max-time 20 -w '\nplain %{http_code}\n' http://remote.test/ -H \"x-api-key: \$API_KEY\"
+		curl -s --max-time 20 -w '\nhost %{http_code}\n' https://remote.test:8443/ -H 'Host: other.test' \
+			-H \"x-api-key: \$API_KEY\"
+		$CLIENT tls 127.0.0.1:3128 remote.test 8443 other.test
+		$CLIENT tlssend 127.0.0.1:3128 remote.test 8443 remote.test /etc/ssl/certs/ca-certificates.crt /tmp/req2"
+	assert_contains "$out" "plain 403" "plain HTTP to the bound host"
+	assert_contains "$out" "host 403" "a Host other than the connection's"
+	assert_contains "$out" "tls failed" "TLS naming another server"
+	assert_contains "$out" "echo at 198.18.0.2 GET /one" "the first request goes"
+	assert_contains "$out" "'other.test' is not 'remote.test'" "the second, to another host, not"
+	assert_not_contains "$(cat "$ECHO_LOG")" "/two" "the host never saw it"
+	assert_not_contains "$(cat "$ECHO_LOG")" "other.test" "nor any other name"
+}
+
+case_smuggling_and_upgrades_are_refused() {
+	# What: a body framed two ways (CL.TE), a WebSocket and an h2c upgrade on the bound host.
+	# Must: 400 each, nothing of them forwarded.
+	setup_task
+	printf 'POST /s HTTP/1.1\r\nHost: remote.test:8443\r\nContent-Length: 6\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: remote.test\r\n\r\n' >smug
+	printf 'GET /ws HTTP/1.1\r\nHost: remote.test:8443\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n' >ws
+	printf 'GET /h2c HTTP/1.1\r\nHost: remote.test:8443\r\nUpgrade: h2c\r\nConnection: Upgrade, HTTP2-Settings\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n' >h2c
+	chmod 644 smug ws h2c
+	atn run t "${SECRET[@]}" --ro "$NETDIR" --ro "$PWD" -- sh -c "
+		for f in smug ws h2c; do $CLIENT tlssend 127.0.0.1:3128 remote.test 8443 remote.test \
+			/etc/ssl/certs/ca-certificates.crt '$PWD'/\$f; done"
+	assert_contains "$out" "content-length" "CL.TE (http_parser's own refusal)"
+	assert_contains "$out" "protocol upgrade" "upgrades"
+	assert_eq "$(grep -c ' 400 Bad Request' out.txt)" 3 "three 400s: $out"
+	assert_eq "$(cat "$ECHO_LOG")" "" "nothing reached the host"
+}
+
+case_request_rules_and_records() {
+	# What: publish (POST) to a host whose rules allow GET and HEAD only. Must: 403 naming
+	# the rule. Every request is in run --json and the log: method, path without its
+	# query, status, the secret's name; never the value.
+	setup_task
+	as_user mkdir -p cfg/agenttask
+	printf '{"requests": {"remote.test": {"methods": ["GET", "HEAD"], "paths": ["/v1/"]}}}' \
+		>cfg/agenttask/config.json
+	set +e
+	as_user env XDG_CONFIG_HOME="$PWD/cfg" SSL_CERT_FILE="$NET_CERT" API_KEY="$API_KEY" \
+		"$ATBIN" -C repo run t --json "${SECRET[@]}" -- sh -c '
+		curl -s --max-time 20 -o /dev/null -w "get %{http_code}\n" "https://remote.test:8443/v1/m?key=q" -H "x-api-key: $API_KEY"
+		curl -s --max-time 20 -w "\npost %{http_code}\n" -X POST -d x https://remote.test:8443/v1/m -H "x-api-key: $API_KEY"
+		curl -s --max-time 20 -w "\npath %{http_code}\n" https://remote.test:8443/admin -H "x-api-key: $API_KEY"' \
+		>out.json 2>err.txt
+	rc=$?
+	set -e
+	assert_eq "$rc" 0 "the run succeeds: $(cat err.txt)"
+	atn log t --json
+	python3 - out.json "$out" "$VALUE" <<-'PY' || fail "the records: $(cat out.json)"
+	import json, sys
+	run = json.load(open(sys.argv[1]))
+	assert sys.argv[3] not in open(sys.argv[1]).read() and sys.argv[3] not in sys.argv[2]
+	out = run["stdout"]
+	assert "get 200" in out and "post 403" in out and "path 403" in out, out
+	assert "request rules" in out, out
+	reqs = run["requests"]
+	assert [(r["method"], r["path"], r["status"]) for r in reqs] == [
+	    ("GET", "/v1/m", 200), ("POST", "/v1/m", 403), ("GET", "/admin", 403)], reqs
+	assert reqs[0]["secret"] == "API_KEY" and reqs[0]["host"] == "remote.test", reqs
+	assert "refused" in reqs[1] and reqs[0]["bytes_down"] > 0, reqs
+	logged = [e for e in json.loads(sys.argv[2]) if e["event"] == "run"][-1]
+	assert [r["path"] for r in logged["network"]["requests"]] == ["/v1/m", "/v1/m", "/admin"]
+	PY
+}
+
+case_bad_secrets_stop_the_run() {
+	# Bad input: one clear line naming the secret, status 2, and nothing runs.
+	setup_task
+	atn run t --secret NOPE:remote.test --allow-host remote.test -- touch ran
+	assert_eq "$rc" 2 "an unset variable: $errout"
+	assert_contains "$errout" "cannot load secret 'NOPE' from 'env:NOPE'" "names it"
+	atn run t --secret API_KEY:other.test --allow-host remote.test -- touch ran
+	assert_eq "$rc" 2 "a host the run does not allow"
+	assert_contains "$errout" "goes to 'other.test', which this run does not allow" "says so"
+	atn run t --secret UNKNOWN --allow-host remote.test -- touch ran
+	assert_eq "$rc" 2 "a name config.json does not define"
+	assert_contains "$errout" "unknown secret 'UNKNOWN'" "says so"
+	atn run t "${SECRET[@]}" --pass-env API_KEY -- touch ran
+	assert_eq "$rc" 2 "passing the variable itself"
+	atn run t "${SECRET[@]}" --net -- touch ran
+	assert_eq "$rc" 2 "with the host's network"
+	[ ! -e "$(as_user "$ATBIN" -C repo path t)/ran" ] || fail "a refused run ran"
+}
+
+case_config_secrets_and_the_repository() {
+	# What: the repository's run.json defines a secret of its own, or uses one the user
+	# never defined. Must: refused. The user's definition (from a file) is used by name.
+	setup_task
+	as_user mkdir -p cfg/agenttask
+	printf '%s\n' "$VALUE" >key.txt
+	chmod 644 key.txt
+	printf '{"secrets": {"FILE_KEY": {"hosts": ["remote.test"], "from": "file:%s"}}}' \
+		"$PWD/key.txt" >cfg/agenttask/config.json
+	set +e
+	as_user env XDG_CONFIG_HOME="$PWD/cfg" SSL_CERT_FILE="$NET_CERT" "$ATBIN" -C repo run t \
+		--allow-host remote.test:8443 -- sh -c \
+		'curl -s --max-time 20 https://remote.test:8443/f -H "x-api-key: $FILE_KEY"' >out.txt 2>err.txt
+	rc=$?
+	set -e
+	assert_eq "$rc" 0 "a defined secret for an allowed host is used: $(cat err.txt)"
+	assert_contains "$(cat "$ECHO_LOG")" "x-api-key: $VALUE" "the host got the file's value"
+	as_user mkdir -p repo/.agenttask
+	printf '{"secrets": {"MINE": {"hosts": ["remote.test"], "from": "env:HOME"}}}' \
+		| as_user tee repo/.agenttask/run.json >/dev/null
+	as_user git -C repo add .agenttask
+	as_user git -C repo -c user.name=u -c user.email=u@u commit -q -m conf
+	as_user "$ATBIN" -C repo new t2 >/dev/null
+	atn run t2 --allow-host remote.test -- true
+	assert_eq "$rc" 2 "a repository defining a secret"
+	assert_contains "$errout" "secrets are yours to define" "says so"
+}
+
+case_git_helper_answers_with_the_placeholder() {
+	# git inside asks for a credential for the bound host: it gets the placeholder.
+	setup_task
+	as_user mkdir -p cfg/agenttask
+	printf '{"secrets": {"GH_TOKEN": {"hosts": ["remote.test"], "header": "basic"}}}' \
+		>cfg/agenttask/config.json
+	set +e
+	as_user env XDG_CONFIG_HOME="$PWD/cfg" GH_TOKEN=ghp_realtoken0123456789 \
+		SSL_CERT_FILE="$NET_CERT" "$ATBIN" -C repo run t --allow-host remote.test:8443 -- sh -c \
+		'printf "protocol=https\nhost=remote.test\n\n" | git credential fill; echo "ph=$GH_TOKEN"' \
+		>out.txt 2>err.txt
+	rc=$?
+	set -e
+	assert_eq "$rc" 0 "the run succeeds: $(cat err.txt)"
+	ph=$(sed -n 's/^ph=//p' out.txt)
+	assert_contains "$(cat out.txt)" "password=$ph" "git's helper answers with the placeholder"
+	assert_not_contains "$(cat out.txt)" "ghp_realtoken0123456789" "never the value"
+}
+
+for c in $(declare -F | awk '{print $3}' | grep '^case_'); do
+	eval "test_${c#case_}__as_root() { NET_USER=root $c; }"
+	eval "test_${c#case_}__as_nobody() { NET_USER=nobody $c; }"
+done
+run_tests
