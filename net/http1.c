@@ -23,6 +23,8 @@ int at_http1_head_end(const char *buf, size_t n, size_t *len)
 		if (c == '\n') {
 			if (i == 0 || buf[i - 1] != '\r')
 				return -1;      /* a bare LF */
+			if (i + 1 < n && (buf[i + 1] == ' ' || buf[i + 1] == '\t'))
+				return -1;      /* a folded line (obs-fold): one header read as two */
 			if (i >= 3 && buf[i - 2] == '\n' && buf[i - 3] == '\r') {
 				*len = i + 1;
 				return 1;
@@ -462,8 +464,13 @@ int at_http1_judge(const struct at_net_term *t, const struct at_net_term_host *h
 	}
 	(void)n;
 	snprintf(r->method, sizeof(r->method), "%s", http_method_str(p.method));
-	for (i = 0; i < hd->n; i++)
+	for (i = 0; i < hd->n; i++) {
 		trim(&hd->h[i]);
+		if (memchr(hd->h[i].val, '\r', hd->h[i].vlen) || memchr(hd->h[i].val, '\n', hd->h[i].vlen)) {
+			refuse(r, 400, "malformed request: a header value across lines");
+			goto out;
+		}
+	}
 	if (!hd->url || !(p.http_major == 1 && p.http_minor <= 1)) {
 		refuse(r, 400, "malformed request: HTTP/1.0 or HTTP/1.1 only");
 		goto out;

@@ -25,7 +25,8 @@
  * The end of a request head at the start of buf: 1 with *len its length
  * (the blank line included), 0 while more may come, -1 when the bytes can
  * never be a head: a NUL, a bare CR or LF, another control character but a
- * tab, or no end within AT_HTTP1_HEAD_MAX bytes.
+ * tab, a folded line (one starting with a space or tab), or no end within
+ * AT_HTTP1_HEAD_MAX bytes.
  */
 int at_http1_head_end(const char *buf, size_t n, size_t *len);
 

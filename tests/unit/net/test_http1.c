@@ -176,6 +176,10 @@ static void test_http1__head_end_refuses_control_bytes(void **state)
 	assert_int_equal(at_http1_head_end("GET / HTTP/1.1\nHost: a\r\n\r\n", 26, &len), -1);
 	assert_int_equal(at_http1_head_end("GET / HTTP/1.1\rHost: a\r\n\r\n", 26, &len), -1);
 	assert_int_equal(at_http1_head_end("GET /\0 HTTP/1.1\r\n\r\n", 20, &len), -1);
+	/* What: a folded header line, read as part of the one above by some, as its own by
+	 * others (a Host hidden in a fold). Must: refused. */
+	assert_int_equal(at_http1_head_end("GET / HTTP/1.1\r\nX: a\r\n Host: b\r\n\r\n", 34, &len),
+			 -1);
 	assert_int_equal(at_http1_head_end("GET / HTTP/1.1\r\n\r\nGET", 21, &len), 1);
 	assert_int_equal(len, 18);
 }
