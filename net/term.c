@@ -274,7 +274,8 @@ static int one_request(struct at_term_conn *tc)
 		up = rq.head_len;
 		take(tc, head_len);
 		if (body > 0 || (body == 0 && forward_body(tc, &m, body, &up)))
-			rc = relay_response(tc, rq.head_request, &status, &down);
+			rc = relay_response(tc, rq.head_request, &status, &down) &&
+			     http_should_keep_alive(&m.p);  /* the client's Connection: close too */
 	}
 	record_request(tc, &rq, status, rc || status ? NULL : tc->reason[0] ? tc->reason :
 		       "the connection ended", up, down, t0);
