@@ -309,6 +309,34 @@ await check('run: allow_hosts only names hosts the person allows, exactly', asyn
 		/'pypi\.org'/);
 });
 
+await check('run: an agent cannot add secrets; the person\'s reach it only as placeholders', async () => {
+	// What: a prompt-injected agent asks the run tool for a secret (to have the proxy send
+	// the person's key where it likes), or reads the one the person's config.json gives.
+	// Must: no argument adds a secret, a host or a rule; inside, the variable holds a
+	// placeholder shaped like the value, never the value.
+	const xdg = join(top, 'xdg-secrets');
+	const value = 'sk-mcpsecret-0123456789abcdefXYZ';
+	mkdirSync(join(xdg, 'agenttask'), { recursive: true });
+	writeFileSync(join(xdg, 'agenttask', 'config.json'),
+		'{"secrets": {"MCP_KEY": {"hosts": ["pypi.org"]}}}');
+	const c = await connect(['--task', 't1', '--allow-host', 'pypi.org'],
+		{ XDG_CONFIG_HOME: xdg, MCP_KEY: value });
+	for (const arg of ['secrets', 'secret', 'requests', 'pass_env'])
+		await refused(c, 'run', { command: 'true', [arg]: ['MCP_KEY'] }, 'usage',
+			new RegExp(`unknown argument '${arg}'`));
+	const r = await call(c, 'run', { command: 'printf "%s" "$MCP_KEY"', allow_hosts: ['pypi.org'] });
+	assert.equal(r.isError, false, r.content[0].text);
+	const ph = r.structuredContent.stdout;
+	assert.equal(ph.length, value.length, 'the placeholder has the value\'s length');
+	assert.equal(ph.slice(0, 3), value.slice(0, 3), 'and its first three bytes');
+	assert.notEqual(ph, value, 'never the value');
+	assert.ok(!JSON.stringify(r).includes(value), 'the value is nowhere in the result');
+	// Without the host allowed, the secret is not even loaded.
+	const r2 = await call(c, 'run', { command: 'printf "[%s]" "$MCP_KEY"' });
+	assert.equal(r2.structuredContent.stdout, '[]');
+	await c.close();
+});
+
 await check('a server reaches only the tasks its session made, or the one --task names', async () => {
 	// What: an agent on a second server (or a client sharing one machine)
 	// names a task it did not make (another session's, the person's own)
