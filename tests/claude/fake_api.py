@@ -16,10 +16,12 @@ no tools (a title or a summary, asked of a small model), count_tokens, and
 anything else are answered harmlessly and take no turn. Streaming requests
 ("stream": true) get Server-Sent Events, the others one JSON message.
 
-Every request is appended to LOG as one JSON line {method, path, body}, for
-the test to assert on.
+Every request is appended to LOG as one JSON line {method, path, body, key}
+(key: the x-api-key or Authorization it carried), for the test to assert on.
 
-usage: fake_api.py WORKTREE LOG PORT_FILE
+usage: fake_api.py WORKTREE LOG PORT_FILE [ADDR PORT CERT KEY]
+With ADDR..., it listens there over TLS (tests/integration/net_secrets.sh: the
+real key held by agenttask's proxy, the certificate its test CA).
 """
 import json
 import sys
@@ -95,7 +97,8 @@ class Handler(BaseHTTPRequestHandler):
 	def record(self, body):
 		with open(LOG, "a") as f:
 			f.write(json.dumps({"method": self.command, "path": self.path,
-				"body": body}) + "\n")
+				"body": body, "key": self.headers.get("x-api-key") or
+				self.headers.get("authorization")}) + "\n")
 
 	def send_json(self, code, obj):
 		data = json.dumps(obj).encode()
@@ -142,7 +145,15 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
-	server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+	if len(sys.argv) > 4:
+		import ssl
+		addr, port, cert, key = sys.argv[4:8]
+		server = ThreadingHTTPServer((addr, int(port)), Handler)
+		ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+		ctx.load_cert_chain(cert, key)
+		server.socket = ctx.wrap_socket(server.socket, server_side=True)
+	else:
+		server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 	with open(PORT_FILE + ".tmp", "w") as f:
 		f.write("%d\n" % server.server_address[1])
 	import os

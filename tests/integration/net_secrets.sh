@@ -23,6 +23,13 @@ chmod 755 "$NETDIR/agenttask" "$NETDIR/net_client.py"
 ATBIN=$NETDIR/agenttask
 CLIENT="python3 $NETDIR/net_client.py"
 ECHO_LOG=$NETDIR/ready.echo
+# Claude Code and the stand-in API, where uid 65534 can read them (only when installed).
+if [ -f "$(dirname "$0")/../claude/node_modules/@anthropic-ai/claude-code/cli.js" ]; then
+	mkdir "$NETDIR/claude"
+	cp -a "$(dirname "$0")/../claude/node_modules" "$(dirname "$0")/../claude/fake_api.py" \
+		"$NETDIR/claude/"
+	chmod -R a+rX "$NETDIR/claude"
+fi
 VALUE=sk-realsecret-0123456789abcdefABCDEF
 export API_KEY=$VALUE
 
@@ -255,6 +262,54 @@ case_git_helper_answers_with_the_placeholder() {
 	ph=$(sed -n 's/^ph=//p' out.txt)
 	assert_contains "$(cat out.txt)" "password=$ph" "git's helper answers with the placeholder"
 	assert_not_contains "$(cat out.txt)" "ghp_realtoken0123456789" "never the value"
+}
+
+case_claude_code_with_its_key_by_reference() {
+	# The recipe of docs/agents.md: Claude Code run whole inside with its API key by
+	# reference. What: everything inside (the agent, its tools) would read the key. Must:
+	# the agent works with the placeholder, the API (behind TLS, under the test's CA,
+	# which the proxy verifies) receives the real key on every request, and no trace
+	# of the value is readable inside.
+	local cc=$NETDIR/claude/node_modules/@anthropic-ai/claude-code wt key=sk-ant-api03-realKEY0123456789
+	command -v node >/dev/null || skip "node is missing (apt-get install nodejs)"
+	[ -f "$cc/cli.js" ] || skip "the Claude Code package is missing (make deps)"
+	setup_task
+	wt=$(as_user "$ATBIN" -C repo path t)
+	printf '#!/bin/sh\necho helo\n' | as_user tee "$wt/greet.sh" >/dev/null
+	printf '%s\n' 'out=$(sh greet.sh)' \
+		'if [ "$out" = hello ]; then echo "test: PASS"; else echo "test: FAIL: got $out"; exit 1; fi' \
+		| as_user tee "$wt/test.sh" >/dev/null
+	rm -f api.log api.port
+	ip netns exec "$NET_NS" python3 "$NETDIR/claude/fake_api.py" "$wt" "$PWD/api.log" \
+		"$PWD/api.port" 198.18.0.2 8444 "$NET_CERT" "$NETDIR/key.pem" </dev/null >api.err 2>&1 &
+	local api=$!
+	wait_until 30 test -s api.port || fail "the stand-in API did not start: $(cat api.err)"
+	set +e
+	as_user env SSL_CERT_FILE="$NET_CERT" ANTHROPIC_API_KEY="$key" "$ATBIN" -C repo run t \
+		--timeout 300 --secret ANTHROPIC_API_KEY:remote.test --allow-host remote.test:8444 \
+		--ro "$cc" -- env ANTHROPIC_BASE_URL=https://remote.test:8444 \
+		CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 \
+		node "$cc/cli.js" -p "Fix the greeting so that test.sh passes" \
+		--allowedTools Read,Edit,Write,Bash --permission-mode acceptEdits </dev/null \
+		>out.txt 2>err.txt
+	rc=$?
+	set -e
+	kill "$api" 2>/dev/null
+	assert_eq "$rc" 0 "the agent's run succeeds: $(cat out.txt err.txt | tail -20)"
+	assert_contains "$(cat out.txt)" "Fixed the greeting; the test passes." "the agent finished"
+	assert_eq "$(cat "$wt/greet.sh")" "$(printf '#!/bin/sh\necho hello')" "its edit landed"
+	python3 - api.log "$key" <<-'PY' || fail "the API's requests: $(cat api.log)"
+	import json, sys
+	reqs = [json.loads(l) for l in open(sys.argv[1])]
+	posts = [r for r in reqs if r["method"] == "POST"]
+	assert len(posts) >= 4, len(posts)
+	assert all(r["key"] == sys.argv[2] for r in posts), {r["key"] for r in posts}
+	PY
+	assert_not_contains "$(cat out.txt err.txt)" "$key" "the value never reached the sandbox"
+	# What the agent kept (its settings and conversation in the task's HOME, the
+	# worktree) holds no trace of it either.
+	assert_eq "$(grep -rlF "$key" "$wt" "$(git -C repo rev-parse --git-common-dir)" 2>/dev/null)" "" \
+		"no file the agent wrote holds the value"
 }
 
 for c in $(declare -F | awk '{print $3}' | grep '^case_'); do
