@@ -308,7 +308,7 @@ case_claude_code_with_its_key_by_reference() {
 	assert_not_contains "$(cat out.txt err.txt)" "$key" "the value never reached the sandbox"
 	# What the agent kept (its settings and conversation in the task's HOME, the
 	# worktree) holds no trace of it either.
-	assert_eq "$(grep -rlF "$key" "$wt" "$(git -C repo rev-parse --git-common-dir)" 2>/dev/null)" "" \
+	assert_eq "$(grep -rlF "$key" "$wt" "$(as_user git -C repo rev-parse --path-format=absolute --git-common-dir)" 2>/dev/null)" "" \
 		"no file the agent wrote holds the value"
 }
 
