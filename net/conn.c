@@ -375,6 +375,23 @@ static void grow_pipe(struct at_half *h)
 
 static void relay_pump(struct at_conn *c);
 
+/* A terminated host's connection leaves the loop for a thread of its own (term.c), which records it. */
+static void hand_over(struct at_conn *c)
+{
+	struct at_term_handoff ho = {
+		.cfd = c->cfd, .ufd = c->ufd, .proto = c->proto, .host = c->host, .addr = c->addr,
+		.rule = c->rule, .port = c->port, .start_ms = c->start_ms,
+		.start_mono_ms = c->start_mono_ms,
+	};
+
+	at_proxy_interest(c->p, c->cfd, &c->ctag, &c->cev, 0);
+	at_proxy_interest(c->p, c->ufd, &c->utag, &c->uev, 0);
+	c->cfd = c->ufd = -1;
+	c->quiet = true;
+	at_term_start(c->p, c->term, &ho);
+	at_conn_close(c);
+}
+
 /*
  * The relay's sockets are registered once, edge-triggered, for both
  * directions: no epoll_ctl per chunk. Every event pumps both halves until
@@ -395,7 +412,7 @@ static void start_relay(struct at_conn *c)
 			send_now(c, established, sizeof(established) - 1);
 		else
 			socks_reply(c, 0);
-		at_term_start(c, c->term);
+		hand_over(c);
 		return;
 	}
 	if (!make_pipe(&c->up) || !make_pipe(&c->down)) {

@@ -109,8 +109,18 @@ struct at_proxy {
 
 int64_t at_mono_ms(void);
 
-/* term.c: c (connected, its client told so) goes on in a thread of its own, c is closed. */
-void at_term_start(struct at_conn *c, const struct at_net_term_host *h);
+/* What a terminated connection takes over from the loop: its two sockets, and what to record. */
+struct at_term_handoff {
+	int cfd, ufd;             /* the thread's from now on: closed on failure too */
+	enum at_net_proto proto;
+	const char *host, *addr, *rule;
+	uint16_t port;
+	int64_t start_ms, start_mono_ms;
+};
+
+/* term.c: a connected, answered CONNECT or SOCKS5 to host h goes on in a thread of its own. */
+void at_term_start(struct at_proxy *p, const struct at_net_term_host *h,
+		   const struct at_term_handoff *ho);
 /* term.c: end every terminated connection and join its thread. */
 void at_term_stop_all(struct at_proxy *p);
 

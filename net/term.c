@@ -7,6 +7,8 @@
  */
 #include "net/conn.h"
 
+#include <time.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -49,6 +51,14 @@ struct at_term_conn {
 	size_t out_len;
 	size_t scrub_tail;        /* the longest value, less one: bytes held back */
 };
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 const struct at_net_term_host *at_net_term_find(const struct at_net_term *t, const char *host)
 {
@@ -110,7 +120,7 @@ static void record_request(struct at_term_conn *tc, const struct at_http1_req *r
 		.bytes_up = up,
 		.bytes_down = down,
 		.start_ms = t0,
-		.duration_ms = at_mono_ms() - tc->start_mono_ms - (t0 - tc->start_ms),
+		.duration_ms = mono_ms() - tc->start_mono_ms - (t0 - tc->start_ms),
 		.secret = rq->secret >= 0 ? t->secrets[rq->secret].name : NULL,
 		.stray = rq->stray >= 0 ? t->secrets[rq->stray].name : NULL,
 	};
@@ -351,7 +361,7 @@ static void *term_main(void *arg)
 		.allowed = tc->allowed, .rule = tc->rule,
 		.reason = tc->reason[0] ? tc->reason : NULL,
 		.bytes_up = tc->up, .bytes_down = tc->down, .start_ms = tc->start_ms,
-		.duration_ms = at_mono_ms() - tc->start_mono_ms, .terminated = true,
+		.duration_ms = mono_ms() - tc->start_mono_ms, .terminated = true,
 	};
 	if (tc->p->opts.record)
 		tc->p->opts.record(&r, tc->p->opts.record_ctx);
@@ -371,56 +381,48 @@ static void *term_main(void *arg)
 	return NULL;
 }
 
-void at_term_start(struct at_conn *c, const struct at_net_term_host *h)
+void at_term_start(struct at_proxy *p, const struct at_net_term_host *h,
+		   const struct at_term_handoff *ho)
 {
-	struct at_proxy *p = c->p;
 	struct at_term_conn *tc = calloc(1, sizeof(*tc));
 	const struct at_net_term *t = p->opts.term;
 	pthread_attr_t attr;
-	bool ok;
+	bool ok = false;
 
-	at_proxy_interest(p, c->cfd, &c->ctag, &c->cev, 0);
-	at_proxy_interest(p, c->ufd, &c->utag, &c->uev, 0);
-	if (!tc || !(tc->in = malloc(IO_BUF)) || !(tc->out = malloc(IO_BUF))) {
-		if (tc)
-			free(tc->in);
-		free(tc);
-		at_conn_close(c);
-		return;
+	if (tc && (tc->in = malloc(IO_BUF)) && (tc->out = malloc(IO_BUF))) {
+		tc->p = p;
+		tc->h = h;
+		tc->cfd = ho->cfd;
+		tc->ufd = ho->ufd;
+		tc->proto = ho->proto;
+		snprintf(tc->host, sizeof(tc->host), "%s", ho->host);
+		snprintf(tc->addr, sizeof(tc->addr), "%s", ho->addr);
+		tc->port = ho->port;
+		tc->rule = ho->rule;
+		tc->allowed = true;
+		tc->start_ms = ho->start_ms;
+		tc->start_mono_ms = ho->start_mono_ms;
+		for (size_t i = 0; i < t->nsecrets; i++)
+			if (t->secrets[i].len > tc->scrub_tail + 1)
+				tc->scrub_tail = t->secrets[i].len - 1;
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 256 << 10);
+		pthread_mutex_lock(&p->term_lock);
+		ok = pthread_create(&tc->thread, &attr, term_main, tc) == 0;
+		if (ok) {
+			tc->next = p->terms;
+			p->terms = tc;
+		}
+		pthread_mutex_unlock(&p->term_lock);
+		pthread_attr_destroy(&attr);
 	}
-	tc->p = p;
-	tc->h = h;
-	tc->cfd = c->cfd;
-	tc->ufd = c->ufd;
-	c->cfd = c->ufd = -1;
-	tc->proto = c->proto;
-	memcpy(tc->host, c->host, sizeof(tc->host));
-	memcpy(tc->addr, c->addr, sizeof(tc->addr));
-	tc->port = c->port;
-	tc->rule = c->rule;
-	tc->allowed = true;
-	tc->start_ms = c->start_ms;
-	tc->start_mono_ms = c->start_mono_ms;
-	for (size_t i = 0; i < t->nsecrets; i++)
-		if (t->secrets[i].len > tc->scrub_tail + 1)
-			tc->scrub_tail = t->secrets[i].len - 1;
-	c->quiet = true;   /* the thread records the connection */
-	at_conn_close(c);
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 256 << 10);
-	pthread_mutex_lock(&p->term_lock);
-	ok = pthread_create(&tc->thread, &attr, term_main, tc) == 0;
-	if (ok) {
-		tc->next = p->terms;
-		p->terms = tc;
-	}
-	pthread_mutex_unlock(&p->term_lock);
-	pthread_attr_destroy(&attr);
 	if (!ok) {
-		close(tc->cfd);
-		close(tc->ufd);
-		free(tc->in);
-		free(tc->out);
+		close(ho->cfd);
+		close(ho->ufd);
+		if (tc) {
+			free(tc->in);
+			free(tc->out);
+		}
 		free(tc);
 	}
 }
