@@ -17,8 +17,8 @@
 #include "core/array.h"
 #include "core/trace.h"
 #include "core/util.h"
-#include "git/cache_tree.h"
-#include "git/index_file.h"
+#include "gitfmt/cache_tree.h"
+#include "gitfmt/index_file.h"
 #include "git/internal.h"
 
 #define MAX_WORKERS 8

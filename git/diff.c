@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
-#include "git/diff_format.h"
+#include "gitfmt/diff_format.h"
 #include "git/renames.h"
 #include "git/internal.h"
 #include "git/snapshot.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "git/diff_format.h"
+#include "gitfmt/diff_format.h"
 
 #define NONE ((size_t)-1)
 #define MAX_IDENTICAL 100         /* exact candidates git looks at for one destination */

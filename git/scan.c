@@ -16,7 +16,7 @@
 #include "core/array.h"
 #include "core/fs.h"
 #include "core/util.h"
-#include "git/dircache.h"
+#include "gitfmt/dircache.h"
 #include "git/internal.h"
 #include "git/wtignore.h"
 #include "git/wtread.h"

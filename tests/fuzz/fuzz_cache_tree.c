@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "git/cache_tree.h"
+#include "gitfmt/cache_tree.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "git/diff_format.h"
+#include "gitfmt/diff_format.h"
 
 /* C-unquote what at_diff_quote() wrote; NULL when it is not well formed. */
 static char *unquote(const char *q)

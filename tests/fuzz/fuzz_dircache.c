@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "git/dircache.h"
+#include "gitfmt/dircache.h"
 
 static char in_path[PATH_MAX], out_path[PATH_MAX];
 

@@ -24,7 +24,7 @@
 #include <git2.h>
 #include <openssl/sha.h>
 
-#include "git/index_file.h"
+#include "gitfmt/index_file.h"
 
 static char index_path[PATH_MAX];
 

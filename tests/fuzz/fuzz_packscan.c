@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "git/packscan.h"
+#include "gitfmt/packscan.h"
 
 static int fd = -1;
 

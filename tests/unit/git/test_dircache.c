@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "git/dircache.h"
+#include "gitfmt/dircache.h"
 
 static void load_text(const char *text, struct at_dircache *c)
 {

@@ -1,4 +1,4 @@
-#include "git/index_file.h"
+#include "gitfmt/index_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "git/diff_format.h"
+#include "gitfmt/diff_format.h"
 
 static void check_quote(const char *prefix, const char *path, bool high, const char *want)
 {

@@ -1,4 +1,4 @@
-#include "git/dircache.h"
+#include "gitfmt/dircache.h"
 
 #include <errno.h>
 #include <fcntl.h>

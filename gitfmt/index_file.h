@@ -17,8 +17,8 @@
  * malformed one is dropped, as git drops it); the other optional extensions
  * (resolve-undo, untracked cache, ...) are skipped.
  */
-#ifndef AT_GIT_INDEX_FILE_H
-#define AT_GIT_INDEX_FILE_H
+#ifndef AT_GITFMT_INDEX_FILE_H
+#define AT_GITFMT_INDEX_FILE_H
 
 #include <stddef.h>
 #include <time.h>
@@ -26,7 +26,7 @@
 #include <git2.h>
 
 #include "core/error.h"
-#include "git/cache_tree.h"
+#include "gitfmt/cache_tree.h"
 
 #define AT_INDEX_DECLINED 1
 

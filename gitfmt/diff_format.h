@@ -7,8 +7,8 @@
  * its tests. Every char * returned is malloc'd and the caller's to free();
  * NULL means out of memory.
  */
-#ifndef AT_GIT_DIFF_FORMAT_H
-#define AT_GIT_DIFF_FORMAT_H
+#ifndef AT_GITFMT_DIFF_FORMAT_H
+#define AT_GITFMT_DIFF_FORMAT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -24,8 +24,8 @@
  * missing, damaged or foreign file is ignored; it is rewritten atomically
  * after a scan that had to list a directory.
  */
-#ifndef AT_GIT_DIRCACHE_H
-#define AT_GIT_DIRCACHE_H
+#ifndef AT_GITFMT_DIRCACHE_H
+#define AT_GITFMT_DIRCACHE_H
 
 #include <stdbool.h>
 #include <stddef.h>

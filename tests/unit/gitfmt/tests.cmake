@@ -1,0 +1,1 @@
+at_unit_test(test_diff_format unit/gitfmt/test_diff_format.c at_gitfmt)
