@@ -36,7 +36,7 @@
 #include "core/fs.h"
 #include "core/trace.h"
 #include "core/util.h"
-#include "gitfmt/index_file.h"
+#include "git/index_read.h"
 #include "git/internal.h"
 #include "git/scan.h"
 #include "git/wtread.h"

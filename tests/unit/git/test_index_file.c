@@ -20,8 +20,8 @@
 #include <git2.h>
 
 #include "core/fs.h"
+#include "git/index_read.h"
 #include "gitfmt/cache_tree.h"
-#include "gitfmt/index_file.h"
 
 struct repo {
 	char root[PATH_MAX];
