@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gitfmt/dircache.h"
+#include "git/dircache_store.h"
 
 static char in_path[PATH_MAX], out_path[PATH_MAX];
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gitfmt/dircache.h"
+#include "git/dircache_store.h"
 
 static void load_text(const char *text, struct at_dircache *c)
 {
