@@ -10,7 +10,7 @@
 
 #include "core/util.h"
 #include "gitfmt/diff_format.h"
-#include "git/renames.h"
+#include "git/diff_entries.h"
 #include "git/internal.h"
 #include "git/snapshot.h"
 #include "git/tree_changes.h"
@@ -28,7 +28,7 @@ struct at_diff {
 	git_odb *odb;
 	git_diff *diff;
 	git_diff_options opts;     /* also for the halves of a type change */
-	struct at_diff_entry *ent; /* the files in git's output order (git/renames.h) */
+	struct at_diff_entry *ent; /* the files in git's output order (git/diff_entries.h) */
 	size_t n;
 	bool quote_high;           /* core.quotepath */
 	int abbrev;                /* fewest hex digits on an index line */
