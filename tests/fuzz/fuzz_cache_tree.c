@@ -1,5 +1,5 @@
 /*
- * fuzz_cache_tree.c - the index's cache-tree extension (git/cache_tree.c).
+ * fuzz_cache_tree.c - the index's cache-tree extension (gitfmt/cache_tree.c).
  *
  * The extension is part of the index, which the task's git writes (see
  * fuzz_index.c); this harness feeds the payload alone, so that the fuzzer

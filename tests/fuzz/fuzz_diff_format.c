@@ -1,5 +1,5 @@
 /*
- * fuzz_diff_format.c - the text rules of the diff (git/diff_format.c) on
+ * fuzz_diff_format.c - the text rules of the diff (gitfmt/diff_format.c) on
  * the task's paths and file contents.
  *
  * The input is a byte of options, then two parts split at the first NUL:

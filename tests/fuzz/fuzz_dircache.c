@@ -1,5 +1,5 @@
 /*
- * fuzz_dircache.c - the scan's directory cache file (git/dircache.c).
+ * fuzz_dircache.c - the scan's directory cache file (gitfmt/dircache.c, loaded and saved by git/dircache_store.c).
  *
  * The cache lives in the state directory, hidden from the sandbox, but a
  * file damaged by a crash, a full disk or another version must be ignored,

@@ -1,5 +1,5 @@
 /*
- * fuzz_index.c - the index reader (git/index_file.c) and, through it, the
+ * fuzz_index.c - the index reader (gitfmt/index_file.c) and, through it, the
  * cache-tree extension.
  *
  * The index is the task's: its worktree's index is written by git inside

@@ -1,5 +1,5 @@
 /*
- * Unit tests for git/dircache.c: the file is agenttask's own, but a damaged
+ * Unit tests for gitfmt/dircache.c and git/dircache_store.c: the file is agenttask's own, but a damaged
  * one must be ignored or distrusted, never trusted by accident.
  */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /*
- * Unit tests for git/diff_format.c: git's quoting, rename names, the --stat
+ * Unit tests for gitfmt/diff_format.c: git's quoting, rename names, the --stat
  * layout and the similarity measure. The expected texts are what git 2.39
  * prints for the same input.
  */
