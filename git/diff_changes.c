@@ -1,7 +1,7 @@
+#include "git/diff_internal.h"
+
 #include <stdlib.h>
 #include <string.h>
-
-#include "git/diff_internal.h"
 
 /* git reads at most this much of a file to call it binary (a NUL in it). */
 #define BINARY_CHECK_BYTES 8000

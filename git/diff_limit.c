@@ -1,6 +1,6 @@
-#include <stdlib.h>
-
 #include "git/diff_internal.h"
+
+#include <stdlib.h>
 
 /* ---- limiting ---------------------------------------------------------- */
 

@@ -1,10 +1,11 @@
+#include "git/diff_internal.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
-#include "git/diff_internal.h"
 #include "gitfmt/diff_format.h"
 
 #define NO_NEWLINE "\\ No newline at end of file"

@@ -1,7 +1,7 @@
+#include "git/diff_internal.h"
+
 #include <stdio.h>
 #include <string.h>
-
-#include "git/diff_internal.h"
 
 /* ---- the two sides of a file, as text --------------------------------- */
 

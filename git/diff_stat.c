@@ -1,9 +1,10 @@
+#include "git/diff_internal.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
-#include "git/diff_internal.h"
 #include "gitfmt/diff_format.h"
 
 /* ---- --stat and --name-only ------------------------------------------- */

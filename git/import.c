@@ -19,9 +19,9 @@
 #include "core/fs.h"
 #include "core/trace.h"
 #include "core/util.h"
-#include "gitfmt/index_file.h"
 #include "git/index_update.h"
 #include "git/internal.h"
+#include "gitfmt/index_file.h"
 #include "gitfmt/packscan.h"
 
 #define PACK_MAX ((uint64_t)4 << 30)   /* one pack of the task's, as read from its layer */

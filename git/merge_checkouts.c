@@ -1,3 +1,5 @@
+#include "git/merge_internal.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -5,7 +7,6 @@
 #include "core/array.h"
 #include "core/util.h"
 #include "git/apply_paths.h"
-#include "git/merge_internal.h"
 
 /* Worktrees where the base branch is checked out */
 

@@ -1,8 +1,8 @@
+#include "git/merge_internal.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "git/merge_internal.h"
 
 /* Commit messages */
 

@@ -1,8 +1,9 @@
+#include "git/merge_internal.h"
+
 #include <string.h>
 
 #include "core/esc.h"
 #include "core/util.h"
-#include "git/merge_internal.h"
 #include "git/wtread.h"
 
 /* Path lists */
