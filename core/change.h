@@ -2,7 +2,7 @@
  * change.h - a change set: what a task (or a branch, in CI) changes against
  * its merge base, as plain data.
  *
- * git/diff.c fills it from libgit2; the policy rules (core/policy.h) and the
+ * git/diff_changes.c fills it from libgit2; the policy rules (core/policy.h) and the
  * JSON of `diff --json` read it. It lives in core/ so that neither of those
  * needs libgit2.
  */

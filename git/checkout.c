@@ -17,9 +17,9 @@
 #include "core/array.h"
 #include "core/trace.h"
 #include "core/util.h"
-#include "git/cache_tree.h"
-#include "git/index_file.h"
 #include "git/internal.h"
+#include "gitfmt/cache_tree.h"
+#include "gitfmt/index_file.h"
 
 #define MAX_WORKERS 8
 #define FILES_PER_WORKER 512   /* fewer files than this a thread: not worth starting one */

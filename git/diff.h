@@ -16,7 +16,7 @@
  * The text is git's: `git diff` headers and hunks, files in git's order (by
  * path), renames found as git finds them by default (always on here,
  * whatever diff.renames says, so that the policy sees the same change set on
- * every machine; exact renames of symlinks and gitlinks too: git/entries.h),
+ * every machine; exact renames of symlinks and gitlinks too: gitfmt/renames.h),
  * a type change (file <-> symlink <-> gitlink) as a deletion and an
  * addition, a gitlink's side as the line "Subproject commit <id>", and a
  * directory that became a file (or the other way) as every path on both

@@ -19,14 +19,14 @@
 #include "core/fs.h"
 #include "core/trace.h"
 #include "core/util.h"
-#include "git/index_file.h"
 #include "git/index_update.h"
 #include "git/internal.h"
-#include "git/packscan.h"
+#include "gitfmt/index_file.h"
+#include "gitfmt/packscan.h"
 
 #define PACK_MAX ((uint64_t)4 << 30)   /* one pack of the task's, as read from its layer */
 /*
- * What indexing one pack may write (git/packscan.h): its objects' sizes,
+ * What indexing one pack may write (gitfmt/packscan.h): its objects' sizes,
  * each delta's counted with its chain's, as libgit2 applies a chain again
  * for each object in it. Seconds of copying; a bomb of deltas declaring
  * more is refused before the indexer allocates any of it.

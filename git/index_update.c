@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
-#include "git/index_file.h"
+#include "git/index_read.h"
 
 #define HEADER_SIZE 12
 #define FLAG_EXTENDED 0x4000

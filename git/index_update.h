@@ -5,7 +5,7 @@
  * libgit2 reads the whole index into its structures, checks and computes
  * its collision-detecting SHA-1 over it, and writes it all again: 20 to 40
  * ms for 20,000 entries, for a commit that changed one file. Here the
- * index is read once (git/index_file.h), the entries of the paths that did
+ * index is read once (gitfmt/index_file.h), the entries of the paths that did
  * not change are copied byte for byte (their stat data kept; a racily clean
  * one smudged, as git does when it writes: its size zeroed, so that git
  * looks at the file again), a changed path's entry is written from the new
@@ -16,7 +16,7 @@
  * is read, so that nothing written on the host meanwhile is lost.
  *
  * It declines (AT_INDEX_DECLINED, nothing written), for libgit2 to do it:
- * an index this reader declines (git/index_file.h), version 4 (its paths
+ * an index this reader declines (gitfmt/index_file.h), version 4 (its paths
  * are compressed against the entry before), conflicts (stages), and a
  * change list out of order.
  */

@@ -102,7 +102,7 @@ int at_git_attrs_from_base(git_repository *repo, const git_oid *base, const char
 struct at_snap {
 	git_repository *wt;        /* at_git_open_task_repo() */
 	const struct at_task *t;
-	const char *cache_path;    /* the scan's directory cache (git/dircache.h), or NULL */
+	const char *cache_path;    /* the scan's directory cache (gitfmt/dircache.h), or NULL */
 	uint64_t max_file_size;
 };
 

@@ -16,7 +16,7 @@
 #include "core/array.h"
 #include "core/fs.h"
 #include "core/util.h"
-#include "git/dircache.h"
+#include "git/dircache_store.h"
 #include "git/internal.h"
 #include "git/wtignore.h"
 #include "git/wtread.h"

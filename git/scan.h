@@ -77,10 +77,10 @@ int at_scan_worktree(git_repository *repo, const char *workdir, git_index *idx,
 		     struct at_scan *out, struct at_error *err);
 
 /*
- * The same for entries read otherwise (git/index_file.h): count entries in
+ * The same for entries read otherwise (gitfmt/index_file.h): count entries in
  * the index's order, the index file's mtime for the racily clean check.
  * With cache_path, directories the cache there vouches for are not listed
- * again (git/dircache.h), and the cache is brought up to date.
+ * again (gitfmt/dircache.h), and the cache is brought up to date.
  */
 int at_scan_entries(git_repository *repo, const char *workdir, const git_index_entry *entries,
 		    size_t count, const struct timespec *index_mtime, const char *cache_path,

@@ -7,7 +7,7 @@
  * path checks and hash map: ~9 ms on 20,000 entries) and comparing it with
  * HEAD (~6 ms). Here, where core.symlinks and core.filemode are true:
  *
- *   1. the index file is read by git/index_file.c;
+ *   1. the index file is read by git/index_read.c;
  *   2. the worktree is compared with it by git/scan.c;
  *   3. HEAD's tree is walked alongside the index entries (both are in the
  *      same order) for what is staged: an upsert for each entry that
@@ -36,7 +36,7 @@
 #include "core/fs.h"
 #include "core/trace.h"
 #include "core/util.h"
-#include "git/index_file.h"
+#include "git/index_read.h"
 #include "git/internal.h"
 #include "git/scan.h"
 #include "git/wtread.h"

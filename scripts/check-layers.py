@@ -6,12 +6,16 @@
    strongly connected set of two or more files is a cycle (the init and the
    supervisor calling each other, say).
 2. Calls point down the layers: cmd -> app -> {git, sandbox, net} -> core,
-   and git, sandbox and net never call each other. A front end (cmd/, mcp/)
+   and git, sandbox and net never call each other. gitfmt/ (git's byte
+   formats: bytes in, structs out) lies between core and git: git and app
+   may call it, sandbox and net never; it calls core alone, and no libgit2
+   function (its object files leave no git_* symbol undefined). A front end (cmd/, mcp/)
    calls app/ and core/ only, nothing of git/, sandbox/ or net/; cmd/ may
    start mcp/ (cmd_mcp.c), mcp/ never calls cmd/.
 3. Includes follow the same arrows; <git2.h> only under git/, <seccomp.h>
-   only under sandbox/, cJSON only in core/json.c; app/'s public headers
-   include nothing of git/, sandbox/ or net/ (a second front end needs app/ and
+   only under sandbox/, cJSON only in core/json.c (<git2.h> also in gitfmt/,
+   for libgit2's types alone: rule 2 keeps its functions out); app/'s public
+   headers include nothing of git/, gitfmt/, sandbox/ or net/ (a second front end needs app/ and
    core/ alone); nothing includes a file outside its module's arrows.
 
 Prints one line per violation and exits 1 when there is any.
@@ -22,11 +26,14 @@ import re
 import subprocess
 import sys
 
-RANK = {"core": 0, "git": 1, "sandbox": 1, "net": 1, "app": 2, "mcp": 3, "cmd": 4}
+RANK = {"core": 0, "gitfmt": 1, "git": 2, "sandbox": 2, "net": 2, "app": 3, "mcp": 4, "cmd": 5}
 FRONT_ENDS = {"cmd": ("app", "core", "mcp"), "mcp": ("app", "core")}
 MIDDLE = ("git", "sandbox", "net")
+# The modules that may use gitfmt/ (besides the ranks: sandbox and net never).
+GITFMT_USERS = ("git", "app")
 OBJ_DIRS = {
     "core": "core/CMakeFiles/at_core.dir",
+    "gitfmt": "gitfmt/CMakeFiles/at_gitfmt.dir",
     "git": "git/CMakeFiles/at_git.dir",
     "sandbox": "sandbox/CMakeFiles/at_sandbox.dir",
     "net": "net/CMakeFiles/at_net.dir",
@@ -42,6 +49,8 @@ def may_use(frm, to):
         return True
     if frm in MIDDLE and to in MIDDLE:
         return False
+    if to == "gitfmt":
+        return frm in GITFMT_USERS
     if frm in FRONT_ENDS:
         return to in FRONT_ENDS[frm]
     return RANK[to] < RANK[frm]
@@ -70,6 +79,14 @@ def objects(build, src):
             if os.path.exists(os.path.join(src, module, name + ".c")):
                 objs[f"{module}/{name}.c"] = (module, path)
     return objs
+
+
+def libgit2_calls(objs):
+    """gitfmt/ calls no libgit2 function: bytes in, structs out."""
+    units = [u for u, (m, _) in objs.items() if m == "gitfmt"]
+    syms = symbols([objs[u][1] for u in units]) if units else {}
+    return [f"{u} calls libgit2's {sym}" for u in units
+            for sym in sorted(syms[objs[u][1]][1]) if sym.startswith("git_")]
 
 
 def call_graph(objs):
@@ -131,8 +148,8 @@ def include_errors(src):
             text = open(path, encoding="utf-8").read()
             for kind, inc in INCLUDE.findall(text):
                 if kind == "<":
-                    if inc.startswith("git2") and module != "git":
-                        errors.append(f"{rel}: <{inc}> outside git/")
+                    if inc.startswith("git2") and module not in ("git", "gitfmt"):
+                        errors.append(f"{rel}: <{inc}> outside git/ and gitfmt/")
                     if inc == "seccomp.h" and module != "sandbox":
                         errors.append(f"{rel}: <seccomp.h> outside sandbox/")
                     if "cjson" in inc.lower() and rel != "core/json.c":
@@ -144,7 +161,7 @@ def include_errors(src):
                 if not may_use(module, to):
                     errors.append(f"{rel}: includes {inc} ({module} -> {to})")
                 if module == "app" and rel.endswith(".h") and rel != "app/internal.h" \
-                        and to in MIDDLE:
+                        and (to in MIDDLE or to == "gitfmt"):
                     errors.append(f"{rel}: a front end's header includes {inc}")
     return errors
 
@@ -161,6 +178,7 @@ def main():
         for to in sorted(tos):
             if not may_use(objs[unit][0], objs[to][0]):
                 errors.append(f"{unit} calls into {to} ({objs[unit][0]} -> {objs[to][0]})")
+    errors += libgit2_calls(objs)
     for comp in cycles(graph):
         errors.append("call cycle between files: " + " <-> ".join(comp))
     for e in errors:

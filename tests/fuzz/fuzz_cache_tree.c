@@ -1,5 +1,5 @@
 /*
- * fuzz_cache_tree.c - the index's cache-tree extension (git/cache_tree.c).
+ * fuzz_cache_tree.c - the index's cache-tree extension (gitfmt/cache_tree.c).
  *
  * The extension is part of the index, which the task's git writes (see
  * fuzz_index.c); this harness feeds the payload alone, so that the fuzzer
@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "git/cache_tree.h"
+#include "gitfmt/cache_tree.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,5 +1,5 @@
 /*
- * fuzz_diff_format.c - the text rules of the diff (git/diff_format.c) on
+ * fuzz_diff_format.c - the text rules of the diff (gitfmt/diff_format.c) on
  * the task's paths and file contents.
  *
  * The input is a byte of options, then two parts split at the first NUL:
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "git/diff_format.h"
+#include "gitfmt/diff_format.h"
 
 /* C-unquote what at_diff_quote() wrote; NULL when it is not well formed. */
 static char *unquote(const char *q)

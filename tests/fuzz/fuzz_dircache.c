@@ -1,5 +1,5 @@
 /*
- * fuzz_dircache.c - the scan's directory cache file (git/dircache.c).
+ * fuzz_dircache.c - the scan's directory cache file (gitfmt/dircache.c, loaded and saved by git/dircache_store.c).
  *
  * The cache lives in the state directory, hidden from the sandbox, but a
  * file damaged by a crash, a full disk or another version must be ignored,
@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "git/dircache.h"
+#include "git/dircache_store.h"
 
 static char in_path[PATH_MAX], out_path[PATH_MAX];
 

@@ -1,5 +1,5 @@
 /*
- * fuzz_index.c - the index reader (git/index_file.c) and, through it, the
+ * fuzz_index.c - the index reader (gitfmt/index_file.c) and, through it, the
  * cache-tree extension.
  *
  * The index is the task's: its worktree's index is written by git inside
@@ -24,7 +24,7 @@
 #include <git2.h>
 #include <openssl/sha.h>
 
-#include "git/index_file.h"
+#include "gitfmt/index_file.h"
 
 static char index_path[PATH_MAX];
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_packscan.c - a task's pack as the import's guard reads it
- * (git/packscan.c), before libgit2's indexer ever does.
+ * (gitfmt/packscan.c), before libgit2's indexer ever does.
  *
  * The pack is the task's: any bytes. The guard must answer for every input,
  * within its two buffers, with 0 or a refusal that says why; a pack it
@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "git/packscan.h"
+#include "gitfmt/packscan.h"
 
 static int fd = -1;
 

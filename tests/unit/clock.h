@@ -1,7 +1,7 @@
 /*
  * clock.h - a test's own wall clock, for the unit tests of caches that trust
  * only what had not changed some time before they recorded it (git's racy
- * timestamps: git/dircache.h, the /etc listings of sandbox/etc.c).
+ * timestamps: gitfmt/dircache.h, the /etc listings of sandbox/etc.c).
  *
  * Link the test with -Wl,--wrap=clock_gettime and include this header in
  * exactly one of its files. Then clock_settle() makes time pass at once,

@@ -1,5 +1,5 @@
 /*
- * Unit tests for git/dircache.c: the file is agenttask's own, but a damaged
+ * Unit tests for gitfmt/dircache.c and git/dircache_store.c: the file is agenttask's own, but a damaged
  * one must be ignored or distrusted, never trusted by accident.
  */
 #include <setjmp.h>
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "git/dircache.h"
+#include "git/dircache_store.h"
 
 static void load_text(const char *text, struct at_dircache *c)
 {

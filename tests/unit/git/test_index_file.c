@@ -1,5 +1,5 @@
 /*
- * Unit tests for git/index_file.c and git/cache_tree.c: indexes written by
+ * Unit tests for gitfmt/index_file.c (read by git/index_read.c) and gitfmt/cache_tree.c: indexes written by
  * libgit2 in versions 2, 3 and 4 are read back entry for entry as libgit2
  * reads them, the cache tree libgit2 writes is found, what the reader must
  * not represent (a required extension, a truncated file) is declined, and
@@ -20,8 +20,8 @@
 #include <git2.h>
 
 #include "core/fs.h"
-#include "git/cache_tree.h"
-#include "git/index_file.h"
+#include "git/index_read.h"
+#include "gitfmt/cache_tree.h"
 
 struct repo {
 	char root[PATH_MAX];

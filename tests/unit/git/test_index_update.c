@@ -26,7 +26,7 @@
 
 #include "core/fs.h"
 #include "core/util.h"
-#include "git/index_file.h"
+#include "gitfmt/index_file.h"
 #include "git/index_update.h"
 
 struct repo {

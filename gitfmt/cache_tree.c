@@ -1,4 +1,4 @@
-#include "git/cache_tree.h"
+#include "gitfmt/cache_tree.h"
 
 #include <limits.h>
 #include <stdint.h>

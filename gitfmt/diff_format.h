@@ -3,12 +3,12 @@
  * quoted, how a rename is named in --stat, and the --stat layout itself.
  *
  * No libgit2 here: these are plain functions of their arguments, shared by
- * git/diff.c and unit-tested on their own. Never included outside git/ and
- * its tests. Every char * returned is malloc'd and the caller's to free();
+ * the diff's texts (git/diff_patch.c, git/diff_stat.c) and rename detection
+ * (gitfmt/renames.c), and unit-tested on their own. Every char * returned is malloc'd and the caller's to free();
  * NULL means out of memory.
  */
-#ifndef AT_GIT_DIFF_FORMAT_H
-#define AT_GIT_DIFF_FORMAT_H
+#ifndef AT_GITFMT_DIFF_FORMAT_H
+#define AT_GITFMT_DIFF_FORMAT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-#include "git/diff_format.h"
+#include "gitfmt/diff_format.h"
 
 #include <stdio.h>
 #include <stdlib.h>

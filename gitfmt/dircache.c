@@ -1,37 +1,13 @@
-#include "git/dircache.h"
+#include "gitfmt/dircache.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statfs.h>
-#include <unistd.h>
-
-#include "core/util.h"
 
 #define MAGIC "agenttask-dircache 1\n"
-#define MAX_FILE (64u << 20)
-
-bool at_dircache_usable(int fd)
-{
-	struct statfs sf;
-
-	if (fstatfs(fd, &sf) < 0)
-		return false;
-	switch ((unsigned long)sf.f_type) {
-	case 0xEF53UL:        /* ext2, ext3, ext4 */
-	case 0x58465342UL:    /* xfs */
-	case 0x9123683EUL:    /* btrfs */
-	case 0x01021994UL:    /* tmpfs */
-	case 0xF2F52010UL:    /* f2fs */
-		return true;
-	default:
-		return false;
-	}
-}
 
 static bool ts_equal(const struct timespec *a, const struct timespec *b)
 {
@@ -158,49 +134,34 @@ static bool parse(const char *buf, size_t len, struct at_dircache *out)
 	return r.p == r.end;
 }
 
-void at_dircache_load(const char *path, struct at_dircache *out)
-{
-	size_t len = 0;
-	char *buf;
-
-	memset(out, 0, sizeof(*out));
-	if (!(buf = at_read_file(path, MAX_FILE, &len)))
-		return;
-	if (!parse(buf, len, out))
-		at_dircache_free(out);
-	free(buf);
-}
-
 static int pointer_cmp(const void *a, const void *b)
 {
 	return prefix_cmp(*(const struct at_dircache_dir *const *)a,
 			  *(const struct at_dircache_dir *const *)b);
 }
 
-void at_dircache_save(const char *path, const struct timespec *scanned,
-		      const struct at_dircache_dir *v, size_t n)
+bool at_dircache_parse(const char *buf, size_t len, struct at_dircache *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (parse(buf, len, out))
+		return true;
+	at_dircache_free(out);
+	return false;
+}
+
+int at_dircache_write(FILE *f, const struct timespec *scanned, const struct at_dircache_dir *v,
+		      size_t n)
 {
 	const struct at_dircache_dir **sorted = calloc(n ? n : 1, sizeof(*sorted));
-	char tmp[PATH_MAX], dir[PATH_MAX], *slash;
-	FILE *f = NULL;
 	size_t i;
-	int fd = -1;
 	bool ok;
 
-	if (!sorted || at_fmt(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) < 0 ||
-	    at_fmt(dir, sizeof(dir), "%s", path) < 0 || !(slash = strrchr(dir, '/')))
-		goto out;
-	*slash = '\0';
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		goto out;
+	if (!sorted)
+		return -1;
 	for (i = 0; i < n; i++)
 		sorted[i] = &v[i];
 	if (n > 1)
 		qsort(sorted, n, sizeof(*sorted), pointer_cmp);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600)) < 0 ||
-	    !(f = fdopen(fd, "w")))
-		goto out;
-	fd = -1;
 	ok = fprintf(f, "%s%lld %ld %zu\n", MAGIC, (long long)scanned->tv_sec, scanned->tv_nsec,
 		     n) > 0;
 	for (i = 0; ok && i < n; i++) {
@@ -212,16 +173,8 @@ void at_dircache_save(const char *path, const struct timespec *scanned,
 		     fwrite(d->prefix, 1, strlen(d->prefix), f) == strlen(d->prefix) &&
 		     fwrite(d->names, 1, d->names_len, f) == d->names_len && fputc('\n', f) != EOF;
 	}
-	ok = fclose(f) == 0 && ok;
-	f = NULL;
-	if (!ok || rename(tmp, path) < 0)
-		unlink(tmp);
-out:
-	if (f)
-		fclose(f);
-	if (fd >= 0)
-		close(fd);
 	free(sorted);
+	return ok ? 0 : -1;
 }
 
 void at_dircache_dir_free(struct at_dircache_dir *d)

@@ -1,13 +1,13 @@
-#include "git/renames.h"
+#include "gitfmt/renames.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "git/diff_format.h"
+#include "gitfmt/diff_format.h"
 
-#define NONE ((size_t)-1)
+#define NONE AT_RENAME_NONE
 #define MAX_IDENTICAL 100         /* exact candidates git looks at for one destination */
 #define MIN_SCORE 30000           /* 50%: git's default rename threshold */
 #define MIN_BASENAME_SCORE 45000  /* 75%: halfway from there to identical */
@@ -16,8 +16,7 @@
 
 /* A deleted file (a rename source) or an added one (a destination). */
 struct cand {
-	size_t delta;
-	const git_diff_file *f;       /* a source's old side, a destination's new side */
+	const struct at_rename_file *f;
 	const char *base;             /* the part of the path after the last '/' */
 	unsigned used;                /* source: 1 once a rename took it */
 	size_t src;                   /* destination: its source (index in src[]), or NONE */
@@ -27,12 +26,13 @@ struct cand {
 };
 
 struct renames {
-	git_repository *repo;
 	struct cand *src, *dst;
 	size_t nsrc, ndst;
+	at_rename_sig_fn sig;
+	void *arg;
 };
 
-static bool is_reg(const git_diff_file *f)
+static bool is_reg(const struct at_rename_file *f)
 {
 	return f->mode == GIT_FILEMODE_BLOB || f->mode == GIT_FILEMODE_BLOB_EXECUTABLE;
 }
@@ -44,21 +44,6 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-static const char *delta_path(git_diff *diff, size_t idx)
-{
-	const git_diff_delta *d = git_diff_get_delta(diff, idx);
-
-	return d->new_file.path ? d->new_file.path : d->old_file.path;
-}
-
-static int by_path(const void *a, const void *b, void *diff)
-{
-	const struct at_diff_entry *x = a, *y = b;
-	int c = strcmp(delta_path(diff, x->idx), delta_path(diff, y->idx));
-
-	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
-}
-
 static void record(struct renames *rn, size_t dst, size_t src, int score)
 {
 	rn->dst[dst].src = src;
@@ -68,12 +53,18 @@ static void record(struct renames *rn, size_t dst, size_t src, int score)
 
 /* ---- 1. exact renames ------------------------------------------------- */
 
+/* git_oid_cmp()'s order, the raw bytes'; without a call into libgit2. */
+static int oid_cmp(const git_oid *a, const git_oid *b)
+{
+	return memcmp(a->id, b->id, GIT_OID_RAWSZ);
+}
+
 /* Sources ordered by object id, then by their own (path) order. */
 static int by_id(const void *a, const void *b, void *arg)
 {
 	const struct renames *rn = arg;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	int c = git_oid_cmp(&rn->src[x].f->id, &rn->src[y].f->id);
+	int c = oid_cmp(&rn->src[x].f->id, &rn->src[y].f->id);
 
 	return c ? c : (x > y) - (x < y);
 }
@@ -85,7 +76,7 @@ static size_t first_with_id(const struct renames *rn, const size_t *order, const
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (git_oid_cmp(&rn->src[order[mid]].f->id, id) < 0)
+		if (oid_cmp(&rn->src[order[mid]].f->id, id) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -96,7 +87,7 @@ static size_t first_with_id(const struct renames *rn, const size_t *order, const
 /* diffcore-rename's find_identical_files for destination d. */
 static void find_identical(struct renames *rn, const size_t *order, size_t d)
 {
-	const git_diff_file *t = rn->dst[d].f;
+	const struct at_rename_file *t = rn->dst[d].f;
 	size_t i = first_with_id(rn, order, &t->id), best = NONE, looked = 0;
 	int best_score = -1;
 
@@ -104,7 +95,7 @@ static void find_identical(struct renames *rn, const size_t *order, size_t d)
 		const struct cand *s = &rn->src[order[i]];
 		int score;
 
-		if (!git_oid_equal(&s->f->id, &t->id))
+		if (oid_cmp(&s->f->id, &t->id) != 0)
 			break;
 		/* A symlink or gitlink only with its own kind; a source once (no -C). */
 		if (((!is_reg(s->f) || !is_reg(t)) && s->f->mode != t->mode) || s->used)
@@ -140,14 +131,9 @@ static int exact_renames(struct renames *rn)
 
 static struct at_diff_sig *sig_of(struct renames *rn, struct cand *c)
 {
-	git_blob *blob = NULL;
-
 	if (c->sig || c->no_sig)
 		return c->sig;
-	if (git_blob_lookup(&blob, rn->repo, &c->f->id) == 0)
-		c->sig = at_diff_sig_new(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
-	git_blob_free(blob);
-	git_error_clear();
+	c->sig = rn->sig(rn->arg, &c->f->id);
 	c->no_sig = !c->sig;
 	return c->sig;
 }
@@ -333,56 +319,19 @@ static int matrix_renames(struct renames *rn)
 	return 0;
 }
 
-/* ---- the entries ------------------------------------------------------ */
+/* ---- the candidates ---------------------------------------------------- */
 
-/* Sources and destinations from the entries (in path order). */
-static int gather(struct renames *rn, git_diff *diff, const struct at_diff_entry *ent, size_t n)
+static struct cand *candidates(const struct at_rename_file *f, size_t n)
 {
+	struct cand *c = calloc(n ? n : 1, sizeof(*c));
 	size_t i;
 
-	rn->src = calloc(n ? n : 1, sizeof(*rn->src));
-	rn->dst = calloc(n ? n : 1, sizeof(*rn->dst));
-	if (!rn->src || !rn->dst)
-		return -1;
-	for (i = 0; i < n; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, ent[i].idx);
-		struct cand *c;
-
-		if (d->status == GIT_DELTA_DELETED)
-			c = &rn->src[rn->nsrc++], c->f = &d->old_file;
-		else if (d->status == GIT_DELTA_ADDED)
-			c = &rn->dst[rn->ndst++], c->f = &d->new_file;
-		else
-			continue;
-		c->delta = ent[i].idx;
-		c->base = base_name(c->f->path);
-		c->src = NONE;
+	for (i = 0; c && i < n; i++) {
+		c[i].f = &f[i];
+		c[i].base = base_name(f[i].path);
+		c[i].src = NONE;
 	}
-	return 0;
-}
-
-/* Pairs into the entries: a source taken is no longer a deletion. */
-static size_t apply(struct renames *rn, struct at_diff_entry *ent, size_t n)
-{
-	size_t i, d = 0, s = 0, kept = 0;
-
-	for (i = 0; i < n; i++) {
-		struct at_diff_entry e = ent[i];
-
-		if (s < rn->nsrc && rn->src[s].delta == e.idx && rn->src[s++].used)
-			continue;
-		if (d < rn->ndst && rn->dst[d].delta == e.idx) {
-			const struct cand *c = &rn->dst[d++];
-
-			if (c->src != NONE) {
-				e.old_idx = rn->src[c->src].delta;
-				e.similarity = (int)((double)c->score * 100 / AT_DIFF_MAX_SCORE);
-				e.status = GIT_DELTA_RENAMED;
-			}
-		}
-		ent[kept++] = e;
-	}
-	return kept;
+	return c;
 }
 
 static void renames_release(struct renames *rn)
@@ -397,45 +346,25 @@ static void renames_release(struct renames *rn)
 	free(rn->dst);
 }
 
-int at_diff_entries(git_repository *repo, git_diff *diff, struct at_diff_entry **out,
-		    size_t *n_out)
+int at_renames_find(struct at_rename_file *src, size_t nsrc, struct at_rename_file *dst,
+		    size_t ndst, at_rename_sig_fn sig, void *arg)
 {
-	size_t n = git_diff_num_deltas(diff), i;
-	struct at_diff_entry *ent = calloc(n ? n : 1, sizeof(*ent));
-	struct renames rn = { repo, NULL, NULL, 0, 0 };
-	int rc = ent ? 0 : -1;
+	struct renames rn = { candidates(src, nsrc), candidates(dst, ndst), nsrc, ndst, sig, arg };
+	size_t i;
+	int rc = rn.src && rn.dst ? 0 : -1;
 
-	for (i = 0; rc == 0 && i < n; i++)
-		ent[i] = (struct at_diff_entry){ i, AT_DIFF_NO_DELTA,
-						 git_diff_get_delta(diff, i)->status, 0 };
-	if (rc == 0) {
-		qsort_r(ent, n, sizeof(*ent), by_path, diff);
-		rc = gather(&rn, diff, ent, n);
-	}
 	if (rc == 0)
 		rc = exact_renames(&rn);
 	if (rc == 0)
 		rc = basename_renames(&rn);
 	if (rc == 0)
 		rc = matrix_renames(&rn);
-	if (rc == 0) {
-		*n_out = apply(&rn, ent, n);
-		*out = ent;
-	} else {
-		free(ent);
+	for (i = 0; rc == 0 && i < nsrc; i++)
+		src[i].used = rn.src[i].used != 0;
+	for (i = 0; rc == 0 && i < ndst; i++) {
+		dst[i].src = rn.dst[i].src;
+		dst[i].score = rn.dst[i].score;
 	}
 	renames_release(&rn);
 	return rc;
-}
-
-const git_diff_file *at_diff_entry_old(git_diff *diff, const struct at_diff_entry *e)
-{
-	size_t idx = e->old_idx != AT_DIFF_NO_DELTA ? e->old_idx : e->idx;
-
-	return &git_diff_get_delta(diff, idx)->old_file;
-}
-
-const git_diff_file *at_diff_entry_new(git_diff *diff, const struct at_diff_entry *e)
-{
-	return &git_diff_get_delta(diff, e->idx)->new_file;
 }

@@ -22,14 +22,16 @@
  * The cache lives in agenttask's state directory (<common>/agenttask/
  * cache/NAME.scan), which the sandbox hides: the agent cannot write it. A
  * missing, damaged or foreign file is ignored; it is rewritten atomically
- * after a scan that had to list a directory.
+ * after a scan that had to list a directory (git/dircache_store.h). Here,
+ * the records and their file format, bytes in and out.
  */
-#ifndef AT_GIT_DIRCACHE_H
-#define AT_GIT_DIRCACHE_H
+#ifndef AT_GITFMT_DIRCACHE_H
+#define AT_GITFMT_DIRCACHE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -50,19 +52,19 @@ struct at_dircache {
 
 #define AT_DIRCACHE_INIT { { 0, 0 }, NULL, 0 }
 
-/* Does the file system at fd keep directory times this cache relies on? */
-bool at_dircache_usable(int fd);
-
-/* Load path into *out; a missing or unreadable file gives an empty cache. */
-void at_dircache_load(const char *path, struct at_dircache *out);
-
 /* The record of prefix, if st (the directory now) matches it and it is trusted. */
 const struct at_dircache_dir *at_dircache_trusted(const struct at_dircache *c,
 						  const char *prefix, const struct stat *st);
 
-/* Write n directories (any order) and the scan's start, atomically; errors ignored. */
-void at_dircache_save(const char *path, const struct timespec *scanned,
-		      const struct at_dircache_dir *v, size_t n);
+/*
+ * Parse a cache file's bytes into *out. false: missing parts, damaged or
+ * foreign (nothing kept: *out is an empty cache).
+ */
+bool at_dircache_parse(const char *buf, size_t len, struct at_dircache *out);
+
+/* Write n directories (any order, written sorted) and the scan's start to f: 0, or -1. */
+int at_dircache_write(FILE *f, const struct timespec *scanned, const struct at_dircache_dir *v,
+		      size_t n);
 
 void at_dircache_dir_free(struct at_dircache_dir *d);
 void at_dircache_free(struct at_dircache *c);

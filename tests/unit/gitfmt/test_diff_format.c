@@ -1,5 +1,5 @@
 /*
- * Unit tests for git/diff_format.c: git's quoting, rename names, the --stat
+ * Unit tests for gitfmt/diff_format.c: git's quoting, rename names, the --stat
  * layout and the similarity measure. The expected texts are what git 2.39
  * prints for the same input.
  */
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "git/diff_format.h"
+#include "gitfmt/diff_format.h"
 
 static void check_quote(const char *prefix, const char *path, bool high, const char *want)
 {

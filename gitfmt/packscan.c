@@ -2,7 +2,7 @@
  * packscan.c - a pack's declared sizes checked before the indexer reads it
  * (packscan.h has the rules). Bytes in, verdict out: no libgit2 here.
  */
-#include "git/packscan.h"
+#include "gitfmt/packscan.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -19,8 +19,8 @@
  * subdirectories follow, each the same way, in git's order (shorter names
  * first, then by bytes).
  */
-#ifndef AT_GIT_CACHE_TREE_H
-#define AT_GIT_CACHE_TREE_H
+#ifndef AT_GITFMT_CACHE_TREE_H
+#define AT_GITFMT_CACHE_TREE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,12 +1,13 @@
 /*
- * index_file.h - a worktree's index file, read the way git reads it.
+ * index_file.h - a worktree's index file, parsed the way git reads it.
  *
  * libgit2 takes ~9 ms to read a 20,000-entry index: it checks the SHA-1 of
  * the whole file, validates every path for NTFS and HFS, allocates each
  * entry and fills a hash map. A snapshot that only compares the index with
- * HEAD and the worktree needs the entries alone: at_index_read() reads the
- * file once and parses versions 2, 3 and 4 (prefix-compressed paths) into
- * one array, without the checksum (git does not check it on read either).
+ * HEAD and the worktree needs the entries alone: at_index_read()
+ * (git/index_read.h) reads the file once, at_index_parse() parses versions
+ * 2, 3 and 4 (prefix-compressed paths) into one array, without the checksum
+ * (git does not check it on read either).
  *
  * It declines (AT_INDEX_DECLINED, nothing kept) what it does not represent
  * exactly, for libgit2 to read (and to report, if it is damaged): no index
@@ -17,8 +18,8 @@
  * malformed one is dropped, as git drops it); the other optional extensions
  * (resolve-undo, untracked cache, ...) are skipped.
  */
-#ifndef AT_GIT_INDEX_FILE_H
-#define AT_GIT_INDEX_FILE_H
+#ifndef AT_GITFMT_INDEX_FILE_H
+#define AT_GITFMT_INDEX_FILE_H
 
 #include <stddef.h>
 #include <time.h>
@@ -26,7 +27,7 @@
 #include <git2.h>
 
 #include "core/error.h"
-#include "git/cache_tree.h"
+#include "gitfmt/cache_tree.h"
 
 #define AT_INDEX_DECLINED 1
 
@@ -44,9 +45,6 @@ struct at_index {
 
 #define AT_INDEX_INIT { NULL, 0, { 0, 0 }, NULL, NULL, 0, NULL, 0, 0 }
 
-/* Read the index file at path. 0, AT_INDEX_DECLINED, or a negative code with err set. */
-int at_index_read(const char *path, struct at_index *out, struct at_error *err);
-
 /*
  * Parse an index file's bytes (what at_index_read does once it has read
  * them; the fuzz harness calls it on the input). 0 or AT_INDEX_DECLINED.
@@ -54,6 +52,13 @@ int at_index_read(const char *path, struct at_index *out, struct at_error *err);
  * caller's (out->map is NULL). out->mtime is left zero.
  */
 int at_index_parse(const void *buf, size_t len, struct at_index *out);
+
+/*
+ * Anonymous memory for an index file's bytes (or its entries), its pages
+ * populated at once; NULL on failure. munmap() it, or hand it to *out as
+ * out->map (map_len bytes) for at_index_free().
+ */
+void *at_index_buf_new(size_t len);
 
 void at_index_free(struct at_index *idx);
 

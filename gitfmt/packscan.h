@@ -25,8 +25,8 @@
  * Memory: two 64 KiB buffers and one record per object. Time: one inflate
  * of the pack, which the indexer does again.
  */
-#ifndef AT_GIT_PACKSCAN_H
-#define AT_GIT_PACKSCAN_H
+#ifndef AT_GITFMT_PACKSCAN_H
+#define AT_GITFMT_PACKSCAN_H
 
 #include <stdint.h>
 

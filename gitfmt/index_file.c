@@ -1,14 +1,10 @@
-#include "git/index_file.h"
+#include "gitfmt/index_file.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -179,11 +175,8 @@ static bool in_order(const git_index_entry *a, const git_index_entry *b)
 			 GIT_INDEX_ENTRY_STAGE(a) < GIT_INDEX_ENTRY_STAGE(b));
 }
 
-/*
- * Anonymous memory, its pages populated at once (a fault for each page of a
- * 1.6 MB index and its entries was a fifth of the read). NULL on failure.
- */
-static void *populated(size_t len)
+/* A fault for each page of a 1.6 MB index and its entries was a fifth of the read. */
+void *at_index_buf_new(size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
 		       -1, 0);
@@ -209,7 +202,7 @@ int at_index_parse(const void *data, size_t size, struct at_index *out)
 	ps.p = buf + HEADER_SIZE;
 	ps.end = buf + size - CHECKSUM_SIZE;
 	out->v_len = (count ? count : 1) * sizeof(*out->v);
-	if (!(out->v = populated(out->v_len)))
+	if (!(out->v = at_index_buf_new(out->v_len)))
 		goto out;
 	if (ps.version == 4 && !(offs = calloc(count ? count : 1, sizeof(*offs))))
 		goto out;
@@ -239,55 +232,6 @@ out:
 		out->trees = NULL;
 		out->ntrees = 0;
 	}
-	return rc;
-}
-
-int at_index_read(const char *path, struct at_index *out, struct at_error *err)
-{
-	unsigned char *buf = NULL;
-	size_t done = 0, len;
-	struct stat st;
-	int fd, rc;
-
-	memset(out, 0, sizeof(*out));
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return errno == ENOENT ? AT_INDEX_DECLINED
-				       : at_error_sys(err, AT_ESYS, "cannot open '%s'", path);
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		rc = at_error_sys(err, AT_ESYS, "cannot read '%s'", path);
-		goto out;
-	}
-	/*
-	 * Read, not mapped: the worktree's index is the agent's to write, and
-	 * a mapping of a file truncated meanwhile would kill this process.
-	 */
-	len = (size_t)st.st_size;
-	if (!(buf = populated(len + 1))) {
-		rc = at_error_sys(err, AT_ESYS, "cannot read '%s'", path);
-		goto out;
-	}
-	while (done < len) {
-		ssize_t r = read(fd, buf + done, len - done);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			rc = r < 0 ? at_error_sys(err, AT_ESYS, "cannot read '%s'", path)
-				   : AT_INDEX_DECLINED;   /* shrank meanwhile */
-			goto out;
-		}
-		done += (size_t)r;
-	}
-	if ((rc = at_index_parse(buf, done, out)) == 0) {
-		out->mtime = st.st_mtim;
-		out->map = buf;
-		out->map_len = len + 1;
-		buf = NULL;
-	}
-out:
-	if (buf)
-		munmap(buf, len + 1);
-	close(fd);
 	return rc;
 }
 

@@ -1,0 +1,2 @@
+at_unit_test(test_diff_format unit/gitfmt/test_diff_format.c at_gitfmt)
+at_unit_test(test_renames unit/gitfmt/test_renames.c at_gitfmt)
