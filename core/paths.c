@@ -46,6 +46,16 @@ static void set_leaf(struct at_paths *p)
 	       (unsigned long long)(at_hash_name(common) >> 16));
 }
 
+int at_paths_state_of(const char *common, char *buf, size_t size)
+{
+	return at_fmt(buf, size, "%s/agenttask", common);
+}
+
+int at_paths_admins_of(const char *common, char *buf, size_t size)
+{
+	return at_fmt(buf, size, "%s/worktrees", common);
+}
+
 int at_paths_init(struct at_paths *p, const char *common_dir, struct at_error *err)
 {
 	char common[PATH_MAX];
@@ -60,12 +70,17 @@ int at_paths_init(struct at_paths *p, const char *common_dir, struct at_error *e
 	memcpy(p->common_dir, common, len + 1);
 	p->worktree_home[0] = '\0';
 	set_leaf(p);
-	if (at_fmt(p->state_dir, sizeof(p->state_dir), "%s/agenttask", common) < 0 ||
+	if (at_paths_state_of(common, p->state_dir, sizeof(p->state_dir)) < 0 ||
 	    at_fmt(p->tasks_dir, sizeof(p->tasks_dir), "%s/tasks", p->state_dir) < 0 ||
 	    at_fmt(p->worktrees_dir, sizeof(p->worktrees_dir), "%s/worktrees", p->state_dir) < 0 ||
 	    at_fmt(p->homes_dir, sizeof(p->homes_dir), "%s/homes", p->state_dir) < 0 ||
 	    at_fmt(p->caches_dir, sizeof(p->caches_dir), "%s/caches", p->state_dir) < 0 ||
 	    at_fmt(p->logs_dir, sizeof(p->logs_dir), "%s/logs", p->state_dir) < 0 ||
+	    at_fmt(p->cache_dir, sizeof(p->cache_dir), "%s/cache", p->state_dir) < 0 ||
+	    at_fmt(p->views_dir, sizeof(p->views_dir), "%s/git", p->state_dir) < 0 ||
+	    at_fmt(p->runs_dir, sizeof(p->runs_dir), "%s/runs", p->state_dir) < 0 ||
+	    at_fmt(p->scratch_dir, sizeof(p->scratch_dir), "%s/scratch", p->state_dir) < 0 ||
+	    at_paths_admins_of(common, p->admins_dir, sizeof(p->admins_dir)) < 0 ||
 	    at_fmt(p->lock_file, sizeof(p->lock_file), "%s/lock", p->state_dir) < 0)
 		return at_error_sys(err, AT_ESYS, "path too long '%s'", common);
 	return 0;
@@ -124,18 +139,60 @@ int at_paths_ensure_worktree_home(const struct at_paths *p, struct at_error *err
 	return ensure_dir(path, err);
 }
 
-int at_task_caches(const struct at_paths *p, const char *name, char *buf, size_t size,
-		   struct at_error *err)
+/* <dir>/<name><suffix>: one task's part. */
+static int part(char *buf, size_t size, const char *dir, const char *name, const char *suffix,
+		struct at_error *err)
 {
-	if (at_fmt(buf, size, "%s/%s", p->caches_dir, name) < 0)
+	if (at_fmt(buf, size, "%s/%s%s", dir, name, suffix) < 0)
 		return at_error_sys(err, AT_ESYS, "path too long for task '%s'", name);
 	return 0;
 }
 
-int at_task_home(const struct at_paths *p, const char *name, char *buf, size_t size,
+int at_paths_record(const struct at_paths *p, const char *name, char *buf, size_t size,
+		    struct at_error *err)
+{
+	return part(buf, size, p->tasks_dir, name, ".json", err);
+}
+
+int at_paths_home(const struct at_paths *p, const char *name, char *buf, size_t size,
+		  struct at_error *err)
+{
+	return part(buf, size, p->homes_dir, name, "", err);
+}
+
+int at_paths_caches(const struct at_paths *p, const char *name, char *buf, size_t size,
+		    struct at_error *err)
+{
+	return part(buf, size, p->caches_dir, name, "", err);
+}
+
+int at_paths_view(const struct at_paths *p, const char *name, char *buf, size_t size,
+		  struct at_error *err)
+{
+	return part(buf, size, p->views_dir, name, "", err);
+}
+
+int at_paths_scan(const struct at_paths *p, const char *name, char *buf, size_t size,
+		  struct at_error *err)
+{
+	return part(buf, size, p->cache_dir, name, ".scan", err);
+}
+
+int at_paths_home_size(const struct at_paths *p, const char *name, char *buf, size_t size,
+		       struct at_error *err)
+{
+	return part(buf, size, p->cache_dir, name, ".home", err);
+}
+
+int at_paths_log(const struct at_paths *p, const char *name, char *buf, size_t size,
 		 struct at_error *err)
 {
-	if (at_fmt(buf, size, "%s/%s", p->homes_dir, name) < 0)
-		return at_error_sys(err, AT_ESYS, "path too long for task '%s'", name);
+	return part(buf, size, p->logs_dir, name, ".jsonl", err);
+}
+
+int at_paths_etc_listings(const struct at_paths *p, char *buf, size_t size, struct at_error *err)
+{
+	if (at_fmt(buf, size, "%s/etc.listings", p->cache_dir) < 0)
+		return at_error_sys(err, AT_ESYS, "path too long '%s'", p->cache_dir);
 	return 0;
 }

@@ -28,8 +28,21 @@ struct at_paths {
 	char homes_dir[PATH_MAX];     /* <state>/homes: one NAME/ per task, its HOME in the sandbox */
 	char caches_dir[PATH_MAX];    /* <state>/caches: one NAME/ per task, its caches' upper dirs */
 	char logs_dir[PATH_MAX];      /* <state>/logs: one NAME.jsonl per task */
+	char cache_dir[PATH_MAX];     /* <state>/cache: NAME.scan, NAME.home, etc.listings */
+	char views_dir[PATH_MAX];     /* <state>/git: one NAME/ per task, its git view */
+	char runs_dir[PATH_MAX];      /* <state>/runs: NAME.lock and NAME.PID.run (core/runs.h) */
+	char scratch_dir[PATH_MAX];   /* <state>/scratch: the gate's scratch worktrees */
+	char admins_dir[PATH_MAX];    /* <common>/worktrees: git's admin dir of each worktree */
 	char lock_file[PATH_MAX];     /* <state>/lock, flock'd by mutating commands */
 };
+
+/*
+ * The state dir (<common>/agenttask) and the admin dirs' parent
+ * (<common>/worktrees) of a common dir given otherwise (a real path, say);
+ * -1 when the path does not fit.
+ */
+int at_paths_state_of(const char *common, char *buf, size_t size);
+int at_paths_admins_of(const char *common, char *buf, size_t size);
 
 /* Fill *p for a repository whose git common dir is common_dir (absolute). */
 int at_paths_init(struct at_paths *p, const char *common_dir, struct at_error *err);
@@ -43,12 +56,28 @@ int at_paths_set_worktree_home(struct at_paths *p, const char *dir, struct at_er
 /* Create worktree_home and its missing parents (each mode 0700). */
 int at_paths_ensure_worktree_home(const struct at_paths *p, struct at_error *err);
 
-/* The task's directory of cache overlays: <caches_dir>/NAME. */
-int at_task_caches(const struct at_paths *p, const char *name, char *buf, size_t size,
-		   struct at_error *err);
+/*
+ * A task's parts, for task `name` (checked by the caller: core/name.h). Each
+ * writes buf (of size) and returns 0, or AT_ESYS when the path does not fit;
+ * err may be NULL. Each directory of these is agenttask's alone: gc removes
+ * an entry no task record claims.
+ */
+int at_paths_record(const struct at_paths *p, const char *name, char *buf, size_t size,
+		    struct at_error *err);      /* <tasks_dir>/NAME.json, the task record */
+int at_paths_home(const struct at_paths *p, const char *name, char *buf, size_t size,
+		  struct at_error *err);        /* <homes_dir>/NAME, its HOME in the sandbox */
+int at_paths_caches(const struct at_paths *p, const char *name, char *buf, size_t size,
+		    struct at_error *err);      /* <caches_dir>/NAME, its --cache overlays */
+int at_paths_view(const struct at_paths *p, const char *name, char *buf, size_t size,
+		  struct at_error *err);        /* <views_dir>/NAME, its git view (app/gitview.c) */
+int at_paths_scan(const struct at_paths *p, const char *name, char *buf, size_t size,
+		  struct at_error *err);        /* <cache_dir>/NAME.scan, the scan's directory cache */
+int at_paths_home_size(const struct at_paths *p, const char *name, char *buf, size_t size,
+		       struct at_error *err);   /* <cache_dir>/NAME.home, its HOME's size record */
+int at_paths_log(const struct at_paths *p, const char *name, char *buf, size_t size,
+		 struct at_error *err);         /* <logs_dir>/NAME.jsonl, its audit log */
 
-/* The task's HOME directory: <homes_dir>/NAME. */
-int at_task_home(const struct at_paths *p, const char *name, char *buf, size_t size,
-		 struct at_error *err);
+/* The repository's cache of /etc's listings (sandbox.h): <cache_dir>/etc.listings. */
+int at_paths_etc_listings(const struct at_paths *p, char *buf, size_t size, struct at_error *err);
 
 #endif

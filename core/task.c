@@ -69,7 +69,7 @@ int at_task_init(struct at_task *t, const struct at_paths *p, const char *name,
 	    at_fmt(t->worktree_name, sizeof(t->worktree_name), AT_WORKTREE_PREFIX "%s", name) < 0 ||
 	    at_fmt(t->path, sizeof(t->path), "%s/%s",
 		   p->worktree_home[0] ? p->worktree_home : p->worktrees_dir, name) < 0 ||
-	    at_fmt(t->admin_dir, sizeof(t->admin_dir), "%s/worktrees/%s", p->common_dir,
+	    at_fmt(t->admin_dir, sizeof(t->admin_dir), "%s/%s", p->admins_dir,
 		   t->worktree_name) < 0)
 		return at_error_sys(err, AT_ESYS, "path too long for task '%s'", name);
 	t->phase = AT_TASK_CREATING;

@@ -149,13 +149,11 @@ static bool admin_dir_ours(const struct at_paths *p, const char *admin)
 static int gc_admin_dirs(struct at_repo *r, const struct at_task_list *l,
 			 struct at_report *rep, struct at_error *err)
 {
-	char dir[PATH_MAX];
+	const char *dir = r->paths.admins_dir;
 	struct dirent *de;
 	DIR *d;
 	int rc = 0;
 
-	if (at_fmt(dir, sizeof(dir), "%s/worktrees", r->paths.common_dir) < 0)
-		return 0;
 	d = opendir(dir);
 	if (!d)
 		return 0;
@@ -265,11 +263,10 @@ static int gc_tmp_files(const char *dir, const char *marker, bool live_ones, con
 
 static int gc_tmp_records(struct at_repo *r, struct at_report *rep, struct at_error *err)
 {
-	char cache[PATH_MAX];
 	int rc = gc_tmp_files(r->paths.tasks_dir, ".json.tmp.", false, "task record", rep, err);
 
-	if (rc == 0 && at_fmt(cache, sizeof(cache), "%s/cache", r->paths.state_dir) == 0)
-		rc = gc_tmp_files(cache, ".tmp.", true, "record", rep, err);
+	if (rc == 0)
+		rc = gc_tmp_files(r->paths.cache_dir, ".tmp.", true, "record", rep, err);
 	return rc;
 }
 
@@ -293,7 +290,6 @@ int at_task_gc(struct at_repo *r, const struct at_gc_opts *opts, struct at_repor
 	static const struct at_gc_opts dflt = AT_GC_OPTS_INIT;
 	struct at_report rep = AT_REPORT_INIT;
 	struct at_task_list l = { 0 };
-	char gitdir[PATH_MAX];
 	size_t i;
 	int rc;
 
@@ -313,8 +309,9 @@ int at_task_gc(struct at_repo *r, const struct at_gc_opts *opts, struct at_repor
 		rc = step(&rep, gc_admin_dirs(r, &l, &rep, err), err);
 	if (rc == 0)
 		rc = step(&rep, gc_worktree_dirs(r, &l, &rep, err), err);
-	if (rc == 0 && at_fmt(gitdir, sizeof(gitdir), "%s/git", r->paths.state_dir) == 0)
-		rc = step(&rep, gc_stray_dirs(gitdir, "task git view", &l, &rep, err), err);
+	if (rc == 0)
+		rc = step(&rep, gc_stray_dirs(r->paths.views_dir, "task git view", &l, &rep, err),
+			  err);
 	if (rc == 0)
 		rc = step(&rep, gc_tmp_records(r, &rep, err), err);
 	for (i = 0; rc == 0 && i < l.nproblems; i++)

@@ -210,21 +210,21 @@ static int remove_parts(struct at_repo *r, const struct at_task *t, bool only_un
 	if (remove_worktree_dir(t, err) < 0 || at_rmtree(t->admin_dir, err) < 0)
 		return err->code;
 	/* Its HOME and caches go with it (the trash keeps the branch, not these). */
-	if (at_task_home(&r->paths, t->name, cache, sizeof(cache), err) < 0 ||
+	if (at_paths_home(&r->paths, t->name, cache, sizeof(cache), err) < 0 ||
 	    at_rmtree(cache, err) < 0 ||
-	    at_task_caches(&r->paths, t->name, cache, sizeof(cache), err) < 0 ||
+	    at_paths_caches(&r->paths, t->name, cache, sizeof(cache), err) < 0 ||
 	    at_rmtree(cache, err) < 0)
 		return err->code;
 	/* The scan's directory cache (git/dircache.h) goes with the worktree. */
-	if (at_fmt(cache, sizeof(cache), "%s/cache/%s.scan", r->paths.state_dir, t->name) == 0)
+	if (at_paths_scan(&r->paths, t->name, cache, sizeof(cache), NULL) == 0)
 		unlink(cache);
 	/* And the size of its HOME (app/home.c) with the home. */
-	if (at_fmt(cache, sizeof(cache), "%s/cache/%s.home", r->paths.state_dir, t->name) == 0)
+	if (at_paths_home_size(&r->paths, t->name, cache, sizeof(cache), NULL) == 0)
 		unlink(cache);
 	/* A remover killed inside git_reference_delete left the lock (see below). */
 	remove_branch_lock(r, t);
 	/* The task's git view (app/gitview.c): what it held was imported, or is refused. */
-	if (at_fmt(cache, sizeof(cache), "%s/git/%s", r->paths.state_dir, t->name) == 0 &&
+	if (at_paths_view(&r->paths, t->name, cache, sizeof(cache), NULL) == 0 &&
 	    at_rmtree(cache, err) < 0)
 		return err->code;
 	if (delete_branch(r->repo, t, only_unmoved, err) < 0)
