@@ -190,6 +190,25 @@ int at_paths_log(const struct at_paths *p, const char *name, char *buf, size_t s
 	return part(buf, size, p->logs_dir, name, ".jsonl", err);
 }
 
+int at_paths_worktree(const struct at_paths *p, const char *name, char *buf, size_t size,
+		      struct at_error *err)
+{
+	return part(buf, size, p->worktree_home[0] ? p->worktree_home : p->worktrees_dir, name, "",
+		    err);
+}
+
+int at_paths_old_worktree(const struct at_paths *p, const char *name, char *buf, size_t size,
+			  struct at_error *err)
+{
+	return part(buf, size, p->worktrees_dir, name, "", err);
+}
+
+int at_paths_admin(const struct at_paths *p, const char *worktree_name, char *buf, size_t size,
+		   struct at_error *err)
+{
+	return part(buf, size, p->admins_dir, worktree_name, "", err);
+}
+
 int at_paths_etc_listings(const struct at_paths *p, char *buf, size_t size, struct at_error *err)
 {
 	if (at_fmt(buf, size, "%s/etc.listings", p->cache_dir) < 0)

@@ -77,6 +77,19 @@ int at_paths_home_size(const struct at_paths *p, const char *name, char *buf, si
 int at_paths_log(const struct at_paths *p, const char *name, char *buf, size_t size,
 		 struct at_error *err);         /* <logs_dir>/NAME.jsonl, its audit log */
 
+/*
+ * A task's worktree: in the worktree home (new tasks), or in the old place
+ * (<worktrees_dir>/NAME, tasks made before issue 12; also where new ones go
+ * when worktree_home is ""). And git's admin directory of a worktree named
+ * worktree_name (agenttask-NAME for a task): <admins_dir>/<worktree_name>.
+ */
+int at_paths_worktree(const struct at_paths *p, const char *name, char *buf, size_t size,
+		      struct at_error *err);
+int at_paths_old_worktree(const struct at_paths *p, const char *name, char *buf, size_t size,
+			  struct at_error *err);
+int at_paths_admin(const struct at_paths *p, const char *worktree_name, char *buf, size_t size,
+		   struct at_error *err);
+
 /* The repository's cache of /etc's listings (sandbox.h): <cache_dir>/etc.listings. */
 int at_paths_etc_listings(const struct at_paths *p, char *buf, size_t size, struct at_error *err);
 

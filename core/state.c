@@ -165,7 +165,7 @@ static int derive_paths(const struct at_paths *p, const struct at_task *rec, con
 	else if (at_task_registered(&t, t.path, sizeof(t.path)))
 		;    /* edited: git's word for where the task's worktree is */
 	else if (old_place(rec))
-		at_fmt(t.path, sizeof(t.path), "%s/%s", p->worktrees_dir, rec->name);
+		at_paths_old_worktree(p, rec->name, t.path, sizeof(t.path), NULL);
 	else
 		return at_error_set(err, AT_ECORRUPT,
 				    "corrupt task record '%s': 'path' is not a worktree git "

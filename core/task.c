@@ -50,7 +50,7 @@ bool at_paths_worktree_trusted(const struct at_paths *p, const struct at_task *t
 
 	if (path[0] != '/' || strstr(path, "/../") || strstr(path, "/./") || strstr(path, "//"))
 		return false;
-	if (at_fmt(place, sizeof(place), "%s/%s", p->worktrees_dir, t->name) == 0 &&
+	if (at_paths_old_worktree(p, t->name, place, sizeof(place), NULL) == 0 &&
 	    strcmp(place, path) == 0)
 		return true;
 	if (p->worktree_leaf[0] && ends_in_leaf(path, p->worktree_leaf, t->name))
@@ -67,10 +67,8 @@ int at_task_init(struct at_task *t, const struct at_paths *p, const char *name,
 	strcpy(t->name, name);
 	if (at_fmt(t->branch, sizeof(t->branch), AT_REFS_HEADS AT_BRANCH_PREFIX "%s", name) < 0 ||
 	    at_fmt(t->worktree_name, sizeof(t->worktree_name), AT_WORKTREE_PREFIX "%s", name) < 0 ||
-	    at_fmt(t->path, sizeof(t->path), "%s/%s",
-		   p->worktree_home[0] ? p->worktree_home : p->worktrees_dir, name) < 0 ||
-	    at_fmt(t->admin_dir, sizeof(t->admin_dir), "%s/%s", p->admins_dir,
-		   t->worktree_name) < 0)
+	    at_paths_worktree(p, name, t->path, sizeof(t->path), NULL) < 0 ||
+	    at_paths_admin(p, t->worktree_name, t->admin_dir, sizeof(t->admin_dir), NULL) < 0)
 		return at_error_sys(err, AT_ESYS, "path too long for task '%s'", name);
 	t->phase = AT_TASK_CREATING;
 	return 0;

@@ -27,7 +27,10 @@ static int scratch_dir(const struct at_paths *p, char *buf, size_t size)
 
 static int admin_path(const struct at_paths *p, const char *entry, char *buf, size_t size)
 {
-	return at_fmt(buf, size, "%s/" ADMIN_PREFIX "%s", p->admins_dir, entry);
+	char name[NAME_MAX + 1];
+
+	return at_fmt(name, sizeof(name), ADMIN_PREFIX "%s", entry) < 0 ? -1
+		: at_paths_admin(p, name, buf, size, NULL);
 }
 
 static int write_text(const char *path, const char *text, struct at_error *err)
