@@ -1,7 +1,6 @@
 #include "app/lifecycle.h"
 
 #include <limits.h>
-#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
