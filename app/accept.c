@@ -6,6 +6,7 @@
 
 #include "app/gitview.h"
 #include "app/internal.h"
+#include "app/lifecycle.h"
 #include "core/audit.h"
 #include "core/lock.h"
 #include "core/runs.h"
@@ -224,7 +225,7 @@ static int locked(struct accept *a, struct at_app_accept_result *out, struct at_
 					       at_merge_kind_name(out->merge.kind), &aerr), &aerr);
 	/* The base has moved: a failure from here on is reported, not returned. */
 	if (rc == 0 && !a->o->keep)
-		out->remove_failed = at_task_remove(a->r, &out->task, &out->remove_err) < 0;
+		out->remove_failed = at_app_task_remove(a->r, &out->task, &out->remove_err) < 0;
 	at_runs_release(&guard, rc == 0 && !a->o->keep && !out->remove_failed);
 	at_lock_release(lock);
 	return rc;

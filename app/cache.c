@@ -55,7 +55,7 @@ static int layers(const struct at_paths *p, const char *task, const char *lower,
 	const char *base = strrchr(lower, '/');
 	int rc;
 
-	if ((rc = at_task_caches(p, task, top, sizeof(top), err)) < 0)
+	if ((rc = at_paths_caches(p, task, top, sizeof(top), err)) < 0)
 		return rc;
 	if (at_fmt(dir, sizeof(dir), "%s/%.40s-%016llx", top, base && base[1] ? base + 1 : "root",
 		   (unsigned long long)at_hash_name(lower)) < 0 ||

@@ -5,8 +5,10 @@
 
 #include "app/gitview.h"
 #include "app/internal.h"
+#include "app/lifecycle.h"
 #include "core/audit.h"
 #include "core/runs.h"
+#include "core/state.h"
 #include "git/trash.h"
 #include "git/worktree.h"
 
@@ -19,7 +21,7 @@ static int save(struct at_repo *r, const struct at_app_discard_opts *o,
 
 	/* A moved worktree is not saved here: refuse before the trash is written. */
 	if (at_task_moved(t, where, sizeof(where)))
-		return at_task_remove(r, t, err);
+		return at_app_task_remove(r, t, err);
 	if (at_trash_save(r, t, out->trash, sizeof(out->trash), &full) == 0)
 		return 0;
 	if (!o->force) {
@@ -54,7 +56,7 @@ int at_app_discard(const struct at_app *app, const struct at_app_discard_opts *o
 	}
 	if (rc == 0) {
 		at_progress_say(&o->progress, "removing the task", 0, 0);
-		rc = at_task_remove(l.r, &out->task, err);
+		rc = at_app_task_remove(l.r, &out->task, err);
 	}
 	if (rc == 0)
 		at_app_audited(&out->warnings, out->task.name,
@@ -65,26 +67,59 @@ int at_app_discard(const struct at_app *app, const struct at_app_discard_opts *o
 	return rc;
 }
 
+/*
+ * Bring back a trash entry: branch agenttask/NAME at the tip it had, its
+ * worktree with the committed state checked out, the uncommitted state
+ * written over it, and the task's base from the entry's trailers; the entry
+ * is deleted afterwards. All or nothing: the task stays half-made (CREATING,
+ * its base the tip, so a rollback deletes the branch too) until its record
+ * is saved ready.
+ */
+static int restore(struct at_repo *r, const struct at_app_restore_opts *o,
+		   struct at_app_restore_result *out, struct at_error *err)
+{
+	struct at_error ignored = AT_ERROR_INIT;
+	struct at_trash_pick pick;
+	struct at_task t, ready;
+	int rc;
+
+	if ((rc = at_task_init(&t, at_repo_paths(r), o->name, err)) < 0 ||
+	    (rc = at_trash_pick(r, o->name, o->entry, &pick, err)) < 0 ||
+	    (rc = at_app_task_create_at(r, o->name, &pick.tip, &t, err)) < 0)
+		return rc;
+	ready = t;
+	at_trash_pick_base(&pick, &ready);
+	ready.phase = AT_TASK_READY;
+	rc = at_trash_write_back(&t, &pick, err);
+	if (rc == 0)
+		rc = at_state_save(at_repo_paths(r), &ready, err);
+	if (rc < 0) {
+		/* t, not ready: its base_commit is the tip, so the branch goes too. */
+		at_app_task_rollback(r, &t, &ignored);
+		return rc;
+	}
+	if (!at_trash_drop(r, pick.ref))
+		at_strlist_pushf(&out->warnings, "could not delete trash entry '%s'", pick.ref);
+	out->task = ready;
+	memcpy(out->trash, pick.ref, sizeof(out->trash));
+	return 0;
+}
+
 int at_app_restore(const struct at_app *app, const struct at_app_restore_opts *o,
 		   struct at_app_restore_result *out, struct at_error *err)
 {
 	struct at_error aerr = AT_ERROR_INIT;
-	struct at_restore_info info;
 	struct at_app_locked l;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	rc = at_app_lock(app, &l, NULL, NULL, err);
 	if (rc == 0)
-		rc = at_trash_restore(l.r, o->name, o->entry, &out->task, &info, err);
-	if (rc == 0) {
-		memcpy(out->trash, info.ref, sizeof(out->trash));
-		if (info.ref_kept)
-			at_strlist_pushf(&out->warnings, "could not delete trash entry '%s'", info.ref);
+		rc = restore(l.r, o, out, err);
+	if (rc == 0)
 		at_app_audited(&out->warnings, out->task.name,
-			       at_audit_restore(at_repo_paths(l.r), &out->task, info.ref, &aerr),
+			       at_audit_restore(at_repo_paths(l.r), &out->task, out->trash, &aerr),
 			       &aerr);
-	}
 	at_app_unlock(&l);
 	return rc;
 }

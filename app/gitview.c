@@ -59,7 +59,7 @@ int at_app_gitview_paths(struct at_repo *r, const struct at_task *t, struct at_a
 {
 	const struct at_paths *p = at_repo_paths(r);
 
-	if (at_fmt(v->dir, sizeof(v->dir), "%s/git/%s", p->state_dir, t->name) < 0 ||
+	if (at_paths_view(p, t->name, v->dir, sizeof(v->dir), NULL) < 0 ||
 	    at_fmt(v->upper, sizeof(v->upper), "%s/upper", v->dir) < 0 ||
 	    at_fmt(v->work, sizeof(v->work), "%s/work", v->dir) < 0 ||
 	    at_fmt(v->spare, sizeof(v->spare), "%s/work.1", v->dir) < 0)

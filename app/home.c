@@ -1,5 +1,5 @@
 /*
- * home.c - a task's lasting HOME: <state>/homes/NAME (core/task.h), made on
+ * home.c - a task's lasting HOME: <state>/homes/NAME (core/paths.h), made on
  * the task's first run. Its contents are the task's (hostile): the host
  * only ever makes, binds and removes the directory itself, and refuses one
  * that is not a plain directory of the caller's (a planted link is never
@@ -54,7 +54,7 @@ int at_app_task_home(struct at_repo *r, const struct at_task *t, char *out, size
 	char path[PATH_MAX];
 	int rc;
 
-	if ((rc = at_task_home(p, t->name, path, sizeof(path), err)) < 0 ||
+	if ((rc = at_paths_home(p, t->name, path, sizeof(path), err)) < 0 ||
 	    (rc = make_dir(p->homes_dir, err)) < 0 || (rc = make_dir(path, err)) < 0)
 		return rc;
 	if (size < PATH_MAX || !realpath(path, out))
@@ -68,10 +68,9 @@ static int record_path(struct at_repo *r, const struct at_task *t, bool make, ch
 {
 	const struct at_paths *p = at_repo_paths(r);
 
-	if (make && (at_fmt(buf, size, "%s/cache", p->state_dir) < 0 ||
-		     (mkdir(buf, 0700) < 0 && errno != EEXIST)))
+	if (make && mkdir(p->cache_dir, 0700) < 0 && errno != EEXIST)
 		return -1;
-	return at_fmt(buf, size, "%s/cache/%s.home", p->state_dir, t->name);
+	return at_paths_home_size(p, t->name, buf, size, NULL);
 }
 
 /* The size recorded after the last capped run; -1 when there is none. */

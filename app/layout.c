@@ -64,7 +64,7 @@ int at_app_layout_resolve(struct at_repo *r, const struct at_task *t, struct at_
 	}
 	if (!realpath(p->common_dir, l.common))
 		return at_error_sys(err, AT_ESYS, "cannot resolve '%s'", p->common_dir);
-	if (at_fmt(l.state, sizeof(l.state), "%s/agenttask", l.common) < 0 ||
+	if (at_paths_state_of(l.common, l.state, sizeof(l.state)) < 0 ||
 	    at_fmt(l.pointer, sizeof(l.pointer), "%s/.git", l.worktree) < 0)
 		return at_error_sys(err, AT_ESYS, "path too long '%s'", l.common);
 	if (!realpath(t->admin_dir, l.admin))
@@ -172,7 +172,7 @@ static void hide_other_configs(struct at_sandbox_spec *s, const struct at_app_la
 	/* git's legacy remote files: a URL each, read by fetch and push like a remote's config */
 	hide_dir_if_present(s, l->common, "remotes");
 	hide_dir_if_present(s, l->common, "branches");
-	if (at_fmt(wts, sizeof(wts), "%s/worktrees", l->common) == 0 && (d = opendir(wts))) {
+	if (at_paths_admins_of(l->common, wts, sizeof(wts)) == 0 && (d = opendir(wts))) {
 		while ((de = readdir(d)))
 			if (de->d_name[0] != '.' && (!own || strcmp(own + 1, de->d_name) != 0) &&
 			    at_fmt(dir, sizeof(dir), "%s/%s", wts, de->d_name) == 0) {

@@ -3,13 +3,13 @@
 #include <string.h>
 
 #include "app/internal.h"
+#include "app/lifecycle.h"
 #include "core/audit.h"
-#include "git/worktree.h"
 
 int at_app_new(const struct at_app *app, const struct at_app_new_opts *o,
 	       struct at_app_new_result *out, struct at_error *err)
 {
-	struct at_new_opts nopts = AT_NEW_OPTS_INIT;
+	struct at_app_create_opts nopts = AT_APP_CREATE_OPTS_INIT;
 	struct at_error aerr = AT_ERROR_INIT;
 	struct at_app_locked l;
 	int rc;
@@ -20,7 +20,7 @@ int at_app_new(const struct at_app *app, const struct at_app_new_opts *o,
 	nopts.base_on_branches = o->base_on_branches;
 	rc = at_app_lock(app, &l, NULL, NULL, err);
 	if (rc == 0)
-		rc = at_task_new(l.r, o->name, &nopts, &out->task, err);
+		rc = at_app_task_create(l.r, o->name, &nopts, &out->task, err);
 	if (rc == 0)
 		at_app_audited(&out->warnings, out->task.name,
 			       at_audit_new(at_repo_paths(l.r), &out->task, &aerr), &aerr);

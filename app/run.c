@@ -387,9 +387,8 @@ static const char *etc_listings(struct at_repo *r, char *buf, size_t size)
 {
 	const struct at_paths *p = at_repo_paths(r);
 
-	if (at_fmt(buf, size, "%s/cache", p->state_dir) < 0 ||
-	    (mkdir(buf, 0700) < 0 && errno != EEXIST) ||
-	    at_fmt(buf, size, "%s/cache/etc.listings", p->state_dir) < 0)
+	if ((mkdir(p->cache_dir, 0700) < 0 && errno != EEXIST) ||
+	    at_paths_etc_listings(p, buf, size, NULL) < 0)
 		return NULL;
 	return buf;
 }

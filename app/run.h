@@ -6,7 +6,7 @@
  * default, the run goes on without it and the result says so (the
  * mechanism AT_MECH_UNENFORCED), while a limit asked for is refused then.
  *
- * HOME is the task's own directory (<state>/homes/NAME, core/task.h), made
+ * HOME is the task's own directory (<state>/homes/NAME, core/paths.h), made
  * on its first run and kept across runs, read-write; no other task sees it
  * (the state dir is hidden in the sandbox), and it is removed with the task
  * (discard does not keep it in the trash). /tmp and /dev/shm are new on

@@ -516,9 +516,9 @@ int at_app_secrets_prepare(const struct at_app *app, struct at_repo *r, const st
 		rc = add_rules(s, &conf->requests[i], n, err);
 	if (rc < 0 || !s->term.nhosts)
 		goto out;
-	if ((rc = at_task_ca(at_repo_paths(r), t->name, dir, sizeof(dir), err)) < 0 ||
+	if ((rc = at_paths_ca(at_repo_paths(r), t->name, dir, sizeof(dir), err)) < 0 ||
 	    (mkdir(at_repo_paths(r)->cas_dir, 0700) < 0 && errno != EEXIST &&
-	     (rc = at_error_sys(err, AT_ESYS, "cannot make '%s'", at_repo_paths(r)->cas_dir))) ||
+	     (rc = at_error_sys(err, AT_ESYS, "cannot make the CAs' directory"))) ||
 	    (rc = at_net_ca_open(dir, t->name, &s->term.ca, err)) < 0 ||
 	    (rc = bundle(s, err)) < 0 || (rc = git_helpers(s, err)) < 0)
 		goto out;

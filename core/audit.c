@@ -14,7 +14,7 @@
 
 int at_audit_path(const struct at_paths *p, const char *task, char *buf, size_t size)
 {
-	return at_fmt(buf, size, "%s/%s.jsonl", p->logs_dir, task);
+	return at_paths_log(p, task, buf, size, NULL);
 }
 
 static int add_time(at_json *entry)

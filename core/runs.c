@@ -33,8 +33,8 @@ struct record {
 
 static int runs_dir(const struct at_paths *p, char *buf, size_t size, struct at_error *err)
 {
-	if (at_fmt(buf, size, "%s/runs", p->state_dir) < 0)
-		return at_error_set(err, AT_ESYS, "path too long '%s/runs'", p->state_dir);
+	if (at_fmt(buf, size, "%s", p->runs_dir) < 0)
+		return at_error_set(err, AT_ESYS, "path too long '%s'", p->runs_dir);
 	return 0;
 }
 
@@ -439,7 +439,7 @@ int at_runs_sweep(const struct at_paths *p)
 		memcpy(task, de->d_name, len - 5);
 		task[len - 5] = '\0';
 		if (at_fmt(lock, sizeof(lock), "%s/%s", dir, de->d_name) < 0 ||
-		    at_fmt(record, sizeof(record), "%s/%s.json", p->tasks_dir, task) < 0 ||
+		    at_paths_record(p, task, record, sizeof(record), NULL) < 0 ||
 		    (fd = open(lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0)
 			continue;
 		if (flock_retry(fd, LOCK_EX | LOCK_NB) == 0) {

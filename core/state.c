@@ -113,20 +113,12 @@ out:
 	return rc;
 }
 
-static int record_path(const struct at_paths *p, const char *name, char *buf, size_t size,
-		       struct at_error *err)
-{
-	if (at_fmt(buf, size, "%s/%s.json", p->tasks_dir, name) < 0)
-		return at_error_sys(err, AT_ESYS, "path too long for task '%s'", name);
-	return 0;
-}
-
 int at_state_save(const struct at_paths *p, const struct at_task *t, struct at_error *err)
 {
 	AT_AUTOFREE char *text = NULL;
 	char path[PATH_MAX];
 
-	if (record_path(p, t->name, path, sizeof(path), err) < 0)
+	if (at_paths_record(p, t->name, path, sizeof(path), err) < 0)
 		return err->code;
 	if (at_paths_ensure(p, err) < 0)
 		return err->code;
@@ -173,7 +165,7 @@ static int derive_paths(const struct at_paths *p, const struct at_task *rec, con
 	else if (at_task_registered(&t, t.path, sizeof(t.path)))
 		;    /* edited: git's word for where the task's worktree is */
 	else if (old_place(rec))
-		at_fmt(t.path, sizeof(t.path), "%s/%s", p->worktrees_dir, rec->name);
+		at_paths_old_worktree(p, rec->name, t.path, sizeof(t.path), NULL);
 	else
 		return at_error_set(err, AT_ECORRUPT,
 				    "corrupt task record '%s': 'path' is not a worktree git "
@@ -195,7 +187,7 @@ int at_state_load(const struct at_paths *p, const char *name, struct at_task *ou
 
 	if (at_name_check(name, err) < 0)
 		return err->code;
-	if (record_path(p, name, path, sizeof(path), err) < 0)
+	if (at_paths_record(p, name, path, sizeof(path), err) < 0)
 		return err->code;
 	text = at_read_file(path, STATE_MAX_BYTES, NULL);
 	if (!text) {
@@ -218,7 +210,7 @@ int at_state_remove(const struct at_paths *p, const char *name, struct at_error 
 {
 	char path[PATH_MAX];
 
-	if (record_path(p, name, path, sizeof(path), err) < 0)
+	if (at_paths_record(p, name, path, sizeof(path), err) < 0)
 		return err->code;
 	if (unlink(path) < 0 && errno != ENOENT)
 		return at_error_sys(err, AT_ESYS, "cannot remove '%s'", path);

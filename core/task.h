@@ -1,5 +1,5 @@
 /*
- * task.h - the task model and where agenttask keeps things in a repository.
+ * task.h - the task model (where agenttask keeps its parts: core/paths.h).
  *
  * A task is a branch `agenttask/NAME` checked out in a linked worktree. A new
  * task's worktree is `<worktree_home>/NAME`, outside the git directory (tools
@@ -25,8 +25,8 @@
 
 #include "core/error.h"
 #include "core/oid.h"
+#include "core/paths.h"
 
-#define AT_NAME_MAX 64
 #define AT_REFS_HEADS "refs/heads/"
 #define AT_REFS_HEADS_LEN (sizeof(AT_REFS_HEADS) - 1)
 #define AT_BRANCH_PREFIX "agenttask/"
@@ -38,32 +38,6 @@
 /* A number macro as a string literal, for help texts: AT_STR(AT_TRASH_DAYS_DEFAULT). */
 #define AT_STR_(x) #x
 #define AT_STR(x) AT_STR_(x)
-
-struct at_paths {
-	char common_dir[PATH_MAX];    /* the repository's git common dir */
-	char state_dir[PATH_MAX];     /* <common>/agenttask */
-	char tasks_dir[PATH_MAX];     /* <state>/tasks: one NAME.json per task */
-	char worktrees_dir[PATH_MAX]; /* <state>/worktrees: the old place, one NAME/ per task */
-	char worktree_home[PATH_MAX]; /* <base>/<repo>-<id>: new tasks' NAME/; "" = the old place */
-	char worktree_leaf[AT_NAME_MAX + 32]; /* <repo>-<id>: the directory name, from common_dir */
-	char homes_dir[PATH_MAX];     /* <state>/homes: one NAME/ per task, its HOME in the sandbox */
-	char caches_dir[PATH_MAX];    /* <state>/caches: one NAME/ per task, its caches' upper dirs */
-	char cas_dir[PATH_MAX];       /* <state>/ca: one NAME/ per task, its CA (net/tls.h) */
-	char logs_dir[PATH_MAX];      /* <state>/logs: one NAME.jsonl per task */
-	char lock_file[PATH_MAX];     /* <state>/lock, flock'd by mutating commands */
-};
-
-/* Fill *p for a repository whose git common dir is common_dir (absolute). */
-int at_paths_init(struct at_paths *p, const char *common_dir, struct at_error *err);
-
-/* Create the state directories (mode 0700) when missing. */
-int at_paths_ensure(const struct at_paths *p, struct at_error *err);
-
-/* Set where new tasks' worktrees go (absolute; "" keeps the old place). */
-int at_paths_set_worktree_home(struct at_paths *p, const char *dir, struct at_error *err);
-
-/* Create worktree_home and its missing parents (each mode 0700). */
-int at_paths_ensure_worktree_home(const struct at_paths *p, struct at_error *err);
 
 enum at_task_phase {
 	AT_TASK_CREATING = 0,
@@ -106,18 +80,6 @@ bool at_paths_worktree_trusted(const struct at_paths *p, const struct at_task *t
 
 /* The directory git registered as t's worktree (its admin dir's gitdir, without /.git). */
 bool at_task_registered(const struct at_task *t, char *buf, size_t size);
-
-/* The task's directory of cache overlays: <caches_dir>/NAME. */
-int at_task_caches(const struct at_paths *p, const char *name, char *buf, size_t size,
-		   struct at_error *err);
-
-/* The task's CA directory: <cas_dir>/NAME (ca.key, mode 0600, and ca.crt). */
-int at_task_ca(const struct at_paths *p, const char *name, char *buf, size_t size,
-	       struct at_error *err);
-
-/* The task's HOME directory: <homes_dir>/NAME. */
-int at_task_home(const struct at_paths *p, const char *name, char *buf, size_t size,
-		 struct at_error *err);
 
 /* Short form of a full branch ref ("refs/heads/main" -> "main"). */
 const char *at_branch_short(const char *ref);

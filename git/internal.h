@@ -58,12 +58,6 @@ static inline void at_oid_from_git(struct at_oid *out, const git_oid *id)
 int at_repo_max_file_size(const struct at_repo *r, uint64_t *out, struct at_error *err);
 
 /*
- * Fill r->paths.worktree_home (git/wtplace.c) when it is not yet: read when
- * a command makes or removes tasks, not at every open.
- */
-int at_repo_worktree_home(struct at_repo *r, struct at_error *err);
-
-/*
  * Translate libgit2's last error, once, at the boundary: the message is
  * "<what>: <libgit2 message>". git_error_last() can be NULL on libgit2 1.5.
  */

@@ -3,7 +3,7 @@
  *
  * struct at_repo is opaque outside git/: it holds the libgit2 repository of
  * the main worktree (even when opened from inside a task's worktree) and the
- * paths of agenttask's state (core/task.h).
+ * paths of agenttask's state (core/paths.h).
  */
 #ifndef AT_GIT_REPO_H
 #define AT_GIT_REPO_H
@@ -24,6 +24,12 @@ int at_repo_open(struct at_repo **out, const char *dir, struct at_error *err);
 void at_repo_free(struct at_repo *r);
 
 const struct at_paths *at_repo_paths(const struct at_repo *r);
+
+/*
+ * Fill the paths' worktree_home (git/wtplace.c) when it is not yet: read when
+ * a command makes or removes tasks, not at every open.
+ */
+int at_repo_worktree_home(struct at_repo *r, struct at_error *err);
 
 /*
  * No file larger than bytes is hashed from a worktree or diffed: such a

@@ -22,12 +22,15 @@
 
 static int scratch_dir(const struct at_paths *p, char *buf, size_t size)
 {
-	return at_fmt(buf, size, "%s/scratch", p->state_dir);
+	return at_fmt(buf, size, "%s", p->scratch_dir);
 }
 
 static int admin_path(const struct at_paths *p, const char *entry, char *buf, size_t size)
 {
-	return at_fmt(buf, size, "%s/worktrees/" ADMIN_PREFIX "%s", p->common_dir, entry);
+	char name[NAME_MAX + 1];
+
+	return at_fmt(name, sizeof(name), ADMIN_PREFIX "%s", entry) < 0 ? -1
+		: at_paths_admin(p, name, buf, size, NULL);
 }
 
 static int write_text(const char *path, const char *text, struct at_error *err)
@@ -64,14 +67,13 @@ static int make_locked_dir(const struct at_paths *p, struct at_scratch *s, struc
 static int write_worktree_files(const struct at_paths *p, struct at_scratch *s,
 				const char *commit_hex, struct at_error *err)
 {
-	char file[PATH_MAX + 16], text[PATH_MAX + 16], wtdir[PATH_MAX];
+	char file[PATH_MAX + 16], text[PATH_MAX + 16];
 	const char *entry = strrchr(s->path, '/') + 1;
 
 	if (at_fmt(s->name, sizeof(s->name), ADMIN_PREFIX "%s", entry) < 0 ||
-	    admin_path(p, entry, s->admin_dir, sizeof(s->admin_dir)) < 0 ||
-	    at_fmt(wtdir, sizeof(wtdir), "%s/worktrees", p->common_dir) < 0)
+	    admin_path(p, entry, s->admin_dir, sizeof(s->admin_dir)) < 0)
 		return at_error_set(err, AT_ESYS, "path too long '%s'", p->common_dir);
-	if (at_mkdirs(wtdir, 0755, err) < 0)
+	if (at_mkdirs(p->admins_dir, 0755, err) < 0)
 		return err->code;
 	if (mkdir(s->admin_dir, 0755) < 0) {
 		at_error_sys(err, AT_ESYS, "cannot create '%s'", s->admin_dir);
@@ -250,14 +252,14 @@ static int sweep_worktrees(struct at_repo *r, struct at_report *rep, struct at_e
 /* Admin directories whose worktree is gone (a removal killed between the two). */
 static int sweep_admin_dirs(struct at_repo *r, struct at_report *rep, struct at_error *err)
 {
-	char dir[PATH_MAX], sdir[PATH_MAX];
+	const char *dir = r->paths.admins_dir;
+	char sdir[PATH_MAX];
 	const size_t plen = strlen(ADMIN_PREFIX SCRATCH_PREFIX);
 	struct dirent *de;
 	DIR *d;
 	int rc = 0;
 
-	if (at_fmt(dir, sizeof(dir), "%s/worktrees", r->paths.common_dir) < 0 ||
-	    scratch_dir(&r->paths, sdir, sizeof(sdir)) < 0 || !(d = opendir(dir)))
+	if (scratch_dir(&r->paths, sdir, sizeof(sdir)) < 0 || !(d = opendir(dir)))
 		return 0;
 	while (rc == 0 && (de = readdir(d))) {
 		char admin[PATH_MAX], wt[PATH_MAX];

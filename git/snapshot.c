@@ -197,8 +197,7 @@ static int snap_init(struct at_snap *s, const struct at_repo *r, git_repository 
 		return at_task_worktree_gone(t, err);
 	s->wt = wt;
 	s->t = t;
-	s->cache_path = at_fmt(cache, size, "%s/cache/%s.scan", r->paths.state_dir, t->name) == 0
-				? cache : NULL;
+	s->cache_path = at_paths_scan(&r->paths, t->name, cache, size, NULL) == 0 ? cache : NULL;
 	return at_repo_max_file_size(r, &s->max_file_size, err);
 }
 

@@ -361,14 +361,15 @@ static int entry_commit(git_repository *repo, const char *refname, git_commit **
 	return rc;
 }
 
-static void drop_entry(git_repository *repo, struct at_restore_info *info)
+bool at_trash_drop(struct at_repo *r, const char *refname)
 {
 	git_reference *ref = NULL;
+	bool kept = git_reference_lookup(&ref, r->repo, refname) < 0 ||
+		    git_reference_delete(ref) < 0;
 
-	info->ref_kept = git_reference_lookup(&ref, repo, info->ref) < 0 ||
-			 git_reference_delete(ref) < 0;
 	git_reference_free(ref);
 	git_error_clear();
+	return !kept;
 }
 
 /* ---- listing ---- */
@@ -496,37 +497,45 @@ out:
 	return rc;
 }
 
-int at_trash_restore(struct at_repo *r, const char *name, const char *want, struct at_task *out,
-		     struct at_restore_info *info, struct at_error *err)
+int at_trash_pick(struct at_repo *r, const char *name, const char *want,
+		  struct at_trash_pick *out, struct at_error *err)
 {
-	struct at_restore_info inf = { "", false };
+	struct at_trash_pick p;
 	git_commit *entry = NULL;
-	struct at_oid tip;
-	struct at_task t, ready;
+	struct at_task base;
 	int rc;
 
-	if ((rc = at_task_init(&t, &r->paths, name, err)) < 0 ||
-	    (rc = find_entry(r, name, want, inf.ref, sizeof(inf.ref), err)) < 0 ||
-	    (rc = entry_commit(r->repo, inf.ref, &entry, &tip, err)) < 0 ||
-	    (rc = check_entry_tree(r->repo, git_commit_tree_id(entry), inf.ref, err)) < 0 ||
-	    (rc = at_task_new_at(r, name, &tip, &t, err)) < 0)
+	memset(&p, 0, sizeof(p));
+	memset(&base, 0, sizeof(base));
+	if ((rc = find_entry(r, name, want, p.ref, sizeof(p.ref), err)) < 0 ||
+	    (rc = entry_commit(r->repo, p.ref, &entry, &p.tip, err)) < 0 ||
+	    (rc = check_entry_tree(r->repo, git_commit_tree_id(entry), p.ref, err)) < 0)
 		goto out;
-	ready = t;
-	base_from_trailers(entry, &tip, &ready);
-	ready.phase = AT_TASK_READY;
-	rc = write_back(&t, git_commit_tree_id(entry), err);
-	if (rc == 0)
-		rc = at_state_save(&r->paths, &ready, err);
-	if (rc < 0) {
-		struct at_error ignored = AT_ERROR_INIT;
-		/* t, not ready: its base_commit is the tip, so the branch goes too. */
-		at_task_rollback(r, &t, &ignored);
-		goto out;
-	}
-	drop_entry(r->repo, &inf);
-	*out = ready;
-	*info = inf;
+	at_oid_from_git(&p.tree, git_commit_tree_id(entry));
+	base.created = -1;
+	base_from_trailers(entry, &p.tip, &base);
+	memcpy(p.base_branch, base.base_branch, sizeof(p.base_branch));
+	memcpy(p.base_commit, base.base_commit, sizeof(p.base_commit));
+	p.created = base.created;
+	*out = p;
 out:
 	git_commit_free(entry);
 	return rc;
+}
+
+void at_trash_pick_base(const struct at_trash_pick *p, struct at_task *t)
+{
+	memcpy(t->base_branch, p->base_branch, sizeof(t->base_branch));
+	memcpy(t->base_commit, p->base_commit, sizeof(t->base_commit));
+	if (p->created != -1)
+		t->created = p->created;
+}
+
+int at_trash_write_back(const struct at_task *t, const struct at_trash_pick *p,
+			struct at_error *err)
+{
+	git_oid tree;
+
+	at_oid_to_git(&tree, &p->tree);
+	return write_back(t, &tree, err);
 }

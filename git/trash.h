@@ -29,11 +29,6 @@ int at_trash_save(struct at_repo *r, const struct at_task *t, char *ref_out, siz
 int at_trash_save_ext(struct at_repo *r, const struct at_task *t, bool commits_only,
 		      char *ref_out, size_t ref_size, struct at_error *err);
 
-struct at_restore_info {
-	char ref[AT_REF_MAX];  /* the trash entry brought back */
-	bool ref_kept;      /* it could not be deleted afterwards (the task is back all the same) */
-};
-
 /*
  * The trash, by task name and newest first; of task `name` only, unless
  * NULL. An entry whose commit cannot be read has tip "". Release with
@@ -43,20 +38,44 @@ int at_trash_list(struct at_repo *r, const char *name, struct at_trash_list *out
 		  struct at_error *err);
 
 /*
- * Bring back a trash entry of task `name`: `entry` is its index (1, the
- * newest, as at_trash_list numbers them), its time SECONDS.NANOS or its
- * ref; NULL for the newest. Branch
- * agenttask/NAME at the tip it had, its worktree with the committed state
- * checked out, then the uncommitted state written over it without touching
- * the index (modified and deleted files unstaged, new files untracked, modes
- * and symlinks as they were), and the task's base from the entry's trailers.
- * The entry is deleted afterwards. All or nothing.
+ * Restore (app/discard.c) is made of the four below: pick the entry, make
+ * the task at its tip (app/lifecycle.c), write the uncommitted state back,
+ * take the base from the entry, and drop the entry.
+ */
+struct at_trash_pick {
+	char ref[AT_REF_MAX];                /* the entry */
+	struct at_oid tip;                   /* the branch's tip when saved (the entry's parent) */
+	struct at_oid tree;                  /* the full state saved */
+	char base_branch[AT_REF_MAX];        /* the task's base, from the entry's trailers */
+	char base_commit[AT_OID_HEXSZ + 1];  /* (tip when none is recorded) */
+	int64_t created;                     /* -1: not recorded */
+};
+
+/*
+ * The trash entry of task `name` that `entry` names: its index (1, the
+ * newest, as at_trash_list numbers them), its time SECONDS.NANOS or its ref;
+ * NULL for the newest. Its tree is checked first: an entry holding a
+ * symlinked .gitattributes, .gitignore or .gitmodules (saved before they
+ * were refused) is not restored.
  *
  *   AT_ENOTFOUND  no trash entry for name (or no such entry)
- *   AT_EEXISTS    a task (or branch, or worktree path) of that name exists
  */
-int at_trash_restore(struct at_repo *r, const char *name, const char *entry, struct at_task *out,
-		     struct at_restore_info *info, struct at_error *err);
+int at_trash_pick(struct at_repo *r, const char *name, const char *entry,
+		  struct at_trash_pick *out, struct at_error *err);
+
+/* The task's base (and creation time) as the entry recorded them, into t. */
+void at_trash_pick_base(const struct at_trash_pick *p, struct at_task *t);
+
+/*
+ * The entry's uncommitted state written over task t's fresh checkout
+ * without touching the index (modified and deleted files unstaged, new
+ * files untracked, modes and symlinks as they were).
+ */
+int at_trash_write_back(const struct at_task *t, const struct at_trash_pick *p,
+			struct at_error *err);
+
+/* Delete the entry's ref; false when it could not be. */
+bool at_trash_drop(struct at_repo *r, const char *ref);
 
 /* Drop trash entries older than days days, reporting each one. */
 int at_trash_prune(struct at_repo *r, int days, struct at_report *rep, struct at_error *err);

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/array.h"
@@ -121,12 +120,41 @@ static int check_base(struct at_repo *r, const char *rev, const git_commit *base
 	return rc;
 }
 
-/* Refuse when anything the task would occupy is already taken. */
-static int check_free(git_repository *repo, const struct at_task *t, struct at_error *err)
+int at_task_base(struct at_repo *r, const char *rev, bool on_branches, struct at_task *t,
+		 struct at_error *err)
+{
+	git_commit *base = NULL;
+	int rc = resolve_base(r, rev, &base, t->base_branch, sizeof(t->base_branch), err);
+
+	if (rc == 0 && on_branches)
+		rc = check_base(r, rev, base, err);
+	if (rc == 0)
+		at_git_oid_hex(t->base_commit, git_commit_id(base));
+	git_commit_free(base);
+	return rc;
+}
+
+int at_task_base_at(struct at_repo *r, const struct at_oid *tip, struct at_task *t,
+		    struct at_error *err)
+{
+	char hex[AT_OID_HEXSZ + 1];
+	git_commit *commit = NULL;
+	git_oid id;
+
+	at_oid_to_git(&id, tip);
+	at_oid_fmt(hex, tip);
+	if (git_commit_lookup(&commit, r->repo, &id) < 0)
+		return at_git_error(err, AT_ENOTFOUND, "unknown commit '%s'", hex);
+	at_git_oid_hex(t->base_commit, &id);
+	git_commit_free(commit);
+	return 0;
+}
+
+int at_task_check_free(struct at_repo *r, const struct at_task *t, struct at_error *err)
 {
 	git_reference *ref = NULL;
 
-	if (git_reference_lookup(&ref, repo, t->branch) == 0) {
+	if (git_reference_lookup(&ref, r->repo, t->branch) == 0) {
 		git_reference_free(ref);
 		return at_error_set(err, AT_EEXISTS, "branch '%s' already exists",
 				    at_branch_short(t->branch));
@@ -201,35 +229,19 @@ static int remove_worktree_dir(const struct at_task *t, struct at_error *err)
 	return at_rmtree(doomed, err);
 }
 
-static int remove_parts(struct at_repo *r, const struct at_task *t, bool only_unmoved,
-			struct at_error *err)
+int at_task_remove_worktree(const struct at_task *t, struct at_error *err)
 {
-	char cache[PATH_MAX];
-
-	/* The audit log (logs/NAME.jsonl) stays: it records what happened. */
 	if (remove_worktree_dir(t, err) < 0 || at_rmtree(t->admin_dir, err) < 0)
 		return err->code;
-	/* Its HOME and caches go with it (the trash keeps the branch, not these). */
-	if (at_task_home(&r->paths, t->name, cache, sizeof(cache), err) < 0 ||
-	    at_rmtree(cache, err) < 0 ||
-	    at_task_caches(&r->paths, t->name, cache, sizeof(cache), err) < 0 ||
-	    at_rmtree(cache, err) < 0)
-		return err->code;
-	/* The scan's directory cache (git/dircache.h) goes with the worktree. */
-	if (at_fmt(cache, sizeof(cache), "%s/cache/%s.scan", r->paths.state_dir, t->name) == 0)
-		unlink(cache);
-	/* And the size of its HOME (app/home.c) with the home. */
-	if (at_fmt(cache, sizeof(cache), "%s/cache/%s.home", r->paths.state_dir, t->name) == 0)
-		unlink(cache);
+	return 0;
+}
+
+int at_task_delete_branch(struct at_repo *r, const struct at_task *t, bool only_unmoved,
+			  struct at_error *err)
+{
 	/* A remover killed inside git_reference_delete left the lock (see below). */
 	remove_branch_lock(r, t);
-	/* The task's git view (app/gitview.c): what it held was imported, or is refused. */
-	if (at_fmt(cache, sizeof(cache), "%s/git/%s", r->paths.state_dir, t->name) == 0 &&
-	    at_rmtree(cache, err) < 0)
-		return err->code;
-	if (delete_branch(r->repo, t, only_unmoved, err) < 0)
-		return err->code;
-	return at_state_remove(&r->paths, t->name, err);
+	return delete_branch(r->repo, t, only_unmoved, err);
 }
 
 /*
@@ -238,7 +250,7 @@ static int remove_parts(struct at_repo *r, const struct at_task *t, bool only_un
  * attempt to create the branch fail. Rollback runs under the repository lock,
  * so the creator is gone and these are its leftovers.
  */
-static void remove_branch_leftovers(const struct at_repo *r, const struct at_task *t)
+void at_task_clear_branch_leftovers(struct at_repo *r, const struct at_task *t)
 {
 	git_reference *ref = NULL;
 	char path[PATH_MAX];
@@ -253,12 +265,6 @@ static void remove_branch_leftovers(const struct at_repo *r, const struct at_tas
 		unlink(path);
 }
 
-int at_task_rollback(struct at_repo *r, const struct at_task *t, struct at_error *err)
-{
-	remove_branch_leftovers(r, t);
-	return remove_parts(r, t, true, err);
-}
-
 bool at_task_moved(const struct at_task *t, char *where, size_t size)
 {
 	char text[PATH_MAX];
@@ -269,18 +275,6 @@ bool at_task_moved(const struct at_task *t, char *where, size_t size)
 	if (strcmp(text, t->path) == 0 || stat(text, &st) < 0 || !S_ISDIR(st.st_mode))
 		return false;
 	return at_fmt(where, size, "%s", text) == 0;
-}
-
-int at_task_remove(struct at_repo *r, const struct at_task *t, struct at_error *err)
-{
-	char where[PATH_MAX];
-
-	if (at_task_moved(t, where, sizeof(where)))
-		return at_error_set(err, AT_EDIRTY,
-				    "the worktree of task '%s' was moved to '%s'; move it back "
-				    "first (git worktree move '%s' '%s')",
-				    t->name, where, where, t->path);
-	return remove_parts(r, t, false, err);
 }
 
 static int find_gitattributes(const char *root, const git_tree_entry *e, void *found)
@@ -361,17 +355,25 @@ out:
 	return rc;
 }
 
-static int add_worktree(git_repository *repo, const struct at_task *t, const git_commit *base,
-			const struct at_progress_hook *progress, struct at_error *err)
+int at_task_add_worktree(struct at_repo *r, const struct at_task *t,
+			 const struct at_progress_hook *progress, struct at_error *err)
 {
 	git_worktree_add_options wopts = GIT_WORKTREE_ADD_OPTIONS_INIT;
+	git_repository *repo = r->repo;
 	git_reference *branch = NULL;
+	git_commit *base = NULL;
 	git_worktree *wt = NULL;
+	git_oid id;
 	int rc = 0;
 
-	if (git_branch_create(&branch, repo, t->branch + AT_REFS_HEADS_LEN, base, 0) < 0)
-		return at_git_error(err, AT_EGIT, "cannot create branch '%s'",
-				    at_branch_short(t->branch));
+	if (git_oid_fromstr(&id, t->base_commit) < 0 || git_commit_lookup(&base, repo, &id) < 0)
+		return at_git_error(err, AT_ENOTFOUND, "unknown commit '%s'", t->base_commit);
+	if (git_branch_create(&branch, repo, t->branch + AT_REFS_HEADS_LEN, base, 0) < 0) {
+		rc = at_git_error(err, AT_EGIT, "cannot create branch '%s'",
+				  at_branch_short(t->branch));
+		git_commit_free(base);
+		return rc;
+	}
 	at_test_kill_point("new:branch");
 	/* git_worktree_add() always checks out: a dry run here, the real one in check_out(). */
 	wopts.ref = branch;
@@ -384,118 +386,7 @@ static int add_worktree(git_repository *repo, const struct at_task *t, const git
 	}
 	git_worktree_free(wt);
 	git_reference_free(branch);
-	return rc;
-}
-
-/* A record still CREATING under the lock means its creator died: undo it. */
-static int clear_leftover(struct at_repo *r, const char *name, struct at_error *err)
-{
-	struct at_error e = AT_ERROR_INIT;
-	struct at_task old;
-
-	if (at_state_load(&r->paths, name, &old, &e) < 0) {
-		if (e.code == AT_ENOTFOUND)
-			return 0;
-		*err = e;
-		return e.code;
-	}
-	if (old.phase == AT_TASK_READY)
-		return at_error_set(err, AT_EEXISTS, "task '%s' already exists", name);
-	return at_task_rollback(r, &old, err);
-}
-
-/* Name checked, leftovers of a dead creator undone, nothing in the way. */
-static int prepare_task(struct at_repo *r, const char *name, struct at_task *t,
-			struct at_error *err)
-{
-	int rc;
-
-	if ((rc = at_repo_worktree_home(r, err)) < 0 || (rc = at_task_init(t, &r->paths, name, err)) < 0 ||
-	    (rc = at_paths_ensure(&r->paths, err)) < 0 ||
-	    (rc = at_paths_ensure_worktree_home(&r->paths, err)) < 0 ||
-	    (rc = clear_leftover(r, name, err)) < 0)
-		return rc;
-	return check_free(r->repo, t, err);
-}
-
-/*
- * The CREATING record goes first: from there on a crash leaves a marked task.
- * Then the branch and the worktree at commit; on failure all of it goes again.
- * With ready, the record is flipped to AT_TASK_READY last.
- */
-static int make_task(struct at_repo *r, struct at_task *t, const git_commit *commit, bool ready,
-		     const struct at_progress_hook *progress, struct at_include_stats *included,
-		     struct at_error *err)
-{
-	struct at_error ignored = AT_ERROR_INIT;
-	struct at_include_stats none;
-	int rc;
-
-	t->created = (int64_t)time(NULL);
-	rc = at_state_save(&r->paths, t, err);
-	if (rc == 0) {
-		at_test_kill_point("new:record");
-		rc = add_worktree(r->repo, t, commit, progress, err);
-	}
-	/* A new task (not a restored one) gets the main worktree's listed ignored files. */
-	if (rc == 0 && ready)
-		rc = at_worktree_include(r, t->path, progress, included ? included : &none, err);
-	if (rc == 0 && ready) {
-		at_test_kill_point("new:ready");
-		t->phase = AT_TASK_READY;
-		rc = at_state_save(&r->paths, t, err);
-	}
-	if (rc < 0)
-		at_task_rollback(r, t, &ignored);
-	return rc;
-}
-
-int at_task_new(struct at_repo *r, const char *name, const struct at_new_opts *opts,
-		struct at_task *out, struct at_error *err)
-{
-	git_commit *base = NULL;
-	struct at_task t;
-	int rc;
-
-	if ((rc = prepare_task(r, name, &t, err)) < 0)
-		return rc;
-	rc = resolve_base(r, opts ? opts->base_rev : NULL, &base, t.base_branch,
-			  sizeof(t.base_branch), err);
-	if (rc == 0 && opts && opts->base_on_branches)
-		rc = check_base(r, opts->base_rev, base, err);
-	if (rc < 0) {
-		git_commit_free(base);
-		return rc;
-	}
-	at_git_oid_hex(t.base_commit, git_commit_id(base));
-	rc = make_task(r, &t, base, true, opts ? &opts->progress : NULL, opts ? opts->included : NULL,
-		       err);
-	if (rc == 0)
-		*out = t;
 	git_commit_free(base);
-	return rc;
-}
-
-int at_task_new_at(struct at_repo *r, const char *name, const struct at_oid *tip_id,
-		   struct at_task *out, struct at_error *err)
-{
-	char hex[AT_OID_HEXSZ + 1];
-	git_commit *tip = NULL;
-	struct at_task t;
-	git_oid id;
-	int rc;
-
-	if ((rc = prepare_task(r, name, &t, err)) < 0)
-		return rc;
-	at_oid_to_git(&id, tip_id);
-	at_oid_fmt(hex, tip_id);
-	if (git_commit_lookup(&tip, r->repo, &id) < 0)
-		return at_git_error(err, AT_ENOTFOUND, "unknown commit '%s'", hex);
-	at_git_oid_hex(t.base_commit, &id);
-	rc = make_task(r, &t, tip, false, NULL, NULL, err);
-	if (rc == 0)
-		*out = t;
-	git_commit_free(tip);
 	return rc;
 }
 

@@ -1,5 +1,7 @@
 /*
- * worktree.h - creating, inspecting and removing tasks.
+ * worktree.h - the git side of a task: its base, branch and linked worktree
+ * made and removed (the lifecycle's order is app/lifecycle.c's), its state
+ * inspected, a task looked up.
  *
  * Every function here that changes something expects the caller to hold the
  * repository lock (core/lock.h).
@@ -20,15 +22,6 @@ struct at_include_stats {
 	uint64_t bytes;
 };
 
-struct at_new_opts {
-	const char *base_rev;   /* NULL: HEAD */
-	struct at_progress_hook progress;   /* the files checked out: "Updating files", n of N */
-	struct at_include_stats *included;  /* out, or NULL */
-	bool base_on_branches;  /* the base must be reachable from a local branch other than
-				   the tasks' (agenttask/...): AT_EUSAGE naming it otherwise */
-};
-#define AT_NEW_OPTS_INIT { NULL, { NULL, NULL }, NULL, false }
-
 /*
  * Copy into the new worktree at task_path the files of the main worktree
  * that git ignores and its .worktreeinclude lists (none without that file).
@@ -41,34 +34,52 @@ int at_worktree_include(struct at_repo *r, const char *task_path,
 			struct at_error *err);
 
 /*
- * Create task `name`: branch agenttask/NAME at the base revision and a linked
- * worktree for it. All or nothing: on failure everything made is removed
- * again. A leftover half-made task of the same name (its creator died) is
- * rolled back first. *out is written only on success.
+ * The git primitives of a task's lifecycle; app/lifecycle.c puts them
+ * together (what is made and removed in which order, the record, the rollback).
  */
-int at_task_new(struct at_repo *r, const char *name, const struct at_new_opts *opts,
-		struct at_task *out, struct at_error *err);
 
 /*
- * Create task `name` with its branch at commit tip and its worktree
- * checked out there, but leave it in phase AT_TASK_CREATING, so that the
- * caller can finish filling it before it counts (restore writes uncommitted
- * files back). The caller then saves it as AT_TASK_READY with its real base
- * (at_state_save), or undoes it with at_task_rollback(). Until then the
- * record's base_commit is tip, so that a rollback - here, by the caller
- * with *out, or by gc after a crash - deletes the branch as well.
+ * The base of a new task t: the commit rev names (NULL: HEAD) into
+ * t->base_commit, and the branch it belongs to into t->base_branch (the one
+ * named, else the one checked out where the command runs; "" for a detached
+ * HEAD). With on_branches, the base must be reachable from a local branch
+ * other than the tasks' (agenttask/...): AT_EUSAGE naming it otherwise.
  */
-int at_task_new_at(struct at_repo *r, const char *name, const struct at_oid *tip,
-		   struct at_task *out, struct at_error *err);
+int at_task_base(struct at_repo *r, const char *rev, bool on_branches, struct at_task *t,
+		 struct at_error *err);
+
+/* The base of a task made at commit tip (restore): AT_ENOTFOUND when there is no such commit. */
+int at_task_base_at(struct at_repo *r, const struct at_oid *tip, struct at_task *t,
+		    struct at_error *err);
+
+/* AT_EEXISTS when the task's branch, worktree path or admin directory is taken. */
+int at_task_check_free(struct at_repo *r, const struct at_task *t, struct at_error *err);
 
 /*
- * Remove the task's worktree, its admin directory, its branch and its
- * record. Safe to repeat after an interruption: missing parts are skipped,
- * and the branch's lock file a killed remover left is removed. Call it under
- * the repository lock.
- * Refuses (AT_EDIRTY, nothing removed) a task whose worktree was moved.
+ * Branch agenttask/NAME at t->base_commit and a linked worktree at t->path
+ * with its files checked out (git/checkout.c; progress told "Updating
+ * files"). Undoing what a failure left is the caller's (app/lifecycle.c).
  */
-int at_task_remove(struct at_repo *r, const struct at_task *t, struct at_error *err);
+int at_task_add_worktree(struct at_repo *r, const struct at_task *t,
+			 const struct at_progress_hook *progress, struct at_error *err);
+
+/*
+ * Remove the task's worktree directory (moved aside in one rename first, so
+ * that a kill leaves all of it or none) and its admin directory. Missing
+ * ones are skipped.
+ */
+int at_task_remove_worktree(const struct at_task *t, struct at_error *err);
+
+/*
+ * Delete the task's branch, and the branch's lock file a killed remover
+ * left; with only_unmoved, only while it still points at t->base_commit (a
+ * half-made task's). A missing branch is not an error.
+ */
+int at_task_delete_branch(struct at_repo *r, const struct at_task *t, bool only_unmoved,
+			  struct at_error *err);
+
+/* A killed creator's leftovers: the branch's lock file, a reflog without its branch. */
+void at_task_clear_branch_leftovers(struct at_repo *r, const struct at_task *t);
 
 /*
  * Whether the task's worktree is gone from its path because it was moved
@@ -77,9 +88,6 @@ int at_task_remove(struct at_repo *r, const struct at_task *t, struct at_error *
  * would cut the moved worktree, uncommitted changes and all, off from git.
  */
 bool at_task_moved(const struct at_task *t, char *where, size_t size);
-
-/* Undo a half-made task: like at_task_remove, but the branch only if unmoved. */
-int at_task_rollback(struct at_repo *r, const struct at_task *t, struct at_error *err);
 
 /* The task's branch tip, commits ahead of its base, and whether its worktree is dirty. */
 int at_task_inspect(struct at_repo *r, const struct at_task *t, struct at_task_info *out,

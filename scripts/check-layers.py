@@ -17,6 +17,12 @@
    for libgit2's types alone: rule 2 keeps its functions out); app/'s public
    headers include nothing of git/, gitfmt/, sandbox/ or net/ (a second front end needs app/ and
    core/ alone); nothing includes a file outside its module's arrows.
+4. One owner of every path of agenttask's state (core/paths.c): outside it,
+   no format call joins one of struct at_paths' directories with anything
+   (a bare "%s" copy is fine), and no literal spells a state directory or a
+   task's part ("%s/homes/", "%s.scan"; not "logs/", which git has too);
+   sandbox/ and net/ know nothing of the state, so their own "%s/tasks" (a
+   cgroup's) is not looked at.
 
 Prints one line per violation and exits 1 when there is any.
 """
@@ -166,13 +172,52 @@ def include_errors(src):
     return errors
 
 
+PATHS_OWNER = "core/paths.c"
+PATH_FIELD = re.compile(
+    r"\b(state|tasks|homes|caches|cache|views|logs|runs|scratch|admins|worktrees)_dir\b")
+FORMAT_CALL = re.compile(r"\b(at_fmt|snprintf|asprintf|at_strlist_pushf)\s*\(")
+STATE_LITERAL = re.compile(
+    r'"%s/(tasks|homes|caches|cache|runs|scratch|git/%s)(/|")|%s\.(scan|home|jsonl)"')
+
+
+def call_text(text, start):
+    """The text of the call whose "(" is at start, to its matching ")"."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[start:i + 1]
+    return text[start:]
+
+
+def path_errors(src):
+    errors = []
+    for module in ("core", "git", "app", "mcp", "cmd"):
+        for path in sorted(glob.glob(os.path.join(src, module, "*.c"))):
+            rel = os.path.relpath(path, src)
+            if rel == PATHS_OWNER:
+                continue
+            text = open(path, encoding="utf-8").read()
+            for m in FORMAT_CALL.finditer(text):
+                call = call_text(text, m.end() - 1)
+                field = PATH_FIELD.search(call)
+                if field and not re.search(r'^\(\s*[^,]+,\s*[^,]+,\s*"%s"\s*,', call):
+                    line = text.count("\n", 0, m.start()) + 1
+                    errors.append(f"{rel}:{line}: builds a path from {field.group(0)} "
+                                  f"(only {PATHS_OWNER} does)")
+            for m in STATE_LITERAL.finditer(text):
+                line = text.count("\n", 0, m.start()) + 1
+                errors.append(f"{rel}:{line}: spells {m.group(0)} (only {PATHS_OWNER} does)")
+    return errors
+
+
 def main():
     build, src = sys.argv[1], sys.argv[2]
     objs = objects(build, src)
     if len(objs) < 40:
         print(f"check-layers: only {len(objs)} object files under {build}: not built?")
         return 1
-    errors = include_errors(src)
+    errors = include_errors(src) + path_errors(src)
     graph = call_graph(objs)
     for unit, tos in sorted(graph.items()):
         for to in sorted(tos):

@@ -1,5 +1,6 @@
 at_unit_test(test_name unit/core/test_name.c at_core)
 at_unit_test(test_state unit/core/test_state.c at_core)
+at_unit_test(test_paths unit/core/test_paths.c at_core)
 at_unit_test(test_lock unit/core/test_lock.c at_core)
 at_unit_test(test_json unit/core/test_json.c at_core)
 at_unit_test(test_fs unit/core/test_fs.c at_core)

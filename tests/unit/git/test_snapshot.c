@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/lifecycle.h"
 #include "core/util.h"
 #include "git/diff.h"
 #include "git/repo.h"
 #include "git/snapshot.h"
-#include "git/worktree.h"
 
 struct fixture {
 	char root[PATH_MAX];
@@ -42,7 +42,6 @@ static int sh(const char *dir, const char *cmd)
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	struct at_new_opts opts = AT_NEW_OPTS_INIT;
 	struct at_error err = AT_ERROR_INIT;
 	char tmpl[] = "/tmp/at-snapshot-test.XXXXXX";
 
@@ -53,7 +52,7 @@ static int setup(void **state)
 			" git add -A && git commit -q -m base") != 0)
 		return -1;
 	if (at_repo_open(&f->r, f->root, &err) < 0 ||
-	    at_task_new(f->r, "t", &opts, &f->task, &err) < 0) {
+	    at_app_task_create(f->r, "t", NULL, &f->task, &err) < 0) {
 		fprintf(stderr, "setup: %s\n", err.msg);
 		return -1;
 	}

@@ -5,7 +5,8 @@ at_unit_test(test_dircache unit/git/test_dircache.c at_git)
 at_unit_test(test_apply_paths unit/git/test_apply_paths.c at_git)
 # A kill before each rename, made deterministic by wrapping them.
 target_link_options(test_apply_paths PRIVATE -Wl,--wrap=renameat,--wrap=renameat2)
-at_unit_test(test_snapshot unit/git/test_snapshot.c at_git)
+# The task is made by app/lifecycle.c, as `new` makes it.
+at_unit_test(test_snapshot unit/git/test_snapshot.c at_app)
 at_unit_test(test_index_update unit/git/test_index_update.c at_git)
 # The racy-timestamp window of the scan's directory cache crossed by moving
 # the clock (tests/unit/clock.h), not by sleeping.

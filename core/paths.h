@@ -1,0 +1,99 @@
+/*
+ * paths.h - where agenttask keeps things in a repository.
+ *
+ * One owner of every path under the state directory (<common>/agenttask) and
+ * of the places of a task's parts: nothing else spells them. A module that
+ * needs the HOME, the caches, the git view, the scan's cache, the HOME's size
+ * record or the task record of a task asks here (docs/architecture.md shows
+ * the layout).
+ */
+#ifndef AT_CORE_PATHS_H
+#define AT_CORE_PATHS_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "core/error.h"
+
+/* The longest task name (core/name.h checks it); the paths below have room for it. */
+#define AT_NAME_MAX 64
+
+struct at_paths {
+	char common_dir[PATH_MAX];    /* the repository's git common dir */
+	char state_dir[PATH_MAX];     /* <common>/agenttask */
+	char tasks_dir[PATH_MAX];     /* <state>/tasks: one NAME.json per task */
+	char worktrees_dir[PATH_MAX]; /* <state>/worktrees: the old place, one NAME/ per task */
+	char worktree_home[PATH_MAX]; /* <base>/<repo>-<id>: new tasks' NAME/; "" = the old place */
+	char worktree_leaf[AT_NAME_MAX + 32]; /* <repo>-<id>: the directory name, from common_dir */
+	char homes_dir[PATH_MAX];     /* <state>/homes: one NAME/ per task, its HOME in the sandbox */
+	char caches_dir[PATH_MAX];    /* <state>/caches: one NAME/ per task, its caches' upper dirs */
+	char cas_dir[PATH_MAX];       /* <state>/ca: one NAME/ per task, its CA (net/tls.h) */
+	char logs_dir[PATH_MAX];      /* <state>/logs: one NAME.jsonl per task */
+	char cache_dir[PATH_MAX];     /* <state>/cache: NAME.scan, NAME.home, etc.listings */
+	char views_dir[PATH_MAX];     /* <state>/git: one NAME/ per task, its git view */
+	char runs_dir[PATH_MAX];      /* <state>/runs: NAME.lock and NAME.PID.run (core/runs.h) */
+	char scratch_dir[PATH_MAX];   /* <state>/scratch: the gate's scratch worktrees */
+	char admins_dir[PATH_MAX];    /* <common>/worktrees: git's admin dir of each worktree */
+	char lock_file[PATH_MAX];     /* <state>/lock, flock'd by mutating commands */
+};
+
+/*
+ * The state dir (<common>/agenttask) and the admin dirs' parent
+ * (<common>/worktrees) of a common dir given otherwise (a real path, say);
+ * -1 when the path does not fit.
+ */
+int at_paths_state_of(const char *common, char *buf, size_t size);
+int at_paths_admins_of(const char *common, char *buf, size_t size);
+
+/* Fill *p for a repository whose git common dir is common_dir (absolute). */
+int at_paths_init(struct at_paths *p, const char *common_dir, struct at_error *err);
+
+/* Create the state directories (mode 0700) when missing. */
+int at_paths_ensure(const struct at_paths *p, struct at_error *err);
+
+/* Set where new tasks' worktrees go (absolute; "" keeps the old place). */
+int at_paths_set_worktree_home(struct at_paths *p, const char *dir, struct at_error *err);
+
+/* Create worktree_home and its missing parents (each mode 0700). */
+int at_paths_ensure_worktree_home(const struct at_paths *p, struct at_error *err);
+
+/*
+ * A task's parts, for task `name` (checked by the caller: core/name.h). Each
+ * writes buf (of size) and returns 0, or AT_ESYS when the path does not fit;
+ * err may be NULL. Each directory of these is agenttask's alone: gc removes
+ * an entry no task record claims.
+ */
+int at_paths_record(const struct at_paths *p, const char *name, char *buf, size_t size,
+		    struct at_error *err);      /* <tasks_dir>/NAME.json, the task record */
+int at_paths_home(const struct at_paths *p, const char *name, char *buf, size_t size,
+		  struct at_error *err);        /* <homes_dir>/NAME, its HOME in the sandbox */
+int at_paths_caches(const struct at_paths *p, const char *name, char *buf, size_t size,
+		    struct at_error *err);      /* <caches_dir>/NAME, its --cache overlays */
+int at_paths_ca(const struct at_paths *p, const char *name, char *buf, size_t size,
+		struct at_error *err);          /* <cas_dir>/NAME, its CA: ca.key (0600), ca.crt */
+int at_paths_view(const struct at_paths *p, const char *name, char *buf, size_t size,
+		  struct at_error *err);        /* <views_dir>/NAME, its git view (app/gitview.c) */
+int at_paths_scan(const struct at_paths *p, const char *name, char *buf, size_t size,
+		  struct at_error *err);        /* <cache_dir>/NAME.scan, the scan's directory cache */
+int at_paths_home_size(const struct at_paths *p, const char *name, char *buf, size_t size,
+		       struct at_error *err);   /* <cache_dir>/NAME.home, its HOME's size record */
+int at_paths_log(const struct at_paths *p, const char *name, char *buf, size_t size,
+		 struct at_error *err);         /* <logs_dir>/NAME.jsonl, its audit log */
+
+/*
+ * A task's worktree: in the worktree home (new tasks), or in the old place
+ * (<worktrees_dir>/NAME, tasks made before issue 12; also where new ones go
+ * when worktree_home is ""). And git's admin directory of a worktree named
+ * worktree_name (agenttask-NAME for a task): <admins_dir>/<worktree_name>.
+ */
+int at_paths_worktree(const struct at_paths *p, const char *name, char *buf, size_t size,
+		      struct at_error *err);
+int at_paths_old_worktree(const struct at_paths *p, const char *name, char *buf, size_t size,
+			  struct at_error *err);
+int at_paths_admin(const struct at_paths *p, const char *worktree_name, char *buf, size_t size,
+		   struct at_error *err);
+
+/* The repository's cache of /etc's listings (sandbox.h): <cache_dir>/etc.listings. */
+int at_paths_etc_listings(const struct at_paths *p, char *buf, size_t size, struct at_error *err);
+
+#endif
