@@ -196,6 +196,13 @@ case_request_rules_and_records() {
 	logged = [e for e in json.loads(sys.argv[2]) if e["event"] == "run"][-1]
 	assert [r["path"] for r in logged["network"]["requests"]] == ["/v1/m", "/v1/m", "/admin"]
 	PY
+	# The task's CA: its key outside, mode 0600, and gone with the task.
+	local ca
+	ca=$(as_user git -C repo rev-parse --path-format=absolute --git-common-dir)/agenttask/ca/t
+	assert_eq "$(stat -c %a "$ca/ca.key")" 600 "the CA key is the user's alone"
+	atn discard t --force
+	assert_eq "$rc" 0 "discard: $errout"
+	[ ! -e "$ca" ] || fail "the task's CA outlived it"
 }
 
 case_bad_secrets_stop_the_run() {
