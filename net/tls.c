@@ -29,6 +29,8 @@ struct leaf {
 };
 
 struct at_net_ca {
+	char dir[4096];
+	bool loaded;              /* key and cert parsed (on first use, by the proxy) */
 	X509 *cert;
 	EVP_PKEY *key;
 	char *pem;
@@ -209,6 +211,30 @@ static int ca_make(struct at_net_ca *ca, const char *dir, const char *name, stru
 	return write_pem(dir, "ca.crt", 0644, false, ca->cert, err);
 }
 
+/* dir/name's bytes into a new buffer (NUL-terminated); NULL if it cannot be read. */
+static char *slurp(const char *dir, const char *name, size_t *len)
+{
+	char path[4096];
+
+	if (at_fmt(path, sizeof(path), "%s/%s", dir, name) < 0)
+		return NULL;
+	return at_read_file(path, 1 << 16, len);
+}
+
+static bool key_present(const char *dir)
+{
+	char path[4096];
+	struct stat st;
+
+	return at_fmt(path, sizeof(path), "%s/ca.key", dir) == 0 && lstat(path, &st) == 0 &&
+	       S_ISREG(st.st_mode);
+}
+
+/*
+ * Made once per task; afterwards a run only reads ca.crt's bytes for the
+ * sandbox's bundle: OpenSSL parses nothing until the proxy terminates a
+ * first connection (its start-up costs more than the rest of a run's).
+ */
 int at_net_ca_open(const char *dir, const char *name, struct at_net_ca **out,
 		   struct at_error *err)
 {
@@ -220,26 +246,37 @@ int at_net_ca_open(const char *dir, const char *name, struct at_net_ca **out,
 	if (!ca)
 		return at_error_set(err, AT_ESYS, "out of memory");
 	pthread_mutex_init(&ca->lock, NULL);
+	snprintf(ca->dir, sizeof(ca->dir), "%s", dir);
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		rc = at_error_sys(err, AT_ESYS, "cannot make '%s'", dir);
 	else if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 		 (st.st_mode & 077))
 		rc = at_error_set(err, AT_ESYS, "'%s' must be a directory of yours, mode 0700", dir);
-	if (rc == 0) {
-		ca->key = read_pem(dir, "ca.key", true);
-		ca->cert = read_pem(dir, "ca.crt", false);
-		ERR_clear_error();
-		if (!usable(ca->cert, ca->key))
-			rc = ca_make(ca, dir, name, err);
+	if (rc == 0 && (!key_present(dir) || !(ca->pem = slurp(dir, "ca.crt", &ca->pem_len)) ||
+			!strstr(ca->pem, "-----BEGIN CERTIFICATE-----"))) {
+		free(ca->pem);
+		ca->pem = NULL;
+		if ((rc = ca_make(ca, dir, name, err)) == 0 && (rc = ca_pem(ca, err)) == 0)
+			ca->loaded = true;
 	}
-	if (rc == 0)
-		rc = ca_pem(ca, err);
 	if (rc < 0) {
 		at_net_ca_free(ca);
 		return rc;
 	}
 	*out = ca;
 	return 0;
+}
+
+/* The key and certificate, parsed on first use (under ca->lock); false when they cannot be. */
+static bool ca_load(struct at_net_ca *ca)
+{
+	if (ca->loaded)
+		return true;
+	ca->key = read_pem(ca->dir, "ca.key", true);
+	ca->cert = read_pem(ca->dir, "ca.crt", false);
+	ERR_clear_error();
+	ca->loaded = usable(ca->cert, ca->key);
+	return ca->loaded;
 }
 
 void at_net_ca_free(struct at_net_ca *ca)
@@ -342,15 +379,18 @@ SSL_CTX *at_net_tls_server(struct at_net_ca *ca, const char *host, struct at_err
 	size_t i;
 
 	pthread_mutex_lock(&ca->lock);
-	for (i = 0; i < ca->nleaves && !ctx; i++)
+	for (i = 0; ca_load(ca) && i < ca->nleaves && !ctx; i++)
 		if (strcmp(ca->leaves[i].host, host) == 0)
 			ctx = ca->leaves[i].ctx;
-	if (!ctx && ca->nleaves < LEAVES_MAX && (ctx = leaf_ctx(ca, host))) {
+	if (!ctx && ca->loaded && ca->nleaves < LEAVES_MAX && (ctx = leaf_ctx(ca, host))) {
 		snprintf(ca->leaves[ca->nleaves].host, sizeof(ca->leaves[0].host), "%s", host);
 		ca->leaves[ca->nleaves++].ctx = ctx;
 	}
 	pthread_mutex_unlock(&ca->lock);
-	if (!ctx)
+	if (!ctx && !ca->loaded)
+		at_error_set(err, AT_ESYS, "the task's CA in '%s' cannot be read, or has expired "
+			     "(remove the directory: the next run makes a new one)", ca->dir);
+	else if (!ctx)
 		tls_fail(err, "cannot make a certificate");
 	return ctx;
 }

@@ -29,9 +29,11 @@
 struct at_net_ca;
 
 /*
- * The CA in dir (made there when absent, the directory too, mode 0700;
- * remade when its certificate has expired or cannot be read). name goes
- * into its subject. AT_ESYS on failure.
+ * The CA in dir (made there when absent, the directory too, mode 0700).
+ * name goes into its subject. Only its certificate's text is read here:
+ * the key and certificate are parsed when the proxy first needs them (a
+ * CA that cannot be parsed then, or has expired, fails that connection,
+ * saying to remove the directory). AT_ESYS on failure.
  */
 int at_net_ca_open(const char *dir, const char *name, struct at_net_ca **out,
 		   struct at_error *err);

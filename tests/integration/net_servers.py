@@ -93,7 +93,7 @@ ECHO_LOG = None
 async def echo(reader, writer):
     """Keep-alive HTTPS (8443): each request answered with its method, path and every header,
     as this server received them (what the proxy put in), and logged to READY_FILE.echo.
-    /echo-back/TEXT answers TEXT itself."""
+    /echo-back/TEXT answers TEXT itself; /bytes/N, N bytes (not logged: the benchmark's)."""
     try:
         while True:
             head = await reader.readuntil(b"\r\n\r\n")
@@ -105,6 +105,15 @@ async def echo(reader, writer):
                     k, v = l.split(":", 1)
                     headers[k.strip().lower()] = v.strip()
             body = await read_body(reader, headers)
+            if path.startswith("/bytes/"):
+                n = int(path[7:])
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % n)
+                chunk = b"x" * 65536
+                while n > 0:
+                    writer.write(chunk[: min(n, len(chunk))])
+                    n -= min(n, len(chunk))
+                    await writer.drain()
+                continue
             with open(ECHO_LOG, "a") as log:
                 log.write("".join("%s\n" % l for l in lines if l) + "--\n")
             if path.startswith("/echo-back/"):
