@@ -102,7 +102,7 @@ static int copy_bytes(int in, int out, off_t size)
 static int dst_parent(int root, const char *rel, const char **base)
 {
 	char path[PATH_MAX], *p, *slash;
-	int fd = dup(root), next;
+	int fd = fcntl(root, F_DUPFD_CLOEXEC, 0), next;
 
 	snprintf(path, sizeof(path), "%s", rel);
 	for (p = path; fd >= 0 && (slash = strchr(p, '/')); p = slash + 1) {
@@ -237,7 +237,7 @@ int at_worktree_include(struct at_repo *r, const char *task_path,
 		rc = at_error_sys(err, AT_ESYS, "cannot open '%s'", task_path);
 		goto out;
 	}
-	rc = walk_dir(&w, dup(root), "", false, 0);
+	rc = walk_dir(&w, fcntl(root, F_DUPFD_CLOEXEC, 0), "", false, 0);
 	if (rc == 0)
 		tell(&w, true);
 out:
