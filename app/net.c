@@ -6,6 +6,7 @@
  */
 #include "app/internal.h"
 #include "core/parse.h"
+#include "core/util.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -228,14 +229,6 @@ static void on_record(const struct at_net_record *r, void *ctx)
 	pthread_mutex_unlock(&n->lock);
 }
 
-static int64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* The sandbox's sockets, in the order at_app_net_prepare asked for them. */
 static int serve(void *ctx, const int *fds, size_t nfds, struct at_error *err)
 {
@@ -243,7 +236,7 @@ static int serve(void *ctx, const int *fds, size_t nfds, struct at_error *err)
 	struct at_net_listener ls[1 + 2 * AT_APP_NET_FORWARDS_MAX];
 	struct at_net_proxy_opts po = AT_NET_PROXY_OPTS_INIT;
 	size_t nl = 0;
-	int64_t t0 = mono_us();
+	int64_t t0 = at_mono_us();
 	int rc;
 
 	for (size_t i = 0; i < nfds; i++) {
@@ -263,7 +256,7 @@ static int serve(void *ctx, const int *fds, size_t nfds, struct at_error *err)
 	po.record = on_record;
 	po.record_ctx = n;
 	rc = at_net_proxy_start(&po, &n->proxy, err);
-	n->start_us = mono_us() - t0;
+	n->start_us = at_mono_us() - t0;
 	if (rc < 0)
 		err->code = AT_ESANDBOX;  /* the sandbox's network could not be set up: 125 */
 	return rc < 0 ? AT_ESANDBOX : 0;
@@ -292,10 +285,10 @@ void at_app_net_stop(struct at_app_net *n)
 
 	if (!n->proxy)
 		return;
-	t0 = mono_us();
+	t0 = at_mono_us();
 	at_net_proxy_stop(n->proxy);
 	n->proxy = NULL;
-	n->stop_us = mono_us() - t0;
+	n->stop_us = at_mono_us() - t0;
 }
 
 static at_json *conn_json(const struct at_app_net_conn *c)

@@ -42,14 +42,6 @@ struct run {
 	char etc_cache[PATH_MAX];    /* its listings' file */
 };
 
-static int64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* Lexically normalise an absolute or cwd-relative path ("." ".." "//" trailing '/'). */
 static char *absolute_path(const char *path)
 {
@@ -369,7 +361,7 @@ static const char *etc_listings(struct at_repo *r, char *buf, size_t size)
 static int prepare(const struct at_app *app, const struct at_app_run_opts *o, struct run *run,
 		   struct at_app_run_result *res, struct at_error *err)
 {
-	int64_t t0 = now_us();
+	int64_t t0 = at_mono_us();
 	int rc;
 
 	rc = at_app_open(app, &run->r, err);
@@ -394,7 +386,7 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 	if (rc == 0 && !o->fresh_home)
 		rc = at_app_home_check(run->r, &run->task, run->home,
 				       o->tmpfs_size[AT_TMPFS_HOME], err);
-	res->resolve_us = now_us() - t0;
+	res->resolve_us = at_mono_us() - t0;
 	if (rc == 0) {
 		memcpy(res->task, run->task.name, sizeof(res->task));
 		rc = take_binds(run, o, res, err);

@@ -37,6 +37,23 @@ static inline int at_steal_fd(int *fd)
 	return ret;
 }
 
+/*
+ * CLOCK_MONOTONIC in nanoseconds: for durations and deadlines, never a date.
+ * Async-signal-safe (a sandbox child between clone and exec may read it).
+ */
+int64_t at_mono_ns(void);
+
+/* The same in microseconds and in milliseconds. */
+static inline int64_t at_mono_us(void)
+{
+	return at_mono_ns() / 1000;
+}
+
+static inline int64_t at_mono_ms(void)
+{
+	return at_mono_ns() / 1000000;
+}
+
 /* Seconds since the epoch as ISO 8601 UTC, "2024-05-01T12:00:00Z" (buf: AT_TIME_MAX bytes). */
 #define AT_TIME_MAX 32
 void at_time_iso(char *buf, size_t size, int64_t secs);

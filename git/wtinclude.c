@@ -53,14 +53,6 @@ struct walk {
 
 #define PROGRESS_WHAT "Copying included files"
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The files and bytes so far, every AT_INCLUDE_PROGRESS_MS (a clock read a file is cheap). */
 static void tell(struct walk *w, bool last)
 {
@@ -68,7 +60,7 @@ static void tell(struct walk *w, bool last)
 
 	if (!w->progress || !w->progress->fn || (last && !w->stats->files))
 		return;
-	t = now_ms();
+	t = at_mono_ms();
 	if (!last && w->told_ms >= 0 && t - w->told_ms < AT_INCLUDE_PROGRESS_MS)
 		return;
 	w->told_ms = t;

@@ -103,8 +103,6 @@ struct at_proxy {
 	int64_t retry_accept_ms;   /* accept paused by EMFILE until then; 0 none */
 };
 
-int64_t at_mono_ms(void);
-
 /* conn.c; at_conn_new owns fd (closed on failure, NULL) */
 struct at_conn *at_conn_new(struct at_proxy *p, int fd, const struct at_net_listener *l);
 void at_conn_event(struct at_conn *c, bool client, uint32_t events);

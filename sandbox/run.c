@@ -208,7 +208,7 @@ static int start(struct run *r, const struct at_sandbox_spec *o, struct at_run_r
 			      CLONE_NEWUTS | (o->share_net ? 0 : CLONE_NEWNET) | SIGCHLD;
 	long pid;
 
-	r->c.t_clone_ns = at_sb_now_ns();
+	r->c.t_clone_ns = at_mono_ns();
 	pid = at_sb_limits_clone(&r->cg, flags, &r->c.wait_sync);
 	if (pid == 0) {
 		close(r->sync[1]);
@@ -516,7 +516,7 @@ int at_sandbox_run(const struct at_sandbox_spec *o, struct at_run_result *res,
 	run_init(&r);
 	clock_gettime(CLOCK_REALTIME, &now);
 	res->start_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-	t0 = at_sb_now_ns();
+	t0 = at_mono_ns();
 
 	rc = prepare(&r, o, res, err);
 	if (rc == 0)
@@ -538,7 +538,7 @@ int at_sandbox_run(const struct at_sandbox_spec *o, struct at_run_result *res,
 		if (rc == 0)
 			at_sb_limits_result(&r.cg, o, res);
 	}
-	res->duration_ms = (at_sb_now_ns() - t0) / 1000000;
+	res->duration_ms = (at_mono_ns() - t0) / 1000000;
 	run_release(&r);
 	return rc;
 }

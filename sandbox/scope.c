@@ -297,19 +297,11 @@ static int start_unit(struct at_sb_scope *s, const char *name, int pid, const ui
 	return r < 0 ? -1 : 0;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int wait_job(struct at_sb_scope *s, const char *name, struct at_error *err)
 {
-	int64_t end = now_ms() + CALL_TIMEOUT_US / 1000;
+	int64_t end = at_mono_ms() + CALL_TIMEOUT_US / 1000;
 
-	while (!s->job_done && now_ms() < end) {
+	while (!s->job_done && at_mono_ms() < end) {
 		int r = s->f.process(s->bus, NULL);
 
 		if (r < 0)
@@ -333,7 +325,7 @@ static int wait_job(struct at_sb_scope *s, const char *name, struct at_error *er
  */
 static int wait_moved(int pid, const char *name, char *dir, size_t size, struct at_error *err)
 {
-	int64_t end = now_ms() + MOVE_TIMEOUT_MS;
+	int64_t end = at_mono_ms() + MOVE_TIMEOUT_MS;
 	char cg[400];
 	size_t n = strlen(name);
 
@@ -341,7 +333,7 @@ static int wait_moved(int pid, const char *name, char *dir, size_t size, struct 
 		if (at_sb_cg2_of(pid, cg, sizeof(cg)) == 0 && strlen(cg) > n &&
 		    strcmp(cg + strlen(cg) - n, name) == 0 && cg[strlen(cg) - n - 1] == '/')
 			break;
-		if (now_ms() >= end)
+		if (at_mono_ms() >= end)
 			return at_error_set(err, AT_ESANDBOX,
 					    "the sandbox was not moved into the scope '%s'", name);
 		usleep(1000);
