@@ -3,7 +3,6 @@
  *
  * AT_AUTOFREE char *p = ...;   freed when p leaves scope
  * AT_AUTOCLOSE int fd = ...;   closed when fd leaves scope (-1 is left alone)
- * return AT_STEAL(&p);         hand ownership out, leaving NULL behind
  *
  * A function uses these or a single `out:` label, not both.
  */
@@ -20,22 +19,6 @@ void at_closep(int *fd);
 
 #define AT_AUTOFREE __attribute__((cleanup(at_freep)))
 #define AT_AUTOCLOSE __attribute__((cleanup(at_closep)))
-
-static inline void *at_steal_pointer(void *pp)
-{
-	void **ptr = (void **)pp;
-	void *ret = *ptr;
-	*ptr = NULL;
-	return ret;
-}
-#define AT_STEAL(pp) at_steal_pointer(pp)
-
-static inline int at_steal_fd(int *fd)
-{
-	int ret = *fd;
-	*fd = -1;
-	return ret;
-}
 
 /*
  * CLOCK_MONOTONIC in nanoseconds: for durations and deadlines, never a date.
