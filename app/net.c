@@ -5,6 +5,7 @@
  * it, for `run` and the gate's checks alike).
  */
 #include "app/internal.h"
+#include "core/array.h"
 #include "core/parse.h"
 #include "core/util.h"
 
@@ -188,19 +189,8 @@ bool at_app_net_active(const struct at_app_net *n)
 /* Room for one more record, up to AT_APP_NET_RECORDS_MAX; false: count it as dropped. */
 static bool grow_records(struct at_app_net *n)
 {
-	size_t cap = n->capconns ? 2 * n->capconns : 16;
-	struct at_app_net_conn *v;
-
-	if (n->capconns == AT_APP_NET_RECORDS_MAX)
-		return false;
-	if (cap > AT_APP_NET_RECORDS_MAX)
-		cap = AT_APP_NET_RECORDS_MAX;
-	v = realloc(n->conns, cap * sizeof(*v));
-	if (!v)
-		return false;
-	n->conns = v;
-	n->capconns = cap;
-	return true;
+	return n->nconns < AT_APP_NET_RECORDS_MAX &&
+	       AT_ARRAY_GROW(n->conns, n->capconns, n->nconns + 1) == 0;
 }
 
 static void on_record(const struct at_net_record *r, void *ctx)
@@ -209,7 +199,7 @@ static void on_record(const struct at_net_record *r, void *ctx)
 	struct at_app_net_conn *c;
 
 	pthread_mutex_lock(&n->lock);
-	if (n->nconns == n->capconns && !grow_records(n)) {
+	if (!grow_records(n)) {
 		n->dropped++;
 		pthread_mutex_unlock(&n->lock);
 		return;
