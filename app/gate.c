@@ -413,6 +413,7 @@ int at_app_gate_task(struct at_repo *r, struct at_app_view *v, const char *polic
 	struct check_env ce = { environ, progress };
 	struct at_error e = AT_ERROR_INIT;
 	char label[AT_OID_HEXSZ + 1];
+	int rc;
 
 	/* The base branch's tip; the recorded base commit when the branch is unset or gone. */
 	if (t->base_branch[0] && at_git_resolve_commit(r, t->base_branch, &src.commit, &e) == 0) {
@@ -424,7 +425,9 @@ int at_app_gate_task(struct at_repo *r, struct at_app_view *v, const char *polic
 		return at_error_set(err, AT_ECORRUPT, "task '%s' has a bad base commit '%s'",
 				    t->name, t->base_commit);
 	}
-	return gate(r, &src, open_task_diff, v, &ce, out, err);
+	if ((rc = gate(r, &src, open_task_diff, v, &ce, out, err)) == 0)
+		snprintf((*out)->task, sizeof((*out)->task), "%s", t->name);
+	return rc;
 }
 
 /* ---- CI: two revisions ---- */

@@ -239,6 +239,8 @@ at_json *at_app_gate_json(const struct at_gate_report *rep)
 
 	for (i = 0; results && i < rep->res.count; i++)
 		bad |= at_json_append(results, rule_json(&rep->res.rules[i]));
+	if (rep->task[0])
+		bad |= at_json_add_string(o, "task", rep->task);
 	bad |= at_json_add_bool(o, "passed", at_gate_report_passed(rep));
 	/* Judged with or without a policy (host_files); null only where nothing was. */
 	bad |= rep->judged ? add_oid(o, "merge_base", &rep->base)
