@@ -444,22 +444,25 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 {
 	struct at_app_sandbox_opts so = {
 		.argv = o->argv, .envp = run->env.v, .binds = run->binds, .nbinds = run->nbinds,
-		.share_net = o->net, .limits = run->limits, .timeout_ms = o->timeout_ms,
-		.capture = o->capture, .capture_max = o->capture_max, .cancel_fd = o->cancel_fd,
 		.cwd = run->cwd,
-		.tty = o->tty, .progress = o->progress,
 		.net = o->proxy && at_app_net_active(o->proxy) ? o->proxy : NULL,
-		.started = note_init, .started_arg = &run->lock,
-		.aside = aside, .aside_arg = run,
-		.home = run->home[0] ? run->home : NULL, .etc = run->etc,
 		.caches = run->caches, .ncaches = run->ncaches,
+		.proc = {
+			.share_net = o->net, .limits = run->limits, .timeout_ms = o->timeout_ms,
+			.stdio = o->capture ? AT_STDIO_CAPTURE : AT_STDIO_INHERIT,
+			.capture_max = o->capture_max, .cancel_fd = o->cancel_fd,
+			.tty = o->tty, .progress = o->progress,
+			.started = note_init, .started_arg = &run->lock,
+			.aside = aside, .aside_arg = run,
+			.home = run->home[0] ? run->home : NULL, .etc = run->etc,
+		},
 	};
 	int rc;
 
-	memcpy(so.tmpfs_size, o->tmpfs_size, sizeof(so.tmpfs_size));
+	memcpy(so.proc.tmpfs_size, o->tmpfs_size, sizeof(so.proc.tmpfs_size));
 	if (!o->no_limits)
-		at_sandbox_defaults(&so.limits);
-	res->limits = so.limits;
+		at_sandbox_defaults(&so.proc.limits);
+	res->limits = so.proc.limits;
 	res->attempted = true;
 	rc = at_app_sandbox_run(&run->layout, &so, &res->run, err);
 	/*

@@ -392,7 +392,7 @@ const struct at_strlist *at_sb_etc_found(struct at_sandbox_etc *e, size_t *liste
 void at_sb_add_etc(struct at_sandbox_spec *s)
 {
 	struct at_sandbox_etc own = { .root = "/etc", .found = AT_STRLIST_INIT };
-	struct at_sandbox_etc *e = s->etc ? s->etc : &own;
+	struct at_sandbox_etc *e = s->proc.etc ? s->proc.etc : &own;
 	size_t i;
 
 	join(e);
