@@ -134,7 +134,11 @@ static void check_lines(const uint8_t *text, size_t len, const char *path)
 	}
 }
 
-/* The answers for path, and for each directory above it: below an excluded one, excluded. */
+/*
+ * The answers for path, and for each directory above it: below an excluded
+ * one, excluded. (That is a question per directory: for short paths only, so
+ * that the harness stays linear where at_ignore_excluded is.)
+ */
 static void check_paths(const struct at_ignore *ig, const char *path, bool is_dir)
 {
 	char *copy = strdup(path), *p;
@@ -144,7 +148,7 @@ static void check_paths(const struct at_ignore *ig, const char *path, bool is_di
 	AT_FUZZ_CHECK(!match || excluded);
 	AT_FUZZ_CHECK(match == at_ignore_match(ig, path, is_dir));
 	AT_FUZZ_CHECK(excluded == at_ignore_excluded(ig, path, is_dir));
-	for (p = strchr(copy, '/'); p; p = strchr(p + 1, '/')) {
+	for (p = strlen(copy) <= ORACLE_MAX ? strchr(copy, '/') : NULL; p; p = strchr(p + 1, '/')) {
 		*p = '\0';
 		if (at_ignore_excluded(ig, copy, true))
 			AT_FUZZ_CHECK(excluded);
