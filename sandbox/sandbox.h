@@ -215,7 +215,7 @@ struct at_sandbox_spec {
 	struct at_strlist argv;      /* argv[0] is looked up in the PATH of envp */
 	struct at_strlist envp;      /* the whole environment (at_sandbox_env) */
 	char *cwd;                   /* absolute, in the sandbox */
-	/* Listening sockets made in the new network namespace (never with share_net). */
+	/* Listening sockets made in the new network namespace (never with proc.share_net). */
 	const struct at_sandbox_listen *listen;
 	size_t nlisten;              /* at most AT_SANDBOX_LISTEN_MAX */
 	at_sandbox_listen_fn on_listen;
