@@ -246,7 +246,7 @@ static int sandbox_check(struct at_repo *r, const struct at_scratch *s,
 			 const struct at_policy_check *c, size_t idx, const struct check_env *ce,
 			 struct at_gate_report *rep, struct at_error *err)
 {
-	struct at_app_sandbox_opts o = { .cancel_fd = -1 };
+	struct at_app_sandbox_opts o = AT_APP_SANDBOX_OPTS_INIT;
 	struct at_strlist env = AT_STRLIST_INIT;
 	struct at_app_layout l = { .config = NULL };
 	struct at_run_result sr;
@@ -262,13 +262,13 @@ static int sandbox_check(struct at_repo *r, const struct at_scratch *s,
 		rc = at_app_layout_resolve(r, &t, &l, err);
 	o.argv = c->argv;
 	o.envp = env.v;
-	o.share_net = c->net;
+	o.proc.share_net = c->net;
 	o.net = check_proxied(c) ? &net : NULL;
-	o.timeout_ms = (uint64_t)c->timeout * 1000;
+	o.proc.timeout_ms = (uint64_t)c->timeout * 1000;
 	/* A check runs the task's code: the defaults of every run hold it too. */
-	at_sandbox_defaults(&o.limits);
-	o.capture = true;
-	o.capture_max = CHECK_CAPTURE_MAX;
+	at_sandbox_defaults(&o.proc.limits);
+	o.proc.stdio = AT_STDIO_CAPTURE;
+	o.proc.capture_max = CHECK_CAPTURE_MAX;
 	if (rc == 0)
 		rc = at_app_sandbox_run(&l, &o, &sr, err);
 	if (rc == 0)
@@ -413,6 +413,7 @@ int at_app_gate_task(struct at_repo *r, struct at_app_view *v, const char *polic
 	struct check_env ce = { environ, progress };
 	struct at_error e = AT_ERROR_INIT;
 	char label[AT_OID_HEXSZ + 1];
+	int rc;
 
 	/* The base branch's tip; the recorded base commit when the branch is unset or gone. */
 	if (t->base_branch[0] && at_git_resolve_commit(r, t->base_branch, &src.commit, &e) == 0) {
@@ -424,7 +425,9 @@ int at_app_gate_task(struct at_repo *r, struct at_app_view *v, const char *polic
 		return at_error_set(err, AT_ECORRUPT, "task '%s' has a bad base commit '%s'",
 				    t->name, t->base_commit);
 	}
-	return gate(r, &src, open_task_diff, v, &ce, out, err);
+	if ((rc = gate(r, &src, open_task_diff, v, &ce, out, err)) == 0)
+		snprintf((*out)->task, sizeof((*out)->task), "%s", t->name);
+	return rc;
 }
 
 /* ---- CI: two revisions ---- */

@@ -30,6 +30,7 @@
 #include "core/policy.h"
 
 struct at_gate_report {
+	char task[AT_NAME_MAX + 1];      /* the task judged; "" for two revisions (CI) */
 	bool has_policy;                 /* false: only host_files was judged (note says why) */
 	bool judged;                     /* base and tree are known (a diff was made) */
 	char policy[PATH_MAX + 64];      /* "main:.agenttask/policy.json", or the file */

@@ -24,7 +24,7 @@
 static int upper_dir(int upper, char *rel, const char **base)
 {
 	char *comp = rel, *slash;
-	int cur = dup(upper);
+	int cur = fcntl(upper, F_DUPFD_CLOEXEC, 0);
 
 	while (cur >= 0 && (slash = strchr(comp, '/'))) {
 		int next;

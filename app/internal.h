@@ -203,28 +203,18 @@ struct at_app_sandbox_opts {
 	char *const *envp;              /* the whole environment */
 	const struct at_run_bind *binds;/* checked by at_app_check_bind already */
 	size_t nbinds;
-	bool share_net;                 /* the host's network */
-	struct at_limits limits;
-	uint64_t timeout_ms;
-	bool capture;
-	enum at_run_tty tty;
-	size_t capture_max;             /* 0: AT_RUN_CAPTURE_MAX */
 	const char *cwd;                /* absolute, in the worktree; NULL: the worktree */
-	int cancel_fd;                  /* -1: none */
-	struct at_progress_hook progress;
 	struct at_app_net *net;         /* the allowlist's proxy, started and stopped here; NULL */
-	const char *home;               /* the task's lasting HOME (a host directory), or NULL */
-	struct at_sandbox_etc *etc;     /* the walk of /etc begun early, or NULL (sandbox.h) */
 	const struct at_app_cache *caches; /* overlays over the binds, in this order */
 	size_t ncaches;
-	uint64_t tmpfs_size[AT_TMPFS_COUNT]; /* /tmp, /dev/shm, HOME caps; 0: the defaults */
 	const char *ca_bundle;          /* the task's CA with the system's, over /etc's bundle */
 	size_t ca_bundle_len;
-	void (*started)(int init_pid, void *arg);  /* spec.started: the init is cloned */
-	void *started_arg;
-	void (*aside)(void *arg);       /* spec.aside: while the init sets up */
-	void *aside_arg;
+	/* How the command runs (sandbox.h), handed to the sandbox whole: its home (the
+	 * task's lasting HOME, or NULL), limits, timeout, stdio, the walk of /etc begun early. */
+	struct at_sandbox_proc proc;
 };
+
+#define AT_APP_SANDBOX_OPTS_INIT { .proc = AT_SANDBOX_PROC_INIT }
 
 /*
  * The git layout of worktree `where` (a task's, or a scratch worktree's as

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/audit.h"
 #include "core/util.h"
 
@@ -165,18 +166,10 @@ struct patch_text {
 
 static int grow_put(struct patch_text *p, const char *s, size_t n)
 {
-	char *grown;
-	size_t cap;
+	size_t need;
 
-	if (p->len + n + 1 > p->cap) {
-		cap = p->cap ? p->cap : 4096;
-		while (cap < p->len + n + 1)
-			cap *= 2;
-		if (!(grown = realloc(p->buf, cap)))
-			return -1;
-		p->buf = grown;
-		p->cap = cap;
-	}
+	if (!at_size_add(p->len, n + 1, &need) || AT_ARRAY_GROW(p->buf, p->cap, need) < 0)
+		return -1;
 	memcpy(p->buf + p->len, s, n);
 	p->len += n;
 	p->buf[p->len] = '\0';
@@ -246,6 +239,8 @@ at_json *at_app_gate_json(const struct at_gate_report *rep)
 
 	for (i = 0; results && i < rep->res.count; i++)
 		bad |= at_json_append(results, rule_json(&rep->res.rules[i]));
+	if (rep->task[0])
+		bad |= at_json_add_string(o, "task", rep->task);
 	bad |= at_json_add_bool(o, "passed", at_gate_report_passed(rep));
 	/* Judged with or without a policy (host_files); null only where nothing was. */
 	bad |= rep->judged ? add_oid(o, "merge_base", &rep->base)

@@ -34,7 +34,10 @@ int at_app_diff_json_add_patch(at_json *j, struct at_app_diff *d, struct at_erro
 /* task, entry, ref, discarded, tip, base_branch: one entry of `trash`. */
 at_json *at_app_trash_json(const struct at_trash_entry *e);
 
-/* passed, merge_base, tree (null when nothing was judged), policy, policy_commit, note, results[]. */
+/*
+ * task (a task's gate), passed, merge_base, tree (null when nothing was judged), policy,
+ * policy_commit, note, results[].
+ */
 at_json *at_app_gate_json(const struct at_gate_report *rep);
 
 /* {"error": {"code": at_error_code_name, "message"}}: what a failed command reports. */

@@ -270,13 +270,10 @@ static int build_spec(struct at_sandbox_spec *s, const struct at_app_layout *l,
 
 	if ((rc = check_pointer(l, err)) < 0)
 		return rc;
-	s->limits = o->limits;    /* first: the system's tmpfs sizes follow the memory limit */
-	memcpy(s->tmpfs_size, o->tmpfs_size, sizeof(s->tmpfs_size));
-	s->home = o->home;
-	s->etc = o->etc;
+	s->proc = o->proc;        /* first: the system's tmpfs sizes follow the memory limit */
 	/* The task's home is under the common dir, which is protected: this one bind is let through. */
-	if (o->home)
-		at_sandbox_except(s, o->home);
+	if (o->proc.home)
+		at_sandbox_except(s, o->proc.home);
 	at_sandbox_add_system(s);
 	/* The task's CA, trusted inside: a read-only file over the system's bundle. */
 	if (o->ca_bundle)
@@ -303,17 +300,6 @@ static int build_spec(struct at_sandbox_spec *s, const struct at_app_layout *l,
 		at_strlist_push(&s->envp, o->envp[i]);
 	if (!(s->cwd = strdup(o->cwd ? o->cwd : l->worktree)) || s->failed || !s->envp.v)
 		return at_error_set(err, AT_ESYS, "out of memory building the sandbox");
-	s->share_net = o->share_net;
-	s->timeout_ms = o->timeout_ms;
-	s->stdio = o->capture ? AT_STDIO_CAPTURE : AT_STDIO_INHERIT;
-	s->capture_max = o->capture_max;
-	s->tty = o->tty;
-	s->cancel_fd = o->cancel_fd;
-	s->progress = o->progress;
-	s->started = o->started;
-	s->started_arg = o->started_arg;
-	s->aside = o->aside;
-	s->aside_arg = o->aside_arg;
 	return 0;
 }
 

@@ -5,7 +5,9 @@
  * it, for `run` and the gate's checks alike).
  */
 #include "app/internal.h"
+#include "core/array.h"
 #include "core/parse.h"
+#include "core/util.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -192,19 +194,8 @@ bool at_app_net_active(const struct at_app_net *n)
 /* Room for one more record, up to AT_APP_NET_RECORDS_MAX; false: count it as dropped. */
 static bool grow_records(struct at_app_net *n)
 {
-	size_t cap = n->capconns ? 2 * n->capconns : 16;
-	struct at_app_net_conn *v;
-
-	if (n->capconns == AT_APP_NET_RECORDS_MAX)
-		return false;
-	if (cap > AT_APP_NET_RECORDS_MAX)
-		cap = AT_APP_NET_RECORDS_MAX;
-	v = realloc(n->conns, cap * sizeof(*v));
-	if (!v)
-		return false;
-	n->conns = v;
-	n->capconns = cap;
-	return true;
+	return n->nconns < AT_APP_NET_RECORDS_MAX &&
+	       AT_ARRAY_GROW(n->conns, n->capconns, n->nconns + 1) == 0;
 }
 
 static void on_record(const struct at_net_record *r, void *ctx)
@@ -213,7 +204,7 @@ static void on_record(const struct at_net_record *r, void *ctx)
 	struct at_app_net_conn *c;
 
 	pthread_mutex_lock(&n->lock);
-	if (n->nconns == n->capconns && !grow_records(n)) {
+	if (!grow_records(n)) {
 		n->dropped++;
 		pthread_mutex_unlock(&n->lock);
 		return;
@@ -233,30 +224,14 @@ static void on_record(const struct at_net_record *r, void *ctx)
 	pthread_mutex_unlock(&n->lock);
 }
 
-static bool grow_requests(struct at_app_net *n)
-{
-	size_t cap = n->caprequests ? 2 * n->caprequests : 16;
-	struct at_app_net_request *v;
-
-	if (n->caprequests == AT_APP_NET_RECORDS_MAX)
-		return false;
-	if (cap > AT_APP_NET_RECORDS_MAX)
-		cap = AT_APP_NET_RECORDS_MAX;
-	v = realloc(n->requests, cap * sizeof(*v));
-	if (!v)
-		return false;
-	n->requests = v;
-	n->caprequests = cap;
-	return true;
-}
-
 static void on_request(const struct at_net_request *r, void *ctx)
 {
 	struct at_app_net *n = ctx;
 	struct at_app_net_request *q;
 
 	pthread_mutex_lock(&n->lock);
-	if (n->nrequests == n->caprequests && !grow_requests(n)) {
+	if (n->nrequests >= AT_APP_NET_RECORDS_MAX ||
+	    AT_ARRAY_GROW(n->requests, n->caprequests, n->nrequests + 1) < 0) {
 		n->dropped++;
 		pthread_mutex_unlock(&n->lock);
 		return;
@@ -276,14 +251,6 @@ static void on_request(const struct at_net_request *r, void *ctx)
 	pthread_mutex_unlock(&n->lock);
 }
 
-static int64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* The sandbox's sockets, in the order at_app_net_prepare asked for them. */
 static int serve(void *ctx, const int *fds, size_t nfds, struct at_error *err)
 {
@@ -291,7 +258,7 @@ static int serve(void *ctx, const int *fds, size_t nfds, struct at_error *err)
 	struct at_net_listener ls[1 + 2 * AT_APP_NET_FORWARDS_MAX];
 	struct at_net_proxy_opts po = AT_NET_PROXY_OPTS_INIT;
 	size_t nl = 0;
-	int64_t t0 = mono_us();
+	int64_t t0 = at_mono_us();
 	int rc;
 
 	for (size_t i = 0; i < nfds; i++) {
@@ -315,7 +282,7 @@ static int serve(void *ctx, const int *fds, size_t nfds, struct at_error *err)
 	po.term = n->term;
 	n->terminated = n->term != NULL;
 	rc = at_net_proxy_start(&po, &n->proxy, err);
-	n->start_us = mono_us() - t0;
+	n->start_us = at_mono_us() - t0;
 	if (rc < 0)
 		err->code = AT_ESANDBOX;  /* the sandbox's network could not be set up: 125 */
 	return rc < 0 ? AT_ESANDBOX : 0;
@@ -344,10 +311,10 @@ void at_app_net_stop(struct at_app_net *n)
 
 	if (!n->proxy)
 		return;
-	t0 = mono_us();
+	t0 = at_mono_us();
 	at_net_proxy_stop(n->proxy);
 	n->proxy = NULL;
-	n->stop_us = mono_us() - t0;
+	n->stop_us = at_mono_us() - t0;
 }
 
 static at_json *conn_json(const struct at_app_net_conn *c)

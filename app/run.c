@@ -43,14 +43,6 @@ struct run {
 	char etc_cache[PATH_MAX];    /* its listings' file */
 };
 
-static int64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* Lexically normalise an absolute or cwd-relative path ("." ".." "//" trailing '/'). */
 static char *absolute_path(const char *path)
 {
@@ -397,7 +389,7 @@ static const char *etc_listings(struct at_repo *r, char *buf, size_t size)
 static int prepare(const struct at_app *app, const struct at_app_run_opts *o, struct run *run,
 		   struct at_app_run_result *res, struct at_error *err)
 {
-	int64_t t0 = now_us();
+	int64_t t0 = at_mono_us();
 	int rc;
 
 	rc = at_app_open(app, &run->r, err);
@@ -424,7 +416,7 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 	if (rc == 0 && !o->fresh_home)
 		rc = at_app_home_check(run->r, &run->task, run->home,
 				       o->tmpfs_size[AT_TMPFS_HOME], err);
-	res->resolve_us = now_us() - t0;
+	res->resolve_us = at_mono_us() - t0;
 	if (rc == 0) {
 		memcpy(res->task, run->task.name, sizeof(res->task));
 		rc = take_binds(run, o, res, err);
@@ -482,16 +474,19 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 {
 	struct at_app_sandbox_opts so = {
 		.argv = o->argv, .envp = run->env.v, .binds = run->binds, .nbinds = run->nbinds,
-		.share_net = o->net, .limits = run->limits, .timeout_ms = o->timeout_ms,
-		.capture = o->capture, .capture_max = o->capture_max, .cancel_fd = o->cancel_fd,
 		.cwd = run->cwd,
-		.tty = o->tty, .progress = o->progress,
 		.net = o->proxy && at_app_net_active(o->proxy) ? o->proxy : NULL,
-		.started = note_init, .started_arg = &run->lock,
-		.aside = aside, .aside_arg = run,
-		.home = run->home[0] ? run->home : NULL, .etc = run->etc,
 		.caches = run->caches, .ncaches = run->ncaches,
 		.ca_bundle = run->secrets.bundle, .ca_bundle_len = run->secrets.bundle_len,
+		.proc = {
+			.share_net = o->net, .limits = run->limits, .timeout_ms = o->timeout_ms,
+			.stdio = o->capture ? AT_STDIO_CAPTURE : AT_STDIO_INHERIT,
+			.capture_max = o->capture_max, .cancel_fd = o->cancel_fd,
+			.tty = o->tty, .progress = o->progress,
+			.started = note_init, .started_arg = &run->lock,
+			.aside = aside, .aside_arg = run,
+			.home = run->home[0] ? run->home : NULL, .etc = run->etc,
+		},
 	};
 	int rc;
 
@@ -499,11 +494,10 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 		o->proxy->term = run->secrets.active ? &run->secrets.term : NULL;
 		o->proxy->terminated = false;
 	}
-
-	memcpy(so.tmpfs_size, o->tmpfs_size, sizeof(so.tmpfs_size));
+	memcpy(so.proc.tmpfs_size, o->tmpfs_size, sizeof(so.proc.tmpfs_size));
 	if (!o->no_limits)
-		at_sandbox_defaults(&so.limits);
-	res->limits = so.limits;
+		at_sandbox_defaults(&so.proc.limits);
+	res->limits = so.proc.limits;
 	res->attempted = true;
 	rc = at_app_sandbox_run(&run->layout, &so, &res->run, err);
 	/*

@@ -23,16 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/util.h"
+
 #define DELAY_MS 1000   /* nothing is shown before the command has run this long */
 #define TICK_MS 1000    /* the time of a step without a count is redrawn this often */
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* AGENTTASK_PROGRESS_DELAY_MS: the tests' way to see progress of quick work. */
 static uint64_t delay_ms(void)
@@ -83,7 +77,7 @@ static void human_bytes(char *buf, size_t size, uint64_t n)
 static void draw(struct at_cli_progress *p, const char *end)
 {
 	char line[256], size[32];
-	uint64_t t = now_ms();
+	uint64_t t = (uint64_t)at_mono_ms();
 	int n;
 
 	if (!p->what[0] || t < p->start_ms + p->delay_ms)
@@ -156,7 +150,7 @@ static void on_progress(const struct at_progress *pr, void *payload)
 		if (p->shown)
 			draw(p, ", done.\n");
 		snprintf(p->what, sizeof(p->what), "%s", pr->what);
-		p->step_ms = now_ms();
+		p->step_ms = (uint64_t)at_mono_ms();
 		p->len = 0;
 	}
 	/* A counted step is redrawn when its percentage moves, as git's is. */
@@ -179,7 +173,7 @@ void at_cli_progress_init(struct at_cli_progress *p, bool quiet)
 {
 	memset(p, 0, sizeof(*p));
 	p->on = !quiet && isatty(STDERR_FILENO);
-	p->start_ms = now_ms();
+	p->start_ms = (uint64_t)at_mono_ms();
 	p->delay_ms = delay_ms();
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->wake, NULL);

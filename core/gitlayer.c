@@ -162,8 +162,8 @@ int at_gitlayer_read(const struct at_gitlayer *g, const char *rel, size_t max, c
 		close(fd);
 		return rc;
 	}
-	upper = dup(g->upper);
-	lower = g->lower >= 0 ? dup(g->lower) : -1;
+	upper = fcntl(g->upper, F_DUPFD_CLOEXEC, 0);
+	lower = g->lower >= 0 ? fcntl(g->lower, F_DUPFD_CLOEXEC, 0) : -1;
 	if (at_fmt(path, sizeof(path), "%s", rel) < 0 || upper < 0) {
 		close_fd(&upper);
 		close_fd(&lower);

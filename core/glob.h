@@ -10,6 +10,18 @@
  * Every other character stands for itself. '[', '{', '\' and a leading '!'
  * belong to other glob dialects and are refused, so that a pattern never
  * silently means something else than its author thought.
+ *
+ * This is not git's wildmatch (core/ignore.h, for .gitignore), on purpose,
+ * though a normalized pattern is valid wildmatch and '*' and '**' mean the
+ * same in both: here '?' is one character, not one byte ("caf?" holds
+ * "caf\xc3\xa9"), and the policy asks two questions wildmatch has no
+ * answer for: does the pattern hold a directory above the path (a
+ * protected directory), and could it hold a path below it (a symlink or a
+ * submodule put where a protected path would appear). One engine serving
+ * both would put a UTF-8 mode and two prefix modes into the matcher that
+ * must stay git's byte for byte; each has its fuzz harness instead
+ * (fuzz_glob against a reference by dynamic programming, fuzz_ignore
+ * against fnmatch).
  */
 #ifndef AT_CORE_GLOB_H
 #define AT_CORE_GLOB_H

@@ -329,23 +329,29 @@ static int parse(struct list *l, const char *text, size_t len)
 	return 0;
 }
 
-static size_t hash_str(const char *s)
-{
-	uint64_t h = 14695981039346656037ull;
+#define HASH_START 14695981039346656037ull
 
-	while (*s)
+/* FNV-1a over n more bytes of a string, from the state h: a prefix's state goes on. */
+static uint64_t hash_more(uint64_t h, const char *s, size_t n)
+{
+	while (n--)
 		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return (size_t)(h ^ (h >> 29));
+	return h;
 }
 
-/* The slot of dir: its entry, or the empty one where it would go. */
-static size_t *slot_of(const struct at_ignore *ig, const char *dir)
+/* The slot of dir, whose hash_more state is h: its entry, or the empty one where it would go. */
+static size_t *slot_hashed(const struct at_ignore *ig, const char *dir, uint64_t h)
 {
-	size_t i = hash_str(dir) & (ig->nslots - 1);
+	size_t i = (size_t)(h ^ (h >> 29)) & (ig->nslots - 1);
 
 	while (ig->slots[i] && strcmp(ig->dirs[ig->slots[i] - 1].base, dir) != 0)
 		i = (i + 1) & (ig->nslots - 1);
 	return &ig->slots[i];
+}
+
+static size_t *slot_of(const struct at_ignore *ig, const char *dir)
+{
+	return slot_hashed(ig, dir, hash_more(HASH_START, dir, strlen(dir)));
 }
 
 static int grow_slots(struct at_ignore *ig)
@@ -428,8 +434,8 @@ static int list_match(const struct list *l, const char *path, const char *base, 
 	return -1;
 }
 
-/* The list of the directory path[0..cut) ("" or "a/b/"), or NULL. */
-static const struct list *dir_list(const struct at_ignore *ig, char *path, char *cut)
+/* The list of the directory path[0..cut) ("" or "a/b/"), whose hash_more state is h, or NULL. */
+static const struct list *dir_list(const struct at_ignore *ig, char *path, char *cut, uint64_t h)
 {
 	char saved = *cut;
 	size_t idx;
@@ -437,33 +443,53 @@ static const struct list *dir_list(const struct at_ignore *ig, char *path, char 
 	if (!ig->nslots)
 		return NULL;
 	*cut = '\0';
-	idx = *slot_of(ig, path);
+	idx = *slot_hashed(ig, path, h);
 	*cut = saved;
 	return idx ? &ig->dirs[idx - 1] : NULL;
 }
 
 /*
- * Does path itself match: the lists of the directories above it, deepest
- * first, then the global ones?
+ * The lists of the directories above path (at most one per '/' of it, and
+ * the root's), the root's first: looked up once per question, each
+ * prefix's hash carried on from the one before, so that a question costs
+ * time linear in the path. (Looked up again for each directory above, and
+ * each prefix hashed from its start, a path 2000 directories deep took
+ * three seconds: fuzz_ignore.)
  */
-static bool path_matches(const struct at_ignore *ig, char *path, bool is_dir)
+static size_t ancestor_lists(const struct at_ignore *ig, char *path,
+			     const struct list *out[MAX_PATTERN + 1])
 {
-	char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	char *cut = slash ? slash + 1 : path;
 	const struct list *l;
+	uint64_t h = HASH_START;
+	size_t n = 0;
+	char *p, *done = path;
+
+	if ((l = dir_list(ig, path, path, h)))
+		out[n++] = l;
+	for (p = strchr(path, '/'); p; p = strchr(p + 1, '/')) {
+		h = hash_more(h, done, (size_t)(p + 1 - done));
+		done = p + 1;
+		if ((l = dir_list(ig, path, p + 1, h)))
+			out[n++] = l;
+	}
+	return n;
+}
+
+/*
+ * Does path itself match: lists[0..n), the lists of the directories above
+ * it (the root's first), deepest first, then the global ones?
+ */
+static bool path_matches(const struct at_ignore *ig, const struct list *const *lists, size_t n,
+			 const char *path, bool is_dir)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
 	size_t i;
 	int r;
 
-	for (;;) {
-		if ((l = dir_list(ig, path, cut)) && (r = list_match(l, path, base, is_dir)) >= 0)
+	for (i = n; i-- > 0;)
+		if ((r = list_match(lists[i], path, base, is_dir)) >= 0)
 			return r == 1;
-		if (cut == path)
-			break;
-		/* to just after the '/' before the one ending this directory, or the start */
-		for (cut--; cut > path && cut[-1] != '/'; cut--)
-			;
-	}
 	for (i = ig->nglobals; i-- > 0;)
 		if ((r = list_match(&ig->globals[i], path, base, is_dir)) >= 0)
 			return r == 1;
@@ -472,31 +498,40 @@ static bool path_matches(const struct at_ignore *ig, char *path, bool is_dir)
 
 bool at_ignore_match(const struct at_ignore *ig, const char *path, bool is_dir)
 {
+	const struct list *lists[MAX_PATTERN + 1];
 	char buf[MAX_PATTERN + 1];
 	size_t len = strlen(path);
 
 	if (len >= sizeof(buf))
 		return false;
 	memcpy(buf, path, len + 1);
-	return path_matches(ig, buf, is_dir);
+	return path_matches(ig, lists, ancestor_lists(ig, buf, lists), buf, is_dir);
 }
 
 bool at_ignore_excluded(const struct at_ignore *ig, const char *path, bool is_dir)
 {
+	const struct list *lists[MAX_PATTERN + 1];
 	char buf[MAX_PATTERN + 1], *p;
-	size_t len = strlen(path);
+	size_t len = strlen(path), n, m = 0;
 
 	if (len >= sizeof(buf))
 		return false;
 	memcpy(buf, path, len + 1);
-	/* A directory above it first, shallowest first: an excluded one excludes all below. */
+	n = ancestor_lists(ig, buf, lists);
+	/*
+	 * A directory above it first, shallowest first: an excluded one
+	 * excludes all below. Those above buf[0..p) are the lists whose base
+	 * (with its '/') fits in it.
+	 */
 	for (p = strchr(buf, '/'); p; p = strchr(p + 1, '/')) {
+		while (m < n && strlen(lists[m]->base) <= (size_t)(p - buf))
+			m++;
 		*p = '\0';
-		if (path_matches(ig, buf, true)) {
+		if (path_matches(ig, lists, m, buf, true)) {
 			*p = '/';
 			return true;
 		}
 		*p = '/';
 	}
-	return path_matches(ig, buf, is_dir);
+	return path_matches(ig, lists, n, buf, is_dir);
 }

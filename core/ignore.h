@@ -26,7 +26,8 @@
  *
  * Case is significant (core.ignorecase is refused before this is reached).
  * Nothing here reads a file, allocates per match, or recurses more deeply
- * than a pattern's stars.
+ * than a pattern's stars; the lists of the directories above a path are
+ * found once per question, in time linear in its length.
  */
 #ifndef AT_CORE_IGNORE_H
 #define AT_CORE_IGNORE_H

@@ -288,14 +288,6 @@ static int busy(struct at_error *err, const char *task, const struct record *r, 
 			    task, n, r[0].pid, r[1].pid, n > 2 ? ", ..." : "", how);
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 struct stopper {
 	const char *task;
 	int waits[RECORDS_MAX];  /* pidfds of the inits killed: the namespaces to see gone */
@@ -318,7 +310,7 @@ static int kill_round(struct stopper *s, const char *dir, struct at_error *err)
 {
 	struct record r[RECORDS_MAX];
 	size_t i, n = live_records(dir, s->task, r, RECORDS_MAX);
-	bool late = now_ms() - s->t0 >= SUPERVISOR_GRACE_MS;
+	bool late = at_mono_ms() - s->t0 >= SUPERVISOR_GRACE_MS;
 	int fd;
 
 	for (i = 0; i < n; i++) {
@@ -342,7 +334,7 @@ static bool namespaces_gone(struct stopper *s, int64_t deadline)
 
 	for (i = 0; i < s->nwaits; i++) {
 		struct pollfd pfd = { s->waits[i], POLLIN, 0 };
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - at_mono_ms();
 
 		if (left <= 0 || poll(&pfd, 1, (int)left) != 1)
 			return false;
@@ -364,7 +356,7 @@ static int kill_until_free(struct stopper *s, int fd, const char *dir, struct at
 			break;
 		if (errno != EWOULDBLOCK)
 			return at_error_sys(err, AT_ESYS, "cannot lock the runs of task '%s'", s->task);
-		if (now_ms() >= deadline)
+		if (at_mono_ms() >= deadline)
 			goto late;
 		poll(NULL, 0, POLL_MS);
 	}
@@ -379,7 +371,7 @@ late:
 int at_runs_stop(const struct at_paths *p, const char *task, bool force,
 		 struct at_runs_guard *out, struct at_error *err)
 {
-	struct stopper s = { task, { 0 }, 0, now_ms() };
+	struct stopper s = { task, { 0 }, 0, at_mono_ms() };
 	char lock[PATH_MAX], dir[PATH_MAX];
 	struct record r[RECORDS_MAX];
 	int fd, rc = 0, i;

@@ -26,6 +26,14 @@ void at_closep(int *fd)
 	}
 }
 
+int64_t at_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 void at_time_iso(char *buf, size_t size, int64_t secs)
 {
 	time_t t = (time_t)secs;

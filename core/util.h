@@ -3,7 +3,6 @@
  *
  * AT_AUTOFREE char *p = ...;   freed when p leaves scope
  * AT_AUTOCLOSE int fd = ...;   closed when fd leaves scope (-1 is left alone)
- * return AT_STEAL(&p);         hand ownership out, leaving NULL behind
  *
  * A function uses these or a single `out:` label, not both.
  */
@@ -21,20 +20,21 @@ void at_closep(int *fd);
 #define AT_AUTOFREE __attribute__((cleanup(at_freep)))
 #define AT_AUTOCLOSE __attribute__((cleanup(at_closep)))
 
-static inline void *at_steal_pointer(void *pp)
-{
-	void **ptr = (void **)pp;
-	void *ret = *ptr;
-	*ptr = NULL;
-	return ret;
-}
-#define AT_STEAL(pp) at_steal_pointer(pp)
+/*
+ * CLOCK_MONOTONIC in nanoseconds: for durations and deadlines, never a date.
+ * Async-signal-safe (a sandbox child between clone and exec may read it).
+ */
+int64_t at_mono_ns(void);
 
-static inline int at_steal_fd(int *fd)
+/* The same in microseconds and in milliseconds. */
+static inline int64_t at_mono_us(void)
 {
-	int ret = *fd;
-	*fd = -1;
-	return ret;
+	return at_mono_ns() / 1000;
+}
+
+static inline int64_t at_mono_ms(void)
+{
+	return at_mono_ns() / 1000000;
 }
 
 /* Seconds since the epoch as ISO 8601 UTC, "2024-05-01T12:00:00Z" (buf: AT_TIME_MAX bytes). */

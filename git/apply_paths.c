@@ -65,7 +65,7 @@ static int dir_of(struct apply *a, const char *path, bool create, const char **b
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	fd = dup(a->root);
+	fd = fcntl(a->root, F_DUPFD_CLOEXEC, 0);
 	while (fd >= 0 && p < path + len) {
 		const char *end = memchr(p, '/', (size_t)(path + len - p));
 		size_t clen = end ? (size_t)(end - p) : (size_t)(path + len - p);
@@ -446,7 +446,7 @@ static int open_tmp_dir(git_repository *repo)
 	    (mkdir(path, 0700) < 0 && errno != EEXIST) ||
 	    (fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return -1;
-	if ((d = fdopendir(dup(fd)))) {
+	if ((d = fdopendir(fcntl(fd, F_DUPFD_CLOEXEC, 0)))) {
 		while ((de = readdir(d)))
 			if (strncmp(de->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0)
 				unlinkat(fd, de->d_name, 0);

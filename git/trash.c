@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/name.h"
 #include "core/state.h"
 #include "core/util.h"
@@ -421,10 +422,10 @@ int at_trash_list(struct at_repo *r, const char *name, struct at_trash_list *out
 		  struct at_error *err)
 {
 	git_reference_iterator *it = NULL;
-	struct at_trash_entry e, *grown;
+	struct at_trash_entry e;
 	git_reference *ref;
 	char glob[256];
-	size_t i;
+	size_t i, cap = 0;
 
 	out->v = NULL;
 	out->n = 0;
@@ -441,11 +442,10 @@ int at_trash_list(struct at_repo *r, const char *name, struct at_trash_list *out
 		git_reference_free(ref);
 		if (!ok || (name && strcmp(e.name, name) != 0))
 			continue;
-		if (!(grown = realloc(out->v, (out->n + 1) * sizeof(*grown)))) {
+		if (AT_ARRAY_GROW(out->v, cap, out->n + 1) < 0) {
 			git_reference_iterator_free(it);
 			return at_error_set(err, AT_ESYS, "out of memory");
 		}
-		out->v = grown;
 		out->v[out->n++] = e;
 	}
 	git_reference_iterator_free(it);

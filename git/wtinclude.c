@@ -53,14 +53,6 @@ struct walk {
 
 #define PROGRESS_WHAT "Copying included files"
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The files and bytes so far, every AT_INCLUDE_PROGRESS_MS (a clock read a file is cheap). */
 static void tell(struct walk *w, bool last)
 {
@@ -68,7 +60,7 @@ static void tell(struct walk *w, bool last)
 
 	if (!w->progress || !w->progress->fn || (last && !w->stats->files))
 		return;
-	t = now_ms();
+	t = at_mono_ms();
 	if (!last && w->told_ms >= 0 && t - w->told_ms < AT_INCLUDE_PROGRESS_MS)
 		return;
 	w->told_ms = t;
@@ -102,7 +94,7 @@ static int copy_bytes(int in, int out, off_t size)
 static int dst_parent(int root, const char *rel, const char **base)
 {
 	char path[PATH_MAX], *p, *slash;
-	int fd = dup(root), next;
+	int fd = fcntl(root, F_DUPFD_CLOEXEC, 0), next;
 
 	snprintf(path, sizeof(path), "%s", rel);
 	for (p = path; fd >= 0 && (slash = strchr(p, '/')); p = slash + 1) {
@@ -237,7 +229,7 @@ int at_worktree_include(struct at_repo *r, const char *task_path,
 		rc = at_error_sys(err, AT_ESYS, "cannot open '%s'", task_path);
 		goto out;
 	}
-	rc = walk_dir(&w, dup(root), "", false, 0);
+	rc = walk_dir(&w, fcntl(root, F_DUPFD_CLOEXEC, 0), "", false, 0);
 	if (rc == 0)
 		tell(&w, true);
 out:

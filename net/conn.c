@@ -16,13 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-int64_t at_mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#include "core/util.h"
 
 void at_proxy_interest(struct at_proxy *p, int fd, struct at_tag *tag, uint32_t *cur,
 		       uint32_t want)

@@ -107,8 +107,6 @@ struct at_proxy {
 	struct at_term_conn *terms;
 };
 
-int64_t at_mono_ms(void);
-
 /* What a terminated connection takes over from the loop: its two sockets, and what to record. */
 struct at_term_handoff {
 	int cfd, ufd;             /* the thread's from now on: closed on failure too */

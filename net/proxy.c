@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/util.h"
+
 #define DEFAULT_MAX_CONNS 1024
 #define DEFAULT_CONNECT_TIMEOUT_MS 10000
 #define FDS_PER_CONN 6

@@ -7,8 +7,6 @@
  */
 #include "net/conn.h"
 
-#include <time.h>
-
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -22,6 +20,7 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
+#include "core/util.h"
 #include "net/http1.h"
 #include "net/tls.h"
 
@@ -51,14 +50,6 @@ struct at_term_conn {
 	size_t out_len;
 	size_t scrub_tail;        /* the longest value, less one: bytes held back */
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 const struct at_net_term_host *at_net_term_find(const struct at_net_term *t, const char *host)
 {
@@ -120,7 +111,7 @@ static void record_request(struct at_term_conn *tc, const struct at_http1_req *r
 		.bytes_up = up,
 		.bytes_down = down,
 		.start_ms = t0,
-		.duration_ms = mono_ms() - tc->start_mono_ms - (t0 - tc->start_ms),
+		.duration_ms = at_mono_ms() - tc->start_mono_ms - (t0 - tc->start_ms),
 		.secret = rq->secret >= 0 ? t->secrets[rq->secret].name : NULL,
 		.stray = rq->stray >= 0 ? t->secrets[rq->stray].name : NULL,
 	};
@@ -361,7 +352,7 @@ static void *term_main(void *arg)
 		.allowed = tc->allowed, .rule = tc->rule,
 		.reason = tc->reason[0] ? tc->reason : NULL,
 		.bytes_up = tc->up, .bytes_down = tc->down, .start_ms = tc->start_ms,
-		.duration_ms = mono_ms() - tc->start_mono_ms, .terminated = true,
+		.duration_ms = at_mono_ms() - tc->start_mono_ms, .terminated = true,
 	};
 	if (tc->p->opts.record)
 		tc->p->opts.record(&r, tc->p->opts.record_ctx);

@@ -218,7 +218,6 @@ int at_sb_rlimits_apply(const struct at_sb_child *c, int *which);
 void at_sb_report_send(int fd, int kind, int step, int errnum, int status, const char *path,
 		       const int64_t *t_ns);
 void at_sb_report_fail(int fd, int step, int errnum, const char *path, const int64_t *t_ns);
-int64_t at_sb_now_ns(void);
 
 /*
  * Remove volatile's marker from the scratch in the overlay work dir open at

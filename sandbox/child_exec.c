@@ -13,6 +13,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/util.h"
+
 /* execvp without malloc: look file up in PATH; returns the errno to report. */
 static int exec_path(const struct at_sb_child *c)
 {
@@ -93,7 +95,7 @@ void at_sb_command_exec(struct at_sb_child *c, int64_t *t)
 		_exit(AT_RUN_SETUP);
 	}
 	/* Read by the init once we have called execve (our memory is its). */
-	t[AT_STEP_EXEC] = at_sb_now_ns();
+	t[AT_STEP_EXEC] = at_mono_ns();
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &c->seccomp) < 0) {
 		at_sb_report_fail(c->report_fd, AT_STEP_SECCOMP, errno, NULL, t);
 		_exit(AT_RUN_SETUP);

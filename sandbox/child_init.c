@@ -19,6 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/util.h"
+
 /* exec_path's buffer, a report, libc: far less; ASan's redzones included. */
 #define COMMAND_STACK_SIZE (64 * 1024)
 
@@ -123,7 +125,7 @@ void at_sb_init_run(struct at_sb_child *c, int64_t *t_ns)
 	kill(-1, SIGKILL);
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
-	t_ns[AT_STEP_EXITED] = at_sb_now_ns();
+	t_ns[AT_STEP_EXITED] = at_mono_ns();
 	/* One report at the end: the supervisor sleeps while the command runs. */
 	memset(&rep, 0, sizeof(rep));
 	rep.kind = SB_REPORT_EXIT;

@@ -153,7 +153,7 @@ static int child_setup(struct at_sb_child *c, int64_t *t, int *step, const char 
 {
 	int rootfd;
 
-	t[AT_STEP_CLONE] = at_sb_now_ns();
+	t[AT_STEP_CLONE] = at_mono_ns();
 	*what = NULL;
 	*step = AT_STEP_JOIN;
 	if (join_cgroups(&c->join, what) < 0)
@@ -166,7 +166,7 @@ static int child_setup(struct at_sb_child *c, int64_t *t, int *step, const char 
 	*step = AT_STEP_IDMAP;
 	if (write_idmaps(c, what) < 0)
 		return -1;
-	t[AT_STEP_IDMAP] = at_sb_now_ns();
+	t[AT_STEP_IDMAP] = at_mono_ns();
 
 	*step = AT_STEP_CGROUPNS;
 	if (unshare(CLONE_NEWCGROUP) < 0)
@@ -180,15 +180,15 @@ static int child_setup(struct at_sb_child *c, int64_t *t, int *step, const char 
 	*step = AT_STEP_LISTEN;
 	if (c->nlisten && at_sb_listen_handoff(c) < 0)
 		return -1;
-	t[AT_STEP_NET] = at_sb_now_ns();
+	t[AT_STEP_NET] = at_mono_ns();
 
 	rootfd = at_sb_mounts_build(c, step, what);
 	if (rootfd < 0)
 		return -1;
-	t[AT_STEP_MOUNTS] = at_sb_now_ns();
+	t[AT_STEP_MOUNTS] = at_mono_ns();
 	if (at_sb_pivot(rootfd, c->cwd, step, what) < 0)
 		return -1;
-	t[AT_STEP_PIVOT] = at_sb_now_ns();
+	t[AT_STEP_PIVOT] = at_mono_ns();
 	*step = AT_STEP_PTY;
 	*what = NULL;
 	if (c->stdio.pty && at_sb_pty_make(&c->stdio) < 0)
@@ -203,7 +203,7 @@ static int child_setup(struct at_sb_child *c, int64_t *t, int *step, const char 
 	*step = AT_STEP_LISTEN;
 	if (c->nlisten && at_sb_listen_wait(c) < 0)
 		return -1;
-	t[AT_STEP_PRIVS] = at_sb_now_ns();
+	t[AT_STEP_PRIVS] = at_mono_ns();
 	return 0;
 }
 

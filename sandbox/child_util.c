@@ -10,14 +10,6 @@
 
 const int at_sb_forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, 0 };
 
-int64_t at_sb_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 void at_sb_report_send(int fd, int kind, int step, int errnum, int status, const char *path,
 		       const int64_t *t_ns)
 {

@@ -336,9 +336,9 @@ static void check_cgroups(struct at_doctor *d)
 	pid_t pid = -1;
 
 	at_sandbox_spec_init(&o);
-	at_sandbox_defaults(&o.limits);
-	o.limits.value[AT_LIMIT_CPUS] = 1000;
-	o.limits.defaults |= 1u << AT_LIMIT_CPUS;
+	at_sandbox_defaults(&o.proc.limits);
+	o.proc.limits.value[AT_LIMIT_CPUS] = 1000;
+	o.proc.limits.defaults |= 1u << AT_LIMIT_CPUS;
 	if (at_sb_limits_prepare(&o, mech, &cg, &err) == 0 && cg.need_sync) {
 		pid = sleeper(&wfd);
 		/* The rlimits message goes to a pipe nobody reads: only the move matters. */

@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/util.h"
 
 /* Deeper than anything /etc holds; a loop cannot happen (no link is followed). */
@@ -112,17 +113,10 @@ static void put(struct buf *b, const void *p, size_t n)
 {
 	if (b->failed)
 		return;
-	if (b->len + n > b->cap) {
-		size_t cap = (b->cap ? b->cap * 2 : 16384) + n;
-		char *q = realloc(b->p, cap);
-
-		if (!q) {
-			free(b->p);
-			*b = (struct buf){ .failed = true };
-			return;
-		}
-		b->p = q;
-		b->cap = cap;
+	if (AT_ARRAY_GROW(b->p, b->cap, b->len + n) < 0) {
+		free(b->p);
+		*b = (struct buf){ .failed = true };
+		return;
 	}
 	memcpy(b->p + b->len, p, n);
 	b->len += n;
@@ -161,13 +155,8 @@ static void load(struct walk *w)
 		if (p >= end)
 			goto bad;
 		p++;   /* the empty record */
-		if (n == cap) {
-			struct listing *a = realloc(w->old, (cap = cap * 2 + 64) * sizeof(*a));
-
-			if (!a)
-				goto bad;
-			w->old = a;
-		}
+		if (AT_ARRAY_GROW(w->old, cap, n + 1) < 0)
+			goto bad;
 		w->old[n++] = l;
 	}
 	w->nold = n;
@@ -403,7 +392,7 @@ const struct at_strlist *at_sb_etc_found(struct at_sandbox_etc *e, size_t *liste
 void at_sb_add_etc(struct at_sandbox_spec *s)
 {
 	struct at_sandbox_etc own = { .root = "/etc", .found = AT_STRLIST_INIT };
-	struct at_sandbox_etc *e = s->etc ? s->etc : &own;
+	struct at_sandbox_etc *e = s->proc.etc ? s->proc.etc : &own;
 	size_t i;
 
 	join(e);

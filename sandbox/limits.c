@@ -141,7 +141,7 @@ static bool wanted(const struct at_sandbox_spec *o, bool *want)
 	int i;
 
 	for (i = 0; i < AT_LIMIT_COUNT; i++) {
-		want[i] = o->limits.value[i] && tree_limit(i);
+		want[i] = o->proc.limits.value[i] && tree_limit(i);
 		any |= want[i];
 	}
 	return any;
@@ -175,10 +175,10 @@ static int fall_back(const struct at_sandbox_spec *o, const bool *held, enum at_
 	int i;
 
 	for (i = 0; i < AT_LIMIT_COUNT; i++) {
-		bool dflt = o->limits.defaults & (1u << i);
+		bool dflt = o->proc.limits.defaults & (1u << i);
 
 		mech[i] = AT_MECH_NONE;
-		if (!o->limits.value[i])
+		if (!o->proc.limits.value[i])
 			continue;
 		if (held[i])
 			mech[i] = tree;
@@ -221,7 +221,7 @@ static bool try_delegated(struct at_sb_cgroup *cg, const struct at_sandbox_spec 
 		return false;
 	memcpy(cg->dirs[0], cg->v2_dir, sizeof(cg->dirs[0]));
 	cg->ndirs = 1;
-	at_sb_cg2_write_limits(cg->v2_dir, o->limits.value, held);
+	at_sb_cg2_write_limits(cg->v2_dir, o->proc.limits.value, held);
 	cg->into_fd = open(cg->v2_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cg->into_fd < 0) {
 		rmdir(cg->v2_dir);
@@ -257,7 +257,7 @@ int at_sb_limits_prepare(const struct at_sandbox_spec *o, enum at_limit_mech *me
 		}
 		memset(held, 0, sizeof(held));
 	} else {
-		try_v1(cg, o->limits.value, held);
+		try_v1(cg, o->proc.limits.value, held);
 	}
 	if (fall_back(o, held, cg->tree, mech, err) < 0) {
 		at_sb_limits_release(cg);
@@ -326,7 +326,7 @@ static int move_in(struct at_sb_cgroup *cg, const struct at_sandbox_spec *o, int
 	if (cg->tree != AT_MECH_SYSTEMD)
 		return 0;
 	wanted(o, held);
-	if (at_sb_scope_start(cg->scope, pid, o->limits.value, held, cg->v2_dir, sizeof(cg->v2_dir),
+	if (at_sb_scope_start(cg->scope, pid, o->proc.limits.value, held, cg->v2_dir, sizeof(cg->v2_dir),
 			      &serr) == 0) {
 		/* A controller the manager was not given is not in its scope. */
 		for (i = 0; i < AT_LIMIT_COUNT; i++)
@@ -477,12 +477,12 @@ void at_sb_limits_result(struct at_sb_cgroup *cg, const struct at_sandbox_spec *
 	} else if (res->exit_code != 0 && cg->oom_kills > 0) {
 		res->stop = AT_STOP_OOM;
 		res->exit_code = 128 + SIGKILL;
-	} else if (o->limits.value[AT_LIMIT_CPU] &&
+	} else if (o->proc.limits.value[AT_LIMIT_CPU] &&
 		   (sig == SIGXCPU ||
 		    (sig == SIGKILL && (uint64_t)(res->user_cpu_ms + res->sys_cpu_ms) >=
-					       o->limits.value[AT_LIMIT_CPU] * 1000))) {
+					       o->proc.limits.value[AT_LIMIT_CPU] * 1000))) {
 		res->stop = AT_STOP_CPU;
-	} else if (o->limits.value[AT_LIMIT_FSIZE] && sig == SIGXFSZ) {
+	} else if (o->proc.limits.value[AT_LIMIT_FSIZE] && sig == SIGXFSZ) {
 		res->stop = AT_STOP_FSIZE;
 	} else if (res->exit_code != 0 && cg->pids_refused > 0) {
 		res->stop = AT_STOP_PIDS;

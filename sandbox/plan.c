@@ -361,7 +361,7 @@ static int check_process(const struct at_sandbox_spec *s, struct at_error *err)
 		return at_error_set(err, AT_ESYS, "out of memory building the sandbox");
 	if (s->argv.n == 0 || !s->envp.v)
 		return at_error_set(err, AT_EUSAGE, "no command to run");
-	if (s->nlisten && (s->share_net || !s->on_listen || s->nlisten > AT_SANDBOX_LISTEN_MAX))
+	if (s->nlisten && (s->proc.share_net || !s->on_listen || s->nlisten > AT_SANDBOX_LISTEN_MAX))
 		return at_error_set(err, AT_EUSAGE, "listening sockets need the sandbox's own "
 				    "network, a server, and at most %d of them",
 				    AT_SANDBOX_LISTEN_MAX);

@@ -126,14 +126,14 @@ static void prepare_child(struct run *r, const struct at_sandbox_spec *o,
 {
 	int i;
 
-	memcpy(r->c.limits, o->limits.value, sizeof(r->c.limits));
+	memcpy(r->c.limits, o->proc.limits.value, sizeof(r->c.limits));
 	for (i = 0; i < AT_LIMIT_COUNT; i++)
 		r->c.rlimit[i] = res->mech[i] == AT_MECH_RLIMIT;
 	r->c.cwd = o->cwd;
 	r->c.argv = o->argv.v;
 	r->c.envp = o->envp.v;
 	r->c.path_env = find_path_env(o->envp.v);
-	r->c.new_net = !o->share_net;
+	r->c.new_net = !o->proc.share_net;
 	r->c.listen = o->listen;
 	r->c.nlisten = o->nlisten;
 	snprintf(r->c.uid_map, sizeof(r->c.uid_map), "%u %u 1\n", (unsigned)getuid(),
@@ -155,7 +155,7 @@ static int prepare_fds(struct run *r, const struct at_sandbox_spec *o, struct at
 	int i;
 
 	if (pipe2(r->sync, O_CLOEXEC) < 0 || pipe2(r->report, O_CLOEXEC) < 0 ||
-	    (o->stdio == AT_STDIO_CAPTURE &&
+	    (o->proc.stdio == AT_STDIO_CAPTURE &&
 	     (pipe2(r->out, O_CLOEXEC) < 0 || pipe2(r->err, O_CLOEXEC) < 0)))
 		return at_error_sys(err, AT_ESANDBOX, "cannot create pipes");
 	if (o->nlisten && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->lsock) < 0)
@@ -205,10 +205,10 @@ static int start(struct run *r, const struct at_sandbox_spec *o, struct at_run_r
 		 struct at_error *err)
 {
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
-			      CLONE_NEWUTS | (o->share_net ? 0 : CLONE_NEWNET) | SIGCHLD;
+			      CLONE_NEWUTS | (o->proc.share_net ? 0 : CLONE_NEWNET) | SIGCHLD;
 	long pid;
 
-	r->c.t_clone_ns = at_sb_now_ns();
+	r->c.t_clone_ns = at_mono_ns();
 	pid = at_sb_limits_clone(&r->cg, flags, &r->c.wait_sync);
 	if (pid == 0) {
 		close(r->sync[1]);
@@ -227,8 +227,8 @@ static int start(struct run *r, const struct at_sandbox_spec *o, struct at_run_r
 		return sandbox_error(err, errno, at_run_step_failure(AT_STEP_CLONE), NULL);
 	r->s.init_pid = (int)pid;
 	at_sb_stdio_started(&r->io);
-	if (o->started)
-		o->started((int)pid, o->started_arg);
+	if (o->proc.started)
+		o->proc.started((int)pid, o->proc.started_arg);
 	close(r->sync[0]);
 	close(r->report[1]);
 	r->sync[0] = r->report[1] = -1;
@@ -246,8 +246,8 @@ static int start(struct run *r, const struct at_sandbox_spec *o, struct at_run_r
 		kill((pid_t)pid, SIGKILL);
 		return err->code;
 	}
-	if (o->aside)
-		o->aside(o->aside_arg);
+	if (o->proc.aside)
+		o->proc.aside(o->proc.aside_arg);
 	return 0;
 }
 
@@ -359,7 +359,7 @@ static int finish(struct run *r, const struct at_sandbox_spec *o, struct at_run_
 	res->max_rss_kb = s->ru.ru_maxrss;
 	res->user_cpu_ms = timeval_ms(&s->ru.ru_utime);
 	res->sys_cpu_ms = timeval_ms(&s->ru.ru_stime);
-	if (o->stdio == AT_STDIO_CAPTURE && take_output(s, res) < 0)
+	if (o->proc.stdio == AT_STDIO_CAPTURE && take_output(s, res) < 0)
 		return at_error_set(err, AT_ESYS, "out of memory keeping the output");
 	if (s->t_done_ns)
 		s->t_ns[AT_STEP_DONE] = s->t_done_ns;
@@ -449,10 +449,10 @@ static int supervise(struct run *r, const struct at_sandbox_spec *o, int rc,
 	r->s.out_fd = r->out[0];
 	r->s.err_fd = r->err[0];
 	r->report[0] = r->out[0] = r->err[0] = -1;
-	r->s.cancel_fd = o->cancel_fd;
-	r->s.timeout_ms = o->timeout_ms;
+	r->s.cancel_fd = o->proc.cancel_fd;
+	r->s.timeout_ms = o->proc.timeout_ms;
 	for (int i = 0; i < AT_SB_CAPTURES; i++)
-		at_capture_init(&r->s.cap[i], o->capture_max ? o->capture_max : AT_RUN_CAPTURE_MAX);
+		at_capture_init(&r->s.cap[i], o->proc.capture_max ? o->proc.capture_max : AT_RUN_CAPTURE_MAX);
 	r->s.stdio = &r->io;
 	r->s.at_exit_report = exit_reported;
 	r->s.arg = r;
@@ -516,7 +516,7 @@ int at_sandbox_run(const struct at_sandbox_spec *o, struct at_run_result *res,
 	run_init(&r);
 	clock_gettime(CLOCK_REALTIME, &now);
 	res->start_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-	t0 = at_sb_now_ns();
+	t0 = at_mono_ns();
 
 	rc = prepare(&r, o, res, err);
 	if (rc == 0)
@@ -531,14 +531,14 @@ int at_sandbox_run(const struct at_sandbox_spec *o, struct at_run_result *res,
 		kill(r.s.init_pid, SIGKILL);
 	if (r.s.init_pid > 0) {
 		res->prepare_us = (r.c.t_clone_ns - t0) / 1000;
-		at_progress_say(&o->progress, "running", 0, 0);
+		at_progress_say(&o->proc.progress, "running", 0, 0);
 		rc = supervise(&r, o, rc, err);
 		if (rc == 0)
 			rc = finish(&r, o, res, err);
 		if (rc == 0)
 			at_sb_limits_result(&r.cg, o, res);
 	}
-	res->duration_ms = (at_sb_now_ns() - t0) / 1000000;
+	res->duration_ms = (at_mono_ns() - t0) / 1000000;
 	run_release(&r);
 	return rc;
 }

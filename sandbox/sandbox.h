@@ -55,7 +55,7 @@
  * stdio (stdio.c, pty.c): fds 0..2 that are pipes, sockets, terminals or
  * /dev/null are passed as they are; anything else (a file, a directory, a
  * device) becomes a pipe the supervisor copies through, so the command
- * cannot reopen it. When stdin is a terminal (spec.tty), the command runs
+ * cannot reopen it. When stdin is a terminal (spec.proc.tty), the command runs
  * on a pty of the sandbox's devpts as its controlling terminal, which the
  * supervisor relays to the caller's terminal, set raw meanwhile. Every
  * terminal among fds 0..2 gets its termios back, TIOCEXCL cleared, when
@@ -162,23 +162,13 @@ enum at_sandbox_stdio {
 	AT_STDIO_CAPTURE,            /* kept in the result, up to capture_max bytes each */
 };
 
-struct at_sandbox_spec {
-	/* The file system: built in this order (at_sandbox_mount_*, at_sandbox_add_system). */
-	struct at_sandbox_mount *mounts;
-	size_t nmounts, cap;
-	/* Host paths no writable bind may reach, and exceptions below them (see above). */
-	struct at_strlist protect, except;
-
-	/* The process. */
-	struct at_strlist argv;      /* argv[0] is looked up in the PATH of envp */
-	struct at_strlist envp;      /* the whole environment (at_sandbox_env) */
-	char *cwd;                   /* absolute, in the sandbox */
+/*
+ * How the command runs: the settings a caller decides as a whole and hands
+ * over in one piece (app/layout.c copies its caller's into the spec), beside
+ * the file system and the command line it builds op by op.
+ */
+struct at_sandbox_proc {
 	bool share_net;              /* the host's network; else a namespace with lo only */
-	/* Listening sockets made in the new network namespace (never with share_net). */
-	const struct at_sandbox_listen *listen;
-	size_t nlisten;              /* at most AT_SANDBOX_LISTEN_MAX */
-	at_sandbox_listen_fn on_listen;
-	void *listen_ctx;
 	struct at_limits limits;
 	/* The caps of /tmp, /dev/shm and HOME's tmpfs (core/run.h); 0: the default. */
 	uint64_t tmpfs_size[AT_TMPFS_COUNT];
@@ -210,6 +200,27 @@ struct at_sandbox_spec {
 
 	/* A walk of /etc begun early (at_sandbox_etc_start), not owned; NULL: walked when added. */
 	struct at_sandbox_etc *etc;
+};
+
+#define AT_SANDBOX_PROC_INIT { .cancel_fd = -1 }
+
+struct at_sandbox_spec {
+	/* The file system: built in this order (at_sandbox_mount_*, at_sandbox_add_system). */
+	struct at_sandbox_mount *mounts;
+	size_t nmounts, cap;
+	/* Host paths no writable bind may reach, and exceptions below them (see above). */
+	struct at_strlist protect, except;
+
+	/* The process. */
+	struct at_strlist argv;      /* argv[0] is looked up in the PATH of envp */
+	struct at_strlist envp;      /* the whole environment (at_sandbox_env) */
+	char *cwd;                   /* absolute, in the sandbox */
+	/* Listening sockets made in the new network namespace (never with proc.share_net). */
+	const struct at_sandbox_listen *listen;
+	size_t nlisten;              /* at most AT_SANDBOX_LISTEN_MAX */
+	at_sandbox_listen_fn on_listen;
+	void *listen_ctx;
+	struct at_sandbox_proc proc;
 
 	bool failed;                 /* an add ran out of memory: at_sandbox_run refuses the spec */
 };
@@ -222,7 +233,7 @@ struct at_sandbox_spec {
  * The walk over /etc that at_sandbox_add_system needs (what of it is not
  * world-readable, to be hidden) takes a millisecond or more: begun here on a
  * thread of its own, it overlaps the caller's other preparation. Hand it to
- * one spec (spec.etc) before at_sandbox_add_system, which waits for it;
+ * one spec (spec.proc.etc) before at_sandbox_add_system, which waits for it;
  * at_sandbox_etc_free waits too, and frees it. NULL (out of memory) is
  * accepted by both: the spec then walks /etc itself. A walk whose thread
  * could not start is done when it is added.

@@ -46,60 +46,63 @@
 #define CALL_TIMEOUT_US (10 * 1000 * 1000)
 #define MOVE_TIMEOUT_MS 5000
 
-/* The functions of libsystemd we use, by their names there. */
+/*
+ * The functions of libsystemd we use: each field is named after its function
+ * (sd_ + name) and typed from its declaration in <systemd/sd-bus.h>, so that
+ * a pointer looked up by name is called as the header declares it (systemd's
+ * DLSYM_ARG), never through a cast written by hand.
+ */
+#define SDB_FN(name) __typeof__(&sd_##name) name
+
 struct sdb {
 	void *lib;
-	int (*bus_new)(sd_bus **);
-	int (*bus_set_address)(sd_bus *, const char *);
-	int (*bus_start)(sd_bus *);
-	int (*bus_open_user)(sd_bus **);
-	int (*bus_open_system)(sd_bus **);
-	sd_bus *(*bus_flush_close_unref)(sd_bus *);
-	int (*message_new_method_call)(sd_bus *, sd_bus_message **, const char *, const char *,
-				       const char *, const char *);
-	int (*message_append)(sd_bus_message *, const char *, ...);
-	int (*message_open_container)(sd_bus_message *, char, const char *);
-	int (*message_close_container)(sd_bus_message *);
-	int (*message_read)(sd_bus_message *, const char *, ...);
-	sd_bus_message *(*message_unref)(sd_bus_message *);
-	int (*call)(sd_bus *, sd_bus_message *, uint64_t, sd_bus_error *, sd_bus_message **);
-	int (*match_signal)(sd_bus *, sd_bus_slot **, const char *, const char *, const char *,
-			    const char *, sd_bus_message_handler_t, void *);
-	int (*process)(sd_bus *, sd_bus_message **);
-	int (*wait)(sd_bus *, uint64_t);
-	sd_bus_slot *(*slot_unref)(sd_bus_slot *);
-	void (*error_free)(sd_bus_error *);
-	int (*call_method)(sd_bus *, const char *, const char *, const char *, const char *,
-			   sd_bus_error *, sd_bus_message **, const char *, ...);
-	int (*get_property_trivial)(sd_bus *, const char *, const char *, const char *,
-				    const char *, sd_bus_error *, char, void *);
+	SDB_FN(bus_new);
+	SDB_FN(bus_set_address);
+	SDB_FN(bus_start);
+	SDB_FN(bus_open_user);
+	SDB_FN(bus_open_system);
+	SDB_FN(bus_flush_close_unref);
+	SDB_FN(bus_message_new_method_call);
+	SDB_FN(bus_message_append);
+	SDB_FN(bus_message_open_container);
+	SDB_FN(bus_message_close_container);
+	SDB_FN(bus_message_read);
+	SDB_FN(bus_message_unref);
+	SDB_FN(bus_call);
+	SDB_FN(bus_match_signal);
+	SDB_FN(bus_process);
+	SDB_FN(bus_wait);
+	SDB_FN(bus_slot_unref);
+	SDB_FN(bus_error_free);
+	SDB_FN(bus_call_method);
+	SDB_FN(bus_get_property_trivial);
 };
 
-#define SYM(field, name) { offsetof(struct sdb, field), name }
+#define SYM(name) { offsetof(struct sdb, name), "sd_" #name }
 static const struct {
 	size_t off;
 	const char *name;
 } symbols[] = {
-	SYM(bus_new, "sd_bus_new"),
-	SYM(bus_set_address, "sd_bus_set_address"),
-	SYM(bus_start, "sd_bus_start"),
-	SYM(bus_open_user, "sd_bus_open_user"),
-	SYM(bus_open_system, "sd_bus_open_system"),
-	SYM(bus_flush_close_unref, "sd_bus_flush_close_unref"),
-	SYM(message_new_method_call, "sd_bus_message_new_method_call"),
-	SYM(message_append, "sd_bus_message_append"),
-	SYM(message_open_container, "sd_bus_message_open_container"),
-	SYM(message_close_container, "sd_bus_message_close_container"),
-	SYM(message_read, "sd_bus_message_read"),
-	SYM(message_unref, "sd_bus_message_unref"),
-	SYM(call, "sd_bus_call"),
-	SYM(match_signal, "sd_bus_match_signal"),
-	SYM(process, "sd_bus_process"),
-	SYM(wait, "sd_bus_wait"),
-	SYM(slot_unref, "sd_bus_slot_unref"),
-	SYM(error_free, "sd_bus_error_free"),
-	SYM(call_method, "sd_bus_call_method"),
-	SYM(get_property_trivial, "sd_bus_get_property_trivial"),
+	SYM(bus_new),
+	SYM(bus_set_address),
+	SYM(bus_start),
+	SYM(bus_open_user),
+	SYM(bus_open_system),
+	SYM(bus_flush_close_unref),
+	SYM(bus_message_new_method_call),
+	SYM(bus_message_append),
+	SYM(bus_message_open_container),
+	SYM(bus_message_close_container),
+	SYM(bus_message_read),
+	SYM(bus_message_unref),
+	SYM(bus_call),
+	SYM(bus_match_signal),
+	SYM(bus_process),
+	SYM(bus_wait),
+	SYM(bus_slot_unref),
+	SYM(bus_error_free),
+	SYM(bus_call_method),
+	SYM(bus_get_property_trivial),
 };
 
 struct at_sb_scope {
@@ -202,18 +205,18 @@ bool at_sb_scope_delegated(struct at_sb_scope *s)
 
 	if (!s)
 		return false;
-	r = s->f.call_method(s->bus, SD_DEST, SD_PATH, SD_MANAGER, "GetUnitByPID", &e, &reply, "u",
+	r = s->f.bus_call_method(s->bus, SD_DEST, SD_PATH, SD_MANAGER, "GetUnitByPID", &e, &reply, "u",
 			     (uint32_t)getpid());
 	if (r >= 0)
-		r = s->f.message_read(reply, "o", &unit);
+		r = s->f.bus_message_read(reply, "o", &unit);
 	for (i = 0; r >= 0 && i < sizeof(ifaces) / sizeof(ifaces[0]); i++) {
-		s->f.error_free(&e);
-		if (s->f.get_property_trivial(s->bus, SD_DEST, unit, ifaces[i], "Delegate", &e, 'b',
+		s->f.bus_error_free(&e);
+		if (s->f.bus_get_property_trivial(s->bus, SD_DEST, unit, ifaces[i], "Delegate", &e, 'b',
 					      &yes) >= 0)
 			break;
 	}
-	s->f.error_free(&e);
-	s->f.message_unref(reply);
+	s->f.bus_error_free(&e);
+	s->f.bus_message_unref(reply);
 	return yes != 0;
 }
 
@@ -224,7 +227,7 @@ static int on_job_removed(sd_bus_message *m, void *arg, sd_bus_error *e)
 	uint32_t id;
 
 	(void)e;
-	if (s->f.message_read(m, "uoss", &id, &path, &unit, &result) < 0 || !s->job)
+	if (s->f.bus_message_read(m, "uoss", &id, &path, &unit, &result) < 0 || !s->job)
 		return 0;
 	if (path && strcmp(path, s->job) == 0) {
 		snprintf(s->result, sizeof(s->result), "%s", result ? result : "");
@@ -236,23 +239,23 @@ static int on_job_removed(sd_bus_message *m, void *arg, sd_bus_error *e)
 static int append_prop(struct at_sb_scope *s, sd_bus_message *m, const char *name,
 		       const char *type, uint64_t v)
 {
-	return s->f.message_append(m, "(sv)", name, type, v);
+	return s->f.bus_message_append(m, "(sv)", name, type, v);
 }
 
 /* The scope's properties: what it holds, and the limits. */
 static int append_props(struct at_sb_scope *s, sd_bus_message *m, int pid,
 			const uint64_t *limits, const bool *want)
 {
-	int r = s->f.message_open_container(m, 'a', "(sv)");
+	int r = s->f.bus_message_open_container(m, 'a', "(sv)");
 
 	if (r >= 0)
-		r = s->f.message_append(m, "(sv)", "Description", "s", "agenttask run");
+		r = s->f.bus_message_append(m, "(sv)", "Description", "s", "agenttask run");
 	if (r >= 0)
-		r = s->f.message_append(m, "(sv)", "PIDs", "au", 1, (uint32_t)pid);
+		r = s->f.bus_message_append(m, "(sv)", "PIDs", "au", 1, (uint32_t)pid);
 	if (r >= 0)
-		r = s->f.message_append(m, "(sv)", "Delegate", "b", 1);
+		r = s->f.bus_message_append(m, "(sv)", "Delegate", "b", 1);
 	if (r >= 0)
-		r = s->f.message_append(m, "(sv)", "CollectMode", "s", "inactive-or-failed");
+		r = s->f.bus_message_append(m, "(sv)", "CollectMode", "s", "inactive-or-failed");
 	if (r >= 0 && want[AT_LIMIT_PIDS])
 		r = append_prop(s, m, "TasksMax", "t", limits[AT_LIMIT_PIDS] + 1);
 	if (r >= 0 && want[AT_LIMIT_MEMORY])
@@ -264,9 +267,9 @@ static int append_props(struct at_sb_scope *s, sd_bus_message *m, int pid,
 	if (r >= 0 && want[AT_LIMIT_CPUS])
 		r = append_prop(s, m, "CPUQuotaPerSecUSec", "t", limits[AT_LIMIT_CPUS] * 1000);
 	if (r >= 0)
-		r = s->f.message_close_container(m);
+		r = s->f.bus_message_close_container(m);
 	if (r >= 0)
-		r = s->f.message_append(m, "a(sa(sv))", 0);
+		r = s->f.bus_message_append(m, "a(sa(sv))", 0);
 	return r;
 }
 
@@ -279,43 +282,35 @@ static int start_unit(struct at_sb_scope *s, const char *name, int pid, const ui
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	int r;
 
-	r = s->f.message_new_method_call(s->bus, &m, SD_DEST, SD_PATH, SD_MANAGER,
+	r = s->f.bus_message_new_method_call(s->bus, &m, SD_DEST, SD_PATH, SD_MANAGER,
 					 "StartTransientUnit");
 	if (r >= 0)
-		r = s->f.message_append(m, "ss", name, "fail");
+		r = s->f.bus_message_append(m, "ss", name, "fail");
 	if (r >= 0)
 		r = append_props(s, m, pid, limits, want);
 	if (r >= 0)
-		r = s->f.call(s->bus, m, CALL_TIMEOUT_US, &e, reply);
+		r = s->f.bus_call(s->bus, m, CALL_TIMEOUT_US, &e, reply);
 	if (r >= 0)
-		r = s->f.message_read(*reply, "o", job);
+		r = s->f.bus_message_read(*reply, "o", job);
 	if (r < 0)
 		at_error_set(err, AT_ESANDBOX, "systemd did not start the scope '%s': %s", name,
 			     e.message ? e.message : strerror(-r));
-	s->f.error_free(&e);
-	s->f.message_unref(m);
+	s->f.bus_error_free(&e);
+	s->f.bus_message_unref(m);
 	return r < 0 ? -1 : 0;
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static int wait_job(struct at_sb_scope *s, const char *name, struct at_error *err)
 {
-	int64_t end = now_ms() + CALL_TIMEOUT_US / 1000;
+	int64_t end = at_mono_ms() + CALL_TIMEOUT_US / 1000;
 
-	while (!s->job_done && now_ms() < end) {
-		int r = s->f.process(s->bus, NULL);
+	while (!s->job_done && at_mono_ms() < end) {
+		int r = s->f.bus_process(s->bus, NULL);
 
 		if (r < 0)
 			break;
 		if (r == 0)
-			s->f.wait(s->bus, 100 * 1000);
+			s->f.bus_wait(s->bus, 100 * 1000);
 	}
 	if (!s->job_done)
 		return at_error_set(err, AT_ESANDBOX, "systemd did not start the scope '%s' in time",
@@ -333,7 +328,7 @@ static int wait_job(struct at_sb_scope *s, const char *name, struct at_error *er
  */
 static int wait_moved(int pid, const char *name, char *dir, size_t size, struct at_error *err)
 {
-	int64_t end = now_ms() + MOVE_TIMEOUT_MS;
+	int64_t end = at_mono_ms() + MOVE_TIMEOUT_MS;
 	char cg[400];
 	size_t n = strlen(name);
 
@@ -341,7 +336,7 @@ static int wait_moved(int pid, const char *name, char *dir, size_t size, struct 
 		if (at_sb_cg2_of(pid, cg, sizeof(cg)) == 0 && strlen(cg) > n &&
 		    strcmp(cg + strlen(cg) - n, name) == 0 && cg[strlen(cg) - n - 1] == '/')
 			break;
-		if (now_ms() >= end)
+		if (at_mono_ms() >= end)
 			return at_error_set(err, AT_ESANDBOX,
 					    "the sandbox was not moved into the scope '%s'", name);
 		usleep(1000);
@@ -387,9 +382,9 @@ void at_sb_scope_sweep(struct at_sb_scope *s, const char *dir)
 		if (at_fmt(path, sizeof(path), "%s/%s/cgroup.events", parent, e->d_name) < 0 ||
 		    at_sb_cg_key(path, "populated") != 0)
 			continue;
-		(void)s->f.call_method(s->bus, SD_DEST, SD_PATH, SD_MANAGER, "StopUnit", &err, NULL,
+		(void)s->f.bus_call_method(s->bus, SD_DEST, SD_PATH, SD_MANAGER, "StopUnit", &err, NULL,
 				       "ss", e->d_name, "replace");
-		s->f.error_free(&err);
+		s->f.bus_error_free(&err);
 	}
 	closedir(d);
 }
@@ -406,7 +401,7 @@ int at_sb_scope_start(struct at_sb_scope *s, int pid, const uint64_t *limits, co
 
 	snprintf(name, sizeof(name), "agenttask-run-%ld-%u.scope", (long)getpid(), seq++);
 	/* Subscribed before the call: the job may end before its reply is read. */
-	if (s->f.match_signal(s->bus, &slot, NULL, SD_PATH, SD_MANAGER, "JobRemoved",
+	if (s->f.bus_match_signal(s->bus, &slot, NULL, SD_PATH, SD_MANAGER, "JobRemoved",
 			      on_job_removed, s) < 0)
 		return at_error_set(err, AT_ESANDBOX, "cannot watch systemd's jobs");
 	rc = start_unit(s, name, pid, limits, want, &reply, &job, err);
@@ -417,7 +412,7 @@ int at_sb_scope_start(struct at_sb_scope *s, int pid, const uint64_t *limits, co
 	}
 	if (rc == 0)
 		rc = wait_moved(pid, name, dir, size, err);
-	s->f.message_unref(reply);
-	s->f.slot_unref(slot);
+	s->f.bus_message_unref(reply);
+	s->f.bus_slot_unref(slot);
 	return rc < 0 ? -1 : 0;
 }

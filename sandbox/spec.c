@@ -14,7 +14,7 @@
 void at_sandbox_spec_init(struct at_sandbox_spec *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->cancel_fd = -1;
+	s->proc.cancel_fd = -1;
 }
 
 void at_sandbox_spec_release(struct at_sandbox_spec *s)

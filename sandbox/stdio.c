@@ -237,13 +237,13 @@ static int pty_prepare(struct at_sb_stdio *io, struct at_sb_stdio_child *cs, str
 int at_sb_stdio_prepare(struct at_sb_stdio *io, const struct at_sandbox_spec *o,
 			struct at_sb_stdio_child *cs, struct at_error *err)
 {
-	bool capture = o->stdio == AT_STDIO_CAPTURE;
+	bool capture = o->proc.stdio == AT_STDIO_CAPTURE;
 	struct at_sb_pump *pump;
 	int p[2], fd, rc = 0;
 
-	io->tty = o->tty;
-	io->pty = o->tty == AT_TTY_FORCE || (o->tty == AT_TTY_AUTO && !capture && isatty(0));
-	if (o->tty == AT_TTY_FORCE && capture)
+	io->tty = o->proc.tty;
+	io->pty = o->proc.tty == AT_TTY_FORCE || (o->proc.tty == AT_TTY_AUTO && !capture && isatty(0));
+	if (o->proc.tty == AT_TTY_FORCE && capture)
 		return at_error_set(err, AT_EUSAGE,
 				    "a terminal cannot be forced when the output "
 				    "is captured");

@@ -24,16 +24,9 @@
 #include <unistd.h>
 
 #include "core/array.h"
+#include "core/util.h"
 
 /* ---- the supervisor ---- */
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 struct capture {
 	int fd;
@@ -109,7 +102,7 @@ static void reap_init(struct at_sb_super *s, int options)
 		p = wait4(s->init_pid, &status, options, &ru);
 	while (p < 0 && errno == EINTR);
 	if (p == s->init_pid) {
-		s->t_done_ns = at_sb_now_ns();
+		s->t_done_ns = at_mono_ns();
 		s->init_done = true;
 		s->init_status = status;
 		s->ru = ru;
@@ -161,7 +154,7 @@ static int time_left(const struct at_sb_super *s, int64_t deadline)
 
 	if (!deadline || s->init_done)
 		return -1;
-	left = deadline - now_ms();
+	left = deadline - at_mono_ms();
 	return left > 0 ? (int)(left > 1000000 ? 1000000 : left) : 0;
 }
 
@@ -196,7 +189,7 @@ int at_sb_supervise(struct at_sb_super *s)
 {
 	struct capture out = { s->out_fd, &s->cap[AT_SB_OUT], &s->cap[AT_SB_BOTH] };
 	struct capture err = { s->err_fd, &s->cap[AT_SB_ERR], &s->cap[AT_SB_BOTH] };
-	int64_t deadline = s->timeout_ms ? now_ms() + (int64_t)s->timeout_ms : 0;
+	int64_t deadline = s->timeout_ms ? at_mono_ms() + (int64_t)s->timeout_ms : 0;
 
 	while (!s->init_done || s->report_fd >= 0 || out.fd >= 0 || err.fd >= 0 ||
 	       (s->stdio && at_sb_stdio_busy(s->stdio))) {
@@ -218,7 +211,7 @@ int at_sb_supervise(struct at_sb_super *s)
 			s->err_fd = err.fd;
 			return -1;
 		}
-		if (rc == 0 && deadline && !s->init_done && now_ms() >= deadline) {
+		if (rc == 0 && deadline && !s->init_done && at_mono_ms() >= deadline) {
 			s->timed_out = true;
 			kill_run(s);
 			deadline = 0;

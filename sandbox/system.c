@@ -90,8 +90,8 @@ static void add_system_dirs(struct at_sandbox_spec *s)
  */
 static uint64_t tmpfs_size(const struct at_sandbox_spec *s, enum at_tmpfs which)
 {
-	uint64_t memory = s->limits.value[AT_LIMIT_MEMORY];
-	uint64_t v = s->tmpfs_size[which] ? s->tmpfs_size[which] : tmpfs_default[which];
+	uint64_t memory = s->proc.limits.value[AT_LIMIT_MEMORY];
+	uint64_t v = s->proc.tmpfs_size[which] ? s->proc.tmpfs_size[which] : tmpfs_default[which];
 	unsigned int share = tmpfs_share[which];
 
 	if (memory && memory / share < v)
@@ -160,8 +160,8 @@ int at_sandbox_add_system(struct at_sandbox_spec *s)
 	at_sb_add_etc(s);
 	at_sb_add_sys(s);
 	at_sandbox_tmpfs(s, "/tmp", tmpfs_size(s, AT_TMPFS_TMP), 01777);
-	if (s->home)
-		at_sandbox_bind(s, s->home, AT_RUN_HOME, 0);
+	if (s->proc.home)
+		at_sandbox_bind(s, s->proc.home, AT_RUN_HOME, 0);
 	else
 		at_sandbox_tmpfs(s, AT_RUN_HOME, tmpfs_size(s, AT_TMPFS_HOME), 0700);
 	add_dev(s);

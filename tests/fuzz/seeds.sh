@@ -18,7 +18,7 @@ export GIT_AUTHOR_NAME=seed GIT_AUTHOR_EMAIL=seed@example.com
 export GIT_COMMITTER_NAME=seed GIT_COMMITTER_EMAIL=seed@example.com
 export GIT_CONFIG_NOSYSTEM=1 HOME=$work
 
-for d in index cache_tree dircache task audit policy glob diff_format config; do
+for d in index cache_tree dircache task audit policy glob ignore diff_format config; do
 	mkdir -p "$out/$d"
 	rm -f "$out/$d"/seed_*
 done
@@ -208,6 +208,22 @@ glob star 'docs/*.md' docs/guide.md guide.md
 glob globstar_middle 'a/**/b' a/x/y/b x/../../y
 glob question 'src/?.c' src/a.c ./a/../b
 glob utf8 'caf?.txt' "$(printf 'caf\xc3\xa9.txt')" a/b/../../..
+
+# ---- ignore: a flags byte (1: a directory), the path, then DIR NUL TEXT NUL per file --
+# (DIR "" the root's .gitignore, "\001" a global file such as info/exclude)
+ignore() { local name=$1 flags=$2 path=$3; shift 3; { printf "$flags"; printf '%s\0' "$path" "$@"; } >"$out/ignore/seed_$name"; }
+ignore git_own '\000' build/x.o '' "$(printf '*.o\n/build*/\n!keep.o\n')"
+ignore negation_below_excluded_dir '\000' logs/keep.log '' "$(printf 'logs/\n!logs/keep.log\n')"
+ignore nested_precedence '\000' src/gen/a.c '' '*.c' src/ '!gen/*.c' src/gen '*.c'
+ignore dir_only '\001' a/b/cache '' 'cache/'
+ignore globstar '\000' a/x/y/b/z.txt '' "$(printf 'a/**/b/*.txt\n**/tmp\n/top/**\n')"
+ignore classes '\000' 'file 1.tmp' '' "$(printf '[[:digit:]]*.tmp\n*[!a-z].tmp\n[a-]x\nfile\\ 1.tmp\n')"
+ignore escapes_and_spaces '\000' '#hash' '' "$(printf '\\#hash\n\\!bang\ntrail\\ \nsp   \n# comment\n')"
+ignore bom_crlf '\000' x.bak '' "$(printf '\357\273\277*.bak\r\n!y.bak\r\n')"
+ignore global_weaker '\000' d/notes.txt $'\001' '*.txt' '' '!notes.txt'
+ignore literal '\000' docs/guide.md '' 'guide.md'
+ignore path_patterns '\000' src/lib/util.c '' "$(printf 'src/lib/util.c\nsrc/*/util.c\nsrc/?ib/util.c\n*/lib/*\n')"
+ignore stars '\000' aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab '' '*a*a*a*a*a*a*a*a*a*a*a*a*c'
 
 # ---- diff_format: options byte, then two paths or two contents -----------------
 printf '\001src/lib/util.c\0src/util/util.c' >"$out/diff_format/seed_rename"

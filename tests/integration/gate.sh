@@ -221,6 +221,7 @@ test_ci_mode_sees_a_directory_swapped_for_a_file() {
 	git -C repo add -A
 	git -C repo commit -q -m "swap"
 	expect_rc 1 "CI mode fails" -C repo gate --base main --head agent/x --json
+	assert_eq "$(json_get "$out" '"task" in j')" "False" "no task in CI mode"
 	assert_eq "$(rule_field "$out" allow_symlinks_out paths)" "['vendor']" "the link to /etc"
 	assert_eq "$(rule_field "$out" max_changed_lines passed)" "False" "the script's lines count"
 	ok "diff in CI mode" -C repo diff --base main --head agent/x --name-only
@@ -563,7 +564,8 @@ test_json_report_structure() {
 	git -C repo commit -q --allow-empty -m "main moves on"
 	ok "gate --json" -C repo gate t --json
 	assert_eq "$(json_get "$out" 'sorted(j.keys())')" \
-		"['host_files', 'merge_base', 'passed', 'policy', 'policy_commit', 'results', 'tree']" "top-level keys"
+		"['host_files', 'merge_base', 'passed', 'policy', 'policy_commit', 'results', 'task', 'tree']" "top-level keys"
+	assert_eq "$(json_get "$out" 'j["task"]')" "t" "the task judged"
 	assert_eq "$(json_get "$out" 'j["passed"]')" "True" "passed"
 	assert_eq "$(json_get "$out" '[r["rule"] for r in j["results"]]')" \
 		"['protected_paths', 'max_changed_files', 'max_changed_lines', 'allow_binary', 'allow_symlinks_out', 'host_files', 'c']" \

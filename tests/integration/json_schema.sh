@@ -30,6 +30,7 @@ test_every_command_matches_its_schema() {
 	ok "commit" -C repo commit t1 -m c --json; valid commit
 	ok "commit nothing" -C repo commit t1 --json; valid commit
 	ok "gate" -C repo gate t1 --json; valid gate
+	assert_eq "$(json_get "$out" 'j["task"]')" "t1" "gate names its task"
 	# A file the host runs: listed by diff and gate (which fails on it), then accepted.
 	mkdir -p "$WT/.vscode"
 	echo '{}' >"$WT/.vscode/settings.json"

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -171,6 +172,41 @@ static void test_ignore__lines_as_git_reads_them(void **state)
 	at_ignore_free(ig);
 }
 
+/*
+ * What: the task makes directories 2000 deep (a path of 4000 bytes), with a
+ * .gitignore in some of them, so that every question the scan asks about a
+ * file there stalls it. Must: asking whether the path is excluded (each of
+ * the 2000 directories above it judged) costs time linear in the path, not
+ * a lookup of every directory above each of those 2000 (three seconds a
+ * question at -O2 before); and the answers are still git's. alarm() fails
+ * the test rather than let it hang.
+ */
+static void test_ignore__a_deep_path_is_judged_in_linear_time(void **state)
+{
+	static char path[4096], dir[4096];
+	struct at_ignore *ig = rules("", "*.o\n");
+	size_t i, len = 0;
+
+	(void)state;
+	while (len + 2 < 4000) {
+		path[len++] = 'a';
+		path[len++] = '/';
+		if (len == 1000)
+			assert_int_equal(at_ignore_add_dir(ig, path, "!keep.o\nout/\n", 13), 0);
+	}
+	memcpy(dir, path, len + 1);
+	memcpy(path + len, "keep.o", sizeof("keep.o"));
+	alarm(10);
+	for (i = 0; i < 20; i++) {
+		assert_false(at_ignore_excluded(ig, path, false));
+		assert_true(at_ignore_excluded(ig, "a/a/x.o", false));
+	}
+	memcpy(dir + 1000, "out/keep.o", sizeof("out/keep.o"));
+	assert_true(at_ignore_excluded(ig, dir, false));
+	alarm(0);
+	at_ignore_free(ig);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_ignore__negation_and_precedence),
 		cmocka_unit_test(test_ignore__parent_exclusion_cannot_be_negated),
 		cmocka_unit_test(test_ignore__lines_as_git_reads_them),
+		cmocka_unit_test(test_ignore__a_deep_path_is_judged_in_linear_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -56,7 +56,7 @@ static void plan(struct at_sandbox_spec *s, bool early)
 {
 	at_sandbox_spec_init(s);
 	if (early)
-		s->etc = at_sandbox_etc_start(NULL);
+		s->proc.etc = at_sandbox_etc_start(NULL);
 	assert_int_equal(at_sandbox_add_system(s), 0);
 }
 
@@ -91,7 +91,7 @@ static void test_every_entry_not_world_readable_is_covered_both_ways(void **stat
 		assert_int_equal(now.mounts[i].flags, early.mounts[i].flags);
 		assert_string_equal(now.mounts[i].dest, early.mounts[i].dest);
 	}
-	at_sandbox_etc_free(early.etc);
+	at_sandbox_etc_free(early.proc.etc);
 	at_sandbox_spec_release(&now);
 	at_sandbox_spec_release(&early);
 	at_strlist_release(&hidden);
@@ -116,7 +116,7 @@ static void test_shadow_is_covered_by_an_empty_file(void **state)
 			found = true;
 		}
 	assert_true(found);
-	at_sandbox_etc_free(s.etc);
+	at_sandbox_etc_free(s.proc.etc);
 	at_sandbox_spec_release(&s);
 }
 
