@@ -441,14 +441,15 @@ static int bundle(struct at_app_secrets *s, struct at_error *err)
 	const char *pem = at_net_ca_pem(s->term.ca, &pem_len);
 	char *sys = at_read_file(SYSTEM_BUNDLE, BUNDLE_MAX, &len);
 
-	if (!sys && errno != ENOENT)
-		return at_error_sys(err, AT_ESYS, "cannot read '%s'", SYSTEM_BUNDLE);
+	/* the sandbox's /etc is the host's, read-only: its bundle is covered, never added */
+	if (!sys)
+		return at_error_sys(err, AT_EUSAGE, "secrets need the system's CA bundle '%s' "
+				    "(apt-get install ca-certificates)", SYSTEM_BUNDLE);
 	if (!(s->bundle = malloc(len + pem_len + 2))) {
 		free(sys);
 		return at_error_set(err, AT_ESYS, "out of memory");
 	}
-	if (len)
-		memcpy(s->bundle, sys, len);
+	memcpy(s->bundle, sys, len);
 	if (len && s->bundle[len - 1] != '\n')
 		s->bundle[len++] = '\n';
 	memcpy(s->bundle + len, pem, pem_len);

@@ -307,10 +307,13 @@ static bool handshakes(struct at_term_conn *tc)
 		else
 			reason(tc, "no TLS handshake with the client for '%s': %s", tc->host,
 			       sctx ? at_net_tls_error(buf, sizeof(buf)) : err.msg);
-		SSL_set_app_data(tc->cs, NULL);
+		if (tc->cs)
+			SSL_set_app_data(tc->cs, NULL);
 		return false;
 	}
 	SSL_set_app_data(tc->cs, NULL);
+	/* the upstream's handshake bounded alike; then neither side has a timeout */
+	setsockopt(tc->ufd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	tv.tv_sec = 0;
 	setsockopt(tc->cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	cctx = at_net_tls_client(ca, &err);
@@ -324,6 +327,7 @@ static bool handshakes(struct at_term_conn *tc)
 		reply(tc, 502, tc->reason);
 		return false;
 	}
+	setsockopt(tc->ufd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	return true;
 }
 
