@@ -342,6 +342,18 @@ static void print_net(const struct at_app_net *n)
 			(unsigned long long)c->bytes_down, (long long)c->duration_ms,
 			c->reason[0] ? ": " : "", c->reason);
 	}
+	for (size_t i = 0; i < r.nrequests; i++) {
+		const struct at_app_net_request *q = &r.requests[i];
+		/* The method and path are what the sandboxed program sent: escaped. */
+		char method[4 * sizeof(q->method) + 4], path[4 * sizeof(q->path) + 4];
+
+		fprintf(stderr, "agenttask: request %s %s %s: %d up %llu down %llu bytes %lld ms%s%s%s%s\n",
+			at_esc(method, sizeof(method), q->method), q->host,
+			at_esc(path, sizeof(path), q->path), q->status,
+			(unsigned long long)q->bytes_up, (unsigned long long)q->bytes_down,
+			(long long)q->duration_ms, q->secret[0] ? " with secret " : "", q->secret,
+			q->refused[0] ? ": " : "", q->refused);
+	}
 	if (r.dropped)
 		fprintf(stderr, "agenttask: net %llu more connections not recorded\n",
 			(unsigned long long)r.dropped);
