@@ -261,13 +261,16 @@ case_git_helper_answers_with_the_placeholder() {
 	set +e
 	as_user env XDG_CONFIG_HOME="$PWD/cfg" GH_TOKEN=ghp_realtoken0123456789 \
 		SSL_CERT_FILE="$NET_CERT" "$ATBIN" -C repo run t --allow-host remote.test:8443 -- sh -c \
-		'printf "protocol=https\nhost=remote.test\n\n" | git credential fill; echo "ph=$GH_TOKEN"' \
+		'printf "protocol=https\nhost=remote.test\n\n" | git credential fill
+		printf "protocol=https\nhost=remote.test:8443\n\n" | git credential fill | sed "s/^/8443:/"
+		echo "ph=$GH_TOKEN"' \
 		>out.txt 2>err.txt
 	rc=$?
 	set -e
 	assert_eq "$rc" 0 "the run succeeds: $(cat err.txt)"
 	ph=$(sed -n 's/^ph=//p' out.txt)
 	assert_contains "$(cat out.txt)" "password=$ph" "git's helper answers with the placeholder"
+	assert_contains "$(cat out.txt)" "8443:password=$ph" "on the port the run allows too"
 	assert_not_contains "$(cat out.txt)" "ghp_realtoken0123456789" "never the value"
 }
 
