@@ -465,8 +465,29 @@ static int bundle(struct at_app_secrets *s, struct at_error *err)
  * git inside asks its credential helper for a host whose secret goes as
  * basic auth: the helper answers with the placeholder, read from the
  * variable inside (GIT_CONFIG_COUNT: no file of the task's is touched).
+ * git matches credential.<url> on the port too ("https://h" is h:443 only),
+ * so each other port the run allows the host on gets a key of its own.
  */
-static int git_helpers(struct at_app_secrets *s, struct at_error *err)
+static int git_helper(struct at_app_secrets *s, const char *host, uint16_t port,
+		      const char *name, size_t *k)
+{
+	char url[AT_NET_HOST_MAX + 16];
+	int rc = 0;
+
+	if (port && port != 443)
+		snprintf(url, sizeof(url), "%s:%u", host, (unsigned)port);
+	else
+		snprintf(url, sizeof(url), "%s", host);
+	rc |= at_strlist_pushf(&s->env, "GIT_CONFIG_KEY_%zu=credential.https://%s.helper", *k, url);
+	rc |= at_strlist_pushf(&s->env, "GIT_CONFIG_VALUE_%zu=!f() { test \"$1\" = get "
+			       "&& printf 'username=x-access-token\\npassword=%%s\\n' "
+			       "\"$%s\"; }; f", *k, name);
+	(*k)++;
+	return rc;
+}
+
+static int git_helpers(struct at_app_secrets *s, const struct at_app_net *n,
+		       struct at_error *err)
 {
 	size_t k = 0;
 	int rc = 0;
@@ -474,15 +495,20 @@ static int git_helpers(struct at_app_secrets *s, struct at_error *err)
 	for (size_t i = 0; i < s->term.nhosts; i++)
 		for (size_t j = 0; j < s->term.nsecrets; j++) {
 			const struct at_net_secret *sec = &s->term.secrets[j];
+			const char *host = s->term.hosts[i].host;
 			if (!(s->term.hosts[i].secrets & (UINT32_C(1) << j)) ||
 			    sec->where != AT_NET_CRED_BASIC)
 				continue;
-			rc |= at_strlist_pushf(&s->env, "GIT_CONFIG_KEY_%zu=credential.https://%s.helper",
-					       k, s->term.hosts[i].host);
-			rc |= at_strlist_pushf(&s->env, "GIT_CONFIG_VALUE_%zu=!f() { test \"$1\" = get "
-					       "&& printf 'username=x-access-token\\npassword=%%s\\n' "
-					       "\"$%s\"; }; f", k, sec->name);
-			k++;
+			rc |= git_helper(s, host, 443, sec->name, &k);
+			for (size_t r = 0; r < n->rules.n; r++) {
+				uint16_t p = n->rules.v[r].port;
+				bool seen = p == 0 || p == 443 ||
+					    !at_net_rules_match(&n->rules, host, p);
+				for (size_t q = 0; q < r && !seen; q++)
+					seen = n->rules.v[q].port == p;
+				if (!seen)
+					rc |= git_helper(s, host, p, sec->name, &k);
+			}
 			break;
 		}
 	if (k)
@@ -521,7 +547,7 @@ int at_app_secrets_prepare(const struct at_app *app, struct at_repo *r, const st
 	    (mkdir(at_repo_paths(r)->cas_dir, 0700) < 0 && errno != EEXIST &&
 	     (rc = at_error_sys(err, AT_ESYS, "cannot make the CAs' directory"))) ||
 	    (rc = at_net_ca_open(dir, t->name, &s->term.ca, err)) < 0 ||
-	    (rc = bundle(s, err)) < 0 || (rc = git_helpers(s, err)) < 0)
+	    (rc = bundle(s, err)) < 0 || (rc = git_helpers(s, n, err)) < 0)
 		goto out;
 	s->active = true;
 out:

@@ -18,8 +18,8 @@ net_setup "$@"
 
 NETDIR=$(dirname "$NET_CERT")
 cp "$AT" "$NETDIR/agenttask"
-cp "$(dirname "$0")/net_client.py" "$NETDIR/"
-chmod 755 "$NETDIR/agenttask" "$NETDIR/net_client.py"
+cp "$(dirname "$0")/net_client.py" "$(dirname "$0")/net_git_http.py" "$NETDIR/"
+chmod 755 "$NETDIR/agenttask" "$NETDIR/net_client.py" "$NETDIR/net_git_http.py"
 ATBIN=$NETDIR/agenttask
 CLIENT="python3 $NETDIR/net_client.py"
 ECHO_LOG=$NETDIR/ready.echo
@@ -292,14 +292,89 @@ case_git_helper_answers_with_the_placeholder() {
 	set +e
 	as_user env XDG_CONFIG_HOME="$PWD/cfg" GH_TOKEN=ghp_realtoken0123456789 \
 		SSL_CERT_FILE="$NET_CERT" "$ATBIN" -C repo run t --allow-host remote.test:8443 -- sh -c \
-		'printf "protocol=https\nhost=remote.test\n\n" | git credential fill; echo "ph=$GH_TOKEN"' \
+		'printf "protocol=https\nhost=remote.test\n\n" | git credential fill
+		printf "protocol=https\nhost=remote.test:8443\n\n" | git credential fill | sed "s/^/8443:/"
+		echo "ph=$GH_TOKEN"' \
 		>out.txt 2>err.txt
 	rc=$?
 	set -e
 	assert_eq "$rc" 0 "the run succeeds: $(cat err.txt)"
 	ph=$(sed -n 's/^ph=//p' out.txt)
 	assert_contains "$(cat out.txt)" "password=$ph" "git's helper answers with the placeholder"
+	assert_contains "$(cat out.txt)" "8443:password=$ph" "on the port the run allows too"
 	assert_not_contains "$(cat out.txt)" "ghp_realtoken0123456789" "never the value"
+}
+
+case_git_push_reaches_only_the_named_repository() {
+	# What: an agent pushes the task's code (or anything read inside) to a repository the
+	# person did not name, with the person's token. Must: refused by the proxy (403 naming
+	# the request rules), that repository gets nothing, not even a request; the push to the
+	# named one works (a real git smart-HTTP server, behind Basic auth only the real token
+	# passes; a pack larger than git's post buffer, so sent chunked); the token's value is
+	# never inside: git there sends the placeholder, the proxy puts the value in.
+	local token=ghp_realGitToken0123456789abcdefXYZ srv r log want
+	[ -x "$(git --exec-path)/git-http-backend" ] || skip "git http-backend is missing"
+	setup_task
+	for r in repo other; do
+		git init -q --bare "srv/me/$r.git"
+		git -C "srv/me/$r.git" config http.receivepack true
+	done
+	REAL_TOKEN=$token ip netns exec "$NET_NS" python3 "$NETDIR/net_git_http.py" "$PWD/srv" \
+		"$PWD/git.log" "$PWD/git.ready" 198.18.0.2 8445 "$NET_CERT" "$NETDIR/key.pem" \
+		</dev/null >git.err 2>&1 &
+	srv=$!
+	trap "kill $srv 2>/dev/null" EXIT
+	wait_until 30 test -e git.ready || fail "the git server did not start: $(cat git.err)"
+	as_user mkdir -p cfg/agenttask
+	printf '{"secrets": {"GH_TOKEN": {"hosts": ["remote.test"], "header": "basic"}},
+		"requests": {"remote.test": {"paths": ["/me/repo.git/"]}}}' >cfg/agenttask/config.json
+	set +e
+	as_user env XDG_CONFIG_HOME="$PWD/cfg" GH_TOKEN="$token" SSL_CERT_FILE="$NET_CERT" \
+		"$ATBIN" -C repo run t --json --allow-host remote.test:8445 -- sh -c '
+		export GIT_TERMINAL_PROMPT=0 GIT_TRACE_REDACT=0
+		head -c 300000 /dev/urandom >blob
+		git add blob && git -c user.name=a -c user.email=a@a commit -q -m blob
+		echo "head=$(git rev-parse HEAD)"
+		echo "ph=$GH_TOKEN"
+		GIT_TRACE_CURL=/tmp/trace1 GIT_TRACE_CURL_NO_DATA=1 git -c http.postBuffer=65536 \
+			push https://remote.test:8445/me/repo.git HEAD:refs/heads/x
+		echo "push1=$?"
+		git push https://remote.test:8445/me/other.git HEAD:refs/heads/x
+		echo "push2=$?"
+		sed -n "s/.*Authorization: Basic /sent=/p" /tmp/trace1 | tr -d "\r" | sort -u
+		grep -c "Transfer-Encoding: chunked" /tmp/trace1 | sed "s/^/chunked=/"' </dev/null >out.json 2>err.txt
+	rc=$?
+	set -e
+	assert_eq "$rc" 0 "the run succeeds: $(cat err.txt)"
+	log=$(cat git.log)
+	python3 - out.json "$token" <<-'PY' || fail "the run: $(python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["stdout"], r["stderr"], r["requests"])' out.json) $(cat err.txt) the server's log: $log"
+	import base64, json, sys
+	run, token = json.load(open(sys.argv[1])), sys.argv[2]
+	out = run["stdout"]
+	val = dict(l.split("=", 1) for l in out.splitlines()
+	           if l.split("=", 1)[0] in ("head", "ph", "push1", "push2"))
+	assert val["push1"] == "0" and val["push2"] != "0", val
+	ph = val["ph"]
+	assert ph != token and len(ph) == len(token), ph
+	sent = [l[5:] for l in out.splitlines() if l.startswith("sent=")]
+	assert sent and all(base64.b64decode(s).decode() == "x-access-token:" + ph for s in sent), sent
+	assert "chunked=0" not in out, "the pack went with a Content-Length"
+	assert "remote: agenttask: the path of a request to 'remote.test' is under none of the " \
+	    "path prefixes of its request rules" in run["stderr"], "git shows the proxy's 403"
+	reqs = [(r["method"], r["path"], r["status"], r.get("secret")) for r in run["requests"]]
+	assert ("POST", "/me/repo.git/git-receive-pack", 200, "GH_TOKEN") in reqs, reqs
+	other = [r for r in run["requests"] if r["path"].startswith("/me/other.git/")]
+	assert other and all(r["status"] == 403 and "refused" in r for r in other), other
+	open("head", "w").write(val["head"])
+	PY
+	assert_eq "$(git -C srv/me/repo.git rev-parse refs/heads/x)" "$(cat head)" \
+		"the named repository has the task's commit"
+	assert_eq "$(git -C srv/me/other.git for-each-ref)" "" "the other one gets no ref"
+	assert_not_contains "$log" "/me/other.git" "nor any request"
+	want=$(printf 'x-access-token:%s' "$token" | base64 -w0)
+	assert_contains "$log" "\"auth\": \"Basic $want\"" "the server got the real token"
+	assert_not_contains "$(cat out.json err.txt)" "$token" "the value never reaches the sandbox"
+	assert_not_contains "$(cat out.json err.txt)" "$want" "nor its Basic form"
 }
 
 case_claude_code_with_its_key_by_reference() {
