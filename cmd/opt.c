@@ -198,5 +198,5 @@ void at_cli_opts_complete(FILE *f, const struct at_cli_opt *opts)
 		fprintf(f, "%.1s|--%s|%s|%.*s\n", &o->key, o->name, o->arg ? o->arg : "",
 			(int)strcspn(text, "\n"), text);
 	}
-	fputs("h|--help||print this help\n", f);
+	fputs("|--help||print this help\n", f);   /* -h too, not offered: --help says it */
 }

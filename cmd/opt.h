@@ -110,7 +110,7 @@ int at_cli_synopsis(char *buf, size_t size, const char *tmpl, const struct at_cl
 
 /*
  * One line an option not hidden, for the completions: "KEY|--NAME|ARG|TEXT"
- * (KEY, ARG empty when none; TEXT the first line of the help), then "-h|--help||".
+ * (KEY, ARG empty when none; TEXT the first line of the help), then "|--help||...";
  */
 void at_cli_opts_complete(FILE *f, const struct at_cli_opt *opts);
 
