@@ -1,7 +1,6 @@
 /*
- * cmd_accept.c - agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep] [--quiet]
- *                [--json]
- *                [--tree ID] [--override REASON] [--policy FILE] [--max-file-size SIZE]
+ * cmd_accept.c - agenttask accept: merge the task into its base branch (its
+ * options: the table below, which --help and the parser both read).
  * (app/accept.h has the order of things and what an override records.)
  */
 #include "app/accept.h"

@@ -1,4 +1,4 @@
-/* cmd_commit.c - agenttask commit [NAME] [-m MSG] [--max-file-size SIZE] [--json] */
+/* cmd_commit.c - agenttask commit: the worktree's changes as one commit (options: the table) */
 #include "app/commit.h"
 #include "app/json.h"
 #include "cmd/commands.h"

@@ -1,7 +1,6 @@
 /*
- * cmd_diff.c - agenttask diff [NAME] [--stat | --name-only | --json [--patch]]
- *              agenttask diff --base REV [--head REV] [--stat | --name-only | --json [--patch]]
- *              (either with [--color[=WHEN] | --no-color] [--max-file-size SIZE] [-- PATH...])
+ * cmd_diff.c - agenttask diff [NAME] [OPTIONS] [-- PATH...], or diff --base
+ * REV [--head REV] (its options: the table below).
  *
  * The task's whole change (commits, uncommitted and untracked files) against
  * its merge base (in CI: REV's tree against merge-base(--base, --head), what

@@ -1,4 +1,4 @@
-/* cmd_discard.c - agenttask discard [NAME] [--force] [--quiet] [--max-file-size SIZE] [--json] */
+/* cmd_discard.c - agenttask discard: throw a task away, saved in the trash (options: the table) */
 #include "app/discard.h"
 #include "app/json.h"
 #include "cmd/commands.h"

@@ -1,7 +1,6 @@
 /*
- * cmd_gate.c - agenttask gate [NAME] [--json | --markdown] [--policy FILE]
- *              agenttask gate --base REV [--head REV] [--json | --markdown] [--policy FILE]
- *              (either with [--quiet] [--color[=WHEN] | --no-color] [--max-file-size SIZE])
+ * cmd_gate.c - agenttask gate [NAME], or gate --base REV [--head REV] in CI
+ * (its options: the table below).
  *
  * Exit 0 when the gate passes (or there is no policy), 1 when it fails, 2 for
  * a malformed policy or a usage error. The report goes to stdout either way.

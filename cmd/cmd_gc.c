@@ -1,4 +1,4 @@
-/* cmd_gc.c - agenttask gc [--trash-days N] [--force] [--quiet] [--json] */
+/* cmd_gc.c - agenttask gc: remove what interrupted commands left (options: the table) */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* cmd_list.c - agenttask list [--json | --name-only] [--color[=WHEN] | --no-color] */
+/* cmd_list.c - agenttask list: every task, a table or JSON (options: the table) */
 #include <stdio.h>
 #include <string.h>
 

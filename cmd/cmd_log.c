@@ -119,7 +119,8 @@ struct log_args {
 };
 
 const struct at_cli_opt cmd_log_opts[] = {
-	AT_CLI_OPT_FLAG(0, "json", struct log_args, json, "print the log as a JSON array (one object per event)"),
+	AT_CLI_OPT_FLAG(0, "json", struct log_args, json,
+			"print the log as a JSON array (one object per event)"),
 	AT_CLI_OPT_COLOR(struct log_args, color,
 			 "colour the output: auto (on a terminal; default), always, never"),
 	AT_CLI_OPT_END,

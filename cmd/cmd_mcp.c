@@ -1,5 +1,5 @@
 /*
- * cmd_mcp.c - agenttask mcp [--allow-accept] [--task NAME] [--allow-host HOST]...:
+ * cmd_mcp.c - agenttask mcp (its options: the table below):
  * start the MCP server (mcp/mcp.h) on stdin and stdout. Nothing else here:
  * the server is its own front end over app/.
  */

@@ -1,4 +1,4 @@
-/* cmd_new.c - agenttask new NAME [--base REV] [--quiet] [--json] */
+/* cmd_new.c - agenttask new NAME: create a task (options: the table) */
 #include "app/json.h"
 #include "app/new.h"
 #include "cmd/commands.h"

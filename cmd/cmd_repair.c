@@ -1,4 +1,4 @@
-/* cmd_repair.c - agenttask repair [NAME] [--force] */
+/* cmd_repair.c - agenttask repair [NAME]: the task's git layer set back (options: the table) */
 #include "app/repair.h"
 #include "cmd/commands.h"
 #include "core/esc.h"

@@ -1,4 +1,4 @@
-/* cmd_restore.c - agenttask restore NAME [ENTRY] [--json] */
+/* cmd_restore.c - agenttask restore NAME [ENTRY]: bring a discarded task back */
 #include "app/discard.h"
 #include "app/json.h"
 #include "cmd/commands.h"

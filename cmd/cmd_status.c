@@ -1,4 +1,4 @@
-/* cmd_status.c - agenttask status [NAME] [--json] [--color[=WHEN] | --no-color] */
+/* cmd_status.c - agenttask status [NAME]: one task's state (options: the table) */
 #include "app/json.h"
 #include "app/task.h"
 #include "cmd/commands.h"
