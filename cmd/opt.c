@@ -11,9 +11,6 @@
 #include "cmd/cli.h"
 #include "core/strlist.h"
 
-/* The most options a table holds (run has 30): getopt's tables are built on the stack. */
-#define AT_CLI_OPTS_MAX 48
-
 /* getopt_long's value for the long option opts[i]: above every short letter. */
 #define LONG_VAL(i) (256 + (int)(i))
 

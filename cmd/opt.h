@@ -51,6 +51,9 @@ struct at_cli_opt {
 	const char *help;
 };
 
+/* The most entries a table holds (run has 29): getopt's tables are built on the stack. */
+#define AT_CLI_OPTS_MAX 48
+
 /* The end of a table. */
 #define AT_CLI_OPT_END { NULL, 0, NULL, NULL, 0, 0, NULL, NULL }
 
