@@ -83,6 +83,7 @@ static const struct at_cli_opt opts[] = {
 	AT_CLI_OPT_STRING(0, "base", "REV", struct args, str,
 			  "start from REV, a text long enough\nto go on"),
 	AT_CLI_OPT_LIST(0, "allow-host", "PATTERN", struct args, list, "repeatable"),
+	AT_CLI_OPT_FLAG(0, "fifteen-chars", struct args, flag, "as wide as the column"),
 	AT_CLI_OPT_COLOR(struct args, color, "colour"),
 	AT_CLI_OPT_CALL('n', "n", "N", set_n, struct args, n, 7, "\n     as it is\n"),
 	AT_CLI_OPT_STRING('b', NULL, "REV", struct args, str, NULL),
@@ -141,6 +142,7 @@ static void test_opt__help_lays_out_the_options_in_columns(void **state)
 		"  --base REV     start from REV, a text long enough\n"
 		"                 to go on\n"
 		"  --allow-host PATTERN  repeatable\n"
+		"  --fifteen-chars  as wide as the column\n"
 		"  --color[=WHEN] colour\n"
 		"  --no-color     the same as --color=never\n"
 		"  -n, --n N\n"
@@ -178,6 +180,7 @@ static void test_opt__completion_lists_the_shown_options(void **state)
 		"f|--flag||a flag\n"
 		"|--base|REV|start from REV, a text long enough\n"
 		"|--allow-host|PATTERN|repeatable\n"
+		"|--fifteen-chars||as wide as the column\n"
 		"|--color|[=WHEN]|colour\n"
 		"|--no-color||the same as --color=never\n"
 		"n|--n|N|as it is\n"
