@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "app/app.h"
+#include "cmd/opt.h"
 #include "core/json.h"
 
 enum {
@@ -34,21 +35,15 @@ enum {
 
 /*
  * --max-file-size SIZE, taken by every command that reads a worktree (diff,
- * gate, accept, commit, discard): the largest file hashed or diffed.
+ * gate, accept, commit, discard): the largest file hashed or diffed, set in
+ * the struct at_app field F of T (the command's copy of the front end's).
  */
-#define AT_CLI_OPT_MAX_FILE_SIZE 0x4d46
-#define AT_CLI_MAX_FILE_SIZE_OPTION \
-	{ "max-file-size", required_argument, NULL, AT_CLI_OPT_MAX_FILE_SIZE }
-#define AT_CLI_MAX_FILE_SIZE_HELP \
-	"  --max-file-size SIZE\n" \
-	"                 refuse, unread, a file larger than SIZE (K, M, G; default\n" \
-	"                 the repository's agenttask.maxFileSize, else 100M)\n"
-
-/*
- * Parse SIZE into app->max_file_size (app: the command's copy of the
- * front end's): 0, or the exit status of a usage error (printed).
- */
-int at_cli_max_file_size(const char *cmd, const char *arg, struct at_app *app);
+int at_cli_set_max_file_size(void *field, const struct at_cli_opt *opt, const char *value,
+			     struct at_error *err);
+#define AT_CLI_OPT_MAX_FILE_SIZE(T, F) \
+	AT_CLI_OPT_CALL(0, "max-file-size", "SIZE", at_cli_set_max_file_size, T, F, 0, \
+			"\n                 refuse, unread, a file larger than SIZE (K, M, G; default\n" \
+			"                 the repository's agenttask.maxFileSize, else 100M)\n")
 
 struct at_command {
 	const char *name;
@@ -57,9 +52,18 @@ struct at_command {
 	 * table, so the table cannot point at it (no cycle between the files).
 	 */
 	int (*fn)(const struct at_app *app, int argc, char **argv);
-	const char *usage;      /* the synopsis lines, without "usage: " */
+	/*
+	 * The synopsis lines, without "usage: ", naming each option without
+	 * its argument, which at_cli_synopsis() adds from opts.
+	 */
+	const char *usage;
 	const char *summary;    /* one line for `agenttask --help` */
-	const char *help;       /* the options, one per line, for `COMMAND --help` */
+	const char *help;       /* the prose after the options, for `COMMAND --help` */
+	/* The options (cmd_<name>.c), parsed and shown; NULL for help's, help.c's own, as fn. */
+	const struct at_cli_opt *opts;
+	int width;              /* the column of the options' texts in the help */
+	/* What its operand is, for the completions: "task", "trash", "command" or NULL (none). */
+	const char *operand;
 };
 
 /* The command table (commands.c), ended by a zeroed entry; for main.c and help.c. */
@@ -113,16 +117,10 @@ int at_cli_bad_option(const char *cmd);
 int at_cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
 
 /*
- * Arguments of the form `[NAME] [--json]` (status, log, trash), and with
- * color not NULL `[--color[=WHEN] | --no-color]` (*color: WHEN, NULL when
- * not given): -1 to go on with *name (NULL when absent) and *json set, or
- * what to return (AT_EXIT_HELP, or the exit status of a usage error).
+ * The operands after at_cli_parse(): none, or one task NAME (required or
+ * not): -1 to go on with *name (NULL when absent), else a usage error's status.
  */
-int at_cli_name_json_args(const char *cmd, int argc, char **argv, const char **name, bool *json,
-			  const char **color);
-
-/* A command that takes no option but --help, and `NAME` or `[NAME]`: as above. */
-int at_cli_name_args(const char *cmd, int argc, char **argv, bool required, const char **name);
+int at_cli_name_operand(const char *cmd, int argc, char **argv, bool required, const char **name);
 
 /*
  * Whether to colour by --color=WHEN ("auto" by default): auto colours on a
@@ -144,15 +142,6 @@ static inline const char *at_cli_c(bool on, const char *code)
 {
 	return on ? code : "";
 }
-
-/* The long options --color[=WHEN] and --no-color, for a command's table; and their values. */
-enum { AT_OPT_COLOR = 0x1000, AT_OPT_NO_COLOR };
-#define AT_CLI_COLOR_OPTIONS \
-	{ "color", optional_argument, NULL, AT_OPT_COLOR }, \
-	{ "no-color", no_argument, NULL, AT_OPT_NO_COLOR }
-
-/* For option c of AT_CLI_COLOR_OPTIONS: its WHEN (--color alone is "always"). */
-const char *at_cli_color_when(int c, const char *arg);
 
 /* at_cli_color() for a command: -1 to go on with *out set, else the usage error's status. */
 int at_cli_color_for(const char *cmd, const char *when, bool *out);

@@ -1,7 +1,6 @@
 /*
- * cmd_accept.c - agenttask accept [NAME] [--ff-only | --squash] [-m MSG] [--keep] [--quiet]
- *                [--json]
- *                [--tree ID] [--override REASON] [--policy FILE] [--max-file-size SIZE]
+ * cmd_accept.c - agenttask accept: merge the task into its base branch (its
+ * options: the table below, which --help and the parser both read).
  * (app/accept.h has the order of things and what an override records.)
  */
 #include "app/accept.h"
@@ -12,54 +11,53 @@
 #include "core/esc.h"
 
 /* -1 to go on, else the exit status. */
-static int parse_args(int argc, char **argv, struct at_app_accept_opts *o, struct at_app *app,
-		      bool *quiet, bool *json)
-{
-	static const struct option longopts[] = {
-		{ "ff-only", no_argument, NULL, 'F' },
-		{ "squash", no_argument, NULL, 'S' },
-		{ "message", required_argument, NULL, 'm' },
-		{ "keep", no_argument, NULL, 'k' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "tree", required_argument, NULL, 't' },
-		{ "override", required_argument, NULL, 'o' },
-		{ "policy", required_argument, NULL, 'p' },
-		AT_CLI_MAX_FILE_SIZE_OPTION,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct at_error err = AT_ERROR_INIT;
-	bool ff_only = false, squash = false;
-	int c;
+struct accept_args {
+	struct at_app app;               /* the front end's, with --max-file-size */
+	struct at_app_accept_opts o;
+	bool ff_only, squash, quiet, json;
+};
 
-	while ((c = at_cli_getopt(argc, argv, "m:fqh", longopts)) != -1) {
-		switch (c) {
-		case 'F': ff_only = true; break;
-		case 'S': squash = true; break;
-		case 'm': o->message = optarg; break;
-		case 'k': o->keep = true; break;
-		case 'j': *json = true; break;
-		case 'q': *quiet = true; break;
-		case 'f': o->force = true; break;
-		case 't': o->expect_tree = optarg; break;
-		case 'o': o->override = optarg; break;
-		case 'p': o->policy_file = optarg; break;
-		case AT_CLI_OPT_MAX_FILE_SIZE:
-			if (at_cli_max_file_size("accept", optarg, app) != 0)
-				return AT_EXIT_USAGE;
-			break;
-		case 'h': return AT_EXIT_HELP;
-		default: return at_cli_bad_option("accept");
-		}
-	}
+const struct at_cli_opt cmd_accept_opts[] = {
+	AT_CLI_OPT_FLAG(0, "ff-only", struct accept_args, ff_only,
+			"fast-forward only; refuse when the base has moved on"),
+	AT_CLI_OPT_FLAG(0, "squash", struct accept_args, squash,
+			"one new commit on the base with the task's whole change"),
+	AT_CLI_OPT_STRING('m', "message", "MSG", struct accept_args, o.message,
+			  "message of the merge or squash commit; a task that would\n"
+			  "fast-forward gets a merge commit instead (not with --ff-only)"),
+	AT_CLI_OPT_FLAG(0, "keep", struct accept_args, o.keep,
+			"keep the task (worktree and branch) after accepting it"),
+	AT_CLI_OPT_FLAG('q', "quiet", struct accept_args, quiet,
+			"no progress of the gate's checks on the terminal"),
+	AT_CLI_OPT_FLAG(0, "json", struct accept_args, json,
+			"print what moved as JSON (docs/json.md)"),
+	AT_CLI_OPT_FLAG('f', "force", struct accept_args, o.force,
+			"kill the task's running commands ('agenttask run') first"),
+	AT_CLI_OPT_STRING(0, "tree", "ID", struct accept_args, o.expect_tree,
+			  "refuse unless the task's full state is still tree ID (as reviewed)"),
+	AT_CLI_OPT_STRING(0, "override", "REASON", struct accept_args, o.override,
+			  "accept although the review gate fails; REASON is recorded in the\n"
+			  "audit log and as an Agenttask-Override trailer of a merge commit"),
+	AT_CLI_OPT_STRING(0, "policy", "FILE", struct accept_args, o.policy_file,
+			  "judge the task by FILE instead of the base's .agenttask/policy.json"),
+	AT_CLI_OPT_MAX_FILE_SIZE(struct accept_args, app),
+	AT_CLI_OPT_END,
+};
+
+static int parse_args(int argc, char **argv, struct accept_args *a)
+{
+	struct at_error err = AT_ERROR_INIT;
+	struct at_app_accept_opts *o = &a->o;
+	int rc;
+
+	if ((rc = at_cli_parse("accept", cmd_accept_opts, argc, argv, a)) >= 0)
+		return rc;
 	if (optind + 1 < argc)
 		return at_cli_usage("accept", "too many arguments");
-	if (ff_only && squash)
+	if (a->ff_only && a->squash)
 		return at_cli_usage("accept", "--ff-only and --squash cannot be combined");
 	o->name = optind < argc ? argv[optind] : NULL;
-	o->mode = ff_only ? AT_MERGE_FF_ONLY : squash ? AT_MERGE_SQUASH : AT_MERGE_AUTO;
+	o->mode = a->ff_only ? AT_MERGE_FF_ONLY : a->squash ? AT_MERGE_SQUASH : AT_MERGE_AUTO;
 	return at_app_accept_check(o, &err) < 0 ? at_cli_usage("accept", "%s", err.msg) : -1;
 }
 
@@ -108,22 +106,20 @@ static int print_failure(const struct at_app_accept_result *r, const struct at_e
 
 int cmd_accept(const struct at_app *app_in, int argc, char **argv)
 {
-	struct at_app_accept_opts o = { .mode = AT_MERGE_AUTO };
+	struct accept_args a = { .app = *app_in, .o = { .mode = AT_MERGE_AUTO } };
 	struct at_error err = AT_ERROR_INIT;
-	struct at_app app = *app_in;
 	struct at_app_accept_result res;
 	struct at_cli_progress progress;
-	bool quiet = false, json = false;
 	size_t i;
 	int rc;
 
-	if ((rc = parse_args(argc, argv, &o, &app, &quiet, &json)) >= 0)
+	if ((rc = parse_args(argc, argv, &a)) >= 0)
 		return rc;
 	fflush(NULL);
 	/* The gate's checks may take long: their progress. */
-	at_cli_progress_init(&progress, quiet);
-	o.progress = at_cli_progress_hook(&progress);
-	rc = at_app_accept(&app, &o, &res, &err);
+	at_cli_progress_init(&progress, a.quiet);
+	a.o.progress = at_cli_progress_hook(&progress);
+	rc = at_app_accept(&a.app, &a.o, &res, &err);
 	at_cli_progress_end(&progress, rc == 0);
 	for (i = 0; i < res.notes.n; i++)
 		at_esc_printf(stderr, "agenttask: note: %s\n", res.notes.v[i]);
@@ -134,10 +130,10 @@ int cmd_accept(const struct at_app *app_in, int argc, char **argv)
 		at_cli_host_files(&res.host_files, "accepted a change to", "");
 	if (rc < 0)
 		rc = print_failure(&res, &err);
-	else if (json)
-		rc = at_cli_print_json(at_app_accept_json(&o, &res)) ? AT_EXIT_FAIL : 0;
+	else if (a.json)
+		rc = at_cli_print_json(at_app_accept_json(&a.o, &res)) ? AT_EXIT_FAIL : 0;
 	else
-		print_result(&o, &res);
+		print_result(&a.o, &res);
 	if (rc == 0 && res.remove_failed) {
 		at_esc_printf(stderr, "agenttask: task '%s' was accepted but not removed: %s\n",
 			      res.task.name, res.remove_err.msg);

@@ -1,50 +1,39 @@
-/* cmd_commit.c - agenttask commit [NAME] [-m MSG] [--max-file-size SIZE] [--json] */
+/* cmd_commit.c - agenttask commit: the worktree's changes as one commit (options: the table) */
 #include "app/commit.h"
 #include "app/json.h"
 #include "cmd/commands.h"
 
-int cmd_commit(const struct at_app *app_in, int argc, char **argv)
+struct commit_args {
+	struct at_app app;               /* the front end's, with --max-file-size */
+	struct at_app_commit_opts o;
+	bool json;
+};
+
+const struct at_cli_opt cmd_commit_opts[] = {
+	AT_CLI_OPT_STRING('m', "message", "MSG", struct commit_args, o.message, "commit message"),
+	AT_CLI_OPT_FLAG(0, "json", struct commit_args, json,
+			"print {task, made, commit, branch, warnings}"),
+	AT_CLI_OPT_MAX_FILE_SIZE(struct commit_args, app),
+	AT_CLI_OPT_END,
+};
+
+int cmd_commit(const struct at_app *app, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "message", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		AT_CLI_MAX_FILE_SIZE_OPTION,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct at_app_commit_opts o = { NULL, NULL };
+	struct commit_args a = { *app, { NULL, NULL }, false };
 	struct at_app_commit_result res;
 	struct at_error err = AT_ERROR_INIT;
-	struct at_app app = *app_in;
 	char hex[AT_OID_HEXSZ + 1];
-	bool json = false;
-	int c, rc;
+	int rc;
 
-	while ((c = at_cli_getopt(argc, argv, "m:h", longopts)) != -1) {
-		switch (c) {
-		case 'm':
-			o.message = optarg;
-			break;
-		case AT_CLI_OPT_MAX_FILE_SIZE:
-			if (at_cli_max_file_size("commit", optarg, &app) != 0)
-				return AT_EXIT_USAGE;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			return AT_EXIT_HELP;
-		default:
-			return at_cli_bad_option("commit");
-		}
-	}
+	if ((rc = at_cli_parse("commit", cmd_commit_opts, argc, argv, &a)) >= 0)
+		return rc;
 	if (optind + 1 < argc)
 		return at_cli_usage("commit", "too many arguments");
-	o.name = optind < argc ? argv[optind] : NULL;
-	rc = at_app_commit(&app, &o, &res, &err);
+	a.o.name = optind < argc ? argv[optind] : NULL;
+	rc = at_app_commit(&a.app, &a.o, &res, &err);
 	at_cli_warnings(&res.warnings);
 	at_oid_fmt(hex, &res.commit);
-	if (rc == 0 && json)
+	if (rc == 0 && a.json)
 		rc = at_cli_print_json(at_app_commit_json(&res)) ? AT_EXIT_FAIL : 0;
 	else if (rc == 0 && res.made)
 		printf("committed %.12s on '%s'\n", hex, at_branch_short(res.task.branch));

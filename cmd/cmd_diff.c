@@ -1,7 +1,6 @@
 /*
- * cmd_diff.c - agenttask diff [NAME] [--stat | --name-only | --json [--patch]]
- *              agenttask diff --base REV [--head REV] [--stat | --name-only | --json [--patch]]
- *              (either with [--color[=WHEN] | --no-color] [--max-file-size SIZE] [-- PATH...])
+ * cmd_diff.c - agenttask diff [NAME] [OPTIONS] [-- PATH...], or diff --base
+ * REV [--head REV] (its options: the table below).
  *
  * The task's whole change (commits, uncommitted and untracked files) against
  * its merge base (in CI: REV's tree against merge-base(--base, --head), what
@@ -20,9 +19,29 @@ enum diff_mode { MODE_PATCH, MODE_STAT, MODE_NAMES, MODE_JSON };
 struct diff_args {
 	struct at_app app;         /* the front end's, with --max-file-size */
 	enum diff_mode mode;
+	bool stat, names, json;    /* the options that choose the mode */
 	const char *color;         /* --color=WHEN, NULL: auto */
 	bool patch;                /* --patch: with --json, the patch text too */
 	struct at_app_diff_opts o; /* with the pathspec after "--", as given */
+};
+
+const struct at_cli_opt cmd_diff_opts[] = {
+	AT_CLI_OPT_FLAG(0, "stat", struct diff_args, stat, "a summary per file, like git diff --stat"),
+	AT_CLI_OPT_FLAG(0, "name-only", struct diff_args, names, "only the names of the changed files"),
+	AT_CLI_OPT_FLAG(0, "json", struct diff_args, json,
+			"print a JSON object: merge_base, tree, files, additions, deletions,\n"
+			"host_files"),
+	AT_CLI_OPT_FLAG('p', "patch", struct diff_args, patch,
+			"with --json: the patch text too (\"patch\"), as diff prints it"),
+	AT_CLI_OPT_COLOR(struct diff_args, color,
+			 "colour the output: auto (on a terminal; default), always, never"),
+	AT_CLI_OPT_STRING(0, "base", "REV", struct diff_args, o.base_rev,
+			  "CI mode, without a task: the head's change against its merge\n"
+			  "base with REV, what gate --base judges"),
+	AT_CLI_OPT_STRING(0, "head", "REV", struct diff_args, o.head_rev,
+			  "with --base: the head revision (default HEAD)"),
+	AT_CLI_OPT_MAX_FILE_SIZE(struct diff_args, app),
+	AT_CLI_OPT_END,
 };
 
 /*
@@ -84,20 +103,7 @@ static int show(const struct diff_args *a, struct at_app_diff *d, bool color,
 /* 0 to go on; else what to return (an exit status, or AT_EXIT_HELP). */
 static int parse_args(int argc, char **argv, struct diff_args *a)
 {
-	static const struct option longopts[] = {
-		{ "stat", no_argument, NULL, 's' },
-		{ "name-only", no_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "patch", no_argument, NULL, 'p' },
-		AT_CLI_COLOR_OPTIONS,
-		{ "base", required_argument, NULL, 'b' },
-		{ "head", required_argument, NULL, 'H' },
-		AT_CLI_MAX_FILE_SIZE_OPTION,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool clash = false;
-	int c, dd;
+	int rc, dd;
 
 	/* The pathspec comes after "--"; options and NAME before it. */
 	for (dd = 1; dd < argc && strcmp(argv[dd], "--") != 0; dd++)
@@ -107,31 +113,12 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		a->o.npaths = (size_t)(argc - dd - 1);
 	}
 	argc = dd;
-	while ((c = at_cli_getopt(argc, argv, "ph", longopts)) != -1) {
-		enum diff_mode m = c == 's' ? MODE_STAT : c == 'n' ? MODE_NAMES : MODE_JSON;
-
-		switch (c) {
-		case 'p': a->patch = true; break;
-		case 's':
-		case 'n':
-		case 'j':
-			clash = clash || (a->mode != MODE_PATCH && a->mode != m);
-			a->mode = m;
-			break;
-		case AT_OPT_COLOR:
-		case AT_OPT_NO_COLOR: a->color = at_cli_color_when(c, optarg); break;
-		case 'b': a->o.base_rev = optarg; break;
-		case 'H': a->o.head_rev = optarg; break;
-		case AT_CLI_OPT_MAX_FILE_SIZE:
-			if (at_cli_max_file_size("diff", optarg, &a->app) != 0)
-				return AT_EXIT_USAGE;
-			break;
-		case 'h': return AT_EXIT_HELP;
-		default: return at_cli_bad_option("diff");
-		}
-	}
-	if (clash)
+	if ((rc = at_cli_parse("diff", cmd_diff_opts, argc, argv, a)) >= 0)
+		return rc;
+	/* One mode, however often given: --stat --stat is --stat. */
+	if (a->stat + a->names + a->json > 1)
 		return at_cli_usage("diff", "--stat, --name-only and --json cannot be combined");
+	a->mode = a->stat ? MODE_STAT : a->names ? MODE_NAMES : a->json ? MODE_JSON : MODE_PATCH;
 	if (a->patch && (a->mode == MODE_STAT || a->mode == MODE_NAMES))
 		return at_cli_usage("diff", "--patch goes with --json (or alone): not with %s",
 				    a->mode == MODE_STAT ? "--stat" : "--name-only");
@@ -147,7 +134,8 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 
 int cmd_diff(const struct at_app *app, int argc, char **argv)
 {
-	struct diff_args a = { *app, MODE_PATCH, NULL, false, { NULL, NULL, NULL, NULL, 0 } };
+	struct diff_args a = { *app, MODE_PATCH, false, false, false, NULL, false,
+			       { NULL, NULL, NULL, NULL, 0 } };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app_diff *d = NULL;
 	bool color = false;

@@ -30,32 +30,32 @@ static void print_text(const struct at_doctor *d)
 	}
 }
 
+struct doctor_args {
+	bool json;
+};
+
+const struct at_cli_opt cmd_doctor_opts[] = {
+	AT_CLI_OPT_FLAG(0, "json", struct doctor_args, json,
+			"print {can_sandbox, checks: [{check, title, state, detail, fix}]}"),
+	AT_CLI_OPT_END,
+};
+
 int cmd_doctor(const struct at_app *app, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct doctor_args a = { false };
 	struct at_doctor d;
-	bool json = false;
-	int c;
+	int rc;
 
 	(void)app;
-	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
-		if (c == 'h')
-			return AT_EXIT_HELP;
-		if (c != 'j')
-			return at_cli_bad_option("doctor");
-		json = true;
-	}
+	if ((rc = at_cli_parse("doctor", cmd_doctor_opts, argc, argv, &a)) >= 0)
+		return rc;
 	if (optind < argc)
 		return at_cli_usage("doctor", "too many arguments");
 	fflush(NULL);
 	at_app_doctor(&d);
-	if (json && at_cli_print_json(at_app_doctor_json(&d)) != AT_EXIT_OK)
+	if (a.json && at_cli_print_json(at_app_doctor_json(&d)) != AT_EXIT_OK)
 		return AT_EXIT_FAIL;
-	if (!json)
+	if (!a.json)
 		print_text(&d);
 	return d.can_sandbox ? AT_EXIT_OK : AT_EXIT_FAIL;
 }

@@ -1,7 +1,6 @@
 /*
- * cmd_gate.c - agenttask gate [NAME] [--json | --markdown] [--policy FILE]
- *              agenttask gate --base REV [--head REV] [--json | --markdown] [--policy FILE]
- *              (either with [--quiet] [--color[=WHEN] | --no-color] [--max-file-size SIZE])
+ * cmd_gate.c - agenttask gate [NAME], or gate --base REV [--head REV] in CI
+ * (its options: the table below).
  *
  * Exit 0 when the gate passes (or there is no policy), 1 when it fails, 2 for
  * a malformed policy or a usage error. The report goes to stdout either way.
@@ -18,63 +17,54 @@ struct gate_args {
 	struct at_app app;         /* the front end's, with --max-file-size */
 	const char *name, *base, *head, *policy;
 	enum gate_format format;
+	const char *when;          /* --color=WHEN, NULL: auto */
 	bool color, quiet;
 };
 
-enum { OPT_JSON = 256, OPT_MARKDOWN, OPT_POLICY, OPT_BASE, OPT_HEAD };
+/* --json, --markdown: the format (opt->val), given once. */
+static int set_format(void *field, const struct at_cli_opt *opt, const char *value,
+		      struct at_error *err)
+{
+	enum gate_format *format = field;
+
+	(void)value;
+	if (*format != GATE_TEXT)
+		return at_error_set(err, AT_EUSAGE, "--json and --markdown exclude each other");
+	*format = (enum gate_format)opt->val;
+	return 0;
+}
+
+const struct at_cli_opt cmd_gate_opts[] = {
+	AT_CLI_OPT_CALL(0, "json", NULL, set_format, struct gate_args, format, GATE_JSON,
+			"print {passed, merge_base, tree, policy, results: [{rule,\n"
+			"kind, passed, message, paths}], host_files} (policy null: no\n"
+			"policy), and network: [{check, network}] for checks\n"
+			"with allow_hosts"),
+	AT_CLI_OPT_CALL(0, "markdown", NULL, set_format, struct gate_args, format, GATE_MARKDOWN,
+			"print a summary for a pull-request comment"),
+	AT_CLI_OPT_FLAG('q', "quiet", struct gate_args, quiet,
+			"no progress of the checks on the terminal"),
+	AT_CLI_OPT_COLOR(struct gate_args, when,
+			 "colour the text report: auto (on a terminal; default), always,\n"
+			 "never"),
+	AT_CLI_OPT_STRING(0, "policy", "FILE", struct gate_args, policy,
+			  "judge by FILE instead of the base's .agenttask/policy.json"),
+	AT_CLI_OPT_STRING(0, "base", "REV", struct gate_args, base,
+			  "CI: judge the change from merge-base(REV, HEAD REV) to HEAD REV,\n"
+			  "with the policy read from REV, in any checkout, without a task"),
+	AT_CLI_OPT_STRING(0, "head", "REV", struct gate_args, head,
+			  "with --base: the head to judge (default HEAD)"),
+	AT_CLI_OPT_MAX_FILE_SIZE(struct gate_args, app),
+	AT_CLI_OPT_END,
+};
 
 /* Returns -1 to go on, else an exit status. */
 static int parse_args(int argc, char **argv, struct gate_args *a)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "markdown", no_argument, NULL, OPT_MARKDOWN },
-		{ "policy", required_argument, NULL, OPT_POLICY },
-		{ "base", required_argument, NULL, OPT_BASE },
-		{ "head", required_argument, NULL, OPT_HEAD },
-		{ "quiet", no_argument, NULL, 'q' },
-		AT_CLI_MAX_FILE_SIZE_OPTION,
-		{ "help", no_argument, NULL, 'h' },
-		AT_CLI_COLOR_OPTIONS,
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *when = NULL;
-	int c;
+	int rc;
 
-	while ((c = at_cli_getopt(argc, argv, "qh", longopts)) != -1) {
-		switch (c) {
-		case 'q':
-			a->quiet = true;
-			break;
-		case AT_OPT_COLOR:
-		case AT_OPT_NO_COLOR:
-			when = at_cli_color_when(c, optarg);
-			break;
-		case OPT_JSON:
-		case OPT_MARKDOWN:
-			if (a->format != GATE_TEXT)
-				return at_cli_usage("gate", "--json and --markdown exclude each other");
-			a->format = c == OPT_JSON ? GATE_JSON : GATE_MARKDOWN;
-			break;
-		case OPT_POLICY:
-			a->policy = optarg;
-			break;
-		case OPT_BASE:
-			a->base = optarg;
-			break;
-		case OPT_HEAD:
-			a->head = optarg;
-			break;
-		case AT_CLI_OPT_MAX_FILE_SIZE:
-			if (at_cli_max_file_size("gate", optarg, &a->app) != 0)
-				return AT_EXIT_USAGE;
-			break;
-		case 'h':
-			return AT_EXIT_HELP;
-		default:
-			return at_cli_bad_option("gate");
-		}
-	}
+	if ((rc = at_cli_parse("gate", cmd_gate_opts, argc, argv, a)) >= 0)
+		return rc;
 	if (optind + 1 < argc)
 		return at_cli_usage("gate", "too many arguments");
 	a->name = optind < argc ? argv[optind] : NULL;
@@ -84,12 +74,12 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 		return at_cli_usage("gate", "a task NAME and --base exclude each other");
 	if (a->base && !a->head)
 		a->head = "HEAD";
-	return at_cli_color_for("gate", when, &a->color);
+	return at_cli_color_for("gate", a->when, &a->color);
 }
 
 int cmd_gate(const struct at_app *app, int argc, char **argv)
 {
-	struct gate_args a = { *app, NULL, NULL, NULL, NULL, GATE_TEXT, false, false };
+	struct gate_args a = { *app, NULL, NULL, NULL, NULL, GATE_TEXT, NULL, false, false };
 	struct at_app_gate_opts o = { NULL, NULL, NULL, NULL, { NULL, NULL } };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app_gate_result res;

@@ -1,4 +1,4 @@
-/* cmd_list.c - agenttask list [--json | --name-only] [--color[=WHEN] | --no-color] */
+/* cmd_list.c - agenttask list: every task, a table or JSON (options: the table) */
 #include <stdio.h>
 #include <string.h>
 
@@ -104,41 +104,39 @@ static int print_list(const struct at_app_list *l, enum list_form form, bool col
 	return status;
 }
 
+struct list_args {
+	bool json, names;
+	const char *color;
+};
+
+const struct at_cli_opt cmd_list_opts[] = {
+	AT_CLI_OPT_FLAG(0, "json", struct list_args, json, "print a JSON array of tasks"),
+	AT_CLI_OPT_FLAG(0, "name-only", struct list_args, names, "only the names, one a line"),
+	AT_CLI_OPT_COLOR(struct list_args, color,
+			 "colour the states: auto (on a terminal; default), always, never"),
+	AT_CLI_OPT_END,
+};
+
 int cmd_list(const struct at_app *app, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "name-only", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		AT_CLI_COLOR_OPTIONS,
-		{ NULL, 0, NULL, 0 },
-	};
+	struct list_args a = { false, false, NULL };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app_list l;
-	bool json = false, names = false, color;
-	const char *when = NULL;
-	int c, rc;
+	bool color;
+	int rc;
 
-	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
-		if (c == 'j')
-			json = true;
-		else if (c == 'n')
-			names = true;
-		else if (c == AT_OPT_COLOR || c == AT_OPT_NO_COLOR)
-			when = at_cli_color_when(c, optarg);
-		else
-			return c == 'h' ? AT_EXIT_HELP : at_cli_bad_option("list");
-	}
+	if ((rc = at_cli_parse("list", cmd_list_opts, argc, argv, &a)) >= 0)
+		return rc;
 	if (optind < argc)
 		return at_cli_usage("list", "too many arguments");
-	if (json && names)
+	if (a.json && a.names)
 		return at_cli_usage("list", "options '--json' and '--name-only' cannot be used together");
-	if ((rc = at_cli_color_for("list", when, &color)) >= 0)
+	if ((rc = at_cli_color_for("list", a.color, &color)) >= 0)
 		return rc;
 	/* The names alone (for completion and scripts): no worktree is looked at. */
-	if ((names ? at_app_list_names(app, &l, &err) : at_app_list(app, &l, &err)) < 0)
+	if ((a.names ? at_app_list_names(app, &l, &err) : at_app_list(app, &l, &err)) < 0)
 		return at_cli_fail(&err);
-	rc = print_list(&l, json ? LIST_JSON : names ? LIST_NAMES : LIST_TABLE, color);
+	rc = print_list(&l, a.json ? LIST_JSON : a.names ? LIST_NAMES : LIST_TABLE, color);
 	at_app_list_release(&l);
 	return rc;
 }

@@ -113,23 +113,38 @@ static void print_entry(const at_json *e, bool c)
 	putchar('\n');
 }
 
+struct log_args {
+	bool json;
+	const char *color;
+};
+
+const struct at_cli_opt cmd_log_opts[] = {
+	AT_CLI_OPT_FLAG(0, "json", struct log_args, json,
+			"print the log as a JSON array (one object per event)"),
+	AT_CLI_OPT_COLOR(struct log_args, color,
+			 "colour the output: auto (on a terminal; default), always, never"),
+	AT_CLI_OPT_END,
+};
+
 int cmd_log(const struct at_app *app, int argc, char **argv)
 {
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app_log log;
 	const at_json *e;
-	const char *name, *when;
-	bool json, color;
+	struct log_args a = { false, NULL };
+	const char *name;
+	bool color;
 	int rc;
 
-	if ((rc = at_cli_name_json_args("log", argc, argv, &name, &json, &when)) >= 0 ||
-	    (rc = at_cli_color_for("log", when, &color)) >= 0)
+	if ((rc = at_cli_parse("log", cmd_log_opts, argc, argv, &a)) >= 0 ||
+	    (rc = at_cli_name_operand("log", argc, argv, false, &name)) >= 0 ||
+	    (rc = at_cli_color_for("log", a.color, &color)) >= 0)
 		return rc;
 	if (at_app_log(app, name, &log, &err) < 0)
 		return at_cli_fail(&err);
-	if (!json)
+	if (!a.json)
 		at_cli_page(app);
-	if (json) {
+	if (a.json) {
 		rc = at_cli_print_json(log.entries);
 		log.entries = NULL;
 		return rc;

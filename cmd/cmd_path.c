@@ -2,6 +2,11 @@
 #include "app/task.h"
 #include "cmd/commands.h"
 
+/* No option but --help. */
+const struct at_cli_opt cmd_path_opts[] = {
+	AT_CLI_OPT_END,
+};
+
 int cmd_path(const struct at_app *app, int argc, char **argv)
 {
 	struct at_error err = AT_ERROR_INIT;
@@ -9,7 +14,8 @@ int cmd_path(const struct at_app *app, int argc, char **argv)
 	const char *name;
 	int rc;
 
-	if ((rc = at_cli_name_args("path", argc, argv, true, &name)) >= 0)
+	if ((rc = at_cli_parse("path", cmd_path_opts, argc, argv, NULL)) >= 0 ||
+	    (rc = at_cli_name_operand("path", argc, argv, true, &name)) >= 0)
 		return rc;
 	if (at_app_task(app, name, &task, &err) < 0)
 		return at_cli_fail(&err);

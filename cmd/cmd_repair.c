@@ -1,4 +1,4 @@
-/* cmd_repair.c - agenttask repair [NAME] [--force] */
+/* cmd_repair.c - agenttask repair [NAME]: the task's git layer set back (options: the table) */
 #include "app/repair.h"
 #include "cmd/commands.h"
 #include "core/esc.h"
@@ -30,23 +30,21 @@ static void print_result(const struct at_app_repair_result *res)
 	       "removed with the task)\n", res->kept);
 }
 
+const struct at_cli_opt cmd_repair_opts[] = {
+	AT_CLI_OPT_FLAG('f', "force", struct at_app_repair_opts, force,
+			"kill the task's running commands ('agenttask run') first"),
+	AT_CLI_OPT_END,
+};
+
 int cmd_repair(const struct at_app *app, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct at_app_repair_opts o = { NULL, false };
 	struct at_app_repair_result res;
 	struct at_error err = AT_ERROR_INIT;
-	int c, rc;
+	int rc;
 
-	while ((c = at_cli_getopt(argc, argv, "fh", longopts)) != -1) {
-		if (c != 'f')
-			return c == 'h' ? AT_EXIT_HELP : at_cli_bad_option("repair");
-		o.force = true;
-	}
+	if ((rc = at_cli_parse("repair", cmd_repair_opts, argc, argv, &o)) >= 0)
+		return rc;
 	if (optind + 1 < argc)
 		return at_cli_usage("repair", "too many arguments");
 	o.name = optind < argc ? argv[optind] : NULL;

@@ -1,26 +1,28 @@
-/* cmd_restore.c - agenttask restore NAME [ENTRY] [--json] */
+/* cmd_restore.c - agenttask restore NAME [ENTRY]: bring a discarded task back */
 #include "app/discard.h"
 #include "app/json.h"
 #include "cmd/commands.h"
 
+struct restore_args {
+	bool json;
+};
+
+const struct at_cli_opt cmd_restore_opts[] = {
+	/* --json: not in the help, whose text says what it prints. */
+	AT_CLI_OPT_FLAG(0, "json", struct restore_args, json, NULL),
+	AT_CLI_OPT_END,
+};
+
 int cmd_restore(const struct at_app *app, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct at_app_restore_opts o = { NULL, NULL };
 	struct at_app_restore_result res;
 	struct at_error err = AT_ERROR_INIT;
-	bool json = false;
-	int c, rc;
+	struct restore_args a = { false };
+	int rc;
 
-	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
-		if (c != 'j')
-			return c == 'h' ? AT_EXIT_HELP : at_cli_bad_option("restore");
-		json = true;
-	}
+	if ((rc = at_cli_parse("restore", cmd_restore_opts, argc, argv, &a)) >= 0)
+		return rc;
 	if (optind >= argc || optind + 2 < argc)
 		return at_cli_usage("restore",
 				    optind >= argc ? "missing task NAME" : "too many arguments");
@@ -28,7 +30,7 @@ int cmd_restore(const struct at_app *app, int argc, char **argv)
 	o.entry = optind + 1 < argc ? argv[optind + 1] : NULL;
 	rc = at_app_restore(app, &o, &res, &err);
 	at_cli_warnings(&res.warnings);
-	if (rc == 0 && json)
+	if (rc == 0 && a.json)
 		rc = at_cli_print_json(at_app_restore_json(&res)) ? AT_EXIT_FAIL : 0;
 	else if (rc == 0)
 		printf("%s\n", res.task.path);

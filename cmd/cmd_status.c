@@ -1,4 +1,4 @@
-/* cmd_status.c - agenttask status [NAME] [--json] [--color[=WHEN] | --no-color] */
+/* cmd_status.c - agenttask status [NAME]: one task's state (options: the table) */
 #include "app/json.h"
 #include "app/task.h"
 #include "cmd/commands.h"
@@ -39,21 +39,35 @@ static void print_status(const struct at_task *t, const struct at_task_info *inf
 	printf("created:      %s\n", created);
 }
 
+struct status_args {
+	bool json;
+	const char *color;
+};
+
+const struct at_cli_opt cmd_status_opts[] = {
+	AT_CLI_OPT_FLAG(0, "json", struct status_args, json, "print a JSON object"),
+	AT_CLI_OPT_COLOR(struct status_args, color,
+			 "colour the output: auto (on a terminal; default), always, never"),
+	AT_CLI_OPT_END,
+};
+
 int cmd_status(const struct at_app *app, int argc, char **argv)
 {
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app_status st;
-	const char *name, *when;
-	bool json, color;
+	struct status_args a = { false, NULL };
+	const char *name;
+	bool color;
 	int rc;
 
-	if ((rc = at_cli_name_json_args("status", argc, argv, &name, &json, &when)) >= 0 ||
-	    (rc = at_cli_color_for("status", when, &color)) >= 0)
+	if ((rc = at_cli_parse("status", cmd_status_opts, argc, argv, &a)) >= 0 ||
+	    (rc = at_cli_name_operand("status", argc, argv, false, &name)) >= 0 ||
+	    (rc = at_cli_color_for("status", a.color, &color)) >= 0)
 		return rc;
 	if (at_app_status(app, name, &st, &err) < 0)
 		return at_cli_fail(&err);
 	at_cli_warnings(&st.warnings);
-	if (json) {
+	if (a.json) {
 		rc = print_json(&st);
 	} else {
 		print_status(&st.task, &st.info, color);

@@ -33,23 +33,34 @@ static void print_table(const struct at_trash_list *l)
 	}
 }
 
+struct trash_args {
+	bool json;
+};
+
+const struct at_cli_opt cmd_trash_opts[] = {
+	AT_CLI_OPT_FLAG(0, "json", struct trash_args, json,
+			"print a JSON array: task, entry, ref, discarded, tip, base_branch"),
+	AT_CLI_OPT_END,
+};
+
 int cmd_trash(const struct at_app *app, int argc, char **argv)
 {
 	struct at_error err = AT_ERROR_INIT;
 	struct at_trash_list l = { NULL, 0 };
+	struct trash_args a = { false };
 	const char *name;
 	at_json *arr;
-	bool json;
 	int rc;
 	size_t i;
 
-	if ((rc = at_cli_name_json_args("trash", argc, argv, &name, &json, NULL)) >= 0)
+	if ((rc = at_cli_parse("trash", cmd_trash_opts, argc, argv, &a)) >= 0 ||
+	    (rc = at_cli_name_operand("trash", argc, argv, false, &name)) >= 0)
 		return rc;
 	if (at_app_trash(app, name, &l, &err) < 0) {
 		at_trash_list_release(&l);
 		return at_cli_fail(&err);
 	}
-	if (!json) {
+	if (!a.json) {
 		/* An empty trash prints nothing, as an empty list does. */
 		if (l.n)
 			print_table(&l);

@@ -1,5 +1,6 @@
 /*
- * commands.h - one entry point per subcommand, each in cmd/cmd_<name>.c.
+ * commands.h - one entry point per subcommand, each in cmd/cmd_<name>.c, and
+ * its option table.
  */
 #ifndef AT_CMD_COMMANDS_H
 #define AT_CMD_COMMANDS_H
@@ -24,5 +25,24 @@ int cmd_doctor(const struct at_app *app, int argc, char **argv);
 int cmd_mcp(const struct at_app *app, int argc, char **argv);
 int cmd_help(const struct at_app *app, int argc, char **argv);
 int cmd_trash(const struct at_app *app, int argc, char **argv);
+
+/* Their option tables (cmd/opt.h), each beside its command; for the command table. */
+extern const struct at_cli_opt cmd_new_opts[];
+extern const struct at_cli_opt cmd_list_opts[];
+extern const struct at_cli_opt cmd_status_opts[];
+extern const struct at_cli_opt cmd_path_opts[];
+extern const struct at_cli_opt cmd_diff_opts[];
+extern const struct at_cli_opt cmd_commit_opts[];
+extern const struct at_cli_opt cmd_accept_opts[];
+extern const struct at_cli_opt cmd_discard_opts[];
+extern const struct at_cli_opt cmd_restore_opts[];
+extern const struct at_cli_opt cmd_repair_opts[];
+extern const struct at_cli_opt cmd_gc_opts[];
+extern const struct at_cli_opt cmd_run_opts[];
+extern const struct at_cli_opt cmd_log_opts[];
+extern const struct at_cli_opt cmd_gate_opts[];
+extern const struct at_cli_opt cmd_doctor_opts[];
+extern const struct at_cli_opt cmd_mcp_opts[];
+extern const struct at_cli_opt cmd_trash_opts[];
 
 #endif

@@ -116,11 +116,6 @@ int at_cli_getopt(int argc, char **argv, const char *shortopts, const struct opt
 	return '?';
 }
 
-const char *at_cli_color_when(int c, const char *arg)
-{
-	return c == AT_OPT_NO_COLOR ? "never" : arg ? arg : "always";
-}
-
 int at_cli_color_for(const char *cmd, const char *when, bool *out)
 {
 	if (at_cli_color(when, out) < 0)
@@ -128,46 +123,8 @@ int at_cli_color_for(const char *cmd, const char *when, bool *out)
 	return -1;
 }
 
-int at_cli_name_json_args(const char *cmd, int argc, char **argv, const char **name, bool *json,
-			  const char **color)
+int at_cli_name_operand(const char *cmd, int argc, char **argv, bool required, const char **name)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		AT_CLI_COLOR_OPTIONS,
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	*json = false;
-	if (color)
-		*color = NULL;
-	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
-		if (c == 'j')
-			*json = true;
-		else if ((c == AT_OPT_COLOR || c == AT_OPT_NO_COLOR) && color)
-			*color = at_cli_color_when(c, optarg);
-		else if (c == AT_OPT_COLOR || c == AT_OPT_NO_COLOR)
-			return at_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
-		else
-			return c == 'h' ? AT_EXIT_HELP : at_cli_bad_option(cmd);
-	}
-	if (optind + 1 < argc)
-		return at_cli_usage(cmd, "too many arguments");
-	*name = optind < argc ? argv[optind] : NULL;
-	return -1;
-}
-
-int at_cli_name_args(const char *cmd, int argc, char **argv, bool required, const char **name)
-{
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	while ((c = at_cli_getopt(argc, argv, "h", longopts)) != -1)
-		return c == 'h' ? AT_EXIT_HELP : at_cli_bad_option(cmd);
 	if (required && optind >= argc)
 		return at_cli_usage(cmd, "missing task NAME");
 	if (optind + 1 < argc)
@@ -176,14 +133,17 @@ int at_cli_name_args(const char *cmd, int argc, char **argv, bool required, cons
 	return -1;
 }
 
-int at_cli_max_file_size(const char *cmd, const char *arg, struct at_app *app)
+int at_cli_set_max_file_size(void *field, const struct at_cli_opt *opt, const char *value,
+			     struct at_error *err)
 {
-	struct at_error err = AT_ERROR_INIT;
+	struct at_error parse_err = AT_ERROR_INIT;   /* replaced by the message below */
+	struct at_app *app = field;
 	uint64_t v;
 
-	if (at_parse_size(arg, &v, &err) < 0 || v == 0)
-		return at_cli_usage(cmd, "invalid --max-file-size '%s' (a positive size, "
-				    "optionally with K, M, G or T)", arg);
+	(void)opt;
+	if (at_parse_size(value, &v, &parse_err) < 0 || v == 0)
+		return at_error_set(err, AT_EUSAGE, "invalid --max-file-size '%s' (a positive size, "
+				    "optionally with K, M, G or T)", value);
 	app->max_file_size = v;
 	return 0;
 }

@@ -2,9 +2,12 @@
  * help.c - agenttask help [--man] [COMMAND], and the overview of --help.
  *
  * One source for every form of the manual: the command table and the texts of
- * commands.c. `COMMAND --help` and `help COMMAND` print them as they are;
- * `help --man` turns them into man(7) source, which the build runs to make the
- * installed pages (cmd/CMakeLists.txt), so the pages cannot drift from --help.
+ * commands.c, with each command's option table (cmd_<name>.c, cmd/opt.h).
+ * `COMMAND --help` and `help COMMAND` print them; `help --man` turns them into
+ * man(7) source, which the build runs to make the installed pages
+ * (cmd/CMakeLists.txt), so the pages cannot drift from --help. The hidden
+ * `help --complete [COMMAND]` lists the commands, or a command's options, for
+ * the shell completions (dist/completion), which ask the binary at each Tab.
  *
  * The texts follow one layout, which the roff writer relies on: an item is a
  * line "  TERM  text" (TERM ends at two spaces), indented lines below it
@@ -12,6 +15,7 @@
  */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/commands.h"
@@ -156,20 +160,73 @@ static void roff_synopsis(FILE *f, const char *usage)
 	fputs(".fi\n", f);
 }
 
-static void man_command(FILE *f, const struct at_command *c)
-{
-	char name[64];
+struct help_args {
+	bool man, complete;
+};
 
+static const struct at_cli_opt help_opts[] = {
+	AT_CLI_OPT_FLAG(0, "man", struct help_args, man,
+			"print the manual page's source (roff) instead, for man -l -"),
+	/* For the shell completions (dist/completion), not for people: not shown. */
+	AT_CLI_OPT_FLAG(0, "complete", struct help_args, complete, NULL),
+	AT_CLI_OPT_END,
+};
+
+/* c's option table: help's is this file's (the command table cannot point here). */
+static const struct at_cli_opt *opts_of(const struct at_command *c)
+{
+	return c->opts ? c->opts : help_opts;
+}
+
+/* The synopsis of c, its options' arguments filled in from its table. */
+static void synopsis(char *buf, size_t size, const struct at_command *c)
+{
+	at_cli_synopsis(buf, size, c->usage, opts_of(c));
+}
+
+/* What follows the summary in c's help: its options, then its prose. */
+static void help_body(FILE *f, const struct at_command *c)
+{
+	at_cli_opts_help(f, opts_of(c), c->width);
+	fputs(c->help, f);
+}
+
+/* help_body as a string, to lay out as roff; NULL when out of memory. */
+static char *help_text(const struct at_command *c)
+{
+	char *text = NULL;
+	size_t n;
+	FILE *f = open_memstream(&text, &n);
+
+	if (!f)
+		return NULL;
+	help_body(f, c);
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static int man_command(FILE *f, const struct at_command *c)
+{
+	char name[64], usage[1024], *help = help_text(c);
+
+	if (!help)
+		return -1;
 	snprintf(name, sizeof(name), "agenttask-%s", c->name);
+	synopsis(usage, sizeof(usage), c);
 	roff_title(f, name, c->summary);
-	roff_synopsis(f, c->usage);
+	roff_synopsis(f, usage);
 	fputs(".SH DESCRIPTION\n", f);
 	roff_line(f, c->summary, strlen(c->summary));
-	roff_block(f, c->help ? c->help : "", false);
+	roff_block(f, help, false);
 	fputs(".SH OPTIONS\n", f);
-	roff_block(f, c->help ? c->help : "", true);
+	roff_block(f, help, true);
 	roff_block(f, "  -h, --help     print this help\n", true);
 	fputs(".SH SEE ALSO\n\\fBagenttask\\fR(1)\n", f);
+	free(help);
+	return 0;
 }
 
 static void man_overview(FILE *f)
@@ -193,41 +250,53 @@ static void man_overview(FILE *f)
 
 int at_cli_command_help(const struct at_command *c)
 {
-	printf("usage: %s\n\n%s\n", c->usage, c->summary);
-	if (c->help && c->help[0])
-		printf("\n%s", c->help);
-	return AT_EXIT_OK;
+	char usage[1024], *body = help_text(c);
+
+	synopsis(usage, sizeof(usage), c);
+	printf("usage: %s\n\n%s\n", usage, c->summary);
+	if (body && body[0])
+		printf("\n%s", body);
+	free(body);
+	return body ? AT_EXIT_OK : AT_EXIT_FAIL;
+}
+
+/*
+ * For the completions: "NAME|OPERAND|SUMMARY" a command (OPERAND: what its
+ * operand is, empty for none), or the options of c (at_cli_opts_complete).
+ */
+static void complete(FILE *f, const struct at_command *c)
+{
+	if (c) {
+		at_cli_opts_complete(f, opts_of(c));
+		return;
+	}
+	for (c = at_commands; c->name; c++)
+		fprintf(f, "%s|%s|%s\n", c->name, c->operand ? c->operand : "", c->summary);
 }
 
 int cmd_help(const struct at_app *app, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "man", no_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct help_args a = { false, false };
 	const struct at_command *c = NULL;
-	bool man = false;
-	int opt;
+	int rc;
 
 	(void)app;
-	while ((opt = at_cli_getopt(argc, argv, "h", longopts)) != -1) {
-		if (opt == 'm')
-			man = true;
-		else
-			return opt == 'h' ? AT_EXIT_HELP : at_cli_bad_option("help");
-	}
+	if ((rc = at_cli_parse("help", help_opts, argc, argv, &a)) >= 0)
+		return rc;
 	if (optind + 1 < argc)
 		return at_cli_usage("help", "too many arguments");
 	if (optind < argc && !(c = at_command_find(argv[optind])))
 		return at_cli_usage("help", "unknown command '%s'", argv[optind]);
-	if (man && c)
-		man_command(stdout, c);
-	else if (man)
+	rc = 0;
+	if (a.complete)
+		complete(stdout, c);
+	else if (a.man && c)
+		rc = man_command(stdout, c);
+	else if (a.man)
 		man_overview(stdout);
 	else if (c)
 		return at_cli_command_help(c);
 	else
 		at_cli_overview(stdout);
-	return fflush(stdout) == 0 ? AT_EXIT_OK : AT_EXIT_FAIL;
+	return rc == 0 && fflush(stdout) == 0 ? AT_EXIT_OK : AT_EXIT_FAIL;
 }

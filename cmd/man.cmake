@@ -1,20 +1,20 @@
 # cmake -DAGENTTASK=BINARY -DOUT=DIR -P man.cmake
 #
 # The man pages, from the binary just built: agenttask.1 and one page per
-# command of `agenttask --help`, each `agenttask help --man [COMMAND]`. The
-# text is the command table's (cmd/commands.c), the same as --help prints.
+# command, each `agenttask help --man [COMMAND]`. The text is the command
+# table's (cmd/commands.c) and the option tables', the same as --help prints.
 cmake_minimum_required(VERSION 3.18)
-execute_process(COMMAND ${AGENTTASK} --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
+# The commands: `agenttask help --complete` prints one "NAME|OPERAND|SUMMARY" a line.
+execute_process(COMMAND ${AGENTTASK} help --complete OUTPUT_VARIABLE list RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
-	message(FATAL_ERROR "${AGENTTASK} --help failed: ${rc}")
+	message(FATAL_ERROR "${AGENTTASK} help --complete failed: ${rc}")
 endif()
-string(REGEX MATCH "\ncommands:\n(.*)\n\nexit status:" section "${help}")
 # (No ^ in the pattern: MATCHALL anchors it again after each match.)
-string(REGEX MATCHALL "\n  [a-z]+ " names "\n${CMAKE_MATCH_1}")
+string(REGEX MATCHALL "\n[a-z]+\\|" names "\n${list}")
 file(MAKE_DIRECTORY ${OUT})
 set(pages "")
 foreach(raw "overview" ${names})
-	string(STRIP "${raw}" cmd)
+	string(REGEX REPLACE "[\n|]" "" cmd "${raw}")
 	if(cmd STREQUAL "overview")
 		set(page agenttask.1)
 		set(cmd "")
@@ -30,7 +30,7 @@ foreach(raw "overview" ${names})
 endforeach()
 list(LENGTH pages n)
 if(n LESS 2)
-	message(FATAL_ERROR "no commands found in `${AGENTTASK} --help`")
+	message(FATAL_ERROR "no commands found in `${AGENTTASK} help --complete`")
 endif()
 # Pages of commands that no longer exist must not be installed.
 file(GLOB old RELATIVE ${OUT} ${OUT}/*.1)

@@ -45,7 +45,7 @@ OBJ_DIRS = {
     "net": "net/CMakeFiles/at_net.dir",
     "app": "app/CMakeFiles/at_app.dir",
     "mcp": "mcp/CMakeFiles/at_mcp.dir",
-    "cmd": "cmd/CMakeFiles/agenttask.dir",
+    "cmd": ("cmd/CMakeFiles/at_cmd.dir", "cmd/CMakeFiles/agenttask.dir"),
 }
 
 
@@ -79,8 +79,10 @@ def symbols(paths):
 def objects(build, src):
     """The object file of every source file there is (not those of removed ones)."""
     objs = {}
-    for module, rel in OBJ_DIRS.items():
-        for path in sorted(glob.glob(os.path.join(build, rel, "*.o"))):
+    for module, rels in OBJ_DIRS.items():
+        paths = [p for rel in ((rels,) if isinstance(rels, str) else rels)
+                 for p in glob.glob(os.path.join(build, rel, "*.o"))]
+        for path in sorted(paths):
             name = os.path.basename(path)[:-len(".c.o")]
             if os.path.exists(os.path.join(src, module, name + ".c")):
                 objs[f"{module}/{name}.c"] = (module, path)

@@ -4,7 +4,8 @@
 Under each "## COMMAND" heading, the first fenced block is the text of
 `agenttask help COMMAND`: this rewrites those blocks from the binary, or with
 --check says which differ (exit 1), so the reference cannot drift from the
-help (the command table of cmd/commands.c is the one source).
+help (the command table of cmd/commands.c and each command's option table are
+the one source).
 """
 import re
 import subprocess
@@ -15,9 +16,10 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
 
 
 def commands(binary):
-    out = subprocess.run([binary, "--help"], check=True, capture_output=True, text=True).stdout
-    section = out.split("\ncommands:\n", 1)[1].split("\n\n", 1)[0]
-    return [line.split()[0] for line in section.splitlines() if line.startswith("  ")]
+    """The commands, from `agenttask help --complete`: one "NAME|OPERAND|SUMMARY" a line."""
+    out = subprocess.run([binary, "help", "--complete"], check=True, capture_output=True,
+                         text=True).stdout
+    return [line.split("|", 1)[0] for line in out.splitlines() if line]
 
 
 def main():

@@ -1,26 +1,40 @@
 # bash completion for agenttask                             -*- shell-script -*-
 #
-# Commands, options and task names come from agenttask itself ('--help',
-# 'help COMMAND', 'list --name-only', 'trash'), so they cannot drift from the binary.
+# Commands, options and task names come from agenttask itself: the hidden
+# 'help --complete [COMMAND]' lists the commands and each command's options
+# from the tables they are parsed by, so they cannot drift from the binary;
+# 'list --name-only' and 'trash' name the tasks.
 # Needs nothing but bash: bash-completion's helpers are not used.
 
-# The commands, from the "commands:" section of --help.
-_agenttask_commands()
+# One line a command: "NAME|OPERAND|SUMMARY" (OPERAND: task, trash, command or empty).
+_agenttask_command_lines()
 {
-	"$1" --help 2>/dev/null | sed -n '/^commands:$/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p'
+	"$1" help --complete 2>/dev/null
 }
 
-# One line an option of command $2: "SHORT|LONG|ARG" (SHORT, ARG may be empty).
-_agenttask_option_lines()
+_agenttask_commands()
 {
-	"$1" help "$2" 2>/dev/null |
-		sed -n -E 's/^  (-([a-zA-Z0-9]), )?(--?[a-z][a-z-]*)(\[=[A-Z]+\])?( ([A-Z][^ ]*))?( .*)?$/\2|\3|\6/p'
+	local name rest
+
+	while IFS='|' read -r name rest; do
+		printf '%s\n' "$name"
+	done < <(_agenttask_command_lines "$1")
+}
+
+# What command $2 takes as its operand: task, trash, command, or nothing.
+_agenttask_operand()
+{
+	local name operand rest
+
+	while IFS='|' read -r name operand rest; do
+		[[ $name == "$2" ]] && printf '%s' "$operand"
+	done < <(_agenttask_command_lines "$1")
 }
 
 _agenttask()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-	local at=${COMP_WORDS[0]} cmd='' i short long arg words=''
+	local at=${COMP_WORDS[0]} cmd='' i short long arg text words=''
 	local -a global=()
 
 	COMPREPLY=()
@@ -53,8 +67,10 @@ _agenttask()
 			return 0
 		fi
 	done
-	while IFS='|' read -r short long arg; do
-		if [[ -n $arg && ( $prev == "$long" || ( -n $short && $prev == "-$short" ) ) ]]; then
+	# One line an option: "SHORT|--LONG|ARG|TEXT" (SHORT, ARG empty when none).
+	while IFS='|' read -r short long arg text; do
+		if [[ -n $arg && $arg != '['* &&
+			( $prev == "$long" || ( -n $short && $prev == "-$short" ) ) ]]; then
 			# The option's value: a path where the help says so, else nothing to offer.
 			case $arg in
 			PATH | FILE) COMPREPLY=($(compgen -f -- "$cur")) ;;
@@ -62,17 +78,17 @@ _agenttask()
 			return 0
 		fi
 		words+=" $long${short:+ -$short}"
-	done < <(_agenttask_option_lines "$at" "$cmd")
+	done < <("$at" help --complete "$cmd" 2>/dev/null)
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "$words --help" -- "$cur"))
-	elif [[ $cmd == help ]]; then
-		COMPREPLY=($(compgen -W "$(_agenttask_commands "$at")" -- "$cur"))
-	elif [[ $cmd == restore || $cmd == trash ]]; then
-		# Discarded tasks: the names in the trash.
-		COMPREPLY=($(compgen -W "$("$at" "${global[@]}" trash 2>/dev/null | awk 'NR > 1 { print $1 }')" -- "$cur"))
-	elif [[ $cmd != list && $cmd != gc && $cmd != doctor && $cmd != mcp ]]; then
-		COMPREPLY=($(compgen -W "$("$at" "${global[@]}" list --name-only 2>/dev/null)" -- "$cur"))
+		COMPREPLY=($(compgen -W "$words" -- "$cur"))
+		return 0
 	fi
+	case $(_agenttask_operand "$at" "$cmd") in
+	command) COMPREPLY=($(compgen -W "$(_agenttask_commands "$at")" -- "$cur")) ;;
+	# Discarded tasks: the names in the trash.
+	trash) COMPREPLY=($(compgen -W "$("$at" "${global[@]}" trash 2>/dev/null | awk 'NR > 1 { print $1 }')" -- "$cur")) ;;
+	task) COMPREPLY=($(compgen -W "$("$at" "${global[@]}" list --name-only 2>/dev/null)" -- "$cur")) ;;
+	esac
 	return 0
 }
 complete -F _agenttask agenttask

@@ -1,6 +1,7 @@
 # fish completion for agenttask. Commands, options and task names come from
-# agenttask itself ('--help', 'help COMMAND', 'list --name-only'), as in the
-# bash completion, so they cannot drift from the binary.
+# agenttask itself ('help --complete [COMMAND]', made from the tables the
+# options are parsed by; 'list --name-only', 'trash'), as in the bash
+# completion, so they cannot drift from the binary.
 
 # The command word of the line being completed (and -C DIR before it), or fail.
 function __agenttask_words
@@ -24,8 +25,14 @@ function __agenttask_words
     return 1
 end
 
+# One line a command: "NAME|OPERAND|SUMMARY"; printed as NAME<tab>SUMMARY.
 function __agenttask_commands
-    agenttask --help 2>/dev/null | sed -n '/^commands:$/,/^$/s/^  \([a-z][a-z-]*\)  *\(.*\)/\1\t\2/p'
+    agenttask help --complete 2>/dev/null | string replace -r '^([^|]*)\|[^|]*\|' '$1\t'
+end
+
+# What command $argv[1] takes as its operand: task, trash, command, or nothing.
+function __agenttask_operand
+    agenttask help --complete 2>/dev/null | awk -F'|' -v c=$argv[1] '$1 == c { print $2 }'
 end
 
 # Options of the command on the line if the token starts with '-', else task names.
@@ -37,15 +44,21 @@ function __agenttask_args
         return
     end
     if string match -q -- '-*' (commandline -ct)
-        agenttask help $cmd 2>/dev/null |
-            sed -n -E 's/^  (-([a-zA-Z0-9]), )?(--?[a-z][a-z-]*).*/\3\n-\2/p' | string match -v -- -
-        echo --help
-    else if test $cmd = help
-        __agenttask_commands
-    else if contains -- $cmd restore trash
-        agenttask $w[2..-1] trash 2>/dev/null | awk 'NR > 1 { print $1 }'
-    else if not contains -- $cmd list gc doctor mcp
-        agenttask $w[2..-1] list --name-only 2>/dev/null
+        # One line an option: "SHORT|--LONG|ARG|TEXT"; printed as --LONG<tab>TEXT, -SHORT<tab>TEXT.
+        for line in (agenttask help --complete $cmd 2>/dev/null)
+            set -l f (string split -m 3 '|' -- $line)
+            printf '%s\t%s\n' $f[2] $f[4]
+            test -n "$f[1]"; and printf '%s\t%s\n' -$f[1] $f[4]
+        end
+        return
+    end
+    switch (__agenttask_operand $cmd)
+        case command
+            __agenttask_commands
+        case trash
+            agenttask $w[2..-1] trash 2>/dev/null | awk 'NR > 1 { print $1 }'
+        case task
+            agenttask $w[2..-1] list --name-only 2>/dev/null
     end
 end
 

@@ -42,6 +42,18 @@ test_help_needs_no_repository() {
 	assert_contains "$out" "usage: agenttask new"
 }
 
+# The overview says where a task's worktree is: where 'new' makes it.
+test_overview_says_where_the_worktree_is() {
+	make_repo repo
+	ok "new" -C repo new place
+	local id=${out%/place}
+	id=${id##*/repo-}
+	assert_eq "$out" "$XDG_DATA_HOME/agenttask/worktrees/repo-$id/place" "the worktree's place"
+	ok "help" --help
+	assert_contains "$out" "linked worktree at <base>/<repo>-<id>/NAME" "the overview names it"
+	assert_contains "$out" '${XDG_DATA_HOME:-~/.local/share}/agenttask/worktrees;' "and its base"
+}
+
 test_usage_errors_exit_two() {
 	make_repo repo
 	expect_rc 2 "no command" -C repo
