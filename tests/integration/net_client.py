@@ -53,45 +53,44 @@ def mode_connect(proxy, host, port):
     print(f.readline().decode().strip())
 
 
-def mode_tls(proxy, host, port, sni):
+def tls_through(proxy, host, port, sni, cafile=None):
+    """CONNECT, then TLS naming sni (verified against cafile when given); the socket or None."""
     s, f, status = open_connect(proxy, host, int(port))
     print(status)
     if " 200 " not in status + " ":
-        return
-    ctx = ssl.create_default_context()
+        return None
+    ctx = ssl.create_default_context(cafile=cafile)
     ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE
+    if not cafile:
+        ctx.verify_mode = ssl.CERT_NONE
+    return ctx.wrap_socket(s, server_hostname=sni or None)
+
+
+def read_all(t):
+    data = b""
+    while True:
+        chunk = t.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+
+
+def mode_tls(proxy, host, port, sni):
     try:
-        t = ctx.wrap_socket(s, server_hostname=sni or None)
-        t.sendall(b"GET / HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % host.encode())
-        data = b""
-        while True:
-            chunk = t.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-        print(data.decode(errors="replace").split("\r\n\r\n", 1)[-1].strip())
+        t = tls_through(proxy, host, port, sni)
+        if t:
+            t.sendall(b"GET / HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % host.encode())
+            print(read_all(t).decode(errors="replace").split("\r\n\r\n", 1)[-1].strip())
     except (ssl.SSLError, ConnectionError, OSError) as e:
         print("tls failed: %s" % type(e).__name__)
 
 
 def mode_tlssend(proxy, host, port, sni, cafile, first):
-    s, f, status = open_connect(proxy, host, int(port))
-    print(status)
-    if " 200 " not in status + " ":
-        return
-    ctx = ssl.create_default_context(cafile=cafile)
-    ctx.check_hostname = False
     try:
-        t = ctx.wrap_socket(s, server_hostname=sni)
-        t.sendall(open(first, "rb").read())
-        data = b""
-        while True:
-            chunk = t.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-        print(data.decode(errors="replace"))
+        t = tls_through(proxy, host, port, sni, cafile)
+        if t:
+            t.sendall(open(first, "rb").read())
+            print(read_all(t).decode(errors="replace"))
     except (ssl.SSLError, ConnectionError, OSError) as e:
         print("tls failed: %s %s" % (type(e).__name__, e))
 

@@ -21,6 +21,28 @@ def local_addr(writer):
     return writer.get_extra_info("sockname")[0].removeprefix("::ffff:")
 
 
+async def send_bytes(writer, n, extra=b""):
+    """A response of n bytes of "x" (for the throughput benchmarks)."""
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n%s\r\n" % (n, extra))
+    chunk = b"x" * 65536
+    while n > 0:
+        writer.write(chunk[: min(n, len(chunk))])
+        n -= min(n, len(chunk))
+        await writer.drain()
+
+
+def parse_head(head):
+    """A request head's method, path, lines and headers (lower-case names)."""
+    lines = head.decode("latin-1").split("\r\n")
+    method, path = (lines[0].split(" ") + ["", ""])[:2]
+    headers = {}
+    for l in lines[1:]:
+        if ":" in l:
+            k, v = l.split(":", 1)
+            headers[k.strip().lower()] = v.strip()
+    return method, path, lines, headers
+
+
 async def http(reader, writer):
     try:
         head = await reader.readuntil(b"\r\n\r\n")
@@ -32,13 +54,7 @@ async def http(reader, writer):
     host = next((l.split(":", 1)[1].strip() for l in lines[1:] if l.lower().startswith("host:")), "")
     proxyish = [l.split(":", 1)[0] for l in lines[1:] if l.lower().startswith("proxy-")]
     if path.startswith("/bytes/"):
-        n = int(path[7:])
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % n)
-        chunk = b"x" * 65536
-        while n > 0:
-            writer.write(chunk[: min(n, len(chunk))])
-            n -= min(n, len(chunk))
-            await writer.drain()
+        await send_bytes(writer, int(path[7:]), b"Connection: close\r\n")
     else:
         body = ("hello at %s host=%s path=%s method=%s proxyheaders=%s\n" % (
             local_addr(writer), host, path, method, ",".join(proxyish) or "none")).encode()
@@ -70,13 +86,7 @@ async def keepalive(reader, writer):
     try:
         while True:
             head = await reader.readuntil(b"\r\n\r\n")
-            lines = head.decode("latin-1").split("\r\n")
-            path = (lines[0].split(" ") + [""])[1]
-            headers = {}
-            for l in lines[1:]:
-                if ":" in l:
-                    k, v = l.split(":", 1)
-                    headers[k.strip().lower()] = v.strip()
+            _, path, _, headers = parse_head(head)
             body = await read_body(reader, headers)
             out = ("ka at %s host=%s path=%s body=%d\n" % (
                 local_addr(writer), headers.get("host", ""), path, len(body))).encode()
@@ -97,22 +107,10 @@ async def echo(reader, writer):
     try:
         while True:
             head = await reader.readuntil(b"\r\n\r\n")
-            lines = head.decode("latin-1").split("\r\n")
-            method, path = (lines[0].split(" ") + ["", ""])[:2]
-            headers = {}
-            for l in lines[1:]:
-                if ":" in l:
-                    k, v = l.split(":", 1)
-                    headers[k.strip().lower()] = v.strip()
+            method, path, lines, headers = parse_head(head)
             body = await read_body(reader, headers)
             if path.startswith("/bytes/"):
-                n = int(path[7:])
-                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % n)
-                chunk = b"x" * 65536
-                while n > 0:
-                    writer.write(chunk[: min(n, len(chunk))])
-                    n -= min(n, len(chunk))
-                    await writer.drain()
+                await send_bytes(writer, int(path[7:]))
                 continue
             with open(ECHO_LOG, "a") as log:
                 log.write("".join("%s\n" % l for l in lines if l) + "--\n")
