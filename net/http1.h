@@ -50,7 +50,9 @@ struct at_http1_req {
  * request on a connection that CONNECT named host:port (h: that host's
  * entry) and whose TLS named host too. On a verdict to forward, req->head
  * is the head to send: the placeholders of the secrets bound to host
- * replaced by their values, an Expect: 100-continue dropped. Refused (400:
+ * replaced by their values, an Expect: 100-continue dropped, and on a host
+ * a secret is bound to, Accept-Encoding dropped (a compressed response
+ * could hide an echoed value from the scrub). Refused (400:
  * malformed or ambiguous; 403: against a rule) are: a head http_parser
  * refuses; a version other than 1.0 and 1.1; a target that is not a path
  * ("*" for OPTIONS aside); CONNECT; a Host header missing, repeated, or

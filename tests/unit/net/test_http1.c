@@ -92,8 +92,12 @@ static void test_http1__placeholder_becomes_the_value_for_the_bound_host(void **
 	assert_string_equal(r.method, "POST");
 	assert_string_equal(r.path, "/v1/messages");
 	at_http1_req_release(&r);
+	/* What: have the bound host compress its answer, so that an echoed value passes the
+	 * proxy's scrub unseen. Must: Accept-Encoding is not sent to a bound host. */
 	assert_int_equal(judge(0, "GET /v1/models?x=1 HTTP/1.1\r\nHost: API.example.com:443\r\n"
+			 "Accept-Encoding: gzip, br\r\n"
 			 "Authorization: Bearer " PH "\r\n\r\n", &r), 0);
+	assert_null(strcasestr(r.head, "accept-encoding"));
 	assert_non_null(strstr(r.head, "Authorization: Bearer " VALUE "\r\n"));
 	assert_string_equal(r.path, "/v1/models");
 	assert_false(r.body);
@@ -235,8 +239,9 @@ static void test_http1__placeholder_to_an_unbound_host_goes_unchanged(void **sta
 	(void)state;
 	/* What: send API_KEY's placeholder to a host it is not bound to. Must: unchanged, noted. */
 	assert_int_equal(judge(2, "GET /?k=" PH " HTTP/1.1\r\nHost: registry.example.com\r\n"
-			 "X-Leak: " PH "\r\n\r\n", &r), 0);
+			 "Accept: x\r\nX-Leak: " PH "\r\n\r\n", &r), 0);
 	assert_non_null(strstr(r.head, "X-Leak: " PH));
+	assert_non_null(strstr(r.head, "Accept: x")); /* other headers, to an unbound host, as they are */
 	assert_null(strstr(r.head, VALUE));
 	assert_int_equal(r.stray, 0);
 	assert_int_equal(r.secret, -1);
