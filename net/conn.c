@@ -6,6 +6,7 @@
 #include <netdb.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,7 +203,8 @@ static void refuse(struct at_conn *c, int http_status, uint8_t socks_code)
 	char msg[512];
 	const char *text = http_status == 403 ? "Forbidden"
 			 : http_status == 400 ? "Bad Request"
-			 : http_status == 504 ? "Gateway Timeout" : "Bad Gateway";
+			 : http_status == 504 ? "Gateway Timeout"
+			 : http_status == 503 ? "Service Unavailable" : "Bad Gateway";
 	int body = (int)strlen(c->reason) + 12;
 
 	if (c->proto == AT_NET_PROTO_SOCKS5) {
@@ -401,6 +403,13 @@ static void start_relay(struct at_conn *c)
 	c->st = AT_CONN_RELAY;
 	c->deadline_ms = 0;
 	c->reason[0] = '\0';
+	/* each terminated connection is a thread of agenttask's, outside the run's limits */
+	if (c->term && atomic_load(&c->p->terms_live) >= AT_TERM_MAX) {
+		set_reason(c, "more than %d connections at once to hosts the proxy terminates",
+			   AT_TERM_MAX);
+		refuse(c, 503, 1);
+		return;
+	}
 	if (c->term) {
 		if (c->proto == AT_NET_PROTO_CONNECT)
 			send_now(c, established, sizeof(established) - 1);

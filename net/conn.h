@@ -17,6 +17,7 @@
 
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -105,7 +106,11 @@ struct at_proxy {
 	int64_t retry_accept_ms;   /* accept paused by EMFILE until then; 0 none */
 	pthread_mutex_t term_lock; /* the terminated connections' list and their sockets */
 	struct at_term_conn *terms;
+	atomic_uint terms_live;    /* terminated connections whose thread still runs */
 };
+
+/* At most this many terminated connections at once: each is a thread of agenttask's. */
+#define AT_TERM_MAX 64
 
 /* What a terminated connection takes over from the loop: its two sockets, and what to record. */
 struct at_term_handoff {

@@ -368,6 +368,7 @@ static void *term_main(void *arg)
 	close(tc->cfd);
 	close(tc->ufd);
 	tc->cfd = tc->ufd = -1;
+	atomic_fetch_sub(&tc->p->terms_live, 1);
 	pthread_mutex_unlock(&tc->p->term_lock);
 	free(tc->in);
 	OPENSSL_cleanse(tc->out, IO_BUF);
@@ -403,10 +404,13 @@ void at_term_start(struct at_proxy *p, const struct at_net_term_host *h,
 		pthread_attr_init(&attr);
 		pthread_attr_setstacksize(&attr, 256 << 10);
 		pthread_mutex_lock(&p->term_lock);
+		atomic_fetch_add(&p->terms_live, 1);
 		ok = pthread_create(&tc->thread, &attr, term_main, tc) == 0;
 		if (ok) {
 			tc->next = p->terms;
 			p->terms = tc;
+		} else {
+			atomic_fetch_sub(&p->terms_live, 1);
 		}
 		pthread_mutex_unlock(&p->term_lock);
 		pthread_attr_destroy(&attr);

@@ -176,6 +176,34 @@ case_placeholder_to_an_unbound_host_goes_unchanged() {
 	PY
 }
 
+case_terminated_connections_are_bounded() {
+	# What: open many connections to the terminated host and never finish their handshake:
+	# each is a thread of agenttask's, outside the run's memory and pids limits. Must: at
+	# most 64 at once, the rest refused with a 503; once they close, the host works again.
+	setup_task
+	atn run t "${SECRET[@]}" -- sh -c '
+		python3 -c "
+import socket
+socks, codes = [], []
+for i in range(72):
+    s = socket.create_connection((\"127.0.0.1\", 3128))
+    s.sendall(b\"CONNECT remote.test:8443 HTTP/1.1\\r\\nHost: remote.test:8443\\r\\n\\r\\n\")
+    codes.append(s.recv(200).split(b\" \")[1].decode())
+    socks.append(s)
+print(\"200s=%d 503s=%d\" % (codes.count(\"200\"), codes.count(\"503\")))
+for s in socks:
+    s.close()
+"
+		for i in $(seq 50); do
+			curl -s --max-time 20 -o /dev/null -w "%{http_code}" https://remote.test:8443/ \
+				-H "x-api-key: $API_KEY" | grep -q 200 && { echo after=200; break; }
+			sleep 0.2
+		done'
+	assert_eq "$rc" 0 "the run succeeds: $errout"
+	assert_contains "$out" "200s=64 503s=8" "64 at once, the rest refused"
+	assert_contains "$out" "after=200" "the host works once they are gone"
+}
+
 case_smuggling_and_upgrades_are_refused() {
 	# What: a body framed two ways (CL.TE), a WebSocket and an h2c upgrade on the bound host.
 	# Must: 400 each, nothing of them forwarded.
