@@ -42,6 +42,12 @@ if ! "$AT" run fix-greeting -- sh -c "sed -i 's/world/agenttask/' greet.sh && ./
 fi
 step "$AT" run fix-greeting -- cat "$HOME/.ssh/id_rsa"
 "$AT" run fix-greeting -- cat "$HOME/.ssh/id_rsa" || echo "(no key: the sandbox has a private, empty home)"
+# An API key by reference: inside, only a placeholder of its shape; the proxy outside holds the value.
+export DEMO_API_KEY=sk-demo-0123456789abcdefghij
+printf '\n\033[1m$ %s run fix-greeting --allow-host api.example.com --secret DEMO_API_KEY:api.example.com -- sh -c '"'"'echo "$DEMO_API_KEY"'"'"'\033[0m\n' "$AT"
+"$AT" run fix-greeting --allow-host api.example.com --secret DEMO_API_KEY:api.example.com \
+	-- sh -c 'echo "$DEMO_API_KEY"' || echo "(the sandbox is not available here)"
+echo "(the real key, $DEMO_API_KEY, stays with agenttask's proxy, for requests to api.example.com)"
 
 run "$AT" list
 run "$AT" diff fix-greeting
