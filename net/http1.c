@@ -100,6 +100,17 @@ static bool is(const struct hdr *h, const char *name)
 	return h->nlen == strlen(name) && strncasecmp(h->name, name, h->nlen) == 0;
 }
 
+/* RFC 9110's token: http_parser (not built strict) also lets a space into a name, which a server
+ * that trims it ("Authorization : ...") would read as a header the judge never saw. */
+static bool token(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || (s[i] && strchr("!#$%&'*+-.^_`|~", s[i]))))
+			return false;
+	return n > 0;
+}
+
 static void trim(struct hdr *h)
 {
 	while (h->vlen && (h->val[h->vlen - 1] == ' ' || h->val[h->vlen - 1] == '\t'))
@@ -471,6 +482,11 @@ int at_http1_judge(const struct at_net_term *t, const struct at_net_term_host *h
 		trim(&hd->h[i]);
 		if (memchr(hd->h[i].val, '\r', hd->h[i].vlen) || memchr(hd->h[i].val, '\n', hd->h[i].vlen)) {
 			refuse(r, 400, "malformed request: a header value across lines");
+			goto out;
+		}
+		if (!token(hd->h[i].name, hd->h[i].nlen)) {
+			refuse(r, 400, "malformed request: a header name with a space or another "
+			       "byte a name cannot hold");
 			goto out;
 		}
 	}

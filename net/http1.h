@@ -54,7 +54,8 @@ struct at_http1_req {
  * a secret is bound to, Accept-Encoding dropped (a compressed response
  * could hide an echoed value from the scrub). Refused (400:
  * malformed or ambiguous; 403: against a rule) are: a head http_parser
- * refuses; a version other than 1.0 and 1.1; a target that is not a path
+ * refuses; a header name that is not a token (a space before its colon,
+ * which http_parser lets through); a version other than 1.0 and 1.1; a target that is not a path
  * ("*" for OPTIONS aside); CONNECT; a Host header missing, repeated, or
  * naming another host or port; Content-Length and Transfer-Encoding
  * together, either repeated, a coding other than "chunked"; Upgrade,

@@ -221,6 +221,23 @@ case_smuggling_and_upgrades_are_refused() {
 	assert_eq "$(cat "$ECHO_LOG")" "" "nothing reached the host"
 }
 
+case_a_header_name_with_a_space_is_refused() {
+	# What: "Authorization : Bearer KEY" and "Host : other.test" (a space before the colon):
+	# no credential and no Host to a judge that compares names, but the server (like many,
+	# this test's too) trims the name and reads the attacker's key. Must: 400, the host
+	# gets nothing.
+	setup_task
+	printf 'GET /sp HTTP/1.1\r\nHost: remote.test:8443\r\nAuthorization : Bearer sk-attacker-000\r\n\r\n' >sp
+	printf 'GET /sp2 HTTP/1.1\r\nHost: remote.test:8443\r\nHost : other.test\r\n\r\n' >sp2
+	chmod 644 sp sp2
+	atn run t "${SECRET[@]}" --ro "$NETDIR" --ro "$PWD" -- sh -c "
+		for f in sp sp2; do $CLIENT tlssend 127.0.0.1:3128 remote.test 8443 remote.test \
+			/etc/ssl/certs/ca-certificates.crt '$PWD'/\$f; done"
+	assert_eq "$(grep -c ' 400 Bad Request' out.txt)" 2 "two 400s: $out"
+	assert_contains "$out" "a header name with a space" "says why"
+	assert_eq "$(cat "$ECHO_LOG")" "" "nothing reached the host"
+}
+
 case_request_rules_and_records() {
 	# What: publish (POST) to a host whose rules allow GET and HEAD only. Must: 403 naming
 	# the rule. Every request is in run --json and the log: method, path without its

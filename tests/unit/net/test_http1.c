@@ -232,6 +232,23 @@ static void test_http1__basic_auth_password_is_put_in(void **state)
 			 "\r\nAuthorization: Bearer " OTHER_PH "\r\n\r\n", &r), 403);
 }
 
+static void test_http1__header_name_with_a_space_is_refused(void **state)
+{
+	struct at_http1_req r;
+
+	(void)state;
+	/* What: "Authorization : Bearer KEY" (a space before the colon, which http_parser lets
+	 * through) is no credential to the judge, but a server that trims the name reads the
+	 * attacker's key; "Host : other" a second Host. Must: 400, nothing forwarded. */
+	assert_int_equal(judge(0, "GET / HTTP/1.1\r\nHost: api.example.com\r\n"
+			 "Authorization : Bearer sk-attacker\r\n\r\n", &r), 400);
+	assert_non_null(strstr(r.why, "header name"));
+	assert_int_equal(judge(0, "GET / HTTP/1.1\r\nHost: api.example.com\r\n"
+			 "Host : other.example.com\r\n\r\n", &r), 400);
+	assert_int_equal(judge(2, "GET / HTTP/1.1\r\nHost: registry.example.com\r\n"
+			 "X-A b: 1\r\n\r\n", &r), 400);
+}
+
 static void test_http1__placeholder_to_an_unbound_host_goes_unchanged(void **state)
 {
 	struct at_http1_req r;
@@ -286,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_http1__head_end_refuses_control_bytes),
 		cmocka_unit_test(test_http1__request_rules),
 		cmocka_unit_test(test_http1__basic_auth_password_is_put_in),
+		cmocka_unit_test(test_http1__header_name_with_a_space_is_refused),
 		cmocka_unit_test(test_http1__placeholder_to_an_unbound_host_goes_unchanged),
 		cmocka_unit_test(test_http1__message_ends_where_framing_says),
 	};
