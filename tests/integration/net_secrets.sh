@@ -238,6 +238,29 @@ case_a_header_name_with_a_space_is_refused() {
 	assert_eq "$(cat "$ECHO_LOG")" "" "nothing reached the host"
 }
 
+case_the_value_goes_only_where_the_credential_stands() {
+	# What: the placeholder beside the key, in a header the host reflects base64'd (where the
+	# proxy's scrub of the response cannot recognise the value), and as Basic's user name.
+	# Must: the host gets the value in the credential alone, the placeholder elsewhere; the
+	# decoded reflection inside holds no value.
+	setup_task
+	atn run t "${SECRET[@]}" -- sh -c '
+		curl -s --max-time 20 https://remote.test:8443/echo-base64 -H "x-api-key: $API_KEY" \
+			-H "X-Note: $API_KEY" | while read -r l; do echo "$l" | base64 -d; echo; done
+		curl -s --max-time 20 -o /dev/null -u "$API_KEY:$API_KEY" https://remote.test:8443/basic'
+	assert_eq "$rc" 0 "the run succeeds: $errout"
+	assert_contains "$out" "X-Note: " "the host reflected the header"
+	assert_not_contains "$out" "$VALUE" "the value never reaches the sandbox"
+	assert_contains "$(cat "$ECHO_LOG")" "x-api-key: $VALUE" "the credential got the value"
+	assert_not_contains "$(grep -i '^x-note' "$ECHO_LOG")" "$VALUE" "the other header not"
+	python3 - "$ECHO_LOG" "$VALUE" <<-'PY' || fail "Basic: $(cat "$ECHO_LOG")"
+	import base64, sys
+	auth = [l.split(" ", 2)[2] for l in open(sys.argv[1]) if l.startswith("Authorization: Basic")]
+	user, pw = base64.b64decode(auth[0]).decode().split(":", 1)
+	assert pw == sys.argv[2] and user != sys.argv[2] and len(user) == len(pw), (user, pw)
+	PY
+}
+
 case_request_rules_and_records() {
 	# What: publish (POST) to a host whose rules allow GET and HEAD only. Must: 403 naming
 	# the rule. Every request is in run --json and the log: method, path without its

@@ -12,6 +12,7 @@ HTTP sends N bytes (for the throughput benchmark). Writes READY_FILE when all
 listen; runs until killed.
 """
 import asyncio
+import base64
 import socket
 import ssl
 import sys
@@ -103,7 +104,9 @@ ECHO_LOG = None
 async def echo(reader, writer):
     """Keep-alive HTTPS (8443): each request answered with its method, path and every header,
     as this server received them (what the proxy put in), and logged to READY_FILE.echo.
-    /echo-back/TEXT answers TEXT itself; /bytes/N, N bytes (not logged: the benchmark's)."""
+    /echo-back/TEXT answers TEXT itself; /echo-base64, each header but the credentials
+    (x-api-key, authorization) base64'd, as a server that reflects a request's details in an
+    opaque token would; /bytes/N, N bytes (not logged: the benchmark's)."""
     try:
         while True:
             head = await reader.readuntil(b"\r\n\r\n")
@@ -116,6 +119,9 @@ async def echo(reader, writer):
                 log.write("".join("%s\n" % l for l in lines if l) + "--\n")
             if path.startswith("/echo-back/"):
                 out = path[len("/echo-back/"):].encode() + b"\n"
+            elif path == "/echo-base64":
+                out = b"".join(base64.b64encode(l.encode("latin-1")) + b"\n" for l in lines[1:]
+                               if l and l.split(":")[0].lower() not in ("x-api-key", "authorization"))
             else:
                 out = ("echo at %s %s %s body=%d\n" % (local_addr(writer), method, path, len(body))
                        + "".join("%s\n" % l for l in lines[1:] if l)).encode("latin-1")

@@ -249,6 +249,38 @@ static void test_http1__header_name_with_a_space_is_refused(void **state)
 			 "X-A b: 1\r\n\r\n", &r), 400);
 }
 
+static void test_http1__the_value_goes_only_where_the_credential_stands(void **state)
+{
+	/* base64("gh-fake-bbbb:gh-fake-bbbb") and of "gh-fake-bbbb:gh-real-aaaa" */
+	const char *both = "Z2gtZmFrZS1iYmJiOmdoLWZha2UtYmJiYg==";
+	const char *pass = "Z2gtZmFrZS1iYmJiOmdoLXJlYWwtYWFhYQ==";
+	struct at_http1_req r;
+	char req[512];
+
+	(void)state;
+	/* What: the placeholder beside the credential, in a header the host echoes transformed
+	 * (base64, URL-encoded) where the response scrub cannot find it; twice in Authorization;
+	 * as Basic's user name. Must: the value goes once, where the credential stands; every
+	 * other placeholder as it is, recorded. */
+	assert_int_equal(judge(0, "GET / HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: " PH
+			 "\r\nX-Note: " PH "\r\nUser-Agent: a" PH "\r\n\r\n", &r), 0);
+	assert_non_null(strstr(r.head, "x-api-key: " VALUE "\r\n"));
+	assert_non_null(strstr(r.head, "X-Note: " PH "\r\n"));
+	assert_non_null(strstr(r.head, "User-Agent: a" PH "\r\n"));
+	assert_int_equal(r.secret, 0);
+	assert_int_equal(r.stray, 0);
+	at_http1_req_release(&r);
+	assert_int_equal(judge(0, "GET / HTTP/1.1\r\nHost: api.example.com\r\nAuthorization: "
+			 PH " " PH "\r\n\r\n", &r), 0);
+	assert_non_null(strstr(r.head, "Authorization: " PH " " VALUE "\r\n"));
+	at_http1_req_release(&r);
+	snprintf(req, sizeof(req), "GET /me/repo.git/info/refs HTTP/1.1\r\nHost: git.example.com"
+		 "\r\nAuthorization: basic %s\r\n\r\n", both);
+	assert_int_equal(judge(1, req, &r), 0);
+	assert_non_null(strstr(r.head, pass));
+	at_http1_req_release(&r);
+}
+
 static void test_http1__placeholder_to_an_unbound_host_goes_unchanged(void **state)
 {
 	struct at_http1_req r;
@@ -304,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_http1__request_rules),
 		cmocka_unit_test(test_http1__basic_auth_password_is_put_in),
 		cmocka_unit_test(test_http1__header_name_with_a_space_is_refused),
+		cmocka_unit_test(test_http1__the_value_goes_only_where_the_credential_stands),
 		cmocka_unit_test(test_http1__placeholder_to_an_unbound_host_goes_unchanged),
 		cmocka_unit_test(test_http1__message_ends_where_framing_says),
 	};
