@@ -320,6 +320,22 @@ case_bad_secrets_stop_the_run() {
 	assert_eq "$rc" 2 "passing the variable itself"
 	atn run t "${SECRET[@]}" --net -- touch ran
 	assert_eq "$rc" 2 "with the host's network"
+	# What: --pass-env spelled differently: the variable a secret is read from under
+	# another name (config.json's "from": "env:REAL_KEY"), or a copy of the value. Must:
+	# refused like the secret's own name.
+	as_user mkdir -p cfg/agenttask
+	printf '{"secrets": {"K": {"hosts": ["remote.test"], "from": "env:REAL_KEY"}}}' \
+		>cfg/agenttask/config.json
+	set +e
+	as_user env XDG_CONFIG_HOME="$PWD/cfg" REAL_KEY="$VALUE" COPY="x$VALUE" "$ATBIN" -C repo \
+		run t --allow-host remote.test --pass-env REAL_KEY -- touch ran >out.txt 2>err.txt
+	assert_eq "$?" 2 "passing the variable the secret is read from: $(cat err.txt)"
+	assert_contains "$(cat err.txt)" "--pass-env 'REAL_KEY' would put the value of secret 'K'" \
+		"names both"
+	as_user env XDG_CONFIG_HOME="$PWD/cfg" REAL_KEY="$VALUE" COPY="x$VALUE" "$ATBIN" -C repo \
+		run t --allow-host remote.test --pass-env COPY -- touch ran >out.txt 2>err.txt
+	assert_eq "$?" 2 "passing a copy of the value: $(cat err.txt)"
+	set -e
 	[ ! -e "$(as_user "$ATBIN" -C repo path t)/ran" ] || fail "a refused run ran"
 }
 
