@@ -562,11 +562,30 @@ static int msg_headers(http_parser *p)
 
 	m->status = (int)p->status_code;
 	/* a response to HEAD, and 1xx/204/304, have no body; 101 is never asked for */
-	return p->type == HTTP_RESPONSE && m->head_request ? 1 : 0;
+	if (p->type == HTTP_RESPONSE && m->head_request)
+		return 1;
+	if (p->type == HTTP_RESPONSE && m->split) {
+		m->head_end = true;
+		m->chunked = (p->flags & F_CHUNKED) != 0;
+		http_parser_pause(p, 1);
+	}
+	return 0;
+}
+
+static int msg_body(http_parser *p, const char *at, size_t len)
+{
+	struct at_http1_msg *m = p->data;
+
+	if (m->sink) {
+		memcpy(m->sink + m->sink_len, at, len);
+		m->sink_len += len;
+	}
+	return 0;
 }
 
 static const http_parser_settings msg_settings = {
 	.on_headers_complete = msg_headers,
+	.on_body = msg_body,
 	.on_message_complete = msg_complete,
 };
 
@@ -594,6 +613,12 @@ int at_http1_msg_feed(struct at_http1_msg *m, const char *buf, size_t n, size_t 
 	if (m->done)
 		return 1;
 	*used = http_parser_execute(&m->p, &msg_settings, buf, n);
+	if (HTTP_PARSER_ERRNO(&m->p) == HPE_PAUSED && !m->done) {
+		/* paused where a head ends (split), before its last LF: that LF is the head's */
+		http_parser_pause(&m->p, 0);
+		if (*used < n && buf[*used] == '\n')
+			*used += http_parser_execute(&m->p, &msg_settings, buf + *used, 1);
+	}
 	if (HTTP_PARSER_ERRNO(&m->p) == HPE_PAUSED)
 		return 1;
 	if (HTTP_PARSER_ERRNO(&m->p) != HPE_OK)

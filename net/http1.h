@@ -89,6 +89,12 @@ struct at_http1_msg {
 	bool done, head_request;
 	int status;               /* a response's status, once read */
 	bool interim;             /* the response read was a 1xx: another follows */
+	/* Set split, and a feed of a response stops where a head ends (head_end then
+	 * set, for the caller to clear; chunked: its body is chunked), and the data of
+	 * a body goes to sink (sink_len bytes; room for the bytes fed) as it is read. */
+	bool split, head_end, chunked;
+	char *sink;
+	size_t sink_len;
 };
 
 int at_http1_msg_request(struct at_http1_msg *m, const char *head, size_t head_len);

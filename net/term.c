@@ -198,6 +198,66 @@ static bool flush_out(struct at_term_conn *tc, size_t keep)
 	return true;
 }
 
+/* A chunked body's data held back (tc->out), but the last keep bytes, scrubbed and sent as a
+ * chunk of the proxy's own: the upstream's chunks could split a value where the scrub of the
+ * bytes as they came would not see it. */
+static bool flush_chunk(struct at_term_conn *tc, size_t keep)
+{
+	char size[24];
+	size_t n;
+	int len;
+
+	scrub(tc->p->opts.term, tc->out, tc->out_len);
+	if (tc->out_len <= keep)
+		return true;
+	n = tc->out_len - keep;
+	len = snprintf(size, sizeof(size), "%zx\r\n", n);
+	if (!ssl_write_all(tc->cs, size, (size_t)len) || !ssl_write_all(tc->cs, tc->out, n) ||
+	    !ssl_write_all(tc->cs, "\r\n", 2))
+		return false;
+	tc->down += (size_t)len + n + 2;
+	memmove(tc->out, tc->out + n, keep);
+	tc->out_len = keep;
+	return true;
+}
+
+/* The bytes of one read of the response (n in buf), fed to m and held back in tc->out: a head
+ * and a body of known length as they are, a chunked body's data alone. < 0 broken, 1 the
+ * message ended, 0 more to come. */
+static int take_response(struct at_term_conn *tc, struct at_http1_msg *m, const char *buf,
+			 size_t n)
+{
+	size_t off = 0, used;
+	int rc = 0;
+
+	while (rc == 0 && off < n) {
+		bool chunked = m->chunked && !m->head_end;
+
+		m->sink = chunked ? tc->out + tc->out_len : NULL;
+		m->sink_len = 0;
+		if ((rc = at_http1_msg_feed(m, buf + off, n - off, &used)) < 0)
+			return rc;
+		if (chunked) {
+			tc->out_len += m->sink_len;
+			if (rc == 1 && (!flush_chunk(tc, 0) || !ssl_write_all(tc->cs, "0\r\n\r\n", 5)))
+				return -1;   /* the trailers are not sent on */
+			tc->down += rc == 1 ? 5 : 0;
+		} else {
+			memcpy(tc->out + tc->out_len, buf + off, used);
+			tc->out_len += used;
+		}
+		off += used;
+		if (m->head_end) {
+			m->head_end = false;
+			if (!flush_out(tc, 0))
+				return -1;
+		}
+		if (!used && rc == 0)
+			return -1;
+	}
+	return rc;
+}
+
 /* The upstream's response to one request, to the client. 1 keep going, 0 the connection ends. */
 static int relay_response(struct at_term_conn *tc, bool head_request, int *status,
 			  uint64_t *down)
@@ -206,9 +266,9 @@ static int relay_response(struct at_term_conn *tc, bool head_request, int *statu
 	struct at_http1_msg m;
 	uint64_t before = tc->down;
 	int n, rc = 0;
-	size_t used;
 
 	at_http1_msg_response(&m, head_request);
+	m.split = true;
 	tc->out_len = 0;
 	while (rc == 0) {
 		n = SSL_read(tc->us, buf, (int)(sizeof(buf) < IO_BUF - tc->out_len ?
@@ -217,15 +277,13 @@ static int relay_response(struct at_term_conn *tc, bool head_request, int *statu
 			rc = at_http1_msg_eof(&m) ? 2 : -1;
 			break;
 		}
-		rc = at_http1_msg_feed(&m, buf, (size_t)n, &used);
+		rc = take_response(tc, &m, buf, (size_t)n);
 		if (rc < 0)
 			break;
-		memcpy(tc->out + tc->out_len, buf, used);
-		tc->out_len += used;
-		if (!flush_out(tc, rc ? 0 : tc->scrub_tail))
+		if (!(m.chunked ? flush_chunk : flush_out)(tc, rc ? 0 : tc->scrub_tail))
 			return 0;
 	}
-	if (!flush_out(tc, 0))
+	if (!(m.chunked && rc != 1 ? flush_chunk : flush_out)(tc, 0))
 		return 0;
 	*status = m.status;
 	*down = tc->down - before;

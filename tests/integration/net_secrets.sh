@@ -261,6 +261,24 @@ case_the_value_goes_only_where_the_credential_stands() {
 	PY
 }
 
+case_an_echo_split_by_chunks_is_scrubbed() {
+	# What: the bound host echoes the key in a chunked body whose chunks split it (a server
+	# streaming its answer): the value, broken by the chunks' framing, passes a search of
+	# the bytes as they come. Must: the sandbox reads the placeholder, never the value.
+	setup_task
+	atn run t "${SECRET[@]}" -- sh -c '
+		for n in 1 7 10 "4099?70000" "65536?65530"; do curl -s --max-time 20 \
+			"https://remote.test:8443/echo-chunked/$n" -H "x-api-key: $API_KEY" \
+			| awk "/^x/ { print \"pad=\" length(\$0) } !/^x/"
+		done; echo "ph=$API_KEY"'
+	assert_eq "$rc" 0 "the run succeeds: $errout"
+	ph=$(printf '%s\n' "$out" | sed -n 's/^ph=//p')
+	assert_eq "$(printf '%s\n' "$out" | grep -c "^key=$ph\$")" 5 "each echo, the placeholder: $out"
+	assert_contains "$out" "pad=70000" "a long body, whole"
+	assert_contains "$out" "pad=65530" "the value across the proxy's reads"
+	assert_not_contains "$out" "$VALUE" "the value never reaches the sandbox"
+}
+
 case_request_rules_and_records() {
 	# What: publish (POST) to a host whose rules allow GET and HEAD only. Must: 403 naming
 	# the rule. Every request is in run --json and the log: method, path without its

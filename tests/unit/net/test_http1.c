@@ -325,6 +325,32 @@ static void test_http1__message_ends_where_framing_says(void **state)
 	assert_true(at_http1_msg_eof(&m));
 }
 
+static void test_http1__a_split_response_stops_at_its_head(void **state)
+{
+	const char *in = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: "
+			 "chunked\r\n\r\n3;x=y\r\nabc\r\n2\r\nde\r\n0\r\nT: 1\r\n\r\nX";
+	const char *h2 = strstr(in, "HTTP/1.1 200"), *body = strstr(in, "3;");
+	struct at_http1_msg m;
+	char sink[128];
+	size_t used;
+
+	(void)state;
+	at_http1_msg_response(&m, false);
+	m.split = true;
+	assert_int_equal(at_http1_msg_feed(&m, in, strlen(in), &used), 0);
+	assert_int_equal(used, (size_t)(h2 - in));      /* the 100's head, its last LF too */
+	assert_true(m.head_end && !m.chunked);
+	m.head_end = false;
+	assert_int_equal(at_http1_msg_feed(&m, h2, strlen(h2), &used), 0);
+	assert_int_equal(used, (size_t)(body - h2));
+	assert_true(m.head_end && m.chunked);
+	m.sink = sink;
+	assert_int_equal(at_http1_msg_feed(&m, body, strlen(body), &used), 1);
+	assert_int_equal(used, strlen(body) - 1);
+	assert_int_equal(m.sink_len, 5);
+	assert_memory_equal(sink, "abcde", 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -339,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_http1__the_value_goes_only_where_the_credential_stands),
 		cmocka_unit_test(test_http1__placeholder_to_an_unbound_host_goes_unchanged),
 		cmocka_unit_test(test_http1__message_ends_where_framing_says),
+		cmocka_unit_test(test_http1__a_split_response_stops_at_its_head),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
