@@ -279,6 +279,34 @@ case_an_echo_split_by_chunks_is_scrubbed() {
 	assert_not_contains "$out" "$VALUE" "the value never reaches the sandbox"
 }
 
+case_a_body_framed_for_two_readers_is_not_smuggled() {
+	# What: a chunk extension holding a bare LF: the proxy's parser reads it as part of the
+	# extension, a server like nginx as the end of the chunk's size line; so what the proxy
+	# takes for a chunk's data, the server takes for a second request, one with the
+	# attacker's own key that the proxy never judged. Must: the server sees one request,
+	# its body as the proxy read it; the smuggled one never reaches it.
+	local n
+	setup_task
+	n=$(python3 - <<-'PY'
+	smug = (b"0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: remote.test:8443\r\n"
+	        b"x-api-key: sk-attacker-000\r\n\r\n")
+	n = len(smug)
+	body = b"%x;\n" % n + b"a" * n + b"\r\n" + smug + b"\r\n0\r\n\r\n"
+	open("lf", "wb").write(b"POST /first HTTP/1.1\r\nHost: remote.test:8443\r\n"
+	                       b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + body)
+	print(n)
+	PY
+	)
+	chmod 644 lf
+	atn run t "${SECRET[@]}" --ro "$NETDIR" --ro "$PWD" -- sh -c "
+		$CLIENT tlssend 127.0.0.1:3128 remote.test 8443 remote.test \
+			/etc/ssl/certs/ca-certificates.crt '$PWD'/lf"
+	assert_eq "$rc" 0 "the run succeeds: $errout"
+	assert_not_contains "$(cat "$ECHO_LOG")" "/smuggled" "the server saw no second request"
+	assert_not_contains "$(cat "$ECHO_LOG")" "sk-attacker" "nor the attacker's key"
+	assert_contains "$out" "POST /first body=$n" "the body, as the proxy read it"
+}
+
 case_request_rules_and_records() {
 	# What: publish (POST) to a host whose rules allow GET and HEAD only. Must: 403 naming
 	# the rule. Every request is in run --json and the log: method, path without its

@@ -69,13 +69,14 @@ async def http(reader, writer):
 
 
 async def read_body(reader, headers):
-    """The body of a request by its framing (chunked first, as RFC 9112 says)."""
+    """The body of a request by its framing (chunked first, as RFC 9112 says). A line of the
+    chunked framing ends at a LF, with or without its CR, as nginx reads it."""
     if headers.get("transfer-encoding", "").lower() == "chunked":
         body = b""
         while True:
-            size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip(), 16)
+            size = int((await reader.readuntil(b"\n")).split(b";")[0].strip(), 16)
             if size == 0:
-                while await reader.readuntil(b"\r\n") != b"\r\n":
+                while (await reader.readuntil(b"\n")).strip():
                     pass
                 return body
             body += await reader.readexactly(size)
