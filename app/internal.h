@@ -138,6 +138,15 @@ int at_app_secrets_prepare(const struct at_app *app, struct at_repo *r, const st
 			   struct at_error *err);
 void at_app_secrets_release(struct at_app_secrets *s);
 
+/*
+ * AT_EUSAGE naming it when a variable --pass-env would pass (pass, npass)
+ * is a secret's, or holds a value of s in caller's environment, however it
+ * is named (the variable a config.json "from" reads, a copy): its
+ * placeholder is inside already, its value must never be.
+ */
+int at_app_secrets_check_pass(const struct at_app *app, const struct at_app_secrets *s,
+			      char *const *pass, size_t npass, struct at_error *err);
+
 /* ---- the network allowlist of a run (net.c; the rest is app/net.h) ---- */
 
 struct at_app_net_forward {

@@ -240,7 +240,6 @@ static int config_apply(const struct at_app *app, const struct at_app_run_opts *
 static int take_secrets(const struct at_app *app, const struct at_app_run_opts *o,
 			struct run *run, struct at_error *err)
 {
-	size_t i, j;
 	int rc;
 
 	if (!o->proxy || o->net) {
@@ -251,13 +250,8 @@ static int take_secrets(const struct at_app *app, const struct at_app_run_opts *
 	}
 	rc = at_app_secrets_prepare(app, run->r, &run->task, &run->conf, o->secrets, o->nsecrets,
 				    o->proxy, &run->secrets, err);
-	for (i = 0; rc == 0 && i < run->secrets.term.nsecrets; i++)
-		for (j = 0; j < o->npass; j++)
-			if (strcmp(o->pass_env[j], run->secrets.term.secrets[i].name) == 0)
-				return at_error_set(err, AT_EUSAGE, "--pass-env '%s' would put the "
-						    "value of secret '%s' inside: its placeholder is "
-						    "there already", o->pass_env[j], o->pass_env[j]);
-	return rc;
+	return rc ? rc : at_app_secrets_check_pass(app, &run->secrets, o->pass_env, o->npass,
+						     err);
 }
 
 /* --cwd: a directory of the worktree, reached with no link on the way (app/files.h). */

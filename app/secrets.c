@@ -57,6 +57,25 @@ static const char *env_of(const struct at_app *app, const char *name)
 	return NULL;
 }
 
+int at_app_secrets_check_pass(const struct at_app *app, const struct at_app_secrets *s,
+			      char *const *pass, size_t npass, struct at_error *err)
+{
+	for (size_t i = 0; i < s->term.nsecrets; i++) {
+		const struct at_net_secret *sec = &s->term.secrets[i];
+
+		for (size_t j = 0; j < npass; j++) {
+			const char *v = env_of(app, pass[j]);
+
+			if (strcmp(pass[j], sec->name) == 0 ||
+			    (v && memmem(v, strlen(v), sec->value, sec->len)))
+				return at_error_set(err, AT_EUSAGE, "--pass-env '%s' would put the "
+						    "value of secret '%s' inside: its placeholder "
+						    "is there already", pass[j], sec->name);
+		}
+	}
+	return 0;
+}
+
 /* The output of argv (split at spaces, no shell), at most size - 1 bytes, into buf. */
 static int run_source(const char *cmdline, char *buf, size_t size, size_t *len,
 		      struct at_error *err)

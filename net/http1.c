@@ -10,6 +10,7 @@
 #include <openssl/evp.h>
 
 #define HEADERS_MAX 128
+#define PASSWORD SIZE_MAX
 
 int at_http1_head_end(const char *buf, size_t n, size_t *len)
 {
@@ -46,6 +47,8 @@ struct head {
 	struct hdr h[HEADERS_MAX];
 	size_t n;
 	bool in_value, overflow;
+	const struct hdr *cred;   /* the credential judged: its placeholder at cred_at (PASSWORD: */
+	size_t cred_at;           /* Basic's password), the only place the value is put */
 	const char *url;
 	size_t ulen;
 };
@@ -98,6 +101,17 @@ static int on_complete(http_parser *p)
 static bool is(const struct hdr *h, const char *name)
 {
 	return h->nlen == strlen(name) && strncasecmp(h->name, name, h->nlen) == 0;
+}
+
+/* RFC 9110's token: http_parser (not built strict) also lets a space into a name, which a server
+ * that trims it ("Authorization : ...") would read as a header the judge never saw. */
+static bool token(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || (s[i] && strchr("!#$%&'*+-.^_`|~", s[i]))))
+			return false;
+	return n > 0;
 }
 
 static void trim(struct hdr *h)
@@ -188,9 +202,10 @@ static int basic_decode(const struct hdr *h, unsigned char *out, size_t size)
 	return memchr(out, '\0', (size_t)n) ? -1 : n;
 }
 
-/* The secret (bound to h) whose placeholder stands whole where credential header c may hold it; -1 none. */
+/* The secret (bound to h) whose placeholder stands whole where credential header c may hold it,
+ * at *at in its value (PASSWORD: Basic's password); -1 none. */
 static int cred_secret(const struct at_net_term *t, const struct at_net_term_host *h,
-		       const struct hdr *c)
+		       const struct hdr *c, size_t *at)
 {
 	unsigned char dec[AT_HTTP1_HEAD_MAX];
 	int dn = is(c, "authorization") ? basic_decode(c, dec, sizeof(dec)) : -1;
@@ -205,26 +220,30 @@ static int cred_secret(const struct at_net_term *t, const struct at_net_term_hos
 		bool pass = colon && (size_t)(dec + dn - colon - 1) == s->len &&
 			    memcmp(colon + 1, s->placeholder, s->len) == 0;
 
+		bool ok = false;
+
 		if (!bound(h, i))
 			continue;
 		switch (s->where) {
 		case AT_NET_CRED_HEADER:
-			if (is(c, s->header) && (whole || token || pass))
-				return (int)i;
+			ok = is(c, s->header) && (whole || token || pass);
 			break;
 		case AT_NET_CRED_BEARER:
-			if (is(c, "authorization") && token && strncasecmp(c->val, "bearer ", 7) == 0)
-				return (int)i;
+			ok = is(c, "authorization") && token && strncasecmp(c->val, "bearer ", 7) == 0;
+			whole = pass = false;
 			break;
 		case AT_NET_CRED_BASIC:
-			if (pass)
-				return (int)i;
+			ok = pass;
+			whole = token = false;
 			break;
 		case AT_NET_CRED_ANY:
-			if ((is(c, "x-api-key") && whole) || (is(c, "authorization") && (token || pass)) ||
-			    (s->header[0] && is(c, s->header) && whole))
-				return (int)i;
+			ok = (is(c, "x-api-key") && whole) || (is(c, "authorization") && (token || pass)) ||
+			     (s->header[0] && is(c, s->header) && whole);
 			break;
+		}
+		if (ok) {
+			*at = whole ? 0 : token ? (size_t)(sp + 1 - c->val) : PASSWORD;
+			return (int)i;
 		}
 	}
 	return -1;
@@ -247,7 +266,7 @@ static bool is_cred(const struct at_net_term *t, const struct at_net_term_host *
 
 /* The credentials of a request to a host secrets are bound to: one at most, a placeholder. */
 static int judge_creds(const struct at_net_term *t, const struct at_net_term_host *h,
-		       const struct head *hd, const char *host, struct at_http1_req *r)
+		       struct head *hd, const char *host, struct at_http1_req *r)
 {
 	const struct hdr *first = NULL;
 	char a[80], b[80];
@@ -262,8 +281,8 @@ static int judge_creds(const struct at_net_term *t, const struct at_net_term_hos
 			return refuse(r, 403, "a request to '%s' carries a second credential ('%s' "
 				      "after '%s')", host, a, b);
 		}
-		first = c;
-		r->secret = cred_secret(t, h, c);
+		first = hd->cred = c;
+		r->secret = cred_secret(t, h, c, &hd->cred_at);
 		if (r->secret < 0)
 			return refuse(r, 403, "the credential in '%s' of a request to '%s' is not the "
 				      "placeholder of a secret bound to it", a, host);
@@ -357,45 +376,33 @@ static int judge_framing(const struct head *hd, http_parser *p, struct at_http1_
 	return 0;
 }
 
-/* Placeholders of secrets bound to h into their values, in s (n bytes, same length). */
-static int substitute(const struct at_net_term *t, const struct at_net_term_host *h, char *s,
-		      size_t n, struct at_http1_req *r)
+/* A placeholder left as it is (outside the credential, or to a host it is not bound to): noted. */
+static void note_stray(const struct at_net_term *t, const char *s, size_t n, struct at_http1_req *r)
 {
-	int hit = -1;
-
-	for (size_t i = 0; i < t->nsecrets; i++) {
-		const struct at_net_secret *sec = &t->secrets[i];
-		char *at = s;
-		while ((at = (char *)find(at, (size_t)(s + n - at), sec->placeholder, sec->len))) {
-			if (!bound(h, i)) {
-				r->stray = (int)i;
-				break;
-			}
-			memcpy(at, sec->value, sec->len);
-			at += sec->len;
-			hit = (int)i;
-		}
-	}
-	return hit;
+	for (size_t i = 0; i < t->nsecrets; i++)
+		if (find(s, n, t->secrets[i].placeholder, t->secrets[i].len))
+			r->stray = (int)i;
 }
 
-/* Authorization: Basic with a placeholder in it: decoded, put in, encoded again. */
-static size_t basic_substitute(const struct at_net_term *t, const struct at_net_term_host *h,
-			       const struct hdr *c, char *out, size_t room, struct at_http1_req *r)
+/* Authorization: Basic whose password is the placeholder: decoded, the value put in, encoded. */
+static size_t basic_put(const struct at_net_secret *sec, const struct hdr *c, char *out, size_t room)
 {
 	unsigned char dec[AT_HTTP1_HEAD_MAX];
 	int dn = basic_decode(c, dec, sizeof(dec));
 	int n;
 
-	if (dn <= 0 || room < 6 + ((size_t)dn + 2) / 3 * 4 + 1 ||
-	    substitute(t, h, (char *)dec, (size_t)dn, r) < 0)
+	if (dn < (int)sec->len || room < 6 + ((size_t)dn + 2) / 3 * 4 + 1)
 		return 0;
+	memcpy(dec + dn - sec->len, sec->value, sec->len);
 	memcpy(out, "Basic ", 6);
 	n = EVP_EncodeBlock((unsigned char *)out + 6, dec, dn);
 	OPENSSL_cleanse(dec, sizeof(dec));
 	return n < 0 ? 0 : 6 + (size_t)n;
 }
 
+/* The value goes where the credential stands, and nowhere else: a placeholder beside it (in a
+ * header the host echoes, perhaps base64'd or URL-encoded where the response's scrub cannot
+ * find it, or as Basic's user name) goes as it is. */
 static int rebuild(const struct at_net_term *t, const struct at_net_term_host *h,
 		   const struct head *hd, const char *buf, struct at_http1_req *r)
 {
@@ -408,7 +415,7 @@ static int rebuild(const struct at_net_term *t, const struct at_net_term_host *h
 	memcpy(out, buf, o);
 	for (size_t i = 0; i < hd->n; i++) {
 		const struct hdr *c = &hd->h[i];
-		size_t b = 0, start;
+		size_t b;
 		/* A host a secret is bound to answers uncompressed: the proxy can then find
 		 * an echoed value in the response and put the placeholder back. */
 		if (is(c, "expect") || is(c, "proxy-connection") ||
@@ -418,13 +425,22 @@ static int rebuild(const struct at_net_term *t, const struct at_net_term_host *h
 		o += c->nlen;
 		out[o++] = ':';
 		out[o++] = ' ';
-		start = o;
-		if (is(c, "authorization"))
-			b = basic_substitute(t, h, c, out + o, cap - o - 4, r);
-		if (!b) {
+		if (c == hd->cred && r->secret >= 0) {
+			const struct at_net_secret *sec = &t->secrets[r->secret];
+			if (hd->cred_at == PASSWORD) {
+				if (!(b = basic_put(sec, c, out + o, cap - o - 4))) {
+					free(out);
+					return -1;
+				}
+			} else {
+				memcpy(out + o, c->val, c->vlen);
+				memcpy(out + o + hd->cred_at, sec->value, sec->len);
+				b = c->vlen;
+			}
+		} else {
 			memcpy(out + o, c->val, c->vlen);
 			b = c->vlen;
-			substitute(t, h, out + start, b, r);
+			note_stray(t, c->val, c->vlen, r);
 		}
 		o += b;
 		out[o++] = '\r';
@@ -473,6 +489,11 @@ int at_http1_judge(const struct at_net_term *t, const struct at_net_term_host *h
 			refuse(r, 400, "malformed request: a header value across lines");
 			goto out;
 		}
+		if (!token(hd->h[i].name, hd->h[i].nlen)) {
+			refuse(r, 400, "malformed request: a header name with a space or another "
+			       "byte a name cannot hold");
+			goto out;
+		}
 	}
 	if (!hd->url || !(p.http_major == 1 && p.http_minor <= 1)) {
 		refuse(r, 400, "malformed request: HTTP/1.0 or HTTP/1.1 only");
@@ -504,11 +525,7 @@ int at_http1_judge(const struct at_net_term *t, const struct at_net_term_host *h
 	    judge_rules(h, host, r) || r->status || (h->secrets && judge_creds(t, h, hd, host, r)) ||
 	    r->status)
 		goto out;
-	/* a placeholder in the target of a request to an unbound host: recorded */
-	for (i = 0; i < t->nsecrets; i++)
-		if (!bound(h, i) && find(hd->url, hd->ulen, t->secrets[i].placeholder,
-					 t->secrets[i].len))
-			r->stray = (int)i;
+	note_stray(t, hd->url, hd->ulen, r);  /* a placeholder in the target: as it is */
 	rc = rebuild(t, h, hd, buf, r);
 out:
 	free(hd);
@@ -545,11 +562,30 @@ static int msg_headers(http_parser *p)
 
 	m->status = (int)p->status_code;
 	/* a response to HEAD, and 1xx/204/304, have no body; 101 is never asked for */
-	return p->type == HTTP_RESPONSE && m->head_request ? 1 : 0;
+	if (p->type == HTTP_RESPONSE && m->head_request)
+		return 1;
+	if (p->type == HTTP_RESPONSE && m->split) {
+		m->head_end = true;
+		m->chunked = (p->flags & F_CHUNKED) != 0;
+		http_parser_pause(p, 1);
+	}
+	return 0;
+}
+
+static int msg_body(http_parser *p, const char *at, size_t len)
+{
+	struct at_http1_msg *m = p->data;
+
+	if (m->sink) {
+		memcpy(m->sink + m->sink_len, at, len);
+		m->sink_len += len;
+	}
+	return 0;
 }
 
 static const http_parser_settings msg_settings = {
 	.on_headers_complete = msg_headers,
+	.on_body = msg_body,
 	.on_message_complete = msg_complete,
 };
 
@@ -577,6 +613,12 @@ int at_http1_msg_feed(struct at_http1_msg *m, const char *buf, size_t n, size_t 
 	if (m->done)
 		return 1;
 	*used = http_parser_execute(&m->p, &msg_settings, buf, n);
+	if (HTTP_PARSER_ERRNO(&m->p) == HPE_PAUSED && !m->done) {
+		/* paused where a head ends (split), before its last LF: that LF is the head's */
+		http_parser_pause(&m->p, 0);
+		if (*used < n && buf[*used] == '\n')
+			*used += http_parser_execute(&m->p, &msg_settings, buf + *used, 1);
+	}
 	if (HTTP_PARSER_ERRNO(&m->p) == HPE_PAUSED)
 		return 1;
 	if (HTTP_PARSER_ERRNO(&m->p) != HPE_OK)

@@ -41,20 +41,23 @@ struct at_http1_req {
 	bool head_request;        /* HEAD: its response has no body */
 	bool expect_continue;     /* the client waits for a 100 (the header is not sent on) */
 	int secret;               /* the secret put in, or -1 */
-	int stray;                /* a secret whose placeholder went unchanged to a host it
-				     is not bound to, or -1 */
+	int stray;                /* a secret whose placeholder went unchanged (to a host it
+				     is not bound to, or outside the credential), or -1 */
 };
 
 /*
  * Judge the head (head_len bytes of buf, as at_http1_head_end found) of a
  * request on a connection that CONNECT named host:port (h: that host's
  * entry) and whose TLS named host too. On a verdict to forward, req->head
- * is the head to send: the placeholders of the secrets bound to host
- * replaced by their values, an Expect: 100-continue dropped, and on a host
- * a secret is bound to, Accept-Encoding dropped (a compressed response
- * could hide an echoed value from the scrub). Refused (400:
- * malformed or ambiguous; 403: against a rule) are: a head http_parser
- * refuses; a version other than 1.0 and 1.1; a target that is not a path
+ * is the head to send: the placeholder in the credential judged below
+ * replaced by its value, there only (the header's value, Bearer's token,
+ * Basic's password; any other placeholder goes as it is, noted in stray),
+ * an Expect: 100-continue dropped, and on a host a secret is bound to,
+ * Accept-Encoding dropped (a compressed response could hide an echoed
+ * value from the scrub). Refused (400: malformed or ambiguous; 403:
+ * against a rule) are: a head http_parser refuses; a header name that is
+ * not a token (a space before its colon, which http_parser lets through);
+ * a version other than 1.0 and 1.1; a target that is not a path
  * ("*" for OPTIONS aside); CONNECT; a Host header missing, repeated, or
  * naming another host or port; Content-Length and Transfer-Encoding
  * together, either repeated, a coding other than "chunked"; Upgrade,
@@ -86,6 +89,12 @@ struct at_http1_msg {
 	bool done, head_request;
 	int status;               /* a response's status, once read */
 	bool interim;             /* the response read was a 1xx: another follows */
+	/* Set split, and a feed of a response stops where a head ends (head_end then
+	 * set, for the caller to clear; chunked: its body is chunked), and the data of
+	 * a body goes to sink (sink_len bytes; room for the bytes fed) as it is read. */
+	bool split, head_end, chunked;
+	char *sink;
+	size_t sink_len;
 };
 
 int at_http1_msg_request(struct at_http1_msg *m, const char *head, size_t head_len);

@@ -148,23 +148,47 @@ static void take(struct at_term_conn *tc, size_t n)
 }
 
 /* The request's body, exactly as its framing says, to the upstream. false: the connection ends. */
+/* n bytes of a chunked body's data as one chunk (none when n is 0), counted in *count. */
+static bool send_chunk(SSL *s, const char *data, size_t n, uint64_t *count)
+{
+	char size[24];
+	int len = snprintf(size, sizeof(size), "%zx\r\n", n);
+
+	if (n && (!ssl_write_all(s, size, (size_t)len) || !ssl_write_all(s, data, n) ||
+		  !ssl_write_all(s, "\r\n", 2)))
+		return false;
+	*count += n ? (size_t)len + n + 2 : 0;
+	return true;
+}
+
+/* The request's body, as its framing says, to the upstream; a chunked one as its data, in chunks
+ * of the proxy's own (tc->out is free until the response): the client's framing could be read
+ * one way here and another there (a bare LF in a chunk extension ends the line for nginx, not
+ * for http_parser), and hide a second request in what the judge took for data. Trailers are
+ * not sent on. false: the connection ends. */
 static bool forward_body(struct at_term_conn *tc, struct at_http1_msg *m, int rc, uint64_t *up)
 {
+	bool chunked = (m->p.flags & F_CHUNKED) != 0;
 	size_t used;
 
 	while (rc == 0) {
 		if (!tc->in_len && client_read(tc) <= 0)
 			return false;
+		m->sink = chunked ? tc->out : NULL;
+		m->sink_len = 0;
 		rc = at_http1_msg_feed(m, tc->in, tc->in_len, &used);
 		if (rc < 0) {
 			reason(tc, "a request body that breaks its framing");
 			return false;
 		}
-		if (!ssl_write_all(tc->us, tc->in, used))
+		if (!chunked ? !ssl_write_all(tc->us, tc->in, used) :
+		    !send_chunk(tc->us, tc->out, m->sink_len, up) ||
+		    (rc == 1 && !ssl_write_all(tc->us, "0\r\n\r\n", 5)))
 			return false;
-		*up += used;
+		*up += chunked ? (rc == 1 ? 5 : 0) : used;
 		take(tc, used);
 	}
+	m->sink = NULL;
 	return rc > 0;
 }
 
@@ -198,6 +222,61 @@ static bool flush_out(struct at_term_conn *tc, size_t keep)
 	return true;
 }
 
+/* A chunked body's data held back (tc->out), but the last keep bytes, scrubbed and sent as a
+ * chunk of the proxy's own: the upstream's chunks could split a value where the scrub of the
+ * bytes as they came would not see it. */
+static bool flush_chunk(struct at_term_conn *tc, size_t keep)
+{
+	size_t n;
+
+	scrub(tc->p->opts.term, tc->out, tc->out_len);
+	if (tc->out_len <= keep)
+		return true;
+	n = tc->out_len - keep;
+	if (!send_chunk(tc->cs, tc->out, n, &tc->down))
+		return false;
+	memmove(tc->out, tc->out + n, keep);
+	tc->out_len = keep;
+	return true;
+}
+
+/* The bytes of one read of the response (n in buf), fed to m and held back in tc->out: a head
+ * and a body of known length as they are, a chunked body's data alone. < 0 broken, 1 the
+ * message ended, 0 more to come. */
+static int take_response(struct at_term_conn *tc, struct at_http1_msg *m, const char *buf,
+			 size_t n)
+{
+	size_t off = 0, used;
+	int rc = 0;
+
+	while (rc == 0 && off < n) {
+		bool chunked = m->chunked && !m->head_end;
+
+		m->sink = chunked ? tc->out + tc->out_len : NULL;
+		m->sink_len = 0;
+		if ((rc = at_http1_msg_feed(m, buf + off, n - off, &used)) < 0)
+			return rc;
+		if (chunked) {
+			tc->out_len += m->sink_len;
+			if (rc == 1 && (!flush_chunk(tc, 0) || !ssl_write_all(tc->cs, "0\r\n\r\n", 5)))
+				return -1;   /* the trailers are not sent on */
+			tc->down += rc == 1 ? 5 : 0;
+		} else {
+			memcpy(tc->out + tc->out_len, buf + off, used);
+			tc->out_len += used;
+		}
+		off += used;
+		if (m->head_end) {
+			m->head_end = false;
+			if (!flush_out(tc, 0))
+				return -1;
+		}
+		if (!used && rc == 0)
+			return -1;
+	}
+	return rc;
+}
+
 /* The upstream's response to one request, to the client. 1 keep going, 0 the connection ends. */
 static int relay_response(struct at_term_conn *tc, bool head_request, int *status,
 			  uint64_t *down)
@@ -206,9 +285,9 @@ static int relay_response(struct at_term_conn *tc, bool head_request, int *statu
 	struct at_http1_msg m;
 	uint64_t before = tc->down;
 	int n, rc = 0;
-	size_t used;
 
 	at_http1_msg_response(&m, head_request);
+	m.split = true;
 	tc->out_len = 0;
 	while (rc == 0) {
 		n = SSL_read(tc->us, buf, (int)(sizeof(buf) < IO_BUF - tc->out_len ?
@@ -217,15 +296,13 @@ static int relay_response(struct at_term_conn *tc, bool head_request, int *statu
 			rc = at_http1_msg_eof(&m) ? 2 : -1;
 			break;
 		}
-		rc = at_http1_msg_feed(&m, buf, (size_t)n, &used);
+		rc = take_response(tc, &m, buf, (size_t)n);
 		if (rc < 0)
 			break;
-		memcpy(tc->out + tc->out_len, buf, used);
-		tc->out_len += used;
-		if (!flush_out(tc, rc ? 0 : tc->scrub_tail))
+		if (!(m.chunked ? flush_chunk : flush_out)(tc, rc ? 0 : tc->scrub_tail))
 			return 0;
 	}
-	if (!flush_out(tc, 0))
+	if (!(m.chunked && rc != 1 ? flush_chunk : flush_out)(tc, 0))
 		return 0;
 	*status = m.status;
 	*down = tc->down - before;

@@ -221,6 +221,92 @@ case_smuggling_and_upgrades_are_refused() {
 	assert_eq "$(cat "$ECHO_LOG")" "" "nothing reached the host"
 }
 
+case_a_header_name_with_a_space_is_refused() {
+	# What: "Authorization : Bearer KEY" and "Host : other.test" (a space before the colon):
+	# no credential and no Host to a judge that compares names, but the server (like many,
+	# this test's too) trims the name and reads the attacker's key. Must: 400, the host
+	# gets nothing.
+	setup_task
+	printf 'GET /sp HTTP/1.1\r\nHost: remote.test:8443\r\nAuthorization : Bearer sk-attacker-000\r\n\r\n' >sp
+	printf 'GET /sp2 HTTP/1.1\r\nHost: remote.test:8443\r\nHost : other.test\r\n\r\n' >sp2
+	chmod 644 sp sp2
+	atn run t "${SECRET[@]}" --ro "$NETDIR" --ro "$PWD" -- sh -c "
+		for f in sp sp2; do $CLIENT tlssend 127.0.0.1:3128 remote.test 8443 remote.test \
+			/etc/ssl/certs/ca-certificates.crt '$PWD'/\$f; done"
+	assert_eq "$(grep -c ' 400 Bad Request' out.txt)" 2 "two 400s: $out"
+	assert_contains "$out" "a header name with a space" "says why"
+	assert_eq "$(cat "$ECHO_LOG")" "" "nothing reached the host"
+}
+
+case_the_value_goes_only_where_the_credential_stands() {
+	# What: the placeholder beside the key, in a header the host reflects base64'd (where the
+	# proxy's scrub of the response cannot recognise the value), and as Basic's user name.
+	# Must: the host gets the value in the credential alone, the placeholder elsewhere; the
+	# decoded reflection inside holds no value.
+	setup_task
+	atn run t "${SECRET[@]}" -- sh -c '
+		curl -s --max-time 20 https://remote.test:8443/echo-base64 -H "x-api-key: $API_KEY" \
+			-H "X-Note: $API_KEY" | while read -r l; do echo "$l" | base64 -d; echo; done
+		curl -s --max-time 20 -o /dev/null -u "$API_KEY:$API_KEY" https://remote.test:8443/basic'
+	assert_eq "$rc" 0 "the run succeeds: $errout"
+	assert_contains "$out" "X-Note: " "the host reflected the header"
+	assert_not_contains "$out" "$VALUE" "the value never reaches the sandbox"
+	assert_contains "$(cat "$ECHO_LOG")" "x-api-key: $VALUE" "the credential got the value"
+	assert_not_contains "$(grep -i '^x-note' "$ECHO_LOG")" "$VALUE" "the other header not"
+	python3 - "$ECHO_LOG" "$VALUE" <<-'PY' || fail "Basic: $(cat "$ECHO_LOG")"
+	import base64, sys
+	auth = [l.split(" ", 2)[2] for l in open(sys.argv[1]) if l.startswith("Authorization: Basic")]
+	user, pw = base64.b64decode(auth[0]).decode().split(":", 1)
+	assert pw == sys.argv[2] and user != sys.argv[2] and len(user) == len(pw), (user, pw)
+	PY
+}
+
+case_an_echo_split_by_chunks_is_scrubbed() {
+	# What: the bound host echoes the key in a chunked body whose chunks split it (a server
+	# streaming its answer): the value, broken by the chunks' framing, passes a search of
+	# the bytes as they come. Must: the sandbox reads the placeholder, never the value.
+	setup_task
+	atn run t "${SECRET[@]}" -- sh -c '
+		for n in 1 7 10 "4099?70000" "65536?65530"; do curl -s --max-time 20 \
+			"https://remote.test:8443/echo-chunked/$n" -H "x-api-key: $API_KEY" \
+			| awk "/^x/ { print \"pad=\" length(\$0) } !/^x/"
+		done; echo "ph=$API_KEY"'
+	assert_eq "$rc" 0 "the run succeeds: $errout"
+	ph=$(printf '%s\n' "$out" | sed -n 's/^ph=//p')
+	assert_eq "$(printf '%s\n' "$out" | grep -c "^key=$ph\$")" 5 "each echo, the placeholder: $out"
+	assert_contains "$out" "pad=70000" "a long body, whole"
+	assert_contains "$out" "pad=65530" "the value across the proxy's reads"
+	assert_not_contains "$out" "$VALUE" "the value never reaches the sandbox"
+}
+
+case_a_body_framed_for_two_readers_is_not_smuggled() {
+	# What: a chunk extension holding a bare LF: the proxy's parser reads it as part of the
+	# extension, a server like nginx as the end of the chunk's size line; so what the proxy
+	# takes for a chunk's data, the server takes for a second request, one with the
+	# attacker's own key that the proxy never judged. Must: the server sees one request,
+	# its body as the proxy read it; the smuggled one never reaches it.
+	local n
+	setup_task
+	n=$(python3 - <<-'PY'
+	smug = (b"0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: remote.test:8443\r\n"
+	        b"x-api-key: sk-attacker-000\r\n\r\n")
+	n = len(smug)
+	body = b"%x;\n" % n + b"a" * n + b"\r\n" + smug + b"\r\n0\r\n\r\n"
+	open("lf", "wb").write(b"POST /first HTTP/1.1\r\nHost: remote.test:8443\r\n"
+	                       b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + body)
+	print(n)
+	PY
+	)
+	chmod 644 lf
+	atn run t "${SECRET[@]}" --ro "$NETDIR" --ro "$PWD" -- sh -c "
+		$CLIENT tlssend 127.0.0.1:3128 remote.test 8443 remote.test \
+			/etc/ssl/certs/ca-certificates.crt '$PWD'/lf"
+	assert_eq "$rc" 0 "the run succeeds: $errout"
+	assert_not_contains "$(cat "$ECHO_LOG")" "/smuggled" "the server saw no second request"
+	assert_not_contains "$(cat "$ECHO_LOG")" "sk-attacker" "nor the attacker's key"
+	assert_contains "$out" "POST /first body=$n" "the body, as the proxy read it"
+}
+
 case_request_rules_and_records() {
 	# What: publish (POST) to a host whose rules allow GET and HEAD only. Must: 403 naming
 	# the rule. Every request is in run --json and the log: method, path without its
@@ -280,6 +366,22 @@ case_bad_secrets_stop_the_run() {
 	assert_eq "$rc" 2 "passing the variable itself"
 	atn run t "${SECRET[@]}" --net -- touch ran
 	assert_eq "$rc" 2 "with the host's network"
+	# What: --pass-env spelled differently: the variable a secret is read from under
+	# another name (config.json's "from": "env:REAL_KEY"), or a copy of the value. Must:
+	# refused like the secret's own name.
+	as_user mkdir -p cfg/agenttask
+	printf '{"secrets": {"K": {"hosts": ["remote.test"], "from": "env:REAL_KEY"}}}' \
+		>cfg/agenttask/config.json
+	set +e
+	as_user env XDG_CONFIG_HOME="$PWD/cfg" REAL_KEY="$VALUE" COPY="x$VALUE" "$ATBIN" -C repo \
+		run t --allow-host remote.test --pass-env REAL_KEY -- touch ran >out.txt 2>err.txt
+	assert_eq "$?" 2 "passing the variable the secret is read from: $(cat err.txt)"
+	assert_contains "$(cat err.txt)" "--pass-env 'REAL_KEY' would put the value of secret 'K'" \
+		"names both"
+	as_user env XDG_CONFIG_HOME="$PWD/cfg" REAL_KEY="$VALUE" COPY="x$VALUE" "$ATBIN" -C repo \
+		run t --allow-host remote.test --pass-env COPY -- touch ran >out.txt 2>err.txt
+	assert_eq "$?" 2 "passing a copy of the value: $(cat err.txt)"
+	set -e
 	[ ! -e "$(as_user "$ATBIN" -C repo path t)/ran" ] || fail "a refused run ran"
 }
 

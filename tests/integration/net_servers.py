@@ -12,6 +12,7 @@ HTTP sends N bytes (for the throughput benchmark). Writes READY_FILE when all
 listen; runs until killed.
 """
 import asyncio
+import base64
 import socket
 import ssl
 import sys
@@ -68,13 +69,14 @@ async def http(reader, writer):
 
 
 async def read_body(reader, headers):
-    """The body of a request by its framing (chunked first, as RFC 9112 says)."""
+    """The body of a request by its framing (chunked first, as RFC 9112 says). A line of the
+    chunked framing ends at a LF, with or without its CR, as nginx reads it."""
     if headers.get("transfer-encoding", "").lower() == "chunked":
         body = b""
         while True:
-            size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip(), 16)
+            size = int((await reader.readuntil(b"\n")).split(b";")[0].strip(), 16)
             if size == 0:
-                while await reader.readuntil(b"\r\n") != b"\r\n":
+                while (await reader.readuntil(b"\n")).strip():
                     pass
                 return body
             body += await reader.readexactly(size)
@@ -103,7 +105,12 @@ ECHO_LOG = None
 async def echo(reader, writer):
     """Keep-alive HTTPS (8443): each request answered with its method, path and every header,
     as this server received them (what the proxy put in), and logged to READY_FILE.echo.
-    /echo-back/TEXT answers TEXT itself; /bytes/N, N bytes (not logged: the benchmark's)."""
+    /echo-back/TEXT answers TEXT itself; /echo-base64, each header but the credentials
+    (x-api-key, authorization) base64'd, as a server that reflects a request's details in an
+    opaque token would; /echo-chunked/N[?P], "key=" and the credential (after P bytes of
+    "x", then a newline) in a chunked body of N-byte chunks, as a server streaming its
+    answer would; /bytes/N, N bytes (not logged:
+    the benchmark's)."""
     try:
         while True:
             head = await reader.readuntil(b"\r\n\r\n")
@@ -116,6 +123,19 @@ async def echo(reader, writer):
                 log.write("".join("%s\n" % l for l in lines if l) + "--\n")
             if path.startswith("/echo-back/"):
                 out = path[len("/echo-back/"):].encode() + b"\n"
+            elif path.startswith("/echo-chunked/"):
+                n, _, pad = path[len("/echo-chunked/"):].partition("?")
+                n, key = int(n), headers.get("x-api-key", "")
+                out = (("x" * int(pad) + "\n") if pad else "").encode() + (
+                    "key=%s\n" % key).encode("latin-1")
+                writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + b"".join(
+                    b"%x\r\n%s\r\n" % (len(out[i:i + n]), out[i:i + n]) for i in range(0, len(out), n))
+                    + b"0\r\n\r\n")
+                await writer.drain()
+                continue
+            elif path == "/echo-base64":
+                out = b"".join(base64.b64encode(l.encode("latin-1")) + b"\n" for l in lines[1:]
+                               if l and l.split(":")[0].lower() not in ("x-api-key", "authorization"))
             else:
                 out = ("echo at %s %s %s body=%d\n" % (local_addr(writer), method, path, len(body))
                        + "".join("%s\n" % l for l in lines[1:] if l)).encode("latin-1")

@@ -232,6 +232,55 @@ static void test_http1__basic_auth_password_is_put_in(void **state)
 			 "\r\nAuthorization: Bearer " OTHER_PH "\r\n\r\n", &r), 403);
 }
 
+static void test_http1__header_name_with_a_space_is_refused(void **state)
+{
+	struct at_http1_req r;
+
+	(void)state;
+	/* What: "Authorization : Bearer KEY" (a space before the colon, which http_parser lets
+	 * through) is no credential to the judge, but a server that trims the name reads the
+	 * attacker's key; "Host : other" a second Host. Must: 400, nothing forwarded. */
+	assert_int_equal(judge(0, "GET / HTTP/1.1\r\nHost: api.example.com\r\n"
+			 "Authorization : Bearer sk-attacker\r\n\r\n", &r), 400);
+	assert_non_null(strstr(r.why, "header name"));
+	assert_int_equal(judge(0, "GET / HTTP/1.1\r\nHost: api.example.com\r\n"
+			 "Host : other.example.com\r\n\r\n", &r), 400);
+	assert_int_equal(judge(2, "GET / HTTP/1.1\r\nHost: registry.example.com\r\n"
+			 "X-A b: 1\r\n\r\n", &r), 400);
+}
+
+static void test_http1__the_value_goes_only_where_the_credential_stands(void **state)
+{
+	/* base64("gh-fake-bbbb:gh-fake-bbbb") and of "gh-fake-bbbb:gh-real-aaaa" */
+	const char *both = "Z2gtZmFrZS1iYmJiOmdoLWZha2UtYmJiYg==";
+	const char *pass = "Z2gtZmFrZS1iYmJiOmdoLXJlYWwtYWFhYQ==";
+	struct at_http1_req r;
+	char req[512];
+
+	(void)state;
+	/* What: the placeholder beside the credential, in a header the host echoes transformed
+	 * (base64, URL-encoded) where the response scrub cannot find it; twice in Authorization;
+	 * as Basic's user name. Must: the value goes once, where the credential stands; every
+	 * other placeholder as it is, recorded. */
+	assert_int_equal(judge(0, "GET / HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: " PH
+			 "\r\nX-Note: " PH "\r\nUser-Agent: a" PH "\r\n\r\n", &r), 0);
+	assert_non_null(strstr(r.head, "x-api-key: " VALUE "\r\n"));
+	assert_non_null(strstr(r.head, "X-Note: " PH "\r\n"));
+	assert_non_null(strstr(r.head, "User-Agent: a" PH "\r\n"));
+	assert_int_equal(r.secret, 0);
+	assert_int_equal(r.stray, 0);
+	at_http1_req_release(&r);
+	assert_int_equal(judge(0, "GET / HTTP/1.1\r\nHost: api.example.com\r\nAuthorization: "
+			 PH " " PH "\r\n\r\n", &r), 0);
+	assert_non_null(strstr(r.head, "Authorization: " PH " " VALUE "\r\n"));
+	at_http1_req_release(&r);
+	snprintf(req, sizeof(req), "GET /me/repo.git/info/refs HTTP/1.1\r\nHost: git.example.com"
+		 "\r\nAuthorization: basic %s\r\n\r\n", both);
+	assert_int_equal(judge(1, req, &r), 0);
+	assert_non_null(strstr(r.head, pass));
+	at_http1_req_release(&r);
+}
+
 static void test_http1__placeholder_to_an_unbound_host_goes_unchanged(void **state)
 {
 	struct at_http1_req r;
@@ -276,6 +325,32 @@ static void test_http1__message_ends_where_framing_says(void **state)
 	assert_true(at_http1_msg_eof(&m));
 }
 
+static void test_http1__a_split_response_stops_at_its_head(void **state)
+{
+	const char *in = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: "
+			 "chunked\r\n\r\n3;x=y\r\nabc\r\n2\r\nde\r\n0\r\nT: 1\r\n\r\nX";
+	const char *h2 = strstr(in, "HTTP/1.1 200"), *body = strstr(in, "3;");
+	struct at_http1_msg m;
+	char sink[128];
+	size_t used;
+
+	(void)state;
+	at_http1_msg_response(&m, false);
+	m.split = true;
+	assert_int_equal(at_http1_msg_feed(&m, in, strlen(in), &used), 0);
+	assert_int_equal(used, (size_t)(h2 - in));      /* the 100's head, its last LF too */
+	assert_true(m.head_end && !m.chunked);
+	m.head_end = false;
+	assert_int_equal(at_http1_msg_feed(&m, h2, strlen(h2), &used), 0);
+	assert_int_equal(used, (size_t)(body - h2));
+	assert_true(m.head_end && m.chunked);
+	m.sink = sink;
+	assert_int_equal(at_http1_msg_feed(&m, body, strlen(body), &used), 1);
+	assert_int_equal(used, strlen(body) - 1);
+	assert_int_equal(m.sink_len, 5);
+	assert_memory_equal(sink, "abcde", 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,8 +361,11 @@ int main(void)
 		cmocka_unit_test(test_http1__head_end_refuses_control_bytes),
 		cmocka_unit_test(test_http1__request_rules),
 		cmocka_unit_test(test_http1__basic_auth_password_is_put_in),
+		cmocka_unit_test(test_http1__header_name_with_a_space_is_refused),
+		cmocka_unit_test(test_http1__the_value_goes_only_where_the_credential_stands),
 		cmocka_unit_test(test_http1__placeholder_to_an_unbound_host_goes_unchanged),
 		cmocka_unit_test(test_http1__message_ends_where_framing_says),
+		cmocka_unit_test(test_http1__a_split_response_stops_at_its_head),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
