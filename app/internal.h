@@ -139,6 +139,14 @@ int at_app_secrets_prepare(const struct at_app *app, struct at_repo *r, const st
 void at_app_secrets_release(struct at_app_secrets *s);
 
 /*
+ * Whatever way a value came into envp (TERM, LANG, LC_* and TZ pass by
+ * default; --env; the run configuration's env), the sandbox's environment
+ * must not hold a secret's value: AT_EUSAGE naming the variable.
+ */
+int at_app_secrets_check_env(const struct at_app_secrets *s, char *const *envp,
+			     struct at_error *err);
+
+/*
  * AT_EUSAGE naming it when a variable --pass-env would pass (pass, npass)
  * is a secret's, or holds a value of s in caller's environment, however it
  * is named (the variable a config.json "from" reads, a copy): its

@@ -421,6 +421,8 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 		rc = take_cwd(run, o->cwd, err);
 	if (rc == 0)
 		rc = environment(app, o, run, err);
+	if (rc == 0)
+		rc = at_app_secrets_check_env(&run->secrets, run->env.v, err);
 	/* Last: a refused run changes nothing, not even the task's git view. */
 	if (rc == 0)
 		rc = open_view(run, res, err);

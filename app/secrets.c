@@ -592,3 +592,22 @@ void at_app_secrets_release(struct at_app_secrets *s)
 	free(s->bundle);
 	memset(s, 0, sizeof(*s));
 }
+
+int at_app_secrets_check_env(const struct at_app_secrets *s, char *const *envp,
+			     struct at_error *err)
+{
+	for (size_t i = 0; i < s->term.nsecrets; i++) {
+		const struct at_net_secret *sec = &s->term.secrets[i];
+
+		for (size_t j = 0; envp && envp[j]; j++) {
+			const char *eq = strchr(envp[j], '=');
+
+			if (eq && memmem(eq + 1, strlen(eq + 1), sec->value, sec->len))
+				return at_error_set(err, AT_EUSAGE, "the variable '%.*s' would put "
+						    "the value of secret '%s' inside (passed by "
+						    "default, --env or the run configuration)",
+						    (int)(eq - envp[j]), envp[j], sec->name);
+		}
+	}
+	return 0;
+}

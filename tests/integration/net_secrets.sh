@@ -364,7 +364,18 @@ case_bad_secrets_stop_the_run() {
 	assert_contains "$errout" "unknown secret 'UNKNOWN'" "says so"
 	atn run t "${SECRET[@]}" --pass-env API_KEY -- touch ran
 	assert_eq "$rc" 2 "passing the variable itself"
-	atn run t "${SECRET[@]}" --net -- touch ran
+	# What: the value inside through a variable passed by default (LANG, TERM, LC_*, TZ) or
+	# typed with --env. Must: refused, naming the variable.
+	set +e
+	as_user env SSL_CERT_FILE="$NET_CERT" API_KEY="$API_KEY" LC_PAPER="$API_KEY" "$ATBIN" -C repo \
+		run t "${SECRET[@]}" -- touch ran >out.txt 2>err.txt
+	rc=$?
+	set -e
+	assert_eq "$rc" 2 "a value in a variable passed by default: $(cat err.txt)"
+	assert_contains "$(cat err.txt)" "the variable 'LC_PAPER' would put the value of secret" "names it"
+	atn run t "${SECRET[@]}" --env "COPY=x$VALUE" -- touch ran
+	assert_eq "$rc" 2 "a value typed with --env"
+		atn run t "${SECRET[@]}" --net -- touch ran
 	assert_eq "$rc" 2 "with the host's network"
 	# What: --pass-env spelled differently: the variable a secret is read from under
 	# another name (config.json's "from": "env:REAL_KEY"), or a copy of the value. Must:
