@@ -342,6 +342,8 @@ int at_audit_run(const struct at_paths *p, const char *task, const struct at_aud
 	bad |= at_json_add_string(e, "time", start);
 	bad |= at_json_add_string(e, "task", task);
 	bad |= at_json_add(e, "argv", strings_json(r->argv));
+	if (r->number)
+		bad |= at_json_add_number(e, "number", r->number);
 	bad |= at_json_add_string(e, "start", start);
 	bad |= at_json_add_number(e, "duration_ms", (double)res->duration_ms);
 	bad |= at_json_add_number(e, "exit_code", r->exit_code);
