@@ -108,6 +108,9 @@ static int run_changes(struct at_app_checkpoints *c, struct at_app_view *v, bool
 		if (rc < 0)
 			at_strlist_pushf(&c->warnings, "what run %u changed is not known: %s", cp->n,
 					 werr.msg);
+		else
+			rc_->known = true;
+		werr = (struct at_error)AT_ERROR_INIT;
 	}
 	return 0;
 }

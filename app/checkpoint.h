@@ -22,6 +22,7 @@
 struct at_app_run_change {
 	struct at_checkpoint before;    /* the checkpoint the run started from (its number) */
 	bool last;                      /* compared with the task's state now */
+	bool known;                     /* cs was worked out */
 	struct at_change_set cs;        /* what it changed (base: the checkpoint's commit) */
 };
 

@@ -8,6 +8,7 @@
 #define AT_APP_JSON_H
 
 #include "app/accept.h"
+#include "app/checkpoint.h"
 #include "app/commit.h"
 #include "app/diff.h"
 #include "app/discard.h"
@@ -53,6 +54,13 @@ at_json *at_app_error_json(const struct at_error *err);
  */
 at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_run_result *res,
 			 const struct at_error *run_err);
+
+/* files (as diff --json's), additions, deletions of what a run changed, added to o. */
+int at_app_run_changes_add(at_json *o, const struct at_change_set *cs);
+
+/* task, checkpoints [{number, kind, commit, head, tree, time}], runs [{number, last,
+ * files, additions, deletions}], warnings (docs/json.md). */
+at_json *at_app_checkpoints_json(const struct at_app_checkpoints *c);
 
 /*
  * What the commands that change something report (docs/json.md has each

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "app/checkpoint.h"
 #include "app/gitview.h"
+#include "app/json.h"
 #include "app/internal.h"
 #include "core/array.h"
 #include "core/audit.h"
@@ -182,10 +184,45 @@ void at_app_status_release(struct at_app_status *s)
 	at_strlist_release(&s->warnings);
 }
 
+/*
+ * What each run of the task as it is now changed, added to its entry: the
+ * entries since the task was last made (a removed task's runs, under the
+ * same name, had numbers of their own).
+ */
+static void log_runs(const struct at_app *app, struct at_app_log *l)
+{
+	struct at_error cerr = AT_ERROR_INIT;
+	struct at_app_checkpoints c;
+	const at_json *e, *since = at_json_child(l->entries);
+	const char *event;
+	double n;
+	size_t i;
+
+	for (e = since; e; e = at_json_next(e))
+		if ((event = at_json_get_string(e, "event")) && strcmp(event, "new") == 0)
+			since = e;
+	if (at_app_checkpoints(app, l->task, true, &c, &cerr) < 0) {
+		at_strlist_pushf(&l->warnings, "what each run changed is not known: %s", cerr.msg);
+		at_app_checkpoints_release(&c);
+		return;
+	}
+	for (i = 0; i < c.warnings.n; i++)
+		at_strlist_push(&l->warnings, c.warnings.v[i]);
+	for (e = since; e; e = at_json_next(e)) {
+		if (!(event = at_json_get_string(e, "event")) || strcmp(event, "run") != 0 ||
+		    !at_json_get_number(e, "number", &n))
+			continue;
+		for (i = 0; i < c.nruns; i++)
+			if (c.runs[i].before.n == (unsigned)n && c.runs[i].known)
+				at_app_run_changes_add((at_json *)e, &c.runs[i].cs);
+	}
+	at_app_checkpoints_release(&c);
+}
+
 int at_app_log(const struct at_app *app, const char *name, struct at_app_log *out,
 	       struct at_error *err)
 {
-	struct at_app_log l = { "", NULL };
+	struct at_app_log l = { "", NULL, AT_STRLIST_INIT };
 	struct at_repo *r = NULL;
 	struct at_task t;
 	int rc;
@@ -199,6 +236,8 @@ int at_app_log(const struct at_app *app, const char *name, struct at_app_log *ou
 		memcpy(l.task, name, strlen(name) + 1);
 		rc = at_audit_read(at_repo_paths(r), name, &l.entries, err);
 	}
+	if (rc == 0 && at_task_resolve(r, name, ".", &t, NULL) == 0)
+		log_runs(app, &l);
 	at_repo_free(r);
 	if (rc == 0)
 		*out = l;
@@ -211,4 +250,5 @@ void at_app_log_release(struct at_app_log *l)
 		return;
 	at_json_free(l->entries);
 	l->entries = NULL;
+	at_strlist_release(&l->warnings);
 }

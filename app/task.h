@@ -65,9 +65,14 @@ void at_app_status_release(struct at_app_status *s);
 struct at_app_log {
 	char task[AT_NAME_MAX + 1];
 	at_json *entries;               /* an array, oldest first (core/audit.h) */
+	struct at_strlist warnings;
 };
 
-/* A named task's log is read even after the task is gone. */
+/*
+ * A named task's log is read even after the task is gone. While it exists,
+ * each of its runs (since it was made) that has a number (app/checkpoint.h)
+ * also has what it changed: files, additions, deletions (as diff --json).
+ */
 int at_app_log(const struct at_app *app, const char *name, struct at_app_log *out,
 	       struct at_error *err);
 void at_app_log_release(struct at_app_log *l);
