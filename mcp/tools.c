@@ -173,6 +173,7 @@ static int run(const struct at_mcp_call *c, const at_json *args, at_json **out,
 		r.o.grant_hosts = c->allow_hosts;
 		r.o.ngrant_hosts = c->nallow_hosts;
 		r.o.capture = true;
+		r.o.changes = true;
 		r.o.tty = AT_TTY_NEVER;
 		r.o.proxy = r.net;
 		r.o.cancel_fd = c->cancel_fd;
