@@ -114,6 +114,18 @@ int at_app_checkpoint_pick(struct at_repo *r, const struct at_task *t, const cha
 			   struct at_checkpoint_list *l, const struct at_checkpoint **out,
 			   struct at_error *err);
 
+/* ---- a rewind a kill left unfinished (rewind.c) ---- */
+
+/* Is a rewind of t under way, or left by a kill? (Its record is there.) */
+bool at_app_rewind_pending(struct at_repo *r, const struct at_task *t);
+
+/*
+ * Under the lock, with no run of t: complete the rewind its record names
+ * (*done), or drop a record that was never written whole (nothing begun).
+ */
+int at_app_rewind_finish(struct at_repo *r, const struct at_task *t, bool *done,
+			 struct at_error *err);
+
 /* ---- the gate's engine, for gate and accept (gate.c) ---- */
 
 struct at_gate_report;

@@ -462,6 +462,18 @@ at_json *at_app_new_json(const struct at_app_new_result *r)
 	return done(o, !o || add_strings(o, "warnings", &r->warnings) < 0);
 }
 
+at_json *at_app_rewind_json(const struct at_app_rewind_result *r)
+{
+	at_json *o = about(r->task.name, &r->warnings);
+	int bad = !o;
+
+	bad |= at_json_add_number(o, "to", r->to);
+	bad |= at_json_add_number(o, "saved", r->saved);
+	bad |= add_oid(o, "head", &r->head);
+	bad |= at_json_add_number(o, "paths", (double)r->paths);
+	return done(o, bad);
+}
+
 at_json *at_app_commit_json(const struct at_app_commit_result *r)
 {
 	at_json *o = about(r->task.name, &r->warnings);

@@ -16,6 +16,7 @@
 #include "app/new.h"
 #include "app/doctor.h"
 #include "app/gate.h"
+#include "app/rewind.h"
 #include "app/run.h"
 #include "app/task.h"
 #include "core/json.h"
@@ -71,6 +72,7 @@ at_json *at_app_checkpoints_json(const struct at_app_checkpoints *c);
  */
 at_json *at_app_new_json(const struct at_app_new_result *r);
 at_json *at_app_commit_json(const struct at_app_commit_result *r);
+at_json *at_app_rewind_json(const struct at_app_rewind_result *r);
 at_json *at_app_accept_json(const struct at_app_accept_opts *o, const struct at_app_accept_result *r);
 at_json *at_app_discard_json(const struct at_app_discard_result *r);
 at_json *at_app_restore_json(const struct at_app_restore_result *r);

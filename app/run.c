@@ -436,6 +436,11 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 		rc = at_runs_enter(at_repo_paths(run->r), run->task.name, &run->lock, err);
 	if (rc == 0)
 		rc = at_task_resolve(run->r, run->task.name, ".", &run->task, err);
+	/* A rewind killed midway left the worktree half back: nothing runs on that. */
+	if (rc == 0 && at_app_rewind_pending(run->r, &run->task))
+		rc = at_error_set(err, AT_EBUSY, "a rewind of '%s' was interrupted: 'agenttask gc' "
+				  "completes it (or 'agenttask rewind %s N' again)", run->task.name,
+				  run->task.name);
 	if (rc == 0)
 		rc = at_app_layout_resolve(run->r, &run->task, &run->layout, err);
 	if (rc == 0)

@@ -469,6 +469,18 @@ int at_audit_import(const struct at_paths *p, const char *task, const struct at_
 	return append_built(p, task, e, bad, err);
 }
 
+int at_audit_rewind(const struct at_paths *p, const char *task, unsigned to, unsigned saved,
+		    const struct at_oid *head, struct at_error *err)
+{
+	at_json *e = event("rewind");
+	int bad = 0;
+
+	bad |= at_json_add_number(e, "to", to);
+	bad |= at_json_add_number(e, "saved", saved);
+	bad |= add_oid(e, "head", head);
+	return append_built(p, task, e, bad, err);
+}
+
 int at_audit_repair(const struct at_paths *p, const char *task, const struct at_oid *tip,
 		    const struct at_oid *dropped, const char *reason, const char *kept,
 		    struct at_error *err)

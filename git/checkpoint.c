@@ -294,7 +294,7 @@ static int move_branch(git_repository *repo, const struct at_task *t, const stru
 
 int at_checkpoint_restore(struct at_repo *r, const struct at_task *t,
 			  const struct at_task_state *now, const struct at_checkpoint *to,
-			  struct at_error *err)
+			  size_t *npaths, struct at_error *err)
 {
 	struct at_apply_opts ao = { NULL, NULL, t->path };
 	git_strarray files = { NULL, 0 }, commits = { NULL, 0 };
@@ -332,6 +332,7 @@ int at_checkpoint_restore(struct at_repo *r, const struct at_task *t,
 		rc = at_git_error(err, AT_EGIT, "cannot read checkpoint %u of '%s'", to->n, t->name);
 		goto out;
 	}
+	*npaths = paths.n;
 	at_apply_clear_stale_lock(wt);
 	if (paths.n && (rc = at_apply_paths_ext(wt, files_to, &ao, paths.v, paths.n, err)) < 0)
 		goto out;

@@ -50,10 +50,11 @@ int at_checkpoint_remove_all(struct at_repo *r, const char *name, struct at_erro
  * under a temporary name, never through a link), the index to `to`'s
  * tip (what was uncommitted then is uncommitted again), last the branch,
  * moved by compare-and-swap from now's tip. Again with the same `to`
- * after a kill, it completes what the killed one began.
+ * after a kill, it completes what the killed one began. *npaths: how many
+ * paths it wrote, removed or staged.
  */
 int at_checkpoint_restore(struct at_repo *r, const struct at_task *t,
 			  const struct at_task_state *now, const struct at_checkpoint *to,
-			  struct at_error *err);
+			  size_t *npaths, struct at_error *err);
 
 #endif
