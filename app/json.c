@@ -118,6 +118,25 @@ int at_app_run_changes_add(at_json *o, const struct at_change_set *cs)
 	return bad ? -1 : 0;
 }
 
+int at_app_log_add_changes(struct at_app_log *l)
+{
+	at_json *e;
+	const char *event;
+	size_t i, k = 0;
+	double n;
+
+	for (e = at_json_child(l->entries); l->has_runs && e; e = at_json_next(e), k++) {
+		if (k < l->since || !(event = at_json_get_string(e, "event")) ||
+		    strcmp(event, "run") != 0 || !at_json_get_number(e, "number", &n))
+			continue;
+		for (i = 0; i < l->runs.nruns; i++)
+			if (l->runs.runs[i].before.n == (unsigned)n && l->runs.runs[i].known &&
+			    at_app_run_changes_add(e, &l->runs.runs[i].cs) < 0)
+				return -1;
+	}
+	return 0;
+}
+
 static at_json *checkpoint_json(const struct at_checkpoint *c)
 {
 	at_json *o = at_json_object();

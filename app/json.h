@@ -63,6 +63,9 @@ int at_app_run_changes_add(at_json *o, const struct at_change_set *cs);
  * files, additions, deletions}], warnings (docs/json.md). */
 at_json *at_app_checkpoints_json(const struct at_app_checkpoints *c);
 
+/* What each numbered run of l changed, added to its entry (files, additions, deletions). */
+int at_app_log_add_changes(struct at_app_log *l);
+
 /*
  * What the commands that change something report (docs/json.md has each
  * schema). One name for one meaning everywhere: "task" is the name of the

@@ -9,7 +9,6 @@
 
 #include "app/checkpoint.h"
 #include "app/gitview.h"
-#include "app/json.h"
 #include "app/internal.h"
 #include "core/array.h"
 #include "core/audit.h"
@@ -185,48 +184,39 @@ void at_app_status_release(struct at_app_status *s)
 }
 
 /*
- * What each run of the task as it is now changed, added to its entry: the
- * entries since the task was last made (a removed task's runs, under the
- * same name, had numbers of their own).
+ * What each run of the task as it is now changed (at_app_log_add_changes
+ * puts it in the entries): the entries since the task was last made count
+ * (a removed task's runs, under the same name, had numbers of their own).
  */
 static void log_runs(const struct at_app *app, struct at_app_log *l)
 {
 	struct at_error cerr = AT_ERROR_INIT;
-	struct at_app_checkpoints c;
-	const at_json *e, *since = at_json_child(l->entries);
+	const at_json *e;
 	const char *event;
-	double n;
-	size_t i;
+	size_t i = 0;
 
-	for (e = since; e; e = at_json_next(e))
+	for (e = at_json_child(l->entries); e; e = at_json_next(e), i++)
 		if ((event = at_json_get_string(e, "event")) && strcmp(event, "new") == 0)
-			since = e;
-	if (at_app_checkpoints(app, l->task, true, &c, &cerr) < 0) {
+			l->since = i;
+	if (at_app_checkpoints(app, l->task, true, &l->runs, &cerr) < 0) {
 		at_strlist_pushf(&l->warnings, "what each run changed is not known: %s", cerr.msg);
-		at_app_checkpoints_release(&c);
+		at_app_checkpoints_release(&l->runs);
 		return;
 	}
-	for (i = 0; i < c.warnings.n; i++)
-		at_strlist_push(&l->warnings, c.warnings.v[i]);
-	for (e = since; e; e = at_json_next(e)) {
-		if (!(event = at_json_get_string(e, "event")) || strcmp(event, "run") != 0 ||
-		    !at_json_get_number(e, "number", &n))
-			continue;
-		for (i = 0; i < c.nruns; i++)
-			if (c.runs[i].before.n == (unsigned)n && c.runs[i].known)
-				at_app_run_changes_add((at_json *)e, &c.runs[i].cs);
-	}
-	at_app_checkpoints_release(&c);
+	for (i = 0; i < l->runs.warnings.n; i++)
+		at_strlist_push(&l->warnings, l->runs.warnings.v[i]);
+	l->has_runs = true;
 }
 
 int at_app_log(const struct at_app *app, const char *name, struct at_app_log *out,
 	       struct at_error *err)
 {
-	struct at_app_log l = { "", NULL, AT_STRLIST_INIT };
+	struct at_app_log l;
 	struct at_repo *r = NULL;
 	struct at_task t;
 	int rc;
 
+	memset(&l, 0, sizeof(l));
 	rc = at_app_open(app, &r, err);
 	if (rc == 0 && name)
 		rc = at_name_check(name, err);
@@ -251,4 +241,5 @@ void at_app_log_release(struct at_app_log *l)
 	at_json_free(l->entries);
 	l->entries = NULL;
 	at_strlist_release(&l->warnings);
+	at_app_checkpoints_release(&l->runs);
 }

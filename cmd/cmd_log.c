@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/json.h"
 #include "app/task.h"
 #include "cmd/commands.h"
 #include "core/esc.h"
@@ -177,11 +178,17 @@ int cmd_log(const struct at_app *app, int argc, char **argv)
 	if (at_app_log(app, name, &log, &err) < 0)
 		return at_cli_fail(&err);
 	at_cli_warnings(&log.warnings);
+	if (at_app_log_add_changes(&log) < 0) {
+		at_app_log_release(&log);
+		at_error_set(&err, AT_ESYS, "out of memory");
+		return at_cli_fail(&err);
+	}
 	if (!a.json)
 		at_cli_page(app);
 	if (a.json) {
 		rc = at_cli_print_json(log.entries);
 		log.entries = NULL;
+		at_app_log_release(&log);
 		return rc;
 	}
 	if (at_json_size(log.entries) == 0)
