@@ -156,10 +156,10 @@ const struct at_command at_commands[] = {
 	  "Not rewound: ignored files, the task's lasting HOME, its caches, and the other\n"
 	  "branches and tags made inside.\n"
 	  "Exit 1, nothing changed, while a command of the task runs (--force kills it),\n"
-	  "or when the worktree holds what cannot be kept (a fifo, a file over the size\n"
-	  "limit); exit 2 when N is not one of the task's. Interrupted, it leaves the old\n"
-	  "state or the new, or a record that 'agenttask gc' (or rewind again) completes;\n"
-	  "no run of the task starts meanwhile.\n",
+	  "or when the worktree holds what cannot be kept (a file over the size limit,\n"
+	  "a name git refuses); exit 2 when N is not one of the task's. Interrupted, it\n"
+	  "leaves the old state or the new, or a record that 'agenttask gc' (or rewind\n"
+	  "again) completes; no run of the task starts meanwhile.\n",
 	  cmd_rewind_opts, 15, "task" },
 	{ "log", cmd_log, "agenttask log [NAME] [--json] [--color | --no-color]",
 	  "show the task's audit log",
@@ -187,7 +187,8 @@ const struct at_command at_commands[] = {
 	  "serve the tasks to an agent over the Model Context Protocol (stdio)",
 	  "\nJSON-RPC 2.0 on stdin and stdout, one message a line, protocol revision\n"
 	  "2025-11-25. Tools: task_new, task_list, task_status, run, read_file,\n"
-	  "write_file, edit_file, list_files, delete_file, diff, commit. The repository is\n"
+	  "write_file, edit_file, list_files, delete_file, diff, commit, checkpoints,\n"
+	  "rewind. The repository is\n"
 	  "the one holding DIR (default the current directory). Started inside a task's\n"
 	  "worktree, the server reaches that task only, as with --task; a tool's 'task'\n"
 	  "defaults to it. task_new starts from a commit on your branches only (not a\n"
