@@ -18,6 +18,7 @@
 #include "core/esc.h"
 #include "core/fs.h"
 #include "core/runs.h"
+#include "core/trace.h"
 #include "core/util.h"
 #include "git/worktree.h"
 #include "sandbox/sandbox.h"
@@ -468,7 +469,7 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 	if (rc == 0)
 		rc = open_view(run, res, err);
 	/* After the import: the state the command starts from, its commits included. */
-	if (rc == 0)
+	if (rc == 0 && !at_test_no_checkpoint())
 		checkpoint_before(run, res);
 	return rc;
 }
