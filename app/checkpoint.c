@@ -69,6 +69,8 @@ int at_app_checkpoint_pick(struct at_repo *r, const struct at_task *t, const cha
 	unsigned n;
 	int rc;
 
+	l->v = NULL;
+	l->n = 0;
 	if ((rc = at_app_checkpoint_number(text, &n, err)) < 0 ||
 	    (rc = at_checkpoint_list(r, t->name, l, err)) < 0)
 		return rc;
