@@ -218,6 +218,21 @@ test_checkpoint_of_a_hostile_tree_neither_hangs_nor_follows() {
 	assert_eq "$(git -C repo ls-tree "refs/agenttask/checkpoints/t1/$n" out-link | cut -c1-6)" 120000 "mode of a link"
 }
 
+test_rewind_never_writes_through_a_link_the_run_planted() {
+	# What: a run turns a directory of the checkpoint into a link to a
+	# directory outside the worktree, then the person rewinds. Must: the
+	# files go back into the worktree's own directory; nothing is written
+	# through the link (the outside directory stays empty).
+	task
+	mkdir "$WT/sub" && echo inner >"$WT/sub/file.txt"
+	mkdir outside
+	expect_rc 0 "run 1" -C repo run t1 -- sh -c "rm -r sub && ln -s '$PWD/outside' sub"
+	ok "rewind" -C repo rewind t1 1
+	[ -d "$WT/sub" ] && [ ! -L "$WT/sub" ] || fail "sub is a directory again"
+	assert_eq "$(cat "$WT/sub/file.txt")" inner "its file back"
+	assert_empty "nothing written outside" ls -A outside
+}
+
 # The steps of a rewind a kill may stop at (app/rewind.c).
 STEPS="rewind:saved rewind:record apply:removed apply:written rewind:index rewind:view"
 
