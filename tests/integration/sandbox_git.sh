@@ -41,14 +41,16 @@ host_sum() {
 	(
 		cd "$COMMON"
 		find . \( -path ./agenttask -o -path ./refs/heads/agenttask -o \
-			-path ./logs/refs/heads/agenttask -o -path ./worktrees/agenttask-t1/index \) \
+			-path ./logs/refs/heads/agenttask -o -path ./worktrees/agenttask-t1/index -o \
+			-path ./refs/agenttask -o -path ./logs/refs/agenttask \) \
 			-prune -o \( -type f -o -type l \) -print |
 			grep -v '^\./objects/' | LC_ALL=C sort | xargs -d '\n' sha256sum
 		if [ -f "$1" ]; then xargs -d '\n' sha256sum <"$1"; else
 			find ./objects \( -type f -o -type l \) | LC_ALL=C sort | tee "$1" | xargs -d '\n' sha256sum
 		fi
 		find . -path ./agenttask -prune -o -printf '%p %y %m\n' | grep -v '^\./objects/..' |
-			grep -v -e '^\./refs/heads/agenttask' -e '^\./logs/refs/heads/agenttask' |
+			grep -v -e '^\./refs/heads/agenttask' -e '^\./logs/refs/heads/agenttask' \
+				-e '^\./refs/agenttask' -e '^\./logs/refs/agenttask' |
 			grep -v '^\./worktrees/agenttask-t1/index' | LC_ALL=C sort
 	) | sha256sum
 }
@@ -146,8 +148,9 @@ test_hostile_script_leaves_the_host_byte_for_byte() {
 	# The attacker rewrites everything git lets it: main, the config (hooks,
 	# fsmonitor), hooks, gc --prune=now, objects/pack deleted, packed-refs
 	# rewritten, links inside .git, a huge object. Must: the common dir is as
-	# it was (but for the task's branch, which does not move here, and new
-	# objects), and git fsck is clean.
+	# it was (but for the task's branch, which does not move here, the host's
+	# checkpoints of the task under refs/agenttask/, and new objects), and git
+	# fsck is clean.
 	task
 	git -C repo pack-refs --all
 	git -C repo gc -q
