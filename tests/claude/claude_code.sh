@@ -59,13 +59,14 @@ tree_sum() {
 }
 
 # The common dir but for agenttask's own state (the audit log, the task's
-# home and git layer) and new objects (a run records the worktree's full
+# home and git layer, its checkpoints under refs/agenttask/) and new objects (a run records the worktree's full
 # state as a tree): the objects there before must stay as they were. No
 # ref moves: the agent commits nothing.
 common_sum() {
 	local before=$PWD/objects.before
 	[ -f "$before" ] || (cd "$COMMON" && find ./objects -type f | LC_ALL=C sort >"$before")
-	tree_sum "$COMMON" -path ./agenttask -o -path ./objects
+	tree_sum "$COMMON" -path ./agenttask -o -path ./objects -o -path ./refs/agenttask -o \
+		-path ./logs/refs/agenttask
 	(cd "$COMMON" && xargs -d '\n' sha256sum <"$before" && find ./objects -printf '%p %y %m\n' |
 		grep -v '^\./objects/[0-9a-f][0-9a-f]' | LC_ALL=C sort) | sha256sum
 }
