@@ -612,6 +612,8 @@ int at_http1_msg_feed(struct at_http1_msg *m, const char *buf, size_t n, size_t 
 	*used = 0;
 	if (m->done)
 		return 1;
+	if (n == 0)      /* to http_parser, no bytes is the connection's end: at_http1_msg_eof */
+		return 0;
 	*used = http_parser_execute(&m->p, &msg_settings, buf, n);
 	if (HTTP_PARSER_ERRNO(&m->p) == HPE_PAUSED && !m->done) {
 		/* paused where a head ends (split), before its last LF: that LF is the head's */
