@@ -7,7 +7,8 @@
 
 DEBIAN_PACKAGES := build-essential cmake pkg-config git python3 \
 	libgit2-dev libseccomp-dev libcjson-dev libcmocka-dev libsystemd-dev \
-	libssl-dev bubblewrap hyperfine util-linux procps iproute2 curl openssl valgrind \
+	libssl-dev libhttp-parser-dev ca-certificates bubblewrap hyperfine util-linux procps \
+	iproute2 curl openssl valgrind \
 	clang libclang-rt-14-dev \
 	man-db groff-base zsh fish nodejs python3-jsonschema
 # What check-vm needs besides: the image builder, qemu, and debugfs to read the
