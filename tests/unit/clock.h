@@ -38,22 +38,24 @@ static inline void clock_reset(void)
 
 /*
  * WINDOW seconds pass after everything the test did so far, and no more
- * until the next call. It waits for one tick T of the kernel's coarse clock
- * (the one that stamps files' times, at most a few milliseconds away), so
- * that every change made so far is stamped before T and every change made
- * next at T or later, then stops the wall clock at T + WINDOW. A cache that
- * trusts what changed more than WINDOW before it looked then trusts all that
- * came before, and nothing that comes after.
+ * until the next call. It waits until the kernel's coarse clock (the one
+ * that stamps most of files' times) reads T, past the precise time now:
+ * every change made so far is stamped before T, even one given a precise
+ * stamp (since Linux 6.13 a file whose times were just read gets the
+ * precise time, which runs up to a tick ahead of the coarse clock), and
+ * every change made next at T or later. Then it stops the wall clock at
+ * T + WINDOW. A cache that trusts what changed more than WINDOW before it
+ * looked then trusts all that came before, and nothing that comes after.
  */
 static inline void clock_settle(time_t window)
 {
-	struct timespec t, n;
+	struct timespec now, n;
 
-	__real_clock_gettime(CLOCK_REALTIME_COARSE, &t);
+	__real_clock_gettime(CLOCK_REALTIME, &now);
 	do {
 		sched_yield();
 		__real_clock_gettime(CLOCK_REALTIME_COARSE, &n);
-	} while (n.tv_sec == t.tv_sec && n.tv_nsec == t.tv_nsec);
+	} while (n.tv_sec < now.tv_sec || (n.tv_sec == now.tv_sec && n.tv_nsec <= now.tv_nsec));
 	clock_at = n;
 	clock_at.tv_sec += window;
 	clock_stopped = true;
