@@ -135,23 +135,26 @@ static bool entry_ok(const char *r)
  * '-' first where sign (the times may be before 1970). sscanf() took a
  * third of a run's instructions here. false: not a number so written.
  */
-static bool field(const char **p, bool sign, long long *out)
+static bool field(const char **p, bool sign, bool *neg, unsigned long long *out)
 {
 	const char *s = *p;
-	bool neg = sign && *s == '-';
 	unsigned long long v = 0;
+	unsigned d;
 
-	s += neg;
+	*neg = sign && *s == '-';
+	s += *neg;
 	if (*s < '0' || *s > '9')
 		return false;
 	for (; *s >= '0' && *s <= '9'; s++) {
-		if (v > (ULLONG_MAX - 9) / 10)
+		d = (unsigned)(*s - '0');
+		if (v > (ULLONG_MAX - d) / 10)
 			return false;
-		v = v * 10 + (unsigned)(*s - '0');
+		v = v * 10 + d;
 	}
+	/* A time is a long long: at most LLONG_MAX either way (one less than its least). */
 	if (*s != ' ' || (sign && v > (unsigned long long)LLONG_MAX))
 		return false;
-	*out = neg ? -(long long)v : (long long)v;
+	*out = v;
 	*p = s + 1;
 	return true;
 }
@@ -159,22 +162,27 @@ static bool field(const char **p, bool sign, long long *out)
 /* "D<dev> <ino> <mtime s> <ns> <ctime s> <ns> <racy> <path>" into l; false: not a head. */
 static bool head(const char *p, struct listing *l)
 {
-	long long v[7];
+	unsigned long long v[7];
+	long long t[4];
+	bool neg;
 	int i;
 
 	if (*p++ != 'D')
 		return false;
-	for (i = 0; i < 7; i++)
-		if (!field(&p, i >= 2 && i <= 5, &v[i]))
+	for (i = 0; i < 7; i++) {
+		if (!field(&p, i >= 2 && i <= 5, &neg, &v[i]))
 			return false;
-	if (*p != '/' || (v[6] != 0 && v[6] != 1))
+		if (i >= 2 && i <= 5)
+			t[i - 2] = neg ? -(long long)v[i] : (long long)v[i];
+	}
+	if (*p != '/' || v[6] > 1)
 		return false;
-	l->dev = (unsigned long long)v[0];
-	l->ino = (unsigned long long)v[1];
-	l->mtime = v[2];
-	l->mtime_ns = v[3];
-	l->ctime = v[4];
-	l->ctime_ns = v[5];
+	l->dev = v[0];
+	l->ino = v[1];
+	l->mtime = t[0];
+	l->mtime_ns = t[1];
+	l->ctime = t[2];
+	l->ctime_ns = t[3];
 	l->racy = (int)v[6];
 	l->path = p;
 	return true;
@@ -329,22 +337,26 @@ static void entry(struct walk *w, const char *dir, char type, const char *name, 
 	}
 }
 
-/* v in decimal, then c, at p; p past them. */
-static char *num(char *p, long long v, char c)
+/* u in decimal, after a '-' when neg, then c, at p; p past them. */
+static char *unum(char *p, bool neg, unsigned long long u, char c)
 {
 	char tmp[24];
-	unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
 	size_t n = 0;
 
 	do
 		tmp[n++] = (char)('0' + u % 10);
 	while ((u /= 10) > 0);
-	if (v < 0)
+	if (neg)
 		*p++ = '-';
 	while (n > 0)
 		*p++ = tmp[--n];
 	*p++ = c;
 	return p;
+}
+
+static char *num(char *p, long long v, char c)
+{
+	return unum(p, v < 0, v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v, c);
 }
 
 /* Record dir's listing in the new file, racy when it changed just before the walk. */
@@ -358,10 +370,10 @@ static void keep(struct walk *w, const char *dir, const struct stat *st, const c
 		p += strlen(p) + 1;
 	if (dn >= PATH_MAX)
 		return;
-	/* "D<dev> <ino> <mtime s> <ns> <ctime s> <ns> <racy> <path>"; dev and ino fit below 2^63. */
+	/* "D<dev> <ino> <mtime s> <ns> <ctime s> <ns> <racy> <path>", as head() reads it. */
 	*h++ = 'D';
-	h = num(h, (long long)st->st_dev, ' ');
-	h = num(h, (long long)st->st_ino, ' ');
+	h = unum(h, false, (unsigned long long)st->st_dev, ' ');
+	h = unum(h, false, (unsigned long long)st->st_ino, ' ');
 	h = num(h, (long long)st->st_mtim.tv_sec, ' ');
 	h = num(h, (long long)st->st_mtim.tv_nsec, ' ');
 	h = num(h, (long long)st->st_ctim.tv_sec, ' ');
