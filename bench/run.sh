@@ -6,4 +6,5 @@ here=$(dirname "$0")
 bin=${1:-build/cmd/agenttask}
 bash "$here/git.sh" "$bin"
 bash "$here/sandbox.sh" "$bin"
+bash "$here/startup.sh" "$bin"
 bash "$here/mcp.sh" "$bin"
