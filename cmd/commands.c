@@ -85,7 +85,8 @@ const struct at_command at_commands[] = {
 	  cmd_gate_opts, 15, "task" },
 	{ "accept", cmd_accept,
 	  "agenttask accept [NAME] [--ff-only | --squash] [-m] [--keep] [--force]\n"
-	  "                        [--tree] [--override] [--policy] [--json]",
+	  "                        [--tree] [--override] [--policy] [--json]\n"
+	  "                        [--exclude PATHSPEC]... [--drop-rest] [-- PATHSPEC...]",
 	  "merge the task into its base branch",
 	  "\nPending changes are committed on the task branch first. When the base branch is\n"
 	  "checked out, its files are updated too; uncommitted changes of yours in any file\n"
@@ -93,7 +94,15 @@ const struct at_command at_commands[] = {
 	  "Unless --keep, accept refuses while a command of the task runs (--force kills it).\n"
 	  "The gate runs with or without a policy: a change to a file that tools on the host\n"
 	  "run (see 'agenttask help gate') is refused unless you give --override REASON or\n"
-	  "the policy allows it, and is named on stderr, one warning line per file.\n",
+	  "the policy allows it, and is named on stderr, one warning line per file.\n"
+	  "\n"
+	  "-- PATHSPEC... (and --exclude) accepts part of the change: the files\n"
+	  "'agenttask diff NAME -- PATHSPEC' shows (a rename whole when either of its\n"
+	  "paths matches, a type change whole). The part, the merge base with exactly\n"
+	  "those changes, lands in the base as one commit; the task's branch moves to\n"
+	  "it and the rest stays in the task as uncommitted changes (its files are not\n"
+	  "touched), or with --drop-rest goes to the trash with the task. --tree then\n"
+	  "names the part's tree. A pathspec that matches no change is refused.\n",
 	  cmd_accept_opts, 19, "task" },
 	{ "discard", cmd_discard, "agenttask discard [NAME] [--force] [--quiet] [--max-file-size]\n"
 	  "                         [--json]",
