@@ -459,6 +459,17 @@ at_json *at_app_discard_json(const struct at_app_discard_result *r)
 	return done(o, bad);
 }
 
+at_json *at_app_drop_json(const struct at_app_drop_result *r)
+{
+	at_json *o = about(r->task.name, &r->warnings);
+	int bad = !o;
+
+	bad |= at_json_add_string(o, "ref", r->trash);   /* as trash --json names it */
+	bad |= add_strings(o, "dropped_paths", &r->dropped);
+	bad |= add_strings(o, "left_paths", &r->left);
+	return done(o, bad);
+}
+
 at_json *at_app_restore_json(const struct at_app_restore_result *r)
 {
 	at_json *o = about(r->task.name, &r->warnings);

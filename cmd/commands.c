@@ -114,6 +114,16 @@ const struct at_command at_commands[] = {
 	  "(build output, node_modules/, .env) are not saved: they go with the worktree.\n"
 	  "A task whose worktree was moved ('git worktree move') is refused.\n",
 	  cmd_discard_opts, 15, "task" },
+	{ "drop", cmd_drop, "agenttask drop [NAME] [--exclude PATHSPEC]... [--force] [--json]\n"
+	  "                      -- PATHSPEC...",
+	  "throw part of a task's change away (saved in the trash first)",
+	  "\nThe changes 'agenttask diff NAME -- PATHSPEC' shows (a rename whole when\n"
+	  "either of its paths matches) are undone in the task's worktree: those files\n"
+	  "become what the merge base has, the rest of the change stays. The task's\n"
+	  "full state is saved in the trash first; 'agenttask restore NAME' puts the\n"
+	  "dropped files back while the task is there (refused, naming it, when one of\n"
+	  "them changed since). A pathspec that matches no change is refused (exit 2).\n",
+	  cmd_drop_opts, 15, "task" },
 	{ "restore", cmd_restore, "agenttask restore NAME [ENTRY] [--json]",
 	  "bring a discarded task back (the most recently discarded NAME by default)",
 	  "ENTRY is one of 'agenttask trash NAME': its number (1 the newest, 2 the one\n"
@@ -124,7 +134,9 @@ const struct at_command at_commands[] = {
 	  "and untracked files still untracked. The trash entry is then deleted; other\n"
 	  "entries of the same name stay in the trash.\n"
 	  "Prints the worktree path. Exit 1 when a task NAME exists, 2 when there is no\n"
-	  "trash for NAME ('agenttask gc --trash-days N' prunes old entries).\n",
+	  "trash for NAME ('agenttask gc --trash-days N' prunes old entries).\n"
+	  "An entry of 'agenttask drop' while its task is there puts the dropped files\n"
+	  "back into the task instead (exit 1, nothing written, when one changed since).\n",
 	  cmd_restore_opts, 15, "trash" },
 	{ "trash", cmd_trash, "agenttask trash [NAME] [--json]",
 	  "list the discarded tasks that restore can bring back",

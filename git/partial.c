@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "git/apply_paths.h"
 #include "git/diff.h"
 #include "git/internal.h"
 #include "git/tree_changes.h"
@@ -10,6 +11,7 @@
 
 struct split {
 	git_repository *repo;
+	const char *task;
 	const struct at_change_set *cs;
 	git_pathspec *paths;        /* NULL: every change */
 	git_pathspec *exclude;      /* NULL: none */
@@ -54,8 +56,8 @@ static int check_each_matches(struct split *s, const struct at_partial_spec *spe
 			hit = matches(one, &s->cs->files[j]);
 		git_pathspec_free(one);
 		if (!hit)
-			rc = at_error_set(s->err, AT_EUSAGE, "pathspec '%s' matches no change of the "
-					  "task", spec->paths[i]);
+			rc = at_error_set(s->err, AT_EUSAGE, "pathspec '%s' matches no change of "
+					  "task '%s'", spec->paths[i], s->task);
 	}
 	return rc;
 }
@@ -147,8 +149,8 @@ static int lists(struct split *s)
 	at_strlist_sort_unique(&s->out.taken);
 	at_strlist_sort_unique(&s->out.left);
 	if (s->out.taken.n == 0)
-		return at_error_set(s->err, AT_EUSAGE, "the selection leaves no change of the task "
-				    "to take");
+		return at_error_set(s->err, AT_EUSAGE, "the selection leaves no change of task "
+				    "'%s' to take", s->task);
 	return 0;
 }
 
@@ -191,6 +193,7 @@ int at_partial_split(struct at_repo *r, struct at_worktree *w, const struct at_t
 
 	memset(&s, 0, sizeof(s));
 	s.repo = r->repo;
+	s.task = w->task.name;
 	s.err = err;
 	if ((rc = at_diff_open_state(&d, r, w, st, err)) == 0 &&
 	    (rc = at_diff_changes(d, &s.cs, err)) == 0 &&
@@ -317,4 +320,95 @@ void at_partial_undo(struct at_repo *r, struct at_worktree *w, const struct at_t
 	at_oid_to_git(&tip, &st->tip);
 	if (move_branch(r, &w->task, commit, &tip, &ignored) == 0)
 		part_index(r, w, p, &st->tree, &ignored);
+}
+
+int at_partial_drop(struct at_worktree *w, const struct at_partial *p, struct at_error *err)
+{
+	git_tree *rest = NULL;
+	git_oid id, base;
+	int rc;
+
+	at_oid_to_git(&id, &p->rest);
+	at_oid_to_git(&base, &p->merge_base);
+	if (git_tree_lookup(&rest, w->repo, &id) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read the tree the drop leaves");
+	rc = at_apply_task_paths(w->repo, w->task.path, &base, rest, p->taken.v, p->taken.n, err);
+	git_tree_free(rest);
+	return rc;
+}
+
+/* Do trees a and b hold the same entry (or none) at path? */
+static bool same_at(git_tree *a, git_tree *b, const char *path)
+{
+	git_tree_entry *ea = NULL, *eb = NULL;
+	bool same;
+
+	git_tree_entry_bypath(&ea, a, path);
+	git_tree_entry_bypath(&eb, b, path);
+	git_error_clear();
+	same = (!ea && !eb) ||
+	       (ea && eb && git_tree_entry_filemode(ea) == git_tree_entry_filemode(eb) &&
+		git_oid_equal(git_tree_entry_id(ea), git_tree_entry_id(eb)));
+	git_tree_entry_free(ea);
+	git_tree_entry_free(eb);
+	return same;
+}
+
+static int put_back(struct at_repo *r, struct at_worktree *w, git_tree *saved, git_tree *left,
+		    git_tree *now, struct at_error *err)
+{
+	git_strarray paths = { NULL, 0 };
+	git_oid base;
+	size_t i;
+	int rc = 0;
+
+	if (at_tree_changed_paths(r->repo, left, saved, SIZE_MAX, &paths) < 0)
+		return at_git_error(err, AT_EGIT, "cannot compare the trees of the entry");
+	for (i = 0; i < paths.count && rc == 0; i++)
+		if (!same_at(left, now, paths.strings[i]))
+			rc = at_error_set(err, AT_EDIRTY, "'%s' of task '%s' changed since it was "
+					  "dropped: nothing restored (discard that change first, "
+					  "or restore the entry as a task of another name)",
+					  paths.strings[i], w->task.name);
+	if (rc == 0 && git_oid_fromstr(&base, w->task.base_commit) < 0)
+		rc = at_error_set(err, AT_ECORRUPT, "task '%s' has an invalid base commit",
+				  w->task.name);
+	if (rc == 0 && paths.count)
+		rc = at_apply_task_paths(w->repo, w->task.path, &base, saved, paths.strings,
+					 paths.count, err);
+	at_tree_paths_free(&paths);
+	return rc;
+}
+
+int at_partial_put_back(struct at_repo *r, const struct at_task *t, const struct at_oid *saved,
+			const struct at_oid *left, struct at_error *err)
+{
+	struct at_worktree *w = NULL;
+	struct at_task_state st;
+	git_tree *ts = NULL, *tl = NULL, *tn = NULL;
+	git_oid id;
+	int rc;
+
+	if ((rc = at_worktree_open(&w, r, t, err)) < 0 ||
+	    (rc = at_task_state(r, t, w, &st, err)) < 0)
+		goto out;
+	at_oid_to_git(&id, saved);
+	if (git_tree_lookup(&ts, r->repo, &id) < 0)
+		goto fail;
+	at_oid_to_git(&id, left);
+	if (git_tree_lookup(&tl, r->repo, &id) < 0)
+		goto fail;
+	at_oid_to_git(&id, &st.tree);
+	if (git_tree_lookup(&tn, r->repo, &id) < 0)
+		goto fail;
+	rc = put_back(r, w, ts, tl, tn, err);
+	goto out;
+fail:
+	rc = at_git_error(err, AT_EGIT, "cannot read the trees of task '%s'", t->name);
+out:
+	git_tree_free(ts);
+	git_tree_free(tl);
+	git_tree_free(tn);
+	at_worktree_free(w);
+	return rc;
 }

@@ -79,4 +79,21 @@ int at_partial_commit(struct at_repo *r, struct at_worktree *w, const struct at_
 void at_partial_undo(struct at_repo *r, struct at_worktree *w, const struct at_task_state *st,
 		     const struct at_partial *p, const struct at_oid *commit);
 
+/*
+ * `drop -- PATHSPEC`, after the full state st is safe in the trash: the
+ * files of the selected changes (p->taken) written into the worktree as
+ * p->rest has them (git/apply_paths.h's writes into a task's worktree: no
+ * link followed, the base's attributes), and the task's index with them.
+ */
+int at_partial_drop(struct at_worktree *w, const struct at_partial *p, struct at_error *err);
+
+/*
+ * restore of a drop's trash entry while the task is there: the files the
+ * drop changed (those that differ between trees left and saved) put back
+ * as saved has them. AT_EDIRTY, naming the first, when one of them is no
+ * longer what the drop left (changed since): nothing is written then.
+ */
+int at_partial_put_back(struct at_repo *r, const struct at_task *t, const struct at_oid *saved,
+			const struct at_oid *left, struct at_error *err);
+
 #endif
