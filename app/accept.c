@@ -220,7 +220,12 @@ static int merge_part(struct accept *a, struct at_worktree *w, struct at_task_st
 	struct at_task_state part;
 	int rc;
 
-	if ((rc = at_partial_split(a->r, w, st, &spec, &p, err)) < 0)
+	if (a->o->pick_tree && !at_oid_equal(&st->tree, a->o->pick_state))
+		return at_error_set(err, AT_ESTALE, "task '%s' changed while its hunks were picked; "
+				    "pick again", out->task.name);
+	rc = a->o->pick_tree ? at_partial_of_tree(a->r, w, st, a->o->pick_tree, &p, err)
+			     : at_partial_split(a->r, w, st, &spec, &p, err);
+	if (rc < 0)
 		return rc;
 	out->part_tree = p.part;
 	if ((rc = check_part(a, st, out, err)) < 0)
@@ -331,7 +336,7 @@ static int pathspecs(const struct at_app *app, struct accept *a, const struct at
 	if (o->nexclude && !a->exclude.n)
 		return at_error_set(err, AT_EUSAGE, "--exclude '%s' leaves nothing to accept",
 				    o->exclude[0]);
-	a->partial = a->paths.n || a->exclude.n || o->drop_rest;
+	a->partial = a->paths.n || a->exclude.n || o->drop_rest || o->pick_tree;
 	return 0;
 }
 

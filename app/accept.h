@@ -65,6 +65,8 @@ struct at_app_accept_opts {
 	size_t nexclude;
 	bool drop_rest;                  /* a part: the rest to the trash, the task removed
 					    unless keep */
+	const struct at_oid *pick_tree;  /* accept -p: the part is this tree (app/pick.h), */
+	const struct at_oid *pick_state; /* ... picked from this full state (else AT_ESTALE) */
 	struct at_progress_hook progress;
 };
 

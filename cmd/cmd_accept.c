@@ -7,6 +7,7 @@
 
 #include "app/accept.h"
 #include "app/json.h"
+#include "cmd/accept_pick.h"
 #include "cmd/commands.h"
 #include "cmd/print.h"
 #include "cmd/progress.h"
@@ -16,7 +17,8 @@
 struct accept_args {
 	struct at_app app;               /* the front end's, with --max-file-size */
 	struct at_app_accept_opts o;
-	bool ff_only, squash, quiet, json;
+	bool ff_only, squash, quiet, json, interactive;
+	struct at_oid pick_tree, pick_state;
 	struct at_strlist exclude;       /* --exclude PATHSPEC, repeatable */
 };
 
@@ -46,6 +48,9 @@ const struct at_cli_opt cmd_accept_opts[] = {
 	AT_CLI_OPT_LIST(0, "exclude", "PATHSPEC", struct accept_args, exclude,
 			"leave the changes PATHSPEC matches out (repeatable): only\n"
 			"the rest of the change, or of the PATHSPEC after --, is accepted"),
+	AT_CLI_OPT_FLAG('p', "interactive", struct accept_args, interactive,
+			"walk the hunks on the terminal with git's keys (y n q a d s e ?),\n"
+			"see the --stat of what they make, and accept exactly that"),
 	AT_CLI_OPT_FLAG(0, "drop-rest", struct accept_args, o.drop_rest,
 			"with a part: what is not accepted goes to the trash (restore\n"
 			"brings the whole task back) instead of staying in the task"),
@@ -78,6 +83,9 @@ static int parse_args(int argc, char **argv, struct accept_args *a)
 	if (a->ff_only && a->squash)
 		return at_cli_usage("accept", "--ff-only and --squash cannot be combined");
 	o->name = optind < argc ? argv[optind] : NULL;
+	if (a->interactive && (o->npaths || o->nexclude || o->expect_tree || a->json))
+		return at_cli_usage("accept", "-p picks the part itself: not with a PATHSPEC, "
+				    "--exclude, --tree or --json");
 	o->mode = a->ff_only ? AT_MERGE_FF_ONLY : a->squash ? AT_MERGE_SQUASH : AT_MERGE_AUTO;
 	return at_app_accept_check(o, &err) < 0 ? at_cli_usage("accept", "%s", err.msg) : -1;
 }
@@ -144,6 +152,14 @@ int cmd_accept(const struct at_app *app_in, int argc, char **argv)
 
 	if ((rc = parse_args(argc, argv, &a)) >= 0)
 		return rc;
+	if (a.interactive) {
+		if ((rc = at_cli_accept_pick(&a.app, a.o.name, &a.pick_tree, &a.pick_state)) != 0) {
+			at_strlist_release(&a.exclude);
+			return rc < 0 ? AT_EXIT_OK : rc;
+		}
+		a.o.pick_tree = &a.pick_tree;
+		a.o.pick_state = &a.pick_state;
+	}
 	fflush(NULL);
 	/* The gate's checks may take long: their progress. */
 	at_cli_progress_init(&progress, a.quiet);

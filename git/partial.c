@@ -213,6 +213,67 @@ int at_partial_split(struct at_repo *r, struct at_worktree *w, const struct at_t
 	return 0;
 }
 
+/* The paths where trees a and b differ, into l. */
+static int differ(git_repository *repo, const git_oid *a_id, const git_oid *b_id,
+		  struct at_strlist *l, struct at_error *err)
+{
+	git_strarray ch = { NULL, 0 };
+	git_tree *a = NULL, *b = NULL;
+	size_t i;
+	int rc = 0;
+
+	if (git_tree_lookup(&a, repo, a_id) < 0 || git_tree_lookup(&b, repo, b_id) < 0 ||
+	    at_tree_changed_paths(repo, a, b, SIZE_MAX, &ch) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot compare the trees of the part");
+	for (i = 0; rc == 0 && i < ch.count; i++)
+		if (at_strlist_push(l, ch.strings[i]) < 0)
+			rc = at_error_set(err, AT_ESYS, "out of memory");
+	at_tree_paths_free(&ch);
+	git_tree_free(a);
+	git_tree_free(b);
+	return rc;
+}
+
+int at_partial_of_tree(struct at_repo *r, struct at_worktree *w, const struct at_task_state *st,
+		       const struct at_oid *part, struct at_partial *out, struct at_error *err)
+{
+	const struct at_change_set *cs;
+	struct at_diff *d = NULL;
+	struct at_partial p;
+	git_commit *mb = NULL;
+	git_oid base, mid, state;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	if ((rc = at_diff_open_state(&d, r, w, st, err)) == 0 &&
+	    (rc = at_diff_changes(d, &cs, err)) == 0) {
+		p.merge_base = cs->base;
+		at_oid_to_git(&base, &cs->base);
+		if (git_commit_lookup(&mb, r->repo, &base) < 0)
+			rc = at_git_error(err, AT_EGIT, "cannot read the merge base of the task");
+	}
+	at_diff_free(d);
+	if (rc == 0) {
+		at_oid_from_git(&p.base_tree, git_commit_tree_id(mb));
+		p.part = *part;
+		p.rest = *part;   /* not used: the rest is the worktree's */
+		at_oid_to_git(&mid, part);
+		at_oid_to_git(&state, &st->tree);
+		rc = differ(r->repo, git_commit_tree_id(mb), &mid, &p.taken, err);
+	}
+	if (rc == 0)
+		rc = differ(r->repo, &mid, &state, &p.left, err);
+	if (rc == 0 && !p.taken.n)
+		rc = at_error_set(err, AT_EUSAGE, "nothing picked of task '%s'", w->task.name);
+	git_commit_free(mb);
+	if (rc < 0) {
+		at_partial_release(&p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
 void at_partial_release(struct at_partial *p)
 {
 	if (!p)

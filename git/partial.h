@@ -53,6 +53,14 @@ int at_partial_split(struct at_repo *r, struct at_worktree *w, const struct at_t
 		     const struct at_partial_spec *spec, struct at_partial *out,
 		     struct at_error *err);
 
+/*
+ * The part that is tree `part` (the picks of `accept -p`, git/pick.h): its
+ * paths those where part differs from the merge base, the rest those where
+ * the full state st differs from part. AT_EUSAGE when part takes nothing.
+ */
+int at_partial_of_tree(struct at_repo *r, struct at_worktree *w, const struct at_task_state *st,
+		       const struct at_oid *part, struct at_partial *out, struct at_error *err);
+
 void at_partial_release(struct at_partial *p);
 
 /*

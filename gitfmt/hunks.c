@@ -93,7 +93,7 @@ static char *clean_edit(const char *text, size_t len, size_t *out_len)
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		nl = nl ? nl + 1 : end;
-		if (*p != '#') {
+		if (*p != '#' && !(nl - p >= 2 && p[0] == '@' && p[1] == '@')) {
 			if (*p == '\n')
 				*o++ = ' ';
 			memcpy(o, p, (size_t)(nl - p));

@@ -33,7 +33,8 @@ struct at_hunk {
  * at new_start; the counts are worked out from the body. With edited (the
  * text of `e`), lines starting with '#' are dropped, an empty line is an
  * empty context line, and a missing final '\n' is added. 0, -1 out of
- * memory, AT_HUNK_MALFORMED.
+ * memory, AT_HUNK_MALFORMED. (An "@@" line of the edited text is dropped
+ * too: the counts come from the body, as `git apply --recount` takes them.)
  */
 int at_hunk_parse(struct at_hunk *out, const char *body, size_t len, size_t old_start,
 		  size_t new_start, int edited);

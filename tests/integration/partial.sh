@@ -4,6 +4,7 @@
 # tree is what `git apply --cached` of the selected files' diff makes of the
 # merge base. partial_user.sh runs this suite again as uid 65534.
 . "$(dirname "$0")/lib.sh"
+AT_SUITE=$(cd "$(dirname "$0")" && pwd)/partial.sh
 
 # new_task REPO NAME: create a task; its worktree path in $wt.
 new_task() {
@@ -354,6 +355,136 @@ print(" ".join(out))' "$pick")
 				"the rest is git's diff (seed $seed)"
 		fi
 	done
+}
+
+# ---------------------------------------------------------------- accept -p
+
+# keys KEYS ARGS...: agenttask ARGS on a terminal, its prompts answered with KEYS (pty_keys.py).
+keys() {
+	local k=$1
+	shift
+	set +e
+	out=$(python3 "$(dirname "$AT_SUITE")/pty_keys.py" "$k" "$AT" "$@")
+	rc=$?
+	set -e
+}
+
+# A file of 30 lines on main; the task changes lines 2 and 29 (two hunks) and g.
+two_hunks() {
+	make_repo repo
+	seq 1 30 >repo/f
+	printf 'g\n' >repo/g
+	git -C repo add -A
+	git -C repo commit -q -m "f and g"
+	new_task repo t
+	sed -i 's/^2$/two/; s/^29$/twenty-nine/' "$wt/f"
+	printf 'g2\n' >>"$wt/g"
+}
+
+# git's answer for hunks: the merge base with the given hunks of `git diff` (python
+# picks them by number, 0-based over the whole patch) applied by git apply --cached.
+git_hunks() {
+	local repo=$1 base=$2 state=$3 pick=$4 idx
+	idx=$(mktemp -u)
+	GIT_INDEX_FILE=$idx git -C "$repo" read-tree "$base"
+	git -C "$repo" diff "$base" "$state" | python3 -c '
+import re, sys
+pick = set(int(x) for x in sys.argv[1].split(","))
+out, head, n, keep = [], [], -1, False
+for line in sys.stdin.read().splitlines(True):
+    if line.startswith("diff --git"):
+        head, keep = [line], False
+        continue
+    if line.startswith("@@"):
+        n += 1
+        keep = n in pick
+        if keep and head:
+            out += head
+            head = []
+        if keep:
+            out.append(line)
+        continue
+    if head and not line.startswith((" ", "+", "-", "\\")) or line.startswith(("---", "+++")) and head:
+        head.append(line)
+        continue
+    if keep:
+        out.append(line)
+sys.stdout.write("".join(out))' "$pick" | GIT_INDEX_FILE=$idx git -C "$repo" apply --cached --recount
+	GIT_INDEX_FILE=$idx git -C "$repo" write-tree
+	rm -f "$idx"
+}
+
+# What: accept -p on a terminal, one hunk of the two in a file taken, the
+# other and another file's left. Must: the --stat of the part is shown, the
+# base gets exactly git's `apply --cached` of that hunk, the rest stays in
+# the task (its diff the other two), and the hunks printed are escaped.
+test_accept_p_one_hunk_of_two() {
+	two_hunks
+	printf 'x\033[2Jy\n' >>"$wt/g"
+	local base state want
+	base=$(git -C repo rev-parse main)
+	state=$(full_state_tree "$wt")
+	want=$(git_hunks repo "$base" "$state" 0)
+	keys "y,n,n,y" -C repo accept t -p
+	assert_eq "$rc" 0 "accepted: $out"
+	assert_contains "$out" "f | 2 +-" "the --stat of the part"
+	assert_contains "$out" 'x\x1b[2Jy' "the task's bytes escaped"
+	assert_eq "$(git -C repo rev-parse 'main^{tree}')" "$want" "git's tree for hunk 1"
+	ok "diff" -C repo diff t
+	assert_contains "$out" "+twenty-nine" "the other hunk stays"
+	assert_contains "$out" "+g2" "and the other file"
+	assert_not_contains "$out" "+two" "the accepted one is gone from the diff"
+}
+
+# What: a hunk of two changes close together, split with `s` (git's split:
+# the context between them shared), only the first part taken. Must: the
+# base gets that part alone, as git applies it.
+test_accept_p_split_hunk() {
+	make_repo repo
+	seq 1 10 >repo/f
+	git -C repo add -A
+	git -C repo commit -q -m f
+	new_task repo t
+	sed -i 's/^3$/three/; s/^7$/seven/' "$wt/f"
+	keys "s,y,n,y" -C repo accept t -p
+	assert_eq "$rc" 0 "accepted: $out"
+	assert_contains "$out" "Split into 2 hunks." "split"
+	assert_contains "$out" "@@ -4,7 +4,7 @@" "git's header of the second part"
+	assert_eq "$(git -C repo show main:f | tr '\n' ' ')" "1 2 three 4 5 6 7 8 9 10 " "the first part"
+	ok "diff" -C repo diff t
+	assert_contains "$out" "+seven" "the second stays"
+}
+
+# What: `e` with EDITOR a script that rewrites the hunk; then an edit whose
+# context no longer matches. Must: the edited hunk is what lands; the broken
+# one is said to no longer apply (one line naming the file), the prompt
+# comes again and nothing of it is accepted.
+test_accept_p_edited_hunk() {
+	two_hunks
+	printf '#!/bin/sh\nsed -i "s/^+two$/+TWO/" "$1"\n' >edit.sh
+	printf '#!/bin/sh\nsed -i "s/^ 1$/ one/" "$1"\n' >broken.sh
+	chmod +x edit.sh broken.sh
+	EDITOR=$PWD/broken.sh keys "e,n,n,n" -C repo accept t -p
+	assert_contains "$out" "the edited hunk of 'f' no longer applies; try again" "refused"
+	assert_contains "$out" "no hunk picked: nothing accepted" "nothing"
+	assert_eq "$(git -C repo show main:f | head -2 | tr '\n' ' ')" "1 2 " "nothing changed"
+	EDITOR=$PWD/edit.sh keys "e,y,n,n,y" -C repo accept t -p
+	assert_eq "$rc" 0 "accepted: $out"
+	assert_eq "$(git -C repo show main:f | head -3 | tr '\n' ' ')" "1 TWO 3 " "the edit landed"
+	ok "diff" -C repo diff t
+	assert_contains "$out" "-TWO" "the task still has its own line"
+}
+
+# What: accept -p without a terminal (stdin a pipe). Must: refused, one line, exit 2, nothing changed.
+test_accept_p_refuses_without_a_terminal() {
+	two_hunks
+	local tip
+	tip=$(git -C repo rev-parse main)
+	at -C repo accept t -p </dev/null
+	assert_eq "$rc" 2 "usage"
+	assert_eq "$(echo "$errout" | grep -c .)" "1" "one line"
+	assert_contains "$errout" "terminal" "says why"
+	assert_eq "$(git -C repo rev-parse main)" "$tip" "nothing merged"
 }
 
 run_tests
