@@ -87,7 +87,8 @@ const struct at_command at_commands[] = {
 	{ "accept", cmd_accept,
 	  "agenttask accept [NAME] [--ff-only | --squash] [-m] [--keep] [--force]\n"
 	  "                        [--tree] [--override] [--policy] [--json]\n"
-	  "                        [--exclude PATHSPEC]... [--drop-rest] [-- PATHSPEC...]",
+	  "                        [--exclude PATHSPEC]... [--drop-rest] [-- PATHSPEC...]\n"
+	  "agenttask accept [NAME] -p",
 	  "merge the task into its base branch",
 	  "\nPending changes are committed on the task branch first. When the base branch is\n"
 	  "checked out, its files are updated too; uncommitted changes of yours in any file\n"
@@ -103,7 +104,11 @@ const struct at_command at_commands[] = {
 	  "those changes, lands in the base as one commit; the task's branch moves to\n"
 	  "it and the rest stays in the task as uncommitted changes (its files are not\n"
 	  "touched), or with --drop-rest goes to the trash with the task. --tree then\n"
-	  "names the part's tree. A pathspec that matches no change is refused.\n",
+	  "names the part's tree. A pathspec that matches no change is refused.\n"
+	  "\n"
+	  "-p walks the hunks on the terminal with git's keys (y n q a d s e ?; e opens\n"
+	  "$VISUAL or $EDITOR), shows the --stat of the part they make and accepts\n"
+	  "exactly that tree when you say y; without a terminal it is refused (exit 2).\n",
 	  cmd_accept_opts, 19, "task" },
 	{ "discard", cmd_discard, "agenttask discard [NAME] [--force] [--quiet] [--max-file-size]\n"
 	  "                         [--json]",
