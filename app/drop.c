@@ -13,8 +13,8 @@ struct drop {
 	struct at_strlist paths, exclude;   /* from the top of the tree */
 };
 
-static int drop_part(struct at_repo *r, const struct drop *d, struct at_app_drop_result *out,
-		     struct at_error *err)
+static int drop_part(struct at_repo *r, const struct at_app_drop_opts *o, const struct drop *d,
+		     struct at_app_drop_result *out, struct at_error *err)
 {
 	struct at_partial_spec spec = { d->paths.v, d->paths.n, d->exclude.v, d->exclude.n };
 	struct at_worktree *w = NULL;
@@ -24,8 +24,15 @@ static int drop_part(struct at_repo *r, const struct drop *d, struct at_app_drop
 
 	memset(&p, 0, sizeof(p));
 	if ((rc = at_worktree_open(&w, r, &out->task, err)) < 0 ||
-	    (rc = at_task_state(r, &out->task, w, &st, err)) < 0 ||
-	    (rc = at_partial_split(r, w, &st, &spec, &p, err)) < 0)
+	    (rc = at_task_state(r, &out->task, w, &st, err)) < 0)
+		goto out;
+	if (o->pick_rest && !at_oid_equal(&st.tree, o->pick_state)) {
+		rc = at_error_set(err, AT_ESTALE, "task '%s' changed while its hunks were picked; "
+				  "pick again", out->task.name);
+		goto out;
+	}
+	if ((rc = o->pick_rest ? at_partial_of_rest(r, w, &st, o->pick_rest, &p, err)
+			       : at_partial_split(r, w, &st, &spec, &p, err)) < 0)
 		goto out;
 	/* Nothing is written into the worktree before the whole state is in the trash. */
 	if ((rc = at_trash_save_part(r, &out->task, &st, &p.rest, out->trash, sizeof(out->trash),
@@ -54,7 +61,7 @@ int at_app_drop(const struct at_app *app, const struct at_app_drop_opts *o,
 
 	memset(out, 0, sizeof(*out));
 	memset(&d, 0, sizeof(d));
-	if (!o->npaths)
+	if (!o->npaths && !o->pick_rest)
 		return at_error_set(err, AT_EUSAGE, "drop needs the changes to drop: -- PATHSPEC... "
 				    "('discard' throws the whole task away)");
 	rc = at_app_lock(app, &l, o->name, &out->task, err);
@@ -73,7 +80,7 @@ int at_app_drop(const struct at_app *app, const struct at_app_drop_opts *o,
 	if (rc == 0)
 		rc = at_app_import_before(l.r, &out->task, &out->warnings, err);
 	if (rc == 0)
-		rc = drop_part(l.r, &d, out, err);
+		rc = drop_part(l.r, o, &d, out, err);
 	at_runs_release(&guard, false);
 	at_strlist_release(&d.paths);
 	at_strlist_release(&d.exclude);

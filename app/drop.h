@@ -26,6 +26,8 @@ struct at_app_drop_opts {
 	char *const *exclude;            /* ... but not these */
 	size_t nexclude;
 	bool force;                      /* kill the task's running commands first */
+	const struct at_oid *pick_rest;  /* drop -p: keep this tree (app/pick.h), */
+	const struct at_oid *pick_state; /* ... picked from this full state (else AT_ESTALE) */
 };
 
 struct at_app_drop_result {

@@ -108,7 +108,7 @@ int at_app_pick_edit(struct at_app_pick *p, size_t i, size_t j, const char *text
 	return at_pick_edit(p->r, &p->pick, &p->pick.f[i], j, text, len, err);
 }
 
-int at_app_pick_tree(struct at_app_pick *p, struct at_oid *tree, struct at_oid *state,
+int at_app_pick_tree(struct at_app_pick *p, bool rest, struct at_oid *tree, struct at_oid *state,
 		     char **stat, struct at_error *err)
 {
 	int rc = at_pick_tree(p->r, &p->pick, tree, err);
@@ -116,5 +116,9 @@ int at_app_pick_tree(struct at_app_pick *p, struct at_oid *tree, struct at_oid *
 	*state = p->pick.state_tree;
 	if (rc == 0)
 		rc = at_pick_stat(p->r, &p->pick, tree, stat, err);
+	if (rc == 0 && rest && (rc = at_pick_tree_rest(p->r, &p->pick, tree, err)) < 0) {
+		free(*stat);
+		*stat = NULL;
+	}
 	return rc;
 }

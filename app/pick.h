@@ -48,8 +48,13 @@ int at_app_pick_split(struct at_app_pick *p, size_t i, size_t j, size_t *parts,
 int at_app_pick_edit(struct at_app_pick *p, size_t i, size_t j, const char *text, size_t len,
 		     struct at_error *err);
 
-/* The tree the picks make, the full state they were picked from, and the tree's --stat (malloc'd). */
-int at_app_pick_tree(struct at_app_pick *p, struct at_oid *tree, struct at_oid *state,
+/*
+ * The tree the picks make, the full state they were picked from, and the
+ * tree's --stat (malloc'd; "" when nothing is picked). With rest (`drop -p`),
+ * *tree is what is left when the picked changes go instead; the --stat is
+ * still of the picks (what goes).
+ */
+int at_app_pick_tree(struct at_app_pick *p, bool rest, struct at_oid *tree, struct at_oid *state,
 		     char **stat, struct at_error *err);
 
 #endif

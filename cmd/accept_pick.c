@@ -19,7 +19,7 @@ static const char help_text[] =
 	"a - accept this hunk and all later hunks in the file\n"
 	"d - do not accept this hunk or any of the later hunks in the file\n"
 	"s - split the current hunk into smaller hunks\n"
-	"e - manually edit the current hunk\n"
+	"e - manually edit the current hunk (accept -p)\n"
 	"? - print help\n";
 
 /* The person's answer: the first character of a line from stdin ('q' at its end). */
@@ -81,6 +81,9 @@ static int edit(const struct at_app_pick *p, size_t i, size_t j, char **out, siz
 	return *out ? 0 : -1;
 }
 
+/* accept -p or drop -p: the verb of the prompts. */
+static const char *verb = "Accept";
+
 /* One hunk: 0 next, 1 the rest of the file taken ('a') or left ('d'), 2 quit. */
 static int walk_hunk(struct at_app_pick *p, size_t i, size_t *j, size_t n, int *rest)
 {
@@ -92,8 +95,8 @@ static int walk_hunk(struct at_app_pick *p, size_t i, size_t *j, size_t n, int *
 
 	for (;;) {
 		show_hunk(p, i, *j);
-		snprintf(prompt, sizeof(prompt), "(%zu/%zu) Accept this hunk [y,n,q,a,d,s,e,?]? ",
-			 *j + 1, n);
+		snprintf(prompt, sizeof(prompt), "(%zu/%zu) %s this hunk [y,n,q,a,d,s%s,?]? ",
+			 *j + 1, n, verb, verb[0] == 'A' ? ",e" : "");
 		switch ((key = ask(prompt))) {
 		case 'y':
 		case 'n':
@@ -114,6 +117,10 @@ static int walk_hunk(struct at_app_pick *p, size_t i, size_t *j, size_t n, int *
 				printf("Split into %zu hunks.\n", parts);
 			return -1;   /* the walk goes on from the same place, the file longer */
 		case 'e':
+			if (verb[0] != 'A') {
+				fputs(help_text, stdout);
+				continue;
+			}
 			if (edit(p, i, *j, &text, &len) < 0) {
 				printf("the editor failed: hunk unchanged\n");
 				continue;
@@ -141,7 +148,11 @@ static int walk_file(struct at_app_pick *p, size_t i)
 		for (j = 0; j < f.nhunks; j++)
 			show_hunk(p, i, j);
 		for (;;) {
-			int key = ask("Accept this change [y,n,q,?]? ");
+			char prompt[64];
+			int key;
+
+			snprintf(prompt, sizeof(prompt), "%s this change [y,n,q,?]? ", verb);
+			key = ask(prompt);
 
 			if (key == 'y' || key == 'n' || key == 'a' || key == 'd') {
 				at_app_pick_set(p, i, 0, key == 'y' || key == 'a');
@@ -149,7 +160,8 @@ static int walk_file(struct at_app_pick *p, size_t i)
 			}
 			if (key == 'q')
 				return 2;
-			fputs("y - accept this change (whole)\nn - do not\nq - quit\n", stdout);
+			printf("y - %s this change (whole)\nn - do not\nq - quit\n",
+			       verb[0] == 'A' ? "accept" : "drop");
 		}
 	}
 	for (j = 0; j < f.nhunks; j++) {
@@ -170,8 +182,8 @@ static int walk_file(struct at_app_pick *p, size_t i)
 	return 0;
 }
 
-int at_cli_accept_pick(const struct at_app *app, const char *name, struct at_oid *tree,
-		       struct at_oid *state)
+int at_cli_pick(const struct at_app *app, const char *name, bool drop, struct at_oid *tree,
+		struct at_oid *state)
 {
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app_pick *p = NULL;
@@ -179,26 +191,30 @@ int at_cli_accept_pick(const struct at_app *app, const char *name, struct at_oid
 	size_t i;
 	int rc;
 
+	verb = drop ? "Drop" : "Accept";
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
-		return at_cli_usage("accept", "-p walks the hunks on a terminal: stdin and stdout "
-				    "must be one (use -- PATHSPEC without one)");
+		return at_cli_usage(drop ? "drop" : "accept", "-p walks the hunks on a terminal: "
+				    "stdin and stdout must be one (use -- PATHSPEC without one)");
 	if (at_app_pick_open(app, name, &p, &err) < 0)
 		return at_cli_fail(&err);
 	for (i = 0; i < at_app_pick_nfiles(p) && walk_file(p, i) != 2; i++)
 		;
-	rc = at_app_pick_tree(p, tree, state, &stat, &err);
+	rc = at_app_pick_tree(p, drop, tree, state, &stat, &err);
 	if (rc < 0) {
 		rc = at_cli_fail(&err);
 	} else if (!stat[0]) {
-		printf("no hunk picked: nothing accepted\n");
+		printf("no hunk picked: nothing %s\n", drop ? "dropped" : "accepted");
 		rc = -1;
 	} else {
 		at_oid_fmt(hex, tree);
-		printf("The part to accept (tree %s):\n", hex);
+		if (drop)
+			printf("The changes to drop:\n");
+		else
+			printf("The part to accept (tree %s):\n", hex);
 		at_esc_fputs(stdout, stat, AT_ESC_TEXT);
-		rc = ask("Accept it [y,n]? ") == 'y' ? 0 : -1;
+		rc = ask(drop ? "Drop them [y,n]? " : "Accept it [y,n]? ") == 'y' ? 0 : -1;
 		if (rc < 0)
-			printf("nothing accepted\n");
+			printf("nothing %s\n", drop ? "dropped" : "accepted");
 	}
 	free(stat);
 	at_app_pick_free(p);

@@ -153,7 +153,7 @@ int cmd_accept(const struct at_app *app_in, int argc, char **argv)
 	if ((rc = parse_args(argc, argv, &a)) >= 0)
 		return rc;
 	if (a.interactive) {
-		if ((rc = at_cli_accept_pick(&a.app, a.o.name, &a.pick_tree, &a.pick_state)) != 0) {
+		if ((rc = at_cli_pick(&a.app, a.o.name, false, &a.pick_tree, &a.pick_state)) != 0) {
 			at_strlist_release(&a.exclude);
 			return rc < 0 ? AT_EXIT_OK : rc;
 		}

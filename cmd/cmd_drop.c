@@ -3,18 +3,23 @@
 
 #include "app/drop.h"
 #include "app/json.h"
+#include "cmd/accept_pick.h"
 #include "cmd/commands.h"
 #include "core/esc.h"
 
 struct drop_args {
 	struct at_app_drop_opts o;
 	struct at_strlist exclude;       /* --exclude PATHSPEC, repeatable */
-	bool json;
+	bool json, interactive;
+	struct at_oid rest, state;
 };
 
 const struct at_cli_opt cmd_drop_opts[] = {
 	AT_CLI_OPT_LIST(0, "exclude", "PATHSPEC", struct drop_args, exclude,
 			"keep the changes PATHSPEC matches (repeatable)"),
+	AT_CLI_OPT_FLAG('p', "interactive", struct drop_args, interactive,
+			"walk the hunks on the terminal with git's keys (y n q a d s ?)\n"
+			"and drop exactly the picked ones"),
 	AT_CLI_OPT_FLAG('f', "force", struct drop_args, o.force,
 			"kill the task's running commands ('agenttask run') first"),
 	AT_CLI_OPT_FLAG(0, "json", struct drop_args, json,
@@ -56,7 +61,12 @@ int cmd_drop(const struct at_app *app, int argc, char **argv)
 		rc = at_cli_usage("drop", "too many arguments");
 		goto out;
 	}
-	if (!a.o.npaths) {
+	if (a.interactive && (a.o.npaths || a.exclude.n || a.json)) {
+		rc = at_cli_usage("drop", "-p picks the changes itself: not with a PATHSPEC, "
+				  "--exclude or --json");
+		goto out;
+	}
+	if (!a.o.npaths && !a.interactive) {
 		rc = at_cli_usage("drop", "missing -- PATHSPEC... (the changes to drop; 'discard' "
 				  "throws the whole task away)");
 		goto out;
@@ -64,6 +74,14 @@ int cmd_drop(const struct at_app *app, int argc, char **argv)
 	a.o.name = optind < argc ? argv[optind] : NULL;
 	a.o.exclude = a.exclude.v;
 	a.o.nexclude = a.exclude.n;
+	if (a.interactive) {
+		if ((rc = at_cli_pick(app, a.o.name, true, &a.rest, &a.state)) != 0) {
+			rc = rc < 0 ? AT_EXIT_OK : rc;
+			goto out;
+		}
+		a.o.pick_rest = &a.rest;
+		a.o.pick_state = &a.state;
+	}
 	rc = at_app_drop(app, &a.o, &res, &err);
 	at_cli_warnings(&res.warnings);
 	if (rc == 0 && a.json)

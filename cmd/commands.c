@@ -121,14 +121,17 @@ const struct at_command at_commands[] = {
 	  "A task whose worktree was moved ('git worktree move') is refused.\n",
 	  cmd_discard_opts, 15, "task" },
 	{ "drop", cmd_drop, "agenttask drop [NAME] [--exclude PATHSPEC]... [--force] [--json]\n"
-	  "                      -- PATHSPEC...",
+	  "                      -- PATHSPEC...\n"
+	  "agenttask drop [NAME] -p [--force]",
 	  "throw part of a task's change away (saved in the trash first)",
 	  "\nThe changes 'agenttask diff NAME -- PATHSPEC' shows (a rename whole when\n"
 	  "either of its paths matches) are undone in the task's worktree: those files\n"
 	  "become what the merge base has, the rest of the change stays. The task's\n"
 	  "full state is saved in the trash first; 'agenttask restore NAME' puts the\n"
 	  "dropped files back while the task is there (refused, naming it, when one of\n"
-	  "them changed since). A pathspec that matches no change is refused (exit 2).\n",
+	  "them changed since). A pathspec that matches no change is refused (exit 2).\n"
+	  "-p walks the hunks on the terminal as accept -p does (no e) and drops exactly\n"
+	  "the picked ones; without a terminal it is refused (exit 2).\n",
 	  cmd_drop_opts, 15, "task" },
 	{ "restore", cmd_restore, "agenttask restore NAME [ENTRY] [--json]",
 	  "bring a discarded task back (the most recently discarded NAME by default)",

@@ -234,8 +234,8 @@ static int differ(git_repository *repo, const git_oid *a_id, const git_oid *b_id
 	return rc;
 }
 
-int at_partial_of_tree(struct at_repo *r, struct at_worktree *w, const struct at_task_state *st,
-		       const struct at_oid *part, struct at_partial *out, struct at_error *err)
+static int of_tree(struct at_repo *r, struct at_worktree *w, const struct at_task_state *st,
+		   const struct at_oid *part, struct at_partial *out, struct at_error *err)
 {
 	const struct at_change_set *cs;
 	struct at_diff *d = NULL;
@@ -263,12 +263,45 @@ int at_partial_of_tree(struct at_repo *r, struct at_worktree *w, const struct at
 	}
 	if (rc == 0)
 		rc = differ(r->repo, &mid, &state, &p.left, err);
-	if (rc == 0 && !p.taken.n)
-		rc = at_error_set(err, AT_EUSAGE, "nothing picked of task '%s'", w->task.name);
 	git_commit_free(mb);
 	if (rc < 0) {
 		at_partial_release(&p);
 		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+int at_partial_of_tree(struct at_repo *r, struct at_worktree *w, const struct at_task_state *st,
+		       const struct at_oid *part, struct at_partial *out, struct at_error *err)
+{
+	int rc = of_tree(r, w, st, part, out, err);
+
+	if (rc == 0 && !out->taken.n) {
+		at_partial_release(out);
+		return at_error_set(err, AT_EUSAGE, "nothing picked of task '%s'", w->task.name);
+	}
+	return rc;
+}
+
+int at_partial_of_rest(struct at_repo *r, struct at_worktree *w, const struct at_task_state *st,
+		       const struct at_oid *rest, struct at_partial *out, struct at_error *err)
+{
+	struct at_strlist kept;
+	struct at_partial p;
+	int rc;
+
+	/* The rest seen as a part: what it takes is kept, what it leaves is dropped. */
+	if ((rc = of_tree(r, w, st, rest, &p, err)) < 0)
+		return rc;
+	kept = p.taken;
+	p.taken = p.left;
+	p.left = kept;
+	p.rest = *rest;
+	if (!p.taken.n) {
+		at_partial_release(&p);
+		return at_error_set(err, AT_EUSAGE, "nothing picked to drop of task '%s'",
+				    w->task.name);
 	}
 	*out = p;
 	return 0;

@@ -61,6 +61,14 @@ int at_partial_split(struct at_repo *r, struct at_worktree *w, const struct at_t
 int at_partial_of_tree(struct at_repo *r, struct at_worktree *w, const struct at_task_state *st,
 		       const struct at_oid *part, struct at_partial *out, struct at_error *err);
 
+/*
+ * The same for `drop -p`: rest is what the task keeps; the paths taken
+ * (dropped) those where the full state st differs from it, the paths left
+ * those where rest differs from the merge base.
+ */
+int at_partial_of_rest(struct at_repo *r, struct at_worktree *w, const struct at_task_state *st,
+		       const struct at_oid *rest, struct at_partial *out, struct at_error *err);
+
 void at_partial_release(struct at_partial *p);
 
 /*

@@ -339,6 +339,28 @@ static int put_hunks(struct at_repo *r, const struct at_pick *p, const struct at
 	return rc;
 }
 
+static void turn_over(const struct at_pick *p)
+{
+	size_t i, k;
+
+	for (i = 0; i < p->n; i++) {
+		p->f[i].take_whole = !p->f[i].take_whole;
+		for (k = 0; k < p->f[i].n; k++)
+			p->f[i].take[k] = !p->f[i].take[k];
+	}
+}
+
+int at_pick_tree_rest(struct at_repo *r, const struct at_pick *p, struct at_oid *tree,
+		      struct at_error *err)
+{
+	int rc;
+
+	turn_over(p);
+	rc = at_pick_tree(r, p, tree, err);
+	turn_over(p);
+	return rc;
+}
+
 int at_pick_tree(struct at_repo *r, const struct at_pick *p, struct at_oid *tree,
 		 struct at_error *err)
 {

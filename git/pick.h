@@ -58,6 +58,10 @@ int at_pick_edit(struct at_repo *r, const struct at_pick *p, struct at_pick_file
 int at_pick_tree(struct at_repo *r, const struct at_pick *p, struct at_oid *tree,
 		 struct at_error *err);
 
+/* The same with every pick turned over (`drop -p`: what is left when the picks go). */
+int at_pick_tree_rest(struct at_repo *r, const struct at_pick *p, struct at_oid *tree,
+		      struct at_error *err);
+
 /* The text of `git diff --stat` of the merge base against tree (malloc'd into *out; "": none). */
 int at_pick_stat(struct at_repo *r, const struct at_pick *p, const struct at_oid *tree, char **out,
 		 struct at_error *err);

@@ -487,4 +487,26 @@ test_accept_p_refuses_without_a_terminal() {
 	assert_eq "$(git -C repo rev-parse main)" "$tip" "nothing merged"
 }
 
+# What: drop -p, the first hunk of a file picked to go, the rest kept; then
+# restore. Must: the worktree's file is the task's with exactly that hunk
+# undone (git's `apply -R` of it), the other hunk and file untouched, the
+# full state in the trash first; restore puts the hunk back.
+test_drop_p_one_hunk_and_restore() {
+	two_hunks
+	local state
+	state=$(full_state_tree "$wt")
+	cp "$wt/f" want
+	sed -i 's/^two$/2/' want
+	keys "y,n,n,y" -C repo drop t -p
+	assert_eq "$rc" 0 "dropped: $out"
+	assert_contains "$out" "The changes to drop:" "the --stat of what goes"
+	assert_eq "$(cat "$wt/f")" "$(cat want)" "exactly that hunk undone"
+	assert_eq "$(cat "$wt/g")" "$(printf 'g\ng2')" "the other file untouched"
+	ok "diff" -C repo diff t
+	assert_not_contains "$out" "+two" "gone from the change"
+	assert_contains "$out" "+twenty-nine" "the other hunk stays"
+	ok "restore" -C repo restore t
+	assert_eq "$(full_state_tree "$wt")" "$state" "all of it back"
+}
+
 run_tests
