@@ -509,4 +509,21 @@ test_drop_p_one_hunk_and_restore() {
 	assert_eq "$(full_state_tree "$wt")" "$state" "all of it back"
 }
 
+# What: a kill of drop right after the full state is saved, before a file is
+# written. Must: the worktree as it was, the entry in the trash, and drop run
+# again does the job (a second entry, each restorable).
+test_drop_killed_after_the_save() {
+	three_files
+	local state rc=0
+	state=$(full_state_tree "$wt")
+	AGENTTASK_TEST_KILL_AT=drop:saved "$AT" -C repo drop t -- a >/dev/null 2>&1 || rc=$?
+	assert_eq "$rc" 137 "killed"
+	assert_eq "$(full_state_tree "$wt")" "$state" "nothing written"
+	assert_eq "$(git -C repo for-each-ref refs/agenttask/trash | wc -l)" "1" "saved"
+	ok "drop again" -C repo drop t -- a
+	assert_eq "$(cat "$wt/a")" "a" "dropped"
+	ok "restore" -C repo restore t
+	assert_eq "$(full_state_tree "$wt")" "$state" "back"
+}
+
 run_tests
