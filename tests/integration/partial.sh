@@ -526,4 +526,47 @@ test_drop_killed_after_the_save() {
 	assert_eq "$(full_state_tree "$wt")" "$state" "back"
 }
 
+# What: differential, over generated edits of two files (several hunks each)
+# and random answers to accept -p. Must: the accepted tree is git's `apply
+# --cached` of exactly the hunks answered y, on the merge base.
+test_accept_p_differential() {
+	local seed
+	for seed in 1 2 3 4; do
+		local r=repo$seed
+		make_repo "$r"
+		seq 1 60 >"$r/f1"
+		seq 100 150 >"$r/f2"
+		git -C "$r" add -A
+		git -C "$r" commit -q -m files
+		new_task "$r" "t$seed"
+		python3 - "$wt" "$seed" <<'EOF'
+import os, random, sys
+wt, seed = sys.argv[1], int(sys.argv[2])
+rnd = random.Random(seed)
+for name in ("f1", "f2"):
+    p = os.path.join(wt, name)
+    lines = open(p).read().splitlines()
+    for at in sorted(rnd.sample(range(len(lines)), 4), reverse=True):
+        op = rnd.choice(["change", "insert", "delete"])
+        if op == "change":
+            lines[at] = "changed %d" % at
+        elif op == "insert":
+            lines.insert(at, "inserted %d" % at)
+        else:
+            del lines[at]
+    open(p, "w").write("\n".join(lines) + "\n")
+EOF
+		local base state n answers picks want
+		base=$(git -C "$r" rev-parse main)
+		state=$(full_state_tree "$wt")
+		n=$(git -C "$r" diff "$base" "$state" | grep -c '^@@')
+		answers=$(python3 -c 'import random,sys; r=random.Random(int(sys.argv[1])); a=[r.choice("yn") for _ in range(int(sys.argv[2]))]; a[0]="y"; print(",".join(a))' "$seed" "$n")
+		picks=$(python3 -c 'import sys; print(",".join(str(i) for i, a in enumerate(sys.argv[1].split(",")) if a == "y"))' "$answers")
+		want=$(git_hunks "$r" "$base" "$state" "$picks")
+		keys "$answers,y" -C "$r" accept "t$seed" -p
+		assert_eq "$rc" 0 "accepted ($seed: $answers): $out"
+		assert_eq "$(git -C "$r" rev-parse 'main^{tree}')" "$want" "git's tree (seed $seed: $answers)"
+	done
+}
+
 run_tests
