@@ -11,6 +11,8 @@
 #include "core/lock.h"
 #include "core/runs.h"
 #include "git/merge.h"
+#include "git/partial.h"
+#include "git/trash.h"
 #include "git/worktree.h"
 
 /* What the steps before the lock decided, for the merge under it. */
@@ -21,6 +23,9 @@ struct accept {
 	struct at_oid expect_tree;
 	struct at_oid gated_tree;
 	char trailer[AT_OVERRIDE_MAX + 32];
+	bool partial;                /* a pathspec or --exclude was given */
+	struct at_strlist paths;     /* ... from the top of the tree */
+	struct at_strlist exclude;
 };
 
 static bool is_blank(const char *s)
@@ -57,6 +62,12 @@ int at_app_accept_check(const struct at_app_accept_opts *o, struct at_error *err
 	if (o->override && !is_reason(o->override))
 		return at_error_set(err, AT_EUSAGE, "--override needs a reason: one line of text, "
 				    "at most %d characters", AT_OVERRIDE_MAX);
+	if ((o->npaths || o->nexclude) && o->mode == AT_MERGE_SQUASH)
+		return at_error_set(err, AT_EUSAGE, "--squash and a PATHSPEC or --exclude cannot "
+				    "be combined: a part is accepted as one commit already");
+	if (o->drop_rest && !o->npaths && !o->nexclude)
+		return at_error_set(err, AT_EUSAGE, "--drop-rest needs a PATHSPEC or --exclude: "
+				    "without one there is no rest");
 	return 0;
 }
 
@@ -72,6 +83,8 @@ static int check_reviewed(struct accept *a, struct at_app_view *v, const struct 
 		return 0;
 	at_oid_parse(&a->expect_tree, a->o->expect_tree);
 	a->merge.expect_tree = &a->expect_tree;
+	if (a->partial)
+		return 0;   /* the part's tree, checked under the lock (merge_part) */
 	if ((rc = at_app_view_state(v, &st, err)) < 0)
 		return rc;
 	if (at_oid_equal(&st->tree, &a->expect_tree))
@@ -178,6 +191,76 @@ static bool gone_refused(struct at_repo *r, const struct at_task *t, struct at_e
 	return true;
 }
 
+/* The part to merge is the tree that was reviewed (--tree), of a full state the gate judged. */
+static int check_part(struct accept *a, const struct at_task_state *st,
+		      struct at_app_accept_result *out, struct at_error *err)
+{
+	char is[AT_OID_HEXSZ + 1];
+
+	if (a->merge.gated_tree && !at_oid_equal(&st->tree, a->merge.gated_tree))
+		return at_error_set(err, AT_ESTALE, "task '%s' changed while the gate ran; review "
+				    "and accept again", out->task.name);
+	if (!a->merge.expect_tree || at_oid_equal(&out->part_tree, a->merge.expect_tree))
+		return 0;
+	at_oid_fmt(is, &out->part_tree);
+	return at_error_set(err, AT_ESTALE, "the part of task '%s' to accept is tree %s, "
+			    "reviewed %s", out->task.name, is, a->o->expect_tree);
+}
+
+/*
+ * A part: committed on the merge base, the task's branch moved to it, then
+ * merged like a task whose full state is that commit (git/partial.h). A
+ * selection of every change is the whole accept (its history and all).
+ */
+static int merge_part(struct accept *a, struct at_worktree *w, struct at_task_state *st,
+		      struct at_app_accept_result *out, struct at_error *err)
+{
+	struct at_partial_spec spec = { a->paths.v, a->paths.n, a->exclude.v, a->exclude.n };
+	struct at_partial p;
+	struct at_task_state part;
+	int rc;
+
+	if (a->o->pick_tree && !at_oid_equal(&st->tree, a->o->pick_state))
+		return at_error_set(err, AT_ESTALE, "task '%s' changed while its hunks were picked; "
+				    "pick again", out->task.name);
+	rc = a->o->pick_tree ? at_partial_of_tree(a->r, w, st, a->o->pick_tree, &p, err)
+			     : at_partial_split(a->r, w, st, &spec, &p, err);
+	if (rc < 0)
+		return rc;
+	out->part_tree = p.part;
+	if ((rc = check_part(a, st, out, err)) < 0)
+		goto out;
+	if (p.left.n == 0) {
+		a->merge.expect_tree = NULL;   /* checked: the part is the full state */
+		rc = at_merge_accept(a->r, &out->task, st, w, &a->merge, &out->merge, err);
+		goto out;
+	}
+	out->partial = true;
+	if (a->o->drop_rest &&
+	    (rc = at_trash_save(a->r, &out->task, out->trash, sizeof(out->trash), err)) < 0)
+		goto out;
+	if ((rc = at_partial_commit(a->r, w, st, &p, a->o->message, &part.tip, err)) < 0)
+		goto out;
+	part.tree = p.part;
+	a->merge.expect_tree = NULL;
+	a->merge.gated_tree = NULL;
+	if (a->merge.mode == AT_MERGE_NO_FF && !a->o->override)
+		a->merge.mode = AT_MERGE_AUTO;   /* -m is the part's own commit's message */
+	rc = at_merge_accept(a->r, &out->task, &part, NULL, &a->merge, &out->merge, err);
+	/* Refused (the base unchanged): the branch and index as they were. */
+	if (rc < 0)
+		at_partial_undo(a->r, w, st, &p, &part.tip);
+out:
+	if (rc == 0) {
+		out->taken = p.taken;
+		out->left = p.left;
+		memset(&p.taken, 0, sizeof(p.taken));
+		memset(&p.left, 0, sizeof(p.left));
+	}
+	at_partial_release(&p);
+	return rc;
+}
+
 /* The state again under the lock, staged so that the merge commits exactly it. */
 static int merge_staged(struct accept *a, struct at_app_accept_result *out, struct at_error *err)
 {
@@ -195,7 +278,9 @@ static int merge_staged(struct accept *a, struct at_app_accept_result *out, stru
 		/* No overridden accept without a record: logged before anything merges. */
 		rc = at_audit_override(at_repo_paths(a->r), &out->task, a->o->override,
 				       &a->gated_tree, err);
-	if (rc == 0)
+	if (rc == 0 && a->partial)
+		rc = w ? merge_part(a, w, &st, out, err) : at_task_worktree_gone(&out->task, err);
+	else if (rc == 0)
 		rc = at_merge_accept(a->r, &out->task, &st, w, &a->merge, &out->merge, err);
 	at_worktree_free(w);
 	return rc;
@@ -209,26 +294,50 @@ static int locked(struct accept *a, struct at_app_accept_result *out, struct at_
 {
 	struct at_runs_guard guard = AT_RUNS_GUARD_INIT;
 	struct at_error aerr = AT_ERROR_INIT;
+	bool keep = a->o->keep;
 	int lock = -1, rc;
 
 	rc = at_lock_acquire(at_repo_paths(a->r), &lock, err);
 	if (rc == 0)
 		rc = at_task_resolve(a->r, out->task.name, ".", &out->task, err);
-	if (rc == 0 && !a->o->keep)
+	/* A part moves the task's branch and index: no command of it runs meanwhile. */
+	if (rc == 0 && (!a->o->keep || a->partial))
 		rc = at_runs_stop(at_repo_paths(a->r), out->task.name, a->o->force, &guard, err);
 	if (rc == 0)
 		rc = merge_staged(a, out, err);
+	/* What was not accepted stays in the task, unless it went to the trash. */
+	if (rc == 0 && out->partial && !a->o->drop_rest)
+		keep = true;
 	if (rc == 0)
 		at_app_audited(&out->warnings, out->task.name,
 			       at_audit_accept(at_repo_paths(a->r), out->task.name,
 					       out->merge.base_branch, &out->merge.new_tip,
 					       at_merge_kind_name(out->merge.kind), &aerr), &aerr);
 	/* The base has moved: a failure from here on is reported, not returned. */
-	if (rc == 0 && !a->o->keep)
+	if (rc == 0 && !keep)
 		out->remove_failed = at_app_task_remove(a->r, &out->task, &out->remove_err) < 0;
-	at_runs_release(&guard, rc == 0 && !a->o->keep && !out->remove_failed);
+	at_runs_release(&guard, rc == 0 && !keep && !out->remove_failed);
 	at_lock_release(lock);
 	return rc;
+}
+
+/* The pathspec and --exclude from the top of the tree; "." alone is the whole change. */
+static int pathspecs(const struct at_app *app, struct accept *a, const struct at_task *t,
+		     struct at_error *err)
+{
+	const struct at_app_accept_opts *o = a->o;
+	int rc;
+
+	if ((rc = at_app_pathspec(app->dir, t->path, at_repo_workdir(a->r), o->paths, o->npaths,
+				  &a->paths, err)) < 0 ||
+	    (rc = at_app_pathspec(app->dir, t->path, at_repo_workdir(a->r), o->exclude,
+				  o->nexclude, &a->exclude, err)) < 0)
+		return rc;
+	if (o->nexclude && !a->exclude.n)
+		return at_error_set(err, AT_EUSAGE, "--exclude '%s' leaves nothing to accept",
+				    o->exclude[0]);
+	a->partial = a->paths.n || a->exclude.n || o->drop_rest || o->pick_tree;
+	return 0;
 }
 
 int at_app_accept(const struct at_app *app, const struct at_app_accept_opts *o,
@@ -256,6 +365,8 @@ int at_app_accept(const struct at_app *app, const struct at_app_accept_opts *o,
 		rc = at_app_resolve(app, a.r, o->name, &out->task, err);
 	if (rc == 0 && gone_refused(a.r, &out->task, err))
 		rc = err->code;
+	if (rc == 0)
+		rc = pathspecs(app, &a, &out->task, err);
 	/* The task's commits first: what is merged is what it did, history and all. */
 	if (rc == 0)
 		rc = at_app_import_before(a.r, &out->task, NULL, err);
@@ -263,6 +374,8 @@ int at_app_accept(const struct at_app *app, const struct at_app_accept_opts *o,
 		rc = unlocked(app, &a, out, err);
 	if (rc == 0)
 		rc = locked(&a, out, err);
+	at_strlist_release(&a.paths);
+	at_strlist_release(&a.exclude);
 	at_repo_free(a.r);
 	return rc;
 }
@@ -277,4 +390,6 @@ void at_app_accept_result_release(struct at_app_accept_result *res)
 	at_strlist_release(&res->notes);
 	at_strlist_release(&res->host_files);
 	at_strlist_release(&res->warnings);
+	at_strlist_release(&res->taken);
+	at_strlist_release(&res->left);
 }

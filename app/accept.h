@@ -21,6 +21,18 @@
  * "Agenttask-Override: REASON" trailer of the new commit, the record that
  * lasts. A fast-forward makes no commit, so an override turns it into a
  * merge commit (git merge --no-ff), and is refused with --ff-only.
+ *
+ * Part of a change (paths, exclude: git/partial.h says what is selected):
+ * the part, the merge base's tree with exactly the selected changes, is
+ * committed on the merge base as one commit, the task's branch moves to it
+ * and the merge lands it in the base; what was not selected stays in the
+ * task as its uncommitted change on top of that commit (its files are not
+ * touched), so the task is kept and its diff then shows exactly the rest.
+ * The gate still judges the full state (a superset of the part); --tree
+ * names the part's tree, which `accept --json` and a refusal print. A
+ * selection of every change is the whole accept. With drop_rest, the full
+ * state is saved in the trash first and the task is removed after (its
+ * rest with it; `restore` brings the full state back), unless keep.
  */
 #ifndef AT_APP_ACCEPT_H
 #define AT_APP_ACCEPT_H
@@ -46,6 +58,15 @@ struct at_app_accept_opts {
 	bool no_host_files;              /* an agent's accept (MCP): refused (AT_EUSAGE) when the
 					    change touches a file the host runs, whatever the
 					    policy or override say */
+	char *const *paths;              /* accept only the changes these match (a pathspec as
+					    typed in app->dir, as `diff -- PATH...`); none: all */
+	size_t npaths;
+	char *const *exclude;            /* ... and none of these match (--exclude) */
+	size_t nexclude;
+	bool drop_rest;                  /* a part: the rest to the trash, the task removed
+					    unless keep */
+	const struct at_oid *pick_tree;  /* accept -p: the part is this tree (app/pick.h), */
+	const struct at_oid *pick_state; /* ... picked from this full state (else AT_ESTALE) */
 	struct at_progress_hook progress;
 };
 
@@ -63,6 +84,12 @@ struct at_app_accept_result {
 	struct at_strlist host_files;    /* the changed files the host runs (the gate's list),
 					    also when the accept was refused */
 	struct at_strlist warnings;
+	bool partial;                    /* a part was accepted: the task is kept with the rest
+					    (or, drop_rest, the rest is in the trash) */
+	struct at_oid part_tree;         /* the part's tree (partial) */
+	struct at_strlist taken;         /* the paths accepted (partial) */
+	struct at_strlist left;          /* the paths whose changes stayed in the task */
+	char trash[AT_REF_MAX];          /* drop_rest: the trash entry of the full state */
 };
 
 int at_app_accept(const struct at_app *app, const struct at_app_accept_opts *o,

@@ -9,6 +9,7 @@
 #include "core/audit.h"
 #include "core/runs.h"
 #include "core/state.h"
+#include "git/partial.h"
 #include "git/trash.h"
 #include "git/worktree.h"
 
@@ -75,6 +76,32 @@ int at_app_discard(const struct at_app *app, const struct at_app_discard_opts *o
  * its base the tip, so a rollback deletes the branch too) until its record
  * is saved ready.
  */
+/*
+ * A drop's entry while its task is there: the dropped files put back
+ * (git/partial.h), then the entry deleted. The task's commands are stopped
+ * meanwhile, as drop stops them.
+ */
+static int put_back(struct at_repo *r, const struct at_trash_pick *pick, bool force,
+		    struct at_app_restore_result *out, struct at_error *err)
+{
+	struct at_runs_guard guard = AT_RUNS_GUARD_INIT;
+	int rc;
+
+	rc = at_runs_stop(at_repo_paths(r), out->task.name, force, &guard, err);
+	if (rc == 0)
+		rc = at_app_import_before(r, &out->task, &out->warnings, err);
+	if (rc == 0)
+		rc = at_partial_put_back(r, &out->task, &pick->tree, &pick->part_left, err);
+	at_runs_release(&guard, false);
+	if (rc < 0)
+		return rc;
+	if (!at_trash_drop(r, pick->ref))
+		at_strlist_pushf(&out->warnings, "could not delete trash entry '%s'", pick->ref);
+	memcpy(out->trash, pick->ref, sizeof(out->trash));
+	out->put_back = true;
+	return 0;
+}
+
 static int restore(struct at_repo *r, const struct at_app_restore_opts *o,
 		   struct at_app_restore_result *out, struct at_error *err)
 {
@@ -84,8 +111,12 @@ static int restore(struct at_repo *r, const struct at_app_restore_opts *o,
 	int rc;
 
 	if ((rc = at_task_init(&t, at_repo_paths(r), o->name, err)) < 0 ||
-	    (rc = at_trash_pick(r, o->name, o->entry, &pick, err)) < 0 ||
-	    (rc = at_app_task_create_at(r, o->name, &pick.tip, &t, err)) < 0)
+	    (rc = at_trash_pick(r, o->name, o->entry, &pick, err)) < 0)
+		return rc;
+	/* A drop's entry goes back into its task, while the task is there. */
+	if (pick.part && at_task_resolve(r, o->name, ".", &out->task, &ignored) == 0)
+		return put_back(r, &pick, o->force, out, err);
+	if ((rc = at_app_task_create_at(r, o->name, &pick.tip, &t, err)) < 0)
 		return rc;
 	ready = t;
 	at_trash_pick_base(&pick, &ready);

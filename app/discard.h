@@ -35,15 +35,23 @@ struct at_app_discard_result {
 int at_app_discard(const struct at_app *app, const struct at_app_discard_opts *o,
 		   struct at_app_discard_result *out, struct at_error *err);
 
+/*
+ * An entry of `drop NAME -- PATHSPEC` (app/drop.h) while task NAME is
+ * there: the dropped files are put back into its worktree, unless one of
+ * them changed since the drop (AT_EDIRTY naming it, nothing written). With
+ * the task gone, any entry makes the task again, in its full state.
+ */
 struct at_app_restore_opts {
 	const char *name;
 	const char *entry;               /* of `trash NAME`: its number (1 the newest), its time
 					    SECONDS.NANOS or its ref; NULL: the newest */
+	bool force;                      /* a drop's entry: kill the task's running commands */
 };
 
 struct at_app_restore_result {
 	struct at_task task;
 	char trash[AT_REF_MAX];          /* the entry brought back */
+	bool put_back;                   /* a drop's entry, into the task that was there */
 	struct at_strlist warnings;      /* the entry could not be deleted afterwards */
 };
 

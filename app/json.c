@@ -432,13 +432,20 @@ at_json *at_app_accept_json(const struct at_app_accept_opts *opts,
 	bad |= add_oid(o, "old_tip", &r->merge.old_tip);
 	bad |= add_oid(o, "new_tip", &r->merge.new_tip);
 	bad |= at_json_add_bool(o, "overridden", r->overriding);
-	bad |= at_json_add_bool(o, "kept", opts->keep);
-	bad |= at_json_add_bool(o, "removed", !opts->keep && !r->remove_failed);
+	bad |= at_json_add_bool(o, "kept", opts->keep || (r->partial && !opts->drop_rest));
+	bad |= at_json_add_bool(o, "removed", !opts->keep && !(r->partial && !opts->drop_rest) &&
+					      !r->remove_failed);
 	bad |= r->merge.updated_worktree[0]
 		       ? at_json_add_string(o, "updated_worktree", r->merge.updated_worktree)
 		       : at_json_add_null(o, "updated_worktree");
 	bad |= add_strings(o, "notes", &r->notes);
 	bad |= add_strings(o, "host_files", &r->host_files);
+	/* A part (accept -- PATHSPEC): what was accepted, what stayed. */
+	bad |= at_json_add_bool(o, "partial", r->partial);
+	bad |= r->partial ? add_oid(o, "part_tree", &r->part_tree) : at_json_add_null(o, "part_tree");
+	bad |= add_strings(o, "accepted_paths", &r->taken);
+	bad |= add_strings(o, "left_paths", &r->left);
+	bad |= r->trash[0] ? at_json_add_string(o, "trash", r->trash) : at_json_add_null(o, "trash");
 	return done(o, bad);
 }
 
@@ -449,6 +456,17 @@ at_json *at_app_discard_json(const struct at_app_discard_result *r)
 
 	bad |= at_json_add_string(o, "ref", r->trash);   /* as trash --json names it */
 	bad |= at_json_add_bool(o, "commits_only", r->commits_only);
+	return done(o, bad);
+}
+
+at_json *at_app_drop_json(const struct at_app_drop_result *r)
+{
+	at_json *o = about(r->task.name, &r->warnings);
+	int bad = !o;
+
+	bad |= at_json_add_string(o, "ref", r->trash);   /* as trash --json names it */
+	bad |= add_strings(o, "dropped_paths", &r->dropped);
+	bad |= add_strings(o, "left_paths", &r->left);
 	return done(o, bad);
 }
 

@@ -11,6 +11,7 @@
 #include "app/commit.h"
 #include "app/diff.h"
 #include "app/discard.h"
+#include "app/drop.h"
 #include "app/gc.h"
 #include "app/new.h"
 #include "app/doctor.h"
@@ -66,6 +67,7 @@ at_json *at_app_commit_json(const struct at_app_commit_result *r);
 at_json *at_app_accept_json(const struct at_app_accept_opts *o, const struct at_app_accept_result *r);
 at_json *at_app_discard_json(const struct at_app_discard_result *r);
 at_json *at_app_restore_json(const struct at_app_restore_result *r);
+at_json *at_app_drop_json(const struct at_app_drop_result *r);
 at_json *at_app_gc_json(const struct at_app_gc_result *r);
 
 /* can_sandbox, checks[{check, title, state, detail, fix (null when none)}]. */

@@ -3,8 +3,11 @@
  * options: the table below, which --help and the parser both read).
  * (app/accept.h has the order of things and what an override records.)
  */
+#include <string.h>
+
 #include "app/accept.h"
 #include "app/json.h"
+#include "cmd/accept_pick.h"
 #include "cmd/commands.h"
 #include "cmd/print.h"
 #include "cmd/progress.h"
@@ -14,7 +17,9 @@
 struct accept_args {
 	struct at_app app;               /* the front end's, with --max-file-size */
 	struct at_app_accept_opts o;
-	bool ff_only, squash, quiet, json;
+	bool ff_only, squash, quiet, json, interactive;
+	struct at_oid pick_tree, pick_state;
+	struct at_strlist exclude;       /* --exclude PATHSPEC, repeatable */
 };
 
 const struct at_cli_opt cmd_accept_opts[] = {
@@ -40,6 +45,15 @@ const struct at_cli_opt cmd_accept_opts[] = {
 			  "audit log and as an Agenttask-Override trailer of a merge commit"),
 	AT_CLI_OPT_STRING(0, "policy", "FILE", struct accept_args, o.policy_file,
 			  "judge the task by FILE instead of the base's .agenttask/policy.json"),
+	AT_CLI_OPT_LIST(0, "exclude", "PATHSPEC", struct accept_args, exclude,
+			"leave the changes PATHSPEC matches out (repeatable): only\n"
+			"the rest of the change, or of the PATHSPEC after --, is accepted"),
+	AT_CLI_OPT_FLAG('p', "interactive", struct accept_args, interactive,
+			"walk the hunks on the terminal with git's keys (y n q a d s e ?),\n"
+			"see the --stat of what they make, and accept exactly that"),
+	AT_CLI_OPT_FLAG(0, "drop-rest", struct accept_args, o.drop_rest,
+			"with a part: what is not accepted goes to the trash (restore\n"
+			"brings the whole task back) instead of staying in the task"),
 	AT_CLI_OPT_MAX_FILE_SIZE(struct accept_args, app),
 	AT_CLI_OPT_END,
 };
@@ -48,15 +62,30 @@ static int parse_args(int argc, char **argv, struct accept_args *a)
 {
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app_accept_opts *o = &a->o;
-	int rc;
+	int rc, dd;
 
+	/* A pathspec comes after "--" (only its changes are accepted); options and NAME before. */
+	for (dd = 1; dd < argc && strcmp(argv[dd], "--") != 0; dd++)
+		;
+	if (dd < argc) {
+		o->paths = argv + dd + 1;
+		o->npaths = (size_t)(argc - dd - 1);
+		if (!o->npaths)
+			return at_cli_usage("accept", "'--' needs a PATHSPEC after it");
+	}
+	argc = dd;
 	if ((rc = at_cli_parse("accept", cmd_accept_opts, argc, argv, a)) >= 0)
 		return rc;
+	o->exclude = a->exclude.v;
+	o->nexclude = a->exclude.n;
 	if (optind + 1 < argc)
 		return at_cli_usage("accept", "too many arguments");
 	if (a->ff_only && a->squash)
 		return at_cli_usage("accept", "--ff-only and --squash cannot be combined");
 	o->name = optind < argc ? argv[optind] : NULL;
+	if (a->interactive && (o->npaths || o->nexclude || o->expect_tree || a->json))
+		return at_cli_usage("accept", "-p picks the part itself: not with a PATHSPEC, "
+				    "--exclude, --tree or --json");
 	o->mode = a->ff_only ? AT_MERGE_FF_ONLY : a->squash ? AT_MERGE_SQUASH : AT_MERGE_AUTO;
 	return at_app_accept_check(o, &err) < 0 ? at_cli_usage("accept", "%s", err.msg) : -1;
 }
@@ -73,10 +102,12 @@ static void print_result(const struct at_app_accept_opts *o, const struct at_app
 		printf("'%s' already has all of task '%s': nothing to merge\n", base, name);
 		break;
 	case AT_MERGED_FAST_FORWARD:
-		printf("accepted task '%s': fast-forwarded '%s' to %.12s\n", name, base, tip);
+		printf("accepted %stask '%s': fast-forwarded '%s' to %.12s\n",
+		       r->partial ? "part of " : "", name, base, tip);
 		break;
 	case AT_MERGED_COMMIT:
-		printf("accepted task '%s': merged into '%s' as %.12s%s\n", name, base, tip, over);
+		printf("accepted %stask '%s': merged into '%s' as %.12s%s\n",
+		       r->partial ? "part of " : "", name, base, tip, over);
 		break;
 	case AT_MERGED_SQUASH:
 		printf("accepted task '%s': squashed into '%s' as %.12s%s\n", name, base, tip, over);
@@ -84,7 +115,13 @@ static void print_result(const struct at_app_accept_opts *o, const struct at_app
 	}
 	if (r->merge.updated_worktree[0])
 		printf("updated the checkout of '%s' in '%s'\n", base, r->merge.updated_worktree);
-	if (o->keep)
+	if (r->partial && r->trash[0])
+		at_esc_printf(stdout, "the rest of task '%s' is in the trash ('%s'; 'agenttask "
+			      "restore %s' brings the whole task back)\n", name, r->trash, name);
+	if (r->partial && !o->drop_rest)
+		printf("kept task '%s' with the rest of its change (%zu path%s; 'agenttask diff "
+		       "%s' shows it)\n", name, r->left.n, r->left.n == 1 ? "" : "s", name);
+	else if (o->keep)
 		printf("kept task '%s' (--keep)\n", name);
 	else if (!r->remove_failed)
 		printf("removed task '%s'\n", name);
@@ -115,6 +152,14 @@ int cmd_accept(const struct at_app *app_in, int argc, char **argv)
 
 	if ((rc = parse_args(argc, argv, &a)) >= 0)
 		return rc;
+	if (a.interactive) {
+		if ((rc = at_cli_pick(&a.app, a.o.name, false, &a.pick_tree, &a.pick_state)) != 0) {
+			at_strlist_release(&a.exclude);
+			return rc < 0 ? AT_EXIT_OK : rc;
+		}
+		a.o.pick_tree = &a.pick_tree;
+		a.o.pick_state = &a.pick_state;
+	}
 	fflush(NULL);
 	/* The gate's checks may take long: their progress. */
 	at_cli_progress_init(&progress, a.quiet);
@@ -140,5 +185,6 @@ int cmd_accept(const struct at_app *app_in, int argc, char **argv)
 		rc = AT_EXIT_FAIL;
 	}
 	at_app_accept_result_release(&res);
+	at_strlist_release(&a.exclude);
 	return rc;
 }

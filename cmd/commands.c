@@ -58,7 +58,8 @@ const struct at_command at_commands[] = {
 	  "PATH... limits it to those files, as git's pathspec does: a file, a directory,\n"
 	  "or a glob; relative to the current directory, ':/PATH' from the top. A rename\n"
 	  "is shown whole when either of its paths matches. The JSON's tree stays the\n"
-	  "whole state's: what accept --tree takes is never a part of it.\n"
+	  "whole state's; 'accept -- PATH...' accepts just these files, and its --tree\n"
+	  "is the tree of that part (accept --json's part_tree).\n"
 	  "On a terminal the output goes through the pager (see 'agenttask help').\n"
 	  "\n"
 	  "Each changed file that tools on the host run or obey (editor and agent\n"
@@ -85,7 +86,9 @@ const struct at_command at_commands[] = {
 	  cmd_gate_opts, 15, "task" },
 	{ "accept", cmd_accept,
 	  "agenttask accept [NAME] [--ff-only | --squash] [-m] [--keep] [--force]\n"
-	  "                        [--tree] [--override] [--policy] [--json]",
+	  "                        [--tree] [--override] [--policy] [--json]\n"
+	  "                        [--exclude PATHSPEC]... [--drop-rest] [-- PATHSPEC...]\n"
+	  "agenttask accept [NAME] -p",
 	  "merge the task into its base branch",
 	  "\nPending changes are committed on the task branch first. When the base branch is\n"
 	  "checked out, its files are updated too; uncommitted changes of yours in any file\n"
@@ -93,7 +96,19 @@ const struct at_command at_commands[] = {
 	  "Unless --keep, accept refuses while a command of the task runs (--force kills it).\n"
 	  "The gate runs with or without a policy: a change to a file that tools on the host\n"
 	  "run (see 'agenttask help gate') is refused unless you give --override REASON or\n"
-	  "the policy allows it, and is named on stderr, one warning line per file.\n",
+	  "the policy allows it, and is named on stderr, one warning line per file.\n"
+	  "\n"
+	  "-- PATHSPEC... (and --exclude) accepts part of the change: the files\n"
+	  "'agenttask diff NAME -- PATHSPEC' shows (a rename whole when either of its\n"
+	  "paths matches, a type change whole). The part, the merge base with exactly\n"
+	  "those changes, lands in the base as one commit; the task's branch moves to\n"
+	  "it and the rest stays in the task as uncommitted changes (its files are not\n"
+	  "touched), or with --drop-rest goes to the trash with the task. --tree then\n"
+	  "names the part's tree. A pathspec that matches no change is refused.\n"
+	  "\n"
+	  "-p walks the hunks on the terminal with git's keys (y n q a d s e ?; e opens\n"
+	  "$VISUAL or $EDITOR), shows the --stat of the part they make and accepts\n"
+	  "exactly that tree when you say y; without a terminal it is refused (exit 2).\n",
 	  cmd_accept_opts, 19, "task" },
 	{ "discard", cmd_discard, "agenttask discard [NAME] [--force] [--quiet] [--max-file-size]\n"
 	  "                         [--json]",
@@ -105,6 +120,19 @@ const struct at_command at_commands[] = {
 	  "(build output, node_modules/, .env) are not saved: they go with the worktree.\n"
 	  "A task whose worktree was moved ('git worktree move') is refused.\n",
 	  cmd_discard_opts, 15, "task" },
+	{ "drop", cmd_drop, "agenttask drop [NAME] [--exclude PATHSPEC]... [--force] [--json]\n"
+	  "                      -- PATHSPEC...\n"
+	  "agenttask drop [NAME] -p [--force]",
+	  "throw part of a task's change away (saved in the trash first)",
+	  "\nThe changes 'agenttask diff NAME -- PATHSPEC' shows (a rename whole when\n"
+	  "either of its paths matches) are undone in the task's worktree: those files\n"
+	  "become what the merge base has, the rest of the change stays. The task's\n"
+	  "full state is saved in the trash first; 'agenttask restore NAME' puts the\n"
+	  "dropped files back while the task is there (refused, naming it, when one of\n"
+	  "them changed since). A pathspec that matches no change is refused (exit 2).\n"
+	  "-p walks the hunks on the terminal as accept -p does (no e) and drops exactly\n"
+	  "the picked ones; without a terminal it is refused (exit 2).\n",
+	  cmd_drop_opts, 15, "task" },
 	{ "restore", cmd_restore, "agenttask restore NAME [ENTRY] [--json]",
 	  "bring a discarded task back (the most recently discarded NAME by default)",
 	  "ENTRY is one of 'agenttask trash NAME': its number (1 the newest, 2 the one\n"
@@ -115,7 +143,9 @@ const struct at_command at_commands[] = {
 	  "and untracked files still untracked. The trash entry is then deleted; other\n"
 	  "entries of the same name stay in the trash.\n"
 	  "Prints the worktree path. Exit 1 when a task NAME exists, 2 when there is no\n"
-	  "trash for NAME ('agenttask gc --trash-days N' prunes old entries).\n",
+	  "trash for NAME ('agenttask gc --trash-days N' prunes old entries).\n"
+	  "An entry of 'agenttask drop' while its task is there puts the dropped files\n"
+	  "back into the task instead (exit 1, nothing written, when one changed since).\n",
 	  cmd_restore_opts, 15, "trash" },
 	{ "trash", cmd_trash, "agenttask trash [NAME] [--json]",
 	  "list the discarded tasks that restore can bring back",

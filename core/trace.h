@@ -46,6 +46,10 @@ void at_trace(const char *event, const char *detail);
  *   repair:aside      `repair`: the task's git layer renamed aside (the view
  *                     is the host's), the record of the agreed commit and
  *                     the log not yet written
+ *   accept:part-index a partial accept: the part committed on the merge base
+ *                     and the task's index made the part, its branch not moved
+ *   accept:part-branch the task's branch moved to the part, the base not yet
+ *   drop:saved        `drop`: the full state in the trash, no file written
  */
 void at_test_kill_point(const char *step);
 

@@ -31,6 +31,7 @@ struct apply {
 	char dir[PATH_MAX];         /* the directory of the last path, kept open for the next */
 	int dir_fd;
 	struct at_error *err;
+	const char *where;          /* the worktree, for messages */
 };
 
 static void forget_dir(struct apply *a)
@@ -362,7 +363,7 @@ static int publish_index(struct apply *a, int gitdir)
 	    (errno != EINVAL || linkat(a->tmp, INDEX_COPY, gitdir, "index.lock", 0) < 0)) {
 		if (errno == EEXIST)
 			return at_error_set(a->err, AT_ESYS, "another git command is running in "
-					    "'%s' ('%sindex.lock' exists)", git_repository_workdir(a->repo),
+					    "'%s' ('%sindex.lock' exists)", a->where,
 					    git_repository_path(a->repo));
 		goto fail;
 	}
@@ -374,8 +375,7 @@ static int publish_index(struct apply *a, int gitdir)
 	unlinkat(a->tmp, OWNER, 0);
 	return 0;
 fail:
-	return at_error_sys(a->err, AT_ESYS, "cannot write the index of '%s'",
-			    git_repository_workdir(a->repo));
+	return at_error_sys(a->err, AT_ESYS, "cannot write the index of '%s'", a->where);
 }
 
 /*
@@ -390,6 +390,8 @@ static int write_index(struct apply *a)
 	char copy[PATH_MAX];
 	int rc;
 
+	if (a->tmp < 0 && !git_repository_workdir(a->repo))
+		return at_error_sys(a->err, AT_ESYS, "cannot write the index of '%s'", a->where);
 	if (a->tmp < 0) {
 		if (git_repository_index(&idx, a->repo) < 0 || git_index_read(idx, true) < 0)
 			rc = at_git_error(a->err, AT_EGIT, "cannot read the index");
@@ -401,8 +403,7 @@ static int write_index(struct apply *a)
 	gitdir = open(git_repository_path(a->repo), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (gitdir < 0 || copy_index(a, gitdir) < 0 ||
 	    at_fmt(copy, sizeof(copy), "%s" TMP_DIR "/" INDEX_COPY, git_repository_path(a->repo)) < 0)
-		return at_error_sys(a->err, AT_ESYS, "cannot copy the index of '%s'",
-				    git_repository_workdir(a->repo));
+		return at_error_sys(a->err, AT_ESYS, "cannot copy the index of '%s'", a->where);
 	if (git_index_open(&idx, copy) < 0)
 		rc = at_git_error(a->err, AT_EGIT, "cannot read the index");
 	else if ((rc = stage_all(a, idx)) == 0 && git_index_write(idx) < 0)
@@ -483,16 +484,14 @@ static int apply_all(struct apply *a)
 	return rc == 0 ? write_index(a) : rc;
 }
 
-int at_apply_paths(git_repository *repo, git_tree *to, char *const *paths, size_t n,
-		   struct at_error *err)
+/* Into the worktree `workdir` (opened with `flags` more), with repo's index and config. */
+static int apply_in(git_repository *repo, const char *workdir, int flags, git_tree *to,
+		    char *const *paths, size_t n, struct at_error *err)
 {
-	struct apply a = { repo, to, paths, n, -1, -1, 0, true, "", -1, err };
-	const char *workdir = git_repository_workdir(repo);
+	struct apply a = { repo, to, paths, n, -1, -1, 0, true, "", -1, err, workdir };
 	int rc;
 
-	if (!workdir)
-		return at_error_set(err, AT_EGIT, "'%s' has no worktree", git_repository_path(repo));
-	a.root = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	a.root = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | flags);
 	if (a.root < 0)
 		return at_error_sys(err, AT_ESYS, "cannot open '%s'", workdir);
 	a.symlinks = at_git_config_bool(repo, "core.symlinks", true);
@@ -503,6 +502,30 @@ int at_apply_paths(git_repository *repo, git_tree *to, char *const *paths, size_
 		close(a.tmp);
 	close(a.root);
 	return rc;
+}
+
+int at_apply_paths(git_repository *repo, git_tree *to, char *const *paths, size_t n,
+		   struct at_error *err)
+{
+	const char *workdir = git_repository_workdir(repo);
+
+	if (!workdir)
+		return at_error_set(err, AT_EGIT, "'%s' has no worktree", git_repository_path(repo));
+	return apply_in(repo, workdir, 0, to, paths, n, err);
+}
+
+int at_apply_task_paths(git_repository *repo, const char *worktree, const git_oid *base,
+			git_tree *to, char *const *paths, size_t n, struct at_error *err)
+{
+	bool any;
+	int rc;
+
+	if (git_repository_workdir(repo))
+		return at_error_set(err, AT_EUSAGE, "a task's repository opened with its worktree");
+	/* The filters see the base's attributes only: none of the task's files is read. */
+	if ((rc = at_git_attrs_from_base(repo, base, (const char *const *)paths, n, &any, err)) < 0)
+		return rc;
+	return apply_in(repo, worktree, O_NOFOLLOW, to, paths, n, err);
 }
 
 /* Does the blob `id` hold the text of the link at base in dfd? */
@@ -546,7 +569,7 @@ static bool file_is(struct apply *a, const char *path, const git_tree_entry *e)
 
 bool at_apply_path_is_new(git_repository *repo, git_tree *to, const char *path)
 {
-	struct apply a = { repo, to, NULL, 0, -1, -1, 0, true, "", -1, NULL };
+	struct apply a = { repo, to, NULL, 0, -1, -1, 0, true, "", -1, NULL, NULL };
 	const char *workdir = git_repository_workdir(repo), *base;
 	git_tree_entry *e = NULL;
 	struct stat st;

@@ -48,6 +48,20 @@ int at_apply_paths(git_repository *repo, git_tree *to, char *const *paths, size_
 		   struct at_error *err);
 
 /*
+ * The same in a task's worktree, which the agent writes: repo is the task's
+ * repository opened without its worktree (git/internal.h's
+ * at_git_open_task_repo; its index and config are the task's), worktree
+ * its directory (opened without following a link, as every directory on
+ * the way is). Files go through the filters with the attributes of commit
+ * base's tree only (git/attrs.c), never the task's .gitattributes; nothing
+ * is checked for being in the way but directories (the caller has saved
+ * the task's full state). The task's index is written last, as above: used
+ * by `drop -- PATHSPEC` (app/drop.c).
+ */
+int at_apply_task_paths(git_repository *repo, const char *worktree, const git_oid *base,
+			git_tree *to, char *const *paths, size_t n, struct at_error *err);
+
+/*
  * Is path in repo's worktree exactly what it is in `to` (nothing, or a
  * directory, when `to` has no file there)? What an apply killed before its
  * index was written leaves.

@@ -17,18 +17,25 @@
 #include "git/wtread.h"
 
 #define TRASH_PREFIX "refs/agenttask/trash/"
+#define PART_LEFT "Agenttask-Part-Left"     /* a drop's entry: the tree the task was left with */
 
 /*
  * The trash commit: tree = the task's full state, parent = the branch tip,
  * and the task's base recorded as trailers so restore can rebuild the task.
  */
-static int trash_message(char *buf, size_t size, const struct at_task *t)
+static int trash_message(char *buf, size_t size, const struct at_task *t, const git_oid *left)
 {
+	char hex[AT_OID_HEXSZ + 1] = "";
+
+	if (left)
+		at_git_oid_hex(hex, left);
 	return at_fmt(buf, size,
-		      "agenttask: discarded task '%s'\n\n"
+		      "agenttask: %s task '%s'\n\n"
 		      "Agenttask-Task: %s\nAgenttask-Base-Branch: %s\nAgenttask-Base-Commit: %s\n"
-		      "Agenttask-Created: %lld\n",
-		      t->name, t->name, t->base_branch, t->base_commit, (long long)t->created);
+		      "Agenttask-Created: %lld\n%s%s%s",
+		      left ? "dropped part of" : "discarded", t->name, t->name, t->base_branch,
+		      t->base_commit, (long long)t->created, left ? PART_LEFT ": " : "", hex,
+		      left ? "\n" : "");
 }
 
 static int branch_tip(git_repository *repo, const struct at_task *t, git_commit **out,
@@ -183,39 +190,32 @@ int at_trash_save(struct at_repo *r, const struct at_task *t, char *ref_out, siz
 	return at_trash_save_ext(r, t, false, ref_out, ref_size, err);
 }
 
-int at_trash_save_ext(struct at_repo *r, const struct at_task *t, bool commits_only,
-		      char *ref_out, size_t ref_size, struct at_error *err)
+/* The entry: tree_id on the branch's tip; left: a drop's, what it left. */
+static int save(struct at_repo *r, const struct at_task *t, git_commit *tip, const git_oid *tree_id,
+		const git_oid *left, char *ref_out, size_t ref_size, struct at_error *err)
 {
 	git_signature *sig = NULL;
-	git_commit *tip = NULL;
 	git_tree *tree = NULL;
 	git_reference *ref = NULL;
-	git_oid tree_id, commit_id;
+	git_oid commit_id;
 	char msg[1024], refname[AT_REF_MAX];
 	struct timespec now;
 	int rc;
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	if ((rc = branch_tip(r->repo, t, &tip, err)) < 0)
-		goto out;
-	if (!at_worktree_present(t) && already_saved(r->repo, t, git_commit_id(tip), ref_out, ref_size))
-		goto out;
-	if (commits_only)
-		git_oid_cpy(&tree_id, git_commit_tree_id(tip));
-	else if ((rc = full_state_tree(r, t, tip, &tree_id, err)) < 0)
-		goto out;
 	if ((rc = at_git_signature(&sig, r->repo, err)) < 0)
 		goto out;
 	/* Seconds and nanoseconds: two discards of one name never share a ref. */
-	if (trash_message(msg, sizeof(msg), t) < 0 ||
+	if (trash_message(msg, sizeof(msg), t, left) < 0 ||
 	    at_fmt(refname, sizeof(refname), TRASH_PREFIX "%s/%lld.%09ld", t->name,
 		   (long long)now.tv_sec, now.tv_nsec) < 0) {
 		rc = at_error_set(err, AT_ESYS, "task name too long for the trash '%s'", t->name);
 		goto out;
 	}
-	if (git_tree_lookup(&tree, r->repo, &tree_id) < 0 ||
+	if (git_tree_lookup(&tree, r->repo, tree_id) < 0 ||
 	    git_commit_create_v(&commit_id, r->repo, NULL, sig, sig, NULL, msg, tree, 1, tip) < 0 ||
-	    git_reference_create(&ref, r->repo, refname, &commit_id, 0, "agenttask: discard") < 0) {
+	    git_reference_create(&ref, r->repo, refname, &commit_id, 0,
+				 left ? "agenttask: drop" : "agenttask: discard") < 0) {
 		rc = at_git_error(err, AT_EGIT, "cannot save task '%s' in the trash", t->name);
 		goto out;
 	}
@@ -224,6 +224,44 @@ out:
 	git_reference_free(ref);
 	git_tree_free(tree);
 	git_signature_free(sig);
+	return rc;
+}
+
+int at_trash_save_ext(struct at_repo *r, const struct at_task *t, bool commits_only,
+		      char *ref_out, size_t ref_size, struct at_error *err)
+{
+	git_commit *tip = NULL;
+	git_oid tree_id;
+	int rc;
+
+	if ((rc = branch_tip(r->repo, t, &tip, err)) < 0)
+		goto out;
+	if (!at_worktree_present(t) && already_saved(r->repo, t, git_commit_id(tip), ref_out, ref_size))
+		goto out;
+	if (commits_only)
+		git_oid_cpy(&tree_id, git_commit_tree_id(tip));
+	else if ((rc = full_state_tree(r, t, tip, &tree_id, err)) < 0)
+		goto out;
+	rc = save(r, t, tip, &tree_id, NULL, ref_out, ref_size, err);
+out:
+	git_commit_free(tip);
+	return rc;
+}
+
+int at_trash_save_part(struct at_repo *r, const struct at_task *t, const struct at_task_state *st,
+		       const struct at_oid *left, char *ref_out, size_t ref_size,
+		       struct at_error *err)
+{
+	git_commit *tip = NULL;
+	git_oid tip_id, tree_id, left_id;
+	int rc = 0;
+
+	at_oid_to_git(&tip_id, &st->tip);
+	at_oid_to_git(&tree_id, &st->tree);
+	at_oid_to_git(&left_id, left);
+	if (git_commit_lookup(&tip, r->repo, &tip_id) < 0)
+		return at_git_error(err, AT_EGIT, "cannot read the tip of task '%s'", t->name);
+	rc = save(r, t, tip, &tree_id, &left_id, ref_out, ref_size, err);
 	git_commit_free(tip);
 	return rc;
 }
@@ -503,6 +541,7 @@ int at_trash_pick(struct at_repo *r, const char *name, const char *want,
 	struct at_trash_pick p;
 	git_commit *entry = NULL;
 	struct at_task base;
+	char left[AT_OID_HEXSZ + 1];
 	int rc;
 
 	memset(&p, 0, sizeof(p));
@@ -517,6 +556,8 @@ int at_trash_pick(struct at_repo *r, const char *name, const char *want,
 	memcpy(p.base_branch, base.base_branch, sizeof(p.base_branch));
 	memcpy(p.base_commit, base.base_commit, sizeof(p.base_commit));
 	p.created = base.created;
+	p.part = trailer(git_commit_message(entry), PART_LEFT, left, sizeof(left)) &&
+		 at_oid_parse(&p.part_left, left) == 0;
 	*out = p;
 out:
 	git_commit_free(entry);

@@ -17,6 +17,7 @@
 #include "core/task.h"
 #include "core/trash.h"
 #include "git/repo.h"
+#include "git/snapshot.h"
 
 /* Save the task's full state; writes the ref's name into ref_out. */
 int at_trash_save(struct at_repo *r, const struct at_task *t, char *ref_out, size_t ref_size,
@@ -28,6 +29,16 @@ int at_trash_save(struct at_repo *r, const struct at_task *t, char *ref_out, siz
  */
 int at_trash_save_ext(struct at_repo *r, const struct at_task *t, bool commits_only,
 		      char *ref_out, size_t ref_size, struct at_error *err);
+
+/*
+ * A drop's entry (`drop NAME -- PATHSPEC`): the task's full state st, taken
+ * under the lock, saved as the entry's tree on st's tip, and the tree the
+ * drop leaves the task with (left) recorded in it, so that restore can put
+ * the dropped files back into the task (at_trash_pick's part_left).
+ */
+int at_trash_save_part(struct at_repo *r, const struct at_task *t, const struct at_task_state *st,
+		       const struct at_oid *left, char *ref_out, size_t ref_size,
+		       struct at_error *err);
 
 /*
  * The trash, by task name and newest first; of task `name` only, unless
@@ -49,6 +60,8 @@ struct at_trash_pick {
 	char base_branch[AT_REF_MAX];        /* the task's base, from the entry's trailers */
 	char base_commit[AT_OID_HEXSZ + 1];  /* (tip when none is recorded) */
 	int64_t created;                     /* -1: not recorded */
+	bool part;                           /* a drop's entry: the task stayed */
+	struct at_oid part_left;             /* ... with this tree */
 };
 
 /*

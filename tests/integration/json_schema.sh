@@ -75,4 +75,20 @@ test_errors_match_the_error_schema() {
 	expect_rc 2 "accept unknown" -C repo accept nosuch --json; valid error
 }
 
+test_partial_accept_and_drop_match_their_schemas() {
+	# What: drop -- PATHSPEC, a partial accept, and a pathspec that matches
+	# nothing, with --json. Must: each the document docs/json.md describes.
+	make_repo repo
+	ok "new" -C repo new t1
+	local wt=$out
+	echo a >"$wt/a"
+	echo b >"$wt/b"
+	echo c >"$wt/c"
+	ok "drop" -C repo drop t1 --json -- c; valid drop
+	ok "accept a part" -C repo accept t1 --json -- a; valid accept
+	assert_eq "$(json_get "$out" 'j["accepted_paths"], j["left_paths"]')" "(['a'], ['b'])" "paths"
+	expect_rc 2 "no match" -C repo accept t1 --json -- nothing; valid error
+	ok "accept the rest" -C repo accept t1 --json; valid accept
+}
+
 run_tests
