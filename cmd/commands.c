@@ -138,6 +138,34 @@ const struct at_command at_commands[] = {
 	  "<git-common-dir>/agenttask/git/NAME/dropped/ until the task is removed.\n"
 	  "Exit 1, nothing changed, while a command of the task runs (--force kills it).\n",
 	  cmd_repair_opts, 15, "task" },
+	{ "comment", cmd_comment,
+	  "agenttask comment NAME [PATH:LINE[-LINE]] TEXT\n"
+	  "agenttask comment NAME --resolve ID",
+	  "comment on a line of the task's change (or on all of it) for the agent",
+	  "\nPATH is repository-relative, as the diff names it; LINE a line of the task's\n"
+	  "new version (its current full state): a path not in it or a line outside the\n"
+	  "file is refused, nothing recorded. Without PATH:LINE the comment is on the whole\n"
+	  "change. The agent reads the open comments (docs/agents.md): the MCP tool\n"
+	  "review_comments, run --json's comments, and inside the sandbox the file\n"
+	  "$AGENTTASK_COMMENTS. A comment also marks the state reviewed (diff\n"
+	  "--since-review). Comments go with the task.\n",
+	  cmd_comment_opts, 15, "task" },
+	{ "comments", cmd_comments, "agenttask comments [NAME] [--json] [--all]",
+	  "list the task's review comments",
+	  "\nEach comment is shown against the task's current state: its line carried\n"
+	  "through the diff of its file since the comment was made (lines inserted above\n"
+	  "move it), or 'outdated' where its line changed or went.\n",
+	  cmd_comments_opts, 15, "task" },
+	{ "review", cmd_review, "agenttask review [NAME]",
+	  "comment on the task's diff in your editor",
+	  "\nWrites the task's diff to a temporary file and opens your editor on it\n"
+	  "(GIT_EDITOR, core.editor, VISUAL, EDITOR, else vi: as git picks it). Each line\n"
+	  "you add that starts with '>>' becomes a comment on the diff line above it:\n"
+	  "under an added or context line, that line of the new version; under a removed\n"
+	  "line, the nearest line of the new version (said so); before the first file, the\n"
+	  "whole change. Consecutive '>>' lines are one comment. Saving with nothing\n"
+	  "added records nothing; the rest of the file must stay as it was.\n",
+	  cmd_review_opts, 15, "task" },
 	{ "log", cmd_log, "agenttask log [NAME] [--json] [--color | --no-color]",
 	  "show the task's audit log",
 	  "\nEvery run is logged: argv, start, duration, exit status, resource use; and\n"
