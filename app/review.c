@@ -134,7 +134,7 @@ static void place_removed(struct at_app_review *rv)
 int at_app_review_open(const struct at_app *app, const char *name, struct at_app_review **out,
 		       struct at_error *err)
 {
-	struct at_app_diff_opts o = { name, NULL, NULL, NULL, 0 };
+	struct at_app_diff_opts o = { name, NULL, NULL, NULL, 0, false };
 	struct at_app_review *rv = calloc(1, sizeof(*rv));
 	int rc;
 

@@ -46,7 +46,7 @@ const struct at_command at_commands[] = {
 	  cmd_run_opts, 19, "task" },
 	{ "diff", cmd_diff,
 	  "agenttask diff [NAME] [--stat | --name-only | --json [--patch]] [--color | --no-color]\n"
-	  "               [-- PATH...]\n"
+	  "               [--since-review] [-- PATH...]\n"
 	  "agenttask diff --base [--head] [--stat | --name-only | --json] [-- PATH...]",
 	  "show the task's whole change against its base",
 	  "\n"

@@ -270,3 +270,18 @@ int at_comments_remove(const struct at_paths *p, const char *name, struct at_err
 		return at_error_sys(err, AT_ESYS, "cannot remove '%s'", path);
 	return 0;
 }
+
+int at_comments_set_reviewed(const struct at_paths *p, const char *name,
+			     const struct at_oid *tree, struct at_error *err)
+{
+	struct at_comments c;
+	int rc;
+
+	if ((rc = at_comments_load(p, name, &c, err)) < 0)
+		return rc;
+	c.reviewed = *tree;
+	c.has_reviewed = true;
+	rc = at_comments_save(p, name, &c, err);
+	at_comments_release(&c);
+	return rc;
+}

@@ -50,6 +50,9 @@ int at_comments_load(const struct at_paths *p, const char *name, struct at_comme
 /* Write them (the file and its directory made when missing). */
 int at_comments_save(const struct at_paths *p, const char *name, const struct at_comments *c,
 		     struct at_error *err);
+/* Record tree as the one last reviewed (load, set, save: under the lock). */
+int at_comments_set_reviewed(const struct at_paths *p, const char *name,
+			     const struct at_oid *tree, struct at_error *err);
 /* Remove the task's file; a missing one is not an error. */
 int at_comments_remove(const struct at_paths *p, const char *name, struct at_error *err);
 
