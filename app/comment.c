@@ -135,6 +135,7 @@ static void carry(struct at_repo *r, const struct at_oid *tree, struct at_app_co
 	    at_linemap(old, olen, new, nlen, m->first, m->last, &first, &outdated, &e) < 0 ||
 	    outdated) {
 		out->outdated = true;
+		out->first = out->last = 0;
 		return;
 	}
 	out->first = first;

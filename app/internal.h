@@ -237,6 +237,8 @@ struct at_app_sandbox_opts {
 	size_t ncaches;
 	const char *ca_bundle;          /* the task's CA with the system's, over /etc's bundle */
 	size_t ca_bundle_len;
+	const char *comments;           /* the open review comments' JSON, at AT_RUN_COMMENTS */
+	size_t comments_len;            /* read-only (NULL: no file, a gate's check) */
 	/* How the command runs (sandbox.h), handed to the sandbox whole: its home (the
 	 * task's lasting HOME, or NULL), limits, timeout, stdio, the walk of /etc begun early. */
 	struct at_sandbox_proc proc;

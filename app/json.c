@@ -348,6 +348,9 @@ at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_ru
 	else if (r->exec_failed)
 		bad |= at_json_add(j, "error", at_json_error("exec", r->exec_error));
 	bad |= add_import(j, res);
+	/* the person's open review comments, as the sandbox's file showed them */
+	if (res->comments)
+		bad |= at_json_add(j, "comments", at_json_dup(res->comments));
 	/* the requests the proxy judged on terminated hosts (secrets, request rules) */
 	if (o->proxy && (reqs = at_app_net_requests_json(o->proxy)))
 		bad |= at_json_add(j, "requests", reqs);
@@ -526,4 +529,15 @@ at_json *at_app_comments_json(const struct at_app_comments_result *res)
 			return NULL;
 		}
 	return a;
+}
+
+at_json *at_app_comments_result_json(const struct at_app_comments_result *res)
+{
+	at_json *j = at_json_object();
+	int bad = !j;
+
+	bad |= at_json_add_string(j, "task", res->task.name);
+	bad |= at_json_add_number(j, "open", (double)res->open);
+	bad |= at_json_add(j, "comments", at_app_comments_json(res));
+	return done(j, bad);
 }

@@ -76,6 +76,8 @@ at_json *at_app_gc_json(const struct at_app_gc_result *r);
  * --json`, the MCP tool review_comments, run --json and the sandbox's file.
  */
 at_json *at_app_comments_json(const struct at_app_comments_result *res);
+/* {task, open (how many), comments (that array)}: `comments --json`, the MCP tool. */
+at_json *at_app_comments_result_json(const struct at_app_comments_result *res);
 
 /* can_sandbox, checks[{check, title, state, detail, fix (null when none)}]. */
 at_json *at_app_doctor_json(const struct at_doctor *d);

@@ -177,7 +177,6 @@ int cmd_comments(const struct at_app *app, int argc, char **argv)
 	struct at_error err = AT_ERROR_INIT;
 	const char *name = NULL;
 	at_json *j;
-	bool bad;
 	size_t i;
 	int rc;
 
@@ -189,15 +188,7 @@ int cmd_comments(const struct at_app *app, int argc, char **argv)
 	if (at_app_comments(&a.app, name, a.all, &res, &err) < 0)
 		return at_cli_fail(&err);
 	if (a.json) {
-		j = at_json_object();
-		bad = !j || at_json_add_string(j, "task", res.task.name) < 0 ||
-		      at_json_add_number(j, "open", (double)res.open) < 0;
-		/* consumed (freed on failure) whatever j is */
-		bad |= at_json_add(j, "comments", at_app_comments_json(&res)) < 0;
-		if (bad) {
-			at_json_free(j);
-			j = NULL;
-		}
+		j = at_app_comments_result_json(&res);
 		at_app_comments_result_release(&res);
 		return at_cli_print_json(j);
 	}
