@@ -158,7 +158,7 @@ const struct at_command at_commands[] = {
 	  cmd_comments_opts, 15, "task" },
 	{ "review", cmd_review, "agenttask review [NAME]",
 	  "comment on the task's diff in your editor",
-	  "\nWrites the task's diff to a temporary file and opens your editor on it\n"
+	  "Writes the task's diff to a temporary file and opens your editor on it\n"
 	  "(GIT_EDITOR, core.editor, VISUAL, EDITOR, else vi: as git picks it). Each line\n"
 	  "you add that starts with '>>' becomes a comment on the diff line above it:\n"
 	  "under an added or context line, that line of the new version; under a removed\n"
