@@ -139,16 +139,16 @@ const struct at_command at_commands[] = {
 	  "Exit 1, nothing changed, while a command of the task runs (--force kills it).\n",
 	  cmd_repair_opts, 15, "task" },
 	{ "comment", cmd_comment,
-	  "agenttask comment NAME [PATH:LINE[-LINE]] TEXT\n"
-	  "agenttask comment NAME --resolve ID",
+	  "agenttask comment NAME [PATH:LINE] TEXT [--json]\n"
+	  "agenttask comment NAME --resolve [--json]",
 	  "comment on a line of the task's change (or on all of it) for the agent",
 	  "\nPATH is repository-relative, as the diff names it; LINE a line of the task's\n"
-	  "new version (its current full state): a path not in it or a line outside the\n"
-	  "file is refused, nothing recorded. Without PATH:LINE the comment is on the whole\n"
-	  "change. The agent reads the open comments (docs/agents.md): the MCP tool\n"
-	  "review_comments, run --json's comments, and inside the sandbox the file\n"
-	  "$AGENTTASK_COMMENTS. A comment also marks the state reviewed (diff\n"
-	  "--since-review). Comments go with the task.\n",
+	  "new version, or a range FIRST-LAST of them, in its current full state: a path\n"
+	  "not in it or a line outside the file is refused, nothing recorded. Without\n"
+	  "PATH:LINE the comment is on the whole change. The agent reads the open\n"
+	  "comments (docs/agents.md): the MCP tool review_comments, run --json's\n"
+	  "comments, and inside the sandbox the file $AGENTTASK_COMMENTS. A comment also\n"
+	  "marks the state reviewed (diff --since-review). Comments go with the task.\n",
 	  cmd_comment_opts, 15, "task" },
 	{ "comments", cmd_comments, "agenttask comments [NAME] [--json] [--all]",
 	  "list the task's review comments",
