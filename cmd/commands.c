@@ -190,9 +190,9 @@ const struct at_command at_commands[] = {
 	  "serve the tasks to an agent over the Model Context Protocol (stdio)",
 	  "\nJSON-RPC 2.0 on stdin and stdout, one message a line, protocol revision\n"
 	  "2025-11-25. Tools: task_new, task_list, task_status, run, read_file,\n"
-	  "write_file, edit_file, list_files, delete_file, diff, commit, review_comments.\n"
-	  "The repository is\n"
-	  "the one holding DIR (default the current directory). Started inside a task's\n"
+	  "write_file, edit_file, list_files, delete_file, diff, commit, review_comments\n"
+	  "(the person's open review comments). The repository is the one holding DIR\n"
+	  "(default the current directory). Started inside a task's\n"
 	  "worktree, the server reaches that task only, as with --task; a tool's 'task'\n"
 	  "defaults to it. task_new starts from a commit on your branches only (not a\n"
 	  "task's). See docs/agents.md.\n",
