@@ -39,7 +39,8 @@ const struct at_command at_commands[] = {
 	  "limits), never more; deny_private anywhere holds.\n"
 	  "HOME=" AT_RUN_HOME " is the task's own directory, kept from run to run (not in\n"
 	  "the trash: it goes when the task goes); /tmp is new on every run.\n"
-	  "The environment is cleared but for PATH, HOME, TERM, LANG, LC_* and TZ.\n"
+	  "The environment is cleared but for PATH, HOME, TERM, LANG, LC_* and TZ;\n"
+	  "AGENTTASK_COMMENTS names the person's open review comments (a read-only file).\n"
 	  "Exit status: the command's; 128+N when killed by signal N; 124 timeout; 125\n"
 	  "the sandbox could not be set up; 126 cannot execute; 127 not found; 137 out of\n"
 	  "memory (the kernel's OOM killer took a process of the run).\n",
