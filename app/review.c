@@ -228,7 +228,9 @@ static int add_comment(const struct at_app_review *rv, const struct place *at, c
 	if (!f)
 		return 0;
 	at_esc(e, sizeof(e), f->path);
-	if (at->line && f->status != AT_CHANGE_DELETED) {
+	/* lines of a regular file; a link's target, a submodule's commit have none to comment on */
+	if (at->line && f->status != AT_CHANGE_DELETED &&
+	    (f->new_mode == 0100644 || f->new_mode == 0100755)) {
 		if (!(c->path = strdup(f->path)))
 			return -1;
 		c->first = c->last = at->line;
@@ -238,7 +240,7 @@ static int add_comment(const struct at_app_review *rv, const struct place *at, c
 						"the nearest line of the new version", e, at->line);
 		return 0;
 	}
-	/* a file header, a binary file, a deleted file: on the whole change, naming it */
+	/* a file header, a binary, deleted or not regular file: on the whole change, naming it */
 	c->text = NULL;
 	if (asprintf(&named, "on '%s': %s", f->path, text) < 0) {
 		free(text);

@@ -134,6 +134,39 @@ PY
 	assert_eq "$(state_of)" "$before" "nothing changed"
 }
 
+test_review_places_comments_across_renames_and_type_changes() {
+	# What: a review of a rename with an edit, a file turned into a symlink
+	# (two sections of the diff for one path) and a later file, with a '>>'
+	# under a line of each. Must: the renamed file's new path and line, the
+	# later file's line (the sections counted right), the symlink's on the
+	# whole change naming it (it has no lines to comment on).
+	setup
+	printf '1\n2\n3\n' >repo/a.txt
+	echo x >repo/l
+	git -C repo add a.txt l
+	git -C repo commit -q -m more
+	ok "new" -C repo new t2
+	W2=$(realpath "$out")
+	git -C "$W2" mv a.txt b.txt
+	printf '1\n2\nthree\n' >"$W2/b.txt"
+	rm "$W2/l"
+	ln -s b.txt "$W2/l"
+	echo more >>"$W2/f.txt"
+	cat >ed.py <<'PY'
+import sys
+p = sys.argv[1]
+out = []
+for l in open(p).read().split("\n"):
+    out.append(l)
+    if l in ("+three", "+b.txt", "+more"):
+        out.append(">> on " + l)
+open(p, "w").write("\n".join(out))
+PY
+	GIT_EDITOR="python3 $PWD/ed.py" ok "review" -C repo review t2
+	ok "comments" -C repo comments t2 --json
+	assert_eq "$(py '[(c["path"], c["line"], c["text"]) for c in j["comments"]]')" "[('b.txt', 3, 'on +three'), ('f.txt', 6, 'on +more'), (None, None, \"on 'l': on +b.txt\")]" "placed"
+}
+
 test_review_editor_line_is_not_built_from_task_bytes() {
 	# What: a file name in the task that is shell syntax, and a review file
 	# whose directory name is too. Must: the editor gets the review file as
