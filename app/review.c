@@ -297,10 +297,11 @@ int at_app_review_parse(const struct at_app_review *rv, const char *edited, size
 				rc = at_error_set(err, AT_ESYS, "out of memory");
 			continue;
 		}
-		if (text && !blank(text) && add_comment(rv, under, text, &c) < 0)
-			rc = at_error_set(err, AT_ESYS, "out of memory");
-		else if (text && blank(text))
+		/* the run of '>>' lines above ends here: add_comment takes its text */
+		if (text && blank(text))
 			free(text);
+		else if (text && add_comment(rv, under, text, &c) < 0)
+			rc = at_error_set(err, AT_ESYS, "out of memory");
 		text = NULL;
 		tlen = 0;
 		if (rc < 0)
