@@ -8,6 +8,7 @@
 #include "app/internal.h"
 #include "app/lifecycle.h"
 #include "core/audit.h"
+#include "core/comments.h"
 #include "core/lock.h"
 #include "core/runs.h"
 #include "git/merge.h"
@@ -22,6 +23,7 @@ struct accept {
 	struct at_merge_opts merge;
 	struct at_oid expect_tree;
 	struct at_oid gated_tree;
+	struct at_oid staged_tree;   /* the state merged: with --keep, the one last reviewed */
 	char trailer[AT_OVERRIDE_MAX + 32];
 	bool partial;                /* a pathspec or --exclude was given */
 	struct at_strlist paths;     /* ... from the top of the tree */
@@ -282,8 +284,20 @@ static int merge_staged(struct accept *a, struct at_app_accept_result *out, stru
 		rc = w ? merge_part(a, w, &st, out, err) : at_task_worktree_gone(&out->task, err);
 	else if (rc == 0)
 		rc = at_merge_accept(a->r, &out->task, &st, w, &a->merge, &out->merge, err);
+	if (rc == 0)
+		a->staged_tree = st.tree;
 	at_worktree_free(w);
 	return rc;
+}
+
+/* A task kept: the state merged is what `diff --since-review` starts from (core/comments.h). */
+static void kept_reviewed(struct accept *a, struct at_app_accept_result *out)
+{
+	struct at_error e = AT_ERROR_INIT;
+
+	if (at_comments_set_reviewed(at_repo_paths(a->r), out->task.name, &a->staged_tree, &e) < 0)
+		at_strlist_pushf(&out->warnings, "the reviewed state of task '%s' not recorded: %s",
+				 out->task.name, e.msg);
 }
 
 /*
@@ -314,6 +328,8 @@ static int locked(struct accept *a, struct at_app_accept_result *out, struct at_
 					       out->merge.base_branch, &out->merge.new_tip,
 					       at_merge_kind_name(out->merge.kind), &aerr), &aerr);
 	/* The base has moved: a failure from here on is reported, not returned. */
+	if (rc == 0 && keep)
+		kept_reviewed(a, out);
 	if (rc == 0 && !keep)
 		out->remove_failed = at_app_task_remove(a->r, &out->task, &out->remove_err) < 0;
 	at_runs_release(&guard, rc == 0 && !keep && !out->remove_failed);

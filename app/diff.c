@@ -5,6 +5,7 @@
 
 #include "app/gitview.h"
 #include "app/internal.h"
+#include "core/comments.h"
 #include "git/blob.h"
 #include "git/diff.h"
 #include "git/merge.h"
@@ -19,6 +20,24 @@ struct at_app_diff {
 	bool has_host;
 	struct at_strlist host;       /* the changed files the host runs, on first use */
 };
+
+/* The state against the one the person last reviewed (core/comments.h). */
+static int open_since(struct at_app_diff *d, const struct at_task_state *st, struct at_error *err)
+{
+	struct at_comments c;
+	int rc;
+
+	if ((rc = at_comments_load(at_repo_paths(d->r), d->task.name, &c, err)) < 0)
+		return rc;
+	if (!c.has_reviewed)
+		rc = at_error_set(err, AT_EUSAGE,
+				  "task '%s' has no review yet: no comment made, no part accepted "
+				  "with --keep", d->task.name);
+	else
+		rc = at_diff_open_since(&d->d, d->r, d->view.w, st, &c.reviewed, err);
+	at_comments_release(&c);
+	return rc;
+}
 
 static int open_task(const struct at_app *app, const struct at_app_diff_opts *o,
 		     struct at_app_diff *d, struct at_error *err)
@@ -36,6 +55,8 @@ static int open_task(const struct at_app *app, const struct at_app_diff_opts *o,
 		return rc;
 	if (!d->view.w)
 		return at_task_worktree_gone(&d->task, err);
+	if (o->since_review)
+		return open_since(d, st, err);
 	return at_diff_open_state(&d->d, d->r, d->view.w, st, err);
 }
 

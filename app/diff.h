@@ -21,6 +21,9 @@ struct at_app_diff_opts {
 	char *const *paths;              /* a pathspec (git's, as typed in app->dir): only the
 					    files it matches, a rename whole when either path does */
 	size_t npaths;
+	bool since_review;               /* a task's: against the state last reviewed (a
+					    comment made, a part accepted), not its merge base;
+					    AT_EUSAGE when there is none yet */
 };
 
 struct at_app_diff;

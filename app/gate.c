@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "app/gitview.h"
+#include "app/comment.h"
 #include "app/internal.h"
 #include "core/audit.h"
 #include "core/trace.h"
@@ -34,6 +35,7 @@ struct policy_source {
 struct check_env {
 	char *const *environ;
 	const struct at_progress_hook *progress;
+	const struct at_task *task;   /* a task's gate: its open review comments; NULL in CI */
 };
 
 static int read_policy_file(const char *file, char **text, size_t *len, struct at_error *err)
@@ -326,6 +328,39 @@ static int run_checks(struct at_repo *r, const struct at_policy *p, const struct
 	return rc;
 }
 
+/* The task's open review comments against the state judged, one line each: the rule's row. */
+static int open_comments(struct at_repo *r, const struct at_policy *p, const struct at_task *t,
+			 const struct at_oid *tree, struct at_gate_report *rep,
+			 struct at_error *err)
+{
+	struct at_app_comments_result res;
+	struct at_strlist lines = { 0 };
+	size_t i;
+	int rc;
+
+	if ((rc = at_app_comments_of(r, t, tree, false, &res, err)) < 0)
+		return rc;
+	for (i = 0; rc == 0 && i < res.n; i++) {
+		const struct at_app_comment_view *v = &res.v[i];
+		char where[64];
+
+		if (!v->c->path)
+			snprintf(where, sizeof(where), "(the whole change)");
+		else if (v->outdated)
+			snprintf(where, sizeof(where), ":%zu (outdated)", v->c->first);
+		else
+			snprintf(where, sizeof(where), ":%zu", v->first);
+		if (at_strlist_pushf(&lines, "%lu %s%s %s", v->c->id, v->c->path ? v->c->path : "",
+				     where, v->c->text) < 0)
+			rc = at_error_set(err, AT_ESYS, "out of memory");
+	}
+	if (rc == 0)
+		rc = at_policy_rule_open_comments(p, &lines, &rep->res, err);
+	at_strlist_release(&lines);
+	at_app_comments_result_release(&res);
+	return rc;
+}
+
 /*
  * The rules on the change set (only host_files without a policy), then the
  * checks on (commit, the tree judged).
@@ -348,6 +383,8 @@ static int judge(struct at_repo *r, const struct at_policy *p, struct at_diff *d
 	if (pp && (rc = at_policy_evaluate(pp, cs, &rep->res, err)) < 0)
 		return rc;
 	if ((rc = at_policy_rule_host_files(pp, &rep->host_files, &rep->res, err)) < 0)
+		return rc;
+	if (ce->task && (rc = open_comments(r, pp, ce->task, &cs->tree, rep, err)) < 0)
 		return rc;
 	if (pp)
 		rc = run_checks(r, pp, commit, &cs->tree, ce, rep, err);
@@ -410,7 +447,7 @@ int at_app_gate_task(struct at_repo *r, struct at_app_view *v, const char *polic
 {
 	const struct at_task *t = v->task;
 	struct policy_source src = { { { 0 } }, NULL, policy_file };
-	struct check_env ce = { environ, progress };
+	struct check_env ce = { environ, progress, t };
 	struct at_error e = AT_ERROR_INIT;
 	char label[AT_OID_HEXSZ + 1];
 	int rc;
@@ -451,7 +488,7 @@ static int gate_revs(struct at_repo *r, const struct at_app_gate_opts *o, char *
 {
 	struct revs rv = { r, { { 0 } }, { { 0 } } };
 	struct policy_source src = { { { 0 } }, o->base_rev, o->policy_file };
-	struct check_env ce = { environ, &o->progress };
+	struct check_env ce = { environ, &o->progress, NULL };
 	int rc;
 
 	if ((rc = at_git_resolve_commit(r, o->base_rev, &rv.base, err)) < 0 ||

@@ -277,6 +277,9 @@ static int gc_tmp_records(struct at_repo *r, struct at_report *rep, struct at_er
 
 	if (rc == 0)
 		rc = gc_tmp_files(p->cache_dir, ".tmp.", true, "record", rep, err);
+	/* the review comments (core/comments.h), written under the lock gc holds */
+	if (rc == 0)
+		rc = gc_tmp_files(p->comments_dir, ".json.tmp.", false, "comments file", rep, err);
 	return rc;
 }
 

@@ -103,6 +103,17 @@ int at_app_gate_task(struct at_repo *r, struct at_app_view *v, const char *polic
 		     char *const *environ, const struct at_progress_hook *progress,
 		     struct at_gate_report **out, struct at_error *err);
 
+/* ---- review comments (comment.c) ---- */
+
+struct at_app_comments_result;
+
+/*
+ * The comments of t (open ones unless all), their lines carried to tree
+ * (NULL: as made): for `comments`, run, the gate and the MCP tool.
+ */
+int at_app_comments_of(struct at_repo *r, const struct at_task *t, const struct at_oid *tree,
+		       bool all, struct at_app_comments_result *out, struct at_error *err);
+
 /* ---- files the host runs (hostfiles.c) ---- */
 
 /*
@@ -226,6 +237,8 @@ struct at_app_sandbox_opts {
 	size_t ncaches;
 	const char *ca_bundle;          /* the task's CA with the system's, over /etc's bundle */
 	size_t ca_bundle_len;
+	const char *comments;           /* the open review comments' JSON, at AT_RUN_COMMENTS */
+	size_t comments_len;            /* read-only (NULL: no file, a gate's check) */
 	/* How the command runs (sandbox.h), handed to the sandbox whole: its home (the
 	 * task's lasting HOME, or NULL), limits, timeout, stdio, the walk of /etc begun early. */
 	struct at_sandbox_proc proc;

@@ -348,6 +348,9 @@ at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_ru
 	else if (r->exec_failed)
 		bad |= at_json_add(j, "error", at_json_error("exec", r->exec_error));
 	bad |= add_import(j, res);
+	/* the person's open review comments, as the sandbox's file showed them */
+	if (res->comments)
+		bad |= at_json_add(j, "comments", at_json_dup(res->comments));
 	/* the requests the proxy judged on terminated hosts (secrets, request rules) */
 	if (o->proxy && (reqs = at_app_net_requests_json(o->proxy)))
 		bad |= at_json_add(j, "requests", reqs);
@@ -500,4 +503,59 @@ at_json *at_app_gc_json(const struct at_app_gc_result *r)
 		bad |= at_json_add(o, "actions", arr);
 	bad |= at_json_add_number(o, "failures", (double)r->done.nfailed);
 	return done(o, bad);
+}
+
+static int add_line(at_json *o, const char *key, size_t line)
+{
+	return line ? at_json_add_number(o, key, (double)line) : at_json_add_null(o, key);
+}
+
+static at_json *comment_view_json(const struct at_app_comment_view *v)
+{
+	const struct at_comment *c = v->c;
+	char when[AT_TIME_MAX];
+	at_json *j = at_json_object(), *made = at_json_object();
+	int bad = !j || !made;
+
+	at_time_iso(when, sizeof(when), c->time);
+	bad |= at_json_add_number(j, "id", (double)c->id);
+	bad |= c->path ? at_json_add_string(j, "path", c->path) : at_json_add_null(j, "path");
+	bad |= add_line(j, "line", v->first);
+	bad |= add_line(j, "end_line", v->last);
+	bad |= at_json_add_bool(j, "outdated", v->outdated);
+	bad |= add_oid(made, "tree", &c->tree);
+	bad |= add_line(made, "line", c->first);
+	bad |= add_line(made, "end_line", c->last);
+	bad |= at_json_add(j, "made_on", made);
+	made = NULL;
+	bad |= at_json_add_string(j, "text", c->text);
+	bad |= at_json_add_string(j, "author", c->author);
+	bad |= at_json_add_string(j, "time", when);
+	bad |= at_json_add_bool(j, "resolved", c->resolved);
+	at_json_free(made);
+	return done(j, bad);
+}
+
+at_json *at_app_comments_json(const struct at_app_comments_result *res)
+{
+	at_json *a = at_json_array();
+	size_t i;
+
+	for (i = 0; a && i < res->n; i++)
+		if (at_json_append(a, comment_view_json(&res->v[i])) < 0) {
+			at_json_free(a);
+			return NULL;
+		}
+	return a;
+}
+
+at_json *at_app_comments_result_json(const struct at_app_comments_result *res)
+{
+	at_json *j = at_json_object();
+	int bad = !j;
+
+	bad |= at_json_add_string(j, "task", res->task.name);
+	bad |= at_json_add_number(j, "open", (double)res->open);
+	bad |= at_json_add(j, "comments", at_app_comments_json(res));
+	return done(j, bad);
 }

@@ -8,6 +8,7 @@
 #define AT_APP_JSON_H
 
 #include "app/accept.h"
+#include "app/comment.h"
 #include "app/commit.h"
 #include "app/diff.h"
 #include "app/discard.h"
@@ -69,6 +70,16 @@ at_json *at_app_discard_json(const struct at_app_discard_result *r);
 at_json *at_app_restore_json(const struct at_app_restore_result *r);
 at_json *at_app_drop_json(const struct at_app_drop_result *r);
 at_json *at_app_gc_json(const struct at_app_gc_result *r);
+
+/*
+ * The comments a result shows, as an array of {id, path, line, end_line,
+ * outdated, made_on {tree, line, end_line}, text, author, time, resolved}
+ * (path and lines null on the whole change): the same for `comments
+ * --json`, the MCP tool review_comments, run --json and the sandbox's file.
+ */
+at_json *at_app_comments_json(const struct at_app_comments_result *res);
+/* {task, open (how many), comments (that array)}: `comments --json`, the MCP tool. */
+at_json *at_app_comments_result_json(const struct at_app_comments_result *res);
 
 /* can_sandbox, checks[{check, title, state, detail, fix (null when none)}]. */
 at_json *at_app_doctor_json(const struct at_doctor *d);

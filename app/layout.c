@@ -279,6 +279,13 @@ static int build_spec(struct at_sandbox_spec *s, const struct at_app_layout *l,
 	if (o->ca_bundle)
 		at_sandbox_bind_data(s, "/etc/ssl/certs/ca-certificates.crt", o->ca_bundle,
 				     o->ca_bundle_len);
+	/*
+	 * The person's comments: a file the host writes in the sandbox's root
+	 * (its tmpfs, read-only once the mounts are made), never one of the
+	 * worktree's; no mount of its own.
+	 */
+	if (o->comments)
+		at_sandbox_file(s, AT_RUN_COMMENTS, o->comments, o->comments_len);
 	for (i = 0; i < o->nbinds; i++)
 		at_sandbox_bind(s, o->binds[i].path, o->binds[i].path,
 				o->binds[i].writable ? 0 : AT_MOUNT_RO);

@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/comments.h"
 #include "core/fs.h"
 #include "core/state.h"
 #include "core/trace.h"
@@ -38,6 +39,9 @@ static int remove_parts(struct at_repo *r, const struct at_task *t, bool only_un
 		unlink(path);
 	/* The task's git view (app/gitview.c): what it held was imported, or is refused. */
 	if (at_paths_view(p, t->name, path, sizeof(path), NULL) == 0 && at_rmtree(path, err) < 0)
+		return err->code;
+	/* The person's review comments (core/comments.h) were on this task only. */
+	if (at_comments_remove(p, t->name, err) < 0)
 		return err->code;
 	if (at_task_delete_branch(r, t, only_unmoved, err) < 0)
 		return err->code;

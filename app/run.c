@@ -12,6 +12,8 @@
 
 #include "app/gitview.h"
 #include "app/files.h"
+#include "app/comment.h"
+#include "app/json.h"
 #include "app/internal.h"
 #include "core/array.h"
 #include "core/audit.h"
@@ -39,6 +41,7 @@ struct run {
 	struct at_limits limits;      /* the options', over the configuration's */
 	struct at_app_gitview view;  /* the task's git, when this run has it */
 	struct at_app_secrets secrets;  /* the run's secrets and terminated hosts */
+	char *comments;              /* the open review comments' JSON, the sandbox's file */
 	struct at_sandbox_etc *etc;  /* the sandbox's walk of /etc, begun first */
 	char etc_cache[PATH_MAX];    /* its listings' file */
 };
@@ -293,6 +296,7 @@ static int environment(const struct at_app *app, const struct at_app_run_opts *o
 	for (i = 0; i < run->conf.env.n; i++)
 		rc |= at_strlist_push(&sets, run->conf.env.v[i]);
 	rc |= config_path(run, &sets);
+	rc |= at_strlist_push(&sets, AT_RUN_COMMENTS_ENV "=" AT_RUN_COMMENTS);
 	for (i = 0; i < o->nset; i++)
 		rc |= at_strlist_push(&sets, o->set_env[i]);
 	if (rc < 0)
@@ -379,6 +383,41 @@ static const char *etc_listings(struct at_repo *r, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * The person's open review comments, for the sandbox's file and run --json.
+ * Carried to the task's current state only when one is open (that takes a
+ * scan of the worktree; a task without comments costs a file's lookup). A
+ * comments file that cannot be read is a warning: the run goes on.
+ */
+static int take_comments(struct run *run, struct at_app_run_result *res, struct at_error *err)
+{
+	struct at_app_comments_result cr;
+	const struct at_task_state *st;
+	struct at_error e = AT_ERROR_INIT;
+	struct at_app_view v;
+	int rc;
+
+	if ((rc = at_app_comments_of(run->r, &run->task, NULL, false, &cr, &e)) == 0 && cr.open) {
+		at_app_comments_result_release(&cr);
+		at_app_view_init(&v, run->r, &run->task);
+		if ((rc = at_app_view_state(&v, &st, &e)) == 0)
+			rc = at_app_comments_of(run->r, &run->task, &st->tree, false, &cr, &e);
+		else
+			rc = at_app_comments_of(run->r, &run->task, NULL, false, &cr, &e);
+		at_app_view_release(&v);
+	}
+	if (rc < 0) {
+		at_strlist_pushf(&res->warnings, "review comments of '%s' not shown: %s",
+				 run->task.name, e.msg);
+		memset(&cr, 0, sizeof(cr));
+	}
+	res->comments = at_app_comments_json(&cr);
+	at_app_comments_result_release(&cr);
+	if (!res->comments || !(run->comments = at_json_print(res->comments, true)))
+		return at_error_set(err, AT_ESYS, "out of memory");
+	return 0;
+}
+
 /* Everything before the sandbox: nothing runs, nothing is logged if this fails. */
 static int prepare(const struct at_app *app, const struct at_app_run_opts *o, struct run *run,
 		   struct at_app_run_result *res, struct at_error *err)
@@ -419,6 +458,8 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 		rc = take_caches(app, run, o, res, err);
 	if (rc == 0)
 		rc = take_cwd(run, o->cwd, err);
+	if (rc == 0)
+		rc = take_comments(run, res, err);
 	if (rc == 0)
 		rc = environment(app, o, run, err);
 	if (rc == 0)
@@ -474,6 +515,7 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 		.net = o->proxy && at_app_net_active(o->proxy) ? o->proxy : NULL,
 		.caches = run->caches, .ncaches = run->ncaches,
 		.ca_bundle = run->secrets.bundle, .ca_bundle_len = run->secrets.bundle_len,
+		.comments = run->comments, .comments_len = run->comments ? strlen(run->comments) : 0,
 		.proc = {
 			.share_net = o->net, .limits = run->limits, .timeout_ms = o->timeout_ms,
 			.stdio = o->capture ? AT_STDIO_CAPTURE : AT_STDIO_INHERIT,
@@ -557,6 +599,7 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 		o->proxy->term = NULL;
 	at_app_secrets_release(&run.secrets);
 	free(run.cwd);
+	free(run.comments);
 	at_strlist_release(&run.env);
 	at_app_layout_release(&run.layout);
 	at_repo_free(run.r);
@@ -570,4 +613,6 @@ void at_app_run_result_release(struct at_app_run_result *res)
 	at_run_result_release(&res->run);
 	at_strlist_release(&res->binds);
 	at_strlist_release(&res->warnings);
+	at_json_free(res->comments);
+	res->comments = NULL;
 }

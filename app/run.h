@@ -36,6 +36,7 @@
 
 #include "app/app.h"
 #include "app/net.h"
+#include "core/json.h"
 #include "core/oid.h"
 #include "core/run.h"
 
@@ -95,6 +96,8 @@ struct at_app_run_result {
 	bool imported;
 	char import_old[AT_OID_HEXSZ + 1], import_new[AT_OID_HEXSZ + 1];
 	size_t import_objects;
+	at_json *comments;               /* the person's open review comments the run was shown
+					    (app/json.h's array: run --json's "comments") */
 	struct at_strlist warnings;
 };
 

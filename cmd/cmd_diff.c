@@ -40,6 +40,9 @@ const struct at_cli_opt cmd_diff_opts[] = {
 			  "base with REV, what gate --base judges"),
 	AT_CLI_OPT_STRING(0, "head", "REV", struct diff_args, o.head_rev,
 			  "with --base: the head revision (default HEAD)"),
+	AT_CLI_OPT_FLAG(0, "since-review", struct diff_args, o.since_review,
+			"what changed since you last reviewed the task (made a comment,\n"
+			"accepted with --keep), not since its base"),
 	AT_CLI_OPT_MAX_FILE_SIZE(struct diff_args, app),
 	AT_CLI_OPT_END,
 };
@@ -129,13 +132,15 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		return at_cli_usage("diff", "--head needs --base");
 	if (a->o.base_rev && a->o.name)
 		return at_cli_usage("diff", "a task NAME and --base exclude each other");
+	if (a->o.base_rev && a->o.since_review)
+		return at_cli_usage("diff", "--since-review is a task's: not with --base");
 	return 0;
 }
 
 int cmd_diff(const struct at_app *app, int argc, char **argv)
 {
 	struct diff_args a = { *app, MODE_PATCH, false, false, false, NULL, false,
-			       { NULL, NULL, NULL, NULL, 0 } };
+			       { NULL, NULL, NULL, NULL, 0, false } };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app_diff *d = NULL;
 	bool color = false;

@@ -39,14 +39,15 @@ const struct at_command at_commands[] = {
 	  "limits), never more; deny_private anywhere holds.\n"
 	  "HOME=" AT_RUN_HOME " is the task's own directory, kept from run to run (not in\n"
 	  "the trash: it goes when the task goes); /tmp is new on every run.\n"
-	  "The environment is cleared but for PATH, HOME, TERM, LANG, LC_* and TZ.\n"
+	  "The environment is cleared but for PATH, HOME, TERM, LANG, LC_* and TZ;\n"
+	  "AGENTTASK_COMMENTS names the person's open review comments (a read-only file).\n"
 	  "Exit status: the command's; 128+N when killed by signal N; 124 timeout; 125\n"
 	  "the sandbox could not be set up; 126 cannot execute; 127 not found; 137 out of\n"
 	  "memory (the kernel's OOM killer took a process of the run).\n",
 	  cmd_run_opts, 19, "task" },
 	{ "diff", cmd_diff,
 	  "agenttask diff [NAME] [--stat | --name-only | --json [--patch]] [--color | --no-color]\n"
-	  "               [-- PATH...]\n"
+	  "               [--since-review] [-- PATH...]\n"
 	  "agenttask diff --base [--head] [--stat | --name-only | --json] [-- PATH...]",
 	  "show the task's whole change against its base",
 	  "\n"
@@ -168,6 +169,34 @@ const struct at_command at_commands[] = {
 	  "<git-common-dir>/agenttask/git/NAME/dropped/ until the task is removed.\n"
 	  "Exit 1, nothing changed, while a command of the task runs (--force kills it).\n",
 	  cmd_repair_opts, 15, "task" },
+	{ "comment", cmd_comment,
+	  "agenttask comment NAME [PATH:LINE] TEXT [--json]\n"
+	  "agenttask comment NAME --resolve [--json]",
+	  "comment on a line of the task's change (or on all of it) for the agent",
+	  "\nPATH is repository-relative, as the diff names it; LINE a line of the task's\n"
+	  "new version, or a range FIRST-LAST of them, in its current full state: a path\n"
+	  "not in it or a line outside the file is refused, nothing recorded. Without\n"
+	  "PATH:LINE the comment is on the whole change. The agent reads the open\n"
+	  "comments (docs/agents.md): the MCP tool review_comments, run --json's\n"
+	  "comments, and inside the sandbox the file $AGENTTASK_COMMENTS. A comment also\n"
+	  "marks the state reviewed (diff --since-review). Comments go with the task.\n",
+	  cmd_comment_opts, 15, "task" },
+	{ "comments", cmd_comments, "agenttask comments [NAME] [--json] [--all]",
+	  "list the task's review comments",
+	  "\nEach comment is shown against the task's current state: its line carried\n"
+	  "through the diff of its file since the comment was made (lines inserted above\n"
+	  "move it), or 'outdated' where its line changed or went.\n",
+	  cmd_comments_opts, 15, "task" },
+	{ "review", cmd_review, "agenttask review [NAME]",
+	  "comment on the task's diff in your editor",
+	  "Writes the task's diff to a temporary file and opens your editor on it\n"
+	  "(GIT_EDITOR, core.editor, VISUAL, EDITOR, else vi: as git picks it). Each line\n"
+	  "you add that starts with '>>' becomes a comment on the diff line above it:\n"
+	  "under an added or context line, that line of the new version; under a removed\n"
+	  "line, the nearest line of the new version (said so); before the first file, the\n"
+	  "whole change. Consecutive '>>' lines are one comment. Saving with nothing\n"
+	  "added records nothing; the rest of the file must stay as it was.\n",
+	  cmd_review_opts, 15, "task" },
 	{ "log", cmd_log, "agenttask log [NAME] [--json] [--color | --no-color]",
 	  "show the task's audit log",
 	  "\nEvery run is logged: argv, start, duration, exit status, resource use; and\n"
@@ -192,8 +221,9 @@ const struct at_command at_commands[] = {
 	  "serve the tasks to an agent over the Model Context Protocol (stdio)",
 	  "\nJSON-RPC 2.0 on stdin and stdout, one message a line, protocol revision\n"
 	  "2025-11-25. Tools: task_new, task_list, task_status, run, read_file,\n"
-	  "write_file, edit_file, list_files, delete_file, diff, commit. The repository is\n"
-	  "the one holding DIR (default the current directory). Started inside a task's\n"
+	  "write_file, edit_file, list_files, delete_file, diff, commit, review_comments\n"
+	  "(the person's open review comments). The repository is the one holding DIR\n"
+	  "(default the current directory). Started inside a task's\n"
 	  "worktree, the server reaches that task only, as with --task; a tool's 'task'\n"
 	  "defaults to it. task_new starts from a commit on your branches only (not a\n"
 	  "task's). See docs/agents.md.\n",

@@ -81,6 +81,7 @@ int at_paths_init(struct at_paths *p, const char *common_dir, struct at_error *e
 	    at_fmt(p->views_dir, sizeof(p->views_dir), "%s/git", p->state_dir) < 0 ||
 	    at_fmt(p->runs_dir, sizeof(p->runs_dir), "%s/runs", p->state_dir) < 0 ||
 	    at_fmt(p->scratch_dir, sizeof(p->scratch_dir), "%s/scratch", p->state_dir) < 0 ||
+	    at_fmt(p->comments_dir, sizeof(p->comments_dir), "%s/comments", p->state_dir) < 0 ||
 	    at_paths_admins_of(common, p->admins_dir, sizeof(p->admins_dir)) < 0 ||
 	    at_fmt(p->lock_file, sizeof(p->lock_file), "%s/lock", p->state_dir) < 0)
 		return at_error_sys(err, AT_ESYS, "path too long '%s'", common);
@@ -214,6 +215,19 @@ int at_paths_admin(const struct at_paths *p, const char *worktree_name, char *bu
 		   struct at_error *err)
 {
 	return part(buf, size, p->admins_dir, worktree_name, "", err);
+}
+
+int at_paths_comments(const struct at_paths *p, const char *name, char *buf, size_t size,
+		      struct at_error *err)
+{
+	return part(buf, size, p->comments_dir, name, ".json", err);
+}
+
+int at_paths_ensure_comments(const struct at_paths *p, struct at_error *err)
+{
+	if (ensure_dir(p->state_dir, err) < 0 || ensure_dir(p->comments_dir, err) < 0)
+		return err->code;
+	return 0;
 }
 
 int at_paths_etc_listings(const struct at_paths *p, char *buf, size_t size, struct at_error *err)

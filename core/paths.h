@@ -33,6 +33,7 @@ struct at_paths {
 	char views_dir[PATH_MAX];     /* <state>/git: one NAME/ per task, its git view */
 	char runs_dir[PATH_MAX];      /* <state>/runs: NAME.lock and NAME.PID.run (core/runs.h) */
 	char scratch_dir[PATH_MAX];   /* <state>/scratch: the gate's scratch worktrees */
+	char comments_dir[PATH_MAX];  /* <state>/comments: one NAME.json per task (core/comments.h) */
 	char admins_dir[PATH_MAX];    /* <common>/worktrees: git's admin dir of each worktree */
 	char lock_file[PATH_MAX];     /* <state>/lock, flock'd by mutating commands */
 };
@@ -79,6 +80,12 @@ int at_paths_home_size(const struct at_paths *p, const char *name, char *buf, si
 		       struct at_error *err);   /* <cache_dir>/NAME.home, its HOME's size record */
 int at_paths_log(const struct at_paths *p, const char *name, char *buf, size_t size,
 		 struct at_error *err);         /* <logs_dir>/NAME.jsonl, its audit log */
+
+/* <comments_dir>/NAME.json, the person's review comments on the task (core/comments.h). */
+int at_paths_comments(const struct at_paths *p, const char *name, char *buf, size_t size,
+		      struct at_error *err);
+/* Create comments_dir (and the state dir) when missing. */
+int at_paths_ensure_comments(const struct at_paths *p, struct at_error *err);
 
 /*
  * A task's worktree: in the worktree home (new tasks), or in the old place

@@ -20,12 +20,12 @@
 
 static const char *const rule_keys[] = {
 	"protected_paths", "max_changed_files", "max_changed_lines", "allow_binary",
-	"allow_symlinks_out", "host_files", NULL,
+	"allow_symlinks_out", "host_files", "open_comments", NULL,
 };
 
 static const char *const top_keys[] = {
 	"protected_paths", "max_changed_files", "max_changed_lines", "allow_binary",
-	"allow_symlinks_out", "host_files", "checks", NULL,
+	"allow_symlinks_out", "host_files", "open_comments", "checks", NULL,
 };
 
 static const char *const check_keys[] = {
@@ -356,6 +356,10 @@ static int parse_object(struct at_policy *p, const at_json *j, const char *what,
 	if (rc == 0 && (v = at_json_get(j, "max_changed_lines"))) {
 		p->has_max_lines = true;
 		rc = parse_count(v, what, "max_changed_lines", 1e15, &p->max_changed_lines, err);
+	}
+	if (rc == 0 && (v = at_json_get(j, "open_comments"))) {
+		p->has_open_comments = true;
+		rc = parse_count(v, what, "open_comments", 1e15, &p->max_open_comments, err);
 	}
 	if (rc == 0 && (v = at_json_get(j, "allow_binary")))
 		rc = parse_bool(v, what, "allow_binary", &p->allow_binary, err);

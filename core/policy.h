@@ -54,6 +54,8 @@ struct at_policy {
 	bool allow_binary;        /* default true */
 	bool allow_symlinks_out;  /* default false */
 	bool allow_host_files;    /* "host_files": "allow"; default "review" (false) */
+	bool has_open_comments;   /* "open_comments": N, the most open review comments */
+	size_t max_open_comments;
 	struct at_policy_check *checks;
 	size_t nchecks;
 };
@@ -97,6 +99,15 @@ int at_policy_evaluate(const struct at_policy *p, const struct at_change_set *cs
  */
 int at_policy_rule_host_files(const struct at_policy *p, const struct at_strlist *paths,
 			      struct at_policy_result *res, struct at_error *err);
+
+/*
+ * Append the open_comments row (a task's gate): open lists the task's open
+ * review comments, one line each ("ID PATH:LINE TEXT"); it fails when there
+ * are more than the policy's open_comments. No row when neither p (NULL: no
+ * policy) has the key nor a comment is open. 0 or AT_ESYS.
+ */
+int at_policy_rule_open_comments(const struct at_policy *p, const struct at_strlist *open,
+				 struct at_policy_result *res, struct at_error *err);
 
 /* Append a check's result; copies rule, message and output. 0 or AT_ESYS. */
 int at_policy_result_add(struct at_policy_result *res, const char *rule, bool passed,

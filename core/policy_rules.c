@@ -260,3 +260,28 @@ int at_policy_rule_host_files(const struct at_policy *p, const struct at_strlist
 			return at_error_set(err, AT_ESYS, "out of memory");
 	return 0;
 }
+
+int at_policy_rule_open_comments(const struct at_policy *p, const struct at_strlist *open,
+				 struct at_policy_result *res, struct at_error *err)
+{
+	bool has = p && p->has_open_comments;
+	size_t i, n = open ? open->n : 0;
+	bool ok = !has || n <= p->max_open_comments;
+	struct at_rule_result *r;
+	char msg[256];
+
+	if (!has && n == 0)
+		return 0;
+	if (!has)
+		snprintf(msg, sizeof(msg), "%zu open review comment%s (no limit)", n,
+			 n == 1 ? "" : "s");
+	else
+		snprintf(msg, sizeof(msg), "%zu open review comment%s, %s the limit of %zu", n,
+			 n == 1 ? "" : "s", ok ? "within" : "more than", p->max_open_comments);
+	if (!(r = at_policy_result_push(res, "open_comments", ok, msg)))
+		return at_error_set(err, AT_ESYS, "out of memory");
+	for (i = 0; i < n; i++)
+		if (at_policy_result_path(r, open->v[i]) < 0)
+			return at_error_set(err, AT_ESYS, "out of memory");
+	return 0;
+}

@@ -14,6 +14,10 @@
 
 /* The sandbox's fixed HOME and PATH. */
 #define AT_RUN_HOME "/home/sandbox"
+/* The person's open review comments, read-only inside (app/layout.c; docs/agents.md). */
+#define AT_RUN_COMMENTS_DIR "/run/agenttask"
+#define AT_RUN_COMMENTS AT_RUN_COMMENTS_DIR "/comments.json"
+#define AT_RUN_COMMENTS_ENV "AGENTTASK_COMMENTS"
 #define AT_RUN_PATH "/usr/local/bin:/usr/bin:/bin"
 /* Output kept of each stream when captured (half head, half tail), unless the caller says. */
 #define AT_RUN_CAPTURE_MAX ((size_t)1 << 20)

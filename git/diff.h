@@ -57,6 +57,15 @@ struct at_diff;
 int at_diff_open_state(struct at_diff **out, struct at_repo *r, struct at_worktree *w,
 		       const struct at_task_state *st, struct at_error *err);
 
+/*
+ * The same state st compared with from, a tree (the state the person last
+ * reviewed: `diff --since-review`) instead of the merge base, whose
+ * attributes still apply and which stays the change set's base.
+ */
+int at_diff_open_since(struct at_diff **out, struct at_repo *r, struct at_worktree *w,
+		       const struct at_task_state *st, const struct at_oid *from,
+		       struct at_error *err);
+
 /* Compare head's tree with merge-base(base, head); AT_ENOTFOUND: they are unrelated. */
 int at_diff_open_commits(struct at_diff **out, struct at_repo *r, const struct at_oid *base,
 			 const struct at_oid *head, struct at_error *err);

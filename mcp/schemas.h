@@ -134,6 +134,17 @@
 	"List the files of the task's worktree (below path), as git would record them: " \
 	"what .gitignore ignores is left out."
 #define AT_MCP_DOC_DELETE "Delete a file of the task's worktree."
+#define AT_MCP_OUT_REVIEW_COMMENTS \
+	OBJ("\"task\":" S_STR ",\"open\":" S_INT ",\"comments\":{\"type\":\"array\",\"items\":" \
+	    "{\"type\":\"object\",\"properties\":{\"id\":" S_INT ",\"text\":" S_STR ",\"outdated\":" \
+	    S_BOOL "},\"required\":[\"id\",\"path\",\"line\",\"end_line\",\"outdated\",\"made_on\"," \
+	    "\"text\",\"author\",\"time\",\"resolved\"]}}", "\"task\",\"open\",\"comments\"")
+#define AT_MCP_DOC_REVIEW_COMMENTS \
+	"The person's open review comments on the task: each on a line of a file (path, line, " \
+	"end_line, carried to the task's current state; outdated when that line changed or " \
+	"went since) or on the whole change (path null). Address them, then tell the person; " \
+	"only the person resolves a comment. Inside the sandbox the same list is the file " \
+	"named by $AGENTTASK_COMMENTS."
 #define AT_MCP_DOC_DIFF \
 	"The task's whole change against its base, committed or not: the patch, the stat " \
 	"and the files changed."

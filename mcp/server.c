@@ -47,6 +47,8 @@ static const char instructions[] =
 	"the exit code, the reason the run ended, and the output (its head and tail when "
 	"long).\n"
 	"- Check your change with diff, and record it with commit.\n"
+	"- The person's review comments on lines of your change are in review_comments: "
+	"address the open ones (only the person resolves them).\n"
 	"A person reviews the task with the agenttask command line and merges or discards it; "
 	"you cannot accept or discard it yourself unless the server was started with "
 	"--allow-accept.";

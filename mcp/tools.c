@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app/accept.h"
+#include "app/comment.h"
 #include "app/commit.h"
 #include "app/diff.h"
 #include "app/discard.h"
@@ -278,6 +279,24 @@ static int commit(const struct at_mcp_call *c, const at_json *args, at_json **ou
 	return rc;
 }
 
+/* ---- the person's review comments ---- */
+
+static int review_comments(const struct at_mcp_call *c, const at_json *args, at_json **out,
+			   struct at_error *err)
+{
+	struct at_app_comments_result res;
+	const char *name;
+	int rc;
+
+	if ((rc = at_mcp_task_arg(c, args, &name, err)) < 0 ||
+	    (rc = at_app_comments(c->app, name, false, &res, err)) < 0)
+		return rc;
+	if (!(*out = at_app_comments_result_json(&res)))
+		rc = at_mcp_oom(NULL, err);
+	at_app_comments_result_release(&res);
+	return rc;
+}
+
 /* ---- accept, discard: only with --allow-accept ---- */
 
 static int accept(const struct at_mcp_call *c, const at_json *args, at_json **out,
@@ -340,6 +359,8 @@ const struct at_mcp_tool at_mcp_tools[] = {
 	  false, at_mcp_delete_file },
 	{ "diff", "Diff", AT_MCP_DOC_DIFF, AT_MCP_IN_TASK, AT_MCP_OUT_DIFF, false, diff },
 	{ "commit", "Commit", AT_MCP_DOC_COMMIT, AT_MCP_IN_COMMIT, AT_MCP_OUT_COMMIT, false, commit },
+	{ "review_comments", "Review comments", AT_MCP_DOC_REVIEW_COMMENTS, AT_MCP_IN_TASK,
+	  AT_MCP_OUT_REVIEW_COMMENTS, false, review_comments },
 	{ "accept", "Accept (merge) a task", AT_MCP_DOC_ACCEPT, AT_MCP_IN_ACCEPT, AT_MCP_OUT_ACCEPT,
 	  true, accept },
 	{ "discard", "Discard a task", AT_MCP_DOC_DISCARD, AT_MCP_IN_TASK_REQUIRED,

@@ -213,6 +213,8 @@ test_gc_removes_stray_worktree_directories_and_temporary_records() {
 		"$cd/agenttask/homes/gone/.cache" "$cd/agenttask/homes/keep/.cache"
 	echo x >"$cd/agenttask/worktrees/stray/sub/f"
 	echo '{"name": "ha' >"$cd/agenttask/tasks/half.json.tmp.12345"
+	mkdir -p "$cd/agenttask/comments"
+	echo '{"comm' >"$cd/agenttask/comments/keep.json.tmp.12345"
 	# A run's records in cache/ cut by a kill (no process 4194304 can be),
 	# and one still being written by a live process (this shell).
 	mkdir -p "$cd/agenttask/cache"
@@ -226,6 +228,7 @@ test_gc_removes_stray_worktree_directories_and_temporary_records() {
 	assert_eq "$(cat outside/keep.txt)" "precious" "the link's target survives"
 	assert_no_file "$cd/agenttask/worktrees/stray" "stray directory"
 	assert_no_file "$cd/agenttask/tasks/half.json.tmp.12345" "temporary record"
+	assert_no_file "$cd/agenttask/comments/keep.json.tmp.12345" "a comments file cut by a kill"
 	assert_no_file "$cd/agenttask/cache/etc.listings.tmp.4194304" "a killed run's record"
 	assert_file "$cd/agenttask/cache/keep.home.tmp.$$" "a record being written, kept"
 	assert_no_file "$(wt_home repo)/.removing-gone.1" "a killed discard's leftover"

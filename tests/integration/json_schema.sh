@@ -14,6 +14,26 @@ valid() {
 	python3 "$here/json_check.py" "$1" out.json || fail "'$1' output does not match docs/json.md: $out"
 }
 
+test_review_comments_match_their_schemas() {
+	# What: comment, comment --resolve, comments (open, outdated, all) and a
+	# run shown them, with --json. Must: each the document docs/json.md describes.
+	make_repo repo
+	ok "new" -C repo new t1
+	WT=$out
+	ok "comment" -C repo comment t1 README:2 "why?" --json; valid comment
+	ok "comment" -C repo comment t1 "all of it" --json; valid comment
+	ok "comments" -C repo comments t1 --json; valid comments
+	echo changed >"$WT/README"
+	ok "comments, outdated" -C repo comments t1 --json; valid comments
+	assert_eq "$(json_get "$out" 'j["comments"][0]["outdated"]')" "True" "outdated"
+	ok "resolve" -C repo comment t1 --resolve 2 --json; valid comment
+	ok "comments --all" -C repo comments t1 --all --json; valid comments
+	if unshare -Ur true 2>/dev/null; then
+		ok "run" -C repo run t1 --json -- true; valid run
+		assert_eq "$(json_get "$out" 'len(j["comments"])')" "1" "run shows the open one"
+	fi
+}
+
 test_every_command_matches_its_schema() {
 	# What: each command that reports something, with --json. Must: its
 	# output is the one JSON document docs/json.md describes.

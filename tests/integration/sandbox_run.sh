@@ -615,7 +615,8 @@ test_bind_policy() {
 
 test_environment_is_scrubbed() {
 	# What: print the environment. Must: no GITHUB_TOKEN; only PATH, HOME,
-	# TERM, LANG, LC_*, TZ, and what --env/--pass-env add.
+	# TERM, LANG, LC_*, TZ, AGENTTASK_COMMENTS (the review comments' file,
+	# agenttask's own), and what --env/--pass-env add.
 	sb_task
 	GITHUB_TOKEN=fake-$TAG KEEPME=kept TERM=xterm-test sbok "env" --env FOO=bar --pass-env KEEPME -- env
 	assert_not_contains "$out" "GITHUB_TOKEN" "token scrubbed"
@@ -624,9 +625,10 @@ test_environment_is_scrubbed() {
 	assert_contains "$out" "TERM=xterm-test" "TERM passes"
 	assert_contains "$out" "FOO=bar" "--env"
 	assert_contains "$out" "KEEPME=kept" "--pass-env"
+	assert_contains "$out" "AGENTTASK_COMMENTS=/run/agenttask/comments.json" "the comments' file"
 	local names
 	assert_empty "nothing else in the environment" \
-		sh -c 'echo "$1" | cut -d= -f1 | grep -vE "^(PATH|HOME|TERM|LANG|LC_.*|TZ|FOO|KEEPME|PWD|SHLVL|_)\$" || [ $? = 1 ]' sh "$out"
+		sh -c 'echo "$1" | cut -d= -f1 | grep -vE "^(PATH|HOME|TERM|LANG|LC_.*|TZ|AGENTTASK_COMMENTS|FOO|KEEPME|PWD|SHLVL|_)\$" || [ $? = 1 ]' sh "$out"
 }
 
 test_inherited_fds_are_closed() {

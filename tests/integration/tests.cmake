@@ -57,6 +57,10 @@ set_tests_properties(integration.run_json integration.run_json_user integration.
 	integration.json_schema_user PROPERTIES SKIP_RETURN_CODE 77)
 at_integration_test(partial.sh)
 at_integration_test(partial_user.sh)
+at_integration_test(comments.sh)
+at_integration_test(comments_user.sh)
+set_tests_properties(integration.comments integration.comments_user PROPERTIES
+	SKIP_RETURN_CODE 77)
 
 # The suites that exhaust the machine on purpose (fork bombs, OOM kills)
 # never run beside the ones that drive a terminal or a long-lived server in

@@ -84,7 +84,8 @@ await check('tools/list: the table, with schemas, and no accept or discard', asy
 	const { tools } = await client.listTools();
 	const names = tools.map(t => t.name).sort();
 	assert.deepEqual(names, ['commit', 'delete_file', 'diff', 'edit_file', 'list_files',
-		'read_file', 'run', 'task_list', 'task_new', 'task_status', 'write_file']);
+		'read_file', 'review_comments', 'run', 'task_list', 'task_new', 'task_status',
+		'write_file']);
 	for (const t of tools) {
 		assert.equal(t.inputSchema.type, 'object', t.name);
 		assert.equal(t.outputSchema.type, 'object', t.name);
@@ -227,6 +228,32 @@ await check('diff and commit', async () => {
 	assert.equal(r.structuredContent.made, false);
 });
 
+await check('review_comments: the person\'s open comments, carried to the agent\'s edits', async () => {
+	// What: the person comments on a line of the task (the CLI); the agent
+	// asks for the comments, edits above the line, asks again, and cannot
+	// resolve one itself. Must: the open comments, the line carried from 3
+	// to 4, the same list inside its sandbox; only the person resolves.
+	execFileSync(AGENTTASK, ['-C', repo, 'comment', 't1', 'src/a.txt:3', 'why upper case?'], { env });
+	let r = await call(client, 'review_comments', { task: 't1' });
+	assert.equal(r.isError, false, r.content[0].text);
+	let s = r.structuredContent;
+	assert.equal(s.open, 1);
+	assert.deepEqual([s.comments[0].path, s.comments[0].line, s.comments[0].text, s.comments[0].outdated],
+		['src/a.txt', 3, 'why upper case?', false]);
+	await call(client, 'write_file', { task: 't1', path: 'src/a.txt', content: 'l0\nl1\nl2\nL3\nl4\n' });
+	s = (await call(client, 'review_comments', { task: 't1' })).structuredContent;
+	assert.equal(s.comments[0].line, 4, 'carried below the inserted line');
+	assert.equal(s.comments[0].made_on.line, 3);
+	r = await call(client, 'run', { task: 't1', command: 'cat "$AGENTTASK_COMMENTS"' });
+	if (r.structuredContent.exit_code === 0)   /* a sandbox: where user namespaces work */
+		assert.equal(JSON.parse(r.structuredContent.stdout)[0].line, 4);
+	await refused(client, 'review_comments', { task: 'nosuch' }, 'not-found');
+	execFileSync(AGENTTASK, ['-C', repo, 'comment', 't1', '--resolve', '1'], { env });
+	s = (await call(client, 'review_comments', { task: 't1' })).structuredContent;
+	assert.deepEqual([s.open, s.comments], [0, []]);
+	await call(client, 'write_file', { task: 't1', path: 'src/a.txt', content: 'l1\nl2\nL3\nl4\n' });
+});
+
 await check('bad input: an unknown tool, invalid arguments', async () => {
 	await assert.rejects(call(client, 'no_such_tool', {}), /unknown tool/);
 	await assert.rejects(call(client, 'accept', { task: 't1' }), /unknown tool/);
@@ -357,6 +384,7 @@ await check('a server reaches only the tasks its session made, or the one --task
 		await refused(c, 'run', { task, command: 'touch planted.txt' }, 'usage');
 		await refused(c, 'diff', { task }, 'usage');
 		await refused(c, 'commit', { task, message: 'x' }, 'usage');
+		await refused(c, 'review_comments', { task }, 'usage', /out of this server's reach/);
 	}
 	await refused(c, 'read_file', { path: 'README' }, 'usage', /missing argument 'task'/);
 	assert.equal(existsSync(join(mine, 'planted.txt')), false);

@@ -511,6 +511,51 @@ static void test_policy__host_files_reviews_unless_allowed(void **state)
 	at_strlist_release(&paths);
 }
 
+/*
+ * What: open review comments under open_comments (and a check that takes the
+ * rule's name). Must: no row without the key and without comments; with
+ * comments and no key a passing row listing them; beyond the limit a failure.
+ */
+static void test_policy__open_comments_fail_beyond_the_limit(void **state)
+{
+	struct at_strlist open = AT_STRLIST_INIT;
+	struct at_policy_result res = { NULL, 0, 0 };
+	struct at_error err = AT_ERROR_INIT;
+	struct at_policy p;
+
+	(void)state;
+	parse_bad("{\"checks\": [{\"name\": \"open_comments\", \"run\": [\"x\"]}]}",
+		  "built-in rule", NULL);
+	parse_bad("{\"open_comments\": -1}", "key 'open_comments'", NULL);
+	parse_bad("{\"open_comments\": \"0\"}", "key 'open_comments'", NULL);
+	assert_int_equal(at_policy_rule_open_comments(NULL, &open, &res, &err), 0);
+	assert_int_equal(res.count, 0);
+	assert_int_equal(at_strlist_push(&open, "1 a.c:3 why?"), 0);
+	assert_int_equal(at_policy_rule_open_comments(NULL, &open, &res, &err), 0);
+	assert_true(res.rules[0].passed);
+	assert_int_equal(res.rules[0].npaths, 1);
+	at_policy_result_release(&res);
+	parse_ok(&p, "{\"open_comments\": 1}");
+	assert_true(p.has_open_comments);
+	assert_int_equal(at_policy_rule_open_comments(&p, &open, &res, &err), 0);
+	assert_true(res.rules[0].passed);
+	at_policy_result_release(&res);
+	at_policy_release(&p);
+	parse_ok(&p, "{\"open_comments\": 0}");
+	assert_int_equal(at_policy_rule_open_comments(&p, &open, &res, &err), 0);
+	assert_string_equal(res.rules[0].rule, "open_comments");
+	assert_false(res.rules[0].passed);
+	assert_string_equal(res.rules[0].paths[0], "1 a.c:3 why?");
+	assert_false(at_policy_result_passed(&res));
+	at_policy_result_release(&res);
+	at_strlist_release(&open);
+	/* and no comment at all under a limit of 0: a passing row */
+	assert_int_equal(at_policy_rule_open_comments(&p, &open, &res, &err), 0);
+	assert_true(res.rules[0].passed);
+	at_policy_result_release(&res);
+	at_policy_release(&p);
+}
+
 static void test_policy__release_accepts_zeroed_structures(void **state)
 {
 	struct at_policy p;
@@ -550,6 +595,7 @@ int main(void)
 		FX(test_policy__a_deleted_symlink_is_no_harm),
 		FX(test_policy__check_results_join_the_verdict),
 		cmocka_unit_test(test_policy__host_files_reviews_unless_allowed),
+		cmocka_unit_test(test_policy__open_comments_fail_beyond_the_limit),
 		cmocka_unit_test(test_policy__release_accepts_zeroed_structures),
 	};
 

@@ -11,3 +11,4 @@ at_unit_test(test_index_update unit/git/test_index_update.c at_git)
 # The racy-timestamp window of the scan's directory cache crossed by moving
 # the clock (tests/unit/clock.h), not by sleeping.
 target_link_options(test_scan PRIVATE -Wl,--wrap=clock_gettime)
+at_unit_test(test_linemap unit/git/test_linemap.c at_git)
