@@ -483,3 +483,35 @@ at_json *at_app_gc_json(const struct at_app_gc_result *r)
 	bad |= at_json_add_number(o, "failures", (double)r->done.nfailed);
 	return done(o, bad);
 }
+
+static at_json *du_task_json(const struct at_app_du_task *t)
+{
+	at_json *o = at_json_object();
+	int bad = !o;
+	size_t i;
+
+	bad |= at_json_add_string(o, "task", t->name);
+	for (i = 0; i < AT_DU_NPARTS; i++)
+		bad |= at_json_add_number(o, at_du_part_names[i], (double)t->bytes[i]);
+	bad |= at_json_add_number(o, "total", (double)t->total);
+	bad |= at_json_add_number(o, "trash_entries", (double)t->trash_entries);
+	if (at_error_isset(&t->err))
+		bad |= at_json_add(o, "error", at_json_error_of(&t->err));
+	return done(o, bad);
+}
+
+at_json *at_app_du_json(const struct at_app_du *d)
+{
+	at_json *o = at_json_object(), *arr = at_json_array();
+	int bad = !o || !arr;
+	size_t i;
+
+	for (i = 0; !bad && i < d->n; i++)
+		bad |= at_json_append(arr, du_task_json(&d->v[i]));
+	if (bad)
+		at_json_free(arr);
+	else
+		bad |= at_json_add(o, "tasks", arr);
+	bad |= at_json_add_number(o, "total", (double)d->total);
+	return done(o, bad);
+}

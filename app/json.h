@@ -17,6 +17,7 @@
 #include "app/gate.h"
 #include "app/run.h"
 #include "app/task.h"
+#include "app/du.h"
 #include "core/json.h"
 
 /* name, phase, branch, base_branch, base_commit, head_commit, path, created, dirty, ... */
@@ -67,6 +68,12 @@ at_json *at_app_accept_json(const struct at_app_accept_opts *o, const struct at_
 at_json *at_app_discard_json(const struct at_app_discard_result *r);
 at_json *at_app_restore_json(const struct at_app_restore_result *r);
 at_json *at_app_gc_json(const struct at_app_gc_result *r);
+
+/*
+ * du: {tasks: [{task, worktree, home, caches, git (bytes), total, trash_entries,
+ * error (only when it could not be measured)}], total}; the schema in docs/json.md.
+ */
+at_json *at_app_du_json(const struct at_app_du *d);
 
 /* can_sandbox, checks[{check, title, state, detail, fix (null when none)}]. */
 at_json *at_app_doctor_json(const struct at_doctor *d);

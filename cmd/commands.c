@@ -150,6 +150,15 @@ const struct at_command at_commands[] = {
 	  "remove what interrupted commands left behind",
 	  "\nA failure with one thing is reported and gc goes on with the rest (exit 1).\n",
 	  cmd_gc_opts, 17, NULL },
+	{ "du", cmd_du, "agenttask du [NAME] [--json]",
+	  "show the disk each task takes",
+	  "\nEach task's worktree, HOME, caches and git view, counted as du(1) counts\n"
+	  "them: the blocks allocated, a file with several links once (where it is first\n"
+	  "met), no symbolic link followed, no other mount entered; then the total, and\n"
+	  "the task's entries in the trash (their objects share the repository's store:\n"
+	  "'git count-objects -v' measures it). Without NAME, every task. --json gives\n"
+	  "the sizes in bytes. Nothing is changed.\n",
+	  cmd_du_opts, 15, "task" },
 	{ "doctor", cmd_doctor, "agenttask doctor [--json]",
 	  "check what the sandbox needs from this machine",
 	  "\nEach check tries the real thing in a throw-away process: user namespaces (and\n"

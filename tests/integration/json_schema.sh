@@ -21,6 +21,7 @@ test_every_command_matches_its_schema() {
 	ok "new" -C repo new t1 --json; valid new
 	WT=$(json_get "$out" 'j["path"]')
 	ok "list" -C repo list --json; valid list
+	ok "du" -C repo du --json; valid du
 	ok "status" -C repo status t1 --json; valid status
 	echo change >"$WT/file"
 	printf 'a\0b\377' >"$WT/bin"
