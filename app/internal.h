@@ -91,6 +91,26 @@ int at_app_view_state(struct at_app_view *v, const struct at_task_state **out,
 		      struct at_error *err);
 void at_app_view_release(struct at_app_view *v);
 
+/*
+ * Discard out->task (its record, as the caller looked it up under the
+ * repository lock it holds): its runs stopped (refused, AT_EBUSY, while one
+ * runs, unless force kills them), what they left imported, its full state
+ * saved in the trash, the task removed, the discard logged. out->task is
+ * set by the caller; the rest of *out is filled. For discard and gc --max-age.
+ */
+struct at_app_discard_result;
+int at_app_discard_task(struct at_repo *r, bool force, const struct at_progress_hook *progress,
+			struct at_app_discard_result *out, struct at_error *err);
+
+/*
+ * gc --max-age (gc_age.c): every ready task with no entry in its log (and
+ * not made) for max_age_days is discarded (or, dry_run, reported as it would
+ * be); one whose command runs is left alone, and said so.
+ */
+struct at_report;
+int at_app_gc_aged(struct at_repo *r, int max_age_days, bool dry_run, struct at_report *rep,
+		   struct at_error *err);
+
 /* ---- the gate's engine, for gate and accept (gate.c) ---- */
 
 struct at_gate_report;

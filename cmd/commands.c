@@ -146,9 +146,13 @@ const struct at_command at_commands[] = {
 	  "of what the task chose (argv, reasons), tab and newline too, as \\xNN; --json\n"
 	  "has the exact strings.\n",
 	  cmd_log_opts, 15, "task" },
-	{ "gc", cmd_gc, "agenttask gc [--trash-days] [--force] [--quiet] [--json]",
+	{ "gc", cmd_gc, "agenttask gc [--trash-days] [--max-age [--dry-run]] [--force] [--quiet] [--json]",
 	  "remove what interrupted commands left behind",
-	  "\nA failure with one thing is reported and gc goes on with the rest (exit 1).\n",
+	  "\nA failure with one thing is reported and gc goes on with the rest (exit 1).\n"
+	  "With --max-age, a task's last activity is the newest entry of its log\n"
+	  "('agenttask log NAME': a run's end, a commit, a gate, an import...) or its\n"
+	  "creation; such a task goes to the trash as discard sends it, and\n"
+	  "'agenttask restore NAME' brings it back.\n",
 	  cmd_gc_opts, 17, NULL },
 	{ "du", cmd_du, "agenttask du [NAME] [--json]",
 	  "show the disk each task takes",

@@ -480,3 +480,41 @@ int at_audit_repair(const struct at_paths *p, const char *task, const struct at_
 	bad |= at_json_add_string(e, "kept", kept);
 	return append_built(p, task, e, bad, err);
 }
+
+bool at_audit_entry_time(const at_json *entry, int64_t *secs)
+{
+	const char *v = at_json_get_string(entry, "time");
+	struct tm tm;
+	int n = 0;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!v || sscanf(v, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 || n != 19)
+		return false;
+	double ms = 0;
+
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	/* A run's time is its start: it was active until its end. */
+	if (!at_json_get_number(entry, "duration_ms", &ms) || ms < 0 || ms > 1e12)
+		ms = 0;
+	*secs = (int64_t)timegm(&tm) + (int64_t)(ms / 1000);
+	return true;
+}
+
+int at_audit_last_time(const struct at_paths *p, const char *task, int64_t *secs,
+		       struct at_error *err)
+{
+	at_json *entries = NULL;
+	int64_t last = 0, t;
+	size_t i;
+
+	if (at_audit_read(p, task, &entries, err) < 0)
+		return err->code;
+	for (i = 0; i < at_json_size(entries); i++)
+		if (at_audit_entry_time(at_json_at(entries, i), &t) && t > last)
+			last = t;
+	at_json_free(entries);
+	*secs = last;
+	return 0;
+}

@@ -146,6 +146,20 @@ int at_audit_read(const struct at_paths *p, const char *task, at_json **array_ou
 		  struct at_error *err);
 
 /*
+ * The time of an entry as at_audit_read gives it ("time", ISO 8601 UTC,
+ * milliseconds dropped; a run's end: its start plus its duration), in
+ * seconds since the epoch; false when it has none that parses.
+ */
+bool at_audit_entry_time(const at_json *entry, int64_t *secs);
+
+/*
+ * The time of the task's newest entry of any event (0 when the log is
+ * empty or missing): when it last did anything agenttask recorded.
+ */
+int at_audit_last_time(const struct at_paths *p, const char *task, int64_t *secs,
+		       struct at_error *err);
+
+/*
  * The same for a log's bytes (buf need not be NUL-terminated); `what`
  * names it in messages. What at_audit_read does once the file is open.
  */

@@ -19,6 +19,8 @@
 #ifndef AT_CORE_TRACE_H
 #define AT_CORE_TRACE_H
 
+#include <stdint.h>
+
 #define AT_TRACE_ENV "AGENTTASK_TRACE"
 #define AT_KILL_AT_ENV "AGENTTASK_TEST_KILL_AT"
 
@@ -48,5 +50,14 @@ void at_trace(const char *event, const char *detail);
  *                     the log not yet written
  */
 void at_test_kill_point(const char *step);
+
+/*
+ * The tests' clock: the seconds since the epoch in AGENTTASK_TEST_NOW when
+ * it holds a number, else time(NULL). Read where an age is judged against
+ * now (gc --max-age), so that a test moves time forward instead of waiting
+ * days or editing records.
+ */
+#define AT_TEST_NOW_ENV "AGENTTASK_TEST_NOW"
+int64_t at_test_now(void);
 
 #endif
