@@ -21,6 +21,8 @@ struct at_app_diff_opts {
 	char *const *paths;              /* a pathspec (git's, as typed in app->dir): only the
 					    files it matches, a rename whole when either path does */
 	size_t npaths;
+	const char *against;             /* a task of this repository: from the task's full
+					    state to this one's (--against), not from the base */
 };
 
 struct at_app_diff;

@@ -40,6 +40,9 @@ const struct at_cli_opt cmd_diff_opts[] = {
 			  "base with REV, what gate --base judges"),
 	AT_CLI_OPT_STRING(0, "head", "REV", struct diff_args, o.head_rev,
 			  "with --base: the head revision (default HEAD)"),
+	AT_CLI_OPT_STRING(0, "against", "OTHER", struct diff_args, o.against,
+			  "from the task's full state to task OTHER's (two attempts\n"
+			  "compared: 'agenttask fork'), not from the merge base"),
 	AT_CLI_OPT_MAX_FILE_SIZE(struct diff_args, app),
 	AT_CLI_OPT_END,
 };
@@ -94,7 +97,8 @@ static int show(const struct diff_args *a, struct at_app_diff *d, bool color,
 	default:
 		if ((rc = at_app_diff_patch(d, at_cli_diff_line, &o, err)) < 0)
 			return rc;
-		if (at_app_diff_task(d))
+		/* Whether the task still merges: not what two attempts compared ask. */
+		if (at_app_diff_task(d) && !a->o.against)
 			at_cli_diff_note(d);
 		return host_files(d, err);
 	}
@@ -129,13 +133,15 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		return at_cli_usage("diff", "--head needs --base");
 	if (a->o.base_rev && a->o.name)
 		return at_cli_usage("diff", "a task NAME and --base exclude each other");
+	if (a->o.base_rev && a->o.against)
+		return at_cli_usage("diff", "--against and --base exclude each other");
 	return 0;
 }
 
 int cmd_diff(const struct at_app *app, int argc, char **argv)
 {
 	struct diff_args a = { *app, MODE_PATCH, false, false, false, NULL, false,
-			       { NULL, NULL, NULL, NULL, 0 } };
+			       { NULL, NULL, NULL, NULL, 0, NULL } };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app_diff *d = NULL;
 	bool color = false;

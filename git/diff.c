@@ -116,17 +116,19 @@ static int diff_trees(struct at_diff *d, git_tree *old, git_tree *new)
 	return rc;
 }
 
-static int compare_trees(struct at_diff *d, const git_oid *base, const git_oid *tree_id,
+/* old: a commit or a tree (its tree is compared). */
+static int compare_trees(struct at_diff *d, const git_oid *old_id, const git_oid *tree_id,
 			 struct at_error *err)
 {
 	char bhex[AT_OID_HEXSZ + 1], thex[AT_OID_HEXSZ + 1];
-	git_commit *commit = NULL;
+	git_object *obj = NULL;
 	git_tree *old = NULL, *new = NULL;
 	int rc = 0;
 
-	at_git_oid_hex(bhex, base);
+	at_git_oid_hex(bhex, old_id);
 	at_git_oid_hex(thex, tree_id);
-	if (git_commit_lookup(&commit, d->repo, base) < 0 || git_commit_tree(&old, commit) < 0)
+	if (git_object_lookup(&obj, d->repo, old_id, GIT_OBJECT_ANY) < 0 ||
+	    git_object_peel((git_object **)&old, obj, GIT_OBJECT_TREE) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot read the base commit '%s'", bhex);
 	else if (git_tree_lookup(&new, d->repo, tree_id) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot read the tree '%s'", thex);
@@ -134,7 +136,7 @@ static int compare_trees(struct at_diff *d, const git_oid *base, const git_oid *
 		rc = at_git_error(err, AT_EGIT, "cannot compare '%s' with '%s'", bhex, thex);
 	git_tree_free(new);
 	git_tree_free(old);
-	git_commit_free(commit);
+	git_object_free(obj);
 	return rc;
 }
 
@@ -200,11 +202,13 @@ static int base_attributes(struct at_diff *d, const git_oid *base, struct at_err
 }
 
 /*
- * Compare base (a commit) with tree_id in repo (opened without a worktree);
- * owned: repo is the diff's, freed with it (on failure too).
+ * Compare old (base, a commit, when NULL; else a tree) with tree_id in repo
+ * (opened without a worktree), with base's attributes; owned: repo is the
+ * diff's, freed with it (on failure too).
  */
-static int diff_new(struct at_diff **out, git_repository *repo, git_repository *owned,
-		    uint64_t max, const git_oid *base, const git_oid *tree_id, struct at_error *err)
+static int diff_new_from(struct at_diff **out, git_repository *repo, git_repository *owned,
+			 uint64_t max, const git_oid *base, const git_oid *old,
+			 const git_oid *tree_id, struct at_error *err)
 {
 	struct at_diff *d = calloc(1, sizeof(*d));
 	int rc;
@@ -223,7 +227,7 @@ static int diff_new(struct at_diff **out, git_repository *repo, git_repository *
 	if (git_repository_odb(&d->odb, d->repo) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot open the object database");
 	else
-		rc = compare_trees(d, base, tree_id, err);
+		rc = compare_trees(d, old ? old : base, tree_id, err);
 	if (rc == 0)
 		rc = check_new_side(d, max, err);
 	if (rc == 0)
@@ -237,6 +241,12 @@ static int diff_new(struct at_diff **out, git_repository *repo, git_repository *
 	read_config(d);
 	*out = d;
 	return 0;
+}
+
+static int diff_new(struct at_diff **out, git_repository *repo, git_repository *owned,
+		    uint64_t max, const git_oid *base, const git_oid *tree_id, struct at_error *err)
+{
+	return diff_new_from(out, repo, owned, max, base, NULL, tree_id, err);
 }
 
 /* The merge base of the task's tip and its base branch, else base_commit. */
@@ -276,6 +286,26 @@ int at_diff_open_state(struct at_diff **out, struct at_repo *r, struct at_worktr
 	    (rc = diff_new(out, w->repo, NULL, max_size, &base, &tree, err)) < 0)
 		return rc;
 	/* w's repository holds this diff's attributes until it is freed. */
+	(*out)->w = w;
+	w->diffs++;
+	return 0;
+}
+
+int at_diff_open_against(struct at_diff **out, struct at_repo *r, struct at_worktree *w,
+			 const struct at_task_state *st, const struct at_oid *other,
+			 struct at_error *err)
+{
+	git_oid base, tip, old, tree;
+	uint64_t max_size;
+	int rc;
+
+	at_oid_to_git(&tip, &st->tip);
+	at_oid_to_git(&old, &st->tree);
+	at_oid_to_git(&tree, other);
+	if ((rc = task_base(r->repo, &w->task, &tip, &base, err)) < 0 ||
+	    (rc = at_repo_max_file_size(r, &max_size, err)) < 0 ||
+	    (rc = diff_new_from(out, w->repo, NULL, max_size, &base, &old, &tree, err)) < 0)
+		return rc;
 	(*out)->w = w;
 	w->diffs++;
 	return 0;
