@@ -515,3 +515,14 @@ at_json *at_app_du_json(const struct at_app_du *d)
 	bad |= at_json_add_number(o, "total", (double)d->total);
 	return done(o, bad);
 }
+
+at_json *at_app_fork_json(const struct at_app_fork_result *r)
+{
+	struct at_task_info info;
+	at_json *o;
+
+	memset(&info, 0, sizeof(info));
+	at_oid_fmt(info.head_commit, &r->tip);
+	o = at_app_task_json(&r->task, &info);
+	return done(o, !o || add_strings(o, "warnings", &r->warnings) < 0);
+}

@@ -18,6 +18,7 @@
 #include "app/run.h"
 #include "app/task.h"
 #include "app/du.h"
+#include "app/fork.h"
 #include "core/json.h"
 
 /* name, phase, branch, base_branch, base_commit, head_commit, path, created, dirty, ... */
@@ -74,6 +75,9 @@ at_json *at_app_gc_json(const struct at_app_gc_result *r);
  * error (only when it could not be measured)}], total}; the schema in docs/json.md.
  */
 at_json *at_app_du_json(const struct at_app_du *d);
+
+/* fork: the new task, as new gives it (its head the commit it started from). */
+at_json *at_app_fork_json(const struct at_app_fork_result *r);
 
 /* can_sandbox, checks[{check, title, state, detail, fix (null when none)}]. */
 at_json *at_app_doctor_json(const struct at_doctor *d);

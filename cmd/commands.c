@@ -46,7 +46,7 @@ const struct at_command at_commands[] = {
 	  cmd_run_opts, 19, "task" },
 	{ "diff", cmd_diff,
 	  "agenttask diff [NAME] [--stat | --name-only | --json [--patch]] [--color | --no-color]\n"
-	  "               [-- PATH...]\n"
+	  "               [--against OTHER] [-- PATH...]\n"
 	  "agenttask diff --base [--head] [--stat | --name-only | --json] [-- PATH...]",
 	  "show the task's whole change against its base",
 	  "\n"
@@ -59,6 +59,8 @@ const struct at_command at_commands[] = {
 	  "or a glob; relative to the current directory, ':/PATH' from the top. A rename\n"
 	  "is shown whole when either of its paths matches. The JSON's tree stays the\n"
 	  "whole state's: what accept --tree takes is never a part of it.\n"
+	  "With --against OTHER, two attempts are compared ('agenttask fork'): from\n"
+	  "NAME's full state to OTHER's, both of this repository.\n"
 	  "On a terminal the output goes through the pager (see 'agenttask help').\n"
 	  "\n"
 	  "Each changed file that tools on the host run or obey (editor and agent\n"
@@ -154,6 +156,16 @@ const struct at_command at_commands[] = {
 	  "creation; such a task goes to the trash as discard sends it, and\n"
 	  "'agenttask restore NAME' brings it back.\n",
 	  cmd_gc_opts, 17, NULL },
+	{ "fork", cmd_fork, "agenttask fork NAME NEW [--json]",
+	  "make a task that starts from another task's whole state",
+	  "\nNEW's branch starts at NAME's tip; its worktree gets NAME's uncommitted and\n"
+	  "untracked files (not the files git ignores: build output, node_modules/);\n"
+	  "its git inside the sandbox is NAME's as a run sees it (HEAD, index, other\n"
+	  "branches, stashes, config); its lasting HOME is a copy of NAME's (data shared\n"
+	  "by reflink where the file system can); its base is NAME's. Nothing is made\n"
+	  "when NEW exists or a command of NAME runs. Prints NEW's path. Compare the two\n"
+	  "attempts with 'agenttask diff NAME --against NEW'.\n",
+	  cmd_fork_opts, 15, "task" },
 	{ "du", cmd_du, "agenttask du [NAME] [--json]",
 	  "show the disk each task takes",
 	  "\nEach task's worktree, HOME, caches and git view, counted as du(1) counts\n"

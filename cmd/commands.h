@@ -26,6 +26,7 @@ int cmd_mcp(const struct at_app *app, int argc, char **argv);
 int cmd_help(const struct at_app *app, int argc, char **argv);
 int cmd_trash(const struct at_app *app, int argc, char **argv);
 int cmd_du(const struct at_app *app, int argc, char **argv);
+int cmd_fork(const struct at_app *app, int argc, char **argv);
 
 /* Their option tables (cmd/opt.h), each beside its command; for the command table. */
 extern const struct at_cli_opt cmd_new_opts[];
@@ -46,5 +47,6 @@ extern const struct at_cli_opt cmd_doctor_opts[];
 extern const struct at_cli_opt cmd_mcp_opts[];
 extern const struct at_cli_opt cmd_trash_opts[];
 extern const struct at_cli_opt cmd_du_opts[];
+extern const struct at_cli_opt cmd_fork_opts[];
 
 #endif

@@ -441,6 +441,21 @@ int at_audit_restore(const struct at_paths *p, const struct at_task *t, const ch
 	return append_built(p, t->name, e, bad, err);
 }
 
+int at_audit_fork(const struct at_paths *p, const struct at_task *t, const char *from,
+		  const struct at_oid *tip, struct at_error *err)
+{
+	char hex[AT_OID_HEXSZ + 1];
+	at_json *e = event("fork");
+	int bad = 0;
+
+	at_oid_fmt(hex, tip);
+	bad |= at_json_add_string(e, "from", from);
+	bad |= at_json_add_string(e, "base_branch", at_branch_short(t->base_branch));
+	bad |= at_json_add_string(e, "base_commit", t->base_commit);
+	bad |= at_json_add_string(e, "tip", hex);
+	return append_built(p, t->name, e, bad, err);
+}
+
 int at_audit_file(const struct at_paths *p, const char *task, const char *op, const char *path,
 		  uint64_t bytes, bool created, struct at_error *err)
 {

@@ -54,6 +54,8 @@ int at_audit_path(const struct at_paths *p, const char *task, char *buf, size_t 
  *   discard          trash (the ref), saved ("full state" or "commits only
  *                    (--force)")
  *   restore          trash (the ref brought back), base_branch
+ *   fork             from (the task forked), base_branch, base_commit, tip
+ *                    (the commit both started from)
  *   import           old, new (the task's branch moved to the commit its HEAD
  *                    inside the sandbox named), objects (how many came in)
  *   repair           tip (the task's branch on the host: HEAD inside now),
@@ -134,6 +136,10 @@ int at_audit_file(const struct at_paths *p, const char *task, const char *op, co
 
 int at_audit_restore(const struct at_paths *p, const struct at_task *t, const char *trash_ref,
 		     struct at_error *err);
+
+/* `agenttask fork FROM NEW` (app/fork.h), in NEW's log. */
+int at_audit_fork(const struct at_paths *p, const struct at_task *t, const char *from,
+		  const struct at_oid *tip, struct at_error *err);
 
 /*
  * Read task's log into *array_out, oldest first (an empty array when there

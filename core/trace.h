@@ -48,6 +48,10 @@ void at_trace(const char *event, const char *detail);
  *   repair:aside      `repair`: the task's git layer renamed aside (the view
  *                     is the host's), the record of the agreed commit and
  *                     the log not yet written
+ *   fork:files        `fork`: NEW half-made at NAME's tip, NAME's uncommitted
+ *                     files written over it
+ *   fork:home         NAME's HOME copied, its git view not yet
+ *   fork:git          the git view copied, the record still CREATING
  */
 void at_test_kill_point(const char *step);
 

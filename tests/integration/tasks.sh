@@ -143,4 +143,148 @@ test_gc_max_age_never_moves_a_running_task() {
 	wait "$pid" || true
 }
 
+# A task with a commit, uncommitted and untracked changes, a HOME and a git
+# view as runs leave them (written here by hand: the sandbox is not needed
+# to hold what it would leave), some of it hostile.
+forkable_task() {
+	make_repo repo
+	ok "new a" -C repo new a
+	WT=$out
+	ST=$(state_dir repo)
+	echo committed >"$WT/committed"
+	git -C "$WT" add committed
+	git -C "$WT" commit -qm "a's commit"
+	echo changed >>"$WT/README"
+	rm "$WT/src/main.c"
+	echo new >"$WT/untracked"
+	mkdir -p "$ST/homes/a/.config" "$ST/git/a/upper/worktrees/agenttask-a" \
+		"$ST/git/a/upper/refs/heads"
+	echo settings >"$ST/homes/a/.config/tool"
+	head -c 100000 /dev/urandom >"$ST/homes/a/big"
+	ln "$ST/homes/a/big" "$ST/homes/a/big.again"
+	echo secret >outside
+	ln -s "$PWD/outside" "$ST/homes/a/link-out"
+	ln -s "$PWD" "$ST/homes/a/dir-out"
+	mkfifo "$ST/homes/a/fifo"
+	printf 'ref: refs/heads/agenttask/a\n' >"$ST/git/a/upper/worktrees/agenttask-a/HEAD"
+	echo index-bytes >"$ST/git/a/upper/worktrees/agenttask-a/index"
+	git -C repo rev-parse main >"$ST/git/a/upper/refs/heads/experiment"
+}
+
+# What: the task's HOME holds a FIFO (a copy that opens it blocks for ever),
+# links to a file and a directory outside it, and a file linked twice; its
+# git view names its own worktree and branch. Must: fork copies the commits,
+# the uncommitted and untracked files, the HOME (the FIFO made anew, never
+# opened; the links as links, nothing outside read; the twice-linked file
+# once, linked again) and the git view (its worktree's files and HEAD made
+# NEW's), and the base.
+test_fork_copies_the_whole_state_and_follows_nothing() {
+	forkable_task
+	ok "fork a b" -C repo fork a b
+	local b=$out
+	assert_eq "$b" "$(wt_home repo)/b" "prints NEW's path"
+	assert_eq "$(git -C repo rev-parse agenttask/b)" "$(git -C repo rev-parse agenttask/a)" \
+		"b's branch at a's tip"
+	assert_eq "$(cat "$b/committed")" committed "a's commit"
+	assert_eq "$(tail -n 1 "$b/README")" changed "a's uncommitted change"
+	assert_no_file "$b/src/main.c" "a's uncommitted deletion"
+	assert_eq "$(cat "$b/untracked")" new "a's untracked file"
+	assert_eq "$(git -C "$b" status --porcelain | sort)" \
+		"$(printf ' D src/main.c\n M README\n?? untracked')" "uncommitted as in a"
+	ok "status a" -C repo status a --json
+	local base=$out
+	ok "status b" -C repo status b --json
+	assert_eq "$(json_get "$out" 'j["base_branch"], j["base_commit"]')" \
+		"$(json_get "$base" 'j["base_branch"], j["base_commit"]')" "a's base"
+	local h=$ST/homes/b
+	assert_eq "$(cat "$h/.config/tool")" settings "the HOME"
+	cmp -s "$h/big" "$ST/homes/a/big" || fail "the big file"
+	assert_eq "$(stat -c %i "$h/big")" "$(stat -c %i "$h/big.again")" "linked again, not copied twice"
+	[ "$(stat -c %i "$h/big")" != "$(stat -c %i "$ST/homes/a/big")" ] || fail "a's file shared"
+	assert_eq "$(readlink "$h/link-out")" "$PWD/outside" "a link copied as a link"
+	[ -L "$h/dir-out" ] || fail "the link to a directory was followed"
+	[ -p "$h/fifo" ] || fail "the FIFO is not a FIFO"
+	local v=$ST/git/b/upper
+	assert_eq "$(cat "$v/worktrees/agenttask-b/HEAD")" "ref: refs/heads/agenttask/b" "HEAD inside on b's branch"
+	assert_eq "$(cat "$v/worktrees/agenttask-b/index")" index-bytes "the index inside"
+	assert_no_file "$v/worktrees/agenttask-a" "a's worktree files renamed"
+	assert_eq "$(cat "$v/refs/heads/experiment")" "$(git -C repo rev-parse main)" "a branch made inside"
+	ok "log b" -C repo log b --json
+	assert_eq "$(json_get "$out" 'j[-1]["event"], j[-1]["from"]')" "('fork', 'a')" "logged"
+	# a is as it was.
+	assert_eq "$(git -C "$WT" status --porcelain | sort)" \
+		"$(printf ' D src/main.c\n M README\n?? untracked')" "a untouched"
+}
+
+test_fork_onto_an_existing_or_from_an_unknown_task_is_one_line() {
+	forkable_task
+	ok "new b" -C repo new b
+	local before
+	before=$(git -C repo for-each-ref; ls -R "$ST")
+	expect_rc 1 "fork onto b" -C repo fork a b
+	assert_eq "$errout" "agenttask: task 'b' already exists" "one line"
+	expect_rc 2 "fork nope" -C repo fork nope c
+	assert_eq "$errout" "agenttask: no such task 'nope'" "one line"
+	expect_rc 2 "fork a 'bad name'" -C repo fork a 'bad name'
+	expect_rc 2 "fork a" -C repo fork a
+	assert_eq "$(git -C repo for-each-ref; ls -R "$ST")" "$before" "nothing made"
+}
+
+# What: fork killed (SIGKILL) at each step. Must: a half-made task that gc
+# removes whole (branch, worktree, HOME, git view, record), a unchanged; a
+# fork of that name afterwards works.
+test_fork_killed_at_each_step_leaves_what_gc_removes() {
+	forkable_task
+	local step sum
+	sum=$(git -C "$WT" status --porcelain; git -C repo rev-parse agenttask/a; ls -lR "$ST/homes/a" "$ST/git/a/upper")
+	for step in new:record new:branch new:worktree new:files fork:files fork:home fork:git; do
+		AGENTTASK_TEST_KILL_AT=$step expect_rc 137 "fork killed at $step" -C repo fork a c
+		ok "gc after $step" -C repo gc
+		assert_contains "$out" "removed half-made task 'c'" "gc rolls back ($step)"
+		assert_empty "no branch left ($step)" git -C repo branch --list agenttask/c
+		assert_no_file "$(wt_home repo)/c" "no worktree ($step)"
+		assert_no_file "$ST/homes/c" "no HOME ($step)"
+		assert_no_file "$ST/git/c" "no git view ($step)"
+		assert_no_file "$ST/tasks/c.json" "no record ($step)"
+		assert_eq "$(git -C "$WT" status --porcelain; git -C repo rev-parse agenttask/a; ls -lR "$ST/homes/a" "$ST/git/a/upper")" \
+			"$sum" "a unchanged ($step)"
+	done
+	ok "fork afterwards" -C repo fork a c
+}
+
+# What: two attempts at one thing, the second forked from the first, each
+# going its own way in its sandbox. Must: the fork's run sees a's HOME,
+# a's git (its branch made inside, its staged file, HEAD on the fork's own
+# branch); diff a --against b shows exactly where they differ; --against a
+# task this repository does not have is one line.
+test_fork_then_diverge_then_diff_against() {
+	unshare -Ur true 2>/dev/null || skip "user namespaces are unavailable here"
+	make_repo repo
+	ok "new a" -C repo new a
+	local wa=$out wb
+	ok "run a" -C repo run a -- sh -c 'echo note >"$HOME/notes" && git branch experiment &&
+		echo s >staged && git add staged && echo base >shared'
+	ok "fork" -C repo fork a b
+	wb=$out
+	ok "run b" -C repo run b -- sh -c 'cat "$HOME/notes"; git branch --list experiment;
+		git diff --cached --name-only; git symbolic-ref HEAD'
+	assert_eq "$out" "$(printf 'note\n  experiment\nstaged\nrefs/heads/agenttask/b')" \
+		"b's run sees a's HOME and git, on its own branch"
+	# They diverge.
+	ok "run a" -C repo run a -- sh -c 'echo a-way >shared && echo a >only-a'
+	ok "run b" -C repo run b -- sh -c 'echo b-way >shared && echo b >only-b && git add only-b && git commit -qm b'
+	ok "diff --against" -C repo diff a --against b --name-only
+	assert_eq "$out" "$(printf 'only-a\nonly-b\nshared')" "where they differ"
+	ok "diff --against --json" -C repo diff a --against b --json
+	assert_eq "$(json_get "$out" '[(f["path"], f["status"]) for f in j["files"]]')" \
+		"[('only-a', 'deleted'), ('only-b', 'added'), ('shared', 'modified')]" "from a to b"
+	assert_eq "$(cat "$wa/shared")" a-way "a's own"
+	assert_eq "$(cat "$wb/shared")" b-way "b's own"
+	make_repo other
+	ok "new elsewhere" -C other new elsewhere
+	expect_rc 2 "--against another repository's task" -C repo diff a --against elsewhere
+	assert_eq "$errout" "agenttask: no such task 'elsewhere'" "one line"
+	expect_rc 2 "--against with --base" -C repo diff --base main --against b
+}
+
 run_tests
