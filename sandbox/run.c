@@ -523,6 +523,9 @@ int at_sandbox_run(const struct at_sandbox_spec *o, struct at_run_result *res,
 		rc = start(&r, o, res, err);
 	if (rc == 0)
 		at_sb_stdio_block_sigpipe(&r.io);
+	if (rc == 0 && o->on_netns && !o->proc.share_net &&
+	    o->on_netns(o->netns_ctx, r.s.init_pid, err) < 0)
+		rc = err->code;
 	if (rc == 0 && o->nlisten)
 		rc = hand_over(&r, o, err);
 	if (rc == 0 && r.io.pty)
