@@ -13,6 +13,7 @@
 #include "app/app.h"
 #include "core/change.h"
 #include "core/json.h"
+#include "core/ports.h"
 #include "core/run.h"
 #include "core/runconf.h"
 #include "core/vault.h"
@@ -213,6 +214,41 @@ char *const *at_app_net_env(void);
 /* Stop the proxy, if it started: every connection ended and recorded. */
 void at_app_net_stop(struct at_app_net *n);
 
+/* ---- a run's published ports (publish.c) ---- */
+
+struct at_app_published {
+	uint16_t port, host_port;       /* the sandbox's, the host's (0: any, until bound) */
+	bool automatic;                 /* no HOSTPORT was given */
+	int fd;                         /* the host's listening socket, once bound; -1 */
+	char text[24];                  /* as given, for messages */
+};
+
+struct at_app_publish {
+	struct at_app_published v[AT_PORTS_MAX];
+	size_t n;
+	struct at_sandbox_sockets *sockets;
+	struct at_net_proxy *proxy;
+	char live[PATH_MAX];            /* this run's record (core/ports.h); "" none */
+};
+
+void at_app_publish_init(struct at_app_publish *p);
+/* Add "[HOSTPORT:]PORT" (as: "--publish", for the message); AT_EUSAGE for bad or twice. */
+int at_app_publish_add(struct at_app_publish *p, const char *spec, const char *as,
+		       struct at_error *err);
+bool at_app_publish_has(const struct at_app_publish *p, uint16_t port);
+/*
+ * Bind every host port on 127.0.0.1 and record them (core/ports.h): AT_EUSAGE
+ * for one in use or privileged, and then nothing is left bound or recorded.
+ */
+int at_app_publish_bind(struct at_app_publish *p, const struct at_paths *paths, const char *task,
+			struct at_error *err);
+/* The relay, started by the sandbox (its on_netns) once its init is cloned. */
+void at_app_publish_prepare(struct at_app_publish *p, struct at_sandbox_spec *s);
+/* The relay stopped (the host ports refuse from now on), the record removed; again is a no-op. */
+void at_app_publish_stop(struct at_app_publish *p);
+/* [{port, host_port, url}], NULL when none. */
+at_json *at_app_publish_json(const struct at_app_publish *p);
+
 /* ---- the sandbox: one point for `run` and the gate's checks (layout.c) ---- */
 
 struct at_app_sandbox_opts {
@@ -222,6 +258,7 @@ struct at_app_sandbox_opts {
 	size_t nbinds;
 	const char *cwd;                /* absolute, in the worktree; NULL: the worktree */
 	struct at_app_net *net;         /* the allowlist's proxy, started and stopped here; NULL */
+	struct at_app_publish *publish; /* the published ports' relay, started and stopped here */
 	const struct at_app_cache *caches; /* overlays over the binds, in this order */
 	size_t ncaches;
 	const char *ca_bundle;          /* the task's CA with the system's, over /etc's bundle */
@@ -291,6 +328,9 @@ void at_app_cache_release(struct at_app_cache *c);
 struct at_app_runconf {
 	struct at_strlist ro, env, path, cache, allow_hosts;  /* env: NAME=value */
 	struct at_strlist forward;
+	struct at_strlist publish;      /* both files' ("[HOSTPORT:]PORT") */
+	bool notify;                    /* a file said notify: true */
+	struct at_strlist notify_command;  /* the user's file's, argv; empty: none */
 	bool deny_private;              /* any file said true */
 	bool allow_private;             /* the user's file said true */
 	uint64_t limits[AT_LIMIT_COUNT];

@@ -2,6 +2,7 @@
  * cmd_run.c - agenttask run [NAME] [OPTIONS] -- CMD [ARG...]
  * (app/run.h runs it and logs it; sandbox/sandbox.h has what the command sees.)
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,16 @@ static int report(const struct run_args *a, const struct at_app_run_result *res,
 	return code;
 }
 
+/* Before the command runs: where each published port is (stderr, the command's stdout is its own). */
+static void say_published(const struct at_port_map *m, size_t n, void *arg)
+{
+	(void)arg;
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "agenttask: published http://127.0.0.1:%u/ -> the sandbox's port %u\n",
+			m[i].host_port, m[i].port);
+	fflush(stderr);
+}
+
 int cmd_run(const struct at_app *app, int argc, char **argv)
 {
 	struct run_args a = { .o = AT_APP_RUN_OPTS_INIT };
@@ -55,6 +66,9 @@ int cmd_run(const struct at_app *app, int argc, char **argv)
 		a.o.ncaches = a.caches.n;
 		a.o.secrets = a.secrets.v;
 		a.o.nsecrets = a.secrets.n;
+		a.o.publish = a.publish.v;
+		a.o.npublish = a.publish.n;
+		a.o.published = say_published;
 		fflush(NULL);
 		rc = at_app_run(app, &a.o, &res, &err);
 		rc = res.attempted ? report(&a, &res, rc, &err)
@@ -64,6 +78,7 @@ int cmd_run(const struct at_app *app, int argc, char **argv)
 	free(a.binds);
 	at_strlist_release(&a.pass);
 	at_strlist_release(&a.secrets);
+	at_strlist_release(&a.publish);
 	at_strlist_release(&a.set);
 	at_strlist_release(&a.caches);
 	at_app_net_free(a.net);

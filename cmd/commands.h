@@ -25,6 +25,7 @@ int cmd_doctor(const struct at_app *app, int argc, char **argv);
 int cmd_mcp(const struct at_app *app, int argc, char **argv);
 int cmd_help(const struct at_app *app, int argc, char **argv);
 int cmd_trash(const struct at_app *app, int argc, char **argv);
+int cmd_ports(const struct at_app *app, int argc, char **argv);
 
 /* Their option tables (cmd/opt.h), each beside its command; for the command table. */
 extern const struct at_cli_opt cmd_new_opts[];
@@ -44,5 +45,6 @@ extern const struct at_cli_opt cmd_gate_opts[];
 extern const struct at_cli_opt cmd_doctor_opts[];
 extern const struct at_cli_opt cmd_mcp_opts[];
 extern const struct at_cli_opt cmd_trash_opts[];
+extern const struct at_cli_opt cmd_ports_opts[];
 
 #endif
