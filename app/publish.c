@@ -167,14 +167,14 @@ static int make_socket(void *ctx)
 }
 
 /* The spec's on_netns: the sandbox's namespace joined, the relay started. */
-static int start(void *ctx, int init_pid, struct at_error *err)
+static int start(void *ctx, int userns_fd, int netns_fd, struct at_error *err)
 {
 	struct at_app_publish *p = ctx;
 	struct at_net_listener ls[AT_PORTS_MAX];
 	struct at_net_proxy_opts po = AT_NET_PROXY_OPTS_INIT;
 	int rc;
 
-	if (at_sandbox_sockets_open(init_pid, &p->sockets, err) < 0)
+	if (at_sandbox_sockets_open(userns_fd, netns_fd, &p->sockets, err) < 0)
 		return err->code;
 	for (size_t i = 0; i < p->n; i++) {
 		ls[i] = (struct at_net_listener){ p->v[i].fd, AT_NET_LISTEN_PUBLISH, p->v[i].port };

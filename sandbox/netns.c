@@ -11,11 +11,12 @@
  * capability in it), and a process joining it first gets them, then may
  * join the network namespace that user namespace owns. Joining a user
  * namespace is refused to a process with threads (the supervisor has the
- * proxies'), so a forked process does it: setns(pidfd, CLONE_NEWUSER |
- * CLONE_NEWNET), through the init's pidfd (the init is our child, not yet
- * reaped: its pid cannot name another process; and a pidfd needs no
- * /proc/PID/ns, which the init's non-dumpable state hides from uid 65534).
- * It is the same as root's path: no privilege of the host is used.
+ * proxies'), so a forked process does it, through descriptors of the two
+ * namespaces that the init opened itself and sent us before anything of
+ * the task ran (child_net.c): the init makes itself non-dumpable, after
+ * which uid 65534 may neither open its /proc/PID/ns nor setns() through its
+ * pidfd (both need ptrace access). It is the same as root's path: no
+ * privilege of the host is used.
  *
  * That process stays outside the sandbox's pid namespace (nothing inside
  * can see, signal or trace it), keeps no descriptor but its socket to us
@@ -35,13 +36,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
 
 struct at_sandbox_sockets {
 	int sock;
@@ -73,13 +69,13 @@ static int send_fd(int sock, char status, int fd)
 }
 
 /* In the forked process: async-signal-safe only (the supervisor may have threads). */
-_Noreturn static void maker(int sock, int pidfd, pid_t parent)
+_Noreturn static void maker(int sock, int userns_fd, int netns_fd, pid_t parent)
 {
 	char req, status = 0;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
 		_exit(1);
-	if (setns(pidfd, CLONE_NEWUSER | CLONE_NEWNET) < 0)
+	if (setns(userns_fd, CLONE_NEWUSER) < 0 || setns(netns_fd, CLONE_NEWNET) < 0)
 		status = (char)(errno < 127 ? errno : EINVAL);
 	if (dup2(sock, 3) < 0)
 		_exit(1);
@@ -143,27 +139,26 @@ static int recv_reply(int sock, int *fd)
 	return 0;
 }
 
-int at_sandbox_sockets_open(int init_pid, struct at_sandbox_sockets **out, struct at_error *err)
+int at_sandbox_sockets_open(int userns_fd, int netns_fd, struct at_sandbox_sockets **out,
+			    struct at_error *err)
 {
 	struct at_sandbox_sockets *s = calloc(1, sizeof(*s));
-	int sv[2] = { -1, -1 }, pidfd = -1, none;
+	int sv[2] = { -1, -1 }, none;
 	pid_t parent = getpid();
 
 	if (!s)
 		return at_error_set(err, AT_ESYS, "out of memory");
 	s->sock = -1;
-	pidfd = (int)syscall(SYS_pidfd_open, init_pid, 0);
-	if (pidfd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		goto fail;
 	s->pid = fork();
 	if (s->pid == 0) {
 		close(sv[0]);
-		maker(sv[1], pidfd, parent);
+		maker(sv[1], userns_fd, netns_fd, parent);
 	}
 	if (s->pid < 0)
 		goto fail;
 	close(sv[1]);
-	close(pidfd);
 	s->sock = sv[0];
 	if (recv_reply(s->sock, &none) < 0) {
 		at_error_sys(err, AT_ESANDBOX, "cannot enter the sandbox's network namespace");
@@ -174,8 +169,6 @@ int at_sandbox_sockets_open(int init_pid, struct at_sandbox_sockets **out, struc
 	return 0;
 fail:
 	at_error_sys(err, AT_ESANDBOX, "cannot enter the sandbox's network namespace");
-	if (pidfd >= 0)
-		close(pidfd);
 	if (sv[0] >= 0) {
 		close(sv[0]);
 		close(sv[1]);

@@ -55,6 +55,10 @@ at_integration_test(json_schema.sh)
 at_integration_test(json_schema_user.sh)
 set_tests_properties(integration.run_json integration.run_json_user integration.json_schema
 	integration.json_schema_user PROPERTIES SKIP_RETURN_CODE 77)
+at_integration_test(publish.sh)
+at_integration_test(publish_user.sh)
+set_tests_properties(integration.publish integration.publish_user PROPERTIES
+	SKIP_RETURN_CODE 77)
 
 # The suites that exhaust the machine on purpose (fork bombs, OOM kills)
 # never run beside the ones that drive a terminal or a long-lived server in
