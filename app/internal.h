@@ -249,6 +249,37 @@ void at_app_publish_stop(struct at_app_publish *p);
 /* [{port, host_port, url}], NULL when none. */
 at_json *at_app_publish_json(const struct at_app_publish *p);
 
+/* ---- run --notify (notify.c) ---- */
+
+#define AT_APP_NOTIFY_CHILDREN 16
+
+struct at_app_notify {
+	bool on;
+	char task[AT_NAME_MAX + 1];
+	struct at_strlist argv;         /* the user's notify_command; empty: none */
+	char *const *environ;
+	/* The front end's (at_app_run_opts.notify_tell); status -1 while waiting. */
+	void (*tell)(const char *task, const char *state, int status, void *arg);
+	void *tell_arg;
+	int init_pid;
+	int stop[2];
+	pthread_t thread;
+	bool thread_started;
+	pthread_mutex_t lock;
+	pid_t children[AT_APP_NOTIFY_CHILDREN];
+	size_t nchildren;
+};
+
+void at_app_notify_init(struct at_app_notify *n);
+/* Turn it on for task: AT_EUSAGE when command (may be empty) names no executable. */
+int at_app_notify_prepare(struct at_app_notify *n, const struct at_app *app, const char *task,
+			  const struct at_strlist *command, struct at_error *err);
+/* From the sandbox's started hook: the watcher starts (it must not block). */
+void at_app_notify_started(struct at_app_notify *n, int init_pid);
+/* The run is over: the watcher stopped, "exited" told, the commands waited for (bounded). */
+void at_app_notify_end(struct at_app_notify *n, int exit_code);
+void at_app_notify_release(struct at_app_notify *n);
+
 /* ---- the sandbox: one point for `run` and the gate's checks (layout.c) ---- */
 
 struct at_app_sandbox_opts {

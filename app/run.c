@@ -43,6 +43,7 @@ struct run {
 	struct at_sandbox_etc *etc;  /* the sandbox's walk of /etc, begun first */
 	char etc_cache[PATH_MAX];    /* its listings' file */
 	struct at_app_publish publish;  /* --publish and the configuration's */
+	struct at_app_notify notify;    /* --notify and the configuration's */
 };
 
 /* Lexically normalise an absolute or cwd-relative path ("." ".." "//" trailing '/'). */
@@ -462,6 +463,13 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 		rc = environment(app, o, run, err);
 	if (rc == 0)
 		rc = at_app_secrets_check_env(&run->secrets, run->env.v, err);
+	if (rc == 0 && (o->notify || run->conf.notify))
+		rc = at_app_notify_prepare(&run->notify, app, run->task.name,
+					   &run->conf.notify_command, err);
+	if (rc == 0) {
+		run->notify.tell = o->notify_tell;
+		run->notify.tell_arg = o->notify_arg;
+	}
 	if (rc == 0)
 		rc = take_publish(o, run, res, err);
 	/* Last: a refused run changes nothing, not even the task's git view. */
@@ -485,9 +493,12 @@ static void audit(const struct run *run, const struct at_app_run_opts *o,
 		at_strlist_pushf(&res->warnings, "the run was not logged: %s", aerr.msg);
 }
 
-static void note_init(int init_pid, void *lock)
+static void note_init(int init_pid, void *arg)
 {
-	at_runs_note_init(lock, init_pid);
+	struct run *run = arg;
+
+	at_runs_note_init(&run->lock, init_pid);
+	at_app_notify_started(&run->notify, init_pid);
 }
 
 /*
@@ -521,7 +532,7 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 			.stdio = o->capture ? AT_STDIO_CAPTURE : AT_STDIO_INHERIT,
 			.capture_max = o->capture_max, .cancel_fd = o->cancel_fd,
 			.tty = o->tty, .progress = o->progress,
-			.started = note_init, .started_arg = &run->lock,
+			.started = note_init, .started_arg = run,
 			.aside = aside, .aside_arg = run,
 			.home = run->home[0] ? run->home : NULL, .etc = run->etc,
 		},
@@ -575,6 +586,7 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 	memset(&run, 0, sizeof(run));
 	run.lock = (struct at_run_lock)AT_RUN_LOCK_INIT;
 	at_app_publish_init(&run.publish);
+	at_app_notify_init(&run.notify);
 	at_app_gitview_init(&run.view);
 	memset(out, 0, sizeof(*out));
 	at_run_result_init(&out->run);
@@ -586,12 +598,15 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 	if (rc == 0)
 		rc = run_sandboxed(&run, o, out, err);
 	if (out->attempted)
+		at_app_notify_end(&run.notify, out->exit_code);
+	if (out->attempted)
 		import_after(&run, out);
 	if (out->attempted && run.home[0])
 		at_app_home_record(run.r, &run.task, run.home, o->tmpfs_size[AT_TMPFS_HOME],
 				   &out->warnings);
 	at_sandbox_etc_free(run.etc);
 	at_app_publish_stop(&run.publish);
+	at_app_notify_release(&run.notify);
 	at_runs_leave(&run.lock);
 	drop_layers(&run);
 	free(run.binds);

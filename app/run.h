@@ -81,6 +81,9 @@ struct at_app_run_opts {
 	bool no_config;                  /* read no run configuration file */
 	uint64_t tmpfs_size[AT_TMPFS_COUNT]; /* caps of /tmp, /dev/shm, a tmpfs HOME; 0: default */
 	bool notify;                     /* --notify (app/notify.c) */
+	/* How the front end tells the person (with notify); status -1 while waiting; any thread. */
+	void (*notify_tell)(const char *task, const char *state, int status, void *arg);
+	void *notify_arg;
 	char *const *publish;            /* --publish [HOSTPORT:]PORT (app/publish.c); not with net */
 	size_t npublish;
 	/* Told the published ports once they are bound, before the command runs; NULL: none. */

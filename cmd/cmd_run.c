@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app/json.h"
 #include "app/run.h"
@@ -45,6 +46,31 @@ static void say_published(const struct at_port_map *m, size_t n, void *arg)
 	fflush(stderr);
 }
 
+/*
+ * --notify: the bell, then a desktop notification as terminals take it
+ * (OSC 9: iTerm2, Windows Terminal, kitty; OSC 777: VTE, urxvt, foot), on
+ * stderr when it is a terminal. One write(), from any thread: the pty relay
+ * may be writing the command's output meanwhile. The task's name is a
+ * checked name (core/name.h): no control bytes.
+ */
+static void tell_person(const char *task, const char *state, int status, void *arg)
+{
+	char text[160], buf[512];
+	int n;
+
+	(void)arg;
+	if (!isatty(2))
+		return;
+	if (status >= 0)
+		snprintf(text, sizeof(text), "%s %s (%d)", task, state, status);
+	else
+		snprintf(text, sizeof(text), "%s %s for input", task, state);
+	n = snprintf(buf, sizeof(buf),
+		     "\a\033]9;agenttask: %s\033\\" "\033]777;notify;agenttask;%s\033\\", text, text);
+	if (n > 0 && (size_t)n < sizeof(buf))
+		(void)!write(2, buf, (size_t)n);
+}
+
 int cmd_run(const struct at_app *app, int argc, char **argv)
 {
 	struct run_args a = { .o = AT_APP_RUN_OPTS_INIT };
@@ -69,6 +95,7 @@ int cmd_run(const struct at_app *app, int argc, char **argv)
 		a.o.publish = a.publish.v;
 		a.o.npublish = a.publish.n;
 		a.o.published = say_published;
+		a.o.notify_tell = tell_person;
 		fflush(NULL);
 		rc = at_app_run(app, &a.o, &res, &err);
 		rc = res.attempted ? report(&a, &res, rc, &err)
