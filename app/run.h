@@ -37,6 +37,7 @@
 #include "app/app.h"
 #include "app/net.h"
 #include "core/oid.h"
+#include "core/ports.h"
 #include "core/run.h"
 
 struct at_app_run_opts {
@@ -79,6 +80,15 @@ struct at_app_run_opts {
 	const char *profile;             /* --profile NAME of the run configuration, or NULL */
 	bool no_config;                  /* read no run configuration file */
 	uint64_t tmpfs_size[AT_TMPFS_COUNT]; /* caps of /tmp, /dev/shm, a tmpfs HOME; 0: default */
+	bool notify;                     /* --notify (app/notify.c) */
+	/* How the front end tells the person (with notify); status -1 while waiting; any thread. */
+	void (*notify_tell)(const char *task, const char *state, int status, void *arg);
+	void *notify_arg;
+	char *const *publish;            /* --publish [HOSTPORT:]PORT (app/publish.c); not with net */
+	size_t npublish;
+	/* Told the published ports once they are bound, before the command runs; NULL: none. */
+	void (*published)(const struct at_port_map *m, size_t n, void *arg);
+	void *published_arg;
 };
 
 #define AT_APP_RUN_OPTS_INIT { .cancel_fd = -1 }
@@ -96,6 +106,8 @@ struct at_app_run_result {
 	char import_old[AT_OID_HEXSZ + 1], import_new[AT_OID_HEXSZ + 1];
 	size_t import_objects;
 	struct at_strlist warnings;
+	struct at_port_map published[AT_PORTS_MAX]; /* the ports the run published */
+	size_t npublished;
 };
 
 /*

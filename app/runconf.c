@@ -103,9 +103,11 @@ static int add_set(struct at_app_runconf *out, const struct at_runconf_set *s,
 	    push_all(&out->path, &s->path, err) < 0 || push_all(&out->cache, &s->cache, err) < 0 ||
 	    push_all(&out->allow_hosts, &s->allow_hosts, err) < 0 ||
 	    push_all(&out->forward, &s->forward, err) < 0 ||
+	    push_all(&out->publish, &s->publish, err) < 0 ||
 	    push_all(&out->secrets, &s->secrets, err) < 0)
 		return err->code;
 	out->deny_private |= s->deny_private;
+	out->notify |= s->notify;
 	out->allow_private |= s->allow_private;
 	for (l = 0; l < AT_LIMIT_COUNT; l++)
 		if (s->limits[l])
@@ -170,6 +172,30 @@ static bool forward_granted(const char *spec, const struct at_strlist *user)
 	return false;
 }
 
+/*
+ * A publish the user's file publishes too: the same sandbox port, and the
+ * same host port when the repository's names one (a repository never picks
+ * a host port of its own, nor a sandbox port the person did not publish).
+ */
+static bool publish_granted(const char *spec, const struct at_strlist *user)
+{
+	uint16_t host, port, uhost, uport;
+	bool named = strchr(spec, ':') != NULL;
+	size_t i;
+
+	if (!at_parse_forward(spec, named ? &host : &port, named ? &port : &host))
+		return false;
+	for (i = 0; i < user->n; i++) {
+		bool unamed = strchr(user->v[i], ':') != NULL;
+		if (!at_parse_forward(user->v[i], unamed ? &uhost : &uport,
+				      unamed ? &uport : &uhost))
+			continue;
+		if (uport == port && (!named || (unamed && uhost == host)))
+			return true;
+	}
+	return false;
+}
+
 /* The repository's set against what the user's gave (user) and the limits so far. */
 static int check_less(const struct at_runconf_set *s, const struct at_app_runconf *user,
 		      const char *what, struct at_error *err)
@@ -199,6 +225,10 @@ static int check_less(const struct at_runconf_set *s, const struct at_app_runcon
 			return at_error_set(err, AT_EUSAGE, "'%s': forward '%s' reaches a host port "
 					    "your config.json does not forward", what,
 					    s->forward.v[i]);
+	for (i = 0; i < s->publish.n; i++)
+		if (!publish_granted(s->publish.v[i], &user->publish))
+			return at_error_set(err, AT_EUSAGE, "'%s': publish '%s' is not among your "
+					    "config.json's", what, s->publish.v[i]);
 	for (i = 0; i < s->secrets.n; i++)
 		if (!at_app_runconf_def(user, s->secrets.v[i]))
 			return at_error_set(err, AT_EUSAGE, "'%s': secret '%s' is not among your "
@@ -265,6 +295,16 @@ static int take(struct at_app_runconf *out, const char *text, const char *what,
 				  "config.json), not a repository's", what);
 		goto out;
 	}
+	if (repo && conf.notify_command.n) {
+		rc = at_error_set(err, AT_EUSAGE, "'%s': notify_command is yours to give (your "
+				  "config.json), not a repository's", what);
+		goto out;
+	}
+	if (!repo && conf.notify_command.n && at_strlist_push_all(&out->notify_command,
+								  &conf.notify_command) < 0) {
+		rc = at_error_set(err, AT_ESYS, "out of memory");
+		goto out;
+	}
 	if ((rc = take_top(out, &conf, err)) < 0)
 		goto out;
 	if (repo && ((rc = check_less(&conf.run, out, what, err)) < 0 ||
@@ -310,6 +350,8 @@ void at_app_runconf_release(struct at_app_runconf *c)
 	at_strlist_release(&c->cache);
 	at_strlist_release(&c->allow_hosts);
 	at_strlist_release(&c->forward);
+	at_strlist_release(&c->publish);
+	at_strlist_release(&c->notify_command);
 	at_strlist_release(&c->secrets);
 	for (size_t i = 0; i < c->ndefs; i++)
 		at_runconf_secret_release(&c->defs[i]);

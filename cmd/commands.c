@@ -126,6 +126,12 @@ const struct at_command at_commands[] = {
 	  "branch then, its base branch and its ref. 'agenttask gc' prunes entries older\n"
 	  "than --trash-days.\n",
 	  cmd_trash_opts, 15, "trash" },
+	{ "ports", cmd_ports, "agenttask ports [NAME] [--json]",
+	  "list the ports the running commands publish (run --publish)",
+	  "\nOne line a published port of a run going on now: the task, the sandbox's\n"
+	  "port, and the URL on the host's loopback that reaches it. A run's ports\n"
+	  "close when it ends.\n",
+	  cmd_ports_opts, 15, "task" },
 	{ "repair", cmd_repair, "agenttask repair [NAME] [--force]",
 	  "set a task's git inside the sandbox back to the host's",
 	  "\nWhen the commits made inside cannot be imported (a gitlink, a tree too deep,\n"

@@ -25,6 +25,7 @@ int cmd_doctor(const struct at_app *app, int argc, char **argv);
 int cmd_mcp(const struct at_app *app, int argc, char **argv);
 int cmd_help(const struct at_app *app, int argc, char **argv);
 int cmd_trash(const struct at_app *app, int argc, char **argv);
+int cmd_ports(const struct at_app *app, int argc, char **argv);
 int cmd_du(const struct at_app *app, int argc, char **argv);
 int cmd_fork(const struct at_app *app, int argc, char **argv);
 
@@ -46,6 +47,7 @@ extern const struct at_cli_opt cmd_gate_opts[];
 extern const struct at_cli_opt cmd_doctor_opts[];
 extern const struct at_cli_opt cmd_mcp_opts[];
 extern const struct at_cli_opt cmd_trash_opts[];
+extern const struct at_cli_opt cmd_ports_opts[];
 extern const struct at_cli_opt cmd_du_opts[];
 extern const struct at_cli_opt cmd_fork_opts[];
 

@@ -87,6 +87,33 @@ static int forward_list(const struct ctx *c, const at_json *j, const char *key,
 	return 0;
 }
 
+/* [HOSTPORT:]PORT each: PORT alone, or HOSTPORT:PORT (the syntax of a forward). */
+static int publish_list(const struct ctx *c, const at_json *j, const char *key,
+			struct at_strlist *out)
+{
+	size_t i, n = at_json_size(j);
+	int rc;
+
+	if ((rc = string_list(c, j, key, false, out)) < 0)
+		return rc;
+	for (i = out->n - n; i < out->n; i++) {
+		uint16_t host, inner;
+		if (!at_parse_forward(out->v[i], &host, &inner))
+			return bad(c, key, "not [HOSTPORT:]PORT (ports from 1 to 65535), in");
+	}
+	return 0;
+}
+
+/* An argv, run without a shell: a non-empty list of strings. */
+static int notify_command(const struct ctx *c, const at_json *j, struct at_strlist *out)
+{
+	int rc = string_list(c, j, "notify_command", false, out);
+
+	if (rc == 0 && out->n == 0)
+		return bad(c, "notify_command", "an empty command:");
+	return rc;
+}
+
 static bool env_name_ok(const char *s)
 {
 	size_t i;
@@ -360,13 +387,17 @@ static int parse_set(const struct ctx *c, const at_json *j, const char *where,
 			rc = string_list(c, m, key, false, &s->allow_hosts);
 		else if (strcmp(k, "forward") == 0)
 			rc = forward_list(c, m, key, &s->forward);
-		else if ((strcmp(k, "deny_private") == 0 || strcmp(k, "allow_private") == 0) &&
-			 !at_json_is_bool(m))
+		else if (strcmp(k, "publish") == 0)
+			rc = publish_list(c, m, key, &s->publish);
+		else if ((strcmp(k, "deny_private") == 0 || strcmp(k, "allow_private") == 0 ||
+			  strcmp(k, "notify") == 0) && !at_json_is_bool(m))
 			rc = bad(c, key, "not true or false:");
 		else if (strcmp(k, "deny_private") == 0)
 			s->deny_private = at_json_bool_value(m);
 		else if (strcmp(k, "allow_private") == 0)
 			s->allow_private = at_json_bool_value(m);
+		else if (strcmp(k, "notify") == 0)
+			s->notify = at_json_bool_value(m);
 		else if (strcmp(k, "env") == 0)
 			rc = env_object(c, m, key, &s->env);
 		else if (strcmp(k, "limits") == 0)
@@ -387,6 +418,7 @@ static void set_release(struct at_runconf_set *s)
 	at_strlist_release(&s->cache);
 	at_strlist_release(&s->allow_hosts);
 	at_strlist_release(&s->forward);
+	at_strlist_release(&s->publish);
 	at_strlist_release(&s->secrets);
 }
 
@@ -467,6 +499,8 @@ int at_runconf_parse(struct at_runconf *out, const char *text, const char *what,
 			rc = parse_secrets(&c, m, &conf);
 		else if (strcmp(at_json_key(m), "requests") == 0)
 			rc = parse_requests(&c, m, &conf);
+		else if (strcmp(at_json_key(m), "notify_command") == 0)
+			rc = notify_command(&c, m, &conf.notify_command);
 		else
 			rc = bad(&c, at_json_key(m), "unknown key");
 	}
@@ -491,6 +525,7 @@ void at_runconf_release(struct at_runconf *c)
 		set_release(&c->profiles[i].set);
 	}
 	free(c->profiles);
+	at_strlist_release(&c->notify_command);
 	for (i = 0; i < c->nsecrets; i++)
 		at_runconf_secret_release(&c->secrets[i]);
 	free(c->secrets);

@@ -55,6 +55,12 @@ at_integration_test(json_schema.sh)
 at_integration_test(json_schema_user.sh)
 set_tests_properties(integration.run_json integration.run_json_user integration.json_schema
 	integration.json_schema_user PROPERTIES SKIP_RETURN_CODE 77)
+at_integration_test(publish.sh)
+at_integration_test(publish_user.sh)
+at_integration_test(notify.sh)
+at_integration_test(notify_user.sh)
+set_tests_properties(integration.publish integration.publish_user integration.notify
+	integration.notify_user PROPERTIES SKIP_RETURN_CODE 77)
 at_integration_test(tasks.sh)
 at_integration_test(tasks_user.sh)
 set_tests_properties(integration.tasks integration.tasks_user PROPERTIES SKIP_RETURN_CODE 77)
