@@ -19,6 +19,7 @@
 #include "app/task.h"
 #include "app/du.h"
 #include "app/fork.h"
+#include "app/live.h"
 #include "core/json.h"
 
 /* name, phase, branch, base_branch, base_commit, head_commit, path, created, dirty, ... */
@@ -75,6 +76,14 @@ at_json *at_app_gc_json(const struct at_app_gc_result *r);
  * error (only when it could not be measured)}], total}; the schema in docs/json.md.
  */
 at_json *at_app_du_json(const struct at_app_du *d);
+
+/*
+ * A task's activity for list --json's "live": state, command, since,
+ * cpu_ms, memory_bytes, usage_source, runs, exit_code, exited_at, gate
+ * {passed, time}, change {files, additions, deletions}, ports [{port,
+ * host_port, url}]; null where there is none (docs/json.md).
+ */
+at_json *at_app_live_json(const struct at_app_live *l);
 
 /* fork: the new task, as new gives it (its head the commit it started from). */
 at_json *at_app_fork_json(const struct at_app_fork_result *r);

@@ -12,12 +12,20 @@ const struct at_command at_commands[] = {
 	  "checkout or copy that takes more than a second shows its progress on stderr\n"
 	  "(\"Updating files\", \"Copying included files\": files and bytes), as git's does.\n",
 	  cmd_new_opts, 15, "task" },
-	{ "list", cmd_list, "agenttask list [--json | --name-only] [--color | --no-color]",
+	{ "list", cmd_list, "agenttask list [--json | --name-only | --watch] [--color | --no-color]",
 	  "list tasks",
 	  "\nA table of every task with a header: its name, its state (clean, modified,\n"
 	  "missing: the worktree is gone, half-made: interrupted while being made), its\n"
 	  "branch, the branch it is based on, the tip of its branch (or its base commit),\n"
-	  "when it was made and its worktree's path.\n",
+	  "when it was made and its worktree's path.\n"
+	  "\n"
+	  "--json adds each task's activity (\"live\"): running (its command, since when,\n"
+	  "CPU and memory from its run's cgroup, else /proc), waiting (an interactive run\n"
+	  "whose foreground process reads its terminal), exited (the last run's status\n"
+	  "and end, from the log) or idle; its change (files, +, -), the gate's last\n"
+	  "verdict, its published ports. --watch shows the same on the whole terminal,\n"
+	  "refreshed every second, until q or ^C; a task's change is worked out again\n"
+	  "only when its log or its worktree's top directory or index changed.\n",
 	  cmd_list_opts, 15, NULL },
 	{ "status", cmd_status, "agenttask status [NAME] [--json] [--color | --no-color]",
 	  "show one task's state",

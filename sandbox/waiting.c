@@ -55,8 +55,8 @@ static bool reads_terminal(int pid)
 	return at_sandbox_waiting_wchan(wchan);
 }
 
-/* Append pid's children (of every thread) to v[*n], up to max. */
-static void add_children(int pid, int *v, size_t *n, size_t max)
+/* Append pid's children (of every thread) to v[*n], up to max (sandbox/internal.h). */
+void at_sb_add_children(int pid, int *v, size_t *n, size_t max)
 {
 	char path[64], text[4096];
 	struct dirent *d;
@@ -94,9 +94,9 @@ bool at_sandbox_waiting_for_input(int init_pid)
 		free(v);
 		return false;
 	}
-	add_children(init_pid, v, &n, AT_SANDBOX_WAITING_MAX_PROCS);
+	at_sb_add_children(init_pid, v, &n, AT_SANDBOX_WAITING_MAX_PROCS);
 	for (i = 0; i < n && !busy; i++) {
-		add_children(v[i], v, &n, AT_SANDBOX_WAITING_MAX_PROCS);
+		at_sb_add_children(v[i], v, &n, AT_SANDBOX_WAITING_MAX_PROCS);
 		if (!read_stat(v[i], &st) || st.tty_nr == 0 || st.pgrp != st.tpgid)
 			continue;
 		front++;

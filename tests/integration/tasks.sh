@@ -4,6 +4,7 @@
 # state (fork, diff --against). Run as root here and as uid 65534 by
 # tasks_user.sh.
 . "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
 
 state_dir() {
 	echo "$(git -C "$1" rev-parse --path-format=absolute --git-common-dir)/agenttask"
@@ -285,6 +286,69 @@ test_fork_then_diverge_then_diff_against() {
 	expect_rc 2 "--against another repository's task" -C repo diff a --against elsewhere
 	assert_eq "$errout" "agenttask: no such task 'elsewhere'" "one line"
 	expect_rc 2 "--against with --base" -C repo diff --base main --against b
+}
+
+# What: the person watches every task while they run, wait and end; a
+# task's command holds escape sequences (clear the screen, retitle the
+# terminal); the window is resized; the view is left with q, ^C or a
+# SIGTERM. Must: running, waiting for input and exited show as each happens
+# (waited for, never slept on); the command's bytes are shown escaped,
+# never sent raw; each way out puts the terminal's modes, the main screen
+# and the cursor back.
+test_list_watch_shows_running_waiting_and_exited_as_they_happen() {
+	unshare -Ur true 2>/dev/null || skip "user namespaces are unavailable here"
+	make_repo repo
+	local t
+	for t in busy asks done; do ok "new $t" -C repo new "$t"; done
+	local at="'$AT' -C '$PWD/repo'"
+	WATCH_CMD="exec $at list --watch --no-color" ok_py \
+		'expect=done +idle' \
+		"sh=$at run done -- sh -c 'exit 3' || true" \
+		'expect=done +exited 3 ' \
+		"bg=exec $at run busy -T -- sh -c 'exec sleep 1000' \"\$(printf 'x\\033[2Jy')\"" \
+		'expect=busy +running .*sleep 1000 x\\x1b\[2Jy' \
+		"bg=exec $at run asks -- sh -c 'read x'" \
+		'expect=asks +waiting ' \
+		'winch=30x120' \
+		'expect=busy +running' \
+		'key=q' 'exit=0' 'restored' 'never=\x1b\[2J'
+	WATCH_CMD="exec $at list --watch --no-color" ok_py 'expect=done +exited 3 ' 'key=^C' 'exit=0' 'restored'
+	WATCH_CMD="exec $at list --watch --no-color" ok_py 'expect=done +exited 3 ' \
+		"sh=pkill -TERM -f -- '^$AT -C $PWD/repo list --watch --no-color'" 'exit=143' 'restored'
+	expect_rc 2 "--watch on a pipe" -C repo list --watch
+	assert_contains "$errout" "option '--watch' needs a terminal" "one line"
+	ok "discard busy" -C repo discard --force busy
+	ok "discard asks" -C repo discard --force asks
+}
+
+ok_py() {
+	WATCH_CMD=$WATCH_CMD python3 "$HERE/watch_pty.py" "$@" || fail "list --watch: $*"
+}
+
+# What: list --json while a task runs, after one exited, with a gate
+# verdict. Must: each task's live state, its change and its gate as they are.
+test_list_json_gives_each_tasks_state() {
+	unshare -Ur true 2>/dev/null || skip "user namespaces are unavailable here"
+	make_repo repo
+	ok "new idle" -C repo new idle
+	ok "new done" -C repo new done
+	ok "new busy" -C repo new busy
+	expect_rc 3 "run done" -C repo run done -- sh -c 'echo a >a; printf "x\ny\n" >b; exit 3'
+	ok "gate done" -C repo gate done
+	"$AT" -C repo run busy -- sh -c 'touch started; exec sleep 1000' >/dev/null 2>&1 &
+	local pid=$!
+	wait_until 20 test -e "$(wt_home repo)/busy/started" || fail "busy did not start"
+	ok "list --json" -C repo list --json
+	local j=$out
+	assert_eq "$(json_get "$j" '[(t["name"], t["live"]["state"]) for t in j]')" \
+		"[('busy', 'running'), ('done', 'exited'), ('idle', 'idle')]" "the states"
+	assert_eq "$(json_get "$j" 'j[0]["live"]["command"], j[0]["live"]["runs"] >= 1, j[0]["live"]["cpu_ms"] is not None')" \
+		"('sh -c touch started; exec sleep 1000', True, True)" "running: the command, its use"
+	assert_eq "$(json_get "$j" 'j[1]["live"]["exit_code"], j[1]["live"]["change"], j[1]["live"]["gate"]["passed"]')" \
+		"(3, {'files': 2, 'additions': 3, 'deletions': 0}, True)" "exited: status, change, gate"
+	assert_eq "$(json_get "$j" 'j[2]["live"]["exit_code"], j[2]["live"]["change"]["files"]')" "(None, 0)" "idle"
+	ok "discard busy" -C repo discard --force busy
+	wait "$pid" || true
 }
 
 run_tests
