@@ -170,7 +170,7 @@ static int fork_locked(struct at_repo *r, const struct at_app_fork_opts *o,
 {
 	struct at_runs_guard guard = AT_RUNS_GUARD_INIT;
 	const struct at_task_state *st;
-	struct at_error e = AT_ERROR_INIT;
+	struct at_error e = AT_ERROR_INIT, busy = AT_ERROR_INIT;
 	struct at_app_view v;
 	struct at_task old;
 	int rc;
@@ -180,8 +180,15 @@ static int fork_locked(struct at_repo *r, const struct at_app_fork_opts *o,
 	    old.phase == AT_TASK_READY)
 		return at_error_set(err, AT_EEXISTS, "task '%s' already exists", o->new_name);
 	/* NAME holds still: none of its commands runs while it is copied. */
-	if ((rc = at_runs_stop(at_repo_paths(r), from->name, false, &guard, err)) < 0)
-		return rc;
+	if ((rc = at_runs_stop(at_repo_paths(r), from->name, false, &guard, &busy)) < 0) {
+		if (rc != AT_EBUSY) {
+			*err = busy;
+			return rc;
+		}
+		/* Not discard's "or use --force": fork kills nothing. */
+		return at_error_set(err, AT_EBUSY, "task '%s' has a running command; fork it once "
+				    "its commands have ended", from->name);
+	}
 	rc = at_app_import_before(r, from, &out->warnings, err);
 	at_app_view_init(&v, r, from);
 	if (rc == 0)

@@ -22,6 +22,8 @@ test_every_command_matches_its_schema() {
 	WT=$(json_get "$out" 'j["path"]')
 	ok "list" -C repo list --json; valid list
 	ok "du" -C repo du --json; valid du
+	ok "fork" -C repo fork t1 t1f --json; valid new
+	ok "discard the fork" -C repo discard t1f
 	ok "status" -C repo status t1 --json; valid status
 	echo change >"$WT/file"
 	printf 'a\0b\377' >"$WT/bin"

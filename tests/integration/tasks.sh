@@ -325,6 +325,23 @@ ok_py() {
 	WATCH_CMD=$WATCH_CMD python3 "$HERE/watch_pty.py" "$@" || fail "list --watch: $*"
 }
 
+# What: fork a task while a command of it runs (and writes). Must: refused
+# in one line, nothing made, the command left running.
+test_fork_of_a_running_task_is_refused() {
+	unshare -Ur true 2>/dev/null || skip "user namespaces are unavailable here"
+	make_repo repo
+	ok "new a" -C repo new a
+	"$AT" -C repo run a -- sh -c 'touch started; exec sleep 1000' >/dev/null 2>&1 &
+	local pid=$!
+	wait_until 20 test -e "$(wt_home repo)/a/started" || fail "a did not start"
+	expect_rc 1 "fork a b" -C repo fork a b
+	assert_eq "$errout" "agenttask: task 'a' has a running command; fork it once its commands have ended" "one line"
+	assert_empty "no branch" git -C repo branch --list agenttask/b
+	kill -0 "$pid" || fail "the run was stopped"
+	ok "discard a" -C repo discard --force a
+	wait "$pid" || true
+}
+
 # What: list --json while a task runs, after one exited, with a gate
 # verdict. Must: each task's live state, its change and its gate as they are.
 test_list_json_gives_each_tasks_state() {
