@@ -57,6 +57,26 @@ test_du_counts_as_du_does() {
 	assert_contains "$out" "total" "a total line"
 }
 
+# What: a mount inside a task's HOME (a tmpfs holding a large file) would
+# make du count another file system's bytes. Must: du does not enter it,
+# as du -x does not.
+test_du_never_crosses_a_mount() {
+	unshare -Urm true 2>/dev/null || skip "mount namespaces are unavailable here"
+	make_repo repo
+	ok "new t" -C repo new t
+	local st
+	st=$(state_dir repo)
+	mkdir -p "$st/homes/t/mnt"
+	echo small >"$st/homes/t/file"
+	unshare -Urm sh -c '
+		mount -t tmpfs none "$1/homes/t/mnt" &&
+		head -c 3000000 /dev/zero >"$1/homes/t/mnt/big" &&
+		"$2" -C repo du t --json >du.json &&
+		du -sxB1 "$1/homes/t" | cut -f 1 >du.x' sh "$st" "$AT" || fail "du in a mount namespace"
+	assert_eq "$(json_get "$(cat du.json)" 'j["tasks"][0]["home"]')" "$(cat du.x)" "as du -x counts it"
+	[ "$(cat du.x)" -lt 3000000 ] || fail "du -x entered the mount"
+}
+
 test_du_of_an_unknown_task_is_one_line() {
 	make_repo repo
 	expect_rc 2 "du nope" -C repo du nope
