@@ -362,6 +362,9 @@ struct at_app_runconf {
 	struct at_strlist publish;      /* both files' ("[HOSTPORT:]PORT") */
 	bool notify;                    /* a file said notify: true */
 	struct at_strlist notify_command;  /* the user's file's, argv; empty: none */
+	struct at_runconf_setup *setup;    /* both files' setup, the user's first (owned) */
+	size_t nsetup;
+	uint64_t setup_timeout_ms;         /* the user's (a repository's is at most it); 0 */
 	bool deny_private;              /* any file said true */
 	bool allow_private;             /* the user's file said true */
 	uint64_t limits[AT_LIMIT_COUNT];

@@ -251,6 +251,57 @@ const struct at_runconf_secret *at_app_runconf_def(const struct at_app_runconf *
 	return NULL;
 }
 
+/* Is host among the user's: run.allow_hosts, or a host of the user's setup? */
+static bool setup_host_granted(const char *host, const struct at_app_runconf *user)
+{
+	if (listed(host, &user->allow_hosts))
+		return true;
+	for (size_t i = 0; i < user->nsetup; i++)
+		if (listed(host, &user->setup[i].allow_hosts))
+			return true;
+	return false;
+}
+
+/*
+ * The file's setup, moved into out after the user's. A repository's reaches
+ * only hosts the user's file allows, for no longer than the user's timeout.
+ */
+static int take_setup(struct at_app_runconf *out, struct at_runconf *conf, bool repo,
+		      const char *what, struct at_error *err)
+{
+	uint64_t cap = out->setup_timeout_ms ? out->setup_timeout_ms : AT_RUNCONF_SETUP_TIMEOUT_MS;
+	struct at_runconf_setup *v;
+
+	for (size_t i = 0; repo && i < conf->nsetup; i++) {
+		const struct at_runconf_setup *s = &conf->setup[i];
+		for (size_t k = 0; k < s->allow_hosts.n; k++)
+			if (!setup_host_granted(s->allow_hosts.v[k], out))
+				return at_error_set(err, AT_EUSAGE, "'%s': setup[%zu] reaches '%s', "
+						    "which is not among your config.json's hosts",
+						    what, i, s->allow_hosts.v[k]);
+		if (s->timeout_ms > cap)
+			return at_error_set(err, AT_EUSAGE, "'%s': setup[%zu]'s timeout is more "
+					    "than allowed", what, i);
+	}
+	if (repo && conf->setup_timeout_ms > cap)
+		return at_error_set(err, AT_EUSAGE, "'%s': setup_timeout is more than allowed",
+				    what);
+	if (!repo && conf->setup_timeout_ms)
+		out->setup_timeout_ms = conf->setup_timeout_ms;
+	if (!conf->nsetup)
+		return 0;
+	v = realloc(out->setup, (out->nsetup + conf->nsetup) * sizeof(*v));
+	if (!v)
+		return at_error_set(err, AT_ESYS, "out of memory");
+	memcpy(v + out->nsetup, conf->setup, conf->nsetup * sizeof(*v));
+	out->setup = v;
+	out->nsetup += conf->nsetup;
+	free(conf->setup);
+	conf->setup = NULL;
+	conf->nsetup = 0;
+	return 0;
+}
+
 /* The file's secrets (the user's) and request rules, moved into out. */
 static int take_top(struct at_app_runconf *out, struct at_runconf *conf, struct at_error *err)
 {
@@ -305,7 +356,8 @@ static int take(struct at_app_runconf *out, const char *text, const char *what,
 		rc = at_error_set(err, AT_ESYS, "out of memory");
 		goto out;
 	}
-	if ((rc = take_top(out, &conf, err)) < 0)
+	if ((rc = take_top(out, &conf, err)) < 0 ||
+	    (rc = take_setup(out, &conf, repo, what, err)) < 0)
 		goto out;
 	if (repo && ((rc = check_less(&conf.run, out, what, err)) < 0 ||
 		     (ps && (rc = check_less(ps, out, what, err)) < 0)))
@@ -352,6 +404,9 @@ void at_app_runconf_release(struct at_app_runconf *c)
 	at_strlist_release(&c->forward);
 	at_strlist_release(&c->publish);
 	at_strlist_release(&c->notify_command);
+	for (size_t i = 0; i < c->nsetup; i++)
+		at_runconf_setup_release(&c->setup[i]);
+	free(c->setup);
 	at_strlist_release(&c->secrets);
 	for (size_t i = 0; i < c->ndefs; i++)
 		at_runconf_secret_release(&c->defs[i]);
