@@ -52,10 +52,9 @@ static int setup(const struct at_app *app, const struct new_args *a)
 	so.name = a->o.name;
 	so.capture = a->json;
 	so.step = a->quiet || a->json ? NULL : say_step;
-	if (at_app_setup(app, &so, &res, &err) < 0) {
-		at_cli_fail(&err);
-		return AT_EXIT_FAIL;
-	}
+	/* A configuration it cannot take (exit 2): the task, made already, stays. */
+	if (at_app_setup(app, &so, &res, &err) < 0)
+		return at_cli_fail(&err);
 	if (!res.failed)
 		return AT_EXIT_OK;
 	if (res.reason[0])
