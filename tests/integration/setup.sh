@@ -5,6 +5,7 @@
 # shows it. setup_user.sh runs it as uid 65534.
 . "$(dirname "$0")/lib.sh"
 require_user_namespaces
+here=$(cd "$(dirname "$0")" && pwd)
 
 setup_env() {
 	make_repo repo
@@ -49,6 +50,12 @@ test_failed_setup_keeps_the_task_and_says_so() {
 	assert_file "$WT/one" "the first ran"
 	assert_no_file "$WT/three" "none after the failure"
 	assert_eq "$(setup_state t)" "('failed', 1, 3, 4, False)" "status says failed"
+	"$AT" -C repo status t --json >status.json
+	python3 "$here/json_check.py" status status.json || fail "status --json against docs/json.md"
+	expect_rc 1 "new --json" -C repo new t2 --json
+	printf '%s' "$out" >new.json
+	python3 "$here/json_check.py" new new.json || fail "new --json against docs/json.md"
+	assert_eq "$(json_get "$out" 'j["setup"]["state"]')" "failed" "new --json has setup"
 	ok "status" -C repo status t
 	assert_contains "$out" "setup:        failed: 'sh -c exit 4' exited 4" "status text"
 	ok "the task is there" -C repo run t -- true
