@@ -377,6 +377,10 @@ struct at_app_runconf {
 
 int at_app_runconf_load(const struct at_app *app, struct at_repo *r, const struct at_task *t,
 			const char *profile, struct at_app_runconf *out, struct at_error *err);
+/* The same for `new`'s setup: a repository's file judged on its setup alone. */
+int at_app_runconf_load_setup(const struct at_app *app, struct at_repo *r,
+			      const struct at_task *t, struct at_app_runconf *out,
+			      struct at_error *err);
 void at_app_runconf_release(struct at_app_runconf *c);
 /* The user's definition of the secret name, or NULL. */
 const struct at_runconf_secret *at_app_runconf_def(const struct at_app_runconf *c,

@@ -104,7 +104,7 @@ int at_app_setup(const struct at_app *app, const struct at_app_setup_opts *o,
 	if (rc == 0)
 		rc = at_app_resolve(app, r, o->name, &t, err);
 	if (rc == 0)
-		rc = at_app_runconf_load(app, r, &t, NULL, &conf, err);
+		rc = at_app_runconf_load_setup(app, r, &t, &conf, err);
 	res->n = rc == 0 ? conf.nsetup : 0;
 	timeout = conf.setup_timeout_ms ? conf.setup_timeout_ms : AT_RUNCONF_SETUP_TIMEOUT_MS;
 	for (size_t i = 0; rc == 0 && i < conf.nsetup && !res->failed; i++) {
