@@ -382,6 +382,9 @@ struct at_app_runconf {
 	struct at_strlist publish;      /* both files' ("[HOSTPORT:]PORT") */
 	bool notify;                    /* a file said notify: true */
 	struct at_strlist notify_command;  /* the user's file's, argv; empty: none */
+	struct at_runconf_setup *setup;    /* both files' setup, the user's first (owned) */
+	size_t nsetup;
+	uint64_t setup_timeout_ms;         /* the user's (a repository's is at most it); 0 */
 	bool deny_private;              /* any file said true */
 	bool allow_private;             /* the user's file said true */
 	uint64_t limits[AT_LIMIT_COUNT];
@@ -394,6 +397,10 @@ struct at_app_runconf {
 
 int at_app_runconf_load(const struct at_app *app, struct at_repo *r, const struct at_task *t,
 			const char *profile, struct at_app_runconf *out, struct at_error *err);
+/* The same for `new`'s setup: a repository's file judged on its setup alone. */
+int at_app_runconf_load_setup(const struct at_app *app, struct at_repo *r,
+			      const struct at_task *t, struct at_app_runconf *out,
+			      struct at_error *err);
 void at_app_runconf_release(struct at_app_runconf *c);
 /* The user's definition of the secret name, or NULL. */
 const struct at_runconf_secret *at_app_runconf_def(const struct at_app_runconf *c,

@@ -218,7 +218,7 @@ static int config_apply(const struct at_app *app, const struct at_app_run_opts *
 	for (i = 0; rc == 0 && i < o->nask_hosts; i++)
 		rc = ask_host(o, run, o->ask_hosts[i], err);
 	/* --net shares the host's network: the configuration's hosts are moot then. */
-	if (rc < 0 || o->net || !o->proxy)
+	if (rc < 0 || o->net || !o->proxy || o->no_config_hosts)
 		return rc;
 	for (i = 0; rc == 0 && i < run->conf.allow_hosts.n; i++)
 		rc = at_app_net_allow(o->proxy, run->conf.allow_hosts.v[i], err);
@@ -393,12 +393,12 @@ static int take_publish(const struct at_app_run_opts *o, struct run *run,
 	size_t i;
 	int rc = 0;
 
-	if ((o->npublish || run->conf.publish.n) && o->net)
+	if ((o->npublish || (run->conf.publish.n && !o->no_config_hosts)) && o->net)
 		return at_error_set(err, AT_EUSAGE, "--publish reaches the sandbox's own network: "
 				    "it cannot go with --net");
 	for (i = 0; rc == 0 && i < o->npublish; i++)
 		rc = at_app_publish_add(&run->publish, o->publish[i], "--publish", err);
-	for (i = 0; rc == 0 && i < run->conf.publish.n; i++) {
+	for (i = 0; rc == 0 && !o->no_config_hosts && i < run->conf.publish.n; i++) {
 		const char *spec = run->conf.publish.v[i];
 		const char *colon = strchr(spec, ':');
 		bool ok = colon ? at_parse_forward(spec, &ignored, &port)

@@ -81,6 +81,8 @@ struct at_app_run_opts {
 	bool no_config;                  /* read no run configuration file */
 	uint64_t tmpfs_size[AT_TMPFS_COUNT]; /* caps of /tmp, /dev/shm, a tmpfs HOME; 0: default */
 	bool notify;                     /* --notify (app/notify.c) */
+	bool no_config_hosts;            /* the configuration's allow_hosts, forward and publish
+					    left out (a setup command's network is its own) */
 	/* How the front end tells the person (with notify); status -1 while waiting; any thread. */
 	void (*notify_tell)(const char *task, const char *state, int status, void *arg);
 	void *notify_arg;

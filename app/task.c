@@ -9,6 +9,7 @@
 
 #include "app/gitview.h"
 #include "app/internal.h"
+#include "app/setup.h"
 #include "core/array.h"
 #include "core/audit.h"
 #include "core/lock.h"
@@ -168,6 +169,8 @@ int at_app_status(const struct at_app *app, const char *name, struct at_app_stat
 						 &st.preview.err) == 0;
 	at_repo_free(r);
 	if (rc == 0)
+		st.setup = at_app_setup_json(app, st.task.name);
+	if (rc == 0)
 		*out = st;
 	else
 		at_strlist_release(&st.warnings);
@@ -180,6 +183,8 @@ void at_app_status_release(struct at_app_status *s)
 		return;
 	at_app_preview_release(&s->preview);
 	at_strlist_release(&s->warnings);
+	at_json_free(s->setup);
+	s->setup = NULL;
 }
 
 int at_app_log(const struct at_app *app, const char *name, struct at_app_log *out,

@@ -56,6 +56,7 @@ struct at_app_status {
 	struct at_task_info info;
 	struct at_app_preview preview;  /* a preview that fails does not fail the status */
 	struct at_strlist warnings;     /* the import's (app/gitview.h) */
+	at_json *setup;                 /* its setup's record (app/setup.h), or NULL */
 };
 
 int at_app_status(const struct at_app *app, const char *name, struct at_app_status *out,

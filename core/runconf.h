@@ -27,6 +27,11 @@
  *                "header": "x-api-key" | "bearer" | "basic" | another header}}:
  *                the proxy puts the value into requests to those hosts; inside,
  *                the variable NAME holds a placeholder (app/secrets.c)
+ *   setup        what `new` runs in the task's sandbox, in order: each an argv
+ *                (offline) or {"run": argv, "allow_hosts": [...], "timeout": SEC}
+ *                [["npm", "ci"]]; a repository's hosts must be among yours
+ *                (run.allow_hosts or your setup's)
+ *   setup_timeout  seconds each setup command may take (default 600)
  *   notify_command  the user's file only: ["notify-send", "agenttask"]: run --notify
  *                runs it with the task, the state and the exit status added
  *   requests     {"HOST": {"methods": ["GET", "HEAD"], "paths": ["/prefix/"]}}: what
@@ -85,8 +90,20 @@ struct at_runconf_request {
 	struct at_strlist methods, paths;  /* empty: any */
 };
 
+#define AT_RUNCONF_SETUP_MAX 32
+#define AT_RUNCONF_SETUP_TIMEOUT_MS ((uint64_t)600 * 1000)
+
+/* One command of setup: argv, the hosts it reaches (none: offline), its timeout (0: the file's). */
+struct at_runconf_setup {
+	struct at_strlist argv, allow_hosts;
+	uint64_t timeout_ms;
+};
+
 struct at_runconf {
 	struct at_runconf_set run;
+	struct at_runconf_setup *setup;
+	size_t nsetup;
+	uint64_t setup_timeout_ms;          /* 0: not said */
 	struct at_runconf_profile *profiles;
 	size_t nprofiles;
 	struct at_runconf_secret *secrets;
@@ -97,6 +114,7 @@ struct at_runconf {
 };
 
 void at_runconf_secret_release(struct at_runconf_secret *s);
+void at_runconf_setup_release(struct at_runconf_setup *s);
 void at_runconf_request_release(struct at_runconf_request *r);
 
 /* Parse text (what: the file, for messages); home: the caller's, for "~/", or NULL. */

@@ -58,6 +58,7 @@ test_every_command_matches_its_schema() {
 	ok "gc" -C repo gc --json; valid gc
 	assert_eq "$(json_get "$out" 'j["failures"], all(a["failed"] is False for a in j["actions"])')" \
 		"(0, True)" "gc: no failures"
+	ok "ports" -C repo ports --json; valid ports
 	"$AT" doctor --json >doctor.json || true
 	python3 "$here/json_check.py" doctor doctor.json || fail "doctor"
 }

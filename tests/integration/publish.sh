@@ -77,6 +77,8 @@ test_three_tasks_serve_port_3000_each_as_itself() {
 		p=$(host_port $t)
 		wait_until 20 answers "$p" "I am $t" || fail "$t's port $p answers '$(get "$p")'"
 	done
+	"$AT" -C repo ports --json >ports.json
+	python3 "$here/json_check.py" ports ports.json || fail "ports --json against docs/json.md"
 	for t in a b c; do stop $t; done
 	assert_contains "$(cat a.err)" "published http://127.0.0.1:$pa/" "run says where"
 }
