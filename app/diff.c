@@ -19,6 +19,9 @@ struct at_app_diff {
 	struct at_strlist warnings;   /* the import's (app/gitview.h) */
 	bool has_host;
 	struct at_strlist host;       /* the changed files the host runs, on first use */
+	bool has_other;
+	struct at_task other;         /* --against: the other task, its view */
+	struct at_app_view other_view;
 };
 
 /* The state against the one the person last reviewed (core/comments.h). */
@@ -39,6 +42,26 @@ static int open_since(struct at_app_diff *d, const struct at_task_state *st, str
 	return rc;
 }
 
+/* --against: the other task's full state, compared with the task's (st). */
+static int open_against(const struct at_app *app, const char *against, struct at_app_diff *d,
+			const struct at_task_state *st, struct at_error *err)
+{
+	const struct at_task_state *ost;
+	int rc;
+
+	/* Another repository's task, or none: "no such task", one line. */
+	if ((rc = at_app_resolve(app, d->r, against, &d->other, err)) < 0 ||
+	    (rc = at_app_import_before(d->r, &d->other, &d->warnings, err)) < 0)
+		return rc;
+	d->has_other = true;
+	at_app_view_init(&d->other_view, d->r, &d->other);
+	if ((rc = at_app_view_state(&d->other_view, &ost, err)) < 0)
+		return rc;
+	if (!d->other_view.w)
+		return at_task_worktree_gone(&d->other, err);
+	return at_diff_open_against(&d->d, d->r, d->view.w, st, &ost->tree, err);
+}
+
 static int open_task(const struct at_app *app, const struct at_app_diff_opts *o,
 		     struct at_app_diff *d, struct at_error *err)
 {
@@ -57,6 +80,8 @@ static int open_task(const struct at_app *app, const struct at_app_diff_opts *o,
 		return at_task_worktree_gone(&d->task, err);
 	if (o->since_review)
 		return open_since(d, st, err);
+	if (o->against)
+		return open_against(app, o->against, d, st, err);
 	return at_diff_open_state(&d->d, d->r, d->view.w, st, err);
 }
 
@@ -111,6 +136,8 @@ void at_app_diff_free(struct at_app_diff *d)
 	if (!d)
 		return;
 	at_diff_free(d->d);
+	if (d->has_other)
+		at_app_view_release(&d->other_view);
 	if (d->has_task)
 		at_app_view_release(&d->view);
 	at_repo_free(d->r);

@@ -24,6 +24,8 @@ struct at_app_diff_opts {
 	bool since_review;               /* a task's: against the state last reviewed (a
 					    comment made, a part accepted), not its merge base;
 					    AT_EUSAGE when there is none yet */
+	const char *against;             /* a task of this repository: from the task's full
+					    state to this one's (--against), not from the base */
 };
 
 struct at_app_diff;

@@ -35,35 +35,47 @@ static int save(struct at_repo *r, const struct at_app_discard_opts *o,
 	return at_trash_save_ext(r, t, true, out->trash, sizeof(out->trash), err);
 }
 
+int at_app_discard_task(struct at_repo *r, bool force, const struct at_progress_hook *progress,
+			struct at_app_discard_result *out, struct at_error *err)
+{
+	struct at_app_discard_opts o = { .force = force };
+	struct at_runs_guard guard = AT_RUNS_GUARD_INIT;
+	struct at_error aerr = AT_ERROR_INIT;
+	int rc;
+
+	if (progress)
+		o.progress = *progress;
+	/* No command of the task runs from here until it is gone (or refused). */
+	rc = at_runs_stop(at_repo_paths(r), out->task.name, force, &guard, err);
+	/* Its runs are over, and have imported: what is left is imported now, then saved. */
+	if (rc == 0)
+		rc = at_app_import_before(r, &out->task, &out->warnings, err);
+	if (rc == 0) {
+		at_progress_say(&o.progress, "saving the task in the trash", 0, 0);
+		rc = save(r, &o, out, err);
+	}
+	if (rc == 0) {
+		at_progress_say(&o.progress, "removing the task", 0, 0);
+		rc = at_app_task_remove(r, &out->task, err);
+	}
+	if (rc == 0)
+		at_app_audited(&out->warnings, out->task.name,
+			       at_audit_discard(at_repo_paths(r), out->task.name, out->trash,
+						out->commits_only, &aerr), &aerr);
+	at_runs_release(&guard, rc == 0);
+	return rc;
+}
+
 int at_app_discard(const struct at_app *app, const struct at_app_discard_opts *o,
 		   struct at_app_discard_result *out, struct at_error *err)
 {
-	struct at_runs_guard guard = AT_RUNS_GUARD_INIT;
-	struct at_error aerr = AT_ERROR_INIT;
 	struct at_app_locked l;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	rc = at_app_lock(app, &l, o->name, &out->task, err);
-	/* No command of the task runs from here until it is gone (or refused). */
 	if (rc == 0)
-		rc = at_runs_stop(at_repo_paths(l.r), out->task.name, o->force, &guard, err);
-	/* Its runs are over, and have imported: what is left is imported now, then saved. */
-	if (rc == 0)
-		rc = at_app_import_before(l.r, &out->task, &out->warnings, err);
-	if (rc == 0) {
-		at_progress_say(&o->progress, "saving the task in the trash", 0, 0);
-		rc = save(l.r, o, out, err);
-	}
-	if (rc == 0) {
-		at_progress_say(&o->progress, "removing the task", 0, 0);
-		rc = at_app_task_remove(l.r, &out->task, err);
-	}
-	if (rc == 0)
-		at_app_audited(&out->warnings, out->task.name,
-			       at_audit_discard(at_repo_paths(l.r), out->task.name, out->trash,
-						out->commits_only, &aerr), &aerr);
-	at_runs_release(&guard, rc == 0);
+		rc = at_app_discard_task(l.r, o->force, &o->progress, out, err);
 	at_app_unlock(&l);
 	return rc;
 }

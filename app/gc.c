@@ -313,6 +313,8 @@ static int gc(struct at_repo *r, const struct at_app_gc_opts *opts, struct at_re
 
 	/* Where new tasks go: a half-made one there is rolled back, strays swept. */
 	rc = at_repo_worktree_home(r, err);
+	if (rc == 0 && opts->max_age_days >= 0)
+		rc = step(&rep, at_app_gc_aged(r, opts->max_age_days, false, &rep, err), err);
 	if (rc == 0)
 		rc = at_state_list(p, &l, err);
 	if (rc == 0)
@@ -357,7 +359,11 @@ int at_app_gc(const struct at_app *app, const struct at_app_gc_opts *o,
 	rc = at_app_lock(app, &l, NULL, NULL, err);
 	if (rc == 0) {
 		at_progress_say(&o->progress, "collecting what interrupted commands left", 0, 0);
-		rc = gc(l.r, o, &out->done, err);
+		/* --dry-run: what --max-age would move, and nothing else looked at or done. */
+		if (o->dry_run && o->max_age_days >= 0)
+			rc = at_app_gc_aged(l.r, o->max_age_days, true, &out->done, err);
+		else
+			rc = gc(l.r, o, &out->done, err);
 	}
 	at_app_unlock(&l);
 	return rc;

@@ -13,9 +13,16 @@ struct at_app_gc_opts {
 	int trash_days;                  /* prune trash older than this; AT_TRASH_DAYS_DEFAULT */
 	bool force;                      /* kill the running commands of a task to remove */
 	struct at_progress_hook progress;
+	/*
+	 * >= 0: also move to the trash (as discard, restorable) the ready tasks
+	 * whose audit log's newest entry (or creation) is that many days old or
+	 * older; a task whose command runs never (force or not). -1: none.
+	 */
+	int max_age_days;
+	bool dry_run;                    /* with max_age_days: report those tasks, do nothing */
 };
 
-#define AT_APP_GC_OPTS_INIT { AT_TRASH_DAYS_DEFAULT, false, { NULL, NULL } }
+#define AT_APP_GC_OPTS_INIT { AT_TRASH_DAYS_DEFAULT, false, { NULL, NULL }, -1, false }
 
 /*
  * A task with a running command is left alone unless force. A failure with

@@ -13,6 +13,7 @@
 #include "app/app.h"
 #include "core/change.h"
 #include "core/json.h"
+#include "core/ports.h"
 #include "core/run.h"
 #include "core/runconf.h"
 #include "core/vault.h"
@@ -90,6 +91,26 @@ void at_app_view_init(struct at_app_view *v, struct at_repo *r, const struct at_
 int at_app_view_state(struct at_app_view *v, const struct at_task_state **out,
 		      struct at_error *err);
 void at_app_view_release(struct at_app_view *v);
+
+/*
+ * Discard out->task (its record, as the caller looked it up under the
+ * repository lock it holds): its runs stopped (refused, AT_EBUSY, while one
+ * runs, unless force kills them), what they left imported, its full state
+ * saved in the trash, the task removed, the discard logged. out->task is
+ * set by the caller; the rest of *out is filled. For discard and gc --max-age.
+ */
+struct at_app_discard_result;
+int at_app_discard_task(struct at_repo *r, bool force, const struct at_progress_hook *progress,
+			struct at_app_discard_result *out, struct at_error *err);
+
+/*
+ * gc --max-age (gc_age.c): every ready task with no entry in its log (and
+ * not made) for max_age_days is discarded (or, dry_run, reported as it would
+ * be); one whose command runs is left alone, and said so.
+ */
+struct at_report;
+int at_app_gc_aged(struct at_repo *r, int max_age_days, bool dry_run, struct at_report *rep,
+		   struct at_error *err);
 
 /* ---- the gate's engine, for gate and accept (gate.c) ---- */
 
@@ -224,6 +245,72 @@ char *const *at_app_net_env(void);
 /* Stop the proxy, if it started: every connection ended and recorded. */
 void at_app_net_stop(struct at_app_net *n);
 
+/* ---- a run's published ports (publish.c) ---- */
+
+struct at_app_published {
+	uint16_t port, host_port;       /* the sandbox's, the host's (0: any, until bound) */
+	bool automatic;                 /* no HOSTPORT was given */
+	int fd;                         /* the host's listening socket, once bound; -1 */
+	char text[24];                  /* as given, for messages */
+};
+
+struct at_app_publish {
+	struct at_app_published v[AT_PORTS_MAX];
+	size_t n;
+	struct at_sandbox_sockets *sockets;
+	struct at_net_proxy *proxy;
+	char live[PATH_MAX];            /* this run's record (core/ports.h); "" none */
+};
+
+void at_app_publish_init(struct at_app_publish *p);
+/* Add "[HOSTPORT:]PORT" (as: "--publish", for the message); AT_EUSAGE for bad or twice. */
+int at_app_publish_add(struct at_app_publish *p, const char *spec, const char *as,
+		       struct at_error *err);
+bool at_app_publish_has(const struct at_app_publish *p, uint16_t port);
+/*
+ * Bind every host port on 127.0.0.1 and record them (core/ports.h): AT_EUSAGE
+ * for one in use or privileged, and then nothing is left bound or recorded.
+ */
+int at_app_publish_bind(struct at_app_publish *p, const struct at_paths *paths, const char *task,
+			struct at_error *err);
+/* The relay, started by the sandbox (its on_netns) once its init is cloned. */
+void at_app_publish_prepare(struct at_app_publish *p, struct at_sandbox_spec *s);
+/* The relay stopped (the host ports refuse from now on), the record removed; again is a no-op. */
+void at_app_publish_stop(struct at_app_publish *p);
+/* [{port, host_port, url}], NULL when none. */
+at_json *at_app_publish_json(const struct at_app_publish *p);
+
+/* ---- run --notify (notify.c) ---- */
+
+#define AT_APP_NOTIFY_CHILDREN 16
+
+struct at_app_notify {
+	bool on;
+	char task[AT_NAME_MAX + 1];
+	struct at_strlist argv;         /* the user's notify_command; empty: none */
+	char *const *environ;
+	/* The front end's (at_app_run_opts.notify_tell); status -1 while waiting. */
+	void (*tell)(const char *task, const char *state, int status, void *arg);
+	void *tell_arg;
+	int init_pid;
+	int stop[2];
+	pthread_t thread;
+	bool thread_started;
+	pthread_mutex_t lock;
+	pid_t children[AT_APP_NOTIFY_CHILDREN];
+	size_t nchildren;
+};
+
+void at_app_notify_init(struct at_app_notify *n);
+/* Turn it on for task: AT_EUSAGE when command (may be empty) names no executable. */
+int at_app_notify_prepare(struct at_app_notify *n, const struct at_app *app, const char *task,
+			  const struct at_strlist *command, struct at_error *err);
+/* From the sandbox's started hook: the watcher starts (it must not block). */
+void at_app_notify_started(struct at_app_notify *n, int init_pid);
+/* The run is over: the watcher stopped, "exited" told, the commands waited for (bounded). */
+void at_app_notify_end(struct at_app_notify *n, int exit_code);
+void at_app_notify_release(struct at_app_notify *n);
+
 /* ---- the sandbox: one point for `run` and the gate's checks (layout.c) ---- */
 
 struct at_app_sandbox_opts {
@@ -233,6 +320,7 @@ struct at_app_sandbox_opts {
 	size_t nbinds;
 	const char *cwd;                /* absolute, in the worktree; NULL: the worktree */
 	struct at_app_net *net;         /* the allowlist's proxy, started and stopped here; NULL */
+	struct at_app_publish *publish; /* the published ports' relay, started and stopped here */
 	const struct at_app_cache *caches; /* overlays over the binds, in this order */
 	size_t ncaches;
 	const char *ca_bundle;          /* the task's CA with the system's, over /etc's bundle */
@@ -304,6 +392,12 @@ void at_app_cache_release(struct at_app_cache *c);
 struct at_app_runconf {
 	struct at_strlist ro, env, path, cache, allow_hosts;  /* env: NAME=value */
 	struct at_strlist forward;
+	struct at_strlist publish;      /* both files' ("[HOSTPORT:]PORT") */
+	bool notify;                    /* a file said notify: true */
+	struct at_strlist notify_command;  /* the user's file's, argv; empty: none */
+	struct at_runconf_setup *setup;    /* both files' setup, the user's first (owned) */
+	size_t nsetup;
+	uint64_t setup_timeout_ms;         /* the user's (a repository's is at most it); 0 */
 	bool deny_private;              /* any file said true */
 	bool allow_private;             /* the user's file said true */
 	uint64_t limits[AT_LIMIT_COUNT];
@@ -316,6 +410,10 @@ struct at_app_runconf {
 
 int at_app_runconf_load(const struct at_app *app, struct at_repo *r, const struct at_task *t,
 			const char *profile, struct at_app_runconf *out, struct at_error *err);
+/* The same for `new`'s setup: a repository's file judged on its setup alone. */
+int at_app_runconf_load_setup(const struct at_app *app, struct at_repo *r,
+			      const struct at_task *t, struct at_app_runconf *out,
+			      struct at_error *err);
 void at_app_runconf_release(struct at_app_runconf *c);
 /* The user's definition of the secret name, or NULL. */
 const struct at_runconf_secret *at_app_runconf_def(const struct at_app_runconf *c,

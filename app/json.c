@@ -559,3 +559,114 @@ at_json *at_app_comments_result_json(const struct at_app_comments_result *res)
 	bad |= at_json_add(j, "comments", at_app_comments_json(res));
 	return done(j, bad);
 }
+
+static at_json *du_task_json(const struct at_app_du_task *t)
+{
+	at_json *o = at_json_object();
+	int bad = !o;
+	size_t i;
+
+	bad |= at_json_add_string(o, "task", t->name);
+	for (i = 0; i < AT_DU_NPARTS; i++)
+		bad |= at_json_add_number(o, at_du_part_names[i], (double)t->bytes[i]);
+	bad |= at_json_add_number(o, "total", (double)t->total);
+	bad |= at_json_add_number(o, "trash_entries", (double)t->trash_entries);
+	if (at_error_isset(&t->err))
+		bad |= at_json_add(o, "error", at_json_error_of(&t->err));
+	return done(o, bad);
+}
+
+at_json *at_app_du_json(const struct at_app_du *d)
+{
+	at_json *o = at_json_object(), *arr = at_json_array();
+	int bad = !o || !arr;
+	size_t i;
+
+	for (i = 0; !bad && i < d->n; i++)
+		bad |= at_json_append(arr, du_task_json(&d->v[i]));
+	if (bad)
+		at_json_free(arr);
+	else
+		bad |= at_json_add(o, "tasks", arr);
+	bad |= at_json_add_number(o, "total", (double)d->total);
+	return done(o, bad);
+}
+
+at_json *at_app_fork_json(const struct at_app_fork_result *r)
+{
+	struct at_task_info info;
+	at_json *o;
+
+	memset(&info, 0, sizeof(info));
+	at_oid_fmt(info.head_commit, &r->tip);
+	o = at_app_task_json(&r->task, &info);
+	return done(o, !o || add_strings(o, "warnings", &r->warnings) < 0);
+}
+
+static int add_time_or_null(at_json *o, const char *key, bool has, int64_t secs)
+{
+	char when[AT_TIME_MAX];
+
+	if (!has)
+		return at_json_add_null(o, key);
+	at_time_iso(when, sizeof(when), secs);
+	return at_json_add_string(o, key, when);
+}
+
+static at_json *live_ports_json(const struct at_app_live *l)
+{
+	at_json *arr = at_json_array();
+	char url[64];
+	size_t i;
+	int bad = !arr;
+
+	for (i = 0; !bad && i < l->nports; i++) {
+		at_json *p = at_json_object();
+
+		snprintf(url, sizeof(url), "http://127.0.0.1:%u/", (unsigned)l->ports[i].host_port);
+		bad |= at_json_add_number(p, "port", l->ports[i].port);
+		bad |= at_json_add_number(p, "host_port", l->ports[i].host_port);
+		bad |= at_json_add_string(p, "url", url);
+		bad |= at_json_append(arr, p);
+	}
+	return done(arr, bad);
+}
+
+at_json *at_app_live_json(const struct at_app_live *l)
+{
+	bool live = l->state == AT_LIVE_RUNNING || l->state == AT_LIVE_WAITING;
+	at_json *o = at_json_object(), *g = NULL, *c = NULL;
+	int bad = !o;
+
+	bad |= at_json_add_string(o, "state", at_live_state_name(l->state));
+	bad |= live ? at_json_add(o, "command", at_json_bytes(l->command, strlen(l->command), NULL))
+		    : at_json_add_null(o, "command");
+	bad |= add_time_or_null(o, "since", live, l->since);
+	bad |= live && l->has_usage ? at_json_add_number(o, "cpu_ms", (double)l->cpu_ms)
+				    : at_json_add_null(o, "cpu_ms");
+	bad |= live && l->has_usage ? at_json_add_number(o, "memory_bytes", (double)l->memory_bytes)
+				    : at_json_add_null(o, "memory_bytes");
+	bad |= live && l->has_usage ? at_json_add_string(o, "usage_source", l->usage_source)
+				    : at_json_add_null(o, "usage_source");
+	bad |= at_json_add_number(o, "runs", (double)l->nruns);
+	bad |= l->has_exit ? at_json_add_number(o, "exit_code", l->exit_code)
+			   : at_json_add_null(o, "exit_code");
+	bad |= add_time_or_null(o, "exited_at", l->has_exit, l->exited_at);
+	if (l->has_gate && (g = at_json_object())) {
+		bad |= at_json_add_bool(g, "passed", l->gate_passed);
+		bad |= add_time_or_null(g, "time", true, l->gate_at);
+		bad |= at_json_add(o, "gate", g);
+	} else {
+		bad |= at_json_add_null(o, "gate");
+	}
+	if (l->has_change && (c = at_json_object())) {
+		bad |= at_json_add_number(c, "files", (double)l->files);
+		bad |= at_json_add_number(c, "additions", (double)l->additions);
+		bad |= at_json_add_number(c, "deletions", (double)l->deletions);
+		bad |= at_json_add(o, "change", c);
+	} else {
+		bad |= at_json_add_null(o, "change");
+	}
+	bad |= at_json_add(o, "ports", live_ports_json(l));
+	return done(o, bad);
+}

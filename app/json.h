@@ -19,6 +19,9 @@
 #include "app/gate.h"
 #include "app/run.h"
 #include "app/task.h"
+#include "app/du.h"
+#include "app/fork.h"
+#include "app/live.h"
 #include "core/json.h"
 
 /* name, phase, branch, base_branch, base_commit, head_commit, path, created, dirty, ... */
@@ -80,6 +83,23 @@ at_json *at_app_gc_json(const struct at_app_gc_result *r);
 at_json *at_app_comments_json(const struct at_app_comments_result *res);
 /* {task, open (how many), comments (that array)}: `comments --json`, the MCP tool. */
 at_json *at_app_comments_result_json(const struct at_app_comments_result *res);
+
+/*
+ * du: {tasks: [{task, worktree, home, caches, git (bytes), total, trash_entries,
+ * error (only when it could not be measured)}], total}; the schema in docs/json.md.
+ */
+at_json *at_app_du_json(const struct at_app_du *d);
+
+/*
+ * A task's activity for list --json's "live": state, command, since,
+ * cpu_ms, memory_bytes, usage_source, runs, exit_code, exited_at, gate
+ * {passed, time}, change {files, additions, deletions}, ports [{port,
+ * host_port, url}]; null where there is none (docs/json.md).
+ */
+at_json *at_app_live_json(const struct at_app_live *l);
+
+/* fork: the new task, as new gives it (its head the commit it started from). */
+at_json *at_app_fork_json(const struct at_app_fork_result *r);
 
 /* can_sandbox, checks[{check, title, state, detail, fix (null when none)}]. */
 at_json *at_app_doctor_json(const struct at_doctor *d);

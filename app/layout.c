@@ -327,9 +327,12 @@ int at_app_sandbox_run(const struct at_app_layout *l, const struct at_app_sandbo
 	if (rc == 0 && o->net)
 		at_app_net_prepare(o->net, &s);
 	if (rc == 0)
+		at_app_publish_prepare(o->publish, &s);
+	if (rc == 0)
 		rc = at_sandbox_run(&s, res, err);
 	if (o->net)
 		at_app_net_stop(o->net);
+	at_app_publish_stop(o->publish);
 	at_sandbox_spec_release(&s);
 	return rc;
 }

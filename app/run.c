@@ -15,6 +15,7 @@
 #include "app/comment.h"
 #include "app/json.h"
 #include "app/internal.h"
+#include "core/parse.h"
 #include "core/array.h"
 #include "core/audit.h"
 #include "core/esc.h"
@@ -44,6 +45,8 @@ struct run {
 	char *comments;              /* the open review comments' JSON, the sandbox's file */
 	struct at_sandbox_etc *etc;  /* the sandbox's walk of /etc, begun first */
 	char etc_cache[PATH_MAX];    /* its listings' file */
+	struct at_app_publish publish;  /* --publish and the configuration's */
+	struct at_app_notify notify;    /* --notify and the configuration's */
 };
 
 /* Lexically normalise an absolute or cwd-relative path ("." ".." "//" trailing '/'). */
@@ -218,7 +221,7 @@ static int config_apply(const struct at_app *app, const struct at_app_run_opts *
 	for (i = 0; rc == 0 && i < o->nask_hosts; i++)
 		rc = ask_host(o, run, o->ask_hosts[i], err);
 	/* --net shares the host's network: the configuration's hosts are moot then. */
-	if (rc < 0 || o->net || !o->proxy)
+	if (rc < 0 || o->net || !o->proxy || o->no_config_hosts)
 		return rc;
 	for (i = 0; rc == 0 && i < run->conf.allow_hosts.n; i++)
 		rc = at_app_net_allow(o->proxy, run->conf.allow_hosts.v[i], err);
@@ -418,6 +421,43 @@ static int take_comments(struct run *run, struct at_app_run_result *res, struct 
 	return 0;
 }
 
+/*
+ * --publish, then the configuration's (the same port from both is one),
+ * bound on the host's loopback: a port in use refuses the run here.
+ */
+static int take_publish(const struct at_app_run_opts *o, struct run *run,
+			struct at_app_run_result *res, struct at_error *err)
+{
+	uint16_t port, ignored;
+	size_t i;
+	int rc = 0;
+
+	if ((o->npublish || (run->conf.publish.n && !o->no_config_hosts)) && o->net)
+		return at_error_set(err, AT_EUSAGE, "--publish reaches the sandbox's own network: "
+				    "it cannot go with --net");
+	for (i = 0; rc == 0 && i < o->npublish; i++)
+		rc = at_app_publish_add(&run->publish, o->publish[i], "--publish", err);
+	for (i = 0; rc == 0 && !o->no_config_hosts && i < run->conf.publish.n; i++) {
+		const char *spec = run->conf.publish.v[i];
+		const char *colon = strchr(spec, ':');
+		bool ok = colon ? at_parse_forward(spec, &ignored, &port)
+				: at_parse_forward(spec, &port, &ignored);
+		if (!ok || !at_app_publish_has(&run->publish, port))
+			rc = at_app_publish_add(&run->publish, spec,
+						"publish of the run configuration", err);
+	}
+	if (rc == 0)
+		rc = at_app_publish_bind(&run->publish, at_repo_paths(run->r), run->task.name, err);
+	for (i = 0; rc == 0 && i < run->publish.n; i++)
+		res->published[i] = (struct at_port_map){ run->publish.v[i].port,
+							  run->publish.v[i].host_port };
+	if (rc == 0)
+		res->npublished = run->publish.n;
+	if (rc == 0 && res->npublished && o->published)
+		o->published(res->published, res->npublished, o->published_arg);
+	return rc;
+}
+
 /* Everything before the sandbox: nothing runs, nothing is logged if this fails. */
 static int prepare(const struct at_app *app, const struct at_app_run_opts *o, struct run *run,
 		   struct at_app_run_result *res, struct at_error *err)
@@ -464,6 +504,15 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 		rc = environment(app, o, run, err);
 	if (rc == 0)
 		rc = at_app_secrets_check_env(&run->secrets, run->env.v, err);
+	if (rc == 0 && (o->notify || run->conf.notify))
+		rc = at_app_notify_prepare(&run->notify, app, run->task.name,
+					   &run->conf.notify_command, err);
+	if (rc == 0) {
+		run->notify.tell = o->notify_tell;
+		run->notify.tell_arg = o->notify_arg;
+	}
+	if (rc == 0)
+		rc = take_publish(o, run, res, err);
 	/* Last: a refused run changes nothing, not even the task's git view. */
 	if (rc == 0)
 		rc = open_view(run, res, err);
@@ -485,9 +534,12 @@ static void audit(const struct run *run, const struct at_app_run_opts *o,
 		at_strlist_pushf(&res->warnings, "the run was not logged: %s", aerr.msg);
 }
 
-static void note_init(int init_pid, void *lock)
+static void note_init(int init_pid, void *arg)
 {
-	at_runs_note_init(lock, init_pid);
+	struct run *run = arg;
+
+	at_runs_note_init(&run->lock, init_pid);
+	at_app_notify_started(&run->notify, init_pid);
 }
 
 /*
@@ -513,6 +565,7 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 		.argv = o->argv, .envp = run->env.v, .binds = run->binds, .nbinds = run->nbinds,
 		.cwd = run->cwd,
 		.net = o->proxy && at_app_net_active(o->proxy) ? o->proxy : NULL,
+		.publish = run->publish.n ? &run->publish : NULL,
 		.caches = run->caches, .ncaches = run->ncaches,
 		.ca_bundle = run->secrets.bundle, .ca_bundle_len = run->secrets.bundle_len,
 		.comments = run->comments, .comments_len = run->comments ? strlen(run->comments) : 0,
@@ -521,7 +574,7 @@ static int run_sandboxed(struct run *run, const struct at_app_run_opts *o,
 			.stdio = o->capture ? AT_STDIO_CAPTURE : AT_STDIO_INHERIT,
 			.capture_max = o->capture_max, .cancel_fd = o->cancel_fd,
 			.tty = o->tty, .progress = o->progress,
-			.started = note_init, .started_arg = &run->lock,
+			.started = note_init, .started_arg = run,
 			.aside = aside, .aside_arg = run,
 			.home = run->home[0] ? run->home : NULL, .etc = run->etc,
 		},
@@ -574,6 +627,8 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 
 	memset(&run, 0, sizeof(run));
 	run.lock = (struct at_run_lock)AT_RUN_LOCK_INIT;
+	at_app_publish_init(&run.publish);
+	at_app_notify_init(&run.notify);
 	at_app_gitview_init(&run.view);
 	memset(out, 0, sizeof(*out));
 	at_run_result_init(&out->run);
@@ -585,11 +640,15 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 	if (rc == 0)
 		rc = run_sandboxed(&run, o, out, err);
 	if (out->attempted)
+		at_app_notify_end(&run.notify, out->exit_code);
+	if (out->attempted)
 		import_after(&run, out);
 	if (out->attempted && run.home[0])
 		at_app_home_record(run.r, &run.task, run.home, o->tmpfs_size[AT_TMPFS_HOME],
 				   &out->warnings);
 	at_sandbox_etc_free(run.etc);
+	at_app_publish_stop(&run.publish);
+	at_app_notify_release(&run.notify);
 	at_runs_leave(&run.lock);
 	drop_layers(&run);
 	free(run.binds);

@@ -38,6 +38,7 @@
 #include "app/net.h"
 #include "core/json.h"
 #include "core/oid.h"
+#include "core/ports.h"
 #include "core/run.h"
 
 struct at_app_run_opts {
@@ -80,6 +81,17 @@ struct at_app_run_opts {
 	const char *profile;             /* --profile NAME of the run configuration, or NULL */
 	bool no_config;                  /* read no run configuration file */
 	uint64_t tmpfs_size[AT_TMPFS_COUNT]; /* caps of /tmp, /dev/shm, a tmpfs HOME; 0: default */
+	bool notify;                     /* --notify (app/notify.c) */
+	bool no_config_hosts;            /* the configuration's allow_hosts, forward and publish
+					    left out (a setup command's network is its own) */
+	/* How the front end tells the person (with notify); status -1 while waiting; any thread. */
+	void (*notify_tell)(const char *task, const char *state, int status, void *arg);
+	void *notify_arg;
+	char *const *publish;            /* --publish [HOSTPORT:]PORT (app/publish.c); not with net */
+	size_t npublish;
+	/* Told the published ports once they are bound, before the command runs; NULL: none. */
+	void (*published)(const struct at_port_map *m, size_t n, void *arg);
+	void *published_arg;
 };
 
 #define AT_APP_RUN_OPTS_INIT { .cancel_fd = -1 }
@@ -99,6 +111,8 @@ struct at_app_run_result {
 	at_json *comments;               /* the person's open review comments the run was shown
 					    (app/json.h's array: run --json's "comments") */
 	struct at_strlist warnings;
+	struct at_port_map published[AT_PORTS_MAX]; /* the ports the run published */
+	size_t npublished;
 };
 
 /*

@@ -103,9 +103,11 @@ static int add_set(struct at_app_runconf *out, const struct at_runconf_set *s,
 	    push_all(&out->path, &s->path, err) < 0 || push_all(&out->cache, &s->cache, err) < 0 ||
 	    push_all(&out->allow_hosts, &s->allow_hosts, err) < 0 ||
 	    push_all(&out->forward, &s->forward, err) < 0 ||
+	    push_all(&out->publish, &s->publish, err) < 0 ||
 	    push_all(&out->secrets, &s->secrets, err) < 0)
 		return err->code;
 	out->deny_private |= s->deny_private;
+	out->notify |= s->notify;
 	out->allow_private |= s->allow_private;
 	for (l = 0; l < AT_LIMIT_COUNT; l++)
 		if (s->limits[l])
@@ -170,6 +172,30 @@ static bool forward_granted(const char *spec, const struct at_strlist *user)
 	return false;
 }
 
+/*
+ * A publish the user's file publishes too: the same sandbox port, and the
+ * same host port when the repository's names one (a repository never picks
+ * a host port of its own, nor a sandbox port the person did not publish).
+ */
+static bool publish_granted(const char *spec, const struct at_strlist *user)
+{
+	uint16_t host, port, uhost, uport;
+	bool named = strchr(spec, ':') != NULL;
+	size_t i;
+
+	if (!at_parse_forward(spec, named ? &host : &port, named ? &port : &host))
+		return false;
+	for (i = 0; i < user->n; i++) {
+		bool unamed = strchr(user->v[i], ':') != NULL;
+		if (!at_parse_forward(user->v[i], unamed ? &uhost : &uport,
+				      unamed ? &uport : &uhost))
+			continue;
+		if (uport == port && (!named || (unamed && uhost == host)))
+			return true;
+	}
+	return false;
+}
+
 /* The repository's set against what the user's gave (user) and the limits so far. */
 static int check_less(const struct at_runconf_set *s, const struct at_app_runconf *user,
 		      const char *what, struct at_error *err)
@@ -199,6 +225,10 @@ static int check_less(const struct at_runconf_set *s, const struct at_app_runcon
 			return at_error_set(err, AT_EUSAGE, "'%s': forward '%s' reaches a host port "
 					    "your config.json does not forward", what,
 					    s->forward.v[i]);
+	for (i = 0; i < s->publish.n; i++)
+		if (!publish_granted(s->publish.v[i], &user->publish))
+			return at_error_set(err, AT_EUSAGE, "'%s': publish '%s' is not among your "
+					    "config.json's", what, s->publish.v[i]);
 	for (i = 0; i < s->secrets.n; i++)
 		if (!at_app_runconf_def(user, s->secrets.v[i]))
 			return at_error_set(err, AT_EUSAGE, "'%s': secret '%s' is not among your "
@@ -219,6 +249,57 @@ const struct at_runconf_secret *at_app_runconf_def(const struct at_app_runconf *
 		if (strcmp(c->defs[i].name, name) == 0)
 			return &c->defs[i];
 	return NULL;
+}
+
+/* Is host among the user's: run.allow_hosts, or a host of the user's setup? */
+static bool setup_host_granted(const char *host, const struct at_app_runconf *user)
+{
+	if (listed(host, &user->allow_hosts))
+		return true;
+	for (size_t i = 0; i < user->nsetup; i++)
+		if (listed(host, &user->setup[i].allow_hosts))
+			return true;
+	return false;
+}
+
+/*
+ * The file's setup, moved into out after the user's. A repository's reaches
+ * only hosts the user's file allows, for no longer than the user's timeout.
+ */
+static int take_setup(struct at_app_runconf *out, struct at_runconf *conf, bool repo,
+		      const char *what, struct at_error *err)
+{
+	uint64_t cap = out->setup_timeout_ms ? out->setup_timeout_ms : AT_RUNCONF_SETUP_TIMEOUT_MS;
+	struct at_runconf_setup *v;
+
+	for (size_t i = 0; repo && i < conf->nsetup; i++) {
+		const struct at_runconf_setup *s = &conf->setup[i];
+		for (size_t k = 0; k < s->allow_hosts.n; k++)
+			if (!setup_host_granted(s->allow_hosts.v[k], out))
+				return at_error_set(err, AT_EUSAGE, "'%s': setup[%zu] reaches '%s', "
+						    "which is not among your config.json's hosts",
+						    what, i, s->allow_hosts.v[k]);
+		if (s->timeout_ms > cap)
+			return at_error_set(err, AT_EUSAGE, "'%s': setup[%zu]'s timeout is more "
+					    "than allowed", what, i);
+	}
+	if (repo && conf->setup_timeout_ms > cap)
+		return at_error_set(err, AT_EUSAGE, "'%s': setup_timeout is more than allowed",
+				    what);
+	if (!repo && conf->setup_timeout_ms)
+		out->setup_timeout_ms = conf->setup_timeout_ms;
+	if (!conf->nsetup)
+		return 0;
+	v = realloc(out->setup, (out->nsetup + conf->nsetup) * sizeof(*v));
+	if (!v)
+		return at_error_set(err, AT_ESYS, "out of memory");
+	memcpy(v + out->nsetup, conf->setup, conf->nsetup * sizeof(*v));
+	out->setup = v;
+	out->nsetup += conf->nsetup;
+	free(conf->setup);
+	conf->setup = NULL;
+	conf->nsetup = 0;
+	return 0;
 }
 
 /* The file's secrets (the user's) and request rules, moved into out. */
@@ -246,8 +327,13 @@ static int take_top(struct at_app_runconf *out, struct at_runconf *conf, struct 
 	return 0;
 }
 
+/*
+ * One file into out. setup_only (`new`, which runs the setup and nothing
+ * else): a repository's file is judged on its setup alone, so that a key
+ * only runs use (and which they refuse) does not stop `new`.
+ */
 static int take(struct at_app_runconf *out, const char *text, const char *what,
-		const char *home, const char *profile, bool repo, bool *found,
+		const char *home, const char *profile, bool repo, bool setup_only, bool *found,
 		struct at_error *err)
 {
 	const struct at_runconf_set *ps = NULL;
@@ -260,12 +346,27 @@ static int take(struct at_app_runconf *out, const char *text, const char *what,
 		return rc;
 	if (profile && (ps = at_runconf_profile(&conf, profile)))
 		*found = true;
+	if (repo && setup_only) {
+		rc = take_setup(out, &conf, repo, what, err);
+		goto out;
+	}
 	if (repo && conf.nsecrets) {
 		rc = at_error_set(err, AT_EUSAGE, "'%s': secrets are yours to define (your "
 				  "config.json), not a repository's", what);
 		goto out;
 	}
-	if ((rc = take_top(out, &conf, err)) < 0)
+	if (repo && conf.notify_command.n) {
+		rc = at_error_set(err, AT_EUSAGE, "'%s': notify_command is yours to give (your "
+				  "config.json), not a repository's", what);
+		goto out;
+	}
+	if (!repo && conf.notify_command.n && at_strlist_push_all(&out->notify_command,
+								  &conf.notify_command) < 0) {
+		rc = at_error_set(err, AT_ESYS, "out of memory");
+		goto out;
+	}
+	if ((rc = take_top(out, &conf, err)) < 0 ||
+	    (rc = take_setup(out, &conf, repo, what, err)) < 0)
 		goto out;
 	if (repo && ((rc = check_less(&conf.run, out, what, err)) < 0 ||
 		     (ps && (rc = check_less(ps, out, what, err)) < 0)))
@@ -277,27 +378,59 @@ out:
 	return rc;
 }
 
-int at_app_runconf_load(const struct at_app *app, struct at_repo *r, const struct at_task *t,
-			const char *profile, struct at_app_runconf *out, struct at_error *err)
+/* Does text hold a JSON object with a "setup" or "setup_timeout" key? */
+static bool has_setup(const char *text)
+{
+	at_json *o = NULL;
+	bool yes;
+
+	if (!text || at_json_parse(&o, text, "", NULL) < 0)
+		return false;
+	yes = at_json_is_object(o) && (at_json_get(o, "setup") || at_json_get(o, "setup_timeout"));
+	at_json_free(o);
+	return yes;
+}
+
+static int load(const struct at_app *app, struct at_repo *r, const struct at_task *t,
+		const char *profile, bool setup_only, struct at_app_runconf *out,
+		struct at_error *err)
 {
 	AT_AUTOFREE char *utext = NULL, *rtext = NULL;
 	char uwhat[PATH_MAX], rwhat[PATH_MAX], home[PATH_MAX];
-	const char *h = env_of(app, "HOME");
+	const char *h = env_of(app, "HOME"), *hd;
 	bool found = false;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (!h || h[0] != '/' || !realpath(h, home))
 		home[0] = '\0';
+	hd = home[0] ? home : NULL;
 	if ((rc = user_text(app, uwhat, sizeof(uwhat), &utext, err)) < 0 ||
-	    (rc = repo_text(r, t, rwhat, sizeof(rwhat), &rtext, err)) < 0 ||
-	    (rc = take(out, utext, uwhat, home[0] ? home : NULL, profile, false, &found, err)) < 0 ||
-	    (rc = take(out, rtext, rwhat, home[0] ? home : NULL, profile, true, &found, err)) < 0)
+	    (rc = repo_text(r, t, rwhat, sizeof(rwhat), &rtext, err)) < 0)
+		return rc;
+	/* `new` reads the files only when one has a setup: others are the runs' business. */
+	if (setup_only && !has_setup(utext) && !has_setup(rtext))
+		return 0;
+	if ((rc = take(out, utext, uwhat, hd, profile, false, setup_only, &found, err)) < 0 ||
+	    (rc = take(out, rtext, rwhat, hd, profile, true, setup_only, &found, err)) < 0)
 		return rc;
 	if (profile && !found)
 		return at_error_set(err, AT_EUSAGE, "no profile '%s' in '%s' nor '%s'", profile,
 				    utext ? uwhat : "~/.config/agenttask/config.json", rwhat);
 	return 0;
+}
+
+int at_app_runconf_load(const struct at_app *app, struct at_repo *r, const struct at_task *t,
+			const char *profile, struct at_app_runconf *out, struct at_error *err)
+{
+	return load(app, r, t, profile, false, out, err);
+}
+
+int at_app_runconf_load_setup(const struct at_app *app, struct at_repo *r,
+			      const struct at_task *t, struct at_app_runconf *out,
+			      struct at_error *err)
+{
+	return load(app, r, t, NULL, true, out, err);
 }
 
 void at_app_runconf_release(struct at_app_runconf *c)
@@ -310,6 +443,11 @@ void at_app_runconf_release(struct at_app_runconf *c)
 	at_strlist_release(&c->cache);
 	at_strlist_release(&c->allow_hosts);
 	at_strlist_release(&c->forward);
+	at_strlist_release(&c->publish);
+	at_strlist_release(&c->notify_command);
+	for (size_t i = 0; i < c->nsetup; i++)
+		at_runconf_setup_release(&c->setup[i]);
+	free(c->setup);
 	at_strlist_release(&c->secrets);
 	for (size_t i = 0; i < c->ndefs; i++)
 		at_runconf_secret_release(&c->defs[i]);

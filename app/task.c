@@ -14,6 +14,7 @@
 #include "core/lock.h"
 #include "core/name.h"
 #include "core/state.h"
+#include "core/util.h"
 #include "git/config.h"
 #include "git/merge.h"
 #include "git/worktree.h"
@@ -148,6 +149,39 @@ void at_app_preview_release(struct at_app_preview *p)
 		at_merge_preview_release(&p->pv);
 }
 
+/*
+ * The task's setup record (app/setup.c writes it) as `status --json` shows
+ * it: {state: "done" | "failed", steps, done, command?, exit_code?,
+ * timed_out?}; NULL when it had no setup (or its record cannot be read).
+ */
+static at_json *setup_record(struct at_repo *r, const char *name)
+{
+	struct at_error err = AT_ERROR_INIT;
+	char path[PATH_MAX];
+	AT_AUTOFREE char *text = NULL;
+	at_json *o = NULL;
+
+	if (at_paths_setup(at_repo_paths(r), name, path, sizeof(path), NULL) == 0 &&
+	    (text = at_read_file(path, 4096, NULL)) &&
+	    (at_json_parse(&o, text, path, &err) < 0 || !at_json_is_object(o))) {
+		at_json_free(o);
+		o = NULL;
+	}
+	return o;
+}
+
+at_json *at_app_setup_json(const struct at_app *app, const char *name)
+{
+	struct at_repo *r = NULL;
+	struct at_error err = AT_ERROR_INIT;
+	at_json *o = NULL;
+
+	if (at_app_open(app, &r, &err) == 0)
+		o = setup_record(r, name);
+	at_repo_free(r);
+	return o;
+}
+
 int at_app_status(const struct at_app *app, const char *name, struct at_app_status *out,
 		  struct at_error *err)
 {
@@ -166,6 +200,8 @@ int at_app_status(const struct at_app *app, const char *name, struct at_app_stat
 	if (rc == 0)
 		st.preview.ok = at_merge_preview(r, &st.task, NULL, &st.preview.pv,
 						 &st.preview.err) == 0;
+	if (rc == 0)
+		st.setup = setup_record(r, st.task.name);
 	at_repo_free(r);
 	if (rc == 0)
 		*out = st;
@@ -180,6 +216,8 @@ void at_app_status_release(struct at_app_status *s)
 		return;
 	at_app_preview_release(&s->preview);
 	at_strlist_release(&s->warnings);
+	at_json_free(s->setup);
+	s->setup = NULL;
 }
 
 int at_app_log(const struct at_app *app, const char *name, struct at_app_log *out,

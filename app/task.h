@@ -49,6 +49,13 @@ struct at_app_preview {
 	struct at_error err;
 };
 
+/*
+ * The task's setup record (app/setup.h) as `new --json` and `status --json`
+ * show it: {state: "done" | "failed", steps, done, command?, exit_code?,
+ * timed_out?}; NULL when it had no setup (or its record cannot be read).
+ */
+at_json *at_app_setup_json(const struct at_app *app, const char *name);
+
 void at_app_preview_release(struct at_app_preview *p);
 
 struct at_app_status {
@@ -56,6 +63,7 @@ struct at_app_status {
 	struct at_task_info info;
 	struct at_app_preview preview;  /* a preview that fails does not fail the status */
 	struct at_strlist warnings;     /* the import's (app/gitview.h) */
+	at_json *setup;                 /* its setup's record (app/setup.h), or NULL */
 };
 
 int at_app_status(const struct at_app *app, const char *name, struct at_app_status *out,

@@ -28,10 +28,27 @@ static int set_days(void *field, const struct at_cli_opt *opt, const char *value
 	return 0;
 }
 
+/* --max-age DAYS: 0 to 100000. */
+static int set_max_age(void *field, const struct at_cli_opt *opt, const char *value,
+		       struct at_error *err)
+{
+	struct at_error e = AT_ERROR_INIT;
+
+	if (set_days(field, opt, value, &e) < 0)
+		return at_error_set(err, AT_EUSAGE, "invalid --max-age '%s'", value);
+	return 0;
+}
+
 const struct at_cli_opt cmd_gc_opts[] = {
 	AT_CLI_OPT_CALL(0, "trash-days", "N", set_days, struct gc_args, o.trash_days, 0,
 			"prune discarded tasks older than N days (default "
 			AT_STR(AT_TRASH_DAYS_DEFAULT) ")"),
+	AT_CLI_OPT_CALL(0, "max-age", "DAYS", set_max_age, struct gc_args, o.max_age_days, 0,
+			"also move to the trash (restorable) each task with no run,\n"
+			"commit, gate or other logged action for DAYS days; never one\n"
+			"whose command runs"),
+	AT_CLI_OPT_FLAG('n', "dry-run", struct gc_args, o.dry_run,
+			"with --max-age: list the tasks it would move, do nothing"),
 	AT_CLI_OPT_FLAG('q', "quiet", struct gc_args, quiet, "no progress on the terminal"),
 	AT_CLI_OPT_FLAG(0, "json", struct gc_args, json,
 			"print {actions: [{message, failed}], failures}"),
@@ -54,6 +71,8 @@ int cmd_gc(const struct at_app *app, int argc, char **argv)
 		return rc;
 	if (optind < argc)
 		return at_cli_usage("gc", "too many arguments");
+	if (a.o.dry_run && a.o.max_age_days < 0)
+		return at_cli_usage("gc", "option '--dry-run' needs '--max-age'");
 	at_cli_progress_init(&progress, a.quiet);
 	a.o.progress = at_cli_progress_hook(&progress);
 	rc = at_app_gc(app, &a.o, &res, &err);

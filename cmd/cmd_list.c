@@ -3,8 +3,10 @@
 #include <string.h>
 
 #include "app/json.h"
+#include "app/live.h"
 #include "app/task.h"
 #include "cmd/commands.h"
+#include "cmd/list_watch.h"
 #include "core/esc.h"
 #include "core/util.h"
 
@@ -75,8 +77,23 @@ static void print_table(const struct at_app_list *l, bool color)
 
 enum list_form { LIST_TABLE, LIST_JSON, LIST_NAMES };
 
+/* list --json: each task's "live" (app/live.h), when its activity could be read. */
+static void add_live(at_json *task, const char *name, const struct at_app_watch_entry *v,
+		     size_t n)
+{
+	size_t i;
+
+	for (i = 0; task && i < n; i++)
+		if (strcmp(v[i].task.name, name) == 0) {
+			at_json_add(task, "live", at_app_live_json(&v[i].live));
+			return;
+		}
+	at_json_add_null(task, "live");
+}
+
 /* A record or task that cannot be read spoils only itself: say so, list the rest. */
-static int print_list(const struct at_app_list *l, enum list_form form, bool color)
+static int print_list(const struct at_app_list *l, enum list_form form, bool color,
+		      const struct at_app_watch_entry *live, size_t nlive)
 {
 	at_json *arr = form == LIST_JSON ? at_json_array() : NULL;
 	int status = AT_EXIT_OK;
@@ -87,8 +104,12 @@ static int print_list(const struct at_app_list *l, enum list_form form, bool col
 			at_cli_fail(&l->v[i].err);   /* escaped: it may quote the task's paths */
 			status = AT_EXIT_FAIL;
 		}
-		if (form == LIST_JSON)
-			at_json_append(arr, at_app_task_json(&l->v[i].task, &l->v[i].info));
+		if (form == LIST_JSON) {
+			at_json *t = at_app_task_json(&l->v[i].task, &l->v[i].info);
+
+			add_live(t, l->v[i].task.name, live, nlive);
+			at_json_append(arr, t);
+		}
 		else if (form == LIST_NAMES)
 			puts(l->v[i].task.name);
 	}
@@ -105,13 +126,16 @@ static int print_list(const struct at_app_list *l, enum list_form form, bool col
 }
 
 struct list_args {
-	bool json, names;
+	bool json, names, watch;
 	const char *color;
 };
 
 const struct at_cli_opt cmd_list_opts[] = {
 	AT_CLI_OPT_FLAG(0, "json", struct list_args, json, "print a JSON array of tasks"),
 	AT_CLI_OPT_FLAG(0, "name-only", struct list_args, names, "only the names, one a line"),
+	AT_CLI_OPT_FLAG('w', "watch", struct list_args, watch,
+			"a full-screen view of every task's activity, refreshed every\n"
+			"second, until q or ^C"),
 	AT_CLI_OPT_COLOR(struct list_args, color,
 			 "colour the states: auto (on a terminal; default), always, never"),
 	AT_CLI_OPT_END,
@@ -119,9 +143,12 @@ const struct at_cli_opt cmd_list_opts[] = {
 
 int cmd_list(const struct at_app *app, int argc, char **argv)
 {
-	struct list_args a = { false, false, NULL };
+	struct list_args a = { false, false, false, NULL };
+	const struct at_app_watch_entry *live = NULL;
 	struct at_error err = AT_ERROR_INIT;
+	struct at_app_watch *w = NULL;
 	struct at_app_list l;
+	size_t nlive = 0;
 	bool color;
 	int rc;
 
@@ -131,12 +158,25 @@ int cmd_list(const struct at_app *app, int argc, char **argv)
 		return at_cli_usage("list", "too many arguments");
 	if (a.json && a.names)
 		return at_cli_usage("list", "options '--json' and '--name-only' cannot be used together");
+	if (a.watch && (a.json || a.names))
+		return at_cli_usage("list", "option '--watch' goes with neither '--json' nor '--name-only'");
 	if ((rc = at_cli_color_for("list", a.color, &color)) >= 0)
 		return rc;
+	if (a.watch)
+		return at_cli_list_watch(app, color);
 	/* The names alone (for completion and scripts): no worktree is looked at. */
 	if ((a.names ? at_app_list_names(app, &l, &err) : at_app_list(app, &l, &err)) < 0)
 		return at_cli_fail(&err);
-	rc = print_list(&l, a.json ? LIST_JSON : a.names ? LIST_NAMES : LIST_TABLE, color);
+	/* Each task's activity: a watch polled once (its change one more scan and a diff). */
+	if (a.json && (at_app_watch_open(app, true, &w, &err) < 0 ||
+		       at_app_watch_poll(w, &live, &nlive, &err) < 0)) {
+		at_app_watch_free(w);
+		at_app_list_release(&l);
+		return at_cli_fail(&err);
+	}
+	rc = print_list(&l, a.json ? LIST_JSON : a.names ? LIST_NAMES : LIST_TABLE, color, live,
+			nlive);
+	at_app_watch_free(w);
 	at_app_list_release(&l);
 	return rc;
 }

@@ -2,8 +2,10 @@
  * cmd_run.c - agenttask run [NAME] [OPTIONS] -- CMD [ARG...]
  * (app/run.h runs it and logs it; sandbox/sandbox.h has what the command sees.)
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app/json.h"
 #include "app/run.h"
@@ -34,6 +36,41 @@ static int report(const struct run_args *a, const struct at_app_run_result *res,
 	return code;
 }
 
+/* Before the command runs: where each published port is (stderr, the command's stdout is its own). */
+static void say_published(const struct at_port_map *m, size_t n, void *arg)
+{
+	(void)arg;
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "agenttask: published http://127.0.0.1:%u/ -> the sandbox's port %u\n",
+			m[i].host_port, m[i].port);
+	fflush(stderr);
+}
+
+/*
+ * --notify: the bell, then a desktop notification as terminals take it
+ * (OSC 9: iTerm2, Windows Terminal, kitty; OSC 777: VTE, urxvt, foot), on
+ * stderr when it is a terminal. One write(), from any thread: the pty relay
+ * may be writing the command's output meanwhile. The task's name is a
+ * checked name (core/name.h): no control bytes.
+ */
+static void tell_person(const char *task, const char *state, int status, void *arg)
+{
+	char text[160], buf[512];
+	int n;
+
+	(void)arg;
+	if (!isatty(2))
+		return;
+	if (status >= 0)
+		snprintf(text, sizeof(text), "%s %s (%d)", task, state, status);
+	else
+		snprintf(text, sizeof(text), "%s %s for input", task, state);
+	n = snprintf(buf, sizeof(buf),
+		     "\a\033]9;agenttask: %s\033\\" "\033]777;notify;agenttask;%s\033\\", text, text);
+	if (n > 0 && (size_t)n < sizeof(buf))
+		(void)!write(2, buf, (size_t)n);
+}
+
 int cmd_run(const struct at_app *app, int argc, char **argv)
 {
 	struct run_args a = { .o = AT_APP_RUN_OPTS_INIT };
@@ -55,6 +92,10 @@ int cmd_run(const struct at_app *app, int argc, char **argv)
 		a.o.ncaches = a.caches.n;
 		a.o.secrets = a.secrets.v;
 		a.o.nsecrets = a.secrets.n;
+		a.o.publish = a.publish.v;
+		a.o.npublish = a.publish.n;
+		a.o.published = say_published;
+		a.o.notify_tell = tell_person;
 		fflush(NULL);
 		rc = at_app_run(app, &a.o, &res, &err);
 		rc = res.attempted ? report(&a, &res, rc, &err)
@@ -64,6 +105,7 @@ int cmd_run(const struct at_app *app, int argc, char **argv)
 	free(a.binds);
 	at_strlist_release(&a.pass);
 	at_strlist_release(&a.secrets);
+	at_strlist_release(&a.publish);
 	at_strlist_release(&a.set);
 	at_strlist_release(&a.caches);
 	at_app_net_free(a.net);

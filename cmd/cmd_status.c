@@ -3,13 +3,18 @@
 #include "app/task.h"
 #include "cmd/commands.h"
 #include "cmd/print.h"
+#include "core/esc.h"
 #include "core/util.h"
+
+#include <string.h>
 
 static int print_json(const struct at_app_status *st)
 {
 	at_json *o = at_app_task_json(&st->task, &st->info);
 
-	if (at_app_preview_json(o, &st->preview) < 0) {
+	if (at_app_preview_json(o, &st->preview) < 0 ||
+	    (st->setup ? at_json_add(o, "setup", at_json_dup(st->setup))
+		       : at_json_add_null(o, "setup")) < 0) {
 		at_json_free(o);
 		fputs("agenttask: out of memory\n", stderr);
 		return AT_EXIT_FAIL;
@@ -37,6 +42,31 @@ static void print_status(const struct at_task *t, const struct at_task_info *inf
 	printf("changes:      %s%s%s\n", info->dirty ? yellow : "",
 	       info->dirty ? "uncommitted changes" : "none uncommitted", reset);
 	printf("created:      %s\n", created);
+}
+
+/* The run configuration's setup, when the task had one: done, or which command failed. */
+static void print_setup(const at_json *s, bool c)
+{
+	const char *state = s ? at_json_get_string(s, "state") : NULL;
+	const char *cmd = s ? at_json_get_string(s, "command") : NULL;
+	double code = 0, steps = 0;
+	bool timed_out = false;
+
+	if (!state)
+		return;
+	at_json_get_number(s, "steps", &steps);
+	if (strcmp(state, "done") == 0) {
+		printf("setup:        done (%.0f command%s)\n", steps, steps == 1 ? "" : "s");
+		return;
+	}
+	at_json_get_number(s, "exit_code", &code);
+	at_json_get_bool(s, "timed_out", &timed_out);
+	printf("setup:        %s", at_cli_c(c, AT_COLOR_RED));
+	at_esc_printf(stdout, "failed: '%s' %s", cmd ? cmd : "?",
+		      timed_out ? "timed out" : "exited");
+	if (!timed_out)
+		printf(" %.0f", code);
+	printf("%s\n", at_cli_c(c, AT_COLOR_RESET));
 }
 
 struct status_args {
@@ -71,6 +101,7 @@ int cmd_status(const struct at_app *app, int argc, char **argv)
 		rc = print_json(&st);
 	} else {
 		print_status(&st.task, &st.info, color);
+		print_setup(st.setup, color);
 		fputs("merge:        ", stdout);
 		at_cli_print_preview(stdout, &st.task, &st.preview, color);
 		rc = AT_EXIT_OK;

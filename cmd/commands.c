@@ -12,12 +12,20 @@ const struct at_command at_commands[] = {
 	  "checkout or copy that takes more than a second shows its progress on stderr\n"
 	  "(\"Updating files\", \"Copying included files\": files and bytes), as git's does.\n",
 	  cmd_new_opts, 15, "task" },
-	{ "list", cmd_list, "agenttask list [--json | --name-only] [--color | --no-color]",
+	{ "list", cmd_list, "agenttask list [--json | --name-only | --watch] [--color | --no-color]",
 	  "list tasks",
 	  "\nA table of every task with a header: its name, its state (clean, modified,\n"
 	  "missing: the worktree is gone, half-made: interrupted while being made), its\n"
 	  "branch, the branch it is based on, the tip of its branch (or its base commit),\n"
-	  "when it was made and its worktree's path.\n",
+	  "when it was made and its worktree's path.\n"
+	  "\n"
+	  "--json adds each task's activity (\"live\"): running (its command, since when,\n"
+	  "CPU and memory from its run's cgroup, else /proc), waiting (an interactive run\n"
+	  "whose foreground process reads its terminal), exited (the last run's status\n"
+	  "and end, from the log) or idle; its change (files, +, -), the gate's last\n"
+	  "verdict, its published ports. --watch shows the same on the whole terminal,\n"
+	  "refreshed every second, until q or ^C; a task's change is worked out again\n"
+	  "only when its log or its worktree's top directory or index changed.\n",
 	  cmd_list_opts, 15, NULL },
 	{ "status", cmd_status, "agenttask status [NAME] [--json] [--color | --no-color]",
 	  "show one task's state",
@@ -31,7 +39,8 @@ const struct at_command at_commands[] = {
 	  "Run configuration: ~/.config/agenttask/config.json (yours) and\n"
 	  ".agenttask/run.json (the repository's, from the task's base commit), each\n"
 	  "{\"run\": {...}, \"profiles\": {\"NAME\": {...}}} with keys ro, env, path, cache,\n"
-	  "allow_hosts, forward, deny_private, limits, and allow_private (yours only);\n"
+	  "allow_hosts, forward, publish, notify, deny_private, limits, and allow_private\n"
+	  "and notify_command (yours only);\n"
 	  "'~/' is your home. Lowest first:\n"
 	  "yours, your profile, the repository's, its profile, the options. The\n"
 	  "repository's may ask for less than yours gives (its ro and cache within yours,\n"
@@ -47,7 +56,7 @@ const struct at_command at_commands[] = {
 	  cmd_run_opts, 19, "task" },
 	{ "diff", cmd_diff,
 	  "agenttask diff [NAME] [--stat | --name-only | --json [--patch]] [--color | --no-color]\n"
-	  "               [--since-review] [-- PATH...]\n"
+	  "               [--since-review | --against OTHER] [-- PATH...]\n"
 	  "agenttask diff --base [--head] [--stat | --name-only | --json] [-- PATH...]",
 	  "show the task's whole change against its base",
 	  "\n"
@@ -61,6 +70,8 @@ const struct at_command at_commands[] = {
 	  "is shown whole when either of its paths matches. The JSON's tree stays the\n"
 	  "whole state's; 'accept -- PATH...' accepts just these files, and its --tree\n"
 	  "is the tree of that part (accept --json's part_tree).\n"
+	  "With --against OTHER, two attempts are compared ('agenttask fork'): from\n"
+	  "NAME's full state to OTHER's, both of this repository.\n"
 	  "On a terminal the output goes through the pager (see 'agenttask help').\n"
 	  "\n"
 	  "Each changed file that tools on the host run or obey (editor and agent\n"
@@ -155,6 +166,12 @@ const struct at_command at_commands[] = {
 	  "branch then, its base branch and its ref. 'agenttask gc' prunes entries older\n"
 	  "than --trash-days.\n",
 	  cmd_trash_opts, 15, "trash" },
+	{ "ports", cmd_ports, "agenttask ports [NAME] [--json]",
+	  "list the ports the running commands publish (run --publish)",
+	  "\nOne line a published port of a run going on now: the task, the sandbox's\n"
+	  "port, and the URL on the host's loopback that reaches it. A run's ports\n"
+	  "close when it ends.\n",
+	  cmd_ports_opts, 15, "task" },
 	{ "repair", cmd_repair, "agenttask repair [NAME] [--force]",
 	  "set a task's git inside the sandbox back to the host's",
 	  "\nWhen the commits made inside cannot be imported (a gitlink, a tree too deep,\n"
@@ -205,10 +222,33 @@ const struct at_command at_commands[] = {
 	  "of what the task chose (argv, reasons), tab and newline too, as \\xNN; --json\n"
 	  "has the exact strings.\n",
 	  cmd_log_opts, 15, "task" },
-	{ "gc", cmd_gc, "agenttask gc [--trash-days] [--force] [--quiet] [--json]",
+	{ "gc", cmd_gc, "agenttask gc [--trash-days] [--max-age [--dry-run]] [--force] [--quiet] [--json]",
 	  "remove what interrupted commands left behind",
-	  "\nA failure with one thing is reported and gc goes on with the rest (exit 1).\n",
+	  "\nA failure with one thing is reported and gc goes on with the rest (exit 1).\n"
+	  "With --max-age, a task's last activity is the newest entry of its log\n"
+	  "('agenttask log NAME': a run's end, a commit, a gate, an import...) or its\n"
+	  "creation; such a task goes to the trash as discard sends it, and\n"
+	  "'agenttask restore NAME' brings it back.\n",
 	  cmd_gc_opts, 17, NULL },
+	{ "fork", cmd_fork, "agenttask fork NAME NEW [--json]",
+	  "make a task that starts from another task's whole state",
+	  "\nNEW's branch starts at NAME's tip; its worktree gets NAME's uncommitted and\n"
+	  "untracked files (not the files git ignores: build output, node_modules/);\n"
+	  "its git inside the sandbox is NAME's as a run sees it (HEAD, index, other\n"
+	  "branches, stashes, config); its lasting HOME is a copy of NAME's (data shared\n"
+	  "by reflink where the file system can); its base is NAME's. Nothing is made\n"
+	  "when NEW exists or a command of NAME runs. Prints NEW's path. Compare the two\n"
+	  "attempts with 'agenttask diff NAME --against NEW'.\n",
+	  cmd_fork_opts, 15, "task" },
+	{ "du", cmd_du, "agenttask du [NAME] [--json]",
+	  "show the disk each task takes",
+	  "\nEach task's worktree, HOME, caches and git view, counted as du(1) counts\n"
+	  "them: the blocks allocated, a file with several links once (where it is first\n"
+	  "met), no symbolic link followed, no other mount entered; then the total, and\n"
+	  "the task's entries in the trash (their objects share the repository's store:\n"
+	  "'git count-objects -v' measures it). Without NAME, every task. --json gives\n"
+	  "the sizes in bytes. Nothing is changed.\n",
+	  cmd_du_opts, 15, "task" },
 	{ "doctor", cmd_doctor, "agenttask doctor [--json]",
 	  "check what the sandbox needs from this machine",
 	  "\nEach check tries the real thing in a throw-away process: user namespaces (and\n"

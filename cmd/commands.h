@@ -29,6 +29,9 @@ int cmd_trash(const struct at_app *app, int argc, char **argv);
 int cmd_comment(const struct at_app *app, int argc, char **argv);
 int cmd_comments(const struct at_app *app, int argc, char **argv);
 int cmd_review(const struct at_app *app, int argc, char **argv);
+int cmd_ports(const struct at_app *app, int argc, char **argv);
+int cmd_du(const struct at_app *app, int argc, char **argv);
+int cmd_fork(const struct at_app *app, int argc, char **argv);
 
 /* Their option tables (cmd/opt.h), each beside its command; for the command table. */
 extern const struct at_cli_opt cmd_new_opts[];
@@ -52,5 +55,8 @@ extern const struct at_cli_opt cmd_trash_opts[];
 extern const struct at_cli_opt cmd_comment_opts[];
 extern const struct at_cli_opt cmd_comments_opts[];
 extern const struct at_cli_opt cmd_review_opts[];
+extern const struct at_cli_opt cmd_ports_opts[];
+extern const struct at_cli_opt cmd_du_opts[];
+extern const struct at_cli_opt cmd_fork_opts[];
 
 #endif

@@ -55,8 +55,7 @@ static void put(const char *s, size_t n)
 	}
 }
 
-/* "512 bytes", "3.50 KiB", "1.25 GiB", as git shows sizes. */
-static void human_bytes(char *buf, size_t size, uint64_t n)
+void at_cli_human_bytes(char *buf, size_t size, uint64_t n)
 {
 	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
 	double v = (double)n;
@@ -83,7 +82,7 @@ static void draw(struct at_cli_progress *p, const char *end)
 	if (!p->what[0] || t < p->start_ms + p->delay_ms)
 		return;
 	if (p->bytes)
-		human_bytes(size, sizeof(size), p->bytes);
+		at_cli_human_bytes(size, sizeof(size), p->bytes);
 	if (p->total)
 		n = snprintf(line, sizeof(line), "%s: %3u%% (%zu/%zu)", p->what,
 			     (unsigned)(p->done * 100 / p->total), p->done, p->total);

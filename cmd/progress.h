@@ -36,4 +36,7 @@ struct at_progress_hook at_cli_progress_hook(struct at_cli_progress *p);
 /* The work is over (ok: it succeeded): finish the line, stop the ticker. */
 void at_cli_progress_end(struct at_cli_progress *p, bool ok);
 
+/* "512 bytes", "3.50 KiB", "1.25 GiB", as git shows sizes. */
+void at_cli_human_bytes(char *buf, size_t size, uint64_t n);
+
 #endif

@@ -136,6 +136,15 @@ const struct at_cli_opt cmd_run_opts[] = {
 			"fc00::/7), refused by default whatever allowed the host"),
 	AT_CLI_OPT_CALL(0, "deny-private", NULL, set_private, struct run_args, net, false,
 			"refuse them even where your config.json allows them"),
+	AT_CLI_OPT_LIST(0, "publish", "HOSTPORT:PORT|PORT", struct run_args, publish,
+			"the host's 127.0.0.1:HOSTPORT reaches the sandbox's\n"
+			"loopback port PORT while the run lasts; without HOSTPORT,\n"
+			"the task's port of last time when free, else a free one\n"
+			"(agenttask ports lists them)"),
+	AT_CLI_OPT_FLAG(0, "notify", struct run_args, o.notify,
+			"tell you when the run ends, and when it waits for input:\n"
+			"the bell and a desktop notification (OSC 9/777) on your\n"
+			"terminal, and your config.json's notify_command"),
 	AT_CLI_OPT_LIST(0, "secret", "NAME[:HOST[,HOST...]]", struct run_args, secrets,
 			"the proxy puts the value of NAME (your\n"
 			"variable, or your config.json's secret) into requests to\n"

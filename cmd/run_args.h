@@ -19,6 +19,7 @@ struct run_args {
 	struct at_strlist pass, set;     /* --pass-env K, --env K=V */
 	struct at_strlist caches;        /* --cache DIR */
 	struct at_strlist secrets;       /* --secret NAME[:HOST,...] */
+	struct at_strlist publish;       /* --publish [HOSTPORT:]PORT */
 	bool json, verbose;
 	struct at_app_net *net;          /* --allow-host, --forward, --deny-private */
 };

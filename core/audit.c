@@ -441,6 +441,21 @@ int at_audit_restore(const struct at_paths *p, const struct at_task *t, const ch
 	return append_built(p, t->name, e, bad, err);
 }
 
+int at_audit_fork(const struct at_paths *p, const struct at_task *t, const char *from,
+		  const struct at_oid *tip, struct at_error *err)
+{
+	char hex[AT_OID_HEXSZ + 1];
+	at_json *e = event("fork");
+	int bad = 0;
+
+	at_oid_fmt(hex, tip);
+	bad |= at_json_add_string(e, "from", from);
+	bad |= at_json_add_string(e, "base_branch", at_branch_short(t->base_branch));
+	bad |= at_json_add_string(e, "base_commit", t->base_commit);
+	bad |= at_json_add_string(e, "tip", hex);
+	return append_built(p, t->name, e, bad, err);
+}
+
 int at_audit_file(const struct at_paths *p, const char *task, const char *op, const char *path,
 		  uint64_t bytes, bool created, struct at_error *err)
 {
@@ -479,4 +494,42 @@ int at_audit_repair(const struct at_paths *p, const char *task, const struct at_
 	bad |= reason ? at_json_add_string(e, "reason", reason) : at_json_add_null(e, "reason");
 	bad |= at_json_add_string(e, "kept", kept);
 	return append_built(p, task, e, bad, err);
+}
+
+bool at_audit_entry_time(const at_json *entry, int64_t *secs)
+{
+	const char *v = at_json_get_string(entry, "time");
+	struct tm tm;
+	int n = 0;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!v || sscanf(v, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 || n != 19)
+		return false;
+	double ms = 0;
+
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	/* A run's time is its start: it was active until its end. */
+	if (!at_json_get_number(entry, "duration_ms", &ms) || ms < 0 || ms > 1e12)
+		ms = 0;
+	*secs = (int64_t)timegm(&tm) + (int64_t)(ms / 1000);
+	return true;
+}
+
+int at_audit_last_time(const struct at_paths *p, const char *task, int64_t *secs,
+		       struct at_error *err)
+{
+	at_json *entries = NULL;
+	int64_t last = 0, t;
+	size_t i;
+
+	if (at_audit_read(p, task, &entries, err) < 0)
+		return err->code;
+	for (i = 0; i < at_json_size(entries); i++)
+		if (at_audit_entry_time(at_json_at(entries, i), &t) && t > last)
+			last = t;
+	at_json_free(entries);
+	*secs = last;
+	return 0;
 }

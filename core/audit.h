@@ -54,6 +54,8 @@ int at_audit_path(const struct at_paths *p, const char *task, char *buf, size_t 
  *   discard          trash (the ref), saved ("full state" or "commits only
  *                    (--force)")
  *   restore          trash (the ref brought back), base_branch
+ *   fork             from (the task forked), base_branch, base_commit, tip
+ *                    (the commit both started from)
  *   import           old, new (the task's branch moved to the commit its HEAD
  *                    inside the sandbox named), objects (how many came in)
  *   repair           tip (the task's branch on the host: HEAD inside now),
@@ -135,6 +137,10 @@ int at_audit_file(const struct at_paths *p, const char *task, const char *op, co
 int at_audit_restore(const struct at_paths *p, const struct at_task *t, const char *trash_ref,
 		     struct at_error *err);
 
+/* `agenttask fork FROM NEW` (app/fork.h), in NEW's log. */
+int at_audit_fork(const struct at_paths *p, const struct at_task *t, const char *from,
+		  const struct at_oid *tip, struct at_error *err);
+
 /*
  * Read task's log into *array_out, oldest first (an empty array when there
  * is no log yet). A line that is not a JSON object is not dropped silently:
@@ -144,6 +150,20 @@ int at_audit_restore(const struct at_paths *p, const struct at_task *t, const ch
  */
 int at_audit_read(const struct at_paths *p, const char *task, at_json **array_out,
 		  struct at_error *err);
+
+/*
+ * The time of an entry as at_audit_read gives it ("time", ISO 8601 UTC,
+ * milliseconds dropped; a run's end: its start plus its duration), in
+ * seconds since the epoch; false when it has none that parses.
+ */
+bool at_audit_entry_time(const at_json *entry, int64_t *secs);
+
+/*
+ * The time of the task's newest entry of any event (0 when the log is
+ * empty or missing): when it last did anything agenttask recorded.
+ */
+int at_audit_last_time(const struct at_paths *p, const char *task, int64_t *secs,
+		       struct at_error *err);
 
 /*
  * The same for a log's bytes (buf need not be NUL-terminated); `what`

@@ -380,6 +380,7 @@ int at_mkdirs(const char *path, unsigned int mode, struct at_error *err)
 }
 
 struct usage {
+	struct at_du *du;      /* NULL: a file with several links by its share */
 	dev_t dev;
 	uint64_t bytes;
 	char rel[PATH_MAX];    /* the directory being listed, below the top, for messages */
@@ -397,6 +398,62 @@ static int usage_refuse(struct usage *u, const char *why)
 
 static int usage_dir(struct usage *u, int fd, int depth);
 
+struct at_du_inode {
+	dev_t dev;
+	ino_t ino;
+	bool used;
+};
+
+static size_t du_slot(const struct at_du_inode *v, size_t cap, dev_t dev, ino_t ino)
+{
+	size_t i = (size_t)(((uint64_t)ino * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)dev) & (cap - 1);
+
+	while (v[i].used && (v[i].dev != dev || v[i].ino != ino))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* 1: (dev, ino) was met before; 0: it is remembered now; -1: out of memory. */
+static int du_seen(struct at_du *du, dev_t dev, ino_t ino)
+{
+	size_t i;
+
+	if ((du->nseen + 1) * 2 > du->cap) {
+		size_t cap = du->cap ? du->cap * 2 : 256, j;
+		struct at_du_inode *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return -1;
+		for (j = 0; j < du->cap; j++)
+			if (du->seen[j].used)
+				v[du_slot(v, cap, du->seen[j].dev, du->seen[j].ino)] = du->seen[j];
+		free(du->seen);
+		du->seen = v;
+		du->cap = cap;
+	}
+	i = du_slot(du->seen, du->cap, dev, ino);
+	if (du->seen[i].used)
+		return 1;
+	du->seen[i] = (struct at_du_inode){ dev, ino, true };
+	du->nseen++;
+	return 0;
+}
+
+/* A file: by its share of its links, or (du) whole where first met. */
+static int usage_file(struct usage *u, const struct stat *st)
+{
+	int seen;
+
+	if (!u->du) {
+		u->bytes += (uint64_t)st->st_blocks * 512 / (st->st_nlink ? st->st_nlink : 1);
+		return 0;
+	}
+	if (st->st_nlink > 1 && (seen = du_seen(u->du, st->st_dev, st->st_ino)) != 0)
+		return seen < 0 ? at_error_set(u->err, AT_ESYS, "out of memory") : 0;
+	u->bytes += (uint64_t)st->st_blocks * 512;
+	return 0;
+}
+
 /* One entry of the directory dfd: counted, and a directory entered. */
 static int usage_entry(struct usage *u, int dfd, const char *name, int depth)
 {
@@ -408,10 +465,8 @@ static int usage_entry(struct usage *u, int dfd, const char *name, int depth)
 		return errno == ENOENT ? 0 : usage_refuse(u, strerror(errno));
 	if (st.st_dev != u->dev)
 		return 0;   /* another mount: not this tree's space */
-	if (!S_ISDIR(st.st_mode)) {
-		u->bytes += (uint64_t)st.st_blocks * 512 / (st.st_nlink ? st.st_nlink : 1);
-		return 0;
-	}
+	if (!S_ISDIR(st.st_mode))
+		return usage_file(u, &st);
 	u->bytes += (uint64_t)st.st_blocks * 512;
 	if (len + n + 2 >= sizeof(u->rel))
 		return usage_refuse(u, "too deep");
@@ -450,9 +505,9 @@ static int usage_dir(struct usage *u, int fd, int depth)
 	return rc;
 }
 
-int at_tree_usage(const char *path, uint64_t *bytes, struct at_error *err)
+static int tree_usage(struct at_du *du, const char *path, uint64_t *bytes, struct at_error *err)
 {
-	struct usage u = { .err = err };
+	struct usage u = { .du = du, .err = err };
 	struct stat st;
 	int fd, rc;
 
@@ -473,6 +528,24 @@ int at_tree_usage(const char *path, uint64_t *bytes, struct at_error *err)
 		return rc;
 	*bytes = u.bytes;
 	return 0;
+}
+
+int at_tree_usage(const char *path, uint64_t *bytes, struct at_error *err)
+{
+	return tree_usage(NULL, path, bytes, err);
+}
+
+int at_du_tree(struct at_du *du, const char *path, uint64_t *bytes, struct at_error *err)
+{
+	return tree_usage(du, path, bytes, err);
+}
+
+void at_du_release(struct at_du *du)
+{
+	if (!du)
+		return;
+	free(du->seen);
+	*du = (struct at_du)AT_DU_INIT;
 }
 
 int at_open_beneath(int dirfd, const char *path, int flags)

@@ -23,6 +23,7 @@
 #define AT_CORE_FS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/error.h"
@@ -42,6 +43,23 @@ int at_rmtree(const char *path, struct at_error *err);
  */
 #define AT_USAGE_DEPTH 256
 int at_tree_usage(const char *path, uint64_t *bytes, struct at_error *err);
+
+/*
+ * Disk usage as du(1) counts it, for several trees in turn: st_blocks of
+ * every entry, a file with several links counted once, where it is first
+ * met (in any tree measured through the same struct at_du, as `du -s A B`
+ * does), no link followed, no FIFO or device opened, no other mount entered
+ * (du -x). Walked as at_tree_usage walks, with its limits and refusals.
+ * at_du_release frees the inodes remembered.
+ */
+struct at_du_inode;
+struct at_du {
+	struct at_du_inode *seen;     /* an open-addressing set of (dev, ino) */
+	size_t nseen, cap;
+};
+#define AT_DU_INIT { NULL, 0, 0 }
+int at_du_tree(struct at_du *du, const char *path, uint64_t *bytes, struct at_error *err);
+void at_du_release(struct at_du *du);
 
 /* mkdir -p with mode for each created component. */
 int at_mkdirs(const char *path, unsigned int mode, struct at_error *err);

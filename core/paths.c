@@ -236,3 +236,16 @@ int at_paths_etc_listings(const struct at_paths *p, char *buf, size_t size, stru
 		return at_error_sys(err, AT_ESYS, "path too long '%s'", p->cache_dir);
 	return 0;
 }
+
+int at_paths_ports_dir(const struct at_paths *p, char *buf, size_t size, struct at_error *err)
+{
+	if (at_fmt(buf, size, "%s/ports", p->state_dir) < 0)
+		return at_error_sys(err, AT_ESYS, "path too long '%s'", p->state_dir);
+	return 0;
+}
+
+int at_paths_setup(const struct at_paths *p, const char *name, char *buf, size_t size,
+		   struct at_error *err)
+{
+	return part(buf, size, p->cache_dir, name, ".setup", err);
+}

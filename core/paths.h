@@ -100,6 +100,12 @@ int at_paths_old_worktree(const struct at_paths *p, const char *name, char *buf,
 int at_paths_admin(const struct at_paths *p, const char *worktree_name, char *buf, size_t size,
 		   struct at_error *err);
 
+/* A task's setup record (app/setup.h): <cache_dir>/NAME.setup. */
+int at_paths_setup(const struct at_paths *p, const char *name, char *buf, size_t size,
+		   struct at_error *err);
+/* The published ports' records (core/ports.h): <state_dir>/ports. */
+int at_paths_ports_dir(const struct at_paths *p, char *buf, size_t size, struct at_error *err);
+
 /* The repository's cache of /etc's listings (sandbox.h): <cache_dir>/etc.listings. */
 int at_paths_etc_listings(const struct at_paths *p, char *buf, size_t size, struct at_error *err);
 

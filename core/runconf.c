@@ -87,6 +87,33 @@ static int forward_list(const struct ctx *c, const at_json *j, const char *key,
 	return 0;
 }
 
+/* [HOSTPORT:]PORT each: PORT alone, or HOSTPORT:PORT (the syntax of a forward). */
+static int publish_list(const struct ctx *c, const at_json *j, const char *key,
+			struct at_strlist *out)
+{
+	size_t i, n = at_json_size(j);
+	int rc;
+
+	if ((rc = string_list(c, j, key, false, out)) < 0)
+		return rc;
+	for (i = out->n - n; i < out->n; i++) {
+		uint16_t host, inner;
+		if (!at_parse_forward(out->v[i], &host, &inner))
+			return bad(c, key, "not [HOSTPORT:]PORT (ports from 1 to 65535), in");
+	}
+	return 0;
+}
+
+/* An argv, run without a shell: a non-empty list of strings. */
+static int notify_command(const struct ctx *c, const at_json *j, struct at_strlist *out)
+{
+	int rc = string_list(c, j, "notify_command", false, out);
+
+	if (rc == 0 && out->n == 0)
+		return bad(c, "notify_command", "an empty command:");
+	return rc;
+}
+
 static bool env_name_ok(const char *s)
 {
 	size_t i;
@@ -334,6 +361,70 @@ static int parse_requests(const struct ctx *c, const at_json *j, struct at_runco
 	return 0;
 }
 
+/* Seconds, more than 0 and at most a day, into *ms. */
+static int seconds(const struct ctx *c, const at_json *j, const char *key, uint64_t *ms)
+{
+	double v;
+
+	if (!at_json_is_number(j) || !((v = at_json_number_value(j)) > 0 && v <= 86400))
+		return bad(c, key, "not seconds from 1 to 86400:");
+	*ms = (uint64_t)(v * 1000);
+	return 0;
+}
+
+/* One setup entry: an argv, or {"run": argv, "allow_hosts": [...], "timeout": SEC}. */
+static int one_setup(const struct ctx *c, const at_json *j, const char *key,
+		     struct at_runconf_setup *s)
+{
+	const at_json *m;
+	char sub[160];
+	int rc = 0;
+
+	if (at_json_is_array(j)) {
+		rc = string_list(c, j, key, false, &s->argv);
+	} else if (!at_json_is_object(j)) {
+		return bad(c, key, "not a command (a list of strings) nor {run, allow_hosts, timeout}:");
+	} else {
+		for (m = at_json_child(j); m && rc == 0; m = at_json_next(m)) {
+			const char *k = at_json_key(m);
+
+			snprintf(sub, sizeof(sub), "%s.%.60s", key, k);
+			if (repeated(j, m))
+				rc = bad(c, sub, "a repeated key");
+			else if (strcmp(k, "run") == 0)
+				rc = string_list(c, m, sub, false, &s->argv);
+			else if (strcmp(k, "allow_hosts") == 0)
+				rc = string_list(c, m, sub, false, &s->allow_hosts);
+			else if (strcmp(k, "timeout") == 0)
+				rc = seconds(c, m, sub, &s->timeout_ms);
+			else
+				rc = bad(c, sub, "unknown key");
+		}
+	}
+	if (rc == 0 && s->argv.n == 0)
+		return bad(c, key, "no command:");
+	return rc;
+}
+
+static int parse_setup(const struct ctx *c, const at_json *j, struct at_runconf *conf)
+{
+	size_t n = at_json_size(j);
+	char key[64];
+	int rc;
+
+	if (!at_json_is_array(j) || n > AT_RUNCONF_SETUP_MAX)
+		return bad(c, "setup", "not a list of at most 32 commands:");
+	if (n && !(conf->setup = calloc(n, sizeof(*conf->setup))))
+		return at_error_set(c->err, AT_ESYS, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "setup[%zu]", i);
+		conf->nsetup++;
+		if ((rc = one_setup(c, at_json_at(j, i), key, &conf->setup[i])) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* One "run" or profile object; where names it for messages ("run", "profiles.rust"). */
 static int parse_set(const struct ctx *c, const at_json *j, const char *where,
 		     struct at_runconf_set *s)
@@ -360,13 +451,17 @@ static int parse_set(const struct ctx *c, const at_json *j, const char *where,
 			rc = string_list(c, m, key, false, &s->allow_hosts);
 		else if (strcmp(k, "forward") == 0)
 			rc = forward_list(c, m, key, &s->forward);
-		else if ((strcmp(k, "deny_private") == 0 || strcmp(k, "allow_private") == 0) &&
-			 !at_json_is_bool(m))
+		else if (strcmp(k, "publish") == 0)
+			rc = publish_list(c, m, key, &s->publish);
+		else if ((strcmp(k, "deny_private") == 0 || strcmp(k, "allow_private") == 0 ||
+			  strcmp(k, "notify") == 0) && !at_json_is_bool(m))
 			rc = bad(c, key, "not true or false:");
 		else if (strcmp(k, "deny_private") == 0)
 			s->deny_private = at_json_bool_value(m);
 		else if (strcmp(k, "allow_private") == 0)
 			s->allow_private = at_json_bool_value(m);
+		else if (strcmp(k, "notify") == 0)
+			s->notify = at_json_bool_value(m);
 		else if (strcmp(k, "env") == 0)
 			rc = env_object(c, m, key, &s->env);
 		else if (strcmp(k, "limits") == 0)
@@ -387,6 +482,7 @@ static void set_release(struct at_runconf_set *s)
 	at_strlist_release(&s->cache);
 	at_strlist_release(&s->allow_hosts);
 	at_strlist_release(&s->forward);
+	at_strlist_release(&s->publish);
 	at_strlist_release(&s->secrets);
 }
 
@@ -396,6 +492,13 @@ void at_runconf_secret_release(struct at_runconf_secret *s)
 	free(s->from);
 	free(s->header);
 	at_strlist_release(&s->hosts);
+	memset(s, 0, sizeof(*s));
+}
+
+void at_runconf_setup_release(struct at_runconf_setup *s)
+{
+	at_strlist_release(&s->argv);
+	at_strlist_release(&s->allow_hosts);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -467,6 +570,12 @@ int at_runconf_parse(struct at_runconf *out, const char *text, const char *what,
 			rc = parse_secrets(&c, m, &conf);
 		else if (strcmp(at_json_key(m), "requests") == 0)
 			rc = parse_requests(&c, m, &conf);
+		else if (strcmp(at_json_key(m), "notify_command") == 0)
+			rc = notify_command(&c, m, &conf.notify_command);
+		else if (strcmp(at_json_key(m), "setup") == 0)
+			rc = parse_setup(&c, m, &conf);
+		else if (strcmp(at_json_key(m), "setup_timeout") == 0)
+			rc = seconds(&c, m, "setup_timeout", &conf.setup_timeout_ms);
 		else
 			rc = bad(&c, at_json_key(m), "unknown key");
 	}
@@ -491,6 +600,10 @@ void at_runconf_release(struct at_runconf *c)
 		set_release(&c->profiles[i].set);
 	}
 	free(c->profiles);
+	at_strlist_release(&c->notify_command);
+	for (i = 0; i < c->nsetup; i++)
+		at_runconf_setup_release(&c->setup[i]);
+	free(c->setup);
 	for (i = 0; i < c->nsecrets; i++)
 		at_runconf_secret_release(&c->secrets[i]);
 	free(c->secrets);

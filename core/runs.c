@@ -133,8 +133,12 @@ static bool read_record(const char *path, struct record *r)
 			      &r->init_start, &end) == 5 && end == '\n' && r->pid > 0;
 }
 
-/* The records of task whose supervisor is alive (at most max); stale ones are skipped. */
-static size_t live_records(const char *dir, const char *task, struct record *out, size_t max)
+/*
+ * The records of task whose supervisor is alive (at most max); stale ones
+ * are skipped. since (or NULL): when each was written last (its run began).
+ */
+static size_t live_records_since(const char *dir, const char *task, struct record *out,
+				 int64_t *since, size_t max)
 {
 	struct dirent *de;
 	size_t n = 0;
@@ -145,12 +149,39 @@ static size_t live_records(const char *dir, const char *task, struct record *out
 	while (n < max && (de = readdir(d))) {
 		char path[PATH_MAX];
 
+		struct stat st;
+
 		if (is_record_of(de->d_name, task) &&
 		    at_fmt(path, sizeof(path), "%s/%s", dir, de->d_name) == 0 &&
-		    read_record(path, &out[n]) && at_proc_alive(out[n].pid, out[n].start))
+		    read_record(path, &out[n]) && at_proc_alive(out[n].pid, out[n].start)) {
+			if (since)
+				since[n] = stat(path, &st) == 0 ? (int64_t)st.st_mtime : 0;
 			n++;
+		}
 	}
 	closedir(d);
+	return n;
+}
+
+static size_t live_records(const char *dir, const char *task, struct record *out, size_t max)
+{
+	return live_records_since(dir, task, out, NULL, max);
+}
+
+size_t at_runs_live(const struct at_paths *p, const char *task, struct at_runs_live_run *out,
+		    size_t max)
+{
+	struct record r[RECORDS_MAX];
+	int64_t since[RECORDS_MAX];
+	size_t n, i;
+
+	n = live_records_since(p->runs_dir, task, r, since, max < RECORDS_MAX ? max : RECORDS_MAX);
+	for (i = 0; i < n; i++) {
+		out[i].pid = r[i].pid;
+		out[i].init_pid = r[i].init_pid && at_proc_alive(r[i].init_pid, r[i].init_start)
+					  ? r[i].init_pid : 0;
+		out[i].since = since[i];
+	}
 	return n;
 }
 

@@ -31,6 +31,8 @@
 #define AT_CORE_RUNS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "core/task.h"
 
@@ -75,6 +77,17 @@ struct at_runs_guard {
  */
 int at_runs_stop(const struct at_paths *p, const char *task, bool force,
 		 struct at_runs_guard *out, struct at_error *err);
+
+/* A live run of a task, as a reader (list) sees it. */
+struct at_runs_live_run {
+	int pid;                 /* its agenttask (the supervisor) */
+	int init_pid;            /* the sandbox's init, when it lives; 0 otherwise */
+	int64_t since;           /* when its record was written (the run's start), epoch seconds */
+};
+
+/* The task's live runs, at most max, into out; how many. Takes no lock, changes nothing. */
+size_t at_runs_live(const struct at_paths *p, const char *task, struct at_runs_live_run *out,
+		    size_t max);
 
 /* Let runs start again; with task_gone, the lock file goes too. Accepts an unheld guard. */
 void at_runs_release(struct at_runs_guard *g, bool task_gone);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/util.h"
@@ -35,4 +36,19 @@ void at_test_kill_point(const char *step)
 
 	if (at && strcmp(at, step) == 0)
 		kill(getpid(), SIGKILL);
+}
+
+int64_t at_test_now(void)
+{
+	const char *v = getenv(AT_TEST_NOW_ENV);
+	char *end;
+	long long n;
+
+	if (v && *v) {
+		errno = 0;
+		n = strtoll(v, &end, 10);
+		if (!*end && !errno && n >= 0)
+			return (int64_t)n;
+	}
+	return (int64_t)time(NULL);
 }

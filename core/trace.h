@@ -19,6 +19,8 @@
 #ifndef AT_CORE_TRACE_H
 #define AT_CORE_TRACE_H
 
+#include <stdint.h>
+
 #define AT_TRACE_ENV "AGENTTASK_TRACE"
 #define AT_KILL_AT_ENV "AGENTTASK_TEST_KILL_AT"
 
@@ -50,7 +52,20 @@ void at_trace(const char *event, const char *detail);
  *                     and the task's index made the part, its branch not moved
  *   accept:part-branch the task's branch moved to the part, the base not yet
  *   drop:saved        `drop`: the full state in the trash, no file written
+ *   fork:files        `fork`: NEW half-made at NAME's tip, NAME's uncommitted
+ *                     files written over it
+ *   fork:home         NAME's HOME copied, its git view not yet
+ *   fork:git          the git view copied, the record still CREATING
  */
 void at_test_kill_point(const char *step);
+
+/*
+ * The tests' clock: the seconds since the epoch in AGENTTASK_TEST_NOW when
+ * it holds a number, else time(NULL). Read where an age is judged against
+ * now (gc --max-age), so that a test moves time forward instead of waiting
+ * days or editing records.
+ */
+#define AT_TEST_NOW_ENV "AGENTTASK_TEST_NOW"
+int64_t at_test_now(void);
 
 #endif

@@ -116,7 +116,8 @@ static int diff_trees(struct at_diff *d, git_tree *old, git_tree *new)
 	return rc;
 }
 
-static int compare_trees(struct at_diff *d, const git_oid *base, const git_oid *tree_id,
+/* old: a commit or a tree (its tree is compared). */
+static int compare_trees(struct at_diff *d, const git_oid *old_id, const git_oid *tree_id,
 			 struct at_error *err)
 {
 	char bhex[AT_OID_HEXSZ + 1], thex[AT_OID_HEXSZ + 1];
@@ -124,10 +125,9 @@ static int compare_trees(struct at_diff *d, const git_oid *base, const git_oid *
 	git_tree *old = NULL, *new = NULL;
 	int rc = 0;
 
-	at_git_oid_hex(bhex, base);
+	at_git_oid_hex(bhex, old_id);
 	at_git_oid_hex(thex, tree_id);
-	/* base: a commit (the merge base), or a tree (a state reviewed before) */
-	if (git_object_lookup(&obj, d->repo, base, GIT_OBJECT_ANY) < 0 ||
+	if (git_object_lookup(&obj, d->repo, old_id, GIT_OBJECT_ANY) < 0 ||
 	    git_object_peel((git_object **)&old, obj, GIT_OBJECT_TREE) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot read the base commit '%s'", bhex);
 	else if (git_tree_lookup(&new, d->repo, tree_id) < 0)
@@ -286,24 +286,45 @@ int at_diff_open_state(struct at_diff **out, struct at_repo *r, struct at_worktr
 	return 0;
 }
 
-int at_diff_open_since(struct at_diff **out, struct at_repo *r, struct at_worktree *w,
-		       const struct at_task_state *st, const struct at_oid *from,
-		       struct at_error *err)
+/* The task's merge base's attributes; old (a tree) against tree, both in w's repository. */
+static int open_trees(struct at_diff **out, struct at_repo *r, struct at_worktree *w,
+		      const struct at_task_state *st, const git_oid *old, const git_oid *tree,
+		      struct at_error *err)
 {
-	git_oid base, tip, tree, old;
+	git_oid base, tip;
 	uint64_t max_size;
 	int rc;
 
 	at_oid_to_git(&tip, &st->tip);
-	at_oid_to_git(&tree, &st->tree);
-	at_oid_to_git(&old, from);
 	if ((rc = task_base(r->repo, &w->task, &tip, &base, err)) < 0 ||
 	    (rc = at_repo_max_file_size(r, &max_size, err)) < 0 ||
-	    (rc = diff_new(out, w->repo, NULL, max_size, &base, &tree, &old, err)) < 0)
+	    (rc = diff_new(out, w->repo, NULL, max_size, &base, tree, old, err)) < 0)
 		return rc;
 	(*out)->w = w;
 	w->diffs++;
 	return 0;
+}
+
+int at_diff_open_since(struct at_diff **out, struct at_repo *r, struct at_worktree *w,
+		       const struct at_task_state *st, const struct at_oid *from,
+		       struct at_error *err)
+{
+	git_oid tree, old;
+
+	at_oid_to_git(&tree, &st->tree);
+	at_oid_to_git(&old, from);
+	return open_trees(out, r, w, st, &old, &tree, err);
+}
+
+int at_diff_open_against(struct at_diff **out, struct at_repo *r, struct at_worktree *w,
+			 const struct at_task_state *st, const struct at_oid *other,
+			 struct at_error *err)
+{
+	git_oid old, tree;
+
+	at_oid_to_git(&old, &st->tree);
+	at_oid_to_git(&tree, other);
+	return open_trees(out, r, w, st, &old, &tree, err);
 }
 
 int at_diff_open_commits(struct at_diff **out, struct at_repo *r, const struct at_oid *base,

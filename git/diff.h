@@ -66,6 +66,16 @@ int at_diff_open_since(struct at_diff **out, struct at_repo *r, struct at_worktr
 		       const struct at_task_state *st, const struct at_oid *from,
 		       struct at_error *err);
 
+/*
+ * Two attempts compared: the full state st of w's task (its tree) against
+ * other (another task's full state tree, in the same repository), with the
+ * attributes of w's task's merge base (never a task's); the change set's
+ * base is that merge base, its tree other.
+ */
+int at_diff_open_against(struct at_diff **out, struct at_repo *r, struct at_worktree *w,
+			 const struct at_task_state *st, const struct at_oid *other,
+			 struct at_error *err);
+
 /* Compare head's tree with merge-base(base, head); AT_ENOTFOUND: they are unrelated. */
 int at_diff_open_commits(struct at_diff **out, struct at_repo *r, const struct at_oid *base,
 			 const struct at_oid *head, struct at_error *err);

@@ -580,3 +580,11 @@ int at_trash_write_back(const struct at_task *t, const struct at_trash_pick *p,
 	at_oid_to_git(&tree, &p->tree);
 	return write_back(t, &tree, err);
 }
+
+int at_trash_write_tree(const struct at_task *t, const struct at_oid *tree, struct at_error *err)
+{
+	git_oid id;
+
+	at_oid_to_git(&id, tree);
+	return write_back(t, &id, err);
+}

@@ -87,6 +87,12 @@ void at_trash_pick_base(const struct at_trash_pick *p, struct at_task *t);
 int at_trash_write_back(const struct at_task *t, const struct at_trash_pick *p,
 			struct at_error *err);
 
+/*
+ * The same for any full state (a tree of this repository): a fork's
+ * (app/fork.c) uncommitted files written over its fresh checkout.
+ */
+int at_trash_write_tree(const struct at_task *t, const struct at_oid *tree, struct at_error *err);
+
 /* Delete the entry's ref; false when it could not be. */
 bool at_trash_drop(struct at_repo *r, const char *ref);
 

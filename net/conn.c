@@ -76,9 +76,10 @@ struct at_conn *at_conn_new(struct at_proxy *p, int fd, const struct at_net_list
 		p->conns->prev = c;
 	p->conns = c;
 	p->nconns++;
-	if (l->kind == AT_NET_LISTEN_FORWARD) {
+	if (l->kind == AT_NET_LISTEN_FORWARD || l->kind == AT_NET_LISTEN_PUBLISH) {
 		struct sockaddr_in6 *a = &c->cand[0];
 		c->proto = AT_NET_PROTO_FORWARD;
+		c->publish = l->kind == AT_NET_LISTEN_PUBLISH;
 		c->quiet = false;
 		c->allowed = true;
 		c->port = l->port;
@@ -295,8 +296,12 @@ void at_conn_resolved(struct at_resolve_job *job)
 	free(job);
 }
 
-/* A socket for an address: IPv4-mapped ones are dialled as IPv4. */
-static int dial(const struct sockaddr_in6 *a)
+/*
+ * A socket for an address: IPv4-mapped ones are dialled as IPv4. A published
+ * port's (always 127.0.0.1) through the caller's socket, made in the
+ * sandbox's namespace.
+ */
+static int dial(const struct at_conn *c, const struct sockaddr_in6 *a)
 {
 	struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = a->sin6_port };
 	const struct sockaddr *sa = (const struct sockaddr *)a;
@@ -308,7 +313,12 @@ static int dial(const struct sockaddr_in6 *a)
 		sa = (const struct sockaddr *)&in;
 		len = sizeof(in);
 	}
-	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (c->publish && (sa->sa_family != AF_INET || !c->p->opts.socket)) {
+		errno = EAFNOSUPPORT;
+		return -1;
+	}
+	fd = c->publish ? c->p->opts.socket(c->p->opts.socket_ctx)
+			: socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -329,7 +339,7 @@ static void start_connect(struct at_conn *c)
 		at_net_addr_format(&a->sin6_addr, c->addr, sizeof(c->addr));
 		close_fd(&c->ufd);
 		c->uev = 0;
-		c->ufd = dial(a);
+		c->ufd = dial(c, a);
 		if (c->ufd >= 0) {
 			c->deadline_ms = at_mono_ms() + c->p->opts.connect_timeout_ms;
 			at_proxy_interest(c->p, c->ufd, &c->utag, &c->uev, EPOLLOUT);

@@ -72,6 +72,7 @@ struct at_conn {
 	enum at_conn_state st;
 	enum at_net_proto proto;
 	bool dead, quiet;          /* quiet: nothing was read, nothing to record */
+	bool publish;              /* dialled through opts.socket (AT_NET_LISTEN_PUBLISH) */
 	bool busy;                 /* in the proxy's busy list */
 	struct at_conn *busy_next;
 	int socks_step;            /* 0 greeting, 1 request */

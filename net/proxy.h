@@ -7,7 +7,10 @@
  * host's) namespace. A PROXY listener speaks, on the same port, HTTP CONNECT
  * (https and any other TCP), plain HTTP with absolute http:// URIs, and
  * SOCKS5 (CONNECT, with names or addresses; the first byte tells which). A
- * FORWARD listener sends every connection to the host's 127.0.0.1:port.
+ * FORWARD listener sends every connection to the host's 127.0.0.1:port; a
+ * PUBLISH listener (on the host, for a port published from a sandbox) to
+ * 127.0.0.1:port through a socket its caller makes in the sandbox's
+ * namespace (opts.socket).
  *
  * A request is allowed when a rule matches the host and port the client
  * named; the name is then resolved on the host (net/resolve), every address
@@ -52,6 +55,8 @@
 enum at_net_listen_kind {
 	AT_NET_LISTEN_PROXY,      /* HTTP CONNECT, HTTP absolute URIs, SOCKS5 */
 	AT_NET_LISTEN_FORWARD,    /* every connection to the host's 127.0.0.1:port */
+	AT_NET_LISTEN_PUBLISH,    /* every connection to 127.0.0.1:port through a socket of
+				     opts.socket (made in another namespace: a published port) */
 };
 
 struct at_net_listener {
@@ -116,6 +121,13 @@ struct at_net_proxy_opts {
 	const struct at_net_term *term;  /* hosts whose TLS is terminated (net/term.h), or NULL */
 	unsigned max_conns;       /* 0: 1024 at once; more wait in the listen queue */
 	unsigned connect_timeout_ms;  /* each address tried; 0: 10 s */
+	/*
+	 * PUBLISH listeners: an unconnected, non-blocking TCP IPv4 socket to
+	 * connect() with (its namespace decides where 127.0.0.1 is), the
+	 * proxy's to close; -1 with errno. Called on the loop thread.
+	 */
+	int (*socket)(void *ctx);
+	void *socket_ctx;
 };
 
 #define AT_NET_PROXY_OPTS_INIT { 0 }

@@ -157,6 +157,8 @@ struct at_sb_child {
 	const struct at_sandbox_listen *listen;
 	size_t nlisten;
 	int listen_fd;            /* our end of the socketpair they are handed over on */
+	int netns_fd;             /* our end of the socketpair our user and network namespaces
+				     are handed over on (spec.on_netns); -1: none */
 	struct sock_fprog seccomp;
 	uint64_t limits[AT_LIMIT_COUNT];
 	bool rlimit[AT_LIMIT_COUNT];  /* enforce this limit with setrlimit */
@@ -204,6 +206,12 @@ int at_sb_loopback_up(void);
  */
 int at_sb_listen_handoff(const struct at_sb_child *c);
 int at_sb_listen_wait(const struct at_sb_child *c);
+/*
+ * child_net.c: send our user and network namespaces (/proc/self/ns/user and
+ * net, opened by ourselves: no ptrace check) over c->netns_fd, and close it.
+ * 0, or -1 with errno.
+ */
+int at_sb_netns_handoff(const struct at_sb_child *c);
 
 /*
  * child_pty.c: after pivot_root, make the pty in the sandbox's devpts and send its

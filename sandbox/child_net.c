@@ -13,6 +13,7 @@
 #include "sandbox/child.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <string.h>
@@ -134,4 +135,50 @@ int at_sb_listen_wait(const struct at_sb_child *c)
 	}
 	close(c->listen_fd);
 	return 0;
+}
+
+/*
+ * For a caller that makes sockets in our network namespace from outside
+ * (sandbox/netns.c): its process joins our user namespace, then our network
+ * namespace, through these descriptors. Sent before anything of the task
+ * runs; ours are closed at once.
+ */
+int at_sb_netns_handoff(const struct at_sb_child *c)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * 2)];
+	} ctl;
+	int fds[2], saved;
+	char byte = 'n';
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			      .msg_controllen = sizeof(ctl.buf) };
+	struct cmsghdr *cm;
+	ssize_t rc;
+
+	fds[0] = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+	fds[1] = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fds[0] < 0 || fds[1] < 0) {
+		saved = errno;
+		if (fds[0] >= 0)
+			close(fds[0]);
+		if (fds[1] >= 0)
+			close(fds[1]);
+		errno = saved;
+		return -1;
+	}
+	memset(&ctl, 0, sizeof(ctl));
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int) * 2);
+	memcpy(CMSG_DATA(cm), fds, sizeof(fds));
+	rc = sendmsg(c->netns_fd, &msg, MSG_NOSIGNAL);
+	saved = errno;
+	close(fds[0]);
+	close(fds[1]);
+	close(c->netns_fd);
+	errno = saved;
+	return rc < 0 ? -1 : 0;
 }

@@ -180,6 +180,8 @@ static int child_setup(struct at_sb_child *c, int64_t *t, int *step, const char 
 	*step = AT_STEP_LISTEN;
 	if (c->nlisten && at_sb_listen_handoff(c) < 0)
 		return -1;
+	if (c->netns_fd >= 0 && at_sb_netns_handoff(c) < 0)
+		return -1;
 	t[AT_STEP_NET] = at_mono_ns();
 
 	rootfd = at_sb_mounts_build(c, step, what);

@@ -71,6 +71,9 @@ bool at_sb_cg_orphan(const struct dirent *e, const char *prefix);
 /* Remove the empty cgroups PREFIX<pid>-... in base whose agenttask (pid) is gone. */
 void at_sb_cg_sweep(const char *base, const char *prefix);
 
+/* waiting.c: append pid's children (of every thread) to v[*n], up to max. */
+void at_sb_add_children(int pid, int *v, size_t *n, size_t max);
+
 /* limits.c */
 
 /*

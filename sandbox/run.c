@@ -34,7 +34,7 @@ struct run {
 	struct at_sb_super s;
 	struct at_sb_cgroup cg;
 	struct at_sb_stdio io;
-	int sync[2], report[2], out[2], err[2], lsock[2];
+	int sync[2], report[2], out[2], err[2], lsock[2], nsock[2];
 	sigset_t mask, saved;
 	bool masked;
 };
@@ -160,6 +160,10 @@ static int prepare_fds(struct run *r, const struct at_sandbox_spec *o, struct at
 		return at_error_sys(err, AT_ESANDBOX, "cannot create pipes");
 	if (o->nlisten && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->lsock) < 0)
 		return at_error_sys(err, AT_ESANDBOX, "cannot create a socket pair");
+	if (o->on_netns && !o->proc.share_net &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->nsock) < 0)
+		return at_error_sys(err, AT_ESANDBOX, "cannot create a socket pair");
+	r->c.netns_fd = r->nsock[1];
 	if (at_sb_stdio_prepare(&r->io, o, &r->c.stdio, err) < 0)
 		return err->code;
 	r->c.listen_fd = r->lsock[1];
@@ -220,6 +224,8 @@ static int start(struct run *r, const struct at_sandbox_spec *o, struct at_run_r
 		close(r->s.sig_fd);
 		if (r->lsock[0] >= 0)
 			close(r->lsock[0]);
+		if (r->nsock[0] >= 0)
+			close(r->nsock[0]);
 		at_sb_stdio_child_close(&r->io);
 		at_sb_child_main(&r->c);
 	}
@@ -235,6 +241,10 @@ static int start(struct run *r, const struct at_sandbox_spec *o, struct at_run_r
 	if (r->lsock[1] >= 0) {
 		close(r->lsock[1]);
 		r->lsock[1] = -1;
+	}
+	if (r->nsock[1] >= 0) {
+		close(r->nsock[1]);
+		r->nsock[1] = -1;
 	}
 	if (r->out[1] >= 0) {
 		close(r->out[1]);
@@ -332,6 +342,53 @@ static int hand_over(struct run *r, const struct at_sandbox_spec *o, struct at_e
 	return 0;
 }
 
+/*
+ * The init's user and network namespaces (at_sb_netns_handoff), handed to
+ * the caller's on_netns. An init that ended before sending them has
+ * reported why; the supervision says so.
+ */
+static int netns_over(struct run *r, const struct at_sandbox_spec *o, struct at_error *err)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * 2)];
+	} ctl;
+	char byte;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			      .msg_controllen = sizeof(ctl.buf) };
+	struct cmsghdr *cm = NULL;
+	int fds[2] = { -1, -1 }, rc = 0;
+	ssize_t got;
+
+	do
+		got = recvmsg(r->nsock[0], &msg, MSG_CMSG_CLOEXEC);
+	while (got < 0 && errno == EINTR);
+	if (got == 0)
+		return 0;
+	if (got > 0)
+		cm = CMSG_FIRSTHDR(&msg);
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(fds)) && !(msg.msg_flags & MSG_CTRUNC))
+		memcpy(fds, CMSG_DATA(cm), sizeof(fds));
+	else if (cm && cm->cmsg_type == SCM_RIGHTS)
+		for (size_t i = 0; i < (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++)
+			close(((int *)(void *)CMSG_DATA(cm))[i]);
+	if (fds[0] < 0) {
+		errno = errno ? errno : EPROTO;
+		rc = at_error_sys(err, AT_ESANDBOX, "cannot receive the sandbox's namespaces");
+	} else if (o->on_netns(o->netns_ctx, fds[0], fds[1], err) < 0) {
+		rc = err->code;
+	}
+	if (fds[0] >= 0) {
+		close(fds[0]);
+		close(fds[1]);
+	}
+	if (rc < 0)
+		kill(r->s.init_pid, SIGKILL);
+	return rc;
+}
+
 static int64_t timeval_ms(const struct timeval *tv)
 {
 	return (int64_t)tv->tv_sec * 1000 + tv->tv_usec / 1000;
@@ -411,6 +468,7 @@ static void run_release(struct run *r)
 	close_pair(r->out);
 	close_pair(r->err);
 	close_pair(r->lsock);
+	close_pair(r->nsock);
 	if (r->s.sig_fd >= 0)
 		close(r->s.sig_fd);
 	if (r->s.report_fd >= 0)
@@ -436,6 +494,7 @@ static void run_init(struct run *r)
 	r->sync[0] = r->sync[1] = r->report[0] = r->report[1] = -1;
 	r->out[0] = r->out[1] = r->err[0] = r->err[1] = -1;
 	r->lsock[0] = r->lsock[1] = -1;
+	r->nsock[0] = r->nsock[1] = -1;
 	r->s.sig_fd = r->s.report_fd = r->s.out_fd = r->s.err_fd = -1;
 	r->cg.into_fd = -1;       /* released even when the run fails before the limits */
 	at_sb_stdio_init(&r->io);
@@ -523,6 +582,8 @@ int at_sandbox_run(const struct at_sandbox_spec *o, struct at_run_result *res,
 		rc = start(&r, o, res, err);
 	if (rc == 0)
 		at_sb_stdio_block_sigpipe(&r.io);
+	if (rc == 0 && o->on_netns && !o->proc.share_net)
+		rc = netns_over(&r, o, err);
 	if (rc == 0 && o->nlisten)
 		rc = hand_over(&r, o, err);
 	if (rc == 0 && r.io.pty)

@@ -156,6 +156,34 @@ struct at_sandbox_listen {
  */
 typedef int (*at_sandbox_listen_fn)(void *ctx, const int *fds, size_t n, struct at_error *err);
 
+/*
+ * Called in the supervisor once the init is cloned into its new network
+ * namespace, with descriptors of the init's user and network namespaces
+ * (sent by the init itself, before anything of the task ran; valid during
+ * the call: dup them to keep them): for a caller that serves ports
+ * published from inside (at_sandbox_sockets_open). It runs before the
+ * command when the spec has listening sockets, else maybe while the
+ * command starts. A failure (its error set) stops the run: AT_ESANDBOX.
+ */
+typedef int (*at_sandbox_netns_fn)(void *ctx, int userns_fd, int netns_fd, struct at_error *err);
+
+/*
+ * Sockets made in a running sandbox's network namespace, for the caller to
+ * connect() to the sandbox's loopback (netns.c has why a process of ours
+ * joins the sandbox's user and network namespaces to make them, and why
+ * that works for root and for an ordinary user alike). Open it with the
+ * namespaces' descriptors (at_sandbox_netns_fn) while the run lasts;
+ * AT_ESANDBOX when they cannot be joined. at_sandbox_sockets_tcp: an unconnected TCP
+ * IPv4 socket there, non-blocking and close-on-exec (checked to be one),
+ * the caller's to close; -1 with errno. Not thread-safe: one caller at a
+ * time. at_sandbox_sockets_close ends the process; NULL-safe.
+ */
+struct at_sandbox_sockets;
+int at_sandbox_sockets_open(int userns_fd, int netns_fd, struct at_sandbox_sockets **out,
+			    struct at_error *err);
+int at_sandbox_sockets_tcp(struct at_sandbox_sockets *s);
+void at_sandbox_sockets_close(struct at_sandbox_sockets *s);
+
 /* What happens to the command's stdout and stderr. */
 enum at_sandbox_stdio {
 	AT_STDIO_INHERIT = 0,        /* the caller's (a terminal, a pipe) */
@@ -220,6 +248,9 @@ struct at_sandbox_spec {
 	size_t nlisten;              /* at most AT_SANDBOX_LISTEN_MAX */
 	at_sandbox_listen_fn on_listen;
 	void *listen_ctx;
+	/* Told the init's namespaces (never with proc.share_net); NULL for none. */
+	at_sandbox_netns_fn on_netns;
+	void *netns_ctx;
 	struct at_sandbox_proc proc;
 
 	bool failed;                 /* an add ran out of memory: at_sandbox_run refuses the spec */

@@ -41,6 +41,9 @@ test_every_command_matches_its_schema() {
 	ok "new" -C repo new t1 --json; valid new
 	WT=$(json_get "$out" 'j["path"]')
 	ok "list" -C repo list --json; valid list
+	ok "du" -C repo du --json; valid du
+	ok "fork" -C repo fork t1 t1f --json; valid new
+	ok "discard the fork" -C repo discard t1f
 	ok "status" -C repo status t1 --json; valid status
 	echo change >"$WT/file"
 	printf 'a\0b\377' >"$WT/bin"
@@ -75,6 +78,7 @@ test_every_command_matches_its_schema() {
 	ok "gc" -C repo gc --json; valid gc
 	assert_eq "$(json_get "$out" 'j["failures"], all(a["failed"] is False for a in j["actions"])')" \
 		"(0, True)" "gc: no failures"
+	ok "ports" -C repo ports --json; valid ports
 	"$AT" doctor --json >doctor.json || true
 	python3 "$here/json_check.py" doctor doctor.json || fail "doctor"
 }

@@ -61,6 +61,18 @@ at_integration_test(comments.sh)
 at_integration_test(comments_user.sh)
 set_tests_properties(integration.comments integration.comments_user PROPERTIES
 	SKIP_RETURN_CODE 77)
+at_integration_test(publish.sh)
+at_integration_test(publish_user.sh)
+at_integration_test(notify.sh)
+at_integration_test(notify_user.sh)
+at_integration_test(setup.sh)
+at_integration_test(setup_user.sh)
+set_tests_properties(integration.publish integration.publish_user integration.notify
+	integration.notify_user integration.setup integration.setup_user PROPERTIES
+	SKIP_RETURN_CODE 77)
+at_integration_test(tasks.sh)
+at_integration_test(tasks_user.sh)
+set_tests_properties(integration.tasks integration.tasks_user PROPERTIES SKIP_RETURN_CODE 77)
 
 # The suites that exhaust the machine on purpose (fork bombs, OOM kills)
 # never run beside the ones that drive a terminal or a long-lived server in

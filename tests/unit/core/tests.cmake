@@ -4,6 +4,7 @@ at_unit_test(test_paths unit/core/test_paths.c at_core)
 at_unit_test(test_lock unit/core/test_lock.c at_core)
 at_unit_test(test_json unit/core/test_json.c at_core)
 at_unit_test(test_fs unit/core/test_fs.c at_core)
+at_unit_test(test_copytree unit/core/test_copytree.c at_core)
 at_unit_test(test_parse unit/core/test_parse.c at_core)
 at_unit_test(test_audit unit/core/test_audit.c at_core)
 # The swap race is made deterministic by wrapping the calls that name a path.

@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+# The notify suite (notify.sh) again as an ordinary user (uid 65534 when run
+# by root), the way sandbox_user.sh runs the sandbox suite.
+AT_USER_SUITE=notify.sh exec bash "$(dirname "$0")/sandbox_user.sh"
