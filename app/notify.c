@@ -126,7 +126,7 @@ static void *watch(void *arg)
 			break;
 		if (rc < 0)
 			continue;
-		if (!at_sandbox_waiting_for_input(n->init_pid)) {
+		if (!at_sandbox_waiting_for_input(__atomic_load_n(&n->init_pid, __ATOMIC_RELAXED))) {
 			seen = 0;
 			continue;
 		}
@@ -141,9 +141,12 @@ static void *watch(void *arg)
 
 void at_app_notify_started(struct at_app_notify *n, int init_pid)
 {
-	if (!n->on || n->thread_started)
+	if (!n->on)
 		return;
-	n->init_pid = init_pid;
+	/* A run tried again (git read-only: app/run.c) has a new init: watched from now on. */
+	__atomic_store_n(&n->init_pid, init_pid, __ATOMIC_RELAXED);
+	if (n->thread_started)
+		return;
 	if (pipe2(n->stop, O_CLOEXEC) < 0)
 		return;
 	n->thread_started = pthread_create(&n->thread, NULL, watch, n) == 0;
