@@ -90,6 +90,8 @@ static void fire(struct at_app_notify *n, const char *state, int status)
 	char code[16] = "";
 	char *argv[AT_RUNCONF_MAX_ITEMS + 4];
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none;
 	size_t i, k = 0;
 	pid_t pid;
 
@@ -105,12 +107,18 @@ static void fire(struct at_app_notify *n, const char *state, int status)
 	argv[k++] = (char *)state;
 	argv[k++] = code;
 	argv[k] = NULL;
+	/* Not the signal mask of the run's supervision (app/run.c blocks the forwarded signals). */
+	sigemptyset(&none);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, n->environ) == 0)
+	if (posix_spawnp(&pid, argv[0], &fa, &attr, argv, n->environ) == 0)
 		n->children[n->nchildren++] = pid;
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
 }
 
 static void *watch(void *arg)
