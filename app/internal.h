@@ -250,6 +250,7 @@ void at_app_net_stop(struct at_app_net *n);
 struct at_app_published {
 	uint16_t port, host_port;       /* the sandbox's, the host's (0: any, until bound) */
 	bool automatic;                 /* no HOSTPORT was given */
+	uint16_t last;                  /* automatic: the task's port of last time; 0 */
 	int fd;                         /* the host's listening socket, once bound; -1 */
 	char text[24];                  /* as given, for messages */
 };
@@ -257,7 +258,8 @@ struct at_app_published {
 struct at_app_publish {
 	struct at_app_published v[AT_PORTS_MAX];
 	size_t n;
-	struct at_sandbox_sockets *sockets;
+	struct at_sandbox_sockets *sockets;  /* made at the first connection */
+	int ns[2];                      /* the sandbox's user and network namespaces until then */
 	struct at_net_proxy *proxy;
 	char live[PATH_MAX];            /* this run's record (core/ports.h); "" none */
 };

@@ -90,6 +90,8 @@ static void fire(struct at_app_notify *n, const char *state, int status)
 	char code[16] = "";
 	char *argv[AT_RUNCONF_MAX_ITEMS + 4];
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none;
 	size_t i, k = 0;
 	pid_t pid;
 
@@ -105,12 +107,18 @@ static void fire(struct at_app_notify *n, const char *state, int status)
 	argv[k++] = (char *)state;
 	argv[k++] = code;
 	argv[k] = NULL;
+	/* Not the signal mask of the run's supervision (app/run.c blocks the forwarded signals). */
+	sigemptyset(&none);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, n->environ) == 0)
+	if (posix_spawnp(&pid, argv[0], &fa, &attr, argv, n->environ) == 0)
 		n->children[n->nchildren++] = pid;
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
 }
 
 static void *watch(void *arg)
@@ -126,7 +134,7 @@ static void *watch(void *arg)
 			break;
 		if (rc < 0)
 			continue;
-		if (!at_sandbox_waiting_for_input(n->init_pid)) {
+		if (!at_sandbox_waiting_for_input(__atomic_load_n(&n->init_pid, __ATOMIC_RELAXED))) {
 			seen = 0;
 			continue;
 		}
@@ -141,9 +149,12 @@ static void *watch(void *arg)
 
 void at_app_notify_started(struct at_app_notify *n, int init_pid)
 {
-	if (!n->on || n->thread_started)
+	if (!n->on)
 		return;
-	n->init_pid = init_pid;
+	/* A run tried again (git read-only: app/run.c) has a new init: watched from now on. */
+	__atomic_store_n(&n->init_pid, init_pid, __ATOMIC_RELAXED);
+	if (n->thread_started)
+		return;
 	if (pipe2(n->stop, O_CLOEXEC) < 0)
 		return;
 	n->thread_started = pthread_create(&n->thread, NULL, watch, n) == 0;

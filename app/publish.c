@@ -21,6 +21,7 @@
 #include "core/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +33,7 @@ void at_app_publish_init(struct at_app_publish *p)
 	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < AT_PORTS_MAX; i++)
 		p->v[i].fd = -1;
+	p->ns[0] = p->ns[1] = -1;
 }
 
 int at_app_publish_add(struct at_app_publish *p, const char *spec, const char *as,
@@ -120,7 +122,7 @@ static int bind_one(struct at_app_published *e, const struct at_paths *paths, co
 	uint16_t want = e->host_port;
 
 	e->automatic = want == 0;
-	if (e->automatic && (want = at_ports_assigned(paths, task, e->port)))
+	if (e->automatic && (want = e->last = at_ports_assigned(paths, task, e->port)))
 		e->fd = listen_loopback(want);
 	if (e->fd < 0)
 		e->fd = listen_loopback(e->automatic ? 0 : want);
@@ -155,15 +157,36 @@ int at_app_publish_bind(struct at_app_publish *p, const struct at_paths *paths, 
 		close_all(p);
 		return rc;
 	}
+	/* Written (and fsync'd) only when it changed: not on every run. */
 	for (i = 0; i < p->n; i++)
-		if (p->v[i].automatic)
+		if (p->v[i].automatic && p->v[i].host_port != p->v[i].last)
 			at_ports_assign(paths, task, p->v[i].port, p->v[i].host_port);
 	return 0;
 }
 
+/*
+ * On the relay's thread. The process that makes the sockets is forked at
+ * the first connection, not at the run's start: a run that publishes a port
+ * nobody connects to pays for no fork.
+ */
 static int make_socket(void *ctx)
 {
-	return at_sandbox_sockets_tcp(ctx);
+	struct at_app_publish *p = ctx;
+	struct at_error err = AT_ERROR_INIT;
+
+	if (!p->sockets && p->ns[0] >= 0 &&
+	    at_sandbox_sockets_open(p->ns[0], p->ns[1], &p->sockets, &err) < 0)
+		return -1;
+	return at_sandbox_sockets_tcp(p->sockets);
+}
+
+static void close_ns(struct at_app_publish *p)
+{
+	for (int i = 0; i < 2; i++) {
+		if (p->ns[i] >= 0)
+			close(p->ns[i]);
+		p->ns[i] = -1;
+	}
 }
 
 /* The spec's on_netns: the sandbox's namespace joined, the relay started. */
@@ -174,8 +197,12 @@ static int start(void *ctx, int userns_fd, int netns_fd, struct at_error *err)
 	struct at_net_proxy_opts po = AT_NET_PROXY_OPTS_INIT;
 	int rc;
 
-	if (at_sandbox_sockets_open(userns_fd, netns_fd, &p->sockets, err) < 0)
-		return err->code;
+	p->ns[0] = fcntl(userns_fd, F_DUPFD_CLOEXEC, 3);
+	p->ns[1] = fcntl(netns_fd, F_DUPFD_CLOEXEC, 3);
+	if (p->ns[0] < 0 || p->ns[1] < 0) {
+		close_ns(p);
+		return at_error_sys(err, AT_ESANDBOX, "cannot keep the sandbox's namespaces");
+	}
 	for (size_t i = 0; i < p->n; i++) {
 		ls[i] = (struct at_net_listener){ p->v[i].fd, AT_NET_LISTEN_PUBLISH, p->v[i].port };
 		p->v[i].fd = -1;  /* the proxy's from now on, closed on failure too */
@@ -183,7 +210,7 @@ static int start(void *ctx, int userns_fd, int netns_fd, struct at_error *err)
 	po.listeners = ls;
 	po.nlisteners = p->n;
 	po.socket = make_socket;
-	po.socket_ctx = p->sockets;
+	po.socket_ctx = p;
 	rc = at_net_proxy_start(&po, &p->proxy, err);
 	if (rc < 0)
 		err->code = AT_ESANDBOX;
@@ -206,6 +233,7 @@ void at_app_publish_stop(struct at_app_publish *p)
 	p->proxy = NULL;
 	at_sandbox_sockets_close(p->sockets);
 	p->sockets = NULL;
+	close_ns(p);
 	close_all(p);
 	if (p->live[0])
 		unlink(p->live);

@@ -528,6 +528,7 @@ static void audit(const struct run *run, const struct at_app_run_opts *o,
 		.binds = run->binds, .nbinds = run->nbinds, .limits = &res->limits,
 		.timeout_ms = o->timeout_ms, .error = rerr && rerr->code ? rerr : NULL,
 		.network = o->proxy ? at_app_net_json(o->proxy) : NULL,
+		.published = at_app_publish_json(&run->publish),
 	};
 
 	if (at_audit_run(at_repo_paths(run->r), run->task.name, &e, &aerr) < 0)

@@ -95,6 +95,7 @@ int at_app_setup(const struct at_app *app, const struct at_app_setup_opts *o,
 	struct at_app_runconf conf;
 	struct at_repo *r = NULL;
 	struct at_task t;
+	char path[PATH_MAX];
 	uint64_t timeout;
 	int rc;
 
@@ -103,6 +104,9 @@ int at_app_setup(const struct at_app *app, const struct at_app_setup_opts *o,
 	rc = at_app_open(app, &r, err);
 	if (rc == 0)
 		rc = at_app_resolve(app, r, o->name, &t, err);
+	/* A record of an earlier task of that name is not this one's. */
+	if (rc == 0 && at_paths_setup(at_repo_paths(r), t.name, path, sizeof(path), NULL) == 0)
+		unlink(path);
 	if (rc == 0)
 		rc = at_app_runconf_load_setup(app, r, &t, &conf, err);
 	res->n = rc == 0 ? conf.nsetup : 0;

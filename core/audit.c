@@ -353,6 +353,8 @@ int at_audit_run(const struct at_paths *p, const char *task, const struct at_aud
 	bad |= at_json_add_bool(e, "net", r->net);
 	if (r->network)
 		bad |= at_json_add(e, "network", r->network);
+	if (r->published)
+		bad |= at_json_add(e, "published", r->published);
 	bad |= at_json_add(e, "binds", binds_json(r->binds, r->nbinds));
 	bad |= at_json_add(e, "limits", at_audit_limits_json(r->limits, res->mech, r->timeout_ms));
 	if (at_run_stop_name(res->stop))

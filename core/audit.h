@@ -94,6 +94,8 @@ struct at_audit_run {
 	const struct at_error *error;     /* why it did not run, or NULL */
 	at_json *network;                 /* the allowlist and its connections, or NULL:
 					     at_audit_run takes it (and frees it) */
+	at_json *published;               /* [{port, host_port, url}] of run --publish, or NULL:
+					     taken (and freed) as network */
 };
 int at_audit_run(const struct at_paths *p, const char *task, const struct at_audit_run *e,
 		 struct at_error *err);

@@ -32,6 +32,21 @@ void at_proxy_interest(struct at_proxy *p, int fd, struct at_tag *tag, uint32_t 
 		*cur = want;
 }
 
+/*
+ * Out of epoll, then closed. A close alone does not take a descriptor out
+ * of epoll while another copy of it is open, and a process forked meanwhile
+ * (a published port's socket maker, a spawn) holds copies until it closes
+ * or execs: events for a connection already freed would come.
+ */
+static void unwatch_close(struct at_proxy *p, int *fd, struct at_tag *tag, uint32_t *cur)
+{
+	at_proxy_interest(p, *fd, tag, cur, 0);
+	*cur = 0;
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 #define REQUEST_TIMEOUT_MS 30000
 #define LINGER_MS 10000          /* plain HTTP: how long a client may stay after the response */
 #define PUMP_ROUNDS 16
@@ -139,8 +154,8 @@ void at_conn_close(struct at_conn *c)
 		return;
 	c->dead = true;
 	record(c);
-	close_fd(&c->cfd);
-	close_fd(&c->ufd);
+	unwatch_close(p, &c->cfd, &c->ctag, &c->cev);
+	unwatch_close(p, &c->ufd, &c->utag, &c->uev);
 	for (int i = 0; i < 2; i++) {
 		close_fd(&c->up.pipe[i]);
 		close_fd(&c->down.pipe[i]);
@@ -337,8 +352,7 @@ static void start_connect(struct at_conn *c)
 	while (c->icand < c->ncand) {
 		const struct sockaddr_in6 *a = &c->cand[c->icand++];
 		at_net_addr_format(&a->sin6_addr, c->addr, sizeof(c->addr));
-		close_fd(&c->ufd);
-		c->uev = 0;
+		unwatch_close(c->p, &c->ufd, &c->utag, &c->uev);
 		c->ufd = dial(c, a);
 		if (c->ufd >= 0) {
 			c->deadline_ms = at_mono_ms() + c->p->opts.connect_timeout_ms;

@@ -20,7 +20,7 @@
  *
  * That process stays outside the sandbox's pid namespace (nothing inside
  * can see, signal or trace it), keeps no descriptor but its socket to us
- * (close_range), and does one thing: on each byte it reads, it makes an
+ * (close_range at once; stdio /dev/null), and does one thing: on each byte it reads, it makes an
  * unconnected TCP socket (IPv4, non-blocking, close-on-exec) and sends it
  * back. It dies with us (PR_SET_PDEATHSIG) and at the end of its socket.
  * What it sends is checked all the same: a TCP stream socket, unconnected.
@@ -72,14 +72,25 @@ static int send_fd(int sock, char status, int fd)
 _Noreturn static void maker(int sock, int userns_fd, int netns_fd, pid_t parent)
 {
 	char req, status = 0;
+	int nul;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
 		_exit(1);
-	if (setns(userns_fd, CLONE_NEWUSER) < 0 || setns(netns_fd, CLONE_NEWNET) < 0)
-		status = (char)(errno < 127 ? errno : EINVAL);
-	if (dup2(sock, 3) < 0)
+	/* Nothing of the supervisor's kept a moment longer than needed: 3, 4, 5 alone. */
+	if ((sock = fcntl(sock, F_DUPFD, 10)) < 0 || (userns_fd = fcntl(userns_fd, F_DUPFD, 10)) < 0 ||
+	    (netns_fd = fcntl(netns_fd, F_DUPFD, 10)) < 0 || dup2(sock, 3) < 0 ||
+	    dup2(userns_fd, 4) < 0 || dup2(netns_fd, 5) < 0)
 		_exit(1);
-	close_range(4, ~0U, 0);
+	close_range(6, ~0U, 0);
+	/* Not the person's terminal either: stdio is /dev/null. */
+	if ((nul = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 ||
+	    dup2(nul, 2) < 0)
+		_exit(1);
+	close(nul);
+	if (setns(4, CLONE_NEWUSER) < 0 || setns(5, CLONE_NEWNET) < 0)
+		status = (char)(errno < 127 ? errno : EINVAL);
+	close(4);
+	close(5);
 	if (send_fd(3, status, -1) < 0 || status)
 		_exit(1);
 	while (read(3, &req, 1) == 1) {

@@ -96,6 +96,11 @@ test_published_port_refuses_once_the_run_ends() {
 	assert_eq "$(get "$port")" "refused" "the port after the run"
 	ok "ports" -C repo ports --json
 	assert_eq "$(json_get "$out" 'j["ports"]')" "[]" "nothing listed"
+	ok "log" -C repo log a --json
+	assert_eq "$(json_get "$out" '[(p["port"], p["host_port"]) for e in j if e["event"] == "run" for p in e.get("published", [])]')" \
+		"[(3000, $port)]" "the run's audit entry names what it published"
+	printf '%s' "$out" >log.json
+	python3 "$here/json_check.py" log log.json || fail "log --json against docs/json.md"
 }
 
 test_host_side_listens_on_loopback_only() {
