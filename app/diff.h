@@ -21,6 +21,13 @@ struct at_app_diff_opts {
 	char *const *paths;              /* a pathspec (git's, as typed in app->dir): only the
 					    files it matches, a rename whole when either path does */
 	size_t npaths;
+	const char *run;                 /* a task's run N as typed (app/checkpoint.h): only the
+					    change it made, its checkpoint against the next one
+					    (or the state now, for the last run) ... */
+	const char *since;               /* ... or everything since just before run N: its
+					    checkpoint against the state now. AT_EUSAGE for an N
+					    that is no checkpoint of the task. The change set's
+					    base is then the checkpoint's commit */
 };
 
 struct at_app_diff;

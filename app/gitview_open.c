@@ -70,8 +70,8 @@ static int write_in_upper(int upper, const char *rel, const char *text, bool rep
 }
 
 /* The host moved the branch: inside, the branch, HEAD and index become the host's. */
-static int reset_upper(const struct at_app_gitview *v, const struct at_task *t,
-		       const struct at_oid *host, struct at_error *err)
+int at_app_gitview_reset(const struct at_app_gitview *v, const struct at_task *t,
+			 const struct at_oid *host, struct at_error *err)
 {
 	char hex[AT_OID_HEXSZ + 2], head[PATH_MAX], index[PATH_MAX], sym[AT_NAME_MAX + 48];
 	int upper = open(v->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
@@ -136,7 +136,7 @@ static int follow_host(struct at_repo *r, const struct at_task *t, const struct 
 		return rc;
 	if (at_app_gitview_agreed(v, &agreed) == 0 && at_oid_equal(&agreed, &host))
 		return 0;
-	if ((rc = reset_upper(v, t, &host, err)) < 0)
+	if ((rc = at_app_gitview_reset(v, t, &host, err)) < 0)
 		return rc;
 	return at_app_gitview_agree(v, &host, err);
 }

@@ -12,6 +12,7 @@
 
 #include "app/app.h"
 #include "core/change.h"
+#include "core/checkpoint.h"
 #include "core/json.h"
 #include "core/run.h"
 #include "core/runconf.h"
@@ -90,6 +91,40 @@ void at_app_view_init(struct at_app_view *v, struct at_repo *r, const struct at_
 int at_app_view_state(struct at_app_view *v, const struct at_task_state **out,
 		      struct at_error *err);
 void at_app_view_release(struct at_app_view *v);
+
+/* ---- checkpoints (checkpoint.c) ---- */
+
+/* v's task's full state (v's, shared) recorded as its next checkpoint of that kind. */
+int at_app_checkpoint_take(struct at_app_view *v, enum at_checkpoint_kind kind,
+			   struct at_checkpoint *out, struct at_error *err);
+
+/*
+ * What changed from checkpoint `from` to tree to_tree (a later checkpoint's),
+ * or with to_tree NULL, to v's state now; into *out (the caller's).
+ */
+int at_app_checkpoint_changes(struct at_app_view *v, const struct at_checkpoint *from,
+			      const struct at_oid *to_tree, struct at_change_set *out,
+			      struct at_error *err);
+
+/*
+ * Checkpoint `text` (a number as typed) of t, from l (listed here: release
+ * it on success or not). AT_EUSAGE naming it when there is no such one.
+ */
+int at_app_checkpoint_pick(struct at_repo *r, const struct at_task *t, const char *text,
+			   struct at_checkpoint_list *l, const struct at_checkpoint **out,
+			   struct at_error *err);
+
+/* ---- a rewind a kill left unfinished (rewind.c) ---- */
+
+/* Is a rewind of t under way, or left by a kill? (Its record is there.) */
+bool at_app_rewind_pending(struct at_repo *r, const struct at_task *t);
+
+/*
+ * Under the lock, with no run of t: complete the rewind its record names
+ * (*done), or drop a record that was never written whole (nothing begun).
+ */
+int at_app_rewind_finish(struct at_repo *r, const struct at_task *t, bool *done,
+			 struct at_error *err);
 
 /* ---- the gate's engine, for gate and accept (gate.c) ---- */
 

@@ -19,6 +19,11 @@
  * their precedence) adds binds, environment, PATH, caches, allowed hosts
  * and limits below what the options say.
  *
+ * Before the command runs, once everything is checked, the task's full state
+ * is kept as a checkpoint (app/checkpoint.h) whose number is the run's; a
+ * state that cannot be recorded (a fifo, a file over the size limit in the
+ * worktree) is a warning: the run goes on without one.
+ *
  * Everything is checked before anything runs: a --ro/--rw that would expose
  * git metadata or state, a malformed --env, an allowlist with --net, a
  * forced terminal with capture, an unknown task are refused
@@ -36,6 +41,7 @@
 
 #include "app/app.h"
 #include "app/net.h"
+#include "core/change.h"
 #include "core/oid.h"
 #include "core/run.h"
 
@@ -79,6 +85,7 @@ struct at_app_run_opts {
 	const char *profile;             /* --profile NAME of the run configuration, or NULL */
 	bool no_config;                  /* read no run configuration file */
 	uint64_t tmpfs_size[AT_TMPFS_COUNT]; /* caps of /tmp, /dev/shm, a tmpfs HOME; 0: default */
+	bool changes;                    /* after the run, what it changed (one more scan) */
 };
 
 #define AT_APP_RUN_OPTS_INIT { .cancel_fd = -1 }
@@ -95,6 +102,11 @@ struct at_app_run_result {
 	bool imported;
 	char import_old[AT_OID_HEXSZ + 1], import_new[AT_OID_HEXSZ + 1];
 	size_t import_objects;
+	/* The checkpoint taken before the run (app/checkpoint.h): its number, the run's; 0 when
+	 * none could be taken (a warning says why). With opts.changes, what the run changed. */
+	unsigned number;
+	bool has_changes;
+	struct at_change_set changes;
 	struct at_strlist warnings;
 };
 

@@ -40,6 +40,10 @@ const struct at_cli_opt cmd_diff_opts[] = {
 			  "base with REV, what gate --base judges"),
 	AT_CLI_OPT_STRING(0, "head", "REV", struct diff_args, o.head_rev,
 			  "with --base: the head revision (default HEAD)"),
+	AT_CLI_OPT_STRING(0, "run", "N", struct diff_args, o.run,
+			  "only what run N of the task changed (N as 'log' numbers runs)"),
+	AT_CLI_OPT_STRING(0, "since", "N", struct diff_args, o.since,
+			  "everything changed since just before run N"),
 	AT_CLI_OPT_MAX_FILE_SIZE(struct diff_args, app),
 	AT_CLI_OPT_END,
 };
@@ -94,7 +98,7 @@ static int show(const struct diff_args *a, struct at_app_diff *d, bool color,
 	default:
 		if ((rc = at_app_diff_patch(d, at_cli_diff_line, &o, err)) < 0)
 			return rc;
-		if (at_app_diff_task(d))
+		if (at_app_diff_task(d) && !a->o.run && !a->o.since)
 			at_cli_diff_note(d);
 		return host_files(d, err);
 	}
@@ -129,13 +133,17 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		return at_cli_usage("diff", "--head needs --base");
 	if (a->o.base_rev && a->o.name)
 		return at_cli_usage("diff", "a task NAME and --base exclude each other");
+	if (a->o.run && a->o.since)
+		return at_cli_usage("diff", "--run and --since exclude each other");
+	if (a->o.base_rev && (a->o.run || a->o.since))
+		return at_cli_usage("diff", "--run and --since are a task's: not with --base");
 	return 0;
 }
 
 int cmd_diff(const struct at_app *app, int argc, char **argv)
 {
 	struct diff_args a = { *app, MODE_PATCH, false, false, false, NULL, false,
-			       { NULL, NULL, NULL, NULL, 0 } };
+			       { NULL, NULL, NULL, NULL, 0, NULL, NULL } };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app_diff *d = NULL;
 	bool color = false;

@@ -36,3 +36,8 @@ void at_test_kill_point(const char *step)
 	if (at && strcmp(at, step) == 0)
 		kill(getpid(), SIGKILL);
 }
+
+bool at_test_no_checkpoint(void)
+{
+	return getenv("AGENTTASK_TEST_NO_CHECKPOINT") != NULL;
+}

@@ -19,6 +19,8 @@
 #ifndef AT_CORE_TRACE_H
 #define AT_CORE_TRACE_H
 
+#include <stdbool.h>
+
 #define AT_TRACE_ENV "AGENTTASK_TRACE"
 #define AT_KILL_AT_ENV "AGENTTASK_TEST_KILL_AT"
 
@@ -46,7 +48,20 @@ void at_trace(const char *event, const char *detail);
  *   repair:aside      `repair`: the task's git layer renamed aside (the view
  *                     is the host's), the record of the agreed commit and
  *                     the log not yet written
+ *   rewind:saved      `rewind`: the state it replaces kept as a checkpoint
+ *   rewind:record     its record written, nothing of the worktree touched
+ *   apply:removed     (accept's and rewind's apply_paths) deletions done
+ *   apply:written     every file written, the index not yet
+ *   rewind:index      the index written, the branch not yet moved
+ *   rewind:view       the git view reset, the record not yet removed
  */
 void at_test_kill_point(const char *step);
+
+/*
+ * bench/checkpoint.sh's baseline: with AGENTTASK_TEST_NO_CHECKPOINT set, a
+ * run takes no checkpoint (as before issue 26), so that the cost of one can
+ * be measured against the same run without it. Nothing else reads it.
+ */
+bool at_test_no_checkpoint(void);
 
 #endif

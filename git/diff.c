@@ -204,7 +204,8 @@ static int base_attributes(struct at_diff *d, const git_oid *base, struct at_err
  * owned: repo is the diff's, freed with it (on failure too).
  */
 static int diff_new(struct at_diff **out, git_repository *repo, git_repository *owned,
-		    uint64_t max, const git_oid *base, const git_oid *tree_id, struct at_error *err)
+		    uint64_t max, const git_oid *base, const git_oid *tree_id,
+		    const git_oid *attr_base, struct at_error *err)
 {
 	struct at_diff *d = calloc(1, sizeof(*d));
 	int rc;
@@ -227,7 +228,7 @@ static int diff_new(struct at_diff **out, git_repository *repo, git_repository *
 	if (rc == 0)
 		rc = check_new_side(d, max, err);
 	if (rc == 0)
-		rc = base_attributes(d, base, err);
+		rc = base_attributes(d, attr_base ? attr_base : base, err);
 	if (rc == 0 && at_diff_entries(d->repo, d->diff, &d->ent, &d->n) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot find the renames");
 	if (rc < 0) {
@@ -273,9 +274,27 @@ int at_diff_open_state(struct at_diff **out, struct at_repo *r, struct at_worktr
 	at_oid_to_git(&tree, &st->tree);
 	if ((rc = task_base(r->repo, &w->task, &tip, &base, err)) < 0 ||
 	    (rc = at_repo_max_file_size(r, &max_size, err)) < 0 ||
-	    (rc = diff_new(out, w->repo, NULL, max_size, &base, &tree, err)) < 0)
+	    (rc = diff_new(out, w->repo, NULL, max_size, &base, &tree, NULL, err)) < 0)
 		return rc;
 	/* w's repository holds this diff's attributes until it is freed. */
+	(*out)->w = w;
+	w->diffs++;
+	return 0;
+}
+
+int at_diff_open_between(struct at_diff **out, struct at_repo *r, struct at_worktree *w,
+			 const struct at_oid *from, const struct at_oid *tree, struct at_error *err)
+{
+	git_oid attr, old, new;
+	uint64_t max_size;
+	int rc;
+
+	at_oid_to_git(&old, from);
+	at_oid_to_git(&new, tree);
+	if ((rc = task_base(r->repo, &w->task, &old, &attr, err)) < 0 ||
+	    (rc = at_repo_max_file_size(r, &max_size, err)) < 0 ||
+	    (rc = diff_new(out, w->repo, NULL, max_size, &old, &new, &attr, err)) < 0)
+		return rc;
 	(*out)->w = w;
 	w->diffs++;
 	return 0;
@@ -304,9 +323,21 @@ int at_diff_open_commits(struct at_diff **out, struct at_repo *r, const struct a
 		return at_git_error(err, AT_EGIT, "cannot read commit '%s'", hhex);
 	/* Not r->repo: its worktree is the CI checkout of the head, the agent's. */
 	if ((rc = at_git_open_bare(&bare, r, err)) == 0)
-		rc = diff_new(out, bare, bare, max_size, &mb, git_commit_tree_id(commit), err);
+		rc = diff_new(out, bare, bare, max_size, &mb, git_commit_tree_id(commit), NULL, err);
 	git_commit_free(commit);
 	return rc;
+}
+
+int at_diff_take_changes(struct at_diff *d, struct at_change_set *out, struct at_error *err)
+{
+	const struct at_change_set *cs;
+	int rc;
+
+	if ((rc = at_diff_changes(d, &cs, err)) < 0)
+		return rc;
+	*out = d->cs;
+	memset(&d->cs, 0, sizeof(d->cs));
+	return 0;
 }
 
 void at_diff_free(struct at_diff *d)
