@@ -107,6 +107,12 @@ int at_paths_rewind(const struct at_paths *p, const char *name, char *buf, size_
  * refs/heads and refs/tags, so a plain clone or fetch never takes them.
  */
 #define AT_CHECKPOINT_REFS "refs/agenttask/checkpoints/"
+/*
+ * All of agenttask's own refs (checkpoints, the trash): the person's way
+ * back, never the agent's. The task's git view inside hides them, loose and
+ * packed (app/gitview_open.c).
+ */
+#define AT_HOST_REFS "refs/agenttask/"
 int at_paths_checkpoint_ref(const char *name, unsigned n, char *buf, size_t size,
 			    struct at_error *err);
 /* The glob of all of them (NAME/ *, without the space), for a ref iterator. */

@@ -166,6 +166,82 @@ test_checkpoints_are_hidden_refs_removed_with_the_task() {
 	assert_empty "gone with the task" git -C repo for-each-ref refs/agenttask/checkpoints
 }
 
+# Loose objects, reachable from a branch, in (nearly) every objects/xx of
+# the common dir: once the task's git has packed them in its view, each of
+# those directories is whited out there, and any object the host writes in
+# one next is hidden inside.
+fill_fanout() {
+	local tree
+	mkdir repo/blobs && seq 3000 | awk '{ f = "repo/blobs/" $1; print $1 > f; close(f) }'
+	tree=$(cd repo && GIT_INDEX_FILE=$PWD/.git/fill.idx git add blobs &&
+		GIT_INDEX_FILE=$PWD/.git/fill.idx git write-tree)
+	git -C repo update-ref refs/heads/fill "$(git -C repo commit-tree -m fill "$tree")"
+	rm -r repo/blobs repo/.git/fill.idx
+}
+
+test_the_agents_git_never_sees_the_host_refs() {
+	# What: the host packs its refs; the task's git repacks its view (which
+	# whites out the common dir's objects/xx), so that the objects of the
+	# host's next checkpoint are hidden inside; it walks every ref, then
+	# prunes and repacks all (gc --prune=now, repack -ad) and walks again;
+	# last it writes and deletes refs/agenttask/checkpoints/... inside.
+	# Must: every walk of all refs inside (fsck --full, log --all, repack -ad,
+	# gc) succeeds and lists no refs/agenttask ref, loose or packed; what the
+	# task's git wrote there stays in its layer and changes nothing on the host.
+	task
+	fill_fanout
+	local walk='git fsck --full --no-progress && git log --all --oneline >/dev/null && git for-each-ref && git show-ref'
+	expect_rc 0 "run 1" -C repo run t1 -- true
+	git -C repo pack-refs --all
+	assert_contains "$(cat repo/.git/packed-refs)" "refs/agenttask/checkpoints/t1/1" "packed on the host"
+	expect_rc 0 "run 2: walk, then repack inside" -C repo run t1 -- sh -c \
+		"$walk && echo fresh > fresh.txt && git repack -q -d"
+	assert_not_contains "$out" "refs/agenttask" "no packed host ref inside"
+	expect_rc 0 "run 3: walk, then prune and repack all" -C repo run t1 -- sh -c \
+		"$walk && echo more > more.txt && git gc -q --prune=now && git repack -q -ad"
+	assert_not_contains "$out" "refs/agenttask" "no loose host ref inside"
+	expect_rc 0 "run 4: walk again" -C repo run t1 -- sh -c "$walk"
+	assert_not_contains "$out" "refs/agenttask" "none after the task's gc"
+	local before
+	before=$(git -C repo for-each-ref refs/agenttask)
+	expect_rc 0 "run 5: the task's git writes host refs" -C repo run t1 -- sh -c '
+		git update-ref refs/agenttask/checkpoints/t1/1 HEAD~1 &&
+		git update-ref refs/agenttask/checkpoints/t1/99 HEAD &&
+		git update-ref -d refs/agenttask/checkpoints/t1/2 2>/dev/null
+		git pack-refs --all && git for-each-ref refs/agenttask'
+	assert_contains "$out" "refs/agenttask/checkpoints/t1/99" "its own ref, inside"
+	assert_eq "$(git -C repo for-each-ref refs/agenttask | grep -v 'checkpoints/t1/5$')" "$before" \
+		"the host's refs unchanged but for run 5's checkpoint"
+	expect_rc 0 "run 6: its own refs stay its own" -C repo run t1 -- git for-each-ref refs/agenttask
+	assert_contains "$out" "refs/agenttask/checkpoints/t1/99" "kept in its layer"
+	assert_not_contains "$out" "checkpoints/t1/5" "the host's still hidden"
+	assert_fsck repo
+}
+
+test_a_run_with_read_only_git_sees_no_host_refs_either() {
+	# What: a second run of the task while the first holds its git view sees
+	# the common dir read-only, without the view; the host's refs are loose
+	# and packed there. Must: its git lists no refs/agenttask ref, and the
+	# directory of the loose ones shows empty.
+	task
+	expect_rc 0 "run 1" -C repo run t1 -- true
+	git -C repo pack-refs --all
+	expect_rc 0 "run 2" -C repo run t1 -- true
+	assert_contains "$(cat repo/.git/packed-refs)" "refs/agenttask/checkpoints/t1/1" "packed on the host"
+	assert_contains "$(ls repo/.git/refs/agenttask/checkpoints/t1)" "2" "loose on the host"
+	"$AT" -C repo run t1 -- sh -c 'touch started; while [ ! -e go ]; do sleep 0.05; done; rm go' >/dev/null 2>&1 &
+	local pid=$!
+	wait_until 30 test -e "$WT/started" || fail "the first run did not start"
+	at -C repo run t1 -- sh -c 'git for-each-ref; git show-ref; ls -A "$(git rev-parse --git-common-dir)/refs/agenttask"'
+	touch "$WT/go"
+	wait $pid
+	assert_contains "$errout" "another run of 't1' has its git" "read-only git"
+	assert_eq "$rc" 0 "the second run ran: $errout"
+	assert_contains "$out" "refs/heads/main" "its refs listed"
+	assert_not_contains "$out" "refs/agenttask" "none of the host's"
+	assert_not_contains "$out" "checkpoints" "their directory empty"
+}
+
 test_rewind_is_refused_during_a_live_run_and_force_stops_it() {
 	# What: rewind while a command of the task runs. Must: exit 1, nothing
 	# changed; --force kills the run first, then rewinds.
