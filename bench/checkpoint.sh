@@ -63,7 +63,7 @@ for n in 200 1000; do
 	python3 "$here/interleave.py" "$rounds" run "$work/$n.diffrun" whole "$work/$n.diff" >"$work/$n.diff.json"
 	# rewind to before that run and back, against stash and drop of the same 5 changes.
 	cmdfile "$work/$n.rewind" sh -c "'$AT' -C '$r' rewind t $prev -q >/dev/null && '$AT' -C '$r' rewind t \$(git -C '$r' for-each-ref --format='%(refname:lstrip=-1)' refs/agenttask/checkpoints/t | sort -n | tail -1) -q >/dev/null"
-	git clone -q "$r" "$work/c$n"
+	git clone -q --no-local "$r" "$work/c$n"   # (a local clone copies the objects, and failed here once)
 	cmdfile "$work/$n.stash" sh -c "cd '$work/c$n' && $five && git stash -q && git stash drop -q && $five && git stash -q && git stash drop -q"
 	python3 "$here/interleave.py" "$rounds" rewind "$work/$n.rewind" stash "$work/$n.stash" >"$work/$n.rewind.json"
 done
