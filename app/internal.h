@@ -284,12 +284,6 @@ struct at_app_layout {
 	 * empty tmpfs so that other tasks' worktrees stay out of sight. */
 	char siblings[2][PATH_MAX];
 	char *config;                   /* the sanitized config text (owned) */
-	/* Read-only git (no view): the common dir's packed-refs without
-	 * agenttask's refs (owned; NULL: it holds none), and whether its
-	 * refs/agenttask/ is a directory, hidden under an empty tmpfs. */
-	char *packed;
-	size_t packed_len;
-	bool host_refs_dir;
 	/* The task's git view (app/gitview.c): the common dir's overlay layers; "" for none. */
 	char upper[PATH_MAX];
 	char work[PATH_MAX];

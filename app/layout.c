@@ -52,41 +52,6 @@ static void set_siblings(struct at_app_layout *l)
 		l->siblings[1][0] = '\0';
 }
 
-/*
- * agenttask's own refs in the common dir (core/paths.h's AT_HOST_REFS), for
- * a run that sees git read-only, without the view that hides them
- * (app/gitview_open.c): the packed ones taken out of a copy of
- * packed-refs, the loose ones' directory noted.
- */
-static int host_refs(struct at_app_layout *l, struct at_error *err)
-{
-	struct at_gitlayer g = { .lower = -1 };
-	char dir[PATH_MAX + 32];
-	struct stat st;
-	int rc;
-
-	if (at_fmt(dir, sizeof(dir), "%s/%s", l->common, AT_HOST_REFS) < 0)
-		return at_error_set(err, AT_ESYS, "path too long '%s'", l->common);
-	l->host_refs_dir = lstat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-	if ((g.upper = open(l->common, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return at_error_sys(err, AT_ESYS, "cannot open '%s'", l->common);
-	rc = at_gitlayer_read(&g, "packed-refs", AT_GITLAYER_PACKED_MAX, &l->packed,
-			      &l->packed_len, err);
-	close(g.upper);
-	if (rc < 0)
-		return rc;
-	if (rc == 0) {
-		size_t kept = at_gitlayer_packed_drop(l->packed, l->packed_len, AT_HOST_REFS);
-
-		if (kept == l->packed_len) {
-			free(l->packed);
-			l->packed = NULL;
-		}
-		l->packed_len = kept;
-	}
-	return 0;
-}
-
 int at_app_layout_resolve(struct at_repo *r, const struct at_task *t, struct at_app_layout *out,
 			  struct at_error *err)
 {
@@ -110,12 +75,8 @@ int at_app_layout_resolve(struct at_repo *r, const struct at_task *t, struct at_
 		return at_error_sys(err, AT_ECORRUPT, "the git admin dir of '%s' is missing '%s'",
 				    t->name, t->admin_dir);
 	set_siblings(&l);
-	if ((rc = host_refs(&l, err)) < 0)
+	if ((rc = at_git_sanitized_config(r, &l.config, err)) < 0)
 		return rc;
-	if ((rc = at_git_sanitized_config(r, &l.config, err)) < 0) {
-		free(l.packed);
-		return rc;
-	}
 	*out = l;
 	return 0;
 }
@@ -126,8 +87,6 @@ void at_app_layout_release(struct at_app_layout *l)
 		return;
 	free(l->config);
 	l->config = NULL;
-	free(l->packed);
-	l->packed = NULL;
 }
 
 int at_app_check_bind(const struct at_app_layout *l, const char *path, bool writable,
@@ -261,20 +220,6 @@ static int check_pointer(const struct at_app_layout *l, struct at_error *err)
 	return 0;
 }
 
-/* Read-only git: agenttask's refs out of sight (host_refs). */
-static void hide_host_refs(struct at_sandbox_spec *s, const struct at_app_layout *l)
-{
-	char path[PATH_MAX + 32];
-
-	if (l->packed && at_fmt(path, sizeof(path), "%s/packed-refs", l->common) == 0)
-		at_sandbox_bind_data(s, path, l->packed, l->packed_len);
-	if (l->host_refs_dir && at_fmt(path, sizeof(path), "%s/%.*s", l->common,
-						(int)strlen(AT_HOST_REFS) - 1, AT_HOST_REFS) == 0) {
-		at_sandbox_tmpfs(s, path, STATE_SIZE, 0755);
-		at_sandbox_remount_ro(s, path);
-	}
-}
-
 /*
  * The repository: the common dir read-only with a sanitized config (or,
  * for a run with the task's git view, an overlay of it whose upper is the
@@ -305,7 +250,6 @@ static void add_git(struct at_sandbox_spec *s, const struct at_app_layout *l, bo
 		at_sandbox_bind(s, l->common, l->common, AT_MOUNT_RO);
 		snprintf(config, sizeof(config), "%s/config", l->common);
 		at_sandbox_bind_data(s, config, text, strlen(text));
-		hide_host_refs(s, l);
 	}
 	hide_other_configs(s, l);
 	at_sandbox_tmpfs(s, l->state, STATE_SIZE, 0755);
@@ -318,6 +262,41 @@ static void add_git(struct at_sandbox_spec *s, const struct at_app_layout *l, bo
 	for (i = 0; binds && i < 2; i++)
 		if (l->siblings[i][0])
 			at_sandbox_remount_ro(s, l->siblings[i]);
+}
+
+/*
+ * Git read-only (no view, which hides them: app/gitview_open.c): agenttask's
+ * own refs in the common dir (core/paths.h's AT_HOST_REFS) out of sight all
+ * the same, the packed ones by a copy of packed-refs without them, the
+ * loose ones' directory under an empty read-only tmpfs.
+ */
+static int hide_host_refs(struct at_sandbox_spec *s, const struct at_app_layout *l,
+			  struct at_error *err)
+{
+	struct at_gitlayer g = { .lower = -1 };
+	char path[PATH_MAX + 32];
+	AT_AUTOFREE char *text = NULL;
+	size_t len = 0, kept;
+	struct stat st;
+	int rc;
+
+	if (at_fmt(path, sizeof(path), "%s/%.*s", l->common, (int)strlen(AT_HOST_REFS) - 1,
+		   AT_HOST_REFS) < 0)
+		return at_error_set(err, AT_ESYS, "path too long '%s'", l->common);
+	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		at_sandbox_tmpfs(s, path, STATE_SIZE, 0755);
+		at_sandbox_remount_ro(s, path);
+	}
+	if ((g.upper = open(l->common, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return at_error_sys(err, AT_ESYS, "cannot open '%s'", l->common);
+	rc = at_gitlayer_read(&g, "packed-refs", AT_GITLAYER_PACKED_MAX, &text, &len, err);
+	close(g.upper);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	kept = at_gitlayer_packed_drop(text, len, AT_HOST_REFS);
+	if (kept != len && at_fmt(path, sizeof(path), "%s/packed-refs", l->common) == 0)
+		at_sandbox_bind_data(s, path, text, kept);
+	return 0;
 }
 
 /* The caller's binds, then the repository over them: a --ro of a parent of
@@ -354,6 +333,8 @@ static int build_spec(struct at_sandbox_spec *s, const struct at_app_layout *l,
 				   o->caches[i].dest);
 	}
 	add_git(s, l, o->nbinds > 0);
+	if (!l->upper[0] && (rc = hide_host_refs(s, l, err)) < 0)
+		return rc;
 	for (i = 0; o->argv[i]; i++)
 		at_strlist_push(&s->argv, o->argv[i]);
 	for (i = 0; o->envp && o->envp[i]; i++)
