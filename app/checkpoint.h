@@ -9,6 +9,13 @@
  * as the earlier run's.
  *
  * rewind (app/rewind.h) brings the task back to a checkpoint.
+ *
+ * A checkpoint gets the task's state in one place only: at_app_view_state
+ * (app/internal.h), that is at_task_state (git/snapshot.h), once per
+ * command, shared with whatever else the command looks at. Its cost is that
+ * state's: for a full worktree one scan (the stat of every file; a file
+ * hashed, a directory listed, only when its stat data moved); for a
+ * layered task (issue 29) its upper, O(changes), with nothing here changed.
  */
 #ifndef AT_APP_CHECKPOINT_H
 #define AT_APP_CHECKPOINT_H
