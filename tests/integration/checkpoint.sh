@@ -218,6 +218,27 @@ test_the_agents_git_never_sees_the_host_refs() {
 	assert_fsck repo
 }
 
+test_head_inside_naming_a_host_ref_imports_nothing_of_it() {
+	# What: the task's git points HEAD at a checkpoint's ref by name
+	# (symbolic-ref HEAD refs/agenttask/checkpoints/t1/1): the host-side
+	# import reads HEAD and follows the ref through the view's layers, where
+	# the host's ref is below. Must: the host resolves it as the view does
+	# (nothing there: no ref of the host's is read for the agent), and the
+	# task's branch does not move to the checkpoint's commit.
+	task
+	echo untracked >"$WT/untracked.txt"
+	expect_rc 0 "run 1" -C repo run t1 -- true
+	local tip ck
+	tip=$(git -C repo rev-parse agenttask/t1)
+	ck=$(git -C repo rev-parse refs/agenttask/checkpoints/t1/1)
+	at -C repo run t1 -- git symbolic-ref HEAD refs/agenttask/checkpoints/t1/1
+	assert_eq "$(git -C repo rev-parse agenttask/t1)" "$tip" "the branch not moved"
+	[ "$(git -C repo rev-parse agenttask/t1)" != "$ck" ] || fail "the branch took the checkpoint's commit"
+	at -C repo run t1 -- sh -c 'git symbolic-ref HEAD refs/heads/agenttask/t1 && git rev-parse HEAD'
+	assert_eq "$out" "$tip" "back on its branch: the same tip"
+	assert_fsck repo
+}
+
 test_a_run_with_read_only_git_sees_no_host_refs_either() {
 	# What: a second run of the task while the first holds its git view sees
 	# the common dir read-only, without the view; the host's refs are loose
