@@ -34,7 +34,8 @@ int at_app_checkpoint_take(struct at_app_view *v, enum at_checkpoint_kind kind,
 
 	if ((rc = at_app_view_state(v, &st, err)) < 0)
 		return rc;
-	if (!v->w)
+	/* What the state says, not how it was read: a layered task's has no worktree open. */
+	if (!st->worktree)
 		return at_task_worktree_gone(v->task, err);
 	return at_checkpoint_take(v->r, v->task, st, kind, out, err);
 }
