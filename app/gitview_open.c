@@ -185,16 +185,16 @@ static int read_packed(int layer, char **text, size_t *len, struct at_error *err
 }
 
 /*
- * The identity of the upper's packed-refs, a regular file, into out (inode
+ * The identity of a layer's packed-refs, a regular file, into out (inode
  * and change time): 0; 1 when there is none; -1 when it is something else
- * (a whiteout, a directory: the common dir's is hidden already).
+ * (in the upper, a whiteout, a directory: the common dir's is hidden already).
  */
-static int packed_identity(int upper, char *out, size_t size)
+static int packed_identity(int layer, char *out, size_t size)
 {
 	struct stat st;
 
 	out[0] = '\0';
-	if (fstatat(upper, "packed-refs", &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (fstatat(layer, "packed-refs", &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 1 : -1;
 	if (!S_ISREG(st.st_mode))
 		return -1;
@@ -206,15 +206,16 @@ static int packed_identity(int upper, char *out, size_t size)
 /*
  * The packed refs: an upper without a packed-refs of the task's own (none,
  * or the copy written here the last time, whose identity <dir>/masked
- * records) gets the common dir's without agenttask's refs when it has
- * any, and none when it has none (the common dir's then shows). One the
- * task's git wrote is its own, kept as it is: it was written from a view
- * that showed none of agenttask's refs.
+ * records, with that of the common dir's it was made from) gets the common
+ * dir's without agenttask's refs when it has any, and none when it has none
+ * (the common dir's then shows); a copy of the common dir's as it still is
+ * stays. One the task's git wrote is its own, kept as it is: it was
+ * written from a view that showed none of agenttask's refs.
  */
 static int hide_packed(int upper, int common, const struct at_app_gitview *v,
 		       struct at_error *err)
 {
-	char record[PATH_MAX], now[64];
+	char record[PATH_MAX], now[64], below[64], both[128];
 	AT_AUTOFREE char *text = NULL, *known = NULL;
 	size_t len = 0, klen = 0, kept;
 	bool ours;
@@ -224,10 +225,14 @@ static int hide_packed(int upper, int common, const struct at_app_gitview *v,
 		return at_error_set(err, AT_ESYS, "path too long '%s'", v->dir);
 	if ((rc = packed_identity(upper, now, sizeof(now))) < 0)
 		return 0;
-	known = at_read_file(record, 128, &klen);
-	ours = rc == 0 && known && strcmp(known, now) == 0;
+	(void)packed_identity(common, below, sizeof(below));
+	known = at_read_file(record, sizeof(both), &klen);
+	ours = rc == 0 && known && strncmp(known, now, strlen(now)) == 0;
 	if (rc == 0 && !ours)
 		return 0;   /* the task's git wrote it, from a view without agenttask's */
+	snprintf(both, sizeof(both), "%s%s", now, below);
+	if (ours && below[0] && strcmp(known, both) == 0)
+		return 0;   /* made from the common dir's as it still is */
 	if ((rc = read_packed(common, &text, &len, err)) < 0)
 		return rc;
 	kept = rc == 1 ? 0 : at_gitlayer_packed_drop(text, len, AT_HOST_REFS);
@@ -240,7 +245,8 @@ static int hide_packed(int upper, int common, const struct at_app_gitview *v,
 	if ((rc = write_in_upper(upper, "packed-refs", text, kept, true, err)) < 0)
 		return rc;
 	if (packed_identity(upper, now, sizeof(now)) != 0 ||
-	    at_write_replace(record, now, strlen(now), 0600) < 0)
+	    snprintf(both, sizeof(both), "%s%s", now, below) < 0 ||
+	    at_write_replace(record, both, strlen(both), 0600) < 0)
 		return at_error_sys(err, AT_ESYS, "cannot write '%s'", record);
 	return 0;
 }

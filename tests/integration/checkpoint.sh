@@ -197,9 +197,12 @@ test_the_agents_git_never_sees_the_host_refs() {
 	expect_rc 0 "run 2: walk, then repack inside" -C repo run t1 -- sh -c \
 		"$walk && echo fresh > fresh.txt && git repack -q -d"
 	assert_not_contains "$out" "refs/agenttask" "no packed host ref inside"
+	# The host packs again, a tag of its own with them: the view's copy follows.
+	git -C repo tag v-host main && git -C repo pack-refs --all
 	expect_rc 0 "run 3: walk, then prune and repack all" -C repo run t1 -- sh -c \
 		"$walk && echo more > more.txt && git gc -q --prune=now && git repack -q -ad"
 	assert_not_contains "$out" "refs/agenttask" "no loose host ref inside"
+	assert_contains "$out" "refs/tags/v-host" "the host's newly packed tag shows"
 	expect_rc 0 "run 4: walk again" -C repo run t1 -- sh -c "$walk"
 	assert_not_contains "$out" "refs/agenttask" "none after the task's gc"
 	local before
