@@ -17,6 +17,7 @@
  *   gate      app/gate.h      accept    app/accept.h
  *   discard, restore          app/discard.h
  *   repair    app/repair.h
+ *   rewind    app/rewind.h    checkpoints  app/checkpoint.h
  *   gc        app/gc.h        doctor    app/doctor.h (no repository)
  *   the JSON form of results  app/json.h
  *

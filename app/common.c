@@ -81,7 +81,8 @@ int at_app_view_state(struct at_app_view *v, const struct at_task_state **out,
 	int rc = 0;
 
 	if (!v->have_state) {
-		if (at_worktree_present(v->task))
+		/* Opened already (for a diff between checkpoints): not twice. */
+		if (!v->w && at_worktree_present(v->task))
 			rc = at_worktree_open(&v->w, v->r, v->task, err);
 		if (rc == 0)
 			rc = at_task_state(v->r, v->task, v->w, &v->st, err);

@@ -7,6 +7,7 @@
 #include "app/internal.h"
 #include "core/comments.h"
 #include "git/blob.h"
+#include "git/checkpoint.h"
 #include "git/diff.h"
 #include "git/merge.h"
 
@@ -62,6 +63,37 @@ static int open_against(const struct at_app *app, const char *against, struct at
 	return at_diff_open_against(&d->d, d->r, d->view.w, st, &ost->tree, err);
 }
 
+/*
+ * --run N, --since N: from checkpoint N to the next one (--run, when there
+ * is one: no scan) or to the state now. The worktree's repository is the
+ * diff's (it holds the base's attributes), opened without a scan.
+ */
+static int open_range(const struct at_app_diff_opts *o, struct at_app_diff *d,
+		      struct at_error *err)
+{
+	struct at_checkpoint_list l;
+	const struct at_checkpoint *from, *next = NULL;
+	const struct at_task_state *st;
+	struct at_oid to;
+	int rc;
+
+	rc = at_app_checkpoint_pick(d->r, &d->task, o->run ? o->run : o->since, &l, &from, err);
+	if (rc == 0 && o->run)
+		next = at_checkpoint_next(&l, from);
+	if (rc == 0 && next)
+		to = next->tree;
+	else if (rc == 0 && (rc = at_app_view_state(&d->view, &st, err)) == 0)
+		to = st->tree;
+	if (rc == 0 && !d->view.w && at_worktree_present(&d->task))
+		rc = at_worktree_open(&d->view.w, d->r, &d->task, err);
+	if (rc == 0 && !d->view.w)
+		rc = at_task_worktree_gone(&d->task, err);
+	if (rc == 0)
+		rc = at_diff_open_between(&d->d, d->r, d->view.w, &from->commit, &to, err);
+	at_checkpoint_list_release(&l);
+	return rc;
+}
+
 static int open_task(const struct at_app *app, const struct at_app_diff_opts *o,
 		     struct at_app_diff *d, struct at_error *err)
 {
@@ -74,6 +106,8 @@ static int open_task(const struct at_app *app, const struct at_app_diff_opts *o,
 		return rc;
 	d->has_task = true;
 	at_app_view_init(&d->view, d->r, &d->task);
+	if (o->run || o->since)
+		return open_range(o, d, err);
 	if ((rc = at_app_view_state(&d->view, &st, err)) < 0)
 		return rc;
 	if (!d->view.w)

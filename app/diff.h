@@ -26,6 +26,13 @@ struct at_app_diff_opts {
 					    AT_EUSAGE when there is none yet */
 	const char *against;             /* a task of this repository: from the task's full
 					    state to this one's (--against), not from the base */
+	const char *run;                 /* a task's run N as typed (app/checkpoint.h): only the
+					    change it made, its checkpoint against the next one
+					    (or the state now, for the last run) ... */
+	const char *since;               /* ... or everything since just before run N: its
+					    checkpoint against the state now. AT_EUSAGE for an N
+					    that is no checkpoint of the task. The change set's
+					    base is then the checkpoint's commit */
 };
 
 struct at_app_diff;

@@ -82,6 +82,28 @@ static int gc_task(struct at_repo *r, const struct at_task *t, bool force,
 	return 0;
 }
 
+/* A rewind a kill left midway (app/rewind.h): completed, once no command of the task runs. */
+static int gc_rewind(struct at_repo *r, const struct at_task *t, bool force,
+		     struct at_report *rep)
+{
+	struct at_runs_guard guard = AT_RUNS_GUARD_INIT;
+	struct at_error e = AT_ERROR_INIT;
+	bool done = false;
+	int rc;
+
+	rc = at_runs_stop(at_repo_paths(r), t->name, force, &guard, &e);
+	if (rc == AT_EBUSY && !force)
+		return at_report_add(rep, "left alone: %s", e.msg);
+	if (rc == 0)
+		rc = at_app_rewind_finish(r, t, &done, &e);
+	at_runs_release(&guard, false);
+	if (rc < 0)
+		return at_report_failf(rep, "cannot complete the rewind of task '%s': %s", t->name,
+				       e.msg) < 0 ? -1 : 0;
+	return done ? at_report_add(rep, "completed the interrupted rewind of task '%s'",
+				    t->name) : 0;
+}
+
 static int gc_records(struct at_repo *r, struct at_task_list *l, bool force,
 		      struct at_report *rep)
 {
@@ -98,6 +120,8 @@ static int gc_records(struct at_repo *r, struct at_task_list *l, bool force,
 					      "'%s'", t->name, where);
 		else if (t->phase == AT_TASK_CREATING || !is_dir(t->path))
 			rc = gc_task(r, t, force, rep);
+		else if (at_app_rewind_pending(r, t))
+			rc = gc_rewind(r, t, force, rep);
 	}
 	return rc;
 }

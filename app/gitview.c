@@ -18,6 +18,8 @@
  *     imported         the commit the task's branch and its HEAD inside
  *                      last agreed on (hex), written by the host only
  *     quarantine/      an import's copy of the task's objects, while it runs
+ *     masked           the identity of the upper's packed-refs when it is the
+ *                      host's copy without agenttask's refs (gitview_open.c)
  *     dropped/SECS.PID upper/ as it was when `agenttask repair` set it aside
  *                      (at_app_gitview_drop): kept until the task is removed
  *

@@ -92,6 +92,16 @@ int at_app_gitview_head(const struct at_repo *r, const struct at_task *t,
 int at_app_gitview_drop(const struct at_app_gitview *v, char *kept, size_t size,
 			struct at_error *err);
 
+/*
+ * Inside v (its lock held, its upper there), the task's branch at host,
+ * HEAD back on it, the task's index dropped so that the host's shows
+ * through (rewind: app/rewind.c; a run when the host moved the branch).
+ * The caller then agrees on host (at_app_gitview_agree). Other refs
+ * inside, and the upper's objects, are kept.
+ */
+int at_app_gitview_reset(const struct at_app_gitview *v, const struct at_task *t,
+			 const struct at_oid *host, struct at_error *err);
+
 /* gitview.c, for gitview_open.c: <state>/git/NAME and its layers; the view's lock. */
 int at_app_gitview_paths(struct at_repo *r, const struct at_task *t, struct at_app_gitview *v,
 			 struct at_error *err);

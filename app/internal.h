@@ -12,6 +12,7 @@
 
 #include "app/app.h"
 #include "core/change.h"
+#include "core/checkpoint.h"
 #include "core/json.h"
 #include "core/ports.h"
 #include "core/run.h"
@@ -111,6 +112,40 @@ int at_app_discard_task(struct at_repo *r, bool force, const struct at_progress_
 struct at_report;
 int at_app_gc_aged(struct at_repo *r, int max_age_days, bool dry_run, struct at_report *rep,
 		   struct at_error *err);
+
+/* ---- checkpoints (checkpoint.c) ---- */
+
+/* v's task's full state (v's, shared) recorded as its next checkpoint of that kind. */
+int at_app_checkpoint_take(struct at_app_view *v, enum at_checkpoint_kind kind,
+			   struct at_checkpoint *out, struct at_error *err);
+
+/*
+ * What changed from checkpoint `from` to tree to_tree (a later checkpoint's),
+ * or with to_tree NULL, to v's state now; into *out (the caller's).
+ */
+int at_app_checkpoint_changes(struct at_app_view *v, const struct at_checkpoint *from,
+			      const struct at_oid *to_tree, struct at_change_set *out,
+			      struct at_error *err);
+
+/*
+ * Checkpoint `text` (a number as typed) of t, from l (listed here: release
+ * it on success or not). AT_EUSAGE naming it when there is no such one.
+ */
+int at_app_checkpoint_pick(struct at_repo *r, const struct at_task *t, const char *text,
+			   struct at_checkpoint_list *l, const struct at_checkpoint **out,
+			   struct at_error *err);
+
+/* ---- a rewind a kill left unfinished (rewind.c) ---- */
+
+/* Is a rewind of t under way, or left by a kill? (Its record is there.) */
+bool at_app_rewind_pending(struct at_repo *r, const struct at_task *t);
+
+/*
+ * Under the lock, with no run of t: complete the rewind its record names
+ * (*done), or drop a record that was never written whole (nothing begun).
+ */
+int at_app_rewind_finish(struct at_repo *r, const struct at_task *t, bool *done,
+			 struct at_error *err);
 
 /* ---- the gate's engine, for gate and accept (gate.c) ---- */
 

@@ -97,6 +97,84 @@ static at_json *file_json(const struct at_change_file *f)
 	return done(o, bad);
 }
 
+static int add_strings(at_json *o, const char *key, const struct at_strlist *l);
+
+/* What a run changed: files (as diff --json has them), additions, deletions, into o. */
+int at_app_run_changes_add(at_json *o, const struct at_change_set *cs)
+{
+	at_json *files = at_json_array();
+	int bad = !files;
+	size_t i;
+
+	for (i = 0; !bad && i < cs->nfiles; i++)
+		bad |= at_json_append(files, file_json(&cs->files[i]));
+	if (bad) {
+		at_json_free(files);
+		return -1;
+	}
+	bad |= at_json_add(o, "files", files);
+	bad |= at_json_add_number(o, "additions", (double)cs->additions);
+	bad |= at_json_add_number(o, "deletions", (double)cs->deletions);
+	return bad ? -1 : 0;
+}
+
+int at_app_log_add_changes(struct at_app_log *l)
+{
+	at_json *e;
+	const char *event;
+	size_t i, k = 0;
+	double n;
+
+	for (e = at_json_child(l->entries); l->has_runs && e; e = at_json_next(e), k++) {
+		if (k < l->since || !(event = at_json_get_string(e, "event")) ||
+		    strcmp(event, "run") != 0 || !at_json_get_number(e, "number", &n))
+			continue;
+		for (i = 0; i < l->runs.nruns; i++)
+			if (l->runs.runs[i].before.n == (unsigned)n && l->runs.runs[i].known &&
+			    at_app_run_changes_add(e, &l->runs.runs[i].cs) < 0)
+				return -1;
+	}
+	return 0;
+}
+
+static at_json *checkpoint_json(const struct at_checkpoint *c)
+{
+	at_json *o = at_json_object();
+	int bad = !o;
+
+	bad |= at_json_add_number(o, "number", c->n);
+	bad |= at_json_add_string(o, "kind", at_checkpoint_kind_name(c->kind));
+	bad |= add_oid(o, "commit", &c->commit);
+	bad |= add_oid(o, "head", &c->tip);
+	bad |= add_oid(o, "tree", &c->tree);
+	bad |= at_json_add_number(o, "time", (double)c->time);
+	return done(o, bad);
+}
+
+at_json *at_app_checkpoints_json(const struct at_app_checkpoints *c)
+{
+	at_json *o = at_json_object(), *cps = at_json_array(), *runs = at_json_array(), *r;
+	int bad = !o || !cps || !runs;
+	size_t i;
+
+	for (i = 0; !bad && i < c->list.n; i++)
+		bad |= at_json_append(cps, checkpoint_json(&c->list.v[i]));
+	for (i = 0; !bad && i < c->nruns; i++) {
+		r = at_json_object();
+		bad |= !r;
+		bad |= at_json_add_number(r, "number", c->runs[i].before.n);
+		bad |= at_json_add_bool(r, "last", c->runs[i].last);
+		if (c->runs[i].known)
+			bad |= at_app_run_changes_add(r, &c->runs[i].cs);
+		bad |= at_json_append(runs, r);
+	}
+	bad |= at_json_add_string(o, "task", c->task.name);
+	bad |= at_json_add(o, "checkpoints", cps);
+	bad |= at_json_add(o, "runs", runs);
+	bad |= add_strings(o, "warnings", &c->warnings);
+	return done(o, bad);
+}
+
 static at_json *changes_json(const struct at_task *t, const struct at_change_set *cs)
 {
 	at_json *o = at_json_object(), *files = at_json_array();
@@ -351,6 +429,10 @@ at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_ru
 	/* the person's open review comments, as the sandbox's file showed them */
 	if (res->comments)
 		bad |= at_json_add(j, "comments", at_json_dup(res->comments));
+	bad |= res->number ? at_json_add_number(j, "number", res->number)
+			   : at_json_add_null(j, "number");
+	if (res->has_changes)
+		bad |= at_app_run_changes_add(j, &res->changes);
 	/* the requests the proxy judged on terminated hosts (secrets, request rules) */
 	if (o->proxy && (reqs = at_app_net_requests_json(o->proxy)))
 		bad |= at_json_add(j, "requests", reqs);
@@ -400,6 +482,18 @@ at_json *at_app_new_json(const struct at_app_new_result *r)
 	snprintf(info.head_commit, sizeof(info.head_commit), "%s", r->task.base_commit);
 	o = at_app_task_json(&r->task, &info);
 	return done(o, !o || add_strings(o, "warnings", &r->warnings) < 0);
+}
+
+at_json *at_app_rewind_json(const struct at_app_rewind_result *r)
+{
+	at_json *o = about(r->task.name, &r->warnings);
+	int bad = !o;
+
+	bad |= at_json_add_number(o, "to", r->to);
+	bad |= at_json_add_number(o, "saved", r->saved);
+	bad |= add_oid(o, "head", &r->head);
+	bad |= at_json_add_number(o, "paths", (double)r->paths);
+	return done(o, bad);
 }
 
 at_json *at_app_commit_json(const struct at_app_commit_result *r)

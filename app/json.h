@@ -8,6 +8,7 @@
 #define AT_APP_JSON_H
 
 #include "app/accept.h"
+#include "app/checkpoint.h"
 #include "app/comment.h"
 #include "app/commit.h"
 #include "app/diff.h"
@@ -17,6 +18,7 @@
 #include "app/new.h"
 #include "app/doctor.h"
 #include "app/gate.h"
+#include "app/rewind.h"
 #include "app/run.h"
 #include "app/task.h"
 #include "app/du.h"
@@ -59,6 +61,16 @@ at_json *at_app_error_json(const struct at_error *err);
 at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_run_result *res,
 			 const struct at_error *run_err);
 
+/* files (as diff --json's), additions, deletions of what a run changed, added to o. */
+int at_app_run_changes_add(at_json *o, const struct at_change_set *cs);
+
+/* task, checkpoints [{number, kind, commit, head, tree, time}], runs [{number, last,
+ * files, additions, deletions}], warnings (docs/json.md). */
+at_json *at_app_checkpoints_json(const struct at_app_checkpoints *c);
+
+/* What each numbered run of l changed, added to its entry (files, additions, deletions). */
+int at_app_log_add_changes(struct at_app_log *l);
+
 /*
  * What the commands that change something report (docs/json.md has each
  * schema). One name for one meaning everywhere: "task" is the name of the
@@ -68,6 +80,7 @@ at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_ru
  */
 at_json *at_app_new_json(const struct at_app_new_result *r);
 at_json *at_app_commit_json(const struct at_app_commit_result *r);
+at_json *at_app_rewind_json(const struct at_app_rewind_result *r);
 at_json *at_app_accept_json(const struct at_app_accept_opts *o, const struct at_app_accept_result *r);
 at_json *at_app_discard_json(const struct at_app_discard_result *r);
 at_json *at_app_restore_json(const struct at_app_restore_result *r);

@@ -9,11 +9,15 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "core/gitlayer.h"
+#include "core/paths.h"
 #include "core/util.h"
 #include "git/config.h"
 #include "sandbox/sandbox.h"
@@ -260,6 +264,41 @@ static void add_git(struct at_sandbox_spec *s, const struct at_app_layout *l, bo
 			at_sandbox_remount_ro(s, l->siblings[i]);
 }
 
+/*
+ * Git read-only (no view, which hides them: app/gitview_open.c): agenttask's
+ * own refs in the common dir (core/paths.h's AT_HOST_REFS) out of sight all
+ * the same, the packed ones by a copy of packed-refs without them, the
+ * loose ones' directory under an empty read-only tmpfs.
+ */
+static int hide_host_refs(struct at_sandbox_spec *s, const struct at_app_layout *l,
+			  struct at_error *err)
+{
+	struct at_gitlayer g = { .lower = -1 };
+	char path[PATH_MAX + 32];
+	AT_AUTOFREE char *text = NULL;
+	size_t len = 0, kept;
+	struct stat st;
+	int rc;
+
+	if (at_fmt(path, sizeof(path), "%s/%.*s", l->common, (int)strlen(AT_HOST_REFS) - 1,
+		   AT_HOST_REFS) < 0)
+		return at_error_set(err, AT_ESYS, "path too long '%s'", l->common);
+	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		at_sandbox_tmpfs(s, path, STATE_SIZE, 0755);
+		at_sandbox_remount_ro(s, path);
+	}
+	if ((g.upper = open(l->common, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return at_error_sys(err, AT_ESYS, "cannot open '%s'", l->common);
+	rc = at_gitlayer_read(&g, "packed-refs", AT_GITLAYER_PACKED_MAX, &text, &len, err);
+	close(g.upper);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	kept = at_gitlayer_packed_drop(text, len, AT_HOST_REFS);
+	if (kept != len && at_fmt(path, sizeof(path), "%s/packed-refs", l->common) == 0)
+		at_sandbox_bind_data(s, path, text, kept);
+	return 0;
+}
+
 /* The caller's binds, then the repository over them: a --ro of a parent of
  * the repository cannot uncover its config or state. */
 static int build_spec(struct at_sandbox_spec *s, const struct at_app_layout *l,
@@ -301,6 +340,8 @@ static int build_spec(struct at_sandbox_spec *s, const struct at_app_layout *l,
 				   o->caches[i].dest);
 	}
 	add_git(s, l, o->nbinds > 0);
+	if (!l->upper[0] && (rc = hide_host_refs(s, l, err)) < 0)
+		return rc;
 	for (i = 0; o->argv[i]; i++)
 		at_strlist_push(&s->argv, o->argv[i]);
 	for (i = 0; o->envp && o->envp[i]; i++)

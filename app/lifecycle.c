@@ -8,6 +8,7 @@
 #include "core/fs.h"
 #include "core/state.h"
 #include "core/trace.h"
+#include "git/checkpoint.h"
 #include "git/repo.h"
 #include "git/worktree.h"
 
@@ -43,6 +44,12 @@ static int remove_parts(struct at_repo *r, const struct at_task *t, bool only_un
 	/* The person's review comments (core/comments.h) were on this task only. */
 	if (at_comments_remove(p, t->name, err) < 0)
 		return err->code;
+	/* Its checkpoints (git/checkpoint.h: the trash keeps the full state, not these), and
+	 * the record of a rewind a kill left unfinished. */
+	if (at_checkpoint_remove_all(r, t->name, err) < 0)
+		return err->code;
+	if (at_paths_rewind(p, t->name, path, sizeof(path), NULL) == 0)
+		unlink(path);
 	if (at_task_delete_branch(r, t, only_unmoved, err) < 0)
 		return err->code;
 	return at_state_remove(p, t->name, err);

@@ -21,6 +21,7 @@
 #include "core/esc.h"
 #include "core/fs.h"
 #include "core/runs.h"
+#include "core/trace.h"
 #include "core/util.h"
 #include "git/worktree.h"
 #include "sandbox/sandbox.h"
@@ -47,6 +48,7 @@ struct run {
 	char etc_cache[PATH_MAX];    /* its listings' file */
 	struct at_app_publish publish;  /* --publish and the configuration's */
 	struct at_app_notify notify;    /* --notify and the configuration's */
+	struct at_checkpoint before; /* the checkpoint taken before it (n 0: none) */
 };
 
 /* Lexically normalise an absolute or cwd-relative path ("." ".." "//" trailing '/'). */
@@ -372,6 +374,37 @@ static void import_after(struct run *run, struct at_app_run_result *res)
 	take_import(res, &imp);
 }
 
+/* The task's state before the command: its checkpoint, whose number is the run's. */
+static void checkpoint_before(struct run *run, struct at_app_run_result *res)
+{
+	struct at_error cerr = AT_ERROR_INIT;
+	struct at_app_view v;
+
+	at_app_view_init(&v, run->r, &run->task);
+	if (at_app_checkpoint_take(&v, AT_CHECKPOINT_RUN, &run->before, &cerr) < 0)
+		at_strlist_pushf(&res->warnings, "no checkpoint of '%s' before this run (it cannot "
+				 "be rewound to): %s", run->task.name, cerr.msg);
+	else
+		res->number = run->before.n;
+	at_app_view_release(&v);
+}
+
+/* After it, on request: what it changed, against its checkpoint. */
+static void changes_after(struct run *run, struct at_app_run_result *res)
+{
+	struct at_error cerr = AT_ERROR_INIT;
+	struct at_app_view v;
+
+	if (!run->before.n)
+		return;
+	at_app_view_init(&v, run->r, &run->task);
+	if (at_app_checkpoint_changes(&v, &run->before, NULL, &res->changes, &cerr) < 0)
+		at_strlist_pushf(&res->warnings, "what the run changed is not known: %s", cerr.msg);
+	else
+		res->has_changes = true;
+	at_app_view_release(&v);
+}
+
 /*
  * The listings of /etc's last walk (sandbox.h): in the repository's state,
  * which no sandbox can write. NULL (no cache) when its directory cannot be.
@@ -477,6 +510,11 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 		rc = at_runs_enter(at_repo_paths(run->r), run->task.name, &run->lock, err);
 	if (rc == 0)
 		rc = at_task_resolve(run->r, run->task.name, ".", &run->task, err);
+	/* A rewind killed midway left the worktree half back: nothing runs on that. */
+	if (rc == 0 && at_app_rewind_pending(run->r, &run->task))
+		rc = at_error_set(err, AT_EBUSY, "a rewind of '%s' was interrupted: 'agenttask gc' "
+				  "completes it (or 'agenttask rewind %s N' again)", run->task.name,
+				  run->task.name);
 	if (rc == 0)
 		rc = at_app_layout_resolve(run->r, &run->task, &run->layout, err);
 	if (rc == 0)
@@ -516,6 +554,9 @@ static int prepare(const struct at_app *app, const struct at_app_run_opts *o, st
 	/* Last: a refused run changes nothing, not even the task's git view. */
 	if (rc == 0)
 		rc = open_view(run, res, err);
+	/* After the import: the state the command starts from, its commits included. */
+	if (rc == 0 && !at_test_no_checkpoint())
+		checkpoint_before(run, res);
 	return rc;
 }
 
@@ -529,6 +570,7 @@ static void audit(const struct run *run, const struct at_app_run_opts *o,
 		.timeout_ms = o->timeout_ms, .error = rerr && rerr->code ? rerr : NULL,
 		.network = o->proxy ? at_app_net_json(o->proxy) : NULL,
 		.published = at_app_publish_json(&run->publish),
+		.number = res->number,
 	};
 
 	if (at_audit_run(at_repo_paths(run->r), run->task.name, &e, &aerr) < 0)
@@ -644,6 +686,8 @@ int at_app_run(const struct at_app *app, const struct at_app_run_opts *o,
 		at_app_notify_end(&run.notify, out->exit_code);
 	if (out->attempted)
 		import_after(&run, out);
+	if (out->attempted && o->changes)
+		changes_after(&run, out);
 	if (out->attempted && run.home[0])
 		at_app_home_record(run.r, &run.task, run.home, o->tmpfs_size[AT_TMPFS_HOME],
 				   &out->warnings);
@@ -671,6 +715,7 @@ void at_app_run_result_release(struct at_app_run_result *res)
 	if (!res)
 		return;
 	at_run_result_release(&res->run);
+	at_change_set_release(&res->changes);
 	at_strlist_release(&res->binds);
 	at_strlist_release(&res->warnings);
 	at_json_free(res->comments);

@@ -19,6 +19,11 @@
  * their precedence) adds binds, environment, PATH, caches, allowed hosts
  * and limits below what the options say.
  *
+ * Before the command runs, once everything is checked, the task's full state
+ * is kept as a checkpoint (app/checkpoint.h) whose number is the run's; a
+ * state that cannot be recorded (a fifo, a file over the size limit in the
+ * worktree) is a warning: the run goes on without one.
+ *
  * Everything is checked before anything runs: a --ro/--rw that would expose
  * git metadata or state, a malformed --env, an allowlist with --net, a
  * forced terminal with capture, an unknown task are refused
@@ -37,6 +42,7 @@
 #include "app/app.h"
 #include "app/net.h"
 #include "core/json.h"
+#include "core/change.h"
 #include "core/oid.h"
 #include "core/ports.h"
 #include "core/run.h"
@@ -92,6 +98,7 @@ struct at_app_run_opts {
 	/* Told the published ports once they are bound, before the command runs; NULL: none. */
 	void (*published)(const struct at_port_map *m, size_t n, void *arg);
 	void *published_arg;
+	bool changes;                    /* after the run, what it changed (one more scan) */
 };
 
 #define AT_APP_RUN_OPTS_INIT { .cancel_fd = -1 }
@@ -110,6 +117,11 @@ struct at_app_run_result {
 	size_t import_objects;
 	at_json *comments;               /* the person's open review comments the run was shown
 					    (app/json.h's array: run --json's "comments") */
+	/* The checkpoint taken before the run (app/checkpoint.h): its number, the run's; 0 when
+	 * none could be taken (a warning says why). With opts.changes, what the run changed. */
+	unsigned number;
+	bool has_changes;
+	struct at_change_set changes;
 	struct at_strlist warnings;
 	struct at_port_map published[AT_PORTS_MAX]; /* the ports the run published */
 	size_t npublished;

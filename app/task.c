@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "app/checkpoint.h"
 #include "app/gitview.h"
 #include "app/internal.h"
 #include "core/array.h"
@@ -220,14 +221,40 @@ void at_app_status_release(struct at_app_status *s)
 	s->setup = NULL;
 }
 
+/*
+ * What each run of the task as it is now changed (at_app_log_add_changes
+ * puts it in the entries): the entries since the task was last made count
+ * (a removed task's runs, under the same name, had numbers of their own).
+ */
+static void log_runs(const struct at_app *app, struct at_app_log *l)
+{
+	struct at_error cerr = AT_ERROR_INIT;
+	const at_json *e;
+	const char *event;
+	size_t i = 0;
+
+	for (e = at_json_child(l->entries); e; e = at_json_next(e), i++)
+		if ((event = at_json_get_string(e, "event")) && strcmp(event, "new") == 0)
+			l->since = i;
+	if (at_app_checkpoints(app, l->task, true, &l->runs, &cerr) < 0) {
+		at_strlist_pushf(&l->warnings, "what each run changed is not known: %s", cerr.msg);
+		at_app_checkpoints_release(&l->runs);
+		return;
+	}
+	for (i = 0; i < l->runs.warnings.n; i++)
+		at_strlist_push(&l->warnings, l->runs.warnings.v[i]);
+	l->has_runs = true;
+}
+
 int at_app_log(const struct at_app *app, const char *name, struct at_app_log *out,
 	       struct at_error *err)
 {
-	struct at_app_log l = { "", NULL };
+	struct at_app_log l;
 	struct at_repo *r = NULL;
 	struct at_task t;
 	int rc;
 
+	memset(&l, 0, sizeof(l));
 	rc = at_app_open(app, &r, err);
 	if (rc == 0 && name)
 		rc = at_name_check(name, err);
@@ -237,6 +264,8 @@ int at_app_log(const struct at_app *app, const char *name, struct at_app_log *ou
 		memcpy(l.task, name, strlen(name) + 1);
 		rc = at_audit_read(at_repo_paths(r), name, &l.entries, err);
 	}
+	if (rc == 0 && at_task_resolve(r, name, ".", &t, NULL) == 0)
+		log_runs(app, &l);
 	at_repo_free(r);
 	if (rc == 0)
 		*out = l;
@@ -249,4 +278,6 @@ void at_app_log_release(struct at_app_log *l)
 		return;
 	at_json_free(l->entries);
 	l->entries = NULL;
+	at_strlist_release(&l->warnings);
+	at_app_checkpoints_release(&l->runs);
 }

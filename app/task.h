@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "app/app.h"
+#include "app/checkpoint.h"
 #include "core/json.h"
 #include "core/merge.h"
 #include "core/state.h"
@@ -73,9 +74,17 @@ void at_app_status_release(struct at_app_status *s);
 struct at_app_log {
 	char task[AT_NAME_MAX + 1];
 	at_json *entries;               /* an array, oldest first (core/audit.h) */
+	struct at_strlist warnings;
+	bool has_runs;                  /* the task exists: runs holds its checkpoints */
+	struct at_app_checkpoints runs; /* app/checkpoint.h, with what each run changed */
+	size_t since;                   /* the entry that made the task as it is now */
 };
 
-/* A named task's log is read even after the task is gone. */
+/*
+ * A named task's log is read even after the task is gone. While it exists,
+ * runs has what each of its runs changed: at_app_log_add_changes
+ * (app/json.h) adds it to their entries (files, additions, deletions).
+ */
 int at_app_log(const struct at_app *app, const char *name, struct at_app_log *out,
 	       struct at_error *err);
 void at_app_log_release(struct at_app_log *l);

@@ -46,6 +46,10 @@ const struct at_cli_opt cmd_diff_opts[] = {
 	AT_CLI_OPT_STRING(0, "against", "OTHER", struct diff_args, o.against,
 			  "from the task's full state to task OTHER's (two attempts\n"
 			  "compared: 'agenttask fork'), not from the merge base"),
+	AT_CLI_OPT_STRING(0, "run", "N", struct diff_args, o.run,
+			  "only what run N of the task changed (N as 'log' numbers runs)"),
+	AT_CLI_OPT_STRING(0, "since", "N", struct diff_args, o.since,
+			  "everything changed since just before run N"),
 	AT_CLI_OPT_MAX_FILE_SIZE(struct diff_args, app),
 	AT_CLI_OPT_END,
 };
@@ -100,8 +104,7 @@ static int show(const struct diff_args *a, struct at_app_diff *d, bool color,
 	default:
 		if ((rc = at_app_diff_patch(d, at_cli_diff_line, &o, err)) < 0)
 			return rc;
-		/* Whether the task still merges: not what two attempts compared ask. */
-		if (at_app_diff_task(d) && !a->o.against)
+		if (at_app_diff_task(d) && !a->o.against && !a->o.run && !a->o.since)
 			at_cli_diff_note(d);
 		return host_files(d, err);
 	}
@@ -140,15 +143,19 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		return at_cli_usage("diff", "--since-review is a task's: not with --base");
 	if (a->o.base_rev && a->o.against)
 		return at_cli_usage("diff", "--against and --base exclude each other");
-	if (a->o.since_review && a->o.against)
-		return at_cli_usage("diff", "--since-review and --against exclude each other");
+	if (a->o.base_rev && (a->o.run || a->o.since))
+		return at_cli_usage("diff", "--run and --since are a task's: not with --base");
+	if ((a->o.since_review ? 1 : 0) + (a->o.against ? 1 : 0) + (a->o.run ? 1 : 0) +
+		    (a->o.since ? 1 : 0) > 1)
+		return at_cli_usage("diff", "--since-review, --against, --run and --since "
+				    "exclude each other");
 	return 0;
 }
 
 int cmd_diff(const struct at_app *app, int argc, char **argv)
 {
 	struct diff_args a = { *app, MODE_PATCH, false, false, false, NULL, false,
-			       { NULL, NULL, NULL, NULL, 0, false, NULL } };
+			       { NULL, NULL, NULL, NULL, 0, false, NULL, NULL, NULL } };
 	struct at_error err = AT_ERROR_INIT;
 	struct at_app_diff *d = NULL;
 	bool color = false;

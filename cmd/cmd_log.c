@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/json.h"
 #include "app/task.h"
 #include "cmd/commands.h"
 #include "core/esc.h"
@@ -70,6 +71,37 @@ static const char *error_message(const at_json *e)
 	return msg ? msg : "";
 }
 
+/* Under a run with a number: what it changed, as git diff --stat counts it, one file a line. */
+static void print_run_files(const at_json *e)
+{
+	const at_json *f, *files = at_json_get(e, "files");
+	double n, add = 0, del = 0;
+	const char *st, *path;
+
+	if (at_json_get_number(e, "number", &n))
+		printf("%-24s %-8s run %.0f", "", "", n);
+	if (!files) {
+		if (at_json_get(e, "number"))
+			putchar('\n');
+		return;
+	}
+	at_json_get_number(e, "additions", &add);
+	at_json_get_number(e, "deletions", &del);
+	printf(": %zu file%s changed, %.0f insertion%s(+), %.0f deletion%s(-)\n",
+	       at_json_size(files), at_json_size(files) == 1 ? "" : "s", add, add == 1 ? "" : "s",
+	       del, del == 1 ? "" : "s");
+	for (f = at_json_child(files); f; f = at_json_next(f)) {
+		st = at_json_get_string(f, "status");
+		path = at_json_get_string(f, "path");
+		add = del = 0;
+		at_json_get_number(f, "additions", &add);
+		at_json_get_number(f, "deletions", &del);
+		printf("%-24s %-8s   %-9s ", "", "", st ? st : "?");
+		at_esc_fputs(stdout, path ? path : "", 0);
+		printf(" | +%.0f -%.0f\n", add, del);
+	}
+}
+
 /* Colours: the event cyan, a run's exit green for 0 and red otherwise, as a test runner's. */
 static void print_entry(const at_json *e, bool c)
 {
@@ -107,6 +139,9 @@ static void print_entry(const at_json *e, bool c)
 			at_esc_fputs(stdout, error_message(e), 0);
 			printf(")%s", reset);
 		}
+		putchar('\n');
+		print_run_files(e);
+		return;
 	} else {
 		print_fields(e);
 	}
@@ -142,11 +177,18 @@ int cmd_log(const struct at_app *app, int argc, char **argv)
 		return rc;
 	if (at_app_log(app, name, &log, &err) < 0)
 		return at_cli_fail(&err);
+	at_cli_warnings(&log.warnings);
+	if (at_app_log_add_changes(&log) < 0) {
+		at_app_log_release(&log);
+		at_error_set(&err, AT_ESYS, "out of memory");
+		return at_cli_fail(&err);
+	}
 	if (!a.json)
 		at_cli_page(app);
 	if (a.json) {
 		rc = at_cli_print_json(log.entries);
 		log.entries = NULL;
+		at_app_log_release(&log);
 		return rc;
 	}
 	if (at_json_size(log.entries) == 0)

@@ -56,7 +56,8 @@ const struct at_command at_commands[] = {
 	  cmd_run_opts, 19, "task" },
 	{ "diff", cmd_diff,
 	  "agenttask diff [NAME] [--stat | --name-only | --json [--patch]] [--color | --no-color]\n"
-	  "               [--since-review | --against OTHER] [-- PATH...]\n"
+	  "               [--since-review | --against OTHER | --run N | --since N]\n"
+	  "               [-- PATH...]\n"
 	  "agenttask diff --base [--head] [--stat | --name-only | --json] [-- PATH...]",
 	  "show the task's whole change against its base",
 	  "\n"
@@ -76,7 +77,12 @@ const struct at_command at_commands[] = {
 	  "\n"
 	  "Each changed file that tools on the host run or obey (editor and agent\n"
 	  "configuration, .envrc, hooks, CI, .gitattributes, a package.json's scripts:\n"
-	  "docs/ci.md) gets one warning line on stderr: the gate fails on it.\n",
+	  "docs/ci.md) gets one warning line on stderr: the gate fails on it.\n"
+	  "\n"
+	  "--run N shows only what run N changed (N as 'agenttask log' numbers runs: the\n"
+	  "state just before it against the state just before the next run, or now for\n"
+	  "the last run); --since N everything since just before run N. Exit 2 for an N\n"
+	  "that is not one of the task's.\n",
 	  cmd_diff_opts, 15, "task" },
 	{ "commit", cmd_commit, "agenttask commit [NAME] [-m] [--max-file-size] [--json]",
 	  "record every change in the worktree as one commit on the task branch",
@@ -214,10 +220,30 @@ const struct at_command at_commands[] = {
 	  "whole change. Consecutive '>>' lines are one comment. Saving with nothing\n"
 	  "added records nothing; the rest of the file must stay as it was.\n",
 	  cmd_review_opts, 15, "task" },
+	{ "rewind", cmd_rewind, "agenttask rewind [NAME] N [--force] [--json]",
+	  "put a task back to how it was just before its run N",
+	  "\nBefore every run the task's full state is kept as a checkpoint whose number is\n"
+	  "the run's ('agenttask log' shows each run's number and what it changed). rewind\n"
+	  "brings back checkpoint N: the worktree's tracked and untracked (not ignored)\n"
+	  "files, byte for byte with their modes and links, the task's branch at the\n"
+	  "commit it had then, what was uncommitted uncommitted again, and the task's git\n"
+	  "inside the sandbox (its branch, HEAD and index) the same. The state it replaces\n"
+	  "is kept first as a checkpoint of its own (its number is printed): rewind to it\n"
+	  "undoes the rewind.\n"
+	  "Not rewound: ignored files, the task's lasting HOME, its caches, and the other\n"
+	  "branches and tags made inside.\n"
+	  "Exit 1, nothing changed, while a command of the task runs (--force kills it),\n"
+	  "or when the worktree holds what cannot be kept (a file over the size limit,\n"
+	  "a name git refuses); exit 2 when N is not one of the task's. Interrupted, it\n"
+	  "leaves the old state or the new, or a record that 'agenttask gc' (or rewind\n"
+	  "again) completes; no run of the task starts meanwhile.\n",
+	  cmd_rewind_opts, 15, "task" },
 	{ "log", cmd_log, "agenttask log [NAME] [--json] [--color | --no-color]",
 	  "show the task's audit log",
-	  "\nEvery run is logged: argv, start, duration, exit status, resource use; and\n"
-	  "every new, commit, gate, accept (and --override), discard, restore and repair.\n"
+	  "\nEvery run is logged: argv, start, duration, exit status, resource use, its\n"
+	  "number (see 'agenttask rewind') and, while the task exists, the files it\n"
+	  "changed (--json: files, additions, deletions); and every new, commit, gate,\n"
+	  "accept (and --override), discard, restore, repair and rewind.\n"
 	  "The log outlives the task's removal. The text shows every control character\n"
 	  "of what the task chose (argv, reasons), tab and newline too, as \\xNN; --json\n"
 	  "has the exact strings.\n",
@@ -262,8 +288,8 @@ const struct at_command at_commands[] = {
 	  "\nJSON-RPC 2.0 on stdin and stdout, one message a line, protocol revision\n"
 	  "2025-11-25. Tools: task_new, task_list, task_status, run, read_file,\n"
 	  "write_file, edit_file, list_files, delete_file, diff, commit, review_comments\n"
-	  "(the person's open review comments). The repository is the one holding DIR\n"
-	  "(default the current directory). Started inside a task's\n"
+	  "(the person's open review comments), checkpoints, rewind. The repository is\n"
+	  "the one holding DIR (default the current directory). Started inside a task's\n"
 	  "worktree, the server reaches that task only, as with --task; a tool's 'task'\n"
 	  "defaults to it. task_new starts from a commit on your branches only (not a\n"
 	  "task's). See docs/agents.md.\n",

@@ -36,7 +36,7 @@ static int set_json(void *field, const struct at_cli_opt *opt, const char *value
 	struct run_args *a = field;
 
 	(void)opt, (void)value, (void)err;
-	a->json = a->o.capture = true;
+	a->json = a->o.capture = a->o.changes = true;
 	return 0;
 }
 
@@ -190,7 +190,8 @@ const struct at_cli_opt cmd_run_opts[] = {
 			  "start in DIR, a directory of the worktree (relative to its top)"),
 	RUN_CALL("json", NULL, set_json, 0,
 		 "capture output; print a JSON result (stdout, stderr and both\n"
-		 "interleaved; errors as {\"error\": {code, message}})"),
+		 "interleaved; the run's number and the files it changed; errors\n"
+		 "as {\"error\": {code, message}})"),
 	AT_CLI_OPT_CALL(0, "output-max", "SIZE", set_output_max, struct run_args, o.capture_max, 0,
 			"with --json: keep SIZE bytes of each stream, half from its\n"
 			"start and half from its end (default 1M)"),

@@ -342,6 +342,8 @@ int at_audit_run(const struct at_paths *p, const char *task, const struct at_aud
 	bad |= at_json_add_string(e, "time", start);
 	bad |= at_json_add_string(e, "task", task);
 	bad |= at_json_add(e, "argv", strings_json(r->argv));
+	if (r->number)
+		bad |= at_json_add_number(e, "number", r->number);
 	bad |= at_json_add_string(e, "start", start);
 	bad |= at_json_add_number(e, "duration_ms", (double)res->duration_ms);
 	bad |= at_json_add_number(e, "exit_code", r->exit_code);
@@ -481,6 +483,18 @@ int at_audit_import(const struct at_paths *p, const char *task, const struct at_
 	bad |= add_oid(e, "old", old);
 	bad |= add_oid(e, "new", new_tip);
 	bad |= at_json_add_number(e, "objects", (double)objects);
+	return append_built(p, task, e, bad, err);
+}
+
+int at_audit_rewind(const struct at_paths *p, const char *task, unsigned to, unsigned saved,
+		    const struct at_oid *head, struct at_error *err)
+{
+	at_json *e = event("rewind");
+	int bad = 0;
+
+	bad |= at_json_add_number(e, "to", to);
+	bad |= at_json_add_number(e, "saved", saved);
+	bad |= add_oid(e, "head", head);
 	return append_built(p, task, e, bad, err);
 }
 

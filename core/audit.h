@@ -33,7 +33,8 @@ int at_audit_path(const struct at_paths *p, const char *task, char *buf, size_t 
  * one builder of each kind below. Ids are full hex, branches short names.
  *
  *   new              base_branch, base_commit
- *   run              task, argv[], start, duration_ms, exit_code, timed_out,
+ *   run              task, argv[], number (the run's: its checkpoint's, when
+ *                    one was taken), start, duration_ms, exit_code, timed_out,
  *                    signal, max_rss_kb, user_cpu_ms, sys_cpu_ms, net,
  *                    binds[{path, writable}], limits{NAME: {value, mechanism,
  *                    default, note (what an rlimit weakens)}} (the timeout
@@ -62,6 +63,9 @@ int at_audit_path(const struct at_paths *p, const char *task, char *buf, size_t 
  *                    dropped (the commit HEAD inside named, not imported;
  *                    null when it was the tip), reason (why it was not
  *                    imported; null), kept (where the old layer was set aside)
+ *   rewind           to (the checkpoint the task was brought back to), saved
+ *                    (the checkpoint that keeps the state it replaced), head
+ *                    (the task's branch after it)
  *   file             op (write, edit, delete), path (relative to the worktree;
  *                    its controls escaped, bytes that are not UTF-8 shown as
  *                    U+FFFD), bytes (the file's size after), created (write):
@@ -96,6 +100,7 @@ struct at_audit_run {
 					     at_audit_run takes it (and frees it) */
 	at_json *published;               /* [{port, host_port, url}] of run --publish, or NULL:
 					     taken (and freed) as network */
+	unsigned number;                  /* the run's number (its checkpoint's), 0: none */
 };
 int at_audit_run(const struct at_paths *p, const char *task, const struct at_audit_run *e,
 		 struct at_error *err);
@@ -126,6 +131,10 @@ int at_audit_discard(const struct at_paths *p, const char *task, const char *tra
 
 int at_audit_import(const struct at_paths *p, const char *task, const struct at_oid *old,
 		    const struct at_oid *new_tip, size_t objects, struct at_error *err);
+
+/* `agenttask rewind` (app/rewind.h). */
+int at_audit_rewind(const struct at_paths *p, const char *task, unsigned to, unsigned saved,
+		    const struct at_oid *head, struct at_error *err);
 
 /* `agenttask repair` (app/repair.h): dropped and reason may be NULL. */
 int at_audit_repair(const struct at_paths *p, const char *task, const struct at_oid *tip,

@@ -268,6 +268,27 @@ int at_gitlayer_packed_lookup(const char *text, size_t len, const char *refname,
 	return 1;
 }
 
+size_t at_gitlayer_packed_drop(char *text, size_t len, const char *prefix)
+{
+	size_t plen = strlen(prefix), in = 0, out = 0;
+	bool dropping = false;
+
+	while (in < len) {
+		const char *line = text + in, *nl = memchr(line, '\n', len - in);
+		size_t llen = nl ? (size_t)(nl - line) + 1 : len - in;
+
+		in += llen;
+		if (line[0] != '^')
+			dropping = llen > AT_OID_HEXSZ + 1 + plen && line[AT_OID_HEXSZ] == ' ' &&
+				   memcmp(line + AT_OID_HEXSZ + 1, prefix, plen) == 0;
+		if (dropping)
+			continue;
+		memmove(text + out, line, llen);
+		out += llen;
+	}
+	return out;
+}
+
 /* Per-worktree refs live in the admin dir, the others in the common dir. */
 static bool per_worktree(const char *ref)
 {

@@ -61,6 +61,13 @@ int at_gitlayer_parse_ref(char *text, size_t len, struct at_oid *oid, const char
 int at_gitlayer_packed_lookup(const char *text, size_t len, const char *refname,
 			      struct at_oid *out);
 
+/*
+ * packed-refs text without the refs whose names start with prefix (each with
+ * its peeled "^" line), in place: the new length. Other lines, malformed
+ * ones included, are kept as they are.
+ */
+size_t at_gitlayer_packed_drop(char *text, size_t len, const char *prefix);
+
 /* A ref name git would accept under refs/ (no "..", no control bytes, ...)? */
 int at_gitlayer_refname_ok(const char *name);
 

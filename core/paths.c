@@ -150,6 +150,27 @@ static int part(char *buf, size_t size, const char *dir, const char *name, const
 	return 0;
 }
 
+int at_paths_rewind(const struct at_paths *p, const char *name, char *buf, size_t size,
+		    struct at_error *err)
+{
+	return part(buf, size, p->cache_dir, name, ".rewind", err);
+}
+
+int at_paths_checkpoint_ref(const char *name, unsigned n, char *buf, size_t size,
+			    struct at_error *err)
+{
+	if (at_fmt(buf, size, AT_CHECKPOINT_REFS "%s/%u", name, n) < 0)
+		return at_error_set(err, AT_ESYS, "task name too long '%s'", name);
+	return 0;
+}
+
+int at_paths_checkpoint_glob(const char *name, char *buf, size_t size, struct at_error *err)
+{
+	if (at_fmt(buf, size, AT_CHECKPOINT_REFS "%s/*", name) < 0)
+		return at_error_set(err, AT_ESYS, "task name too long '%s'", name);
+	return 0;
+}
+
 int at_paths_record(const struct at_paths *p, const char *name, char *buf, size_t size,
 		    struct at_error *err)
 {

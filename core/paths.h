@@ -106,6 +106,31 @@ int at_paths_setup(const struct at_paths *p, const char *name, char *buf, size_t
 /* The published ports' records (core/ports.h): <state_dir>/ports. */
 int at_paths_ports_dir(const struct at_paths *p, char *buf, size_t size, struct at_error *err);
 
+/*
+ * A rewind under way (app/rewind.c): <cache_dir>/NAME.rewind names the
+ * checkpoint it brings the task to, written before the worktree is touched
+ * and removed once all of it is there; `gc` completes a rewind it finds.
+ */
+int at_paths_rewind(const struct at_paths *p, const char *name, char *buf, size_t size,
+		    struct at_error *err);
+
+/*
+ * The refs of a task's checkpoints (git/checkpoint.h), the one place their
+ * names are spelled: refs/agenttask/checkpoints/NAME/N, N from 1. Outside
+ * refs/heads and refs/tags, so a plain clone or fetch never takes them.
+ */
+#define AT_CHECKPOINT_REFS "refs/agenttask/checkpoints/"
+/*
+ * All of agenttask's own refs (checkpoints, the trash): the person's way
+ * back, never the agent's. The task's git view inside hides them, loose and
+ * packed (app/gitview_open.c).
+ */
+#define AT_HOST_REFS "refs/agenttask/"
+int at_paths_checkpoint_ref(const char *name, unsigned n, char *buf, size_t size,
+			    struct at_error *err);
+/* The glob of all of them (NAME/ *, without the space), for a ref iterator. */
+int at_paths_checkpoint_glob(const char *name, char *buf, size_t size, struct at_error *err);
+
 /* The repository's cache of /etc's listings (sandbox.h): <cache_dir>/etc.listings. */
 int at_paths_etc_listings(const struct at_paths *p, char *buf, size_t size, struct at_error *err);
 

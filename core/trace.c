@@ -52,3 +52,8 @@ int64_t at_test_now(void)
 	}
 	return (int64_t)time(NULL);
 }
+
+bool at_test_no_checkpoint(void)
+{
+	return getenv("AGENTTASK_TEST_NO_CHECKPOINT") != NULL;
+}

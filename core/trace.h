@@ -20,6 +20,7 @@
 #define AT_CORE_TRACE_H
 
 #include <stdint.h>
+#include <stdbool.h>
 
 #define AT_TRACE_ENV "AGENTTASK_TRACE"
 #define AT_KILL_AT_ENV "AGENTTASK_TEST_KILL_AT"
@@ -56,6 +57,12 @@ void at_trace(const char *event, const char *detail);
  *                     files written over it
  *   fork:home         NAME's HOME copied, its git view not yet
  *   fork:git          the git view copied, the record still CREATING
+ *   rewind:saved      `rewind`: the state it replaces kept as a checkpoint
+ *   rewind:record     its record written, nothing of the worktree touched
+ *   apply:removed     (accept's and rewind's apply_paths) deletions done
+ *   apply:written     every file written, the index not yet
+ *   rewind:index      the index written, the branch not yet moved
+ *   rewind:view       the git view reset, the record not yet removed
  */
 void at_test_kill_point(const char *step);
 
@@ -67,5 +74,12 @@ void at_test_kill_point(const char *step);
  */
 #define AT_TEST_NOW_ENV "AGENTTASK_TEST_NOW"
 int64_t at_test_now(void);
+
+/*
+ * bench/checkpoint.sh's baseline: with AGENTTASK_TEST_NO_CHECKPOINT set, a
+ * run takes no checkpoint (as before issue 26), so that the cost of one can
+ * be measured against the same run without it. Nothing else reads it.
+ */
+bool at_test_no_checkpoint(void);
 
 #endif

@@ -11,8 +11,10 @@
 #include <unistd.h>
 
 #include "core/proc.h"
+#include "core/trace.h"
 #include "core/util.h"
 #include "git/internal.h"
+#include "git/wtread.h"
 
 #define TMP_DIR "agenttask-tmp"     /* in the worktree's git directory */
 #define TMP_PREFIX "agenttask-"
@@ -22,8 +24,11 @@
 struct apply {
 	git_repository *repo;
 	git_tree *to;
+	git_tree *index_to;         /* the index's entries: `to`, or another tree */
+	const git_oid *attr_commit; /* the filters' attributes, or NULL: the worktree's */
 	char *const *paths;
 	size_t n;
+	const char *workdir;        /* the worktree's path */
 	int root;                   /* the worktree */
 	int tmp;                    /* TMP_DIR, or -1: temporary files go beside their paths */
 	unsigned serial;
@@ -31,7 +36,6 @@ struct apply {
 	char dir[PATH_MAX];         /* the directory of the last path, kept open for the next */
 	int dir_fd;
 	struct at_error *err;
-	const char *where;          /* the worktree, for messages */
 };
 
 static void forget_dir(struct apply *a)
@@ -92,10 +96,10 @@ static int dir_of(struct apply *a, const char *path, bool create, const char **b
 }
 
 /* What `to` holds at path: a blob, link or gitlink entry (*e, to free), else none. */
-static bool file_in_to(struct apply *a, const char *path, git_tree_entry **e)
+static bool file_in(git_tree *tree, const char *path, git_tree_entry **e)
 {
 	*e = NULL;
-	if (git_tree_entry_bypath(e, a->to, path) < 0) {
+	if (git_tree_entry_bypath(e, tree, path) < 0) {
 		git_error_clear();
 		return false;
 	}
@@ -105,6 +109,11 @@ static bool file_in_to(struct apply *a, const char *path, git_tree_entry **e)
 		return false;
 	}
 	return true;
+}
+
+static bool file_in_to(struct apply *a, const char *path, git_tree_entry **e)
+{
+	return file_in(a->to, path, e);
 }
 
 static bool to_be_removed(struct apply *a, const char *path)
@@ -253,6 +262,10 @@ static int write_path(struct apply *a, const char *path, const git_tree_entry *e
 	}
 	/* Not GIT_BLOB_FILTER_CHECK_FOR_BINARY: it makes a binary blob empty. */
 	fo.flags = 0;
+	if (a->attr_commit) {
+		fo.flags = GIT_BLOB_FILTER_NO_SYSTEM_ATTRIBUTES | GIT_BLOB_FILTER_ATTRIBUTES_FROM_COMMIT;
+		git_oid_cpy(&fo.attr_commit_id, a->attr_commit);
+	}
 	if (git_blob_lookup(&blob, a->repo, git_tree_entry_id(e)) < 0 ||
 	    (mode != GIT_FILEMODE_LINK && git_blob_filter(&buf, blob, path, &fo) < 0)) {
 		rc = at_git_error(a->err, AT_EGIT, "cannot read '%s'", path);
@@ -267,6 +280,18 @@ static int write_path(struct apply *a, const char *path, const git_tree_entry *e
 	return rc;
 }
 
+/* Does `to` hold e (the index's entry) at path: what was written there? */
+static bool same_entry(struct apply *a, const char *path, const git_tree_entry *e)
+{
+	git_tree_entry *w;
+	bool same = file_in_to(a, path, &w) &&
+		    git_tree_entry_filemode(w) == git_tree_entry_filemode(e) &&
+		    git_oid_equal(git_tree_entry_id(w), git_tree_entry_id(e));
+
+	git_tree_entry_free(w);
+	return same;
+}
+
 /* The index entry of path as `to` has it, with the stat data of what was written. */
 static int stage(struct apply *a, git_index *idx, const char *path, const git_tree_entry *e)
 {
@@ -279,7 +304,10 @@ static int stage(struct apply *a, git_index *idx, const char *path, const git_tr
 	ie.path = path;
 	ie.mode = git_tree_entry_filemode(e);
 	git_oid_cpy(&ie.id, git_tree_entry_id(e));
-	if (ie.mode != GIT_FILEMODE_COMMIT && (fd = dir_of(a, path, false, &base)) >= 0 &&
+	/* The stat data of what was written vouches for the entry only when it is that. */
+	if (a->index_to != a->to && !same_entry(a, path, e))
+		fd = -1;
+	else if (ie.mode != GIT_FILEMODE_COMMIT && (fd = dir_of(a, path, false, &base)) >= 0 &&
 	    fstatat(fd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		ie.ctime.seconds = (int32_t)st.st_ctim.tv_sec;
 		ie.ctime.nanoseconds = (uint32_t)st.st_ctim.tv_nsec;
@@ -304,7 +332,7 @@ static int stage_all(struct apply *a, git_index *idx)
 	int rc = 0;
 
 	for (i = 0; i < a->n && rc == 0; i++) {
-		if (file_in_to(a, a->paths[i], &e)) {
+		if (file_in(a->index_to, a->paths[i], &e)) {
 			rc = stage(a, idx, a->paths[i], e);
 			git_tree_entry_free(e);
 		} else if (git_index_remove(idx, a->paths[i], 0) < 0) {
@@ -363,7 +391,7 @@ static int publish_index(struct apply *a, int gitdir)
 	    (errno != EINVAL || linkat(a->tmp, INDEX_COPY, gitdir, "index.lock", 0) < 0)) {
 		if (errno == EEXIST)
 			return at_error_set(a->err, AT_ESYS, "another git command is running in "
-					    "'%s' ('%sindex.lock' exists)", a->where,
+					    "'%s' ('%sindex.lock' exists)", a->workdir,
 					    git_repository_path(a->repo));
 		goto fail;
 	}
@@ -375,7 +403,8 @@ static int publish_index(struct apply *a, int gitdir)
 	unlinkat(a->tmp, OWNER, 0);
 	return 0;
 fail:
-	return at_error_sys(a->err, AT_ESYS, "cannot write the index of '%s'", a->where);
+	return at_error_sys(a->err, AT_ESYS, "cannot write the index of '%s'",
+			    a->workdir);
 }
 
 /*
@@ -390,8 +419,6 @@ static int write_index(struct apply *a)
 	char copy[PATH_MAX];
 	int rc;
 
-	if (a->tmp < 0 && !git_repository_workdir(a->repo))
-		return at_error_sys(a->err, AT_ESYS, "cannot write the index of '%s'", a->where);
 	if (a->tmp < 0) {
 		if (git_repository_index(&idx, a->repo) < 0 || git_index_read(idx, true) < 0)
 			rc = at_git_error(a->err, AT_EGIT, "cannot read the index");
@@ -403,7 +430,8 @@ static int write_index(struct apply *a)
 	gitdir = open(git_repository_path(a->repo), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (gitdir < 0 || copy_index(a, gitdir) < 0 ||
 	    at_fmt(copy, sizeof(copy), "%s" TMP_DIR "/" INDEX_COPY, git_repository_path(a->repo)) < 0)
-		return at_error_sys(a->err, AT_ESYS, "cannot copy the index of '%s'", a->where);
+		return at_error_sys(a->err, AT_ESYS, "cannot copy the index of '%s'",
+				    a->workdir);
 	if (git_index_open(&idx, copy) < 0)
 		rc = at_git_error(a->err, AT_EGIT, "cannot read the index");
 	else if ((rc = stage_all(a, idx)) == 0 && git_index_write(idx) < 0)
@@ -475,25 +503,43 @@ static int apply_all(struct apply *a)
 		else
 			rc = remove_path(a, a->paths[i - 1]);
 	}
+	if (rc == 0)
+		at_test_kill_point("apply:removed");
 	for (i = 0; i < a->n && rc == 0; i++) {
 		if (file_in_to(a, a->paths[i], &e)) {
 			rc = write_path(a, a->paths[i], e);
 			git_tree_entry_free(e);
 		}
 	}
+	if (rc == 0)
+		at_test_kill_point("apply:written");
 	return rc == 0 ? write_index(a) : rc;
 }
 
-/* Into the worktree `workdir` (opened with `flags` more), with repo's index and config. */
-static int apply_in(git_repository *repo, const char *workdir, int flags, git_tree *to,
-		    char *const *paths, size_t n, struct at_error *err)
+int at_apply_paths(git_repository *repo, git_tree *to, char *const *paths, size_t n,
+		   struct at_error *err)
 {
-	struct apply a = { repo, to, paths, n, -1, -1, 0, true, "", -1, err, workdir };
+	return at_apply_paths_ext(repo, to, NULL, paths, n, err);
+}
+
+int at_apply_paths_ext(git_repository *repo, git_tree *to, const struct at_apply_opts *o,
+		       char *const *paths, size_t n, struct at_error *err)
+{
+	struct apply a = { repo, to, o && o->index_to ? o->index_to : to, o ? o->attr_commit : NULL,
+			   paths, n, NULL, -1, -1, 0, true, "", -1, err };
+	const char *workdir = o && o->workdir ? o->workdir : git_repository_workdir(repo);
 	int rc;
 
-	a.root = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | flags);
-	if (a.root < 0)
+	a.workdir = workdir;
+	if (!workdir)
+		return at_error_set(err, AT_EGIT, "'%s' has no worktree", git_repository_path(repo));
+	/* A task's worktree (o->workdir) is the agent's: its top never through a link either. */
+	if (o && o->workdir) {
+		if ((a.root = at_wt_open_root(workdir, err)) < 0)
+			return err->code;
+	} else if ((a.root = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		return at_error_sys(err, AT_ESYS, "cannot open '%s'", workdir);
+	}
 	a.symlinks = at_git_config_bool(repo, "core.symlinks", true);
 	a.tmp = open_tmp_dir(repo);
 	rc = apply_all(&a);
@@ -502,30 +548,6 @@ static int apply_in(git_repository *repo, const char *workdir, int flags, git_tr
 		close(a.tmp);
 	close(a.root);
 	return rc;
-}
-
-int at_apply_paths(git_repository *repo, git_tree *to, char *const *paths, size_t n,
-		   struct at_error *err)
-{
-	const char *workdir = git_repository_workdir(repo);
-
-	if (!workdir)
-		return at_error_set(err, AT_EGIT, "'%s' has no worktree", git_repository_path(repo));
-	return apply_in(repo, workdir, 0, to, paths, n, err);
-}
-
-int at_apply_task_paths(git_repository *repo, const char *worktree, const git_oid *base,
-			git_tree *to, char *const *paths, size_t n, struct at_error *err)
-{
-	bool any;
-	int rc;
-
-	if (git_repository_workdir(repo))
-		return at_error_set(err, AT_EUSAGE, "a task's repository opened with its worktree");
-	/* The filters see the base's attributes only: none of the task's files is read. */
-	if ((rc = at_git_attrs_from_base(repo, base, (const char *const *)paths, n, &any, err)) < 0)
-		return rc;
-	return apply_in(repo, worktree, O_NOFOLLOW, to, paths, n, err);
 }
 
 /* Does the blob `id` hold the text of the link at base in dfd? */
@@ -569,7 +591,8 @@ static bool file_is(struct apply *a, const char *path, const git_tree_entry *e)
 
 bool at_apply_path_is_new(git_repository *repo, git_tree *to, const char *path)
 {
-	struct apply a = { repo, to, NULL, 0, -1, -1, 0, true, "", -1, NULL, NULL };
+	struct apply a = { repo, to, to, NULL, NULL, 0, git_repository_workdir(repo), -1, -1, 0, true, "", -1,
+			   NULL };
 	const char *workdir = git_repository_workdir(repo), *base;
 	git_tree_entry *e = NULL;
 	struct stat st;
@@ -591,4 +614,19 @@ bool at_apply_path_is_new(git_repository *repo, git_tree *to, const char *path)
 	forget_dir(&a);
 	close(a.root);
 	return is;
+}
+
+int at_apply_task_paths(git_repository *repo, const char *worktree, const git_oid *base,
+			git_tree *to, char *const *paths, size_t n, struct at_error *err)
+{
+	const struct at_apply_opts o = { NULL, base, worktree };
+	bool any;
+	int rc;
+
+	if (git_repository_workdir(repo))
+		return at_error_set(err, AT_EUSAGE, "a task's repository opened with its worktree");
+	/* The filters see the base's attributes only: none of the task's files or index. */
+	if ((rc = at_git_attrs_from_base(repo, base, (const char *const *)paths, n, &any, err)) < 0)
+		return rc;
+	return at_apply_paths_ext(repo, to, &o, paths, n, err);
 }

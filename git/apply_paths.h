@@ -56,10 +56,26 @@ int at_apply_paths(git_repository *repo, git_tree *to, char *const *paths, size_
  * base's tree only (git/attrs.c), never the task's .gitattributes; nothing
  * is checked for being in the way but directories (the caller has saved
  * the task's full state). The task's index is written last, as above: used
- * by `drop -- PATHSPEC` (app/drop.c).
+ * by `drop -- PATHSPEC` (app/drop.c), through at_apply_paths_ext below.
  */
 int at_apply_task_paths(git_repository *repo, const char *worktree, const git_oid *base,
 			git_tree *to, char *const *paths, size_t n, struct at_error *err);
+
+/*
+ * The same for a task's worktree (rewind, git/checkpoint.h), which is the
+ * agent's: the index may take its entries from another tree than the files
+ * (the files a checkpoint's full state, the index its HEAD's), and the
+ * filters' attributes come from one commit alone, never from the worktree.
+ */
+struct at_apply_opts {
+	git_tree *index_to;          /* the paths' index entries from this tree; NULL: `to` */
+	const git_oid *attr_commit;  /* attributes from this commit only; NULL: the worktree's */
+	const char *workdir;         /* the worktree, repo opened bare (libgit2 then reads no
+					worktree file: attributes from the index and attr_commit) */
+};
+
+int at_apply_paths_ext(git_repository *repo, git_tree *to, const struct at_apply_opts *o,
+		       char *const *paths, size_t n, struct at_error *err);
 
 /*
  * Is path in repo's worktree exactly what it is in `to` (nothing, or a

@@ -286,17 +286,19 @@ int at_diff_open_state(struct at_diff **out, struct at_repo *r, struct at_worktr
 	return 0;
 }
 
-/* The task's merge base's attributes; old (a tree) against tree, both in w's repository. */
+/*
+ * old (a tree, or a commit's) against tree, both in w's repository, with the
+ * attributes of the task's merge base as of tip.
+ */
 static int open_trees(struct at_diff **out, struct at_repo *r, struct at_worktree *w,
-		      const struct at_task_state *st, const git_oid *old, const git_oid *tree,
+		      const git_oid *tip, const git_oid *old, const git_oid *tree,
 		      struct at_error *err)
 {
-	git_oid base, tip;
+	git_oid base;
 	uint64_t max_size;
 	int rc;
 
-	at_oid_to_git(&tip, &st->tip);
-	if ((rc = task_base(r->repo, &w->task, &tip, &base, err)) < 0 ||
+	if ((rc = task_base(r->repo, &w->task, tip, &base, err)) < 0 ||
 	    (rc = at_repo_max_file_size(r, &max_size, err)) < 0 ||
 	    (rc = diff_new(out, w->repo, NULL, max_size, &base, tree, old, err)) < 0)
 		return rc;
@@ -305,26 +307,42 @@ static int open_trees(struct at_diff **out, struct at_repo *r, struct at_worktre
 	return 0;
 }
 
+/* from, a checkpoint's commit, is the change set's base too (not the merge base). */
+int at_diff_open_between(struct at_diff **out, struct at_repo *r, struct at_worktree *w,
+			 const struct at_oid *from, const struct at_oid *tree, struct at_error *err)
+{
+	git_oid old, new;
+	int rc;
+
+	at_oid_to_git(&old, from);
+	at_oid_to_git(&new, tree);
+	if ((rc = open_trees(out, r, w, &old, &old, &new, err)) == 0)
+		(*out)->cs.base = *from;
+	return rc;
+}
+
 int at_diff_open_since(struct at_diff **out, struct at_repo *r, struct at_worktree *w,
 		       const struct at_task_state *st, const struct at_oid *from,
 		       struct at_error *err)
 {
-	git_oid tree, old;
+	git_oid tip, tree, old;
 
+	at_oid_to_git(&tip, &st->tip);
 	at_oid_to_git(&tree, &st->tree);
 	at_oid_to_git(&old, from);
-	return open_trees(out, r, w, st, &old, &tree, err);
+	return open_trees(out, r, w, &tip, &old, &tree, err);
 }
 
 int at_diff_open_against(struct at_diff **out, struct at_repo *r, struct at_worktree *w,
 			 const struct at_task_state *st, const struct at_oid *other,
 			 struct at_error *err)
 {
-	git_oid old, tree;
+	git_oid tip, old, tree;
 
+	at_oid_to_git(&tip, &st->tip);
 	at_oid_to_git(&old, &st->tree);
 	at_oid_to_git(&tree, other);
-	return open_trees(out, r, w, st, &old, &tree, err);
+	return open_trees(out, r, w, &tip, &old, &tree, err);
 }
 
 int at_diff_open_commits(struct at_diff **out, struct at_repo *r, const struct at_oid *base,
@@ -354,6 +372,18 @@ int at_diff_open_commits(struct at_diff **out, struct at_repo *r, const struct a
 			      err);
 	git_commit_free(commit);
 	return rc;
+}
+
+int at_diff_take_changes(struct at_diff *d, struct at_change_set *out, struct at_error *err)
+{
+	const struct at_change_set *cs;
+	int rc;
+
+	if ((rc = at_diff_changes(d, &cs, err)) < 0)
+		return rc;
+	*out = d->cs;
+	memset(&d->cs, 0, sizeof(d->cs));
+	return 0;
 }
 
 void at_diff_free(struct at_diff *d)

@@ -76,6 +76,15 @@ int at_diff_open_against(struct at_diff **out, struct at_repo *r, struct at_work
 			 const struct at_task_state *st, const struct at_oid *other,
 			 struct at_error *err);
 
+/*
+ * Compare two states of the task of w (git/checkpoint.h): from, a commit
+ * (a checkpoint's, whose tree is the state then), with tree: what the runs
+ * between them changed. The attributes are still the task's merge base's,
+ * never those of either state. As at_diff_open_state for r and w.
+ */
+int at_diff_open_between(struct at_diff **out, struct at_repo *r, struct at_worktree *w,
+			 const struct at_oid *from, const struct at_oid *tree, struct at_error *err);
+
 /* Compare head's tree with merge-base(base, head); AT_ENOTFOUND: they are unrelated. */
 int at_diff_open_commits(struct at_diff **out, struct at_repo *r, const struct at_oid *base,
 			 const struct at_oid *head, struct at_error *err);
@@ -90,6 +99,9 @@ void at_diff_free(struct at_diff *d);
  * binary files count no lines.
  */
 int at_diff_changes(struct at_diff *d, const struct at_change_set **out, struct at_error *err);
+
+/* The change set moved into *out (the caller's to release): d is then only to be freed. */
+int at_diff_take_changes(struct at_diff *d, struct at_change_set *out, struct at_error *err);
 
 /*
  * Keep only the files that match a pathspec of paths[0..n) (git's: a path,

@@ -63,6 +63,10 @@
 	OBJ(P_TASK ",\"message\":" S_STR ",\"expect_tree\":{\"type\":\"string\",\"description\":" \
 	    "\"refuse unless the task's full state is still this tree (from diff)\"}", "\"task\"")
 
+#define AT_MCP_IN_REWIND \
+	OBJ(P_TASK ",\"to\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"the run " \
+	    "(its number, from checkpoints or run) to go back to just before\"}", "\"to\"")
+
 /* ---- outputs ---- */
 
 #define AT_MCP_OUT_TASK \
@@ -80,7 +84,10 @@
 	    "\"stdout\":" S_STR ",\"stderr\":" S_STR ",\"output\":" S_STR ",\"stdout_base64\":" \
 	    S_STR ",\"stderr_base64\":" S_STR ",\"output_base64\":" S_STR ",\"stdout_truncated\":" \
 	    S_BOOL ",\"stderr_truncated\":" S_BOOL ",\"output_truncated\":" S_BOOL \
-	    ",\"stdout_dropped\":" S_INT ",\"stderr_dropped\":" S_INT ",\"output_dropped\":" S_INT, \
+	    ",\"stdout_dropped\":" S_INT ",\"stderr_dropped\":" S_INT ",\"output_dropped\":" S_INT \
+	    ",\"number\":{\"type\":[\"integer\",\"null\"],\"description\":\"the run's number " \
+	    "(rewind: its checkpoint), null when none could be kept\"},\"files\":{\"type\":" \
+	    "\"array\",\"items\":{\"type\":\"object\"},\"description\":\"what it changed\"}", \
 	    "\"task\",\"exit_code\",\"reason\",\"stdout\",\"stderr\",\"output\"," \
 	    "\"stdout_truncated\",\"stderr_truncated\",\"output_truncated\"")
 #define AT_MCP_OUT_READ \
@@ -107,6 +114,13 @@
 	OBJ("\"task\":" S_STR ",\"result\":" S_STR ",\"base_branch\":" S_STR ",\"new_tip\":" S_STR \
 	    ",\"removed\":" S_BOOL ",\"host_files\":" S_STRS, \
 	    "\"task\",\"result\",\"base_branch\",\"new_tip\"")
+#define AT_MCP_OUT_CHECKPOINTS \
+	OBJ("\"task\":" S_STR ",\"checkpoints\":{\"type\":\"array\",\"items\":{\"type\":" \
+	    "\"object\"}},\"runs\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}," \
+	    "\"warnings\":" S_STRS, "\"task\",\"checkpoints\",\"runs\"")
+#define AT_MCP_OUT_REWIND \
+	OBJ("\"task\":" S_STR ",\"to\":" S_INT ",\"saved\":" S_INT ",\"head\":" S_STR \
+	    ",\"paths\":" S_INT ",\"warnings\":" S_STRS, "\"task\",\"to\",\"saved\",\"head\"")
 #define AT_MCP_OUT_DISCARD OBJ("\"task\":" S_STR ",\"ref\":" S_STR, "\"task\",\"ref\"")
 
 /* ---- descriptions ---- */
@@ -123,6 +137,14 @@
 	"(command) or words (argv). No network but the hosts in allow_hosts. Gives the " \
 	"exit code, why it ended (reason), stdout, stderr and both interleaved (output), " \
 	"keeping the head and the tail of long output. Build and test through this."
+#define AT_MCP_DOC_CHECKPOINTS \
+	"The task's checkpoints: its full state kept before each run (number = the run's), " \
+	"and for each run the files it changed (additions, deletions)."
+#define AT_MCP_DOC_REWIND \
+	"Put the task's worktree and git (branch, HEAD, index) back to how they were just " \
+	"before run `to`, whatever wrote them (shell commands too). The state replaced is " \
+	"kept as a checkpoint (saved): rewind to it undoes this. Ignored files and HOME are " \
+	"not rewound. Refused while a command of the task runs."
 #define AT_MCP_DOC_READ \
 	"Read a file of the task's worktree: lines from offset (from 1), at most limit of them."
 #define AT_MCP_DOC_WRITE \

@@ -9,12 +9,14 @@
 #include <string.h>
 
 #include "app/accept.h"
+#include "app/checkpoint.h"
 #include "app/comment.h"
 #include "app/commit.h"
 #include "app/diff.h"
 #include "app/discard.h"
 #include "app/json.h"
 #include "app/net.h"
+#include "app/rewind.h"
 #include "app/new.h"
 #include "app/run.h"
 #include "app/task.h"
@@ -174,6 +176,7 @@ static int run(const struct at_mcp_call *c, const at_json *args, at_json **out,
 		r.o.grant_hosts = c->allow_hosts;
 		r.o.ngrant_hosts = c->nallow_hosts;
 		r.o.capture = true;
+		r.o.changes = true;
 		r.o.tty = AT_TTY_NEVER;
 		r.o.proxy = r.net;
 		r.o.cancel_fd = c->cancel_fd;
@@ -339,6 +342,46 @@ static int discard(const struct at_mcp_call *c, const at_json *args, at_json **o
 	return rc;
 }
 
+/* ---- checkpoints, rewind ---- */
+
+static int checkpoints(const struct at_mcp_call *c, const at_json *args, at_json **out,
+		       struct at_error *err)
+{
+	struct at_app_checkpoints cp;
+	const char *name;
+	int rc;
+
+	if ((rc = at_mcp_task_arg(c, args, &name, err)) < 0)
+		return rc;
+	if ((rc = at_app_checkpoints(c->app, name, true, &cp, err)) == 0 &&
+	    !(*out = at_app_checkpoints_json(&cp)))
+		rc = at_mcp_oom(NULL, err);
+	at_app_checkpoints_release(&cp);
+	return rc;
+}
+
+static int rewind_(const struct at_mcp_call *c, const at_json *args, at_json **out,
+		   struct at_error *err)
+{
+	struct at_app_rewind_opts o = { 0 };
+	struct at_app_rewind_result res;
+	char to[24];
+	uint64_t n;
+	int rc;
+
+	if ((rc = at_mcp_task_arg(c, args, &o.name, err)) < 0)
+		return rc;
+	if (!at_mcp_arg_uint(args, "to", &n))
+		return at_error_set(err, AT_EUSAGE, "'to' must be a run's number (1, 2, ...)");
+	snprintf(to, sizeof(to), "%llu", (unsigned long long)n);
+	o.to = to;
+	o.progress = c->progress;
+	if ((rc = at_app_rewind(c->app, &o, &res, err)) == 0 && !(*out = at_app_rewind_json(&res)))
+		rc = at_mcp_oom(NULL, err);
+	at_app_rewind_result_release(&res);
+	return rc;
+}
+
 const struct at_mcp_tool at_mcp_tools[] = {
 	{ "task_new", "New task", AT_MCP_DOC_TASK_NEW, AT_MCP_IN_TASK_NEW, AT_MCP_OUT_TASK, false,
 	  task_new },
@@ -361,6 +404,10 @@ const struct at_mcp_tool at_mcp_tools[] = {
 	{ "commit", "Commit", AT_MCP_DOC_COMMIT, AT_MCP_IN_COMMIT, AT_MCP_OUT_COMMIT, false, commit },
 	{ "review_comments", "Review comments", AT_MCP_DOC_REVIEW_COMMENTS, AT_MCP_IN_TASK,
 	  AT_MCP_OUT_REVIEW_COMMENTS, false, review_comments },
+	{ "checkpoints", "Checkpoints", AT_MCP_DOC_CHECKPOINTS, AT_MCP_IN_TASK,
+	  AT_MCP_OUT_CHECKPOINTS, false, checkpoints },
+	{ "rewind", "Rewind a task", AT_MCP_DOC_REWIND, AT_MCP_IN_REWIND, AT_MCP_OUT_REWIND, false,
+	  rewind_ },
 	{ "accept", "Accept (merge) a task", AT_MCP_DOC_ACCEPT, AT_MCP_IN_ACCEPT, AT_MCP_OUT_ACCEPT,
 	  true, accept },
 	{ "discard", "Discard a task", AT_MCP_DOC_DISCARD, AT_MCP_IN_TASK_REQUIRED,

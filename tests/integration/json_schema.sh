@@ -50,6 +50,8 @@ test_every_command_matches_its_schema() {
 	ok "diff" -C repo diff t1 --json; valid diff
 	ok "run" -C repo run t1 --json -- sh -c 'printf "x\0\377"; echo e >&2'; valid run
 	expect_rc 124 "run timeout" -C repo run t1 --json --timeout 0.2 -- sleep 3; valid run
+	assert_eq "$(json_get "$out" 'j["number"]')" 2 "run: its number"
+	ok "rewind" -C repo rewind t1 2 --json; valid rewind
 	ok "commit" -C repo commit t1 -m c --json; valid commit
 	ok "commit nothing" -C repo commit t1 --json; valid commit
 	ok "gate" -C repo gate t1 --json; valid gate

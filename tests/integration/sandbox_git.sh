@@ -184,7 +184,8 @@ test_import_reads_the_tasks_packs() {
 	task
 	local i
 	for i in $(seq 0 255); do mkdir -p "$COMMON/objects/$(printf %02x "$i")"; done
-	inside "echo a > a.txt && git add a.txt && git commit -qm packed && git repack -q -a -d && test -z \"\$(find \$(git rev-parse --git-common-dir)/objects -path '*/objects/??/*' -type f)\""
+	# (prune: the host's checkpoint objects, whose refs the view hides, are loose and unreachable there)
+	inside "echo a > a.txt && git add a.txt && git commit -qm packed && git repack -q -a -d && git prune --expire=now && test -z \"\$(find \$(git rev-parse --git-common-dir)/objects -path '*/objects/??/*' -type f)\""
 	assert_not_contains "$errout" "not imported" "no warning"
 	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "packed" "imported from the pack"
 	host_consistent
@@ -614,7 +615,9 @@ break_with_a_gitlink() {
 }
 
 # What git says of the task: inside a run (in $out) or in the worktree on the host.
-GIT_STATE='git rev-parse HEAD && git symbolic-ref HEAD && git log --format=%H && git status --porcelain && git for-each-ref --format="%(refname)"'
+# The refs are all but agenttask's own (checkpoints, the trash), which the
+# host has and the view never shows.
+GIT_STATE='git rev-parse HEAD && git symbolic-ref HEAD && git log --format=%H && git status --porcelain && git for-each-ref --format="%(refname)" | grep -v ^refs/agenttask/'
 state_inside() {
 	expect_rc 0 "git's state inside" -C repo run t1 -- sh -c "$GIT_STATE"
 }

@@ -49,6 +49,10 @@ at_integration_test(sandbox_git.sh)
 at_integration_test(sandbox_git_user.sh)
 set_tests_properties(integration.sandbox_git integration.sandbox_git_user PROPERTIES
 	SKIP_RETURN_CODE 77)
+at_integration_test(checkpoint.sh)
+at_integration_test(checkpoint_user.sh)
+set_tests_properties(integration.checkpoint integration.checkpoint_user PROPERTIES
+	SKIP_RETURN_CODE 77)
 at_integration_test(run_json.sh)
 at_integration_test(run_json_user.sh)
 at_integration_test(json_schema.sh)

@@ -83,8 +83,9 @@ await check('the lifecycle: protocol revision, server info, instructions', async
 await check('tools/list: the table, with schemas, and no accept or discard', async () => {
 	const { tools } = await client.listTools();
 	const names = tools.map(t => t.name).sort();
-	assert.deepEqual(names, ['commit', 'delete_file', 'diff', 'edit_file', 'list_files',
-		'read_file', 'review_comments', 'run', 'task_list', 'task_new', 'task_status',
+	assert.deepEqual(names, ['checkpoints', 'commit', 'delete_file', 'diff', 'edit_file',
+		'list_files', 'read_file', 'review_comments', 'rewind', 'run', 'task_list', 'task_new',
+		'task_status',
 		'write_file']);
 	for (const t of tools) {
 		assert.equal(t.inputSchema.type, 'object', t.name);
@@ -252,6 +253,31 @@ await check('review_comments: the person\'s open comments, carried to the agent\
 	s = (await call(client, 'review_comments', { task: 't1' })).structuredContent;
 	assert.deepEqual([s.open, s.comments], [0, []]);
 	await call(client, 'write_file', { task: 't1', path: 'src/a.txt', content: 'l1\nl2\nL3\nl4\n' });
+});
+
+await check('checkpoints and rewind: each run numbered, what it changed, undone', async () => {
+	// What: an agent lists what each run changed and rewinds one (a shell
+	// command's edits, not the edit tool's). Must: run gives its number and
+	// files, checkpoints lists them, rewind brings the file back and undoes.
+	let r = await call(client, 'run', { task: 't1', command: 'echo rewound > src/a.txt; rm README' });
+	const n = r.structuredContent.number;
+	assert.ok(Number.isInteger(n) && n >= 1, `run number ${n}`);
+	assert.deepEqual(r.structuredContent.files.map(f => f.path), ['README', 'src/a.txt']);
+	r = await call(client, 'checkpoints', { task: 't1' });
+	const run = r.structuredContent.runs.find(x => x.number === n);
+	assert.deepEqual(run.files.map(f => [f.path, f.status]), [['README', 'deleted'], ['src/a.txt', 'modified']]);
+	r = await call(client, 'rewind', { task: 't1', to: n });
+	assert.equal(r.isError, false, JSON.stringify(r.content));
+	assert.equal(readFileSync(join(wt, 'src/a.txt'), 'utf8'), 'l1\nl2\nL3\nl4\n');
+	assert.equal(readFileSync(join(wt, 'README'), 'utf8'), 'one\ntwo\nthree\n');
+	assert.equal(git('-C', wt, 'status', '--porcelain'), '');
+	const saved = r.structuredContent.saved;
+	r = await call(client, 'rewind', { task: 't1', to: saved });
+	assert.equal(readFileSync(join(wt, 'src/a.txt'), 'utf8'), 'rewound\n');
+	r = await call(client, 'rewind', { task: 't1', to: saved });   // back where it was: nothing to write
+	await refused(client, 'rewind', { task: 't1', to: 999 }, 'usage', /no checkpoint 999/);
+	await refused(client, 'rewind', { task: 't1' }, 'usage');
+	await call(client, 'rewind', { task: 't1', to: n });   // as the later checks expect it
 });
 
 await check('bad input: an unknown tool, invalid arguments', async () => {

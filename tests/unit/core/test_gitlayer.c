@@ -196,6 +196,28 @@ static void test_gitlayer__malformed_refs(void **state)
 	assert_int_equal(at_gitlayer_packed_lookup("zz refs/heads/t\n", 16, "refs/heads/t", &id), -1);
 }
 
+static void test_gitlayer__packed_drop_takes_out_a_prefix_with_its_peeled_lines(void **state)
+{
+	char text[1024], want[1024];
+	const char *a = "1111111111111111111111111111111111111111";
+	const char *b = "2222222222222222222222222222222222222222";
+	size_t n;
+
+	(void)state;
+	snprintf(text, sizeof(text),
+		 "# pack-refs with: peeled fully-peeled sorted \n%s refs/agenttask/checkpoints/t/1\n"
+		 "%s refs/heads/main\n%s refs/tags/v1\n^%s\n%s refs/agenttask/trash/t/1.2\n^%s\n"
+		 "%s refs/agenttasks\n%s refs/agenttask/x",
+		 a, b, a, b, a, b, a, a);
+	snprintf(want, sizeof(want),
+		 "# pack-refs with: peeled fully-peeled sorted \n%s refs/heads/main\n%s refs/tags/v1\n"
+		 "^%s\n%s refs/agenttasks\n", b, a, b, a);
+	n = at_gitlayer_packed_drop(text, strlen(text), "refs/agenttask/");
+	assert_int_equal(n, strlen(want));
+	assert_memory_equal(text, want, n);
+	assert_int_equal(at_gitlayer_packed_drop(text, 0, "refs/agenttask/"), 0);
+}
+
 #define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -207,6 +229,7 @@ int main(void)
 		TEST(test_gitlayer__links_and_fifos_are_refused),
 		TEST(test_gitlayer__lower_read_straight_follows_no_link),
 		TEST(test_gitlayer__malformed_refs),
+		TEST(test_gitlayer__packed_drop_takes_out_a_prefix_with_its_peeled_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

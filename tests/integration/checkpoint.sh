@@ -1,0 +1,376 @@
+#!/usr/bin/env bash
+# Checkpoints and rewind (issue 26): the task's full state kept before every
+# run, what each run changed (log, diff --run, diff --since), and rewind,
+# undone, refused during a live run, killed at each of its steps. Run by
+# checkpoint_user.sh as an ordinary user (uid 65534) too.
+#
+# The attacker is the command in the sandbox: whatever it leaves in the
+# worktree (links out of the tree, fifos, huge sparse files) is read by the
+# host when it takes the next checkpoint, and written over when a rewind
+# brings an older state back.
+. "$(dirname "$0")/lib.sh"
+
+require_user_namespaces
+
+task() {
+	make_repo repo
+	ok "new t1" -C repo new t1
+	WT=$out
+}
+
+# manifest DIR: every path but .git with its type, mode and content (a
+# link's target, a file's hash): what "byte for byte" compares. Directories
+# are not listed: git records none, and an empty one is no state.
+manifest() {
+	(
+		cd "$1" && find . -path ./.git -prune -o -mindepth 1 ! -type d -print | LC_ALL=C sort |
+			while IFS= read -r p; do
+				if [ -L "$p" ]; then
+					printf '%s link %s\n' "$p" "$(readlink "$p")"
+				elif [ -d "$p" ]; then
+					printf '%s dir\n' "$p"
+				elif [ ! -f "$p" ] || [ "$(stat -c %s "$p")" -gt 1048576 ]; then
+					# a fifo is never opened, a huge file never read: by type and size
+					printf '%s %s %s\n' "$p" "$(stat -c '%F %a' "$p")" "$(stat -c %s "$p")"
+				else
+					printf '%s file %s %s\n' "$p" "$(stat -c %a "$p")" \
+						"$(sha256sum <"$p" | cut -c1-16)"
+				fi
+			done
+	)
+}
+
+# The host's view of the task: its branch, files, index and status.
+host_view() {
+	manifest "$WT"
+	git -C "$WT" rev-parse HEAD
+	git -C "$WT" status --porcelain=v1 --untracked-files=all
+	git -C "$WT" ls-files -s
+}
+
+# What git inside the sandbox says of the same.
+inside_view() {
+	expect_rc 0 "git inside" -C repo run t1 -- sh -c \
+		'git rev-parse HEAD; git symbolic-ref HEAD; git status --porcelain=v1 --untracked-files=all; git ls-files -s'
+	printf '%s' "$out"
+}
+
+# A run that does everything the issue lists: edit, create, delete, rename,
+# chmod, a file turned into a link, a directory into a file, and a commit.
+busy_run() {
+	expect_rc 0 "the busy run" -C repo run t1 -- sh -c '
+		echo more >> README
+		echo new > created.txt
+		rm src/main.c
+		mv untracked.txt renamed.txt
+		chmod +x tool.sh
+		rm -f link.txt && ln -s README link.txt
+		rm -rf dir && echo now-a-file > dir
+		git add created.txt && git commit -qm "inside"'
+}
+
+# Before the busy run: an untracked file, a script, a file, a directory.
+seed() {
+	echo untracked >"$WT/untracked.txt"
+	printf '#!/bin/sh\n' >"$WT/tool.sh"
+	echo plain >"$WT/link.txt"
+	mkdir "$WT/dir" && echo inner >"$WT/dir/inner.txt"
+	git -C "$WT" add tool.sh link.txt dir
+	git -C "$WT" commit -qm "seed"
+	echo staged-not >"$WT/uncommitted.txt"
+}
+
+test_diff_run_shows_exactly_what_the_run_changed() {
+	# What: a run edits, creates, deletes, renames, chmods, turns a file into a
+	# link and a directory into a file, and commits. Must: diff --run 1 shows
+	# exactly those paths; log and log --json give them under run 1.
+	task
+	seed
+	busy_run
+	ok "diff --run 1 --name-only" -C repo diff t1 --run 1 --name-only
+	# (the rename shown by its new name, as git diff --name-only shows it)
+	assert_eq "$out" "$(printf '%s\n' README created.txt dir dir/inner.txt link.txt renamed.txt src/main.c tool.sh | LC_ALL=C sort)" \
+		"the paths run 1 changed"
+	ok "diff --run 1 --json" -C repo diff t1 --run 1 --json
+	assert_eq "$(python3 -c 'import json,sys; f={x["path"]:x for x in json.load(sys.stdin)["files"]}; print(f["tool.sh"]["new_mode"], f["link.txt"]["new_mode"], f["dir"]["status"], f["src/main.c"]["status"])' <<<"$out")" \
+		"100755 120000 added deleted" "modes, link, deletion"
+	ok "log" -C repo log t1
+	assert_contains "$out" "run 1: 8 files changed" "log counts run 1's files"
+	ok "log --json" -C repo log t1 --json
+	assert_eq "$(python3 -c 'import json,sys; r=[e for e in json.load(sys.stdin) if e["event"]=="run"]; print(r[0]["number"], len(r[0]["files"]))' <<<"$out")" \
+		"1 8" "log --json: run 1 and its files"
+	# A second run changes one file: --run 2 is that alone, --since 1 both.
+	expect_rc 0 "run 2" -C repo run t1 -- sh -c 'echo two > second.txt'
+	ok "diff --run 2" -C repo diff t1 --run 2 --name-only
+	assert_eq "$out" "second.txt" "run 2 alone"
+	ok "diff --run 1 after run 2" -C repo diff t1 --run 1 --name-only
+	assert_not_contains "$out" "second.txt" "run 1 ends where run 2 began"
+	ok "diff --since 1" -C repo diff t1 --since 1 --name-only
+	assert_contains "$out" "second.txt" "since 1: run 2's file"
+	assert_contains "$out" "created.txt" "since 1: run 1's files"
+}
+
+test_rewind_brings_back_the_state_byte_for_byte_and_is_undone() {
+	# What: rewind the busy run. Must: files, modes, links, HEAD, index and
+	# git status on the host and inside are those before it; rewinding to the
+	# checkpoint of the replaced state undoes it, byte for byte too.
+	task
+	seed
+	local before after inside_before
+	before=$(host_view)
+	inside_before=$(inside_view)
+	busy_run
+	after=$(host_view)
+	[ "$before" != "$after" ] || fail "the run changed nothing"
+	ok "rewind to before run 2" -C repo rewind t1 2 --json
+	local saved
+	saved=$(json_get "$out" 'j["saved"]')
+	assert_eq "$(host_view)" "$before" "the host's view is the one before the run"
+	assert_eq "$(inside_view)" "$inside_before" "git inside agrees"
+	ok "undo" -C repo rewind t1 "$saved"
+	assert_eq "$(host_view)" "$after" "undone: the state after the run"
+	ok "log" -C repo log t1
+	assert_contains "$out" "rewind   to=$saved" "the rewind is logged"
+	assert_fsck repo
+}
+
+test_bad_run_numbers_exit_2_and_change_nothing() {
+	# What: numbers that name no checkpoint. Must: one line naming it, exit 2.
+	task
+	expect_rc 2 "rewind before any run" -C repo rewind t1 1
+	assert_contains "$errout" "no checkpoint 1" "says so"
+	expect_rc 0 "a run" -C repo run t1 -- true
+	local n
+	for n in 0 x 1x 99 -1; do
+		expect_rc 2 "diff --run $n" -C repo diff t1 --run "$n"
+		expect_rc 2 "diff --since $n" -C repo diff t1 --since "$n"
+		expect_rc 2 "rewind $n" -C repo rewind t1 -- "$n"
+		assert_eq "$(printf '%s' "$errout" | wc -l)" 0 "one line for '$n'"
+	done
+	expect_rc 2 "--run with --since" -C repo diff t1 --run 1 --since 1
+}
+
+test_checkpoints_are_hidden_refs_removed_with_the_task() {
+	# What: a clone of the repository; the task's removal. Must: checkpoints
+	# live under refs/agenttask/ (never cloned), a state unchanged since the
+	# last checkpoint costs no new commit, and discard removes them.
+	task
+	expect_rc 0 "run 1" -C repo run t1 -- true
+	expect_rc 0 "run 2" -C repo run t1 -- true
+	assert_eq "$(git -C repo for-each-ref --format='%(refname)' refs/agenttask/checkpoints/t1 | wc -l)" 2 "two checkpoints"
+	assert_eq "$(git -C repo rev-parse refs/agenttask/checkpoints/t1/1)" \
+		"$(git -C repo rev-parse refs/agenttask/checkpoints/t1/2)" "the same state: the same commit"
+	git clone -q "file://$PWD/repo" clone
+	assert_empty "a clone has none" git -C clone for-each-ref refs/agenttask
+	ok "discard" -C repo discard t1
+	assert_empty "gone with the task" git -C repo for-each-ref refs/agenttask/checkpoints
+}
+
+# Loose objects, reachable from a branch, in (nearly) every objects/xx of
+# the common dir: once the task's git has packed them in its view, each of
+# those directories is whited out there, and any object the host writes in
+# one next is hidden inside.
+fill_fanout() {
+	local tree
+	mkdir repo/blobs && seq 3000 | awk '{ f = "repo/blobs/" $1; print $1 > f; close(f) }'
+	tree=$(cd repo && GIT_INDEX_FILE=$PWD/.git/fill.idx git add blobs &&
+		GIT_INDEX_FILE=$PWD/.git/fill.idx git write-tree)
+	git -C repo update-ref refs/heads/fill "$(git -C repo commit-tree -m fill "$tree")"
+	rm -r repo/blobs repo/.git/fill.idx
+}
+
+test_the_agents_git_never_sees_the_host_refs() {
+	# What: the host packs its refs; the task's git repacks its view (which
+	# whites out the common dir's objects/xx), so that the objects of the
+	# host's next checkpoint are hidden inside; it walks every ref, then
+	# prunes and repacks all (gc --prune=now, repack -ad) and walks again;
+	# last it writes and deletes refs/agenttask/checkpoints/... inside.
+	# Must: every walk of all refs inside (fsck --full, log --all, repack -ad,
+	# gc) succeeds and lists no refs/agenttask ref, loose or packed; what the
+	# task's git wrote there stays in its layer and changes nothing on the host.
+	task
+	fill_fanout
+	local walk='git fsck --full --no-progress && git log --all --oneline >/dev/null && git for-each-ref && git show-ref'
+	expect_rc 0 "run 1" -C repo run t1 -- true
+	git -C repo pack-refs --all
+	assert_contains "$(cat repo/.git/packed-refs)" "refs/agenttask/checkpoints/t1/1" "packed on the host"
+	expect_rc 0 "run 2: walk, then repack inside" -C repo run t1 -- sh -c \
+		"$walk && echo fresh > fresh.txt && git repack -q -d"
+	assert_not_contains "$out" "refs/agenttask" "no packed host ref inside"
+	# The host packs again, a tag of its own with them: the view's copy follows.
+	git -C repo tag v-host main && git -C repo pack-refs --all
+	expect_rc 0 "run 3: walk, then prune and repack all" -C repo run t1 -- sh -c \
+		"$walk && echo more > more.txt && git gc -q --prune=now && git repack -q -ad"
+	assert_not_contains "$out" "refs/agenttask" "no loose host ref inside"
+	assert_contains "$out" "refs/tags/v-host" "the host's newly packed tag shows"
+	expect_rc 0 "run 4: walk again" -C repo run t1 -- sh -c "$walk"
+	assert_not_contains "$out" "refs/agenttask" "none after the task's gc"
+	local before
+	before=$(git -C repo for-each-ref refs/agenttask)
+	expect_rc 0 "run 5: the task's git writes host refs" -C repo run t1 -- sh -c '
+		git update-ref refs/agenttask/checkpoints/t1/1 HEAD~1 &&
+		git update-ref refs/agenttask/checkpoints/t1/99 HEAD &&
+		git update-ref -d refs/agenttask/checkpoints/t1/2 2>/dev/null
+		git pack-refs --all && git for-each-ref refs/agenttask'
+	assert_contains "$out" "refs/agenttask/checkpoints/t1/99" "its own ref, inside"
+	assert_eq "$(git -C repo for-each-ref refs/agenttask | grep -v 'checkpoints/t1/5$')" "$before" \
+		"the host's refs unchanged but for run 5's checkpoint"
+	expect_rc 0 "run 6: its own refs stay its own" -C repo run t1 -- git for-each-ref refs/agenttask
+	assert_contains "$out" "refs/agenttask/checkpoints/t1/99" "kept in its layer"
+	assert_not_contains "$out" "checkpoints/t1/5" "the host's still hidden"
+	assert_fsck repo
+}
+
+test_head_inside_naming_a_host_ref_imports_nothing_of_it() {
+	# What: the task's git points HEAD at a checkpoint's ref by name
+	# (symbolic-ref HEAD refs/agenttask/checkpoints/t1/1): the host-side
+	# import reads HEAD and follows the ref through the view's layers, where
+	# the host's ref is below. Must: the host resolves it as the view does
+	# (nothing there: no ref of the host's is read for the agent), and the
+	# task's branch does not move to the checkpoint's commit.
+	task
+	echo untracked >"$WT/untracked.txt"
+	expect_rc 0 "run 1" -C repo run t1 -- true
+	local tip ck
+	tip=$(git -C repo rev-parse agenttask/t1)
+	ck=$(git -C repo rev-parse refs/agenttask/checkpoints/t1/1)
+	at -C repo run t1 -- git symbolic-ref HEAD refs/agenttask/checkpoints/t1/1
+	assert_eq "$(git -C repo rev-parse agenttask/t1)" "$tip" "the branch not moved"
+	[ "$(git -C repo rev-parse agenttask/t1)" != "$ck" ] || fail "the branch took the checkpoint's commit"
+	at -C repo run t1 -- sh -c 'git symbolic-ref HEAD refs/heads/agenttask/t1 && git rev-parse HEAD'
+	assert_eq "$out" "$tip" "back on its branch: the same tip"
+	assert_fsck repo
+}
+
+test_a_run_with_read_only_git_sees_no_host_refs_either() {
+	# What: a second run of the task while the first holds its git view sees
+	# the common dir read-only, without the view; the host's refs are loose
+	# and packed there. Must: its git lists no refs/agenttask ref, and the
+	# directory of the loose ones shows empty.
+	task
+	expect_rc 0 "run 1" -C repo run t1 -- true
+	git -C repo pack-refs --all
+	expect_rc 0 "run 2" -C repo run t1 -- true
+	assert_contains "$(cat repo/.git/packed-refs)" "refs/agenttask/checkpoints/t1/1" "packed on the host"
+	assert_contains "$(ls repo/.git/refs/agenttask/checkpoints/t1)" "2" "loose on the host"
+	"$AT" -C repo run t1 -- sh -c 'touch started; while [ ! -e go ]; do sleep 0.05; done; rm go' >/dev/null 2>&1 &
+	local pid=$!
+	wait_until 30 test -e "$WT/started" || fail "the first run did not start"
+	at -C repo run t1 -- sh -c 'git for-each-ref; git show-ref; ls -A "$(git rev-parse --git-common-dir)/refs/agenttask"'
+	touch "$WT/go"
+	wait $pid
+	assert_contains "$errout" "another run of 't1' has its git" "read-only git"
+	assert_eq "$rc" 0 "the second run ran: $errout"
+	assert_contains "$out" "refs/heads/main" "its refs listed"
+	assert_not_contains "$out" "refs/agenttask" "none of the host's"
+	assert_not_contains "$out" "checkpoints" "their directory empty"
+}
+
+test_rewind_is_refused_during_a_live_run_and_force_stops_it() {
+	# What: rewind while a command of the task runs. Must: exit 1, nothing
+	# changed; --force kills the run first, then rewinds.
+	task
+	expect_rc 0 "run 1" -C repo run t1 -- sh -c 'echo one > one.txt'
+	"$AT" -C repo run t1 -- sh -c 'echo live > live.txt; while :; do sleep 1; done' >/dev/null 2>&1 &
+	local pid=$!
+	wait_until 30 test -f "$WT/live.txt" || fail "the live run did not start"
+	local before
+	before=$(host_view)
+	expect_rc 1 "rewind during the run" -C repo rewind t1 1
+	assert_contains "$errout" "running command" "says a command runs"
+	assert_eq "$(host_view)" "$before" "nothing changed"
+	ok "rewind --force" -C repo rewind t1 1 --force
+	wait "$pid" || true
+	assert_no_file "$WT/one.txt" "back to before run 1"
+	assert_no_file "$WT/live.txt" "the live run's file gone too"
+}
+
+test_checkpoint_of_a_hostile_tree_neither_hangs_nor_follows() {
+	# What: a run leaves a fifo, a 2 GB sparse file and a link out of the
+	# tree. Must: the next run starts at once (nothing opens the fifo, which
+	# git does not record either; nothing reads 2 GB), says it has no
+	# checkpoint and why; a rewind refuses with nothing changed; the link is
+	# recorded as a link, its target never read.
+	task
+	echo secret >outside.txt
+	expect_rc 0 "run 1" -C repo run t1 -- true
+	# What a run leaves (made here: a run's file-size limit stops a 2 GB file).
+	ln -s "$PWD/outside.txt" "$WT/out-link"
+	mkfifo "$WT/fifo"
+	truncate -s 2G "$WT/sparse"
+	local before
+	before=$(manifest "$WT")
+	expect_rc 0 "the next run" -C repo run t1 -- true
+	assert_contains "$errout" "no checkpoint" "warned"
+	case "$errout" in
+	*"'fifo'"* | *"'sparse'"*) ;;
+	*) fail "the warning names neither the fifo nor the sparse file: $errout" ;;
+	esac
+	expect_rc 1 "rewind over it" -C repo rewind t1 1
+	assert_contains "$errout" "nothing rewound" "refused whole"
+	assert_eq "$(manifest "$WT")" "$before" "nothing changed"
+	rm "$WT/fifo" "$WT/sparse"
+	expect_rc 0 "the link alone" -C repo run t1 -- true
+	local n
+	n=$(git -C repo for-each-ref --format='%(refname)' refs/agenttask/checkpoints/t1 | wc -l)
+	assert_eq "$(git -C repo cat-file -p "refs/agenttask/checkpoints/t1/$n:out-link")" "$PWD/outside.txt" \
+		"recorded as a link, its target's bytes never read"
+	assert_eq "$(git -C repo ls-tree "refs/agenttask/checkpoints/t1/$n" out-link | cut -c1-6)" 120000 "mode of a link"
+}
+
+test_rewind_never_writes_through_a_link_the_run_planted() {
+	# What: a run turns a directory of the checkpoint into a link to a
+	# directory outside the worktree, then the person rewinds. Must: the
+	# files go back into the worktree's own directory; nothing is written
+	# through the link (the outside directory stays empty).
+	task
+	mkdir "$WT/sub" && echo inner >"$WT/sub/file.txt"
+	mkdir outside
+	expect_rc 0 "run 1" -C repo run t1 -- sh -c "rm -r sub && ln -s '$PWD/outside' sub"
+	ok "rewind" -C repo rewind t1 1
+	[ -d "$WT/sub" ] && [ ! -L "$WT/sub" ] || fail "sub is a directory again"
+	assert_eq "$(cat "$WT/sub/file.txt")" inner "its file back"
+	assert_empty "nothing written outside" ls -A outside
+}
+
+# The steps of a rewind a kill may stop at (app/rewind.c).
+STEPS="rewind:saved rewind:record apply:removed apply:written rewind:index rewind:view"
+
+test_rewind_killed_at_each_step_leaves_old_new_or_what_gc_completes() {
+	# What: SIGKILL at every step of a rewind. Must: the task is at its old
+	# state, or its new one, or, with the record left, no run starts and gc
+	# brings it to the new one; git status on the host agrees each time.
+	task
+	seed
+	local before after step rc
+	before=$(host_view)
+	busy_run
+	after=$(host_view)
+	for step in $STEPS; do
+		rc=0
+		AGENTTASK_TEST_KILL_AT=$step "$AT" -C repo rewind t1 1 >/dev/null 2>&1 || rc=$?
+		assert_eq "$rc" 137 "rewind killed at $step"
+		local now
+		now=$(host_view)
+		if [ "$now" != "$before" ] && [ "$now" != "$after" ]; then
+			expect_rc 1 "no run on a half-rewound task ($step)" -C repo run t1 -- true
+			assert_contains "$errout" "rewind" "says why ($step)"
+		fi
+		ok "gc after $step" -C repo gc
+		now=$(host_view)
+		[ "$now" = "$before" ] || [ "$now" = "$after" ] ||
+			fail "after $step and gc: neither the old state nor the new"
+		# Back to the state after the busy run for the next step.
+		if [ "$now" = "$before" ]; then
+			local last
+			last=$(git -C repo for-each-ref --format='%(refname)' refs/agenttask/checkpoints/t1 | sed 's,.*/,,' | sort -n | tail -1)
+			ok "back after $step" -C repo rewind t1 "$last"
+			# the last checkpoint is the state the killed rewind kept (the busy run's)
+			now=$(host_view)
+			[ "$now" = "$after" ] || fail "could not get back to the run's state after $step: $(diff <(echo "$after") <(echo "$now"))"
+		fi
+	done
+	assert_fsck repo
+}
+
+run_tests
