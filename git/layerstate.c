@@ -721,7 +721,30 @@ out:
 	return rc;
 }
 
-/* What the new tree changes against lower_tree, path by path. */
+static int change_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct at_change_file *)a)->path,
+		      ((const struct at_change_file *)b)->path);
+}
+
+/* Sort the files by path, each once. */
+static void sort_unique(struct at_change_set *cs)
+{
+	size_t i, n = 0;
+
+	if (cs->nfiles > 1)
+		qsort(cs->files, cs->nfiles, sizeof(*cs->files), change_cmp);
+	for (i = 0; i < cs->nfiles; i++) {
+		if (n && strcmp(cs->files[n - 1].path, cs->files[i].path) == 0) {
+			free(cs->files[i].path);
+			continue;
+		}
+		cs->files[n++] = cs->files[i];
+	}
+	cs->nfiles = n;
+}
+
+/* What the new tree changes against lower_tree, path by path, sorted. */
 static int list_changes(struct layer *l, git_tree *tree, struct at_change_set *cs,
 			struct at_error *err)
 {
@@ -750,6 +773,17 @@ static int list_changes(struct layer *l, git_tree *tree, struct at_change_set *c
 			b = NULL;
 		}
 		git_error_clear();
+		/*
+		 * at_tree_changed_paths lists a superset (a pathspec): a path can
+		 * come twice, or unchanged, next to a file named like a directory
+		 * plus a suffix ("x y" and "x y.log"). Only real changes count.
+		 */
+		if ((!a && !b) || (a && b && git_oid_equal(git_tree_entry_id(a), git_tree_entry_id(b)) &&
+				   git_tree_entry_filemode(a) == git_tree_entry_filemode(b))) {
+			git_tree_entry_free(a);
+			git_tree_entry_free(b);
+			continue;
+		}
 		f->old_mode = a ? (unsigned int)git_tree_entry_filemode(a) : 0;
 		f->new_mode = b ? (unsigned int)git_tree_entry_filemode(b) : 0;
 		f->status = !a ? AT_CHANGE_ADDED : !b ? AT_CHANGE_DELETED
@@ -765,6 +799,8 @@ static int list_changes(struct layer *l, git_tree *tree, struct at_change_set *c
 	at_tree_paths_free(&paths);
 	if (rc < 0)
 		at_change_set_release(cs);
+	else
+		sort_unique(cs);
 	return rc;
 }
 
