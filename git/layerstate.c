@@ -73,6 +73,7 @@ struct layer {
 	const struct at_cache_tree *trees;
 	size_t ntrees;
 	struct at_wt_ignore *ign;
+	git_tree *walked;             /* step 3's tree, for step 4 */
 	struct op *ops;
 	size_t nops, capops;
 	git_tree_update *drops;       /* step 4's removals */
@@ -560,8 +561,16 @@ static int judge_untracked(struct layer *l, const char *path, git_filemode_t mod
 	bool ign = mode == GIT_FILEMODE_COMMIT;
 	int rc;
 
+	git_tree_entry *te = NULL;
+
 	if (locate(l, path) != 2)
 		return 0;   /* the upper's, or hidden: the walk decided */
+	/* Gone already with a directory the walk left out (ignored, nothing tracked in it). */
+	if (git_tree_entry_bypath(&te, l->walked, path) < 0) {
+		git_error_clear();
+		return 0;
+	}
+	git_tree_entry_free(te);
 	if (!ign && (rc = ignored(l, path, false, false, &ign, err)) < 0)
 		return rc;
 	return ign ? push_drop(l, path, err) : 0;
@@ -816,6 +825,7 @@ static void layer_release(struct layer *l)
 	free(l->drops);
 	at_wt_ignore_free(l->ign);
 	at_index_free(&l->idx);
+	git_tree_free(l->walked);
 	free(l->gv);
 	git_index_free(l->gidx);
 	git_tree_free(l->lower_tree);
@@ -849,17 +859,16 @@ int at_layer_state(struct at_repo *r, const struct at_oid *lower_tree, int lower
 	    (rc = walk(&l, 0, l.lower_tree, true, false, err)) < 0 ||
 	    (rc = hash_files(&l, max_size, err)) < 0 || (rc = replay(&l, &final, err)) < 0)
 		goto out;
+	if (l.ents && git_tree_lookup(&l.walked, l.repo, &final) < 0) {
+		rc = at_git_error(err, AT_EGIT, "cannot read the new tree");
+		goto out;
+	}
 	if (l.ents && (rc = untracked_lower(&l, l.lower_tree, dir, 0, 0, l.nents, err)) < 0)
 		goto out;
-	if (l.ndrops) {
-		git_tree *walked = NULL;
-
-		if (git_tree_lookup(&walked, l.repo, &final) < 0 ||
-		    git_tree_create_updated(&final, l.repo, walked, l.ndrops, l.drops) < 0)
-			rc = at_git_error(err, AT_EGIT, "cannot write a tree");
-		git_tree_free(walked);
-		if (rc < 0)
-			goto out;
+	if (l.ndrops &&
+	    git_tree_create_updated(&final, l.repo, l.walked, l.ndrops, l.drops) < 0) {
+		rc = at_git_error(err, AT_EGIT, "cannot write a tree");
+		goto out;
 	}
 	if (changes) {
 		if (git_tree_lookup(&result, l.repo, &final) < 0) {
