@@ -110,6 +110,7 @@ static int teardown(void **state)
 	struct fx *f = *state;
 	struct at_error err = AT_ERROR_INIT;
 
+	shf("chmod -R u+rwx '%s' 2>/dev/null", f->d);
 	at_rmtree(f->d, &err);
 	free(f);
 	return 0;
@@ -148,7 +149,9 @@ static int run_ops(struct fx *f, const char *ops, bool oracle)
 	char path[PATH_MAX];
 	AT_AUTOFREE char *script = NULL;
 
-	if (shf("cd '%s' && rm -rf U W M idx idx.task expect && mkdir U W M &&"
+	/* The overlay's work directory is mode 0 (the kernel's): root alone could remove it. */
+	if (shf("cd '%s' && chmod -R u+rwx U W M 2>/dev/null; rm -rf U W M idx idx.task expect &&"
+		" mkdir U W M &&"
 		" GIT_INDEX_FILE=\"$PWD/idx\" git -C repo read-tree HEAD", f->d) != 0)
 		return -1;
 	if (asprintf(&script,
@@ -703,7 +706,8 @@ static char *gen_ops(void)
 			append(&s, &len, &cap, "; mv %s %s", p, q);
 			break;
 		case 6:
-			append(&s, &len, &cap, "; chmod %cx %s", rnd(2) ? '+' : '-', p);
+			/* Files only: a directory without x is unreadable to uid 65534 outside. */
+			append(&s, &len, &cap, "; test -d %s || chmod %cx %s", p, rnd(2) ? '+' : '-', p);
 			break;
 		case 7:
 			/*
