@@ -21,17 +21,18 @@
 
 #define SYMREF_DEPTH 5
 
-static bool is_whiteout(const struct stat *st)
+bool at_layer_is_whiteout(const struct stat *st)
 {
 	return S_ISCHR(st->st_mode) && st->st_rdev == makedev(0, 0);
 }
 
-/* An opaque directory of the upper hides the lower one below it. */
-static bool is_opaque(int dirfd)
+bool at_layer_is_opaque(int dirfd)
 {
 	char v[4];
 	ssize_t n = fgetxattr(dirfd, "user.overlay.opaque", v, sizeof(v));
 
+	if (n < 0)
+		n = fgetxattr(dirfd, "trusted.overlay.opaque", v, sizeof(v));
 	return n == 1 && v[0] == 'y';
 }
 
@@ -58,7 +59,7 @@ static int open_entry(int dir, const char *name, bool want_dir, bool *hidden, bo
 		return -1;
 	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -1;
-	if (is_whiteout(&st)) {
+	if (at_layer_is_whiteout(&st)) {
 		*hidden = true;
 		return -1;
 	}
@@ -95,7 +96,7 @@ static void descend(int *upper, int *lower, const char *name)
 	bool hidden = false, bad = false;
 	int u = open_entry(*upper, name, true, &hidden, &bad), l;
 
-	l = hidden || (u >= 0 && is_opaque(u)) ? -1 : open_entry(*lower, name, true, &hidden, &bad);
+	l = hidden || (u >= 0 && at_layer_is_opaque(u)) ? -1 : open_entry(*lower, name, true, &hidden, &bad);
 	close_fd(upper);
 	close_fd(lower);
 	*upper = u;

@@ -16,7 +16,9 @@
 #ifndef AT_CORE_GITLAYER_H
 #define AT_CORE_GITLAYER_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "core/error.h"
 #include "core/oid.h"
@@ -63,5 +65,15 @@ int at_gitlayer_packed_lookup(const char *text, size_t len, const char *refname,
 
 /* A ref name git would accept under refs/ (no "..", no control bytes, ...)? */
 int at_gitlayer_refname_ok(const char *name);
+
+/*
+ * overlayfs's markers in an upper directory (userxattr, the sandbox's
+ * mounts): a whiteout, a 0:0 character device, hides the lower entry of its
+ * name; an opaque directory (user.overlay.opaque, or trusted.overlay.opaque
+ * of a mount made by root outside a user namespace, "y") the whole lower
+ * directory of its name.
+ */
+bool at_layer_is_whiteout(const struct stat *st);
+bool at_layer_is_opaque(int dirfd);
 
 #endif

@@ -33,6 +33,8 @@ struct at_paths {
 	char views_dir[PATH_MAX];     /* <state>/git: one NAME/ per task, its git view */
 	char runs_dir[PATH_MAX];      /* <state>/runs: NAME.lock and NAME.PID.run (core/runs.h) */
 	char scratch_dir[PATH_MAX];   /* <state>/scratch: the gate's scratch worktrees */
+	char bases_dir[PATH_MAX];     /* <state>/bases: one TREE/ per base of layered tasks */
+	char layers_dir[PATH_MAX];    /* <state>/layers: one NAME/ per layered task, its layer */
 	char admins_dir[PATH_MAX];    /* <common>/worktrees: git's admin dir of each worktree */
 	char lock_file[PATH_MAX];     /* <state>/lock, flock'd by mutating commands */
 };
@@ -91,6 +93,22 @@ int at_paths_worktree(const struct at_paths *p, const char *name, char *buf, siz
 int at_paths_old_worktree(const struct at_paths *p, const char *name, char *buf, size_t size,
 			  struct at_error *err);
 int at_paths_admin(const struct at_paths *p, const char *worktree_name, char *buf, size_t size,
+		   struct at_error *err);
+
+/*
+ * The layered form (core/task.h). A base: <bases_dir>/TREE (TREE the hex id
+ * of a tree), holding files/ (the tree's checkout, read-only, shared by every
+ * layered task of that tree) and index (the index of that checkout, with its
+ * stat data; a new task's index is a copy). Made as <bases_dir>/.new-TREE.PID
+ * and renamed into place. A task's layer: <layers_dir>/NAME, holding upper/
+ * (the task's own files, overlayfs's upper), work/ and work.1/ (its work
+ * dirs, app/layer.c), lock.
+ */
+int at_paths_base(const struct at_paths *p, const char *tree_hex, char *buf, size_t size,
+		  struct at_error *err);
+int at_paths_base_tmp(const struct at_paths *p, const char *tree_hex, char *buf, size_t size,
+		      struct at_error *err);
+int at_paths_layer(const struct at_paths *p, const char *name, char *buf, size_t size,
 		   struct at_error *err);
 
 /* The repository's cache of /etc's listings (sandbox.h): <cache_dir>/etc.listings. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/task.h"
 #include "core/util.h"
 
 void at_trace(const char *event, const char *detail)
@@ -35,4 +36,15 @@ void at_test_kill_point(const char *step)
 
 	if (at && strcmp(at, step) == 0)
 		kill(getpid(), SIGKILL);
+}
+
+int at_test_form(void)
+{
+	const char *form = getenv(AT_TEST_FORM_ENV);
+
+	if (form && strcmp(form, "layered") == 0)
+		return AT_FORM_LAYERED;
+	if (form && strcmp(form, "full") == 0)
+		return AT_FORM_FULL;
+	return -1;
 }
