@@ -107,7 +107,7 @@ int at_git_attrs_from_base(git_repository *repo, const git_oid *base, const char
 			   size_t n, bool *any, struct at_error *err)
 {
 	AT_AUTOFREE const char **v = calloc(n ? n : 1, sizeof(*v));
-	git_commit *commit = NULL;
+	git_object *obj = NULL;
 	git_tree *tree = NULL;
 	git_index *idx = NULL;
 	git_odb *odb = NULL;
@@ -121,8 +121,8 @@ int at_git_attrs_from_base(git_repository *repo, const git_oid *base, const char
 	memcpy(v, paths, n * sizeof(*v));
 	if (git_index_new(&idx) < 0 || git_repository_odb(&odb, repo) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot prepare the attributes");
-	else if (base &&
-		 (git_commit_lookup(&commit, repo, base) < 0 || git_commit_tree(&tree, commit) < 0))
+	else if (base && (git_object_lookup(&obj, repo, base, GIT_OBJECT_ANY) < 0 ||
+			  git_object_peel((git_object **)&tree, obj, GIT_OBJECT_TREE) < 0))
 		rc = at_git_error(err, AT_EGIT, "cannot read the base commit's tree");
 	else if (tree)
 		rc = add_all(idx, odb, tree, v, n, err);
@@ -133,6 +133,6 @@ int at_git_attrs_from_base(git_repository *repo, const git_oid *base, const char
 	git_index_free(idx);
 	git_odb_free(odb);
 	git_tree_free(tree);
-	git_commit_free(commit);
+	git_object_free(obj);
 	return rc;
 }

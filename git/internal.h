@@ -85,7 +85,7 @@ int at_git_open_bare(git_repository **out, const struct at_repo *r, struct at_er
 /*
  * Make repo's index (repo has no worktree) an in-memory one with the
  * .gitattributes files that base's tree holds on the way to each of the
- * paths (none without base): the only attributes files libgit2 then reads
+ * paths (base: a commit, or a tree itself; none without base): the only attributes files libgit2 then reads
  * (git/attrs.c). *any: whether there was one. AT_EUNSAFE for one over
  * AT_SPECIAL_FILE_MAX.
  */

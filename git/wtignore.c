@@ -16,7 +16,16 @@
 struct at_wt_ignore {
 	struct at_ignore *rules;
 	int root;
+	at_wt_ignore_read_fn read;
+	void *payload;
 };
+
+/* The worktree's own .gitignore files: below its one directory. */
+static int read_below_root(void *payload, const char *path, char **buf, size_t *len,
+			   struct at_error *err)
+{
+	return at_wt_read_small(*(const int *)payload, path, AT_SPECIAL_FILE_MAX, buf, len, err);
+}
 
 /*
  * One of the user's own files (they may be links: theirs to make); never a
@@ -70,6 +79,20 @@ static int excludes_file(git_repository *repo, char *out, size_t size)
 int at_wt_ignore_open(struct at_wt_ignore **out, git_repository *repo, int root,
 		      struct at_error *err)
 {
+	struct at_wt_ignore *wi = NULL;
+	int rc = at_wt_ignore_open_reader(&wi, repo, read_below_root, NULL, err);
+
+	if (rc < 0)
+		return rc;
+	wi->root = root;
+	wi->payload = &wi->root;
+	*out = wi;
+	return 0;
+}
+
+int at_wt_ignore_open_reader(struct at_wt_ignore **out, git_repository *repo,
+			     at_wt_ignore_read_fn read, void *payload, struct at_error *err)
+{
 	struct at_wt_ignore *wi = calloc(1, sizeof(*wi));
 	char path[PATH_MAX];
 	int rc = 0;
@@ -78,7 +101,9 @@ int at_wt_ignore_open(struct at_wt_ignore **out, git_repository *repo, int root,
 		free(wi);
 		return at_error_set(err, AT_ESYS, "out of memory");
 	}
-	wi->root = root;
+	wi->root = -1;
+	wi->read = read;
+	wi->payload = payload;
 	/* The later added is the stronger: info/exclude over core.excludesFile. */
 	if (excludes_file(repo, path, sizeof(path)) == 0)
 		rc = add_user_file(wi, path, err);
@@ -116,7 +141,7 @@ static int load_dir(struct at_wt_ignore *wi, const char *dir, size_t dlen, struc
 	if (at_ignore_has_dir(wi->rules, key))
 		return 0;
 	memcpy(key + dlen, ".gitignore", sizeof(".gitignore"));
-	if ((rc = at_wt_read_small(wi->root, key, AT_SPECIAL_FILE_MAX, &buf, &len, err)) < 0)
+	if ((rc = wi->read(wi->payload, key, &buf, &len, err)) < 0)
 		return rc;
 	key[dlen] = '\0';
 	if (at_ignore_add_dir(wi->rules, key, buf ? buf : "", buf ? len : 0) < 0)

@@ -27,6 +27,20 @@ int at_wt_ignore_open(struct at_wt_ignore **out, git_repository *repo, int root,
 void at_wt_ignore_free(struct at_wt_ignore *wi);
 
 /*
+ * Reads the .gitignore at path (relative) as at_wt_read_small() does: *buf
+ * NULL when there is none, AT_EUNSAFE beyond AT_SPECIAL_FILE_MAX.
+ */
+typedef int (*at_wt_ignore_read_fn)(void *payload, const char *path, char **buf, size_t *len,
+				    struct at_error *err);
+
+/*
+ * The same rules, with the .gitignore files read by read (a worktree that is
+ * not one directory: a layered task's merged view, git/layerstate.c).
+ */
+int at_wt_ignore_open_reader(struct at_wt_ignore **out, git_repository *repo,
+			     at_wt_ignore_read_fn read, void *payload, struct at_error *err);
+
+/*
  * Is path (relative, no trailing '/') ignored? parent_ok: its directory is
  * known not to be ignored (a walk that descends only into such directories
  * sets it), so only path itself is matched. 0 with *ignored set, or
