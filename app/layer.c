@@ -17,17 +17,14 @@
 int at_app_layer_paths(const struct at_paths *p, const struct at_task *t, struct at_app_layer *l,
 		       struct at_error *err)
 {
-	char base[PATH_MAX];
-
 	memset(l, 0, sizeof(*l));
 	l->lock = -1;
 	if (at_paths_layer(p, t->name, l->dir, sizeof(l->dir), err) < 0 ||
-	    at_paths_base(p, t->base_tree, base, sizeof(base), err) < 0)
+	    at_paths_layer_upper(p, t->name, l->upper, sizeof(l->upper), err) < 0 ||
+	    at_paths_base_files(p, t->base_tree, l->lower, sizeof(l->lower), err) < 0)
 		return err->code;
-	if (at_fmt(l->upper, sizeof(l->upper), "%s/upper", l->dir) < 0 ||
-	    at_fmt(l->work, sizeof(l->work), "%s/work", l->dir) < 0 ||
-	    at_fmt(l->spare, sizeof(l->spare), "%s/work.1", l->dir) < 0 ||
-	    at_fmt(l->lower, sizeof(l->lower), "%s/files", base) < 0)
+	if (at_fmt(l->work, sizeof(l->work), "%s/work", l->dir) < 0 ||
+	    at_fmt(l->spare, sizeof(l->spare), "%s/work.1", l->dir) < 0)
 		return at_error_set(err, AT_ESYS, "path too long '%s'", l->dir);
 	return 0;
 }

@@ -118,9 +118,8 @@ static int add_worktree(struct at_repo *r, const struct at_task *t,
 		return at_task_add_worktree(r, t, progress, err);
 	if ((rc = at_app_layer_make(p, t, layer, err)) < 0)
 		return rc;
-	if (at_paths_base(p, t->base_tree, index, sizeof(index), err) < 0 ||
-	    at_fmt(index + strlen(index), sizeof(index) - strlen(index), "/index") < 0)
-		return at_error_set(err, AT_ESYS, "path too long '%s'", p->bases_dir);
+	if ((rc = at_paths_base_index(p, t->base_tree, index, sizeof(index), err)) < 0)
+		return rc;
 	return at_task_add_layered(r, t, layer->upper, index, err);
 }
 

@@ -202,6 +202,45 @@ int at_paths_layer(const struct at_paths *p, const char *name, char *buf, size_t
 	return part(buf, size, p->layers_dir, name, "", err);
 }
 
+static int below(char *buf, size_t size, const char *dir, const char *leaf, struct at_error *err)
+{
+	char tmp[PATH_MAX];
+
+	if (at_fmt(tmp, sizeof(tmp), "%s/%s", dir, leaf) < 0 || at_fmt(buf, size, "%s", tmp) < 0)
+		return at_error_sys(err, AT_ESYS, "path too long '%s'", dir);
+	return 0;
+}
+
+int at_paths_base_files(const struct at_paths *p, const char *tree_hex, char *buf, size_t size,
+			struct at_error *err)
+{
+	char dir[PATH_MAX];
+
+	if (at_paths_base(p, tree_hex, dir, sizeof(dir), err) < 0)
+		return AT_ESYS;
+	return below(buf, size, dir, "files", err);
+}
+
+int at_paths_base_index(const struct at_paths *p, const char *tree_hex, char *buf, size_t size,
+			struct at_error *err)
+{
+	char dir[PATH_MAX];
+
+	if (at_paths_base(p, tree_hex, dir, sizeof(dir), err) < 0)
+		return AT_ESYS;
+	return below(buf, size, dir, "index", err);
+}
+
+int at_paths_layer_upper(const struct at_paths *p, const char *name, char *buf, size_t size,
+			 struct at_error *err)
+{
+	char dir[PATH_MAX];
+
+	if (at_paths_layer(p, name, dir, sizeof(dir), err) < 0)
+		return AT_ESYS;
+	return below(buf, size, dir, "upper", err);
+}
+
 int at_paths_scan(const struct at_paths *p, const char *name, char *buf, size_t size,
 		  struct at_error *err)
 {

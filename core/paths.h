@@ -110,6 +110,13 @@ int at_paths_base_tmp(const struct at_paths *p, const char *tree_hex, char *buf,
 		      struct at_error *err);
 int at_paths_layer(const struct at_paths *p, const char *name, char *buf, size_t size,
 		   struct at_error *err);
+/* A base's files/ and index; a layer's upper/ (the task's files over the base). */
+int at_paths_base_files(const struct at_paths *p, const char *tree_hex, char *buf, size_t size,
+			struct at_error *err);
+int at_paths_base_index(const struct at_paths *p, const char *tree_hex, char *buf, size_t size,
+			struct at_error *err);
+int at_paths_layer_upper(const struct at_paths *p, const char *name, char *buf, size_t size,
+			 struct at_error *err);
 
 /* The repository's cache of /etc's listings (sandbox.h): <cache_dir>/etc.listings. */
 int at_paths_etc_listings(const struct at_paths *p, char *buf, size_t size, struct at_error *err);

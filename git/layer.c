@@ -22,6 +22,7 @@ static int make_dir(const char *path, struct at_error *err)
 }
 
 /* The checkout into tmp/files and tmp/index; AT_LAYER_DECLINED when it cannot be this one. */
+/* tmp is a base's temporary twin (core/paths.h): the same files/ and index inside. */
 static int check_out(struct at_repo *r, git_commit *commit, const char *tmp,
 		     const struct at_progress_hook *progress, struct at_error *err)
 {

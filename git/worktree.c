@@ -16,6 +16,7 @@
 #include "core/util.h"
 #include "git/checkout.h"
 #include "git/internal.h"
+#include "git/snapshot.h"
 
 /*
  * The branch the base belongs to: the one named, else the one checked out
@@ -478,6 +479,38 @@ int at_task_unlock_layered(const struct at_task *t, struct at_error *err)
 	return 0;
 }
 
+/* The same for a layered task: its state read from its layer (git/snapshot.h). */
+static int layered_dirty(struct at_repo *r, const struct at_task *t, bool *dirty,
+			 struct at_error *err)
+{
+	struct at_error e = AT_ERROR_INIT;
+	struct at_worktree *w = NULL;
+	struct at_task_state st;
+	git_commit *tip = NULL;
+	git_oid id;
+	int rc;
+
+	if ((rc = at_worktree_open(&w, r, t, err)) < 0)
+		return rc;
+	if ((rc = at_task_state(r, t, w, &st, &e)) == AT_EUNSAFE) {
+		*dirty = true;
+		rc = 0;
+	} else if (rc < 0) {
+		*err = e;
+	} else {
+		at_oid_to_git(&id, &st.tip);
+		if (git_commit_lookup(&tip, r->repo, &id) < 0) {
+			rc = at_git_error(err, AT_EGIT, "cannot read HEAD of task '%s'", t->name);
+		} else {
+			at_oid_to_git(&id, &st.tree);
+			*dirty = !git_oid_equal(&id, git_commit_tree_id(tip));
+		}
+	}
+	git_commit_free(tip);
+	at_worktree_free(w);
+	return rc;
+}
+
 /*
  * Whether the task's full state differs from its HEAD: the snapshot the
  * diff takes (libgit2's status would read the worktree's .gitignore files
@@ -485,7 +518,7 @@ int at_task_unlock_layered(const struct at_task *t, struct at_error *err)
  * worktree the snapshot refuses (an embedded repository, a file over the
  * limit) has changes; `diff` names them.
  */
-static int worktree_dirty(const struct at_repo *r, const struct at_task *t, bool *dirty,
+static int worktree_dirty(struct at_repo *r, const struct at_task *t, bool *dirty,
 			  struct at_error *err)
 {
 	struct at_error e = AT_ERROR_INIT;
@@ -494,6 +527,8 @@ static int worktree_dirty(const struct at_repo *r, const struct at_task *t, bool
 	git_oid tree;
 	int rc;
 
+	if (at_task_is_layered(t))
+		return layered_dirty(r, t, dirty, err);
 	if ((rc = at_git_open_task_repo(&wt, t, err)) < 0)
 		return rc;
 	if ((rc = at_git_snapshot_tree(r, wt, t, &tree, &e)) == AT_EUNSAFE) {
@@ -530,7 +565,7 @@ int at_task_inspect(struct at_repo *r, const struct at_task *t, struct at_task_i
 	}
 	git_error_clear();
 	git_reference_free(ref);
-	info.worktree_missing = !at_path_exists(t->path);
+	info.worktree_missing = !at_task_is_layered(t) && !at_path_exists(t->path);
 	if (!info.worktree_missing)
 		rc = worktree_dirty(r, t, &info.dirty, err);
 	if (rc == 0)
