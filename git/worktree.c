@@ -461,7 +461,12 @@ int at_task_add_layered(struct at_repo *r, const struct at_task *t, const char *
 		rc = move_pointer(t, upper, err);
 	if (rc == 0 && at_fmt(index, sizeof(index), "%s/index", t->admin_dir) < 0)
 		rc = at_error_set(err, AT_ESYS, "path too long '%s'", t->admin_dir);
-	if (rc == 0)
+	/*
+	 * A hard link where it can be: git and libgit2 never write an index in
+	 * place (a new file renamed over it), so the first write gives the
+	 * task its own, and ten tasks of a base do not hold ten copies.
+	 */
+	if (rc == 0 && link(base_index, index) < 0)
 		rc = copy_file(base_index, index, err);
 	git_worktree_free(wt);
 	git_commit_free(base);

@@ -68,8 +68,9 @@ int at_task_add_worktree(struct at_repo *r, const struct at_task *t,
  * registered at t->path and locked (reason AT_LAYERED_LOCK_REASON, so that
  * `git worktree prune` keeps it), nothing checked out: the .git pointer
  * goes into upper (the task's layer, made by the caller) and t->path is
- * removed; the task's index a copy of base_index (the base's: its stat data
- * are the base's files', which the overlay shows unchanged).
+ * removed; the task's index the base_index (the base's: its stat data
+ * are the base's files', which the overlay shows unchanged), hard-linked
+ * (no index is ever written in place) or else copied.
  */
 #define AT_LAYERED_LOCK_REASON "agenttask layered task"
 int at_task_add_layered(struct at_repo *r, const struct at_task *t, const char *upper,
