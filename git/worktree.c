@@ -425,23 +425,26 @@ out:
 }
 
 /*
- * The pointer git wrote at t->path/.git moves to the upper (app/layout.c
- * binds it there inside), and t->path goes: a layered task's path holds
- * nothing on the host, so no reader mistakes it for a checkout.
+ * The pointer git wrote at t->path/.git goes, and so does t->path: a
+ * layered task's path holds nothing on the host, so no reader mistakes it
+ * for a checkout. The upper gets an empty .git, the mount point over which
+ * app/layout.c binds the pointer's text inside (made from the admin dir's
+ * path: what the task may have left in the upper's copy is never read).
+ * Not synced: a placeholder lost in a crash is made again by the next run's
+ * bind, and the full checkout writes the pointer anew.
  */
 static int move_pointer(const struct at_task *t, const char *upper, struct at_error *err)
 {
 	char from[PATH_MAX], to[PATH_MAX];
-	AT_AUTOFREE char *text = NULL;
-	size_t len = 0;
+	int fd;
 
 	if (at_fmt(from, sizeof(from), "%s/.git", t->path) < 0 ||
 	    at_fmt(to, sizeof(to), "%s/.git", upper) < 0)
 		return at_error_set(err, AT_ESYS, "path too long '%s'", t->path);
-	if (!(text = at_read_file(from, PATH_MAX + 16, &len)))
-		return at_error_sys(err, AT_ESYS, "cannot read '%s'", from);
-	if (at_write_atomic(to, text, len, 0644) < 0)
+	fd = open(to, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
 		return at_error_sys(err, AT_ESYS, "cannot write '%s'", to);
+	close(fd);
 	if (unlink(from) < 0 || rmdir(t->path) < 0)
 		return at_error_sys(err, AT_ESYS, "cannot remove '%s'", t->path);
 	return 0;
