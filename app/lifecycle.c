@@ -105,41 +105,46 @@ static int prepare_task(struct at_repo *r, const char *name, struct at_task *t,
 	return at_task_check_free(r, t, err);
 }
 
-/* Full: a checkout at t->path. Layered: the task's layer and git's worktree, nothing checked out. */
-static int add_worktree(struct at_repo *r, const struct at_task *t,
+/*
+ * Full: a checkout at t->path. Layered: its base made if it is not there
+ * (or, where it cannot be, the task made full after all: the record says
+ * so before anything of the full form is made), then the task's layer and
+ * git's worktree, nothing checked out.
+ */
+static int add_worktree(struct at_repo *r, struct at_task *t,
 			const struct at_progress_hook *progress, struct at_app_layer *layer,
 			struct at_error *err)
 {
 	const struct at_paths *p = at_repo_paths(r);
-	char index[PATH_MAX];
+	char index[PATH_MAX], tree[AT_OID_HEXSZ + 1];
 	int rc;
 
+	if (t->form == AT_FORM_LAYERED &&
+	    (rc = at_layer_base(r, t->base_commit, tree, progress, err)) != 0) {
+		if (rc < 0)
+			return rc;
+		t->form = AT_FORM_FULL;
+		t->base_tree[0] = '\0';
+		if ((rc = at_state_save(p, t, err)) < 0)
+			return rc;
+	}
 	if (t->form != AT_FORM_LAYERED)
 		return at_task_add_worktree(r, t, progress, err);
-	if ((rc = at_app_layer_make(p, t, layer, err)) < 0)
-		return rc;
-	if ((rc = at_paths_base_index(p, t->base_tree, index, sizeof(index), err)) < 0)
+	if ((rc = at_app_layer_make(p, t, layer, err)) < 0 ||
+	    (rc = at_paths_base_index(p, t->base_tree, index, sizeof(index), err)) < 0)
 		return rc;
 	return at_task_add_layered(r, t, layer->upper, index, err);
 }
 
-/*
- * The form of the new task: layered over its base's checkout (made now,
- * once for every task of that tree), or full where the base cannot be
- * made so (a filter, an unusual name: git/layer.h).
- */
+/* The form of the new task, and for a layered one its base's tree (made later: add_worktree). */
 static int choose_form(struct at_repo *r, struct at_task *t, const struct at_app_create_opts *o,
 		       struct at_error *err)
 {
-	int rc;
-
 	t->form = AT_FORM_FULL;
 	if (!o || o->form != AT_FORM_LAYERED)
 		return 0;
-	rc = at_layer_base(r, t->base_commit, t->base_tree, &o->progress, err);
-	if (rc == 0)
-		t->form = AT_FORM_LAYERED;
-	return rc < 0 ? rc : 0;
+	t->form = AT_FORM_LAYERED;
+	return at_layer_tree_of(r, t->base_commit, t->base_tree, err);
 }
 
 /*

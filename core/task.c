@@ -77,7 +77,13 @@ int at_task_init(struct at_task *t, const struct at_paths *p, const char *name,
 
 bool at_task_is_layered(const struct at_task *t)
 {
-	return t->form == AT_FORM_LAYERED && !at_path_exists(t->path);
+	char pointer[PATH_MAX + 8];
+	struct stat st;
+
+	if (t->form != AT_FORM_LAYERED)
+		return false;
+	return at_fmt(pointer, sizeof(pointer), "%s/.git", t->path) < 0 ||
+	       lstat(pointer, &st) < 0 || !S_ISREG(st.st_mode);
 }
 
 const char *at_branch_short(const char *ref)

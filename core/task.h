@@ -73,9 +73,11 @@ struct at_task {
 
 /*
  * Whether the task is layered now: its record says so and its path holds no
- * checkout. A directory at its path is the full checkout `path` made and
- * renamed into place; a kill before the record was flipped leaves that,
- * and the task is full from then on (app/fullform.c finishes the job).
+ * checkout. A directory at its path with a .git file in it is the full
+ * checkout `path` made and renamed into place; a kill before the record
+ * was flipped leaves that, and the task is full from then on
+ * (app/fullform.c finishes the job). A directory without one (made by
+ * someone at the path) changes nothing: the task stays layered.
  */
 bool at_task_is_layered(const struct at_task *t);
 

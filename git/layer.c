@@ -83,3 +83,16 @@ out:
 	git_commit_free(commit);
 	return rc;
 }
+
+int at_layer_tree_of(struct at_repo *r, const char *commit_hex, char *tree_hex,
+		     struct at_error *err)
+{
+	git_commit *commit = NULL;
+	git_oid id;
+
+	if (git_oid_fromstr(&id, commit_hex) < 0 || git_commit_lookup(&commit, r->repo, &id) < 0)
+		return at_git_error(err, AT_ENOTFOUND, "unknown commit '%s'", commit_hex);
+	at_git_oid_hex(tree_hex, git_commit_tree_id(commit));
+	git_commit_free(commit);
+	return 0;
+}

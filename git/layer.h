@@ -24,4 +24,8 @@
 int at_layer_base(struct at_repo *r, const char *commit_hex, char *tree_hex,
 		  const struct at_progress_hook *progress, struct at_error *err);
 
+/* The id of commit_hex's tree, in tree_hex (AT_OID_HEXSZ + 1): which base its tasks have. */
+int at_layer_tree_of(struct at_repo *r, const char *commit_hex, char *tree_hex,
+		     struct at_error *err);
+
 #endif
