@@ -193,4 +193,17 @@ test_a_kill_midway_through_path_leaves_a_working_task() {
 	assert_eq "$(ls -A "$(dirname "$WT")" | grep -c '^\.full-')" 0 "no temporary left"
 }
 
+test_a_directory_made_at_the_path_does_not_pass_for_the_full_checkout() {
+	# What: someone (an editor, a script) makes the directory a layered task's path
+	# names, then gc runs. Must: the task stays layered, its changes kept: only a
+	# directory holding the checkout's .git is the full checkout path made.
+	layered_task
+	inside 'echo changed >README'
+	mkdir -p "$WT/sub"
+	ok "gc" -C repo gc
+	ok "diff" -C repo diff t1 --name-only
+	assert_eq "$out" "README" "the layer's change is still the task's"
+	assert_file "$(state)/layers/t1/upper/README" "the layer kept"
+}
+
 run_tests
