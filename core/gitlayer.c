@@ -151,24 +151,23 @@ static int quick_file(const struct at_gitlayer *g, const char *rel)
 	return layer_file(g->lower, rel);
 }
 
-int at_gitlayer_read(const struct at_gitlayer *g, const char *rel, size_t max, char **out,
-		     size_t *len, struct at_error *err)
+int at_gitlayer_open(const struct at_gitlayer *g, const char *rel, int *fd_out)
 {
 	char path[PATH_MAX], *name, *slash;
-	int upper, lower, fd = -1, rc;
+	int upper, lower, fd = -1;
 	bool hidden = false, bad = false;
 
 	if (g->upper >= 0 && (fd = quick_file(g, rel)) >= 0) {
-		rc = read_fd(fd, max, out, len, rel, err);
-		close(fd);
-		return rc;
+		*fd_out = fd;
+		return 0;
 	}
-	upper = fcntl(g->upper, F_DUPFD_CLOEXEC, 0);
+	upper = g->upper >= 0 ? fcntl(g->upper, F_DUPFD_CLOEXEC, 0) : -1;
 	lower = g->lower >= 0 ? fcntl(g->lower, F_DUPFD_CLOEXEC, 0) : -1;
 	if (at_fmt(path, sizeof(path), "%s", rel) < 0 || upper < 0) {
 		close_fd(&upper);
 		close_fd(&lower);
-		return at_error_set(err, AT_ESYS, "cannot open '%s' of the task's git", rel);
+		errno = ENAMETOOLONG;
+		return -1;
 	}
 	for (name = path; (slash = strchr(name, '/')) && (upper >= 0 || lower >= 0);
 	     name = slash + 1) {
@@ -183,9 +182,24 @@ int at_gitlayer_read(const struct at_gitlayer *g, const char *rel, size_t max, c
 	close_fd(&upper);
 	close_fd(&lower);
 	if (bad)
+		return 2;
+	if (fd < 0)
+		return 1;
+	*fd_out = fd;
+	return 0;
+}
+
+int at_gitlayer_read(const struct at_gitlayer *g, const char *rel, size_t max, char **out,
+		     size_t *len, struct at_error *err)
+{
+	int fd = -1, rc = at_gitlayer_open(g, rel, &fd);
+
+	if (rc < 0)
+		return at_error_set(err, AT_ESYS, "cannot open '%s' of the task's git", rel);
+	if (rc == 2)
 		return at_error_set(err, AT_ECORRUPT, "'%s' of the task's git is not a regular file",
 				    rel);
-	if (fd < 0)
+	if (rc == 1)
 		return 1;
 	rc = read_fd(fd, max, out, len, rel, err);
 	close(fd);

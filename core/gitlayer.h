@@ -42,6 +42,14 @@ int at_gitlayer_read(const struct at_gitlayer *g, const char *rel, size_t max, c
 		     size_t *len, struct at_error *err);
 
 /*
+ * The same lookup, the file opened (O_RDONLY | O_NONBLOCK, checked to be a
+ * regular file) into *fd_out: 0; 1 when there is no such file; 2 when it is
+ * not a regular file (a link, a directory, a FIFO, a device); -1 with errno
+ * on another failure. Also for a layered task's files (app/files.c).
+ */
+int at_gitlayer_open(const struct at_gitlayer *g, const char *rel, int *fd_out);
+
+/*
  * The commit the worktree's HEAD names: admin_rel is the admin dir relative
  * to the common dir ("worktrees/NAME"). HEAD is either an object id or
  * "ref: REFNAME" (followed, at most five deep, through loose refs then

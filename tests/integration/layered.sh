@@ -206,4 +206,61 @@ test_a_directory_made_at_the_path_does_not_pass_for_the_full_checkout() {
 	assert_file "$(state)/layers/t1/upper/README" "the layer kept"
 }
 
+# mcp_calls TASK TOOL JSON-ARGS...: each tool call through `agenttask mcp --task TASK`,
+# one line each: "ok TEXT" or "error TEXT".
+mcp_calls() {
+	local task=$1
+	shift
+	python3 - "$AT" "$task" "$@" <<'PY'
+import json, subprocess, sys
+at, task, calls = sys.argv[1], sys.argv[2], sys.argv[3:]
+p = subprocess.Popen([at, "-C", "repo", "mcp", "--task", task], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, text=True)
+def send(m):
+    p.stdin.write(json.dumps(m) + "\n"); p.stdin.flush()
+def reply():
+    while True:
+        m = json.loads(p.stdout.readline())
+        if "id" in m:
+            return m
+send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+      "capabilities": {}, "clientInfo": {"name": "layered.sh", "version": "1"}}})
+reply()
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+for i in range(0, len(calls), 2):
+    send({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+          "params": {"name": calls[i], "arguments": json.loads(calls[i + 1])}})
+    r = reply()["result"]
+    text = " ".join(c.get("text", "") for c in r.get("content", []))
+    print(("error " if r.get("isError") else "ok ") + text.replace("\n", " "))
+p.stdin.close()
+p.wait()
+PY
+}
+
+test_mcp_file_tools_read_and_write_a_layered_task_through_its_layers() {
+	# What: an agent's file tools on a layered task: it reads a base file, writes,
+	# edits and deletes (a base file: a whiteout), and reads a link and a FIFO it
+	# planted in the upper. Must: the overlay's view is read and written (the base
+	# never), the link is not followed and the FIFO not opened (refused, unsafe).
+	layered_task
+	inside 'ln -s /etc/passwd lnk && mkfifo pipe'
+	local base
+	base=$(echo "$(state)"/bases/*/files)
+	out=$(mcp_calls t1 read_file '{"path":"README"}' \
+		write_file '{"path":"src/new.c","content":"x\n"}' \
+		edit_file '{"path":"README","old_string":"hello","new_string":"bye"}' \
+		delete_file '{"path":"src/main.c"}' \
+		read_file '{"path":"lnk"}' read_file '{"path":"pipe"}' read_file '{"path":"src/main.c"}')
+	assert_contains "$(sed -n 1p <<<"$out")" "ok" "read a base file"
+	assert_contains "$(sed -n 1p <<<"$out")" "hello" "its content"
+	assert_contains "$(sed -n 5p <<<"$out")" "error" "a link is refused"
+	assert_not_contains "$(sed -n 5p <<<"$out")" "root:" "the link was not followed"
+	assert_contains "$(sed -n 6p <<<"$out")" "error" "a FIFO is refused"
+	assert_contains "$(sed -n 7p <<<"$out")" "error" "the deleted file is gone"
+	assert_eq "$(cat "$base/README")" "$(printf 'hello\nline two')" "the base unchanged"
+	assert_file "$base/src/main.c" "the base keeps its file"
+	inside 'test "$(head -1 README)" = bye && test "$(cat src/new.c)" = x && ! test -e src/main.c'
+}
+
 run_tests
