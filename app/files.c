@@ -8,12 +8,14 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "app/internal.h"
 #include "core/audit.h"
 #include "core/esc.h"
 #include "core/fs.h"
+#include "core/gitlayer.h"
 #include "core/util.h"
 #include "git/ls_tree.h"
 
@@ -72,10 +74,18 @@ int at_app_file_path(const char *worktree, const char *path, char *out, size_t s
 struct target {
 	struct at_repo *r;        /* open while the target is: its paths name the task's log */
 	struct at_task task;
-	int root;                 /* the worktree */
+	int root;                 /* the worktree; a layered task's: its upper */
 	int dir;                  /* the parent directory of the target (or root) */
 	char rel[PATH_MAX];
 	const char *base;         /* the last component of rel; "" for the worktree itself */
+	/*
+	 * A layered task (core/task.h) has no worktree on the host: its files
+	 * are read as the overlay shows them (layers.upper over layers.lower,
+	 * whiteouts and opaque directories honoured: core/gitlayer.h), and
+	 * written into the upper (root), a deletion of a lower file as a whiteout.
+	 */
+	bool layered;
+	struct at_gitlayer layers;
 };
 
 static void target_close(struct target *t)
@@ -85,6 +95,12 @@ static void target_close(struct target *t)
 	if (t->root >= 0)
 		close(t->root);
 	t->dir = t->root = -1;
+	if (t->layered) {
+		close(t->layers.upper);
+		if (t->layers.lower >= 0)
+			close(t->layers.lower);
+	}
+	t->layered = false;
 	at_repo_free(t->r);
 	t->r = NULL;
 }
@@ -136,6 +152,47 @@ static int open_parents(int root, const char *rel, struct at_error *err)
 	return cur < 0 ? at_error_sys(err, AT_ESYS, "cannot open '%s'", ESC(esc, rel)) : cur;
 }
 
+/* A layered task's layers: the upper (root, and layers.upper) and the base's files. */
+static int open_layers(struct target *t, struct at_error *err)
+{
+	const struct at_paths *p = at_repo_paths(t->r);
+	char upper[PATH_MAX], lower[PATH_MAX];
+
+	if (at_paths_layer_upper(p, t->task.name, upper, sizeof(upper), err) < 0 ||
+	    at_paths_base_files(p, t->task.base_tree, lower, sizeof(lower), err) < 0)
+		return err->code;
+	t->root = open(upper, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	t->layers.upper = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	t->layers.lower = open(lower, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	t->layered = true;
+	if (t->layers.upper < 0 || t->layers.lower < 0)
+		return at_error_sys(err, AT_ECORRUPT, "cannot open the layers of task '%s'",
+				    t->task.name);
+	return 0;
+}
+
+/* The target's parent in the upper of a layered task, made there when it is not yet. */
+static int upper_parent(struct target *t, struct at_error *err)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	int fd;
+
+	if (t->dir >= 0)
+		return 0;
+	memcpy(dir, t->rel, sizeof(dir));
+	slash = strrchr(dir, '/');
+	if (!slash) {
+		t->dir = t->root;
+		return 0;
+	}
+	*slash = '\0';
+	if ((fd = open_parents(t->root, dir, err)) < 0)
+		return fd;
+	t->dir = fd;
+	return 0;
+}
+
 /* Resolve the task, open its worktree and the parent of path (made when create). */
 static int target_open(const struct at_app *app, const char *name, const char *path,
 		       bool create, struct target *t, struct at_error *err)
@@ -145,12 +202,18 @@ static int target_open(const struct at_app *app, const char *name, const char *p
 
 	t->root = t->dir = -1;
 	t->r = NULL;
+	t->layered = false;
 	if ((rc = at_app_open(app, &t->r, err)) < 0 ||
 	    (rc = at_app_resolve(app, t->r, name, &t->task, err)) < 0)
 		return rc;
 	if ((rc = at_app_file_path(t->task.path, path, t->rel, sizeof(t->rel), err)) < 0)
 		return rc;
-	t->root = open(t->task.path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (at_task_is_layered(&t->task))
+		rc = open_layers(t, err);
+	else
+		t->root = open(t->task.path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (rc < 0)
+		return rc;
 	if (t->root < 0)
 		return at_error_sys(err, AT_ESYS, "cannot open the worktree of task '%s'",
 				    t->task.name);
@@ -165,11 +228,38 @@ static int target_open(const struct at_app *app, const char *name, const char *p
 		rc = open_parents(t->root, t->rel, err);
 		t->dir = rc < 0 ? -1 : rc;
 		rc = rc < 0 ? rc : 0;
-	} else {
+	} else if (!t->layered) {
 		t->dir = at_open_beneath(t->root, t->rel, O_PATH | O_DIRECTORY);
 		rc = t->dir < 0 ? beneath_error(err, t->rel) : 0;
-	}
+	}   /* a layered task's: read through the layers, made in the upper when written */
 	*slash = '/';
+	return rc;
+}
+
+/* The target of a layered task, opened as the overlay shows it: 0 (*fd), 1 missing, or an error. */
+static int layered_file(const struct target *t, int *fd, struct at_error *err)
+{
+	char esc[200];
+	int rc = at_gitlayer_open(&t->layers, t->rel, fd);
+
+	if (rc == 2)
+		return at_error_set(err, AT_EUNSAFE, "'%s' is not a regular file (a link, a "
+				    "directory, a FIFO: not followed, not opened)", ESC(esc, t->rel));
+	if (rc < 0)
+		return at_error_sys(err, AT_ESYS, "cannot open '%s'", ESC(esc, t->rel));
+	return rc;
+}
+
+static int layered_stat(const struct target *t, struct stat *st, struct at_error *err)
+{
+	char esc[200];
+	int fd = -1, rc = layered_file(t, &fd, err);
+
+	if (rc != 0)
+		return rc;
+	if (fstat(fd, st) < 0)
+		rc = at_error_sys(err, AT_ESYS, "cannot look at '%s'", ESC(esc, t->rel));
+	close(fd);
 	return rc;
 }
 
@@ -180,6 +270,8 @@ static int target_stat(const struct target *t, struct stat *st, struct at_error 
 
 	if (!t->base[0])
 		return refuse(err, t->rel[0] ? t->rel : ".", "is a directory");
+	if (t->layered)
+		return layered_stat(t, st, err);
 	if (fstatat(t->dir, t->base, st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 1 : at_error_sys(err, AT_ESYS, "cannot look at '%s'",
 							  ESC(esc, t->rel));
@@ -207,9 +299,14 @@ static int slurp(const struct target *t, char **buf, size_t *len, mode_t *mode,
 	if ((rc = target_stat(t, &st, err)) != 0)
 		return rc == 1 ? at_error_set(err, AT_ENOTFOUND, "no file '%s' in the task's "
 					      "worktree", ESC(esc, t->rel)) : rc;
-	fd = at_open_beneath(t->dir, t->base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
+	if (t->layered) {
+		if ((rc = layered_file(t, &fd, err)) != 0)
+			return rc == 1 ? at_error_set(err, AT_ENOTFOUND, "no file '%s' in the task's "
+						      "worktree", ESC(esc, t->rel)) : rc;
+	} else if ((fd = at_open_beneath(t->dir, t->base,
+					 O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)) < 0) {
 		return beneath_error(err, t->rel);
+	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > AT_APP_FILE_MAX) {
 		close(fd);
 		return S_ISREG(st.st_mode)
@@ -331,12 +428,15 @@ void at_app_file_text_release(struct at_app_file_text *t)
 /* ---- write, edit, delete ---- */
 
 /* The bytes to a new file beside the target, renamed over it. */
-static int replace(const struct target *t, const char *data, size_t len, mode_t mode,
+static int replace(struct target *t, const char *data, size_t len, mode_t mode,
 		   struct at_error *err)
 {
 	static unsigned int counter;
 	char tmp[64], esc[200];
 	int fd, rc = 0;
+
+	if (t->layered && (rc = upper_parent(t, err)) < 0)
+		return rc;
 
 	snprintf(tmp, sizeof(tmp), ".agenttask-write-%d-%u", (int)getpid(), counter++);
 	fd = openat(t->dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -406,7 +506,7 @@ static void find(const char *buf, size_t len, const char *old, size_t old_len, s
 	}
 }
 
-static int edit_buffer(const struct target *t, const char *buf, size_t len, mode_t mode,
+static int edit_buffer(struct target *t, const char *buf, size_t len, mode_t mode,
 		  const char *old, size_t old_len, const char *new, size_t new_len,
 		  struct at_app_file_change *out, struct at_error *err)
 {
@@ -458,6 +558,35 @@ int at_app_file_edit(const struct at_app *app, const char *name, const char *pat
 	return rc;
 }
 
+/*
+ * A layered task's file deleted: the upper's copy removed, and a whiteout
+ * (a 0:0 character device, which an unprivileged process may make) where
+ * the lower has the file, so that the overlay no longer shows it.
+ */
+static int layered_delete(struct target *t, struct at_error *err)
+{
+	char esc[200];
+	int fd = -1, rc = layered_file(t, &fd, err);
+
+	if (rc == 1)
+		return at_error_set(err, AT_ENOTFOUND, "no file '%s' in the task's worktree",
+				    ESC(esc, t->rel));
+	if (rc < 0)
+		return rc;
+	close(fd);
+	if ((rc = upper_parent(t, err)) < 0)
+		return rc;
+	if (unlinkat(t->dir, t->base, 0) < 0 && errno != ENOENT)
+		return at_error_sys(err, AT_ESYS, "cannot delete '%s'", ESC(esc, t->rel));
+	/* Still shown: the lower's, which a whiteout hides. */
+	if ((rc = at_gitlayer_open(&t->layers, t->rel, &fd)) == 0) {
+		close(fd);
+		if (mknodat(t->dir, t->base, S_IFCHR | 0000, makedev(0, 0)) < 0)
+			return at_error_sys(err, AT_ESYS, "cannot delete '%s'", ESC(esc, t->rel));
+	}
+	return 0;
+}
+
 int at_app_file_delete(const struct at_app *app, const char *name, const char *path,
 		       struct at_app_file_change *out, struct at_error *err)
 {
@@ -470,6 +599,13 @@ int at_app_file_delete(const struct at_app *app, const char *name, const char *p
 	rc = target_open(app, name, path, false, &t, err);
 	if (rc == 0 && !t.base[0])
 		rc = refuse(err, ".", "is the worktree itself");
+	if (rc == 0 && t.layered) {
+		rc = layered_delete(&t, err);
+		if (rc == 0)
+			changed(out, &t, "delete", 0, false);
+		target_close(&t);
+		return rc;
+	}
 	if (rc == 0 && fstatat(t.dir, t.base, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		rc = errno == ENOENT ? at_error_set(err, AT_ENOTFOUND, "no file '%s' in the task's "
 						    "worktree", ESC(esc, t.rel))

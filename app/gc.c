@@ -104,6 +104,21 @@ static int gc_rewind(struct at_repo *r, const struct at_task *t, bool force,
 				    t->name) : 0;
 }
 
+/*
+ * Whether the task's files are gone: a full task's worktree, a layered
+ * one's layer (its path holds nothing on the host).
+ */
+static bool files_gone(struct at_repo *r, const struct at_task *t)
+{
+	struct at_error ignored = AT_ERROR_INIT;
+	struct at_app_layer layer;
+
+	if (!at_task_is_layered(t))
+		return !is_dir(t->path);
+	return at_app_layer_paths(at_repo_paths(r), t, &layer, &ignored) == 0 &&
+	       !is_dir(layer.upper);
+}
+
 static int gc_records(struct at_repo *r, struct at_task_list *l, bool force,
 		      struct at_report *rep)
 {
@@ -113,12 +128,23 @@ static int gc_records(struct at_repo *r, struct at_task_list *l, bool force,
 
 	for (i = 0; rc == 0 && i < l->count; i++) {
 		const struct at_task *t = &l->tasks[i];
+		struct at_error e = AT_ERROR_INIT;
 
-		if (t->phase != AT_TASK_CREATING && !is_dir(t->path) &&
+		/* A full checkout made and renamed into place, the record not yet flipped. */
+		if (t->phase == AT_TASK_READY && t->form == AT_FORM_LAYERED &&
+		    !at_task_is_layered(t)) {
+			if (at_app_fullform_finish(r, t, &e) < 0)
+				rc = at_report_fail(rep, &e);
+			else
+				rc = at_report_add(rep, "finished the full checkout of task '%s'",
+						   t->name);
+			continue;
+		}
+		if (t->phase != AT_TASK_CREATING && files_gone(r, t) && !at_task_is_layered(t) &&
 		    at_task_moved(t, where, sizeof(where)))
 			rc = at_report_add(rep, "left alone task '%s': its worktree was moved to "
 					      "'%s'", t->name, where);
-		else if (t->phase == AT_TASK_CREATING || !is_dir(t->path))
+		else if (t->phase == AT_TASK_CREATING || files_gone(r, t))
 			rc = gc_task(r, t, force, rep);
 		else if (at_app_rewind_pending(r, t))
 			rc = gc_rewind(r, t, force, rep);
@@ -353,6 +379,11 @@ static int gc(struct at_repo *r, const struct at_app_gc_opts *opts, struct at_re
 		rc = step(&rep, gc_worktree_dirs(r, &l, &rep, err), err);
 	if (rc == 0)
 		rc = step(&rep, gc_stray_dirs(p->views_dir, "task git view", &l, &rep, err), err);
+	/* Layered tasks' layers no record claims, and the bases no layered task uses. */
+	if (rc == 0)
+		rc = step(&rep, gc_stray_dirs(p->layers_dir, "task layer", &l, &rep, err), err);
+	if (rc == 0)
+		rc = step(&rep, at_app_bases_prune(r, &rep, err), err);
 	if (rc == 0)
 		rc = step(&rep, gc_tmp_records(r, &rep, err), err);
 	for (i = 0; rc == 0 && i < l.nproblems; i++)

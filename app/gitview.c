@@ -204,8 +204,14 @@ static int import_locked(struct at_repo *r, const struct at_task *t, struct at_a
 		return rc;
 	if (at_app_gitview_agreed(v, &agreed) != 0)
 		agreed = host;
+	/*
+	 * Equal because HEAD inside resolves through the lower to the host's
+	 * moved branch (the task never wrote its own): the host moved, and the
+	 * index inside is still the task's old one. Not agreed here, so that
+	 * the next run's follow_host resets it (app/gitview_open.c).
+	 */
 	if (at_oid_equal(&tip, &host))
-		return at_oid_equal(&agreed, &host) ? 0 : at_app_gitview_agree(v, &host, err);
+		return 0;
 	if (at_oid_equal(&tip, &agreed))
 		return 0;   /* the host moved, the task did not: its next run starts there */
 	at_oid_fmt(hex, &tip);

@@ -20,6 +20,7 @@
 #include "core/vault.h"
 #include "git/repo.h"
 #include "git/snapshot.h"
+#include "app/layer.h"
 #include "app/net.h"
 #include "net/proxy.h"
 #include "net/rules.h"
@@ -54,6 +55,13 @@ int at_app_resolve_present(const struct at_app *app, struct at_repo *r, const ch
 			   struct at_task *out, struct at_error *err);
 
 /* A mutating use case's hold on the repository: open, with its lock taken. */
+/*
+ * The rest of a layered task made full once its full checkout is at its
+ * path (app/fullform.c): git's lock of the worktree and the layer removed,
+ * the record flipped. Under the repository lock.
+ */
+int at_app_fullform_finish(struct at_repo *r, const struct at_task *t, struct at_error *err);
+
 struct at_app_locked {
 	struct at_repo *r;
 	int lock;
@@ -390,6 +398,14 @@ struct at_app_layout {
 	/* The task's git view (app/gitview.c): the common dir's overlay layers; "" for none. */
 	char upper[PATH_MAX];
 	char work[PATH_MAX];
+	/*
+	 * A layered task (core/task.h): its worktree is an overlay of its
+	 * base's files and its own layer (app/layer.h), whose lock this layout
+	 * holds until released; pointer is then the .git placeholder in the
+	 * upper, bound over by a file of the pointer's text.
+	 */
+	bool layered;
+	struct at_app_layer layer;
 };
 
 /* A host cache shown inside as an overlay with a task-private upper (app/cache.c). */

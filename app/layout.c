@@ -52,6 +52,38 @@ static void set_siblings(struct at_app_layout *l)
 		l->siblings[1][0] = '\0';
 }
 
+/*
+ * A layered task's path holds nothing on the host: its real parent, and its
+ * name. The sandbox makes it, and mounts the overlay there.
+ */
+static int layered_path(const struct at_task *t, char *out, struct at_error *err)
+{
+	char parent[PATH_MAX], real[PATH_MAX];
+	const char *slash = strrchr(t->path, '/');
+
+	parent_of(t->path, parent);
+	if (!slash || !slash[1] || !realpath(parent[0] ? parent : "/", real) ||
+	    at_fmt(out, PATH_MAX, "%s/%s", strcmp(real, "/") == 0 ? "" : real, slash + 1) < 0)
+		return at_error_sys(err, AT_ENOTFOUND, "the worktree of '%s' is missing '%s'",
+				    t->name, t->path);
+	return 0;
+}
+
+/* A layered task: its layer locked for the run, the pointer's placeholder in its upper. */
+static int resolve_layered(struct at_repo *r, const struct at_task *t, struct at_app_layout *l,
+			   struct at_error *err)
+{
+	int rc;
+
+	l->layered = true;
+	if ((rc = layered_path(t, l->worktree, err)) < 0 ||
+	    (rc = at_app_layer_open(at_repo_paths(r), t, &l->layer, err)) < 0)
+		return rc;
+	if (at_fmt(l->pointer, sizeof(l->pointer), "%s/.git", l->layer.upper) < 0)
+		return at_error_set(err, AT_ESYS, "path too long '%s'", l->layer.upper);
+	return 0;
+}
+
 int at_app_layout_resolve(struct at_repo *r, const struct at_task *t, struct at_app_layout *out,
 			  struct at_error *err)
 {
@@ -60,7 +92,13 @@ int at_app_layout_resolve(struct at_repo *r, const struct at_task *t, struct at_
 	int rc;
 
 	memset(&l, 0, sizeof(l));
-	if (!realpath(t->path, l.worktree)) {
+	l.layer.lock = -1;
+	if (at_task_is_layered(t)) {
+		if ((rc = resolve_layered(r, t, &l, err)) < 0) {
+			at_app_layer_close(&l.layer);
+			return rc;
+		}
+	} else if (!realpath(t->path, l.worktree)) {
 		if (errno == ENOENT)
 			return at_task_worktree_gone(t, err);
 		return at_error_sys(err, AT_ENOTFOUND, "the worktree of '%s' is missing '%s'",
@@ -69,14 +107,21 @@ int at_app_layout_resolve(struct at_repo *r, const struct at_task *t, struct at_
 	if (!realpath(p->common_dir, l.common))
 		return at_error_sys(err, AT_ESYS, "cannot resolve '%s'", p->common_dir);
 	if (at_paths_state_of(l.common, l.state, sizeof(l.state)) < 0 ||
-	    at_fmt(l.pointer, sizeof(l.pointer), "%s/.git", l.worktree) < 0)
-		return at_error_sys(err, AT_ESYS, "path too long '%s'", l.common);
-	if (!realpath(t->admin_dir, l.admin))
-		return at_error_sys(err, AT_ECORRUPT, "the git admin dir of '%s' is missing '%s'",
-				    t->name, t->admin_dir);
-	set_siblings(&l);
-	if ((rc = at_git_sanitized_config(r, &l.config, err)) < 0)
+	    (!l.layered && at_fmt(l.pointer, sizeof(l.pointer), "%s/.git", l.worktree) < 0))
+		rc = at_error_sys(err, AT_ESYS, "path too long '%s'", l.common);
+	else if (!realpath(t->admin_dir, l.admin))
+		rc = at_error_sys(err, AT_ECORRUPT, "the git admin dir of '%s' is missing '%s'",
+				  t->name, t->admin_dir);
+	else
+		rc = 0;
+	if (rc == 0) {
+		set_siblings(&l);
+		rc = at_git_sanitized_config(r, &l.config, err);
+	}
+	if (rc < 0) {
+		at_app_layer_close(&l.layer);
 		return rc;
+	}
 	*out = l;
 	return 0;
 }
@@ -87,6 +132,8 @@ void at_app_layout_release(struct at_app_layout *l)
 		return;
 	free(l->config);
 	l->config = NULL;
+	if (l->layered)
+		at_app_layer_close(&l->layer);
 }
 
 int at_app_check_bind(const struct at_app_layout *l, const char *path, bool writable,
@@ -221,6 +268,28 @@ static int check_pointer(const struct at_app_layout *l, struct at_error *err)
 }
 
 /*
+ * A layered task's worktree (core/task.h): an overlay of its base's files,
+ * read-only below (overlayfs never writes a lower layer, and the base is
+ * under the state dir, hidden), and its own upper, the only writable layer;
+ * the .git pointer a read-only file of the text git wrote, bound over its
+ * placeholder in the upper (the upper's copy is the task's to have changed
+ * between runs; the pointer is made from the admin dir's path).
+ */
+static void add_layered(struct at_sandbox_spec *s, const struct at_app_layout *l)
+{
+	char pointer[PATH_MAX + 8], text[PATH_MAX + 16];
+
+	at_sandbox_except(s, l->layer.upper);
+	at_sandbox_except(s, l->layer.work);
+	at_sandbox_overlay(s, l->layer.lower, l->layer.upper, l->layer.work, l->worktree);
+	if (at_fmt(pointer, sizeof(pointer), "%s/.git", l->worktree) < 0 ||
+	    at_fmt(text, sizeof(text), "gitdir: %s\n", l->admin) < 0)
+		s->failed = true;
+	else
+		at_sandbox_bind_data(s, pointer, text, strlen(text));
+}
+
+/*
  * The repository: the common dir read-only with a sanitized config (or,
  * for a run with the task's git view, an overlay of it whose upper is the
  * task's and holds the sanitized config), the
@@ -240,7 +309,8 @@ static void add_git(struct at_sandbox_spec *s, const struct at_app_layout *l, bo
 
 	at_sandbox_protect(s, l->common);
 	at_sandbox_except(s, l->worktree);
-	at_sandbox_protect(s, l->pointer);
+	if (!l->layered)
+		at_sandbox_protect(s, l->pointer);
 	if (l->upper[0]) {
 		/* The task's own git (app/gitview.c): its upper holds the sanitized config. */
 		at_sandbox_except(s, l->upper);
@@ -256,8 +326,12 @@ static void add_git(struct at_sandbox_spec *s, const struct at_app_layout *l, bo
 	for (i = 2; binds && i-- > 0;)
 		if (l->siblings[i][0])
 			at_sandbox_tmpfs(s, l->siblings[i], STATE_SIZE, 0755);
-	at_sandbox_bind(s, l->worktree, l->worktree, 0);
-	at_sandbox_bind(s, l->pointer, l->pointer, AT_MOUNT_RO);
+	if (l->layered)
+		add_layered(s, l);
+	else
+		at_sandbox_bind(s, l->worktree, l->worktree, 0);
+	if (!l->layered)
+		at_sandbox_bind(s, l->pointer, l->pointer, AT_MOUNT_RO);
 	at_sandbox_remount_ro(s, l->state);
 	for (i = 0; binds && i < 2; i++)
 		if (l->siblings[i][0])

@@ -24,8 +24,9 @@ struct at_app_create_opts {
 	struct at_include_stats *included;  /* out (.worktreeinclude's copies), or NULL */
 	bool base_on_branches;  /* the base must be reachable from a local branch other than
 				   the tasks' (agenttask/...): AT_EUSAGE naming it otherwise */
+	enum at_task_form form; /* layered: made full where the base cannot be (git/layer.h) */
 };
-#define AT_APP_CREATE_OPTS_INIT { NULL, { NULL, NULL }, NULL, false }
+#define AT_APP_CREATE_OPTS_INIT { NULL, { NULL, NULL }, NULL, false, AT_FORM_FULL }
 
 /*
  * Create task `name`: branch agenttask/NAME at the base revision and a linked
@@ -58,6 +59,14 @@ int at_app_task_create_at(struct at_repo *r, const char *name, const struct at_o
  * Refuses (AT_EDIRTY, nothing removed) a task whose worktree was moved.
  */
 int at_app_task_remove(struct at_repo *r, const struct at_task *t, struct at_error *err);
+
+/*
+ * Remove the bases (core/paths.h) no task record names, and their
+ * temporary directories a killed maker left; under the repository lock.
+ * Each removal is told to report (or NULL).
+ */
+struct at_report;
+int at_app_bases_prune(struct at_repo *r, struct at_report *report, struct at_error *err);
 
 /* Undo a half-made task: like at_app_task_remove, but the branch only if unmoved. */
 int at_app_task_rollback(struct at_repo *r, const struct at_task *t, struct at_error *err);

@@ -13,6 +13,8 @@ struct at_app_new_opts {
 	struct at_progress_hook progress;
 	bool base_on_branches;           /* an agent asks: the base must be on one of the person's
 					    branches, not only on a task's (git/worktree.h) */
+	bool layered, full;              /* the form (core/task.h); neither: the person's
+					    agenttask.layered (full when unset) */
 };
 
 struct at_app_new_result {

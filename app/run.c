@@ -597,6 +597,8 @@ static void aside(void *arg)
 
 	if (run->layout.upper[0] && run->view.lock >= 0)
 		at_sandbox_overlay_tidy(run->view.spare);
+	if (run->layout.layered)
+		at_app_layer_aside(&run->layout.layer);
 	for (i = 0; i < run->ncaches; i++)
 		at_app_cache_aside(&run->caches[i]);
 }

@@ -25,6 +25,14 @@ bool at_app_config(const struct at_app *app, const char *key, char *buf, size_t 
 int at_app_task(const struct at_app *app, const char *name, struct at_task *out,
 		struct at_error *err);
 
+/*
+ * The task, whose path is a real directory with every file (`agenttask
+ * path`): a layered task is made full first (app/fullform.c; refused,
+ * AT_EBUSY, while a command of it runs), and stays full.
+ */
+int at_app_path(const struct at_app *app, const char *name, struct at_task *out,
+		struct at_error *err);
+
 struct at_app_list_entry {
 	struct at_task task;
 	struct at_task_info info;

@@ -17,6 +17,11 @@ struct new_args {
 const struct at_cli_opt cmd_new_opts[] = {
 	AT_CLI_OPT_STRING(0, "base", "REV", struct new_args, o.base_rev,
 			  "start from REV (a branch, tag or commit; default HEAD)"),
+	AT_CLI_OPT_FLAG(0, "layered", struct new_args, o.layered,
+			"the task's files a layer over its base's checkout, shared by the tasks of "
+			"that base (default: git config agenttask.layered)"),
+	AT_CLI_OPT_FLAG(0, "full", struct new_args, o.full,
+			"the task's files a checkout of their own (the default)"),
 	AT_CLI_OPT_FLAG('q', "quiet", struct new_args, quiet, "no progress on the terminal"),
 	AT_CLI_OPT_FLAG(0, "json", struct new_args, json,
 			"print the task as a JSON object (docs/json.md); no progress"),
@@ -72,7 +77,7 @@ static int setup(const struct at_app *app, const struct new_args *a)
 
 int cmd_new(const struct at_app *app, int argc, char **argv)
 {
-	struct new_args a = { { NULL, NULL, { NULL, NULL } }, false, false };
+	struct new_args a = { { NULL, NULL, { NULL, NULL }, false, false, false }, false, false };
 	struct at_app_new_result res;
 	struct at_error err = AT_ERROR_INIT;
 	struct at_cli_progress progress;

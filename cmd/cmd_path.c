@@ -17,7 +17,7 @@ int cmd_path(const struct at_app *app, int argc, char **argv)
 	if ((rc = at_cli_parse("path", cmd_path_opts, argc, argv, NULL)) >= 0 ||
 	    (rc = at_cli_name_operand("path", argc, argv, true, &name)) >= 0)
 		return rc;
-	if (at_app_task(app, name, &task, &err) < 0)
+	if (at_app_path(app, name, &task, &err) < 0)
 		return at_cli_fail(&err);
 	printf("%s\n", task.path);
 	return AT_EXIT_OK;

@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/fs.h>
 #include <linux/openat2.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -563,4 +565,27 @@ bool at_path_exists(const char *path)
 	struct stat st;
 
 	return lstat(path, &st) == 0;
+}
+
+int at_copy_bytes(int in, int out, off_t size)
+{
+	char buf[65536];
+	ssize_t n = 0;
+
+	if (ioctl(out, FICLONE, in) == 0)
+		return 0;
+	while (size > 0) {
+		n = copy_file_range(in, NULL, out, NULL, (size_t)size, 0);
+		if (n <= 0)
+			break;
+		size -= n;
+	}
+	if (size == 0)
+		return 0;
+	if (n < 0 && errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+		return -1;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (at_write_all(out, buf, (size_t)n) < 0)
+			return -1;
+	return n < 0 ? -1 : 0;
 }

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "core/error.h"
 
@@ -71,6 +72,13 @@ int at_mkdirs(const char *path, unsigned int mode, struct at_error *err);
  * dirfd (EXDEV). Returns the descriptor, or -1 with errno set.
  */
 int at_open_beneath(int dirfd, const char *path, int flags);
+
+/*
+ * Copy size bytes from in to out (regular files): a reflink (FICLONE) where
+ * the file system shares extents, else copy_file_range, else read and
+ * write. 0, or -1 with errno set.
+ */
+int at_copy_bytes(int in, int out, off_t size);
 
 /* Does anything (a dangling link too) exist at path? */
 bool at_path_exists(const char *path);

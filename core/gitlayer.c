@@ -21,17 +21,18 @@
 
 #define SYMREF_DEPTH 5
 
-static bool is_whiteout(const struct stat *st)
+bool at_layer_is_whiteout(const struct stat *st)
 {
 	return S_ISCHR(st->st_mode) && st->st_rdev == makedev(0, 0);
 }
 
-/* An opaque directory of the upper hides the lower one below it. */
-static bool is_opaque(int dirfd)
+bool at_layer_is_opaque(int dirfd)
 {
 	char v[4];
 	ssize_t n = fgetxattr(dirfd, "user.overlay.opaque", v, sizeof(v));
 
+	if (n < 0)
+		n = fgetxattr(dirfd, "trusted.overlay.opaque", v, sizeof(v));
 	return n == 1 && v[0] == 'y';
 }
 
@@ -58,7 +59,7 @@ static int open_entry(int dir, const char *name, bool want_dir, bool *hidden, bo
 		return -1;
 	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -1;
-	if (is_whiteout(&st)) {
+	if (at_layer_is_whiteout(&st)) {
 		*hidden = true;
 		return -1;
 	}
@@ -95,7 +96,7 @@ static void descend(int *upper, int *lower, const char *name)
 	bool hidden = false, bad = false;
 	int u = open_entry(*upper, name, true, &hidden, &bad), l;
 
-	l = hidden || (u >= 0 && is_opaque(u)) ? -1 : open_entry(*lower, name, true, &hidden, &bad);
+	l = hidden || (u >= 0 && at_layer_is_opaque(u)) ? -1 : open_entry(*lower, name, true, &hidden, &bad);
 	close_fd(upper);
 	close_fd(lower);
 	*upper = u;
@@ -150,24 +151,23 @@ static int quick_file(const struct at_gitlayer *g, const char *rel)
 	return layer_file(g->lower, rel);
 }
 
-int at_gitlayer_read(const struct at_gitlayer *g, const char *rel, size_t max, char **out,
-		     size_t *len, struct at_error *err)
+int at_gitlayer_open(const struct at_gitlayer *g, const char *rel, int *fd_out)
 {
 	char path[PATH_MAX], *name, *slash;
-	int upper, lower, fd = -1, rc;
+	int upper, lower, fd = -1;
 	bool hidden = false, bad = false;
 
 	if (g->upper >= 0 && (fd = quick_file(g, rel)) >= 0) {
-		rc = read_fd(fd, max, out, len, rel, err);
-		close(fd);
-		return rc;
+		*fd_out = fd;
+		return 0;
 	}
-	upper = fcntl(g->upper, F_DUPFD_CLOEXEC, 0);
+	upper = g->upper >= 0 ? fcntl(g->upper, F_DUPFD_CLOEXEC, 0) : -1;
 	lower = g->lower >= 0 ? fcntl(g->lower, F_DUPFD_CLOEXEC, 0) : -1;
 	if (at_fmt(path, sizeof(path), "%s", rel) < 0 || upper < 0) {
 		close_fd(&upper);
 		close_fd(&lower);
-		return at_error_set(err, AT_ESYS, "cannot open '%s' of the task's git", rel);
+		errno = ENAMETOOLONG;
+		return -1;
 	}
 	for (name = path; (slash = strchr(name, '/')) && (upper >= 0 || lower >= 0);
 	     name = slash + 1) {
@@ -182,9 +182,24 @@ int at_gitlayer_read(const struct at_gitlayer *g, const char *rel, size_t max, c
 	close_fd(&upper);
 	close_fd(&lower);
 	if (bad)
+		return 2;
+	if (fd < 0)
+		return 1;
+	*fd_out = fd;
+	return 0;
+}
+
+int at_gitlayer_read(const struct at_gitlayer *g, const char *rel, size_t max, char **out,
+		     size_t *len, struct at_error *err)
+{
+	int fd = -1, rc = at_gitlayer_open(g, rel, &fd);
+
+	if (rc < 0)
+		return at_error_set(err, AT_ESYS, "cannot open '%s' of the task's git", rel);
+	if (rc == 2)
 		return at_error_set(err, AT_ECORRUPT, "'%s' of the task's git is not a regular file",
 				    rel);
-	if (fd < 0)
+	if (rc == 1)
 		return 1;
 	rc = read_fd(fd, max, out, len, rel, err);
 	close(fd);

@@ -16,7 +16,9 @@
 #ifndef AT_CORE_GITLAYER_H
 #define AT_CORE_GITLAYER_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "core/error.h"
 #include "core/oid.h"
@@ -38,6 +40,14 @@ struct at_gitlayer {
  */
 int at_gitlayer_read(const struct at_gitlayer *g, const char *rel, size_t max, char **out,
 		     size_t *len, struct at_error *err);
+
+/*
+ * The same lookup, the file opened (O_RDONLY | O_NONBLOCK, checked to be a
+ * regular file) into *fd_out: 0; 1 when there is no such file; 2 when it is
+ * not a regular file (a link, a directory, a FIFO, a device); -1 with errno
+ * on another failure. Also for a layered task's files (app/files.c).
+ */
+int at_gitlayer_open(const struct at_gitlayer *g, const char *rel, int *fd_out);
 
 /*
  * The commit the worktree's HEAD names: admin_rel is the admin dir relative
@@ -70,5 +80,15 @@ size_t at_gitlayer_packed_drop(char *text, size_t len, const char *prefix);
 
 /* A ref name git would accept under refs/ (no "..", no control bytes, ...)? */
 int at_gitlayer_refname_ok(const char *name);
+
+/*
+ * overlayfs's markers in an upper directory (userxattr, the sandbox's
+ * mounts): a whiteout, a 0:0 character device, hides the lower entry of its
+ * name; an opaque directory (user.overlay.opaque, or trusted.overlay.opaque
+ * of a mount made by root outside a user namespace, "y") the whole lower
+ * directory of its name.
+ */
+bool at_layer_is_whiteout(const struct stat *st);
+bool at_layer_is_opaque(int dirfd);
 
 #endif

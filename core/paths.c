@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/util.h"
 
@@ -82,6 +83,8 @@ int at_paths_init(struct at_paths *p, const char *common_dir, struct at_error *e
 	    at_fmt(p->runs_dir, sizeof(p->runs_dir), "%s/runs", p->state_dir) < 0 ||
 	    at_fmt(p->scratch_dir, sizeof(p->scratch_dir), "%s/scratch", p->state_dir) < 0 ||
 	    at_fmt(p->comments_dir, sizeof(p->comments_dir), "%s/comments", p->state_dir) < 0 ||
+	    at_fmt(p->bases_dir, sizeof(p->bases_dir), "%s/bases", p->state_dir) < 0 ||
+	    at_fmt(p->layers_dir, sizeof(p->layers_dir), "%s/layers", p->state_dir) < 0 ||
 	    at_paths_admins_of(common, p->admins_dir, sizeof(p->admins_dir)) < 0 ||
 	    at_fmt(p->lock_file, sizeof(p->lock_file), "%s/lock", p->state_dir) < 0)
 		return at_error_sys(err, AT_ESYS, "path too long '%s'", common);
@@ -199,6 +202,65 @@ int at_paths_view(const struct at_paths *p, const char *name, char *buf, size_t 
 		  struct at_error *err)
 {
 	return part(buf, size, p->views_dir, name, "", err);
+}
+
+int at_paths_base(const struct at_paths *p, const char *tree_hex, char *buf, size_t size,
+		  struct at_error *err)
+{
+	return part(buf, size, p->bases_dir, tree_hex, "", err);
+}
+
+int at_paths_base_tmp(const struct at_paths *p, const char *tree_hex, char *buf, size_t size,
+		      struct at_error *err)
+{
+	if (at_fmt(buf, size, "%s/.new-%s.%ld", p->bases_dir, tree_hex, (long)getpid()) < 0)
+		return at_error_sys(err, AT_ESYS, "path too long '%s'", p->bases_dir);
+	return 0;
+}
+
+int at_paths_layer(const struct at_paths *p, const char *name, char *buf, size_t size,
+		   struct at_error *err)
+{
+	return part(buf, size, p->layers_dir, name, "", err);
+}
+
+static int below(char *buf, size_t size, const char *dir, const char *leaf, struct at_error *err)
+{
+	char tmp[PATH_MAX];
+
+	if (at_fmt(tmp, sizeof(tmp), "%s/%s", dir, leaf) < 0 || at_fmt(buf, size, "%s", tmp) < 0)
+		return at_error_sys(err, AT_ESYS, "path too long '%s'", dir);
+	return 0;
+}
+
+int at_paths_base_files(const struct at_paths *p, const char *tree_hex, char *buf, size_t size,
+			struct at_error *err)
+{
+	char dir[PATH_MAX];
+
+	if (at_paths_base(p, tree_hex, dir, sizeof(dir), err) < 0)
+		return AT_ESYS;
+	return below(buf, size, dir, "files", err);
+}
+
+int at_paths_base_index(const struct at_paths *p, const char *tree_hex, char *buf, size_t size,
+			struct at_error *err)
+{
+	char dir[PATH_MAX];
+
+	if (at_paths_base(p, tree_hex, dir, sizeof(dir), err) < 0)
+		return AT_ESYS;
+	return below(buf, size, dir, "index", err);
+}
+
+int at_paths_layer_upper(const struct at_paths *p, const char *name, char *buf, size_t size,
+			 struct at_error *err)
+{
+	char dir[PATH_MAX];
+
+	if (at_paths_layer(p, name, dir, sizeof(dir), err) < 0)
+		return AT_ESYS;
+	return below(buf, size, dir, "upper", err);
 }
 
 int at_paths_scan(const struct at_paths *p, const char *name, char *buf, size_t size,

@@ -34,6 +34,8 @@ struct at_paths {
 	char runs_dir[PATH_MAX];      /* <state>/runs: NAME.lock and NAME.PID.run (core/runs.h) */
 	char scratch_dir[PATH_MAX];   /* <state>/scratch: the gate's scratch worktrees */
 	char comments_dir[PATH_MAX];  /* <state>/comments: one NAME.json per task (core/comments.h) */
+	char bases_dir[PATH_MAX];     /* <state>/bases: one TREE/ per base of layered tasks */
+	char layers_dir[PATH_MAX];    /* <state>/layers: one NAME/ per layered task, its layer */
 	char admins_dir[PATH_MAX];    /* <common>/worktrees: git's admin dir of each worktree */
 	char lock_file[PATH_MAX];     /* <state>/lock, flock'd by mutating commands */
 };
@@ -130,6 +132,29 @@ int at_paths_checkpoint_ref(const char *name, unsigned n, char *buf, size_t size
 			    struct at_error *err);
 /* The glob of all of them (NAME/ *, without the space), for a ref iterator. */
 int at_paths_checkpoint_glob(const char *name, char *buf, size_t size, struct at_error *err);
+
+/*
+ * The layered form (core/task.h). A base: <bases_dir>/TREE (TREE the hex id
+ * of a tree), holding files/ (the tree's checkout, read-only, shared by every
+ * layered task of that tree) and index (the index of that checkout, with its
+ * stat data; a new task's index is a copy). Made as <bases_dir>/.new-TREE.PID
+ * and renamed into place. A task's layer: <layers_dir>/NAME, holding upper/
+ * (the task's own files, overlayfs's upper), work/ and work.1/ (its work
+ * dirs, app/layer.c), lock.
+ */
+int at_paths_base(const struct at_paths *p, const char *tree_hex, char *buf, size_t size,
+		  struct at_error *err);
+int at_paths_base_tmp(const struct at_paths *p, const char *tree_hex, char *buf, size_t size,
+		      struct at_error *err);
+int at_paths_layer(const struct at_paths *p, const char *name, char *buf, size_t size,
+		   struct at_error *err);
+/* A base's files/ and index; a layer's upper/ (the task's files over the base). */
+int at_paths_base_files(const struct at_paths *p, const char *tree_hex, char *buf, size_t size,
+			struct at_error *err);
+int at_paths_base_index(const struct at_paths *p, const char *tree_hex, char *buf, size_t size,
+			struct at_error *err);
+int at_paths_layer_upper(const struct at_paths *p, const char *name, char *buf, size_t size,
+			 struct at_error *err);
 
 /* The repository's cache of /etc's listings (sandbox.h): <cache_dir>/etc.listings. */
 int at_paths_etc_listings(const struct at_paths *p, char *buf, size_t size, struct at_error *err);

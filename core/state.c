@@ -35,7 +35,10 @@ char *at_task_to_json(const struct at_task *t)
 	    at_json_add_string(o, "worktree_name", t->worktree_name) == 0 &&
 	    at_json_add_string(o, "path", t->path) == 0 &&
 	    at_json_add_string(o, "admin_dir", t->admin_dir) == 0 &&
-	    at_json_add_number(o, "created", (double)t->created) == 0)
+	    at_json_add_number(o, "created", (double)t->created) == 0 &&
+	    (t->form != AT_FORM_LAYERED ||
+	     (at_json_add_string(o, "form", "layered") == 0 &&
+	      at_json_add_string(o, "base_tree", t->base_tree) == 0)))
 		text = at_json_print(o, true);
 	at_json_free(o);
 	return text;
@@ -53,6 +56,27 @@ static int copy_field(const at_json *o, const char *key, char *dst, size_t size,
 		return at_error_set(err, AT_ECORRUPT, "corrupt task record '%s': '%s' too long",
 				    what, key);
 	strcpy(dst, v);
+	return 0;
+}
+
+/* "form": absent or "full" (records made before the layered form), or "layered" with its tree. */
+static int read_form(const at_json *o, const char *what, struct at_task *t, struct at_error *err)
+{
+	const char *form = at_json_get_string(o, "form");
+	struct at_oid tree;
+	int rc;
+
+	if (!form || strcmp(form, "full") == 0)
+		return 0;
+	if (strcmp(form, "layered") != 0)
+		return at_error_set(err, AT_ECORRUPT, "corrupt task record '%s': bad 'form'", what);
+	if ((rc = copy_field(o, "base_tree", t->base_tree, sizeof(t->base_tree), what, err)) < 0)
+		return rc;
+	/* Parsed where it enters: it names a directory of the state (core/paths.h). */
+	if (at_oid_parse(&tree, t->base_tree) < 0)
+		return at_error_set(err, AT_ECORRUPT, "corrupt task record '%s': bad 'base_tree'",
+				    what);
+	t->form = AT_FORM_LAYERED;
 	return 0;
 }
 
@@ -106,6 +130,8 @@ int at_task_from_json(const char *text, const char *what, struct at_task *out,
 		goto out;
 	}
 	t.created = (int64_t)created;
+	if ((rc = read_form(o, what, &t, err)) < 0)
+		goto out;
 	*out = t;
 	rc = 0;
 out:
@@ -174,6 +200,8 @@ static int derive_paths(const struct at_paths *p, const struct at_task *rec, con
 	memcpy(t.base_commit, rec->base_commit, sizeof(t.base_commit));
 	t.created = rec->created;
 	t.phase = rec->phase;
+	t.form = rec->form;
+	memcpy(t.base_tree, rec->base_tree, sizeof(t.base_tree));
 	*out = t;
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/fs.h"
 #include "core/name.h"
 #include "core/util.h"
 
@@ -72,6 +73,17 @@ int at_task_init(struct at_task *t, const struct at_paths *p, const char *name,
 		return at_error_sys(err, AT_ESYS, "path too long for task '%s'", name);
 	t->phase = AT_TASK_CREATING;
 	return 0;
+}
+
+bool at_task_is_layered(const struct at_task *t)
+{
+	char pointer[PATH_MAX + 8];
+	struct stat st;
+
+	if (t->form != AT_FORM_LAYERED)
+		return false;
+	return at_fmt(pointer, sizeof(pointer), "%s/.git", t->path) < 0 ||
+	       lstat(pointer, &st) < 0 || !S_ISREG(st.st_mode);
 }
 
 const char *at_branch_short(const char *ref)

@@ -44,6 +44,19 @@ enum at_task_phase {
 	AT_TASK_READY = 1,
 };
 
+/*
+ * The form of a task's worktree. A full task's files are a checkout at its
+ * path. A layered task's path holds nothing on the host (git's worktree is
+ * locked, so that `git worktree prune` keeps it): its files are the base
+ * tree's checkout, shared by every task of that tree (core/paths.h's base,
+ * read-only), and the task's own layer above it (its upper), mounted as an
+ * overlay at its path inside the sandbox. `agenttask path` makes it full.
+ */
+enum at_task_form {
+	AT_FORM_FULL = 0,
+	AT_FORM_LAYERED = 1,
+};
+
 struct at_task {
 	char name[AT_NAME_MAX + 1];
 	char branch[AT_NAME_MAX + 32];       /* full ref: refs/heads/agenttask/NAME */
@@ -54,7 +67,19 @@ struct at_task {
 	char admin_dir[PATH_MAX];            /* <common>/worktrees/<worktree_name> */
 	int64_t created;                     /* seconds since the epoch */
 	enum at_task_phase phase;
+	enum at_task_form form;
+	char base_tree[AT_OID_HEXSZ + 1];    /* layered: the tree of its lower (base), else "" */
 };
+
+/*
+ * Whether the task is layered now: its record says so and its path holds no
+ * checkout. A directory at its path with a .git file in it is the full
+ * checkout `path` made and renamed into place; a kill before the record
+ * was flipped leaves that, and the task is full from then on
+ * (app/fullform.c finishes the job). A directory without one (made by
+ * someone at the path) changes nothing: the task stays layered.
+ */
+bool at_task_is_layered(const struct at_task *t);
 
 /*
  * The error for a task whose worktree directory is gone (AT_ECORRUPT), with

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/task.h"
 #include "core/util.h"
 
 void at_trace(const char *event, const char *detail)
@@ -56,4 +57,15 @@ int64_t at_test_now(void)
 bool at_test_no_checkpoint(void)
 {
 	return getenv("AGENTTASK_TEST_NO_CHECKPOINT") != NULL;
+}
+
+int at_test_form(void)
+{
+	const char *form = getenv(AT_TEST_FORM_ENV);
+
+	if (form && strcmp(form, "layered") == 0)
+		return AT_FORM_LAYERED;
+	if (form && strcmp(form, "full") == 0)
+		return AT_FORM_FULL;
+	return -1;
 }

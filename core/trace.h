@@ -82,4 +82,13 @@ int64_t at_test_now(void);
  */
 bool at_test_no_checkpoint(void);
 
+/*
+ * AGENTTASK_TEST_FORM=layered|full: the form `new` makes when neither
+ * --layered nor --full is given, over the person's agenttask.layered, so
+ * that the test suites run on both forms (core/task.h). -1 when unset (or
+ * anything else), else an enum at_task_form.
+ */
+#define AT_TEST_FORM_ENV "AGENTTASK_TEST_FORM"
+int at_test_form(void);
+
 #endif

@@ -367,11 +367,11 @@ static int cache_tree(const struct plan *plan, const git_oid *root, unsigned cha
 	return rc;
 }
 
-static int write_index(git_repository *wt, struct plan *plan, const git_oid *root,
+static int write_index(const char *path, struct plan *plan, const git_oid *root,
 		       struct at_error *err)
 {
 	size_t i, count = 0, size = 12 + GIT_OID_RAWSZ, extlen = 0;
-	char path[PATH_MAX], lock[PATH_MAX];
+	char lock[PATH_MAX];
 	unsigned char *buf, *p, *ext = NULL;
 	bool sorted = true;
 	int fd, rc = 0;
@@ -394,11 +394,9 @@ static int write_index(git_repository *wt, struct plan *plan, const git_oid *roo
 	plan->n = count;
 	if (!sorted)
 		qsort(plan->v, count, sizeof(*plan->v), entry_cmp);
-	if (at_fmt(path, sizeof(path), "%sindex", git_repository_path(wt)) < 0 ||
-	    at_fmt(lock, sizeof(lock), "%s.lock", path) < 0) {
+	if (at_fmt(lock, sizeof(lock), "%s.lock", path) < 0) {
 		free(ext);
-		return at_error_set(err, AT_ESYS, "index path of '%s' too long",
-				    git_repository_path(wt));
+		return at_error_set(err, AT_ESYS, "index path '%s' too long", path);
 	}
 	if (!(buf = malloc(size))) {
 		free(ext);
@@ -438,15 +436,16 @@ static int write_index(git_repository *wt, struct plan *plan, const git_oid *roo
 	return rc;
 }
 
-int at_checkout_fresh(git_repository *wt, git_tree *tree, const struct at_progress_hook *progress,
-		      struct at_error *err)
+int at_checkout_into(git_repository *repo, git_tree *tree, const char *dir,
+		     const char *index_path, const struct at_progress_hook *progress,
+		     struct at_error *err)
 {
 	struct plan plan = { NULL, 0, 0, false };
 	char objects[PATH_MAX];
 	struct job job;
 	int rc;
 
-	if (!at_git_config_bool(wt, "core.symlinks", true))
+	if (!at_git_config_bool(repo, "core.symlinks", true))
 		return AT_CHECKOUT_DECLINED;
 	if (git_tree_walk(tree, GIT_TREEWALK_PRE, plan_entry, &plan) < 0 && !plan.declined) {
 		rc = at_git_error(err, AT_EGIT, "cannot read the tree to check out");
@@ -457,9 +456,9 @@ int at_checkout_fresh(git_repository *wt, git_tree *tree, const struct at_progre
 		rc = AT_CHECKOUT_DECLINED;
 		goto out;
 	}
-	if (at_fmt(objects, sizeof(objects), "%sobjects", git_repository_commondir(wt)) < 0) {
+	if (at_fmt(objects, sizeof(objects), "%sobjects", git_repository_commondir(repo)) < 0) {
 		rc = at_error_set(err, AT_ESYS, "object directory of '%s' too long",
-				  git_repository_commondir(wt));
+				  git_repository_commondir(repo));
 		goto out;
 	}
 	memset(&job, 0, sizeof(job));
@@ -469,16 +468,26 @@ int at_checkout_fresh(git_repository *wt, git_tree *tree, const struct at_progre
 	atomic_init(&job.written, 0);
 	job.progress = progress;
 	pthread_mutex_init(&job.lock, NULL);
-	job.root = open(git_repository_workdir(wt), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	job.root = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (job.root < 0)
-		rc = at_error_sys(err, AT_ESYS, "cannot open worktree '%s'",
-				  git_repository_workdir(wt));
-	else if ((rc = write_files(wt, &job, err)) == 0)
-		rc = write_index(wt, &plan, git_tree_id(tree), err);
+		rc = at_error_sys(err, AT_ESYS, "cannot open worktree '%s'", dir);
+	else if ((rc = write_files(repo, &job, err)) == 0)
+		rc = write_index(index_path, &plan, git_tree_id(tree), err);
 	if (job.root >= 0)
 		close(job.root);
 	pthread_mutex_destroy(&job.lock);
 out:
 	plan_free(&plan);
 	return rc;
+}
+
+int at_checkout_fresh(git_repository *wt, git_tree *tree, const struct at_progress_hook *progress,
+		      struct at_error *err)
+{
+	char index[PATH_MAX];
+
+	if (at_fmt(index, sizeof(index), "%sindex", git_repository_path(wt)) < 0)
+		return at_error_set(err, AT_ESYS, "index path of '%s' too long",
+				    git_repository_path(wt));
+	return at_checkout_into(wt, tree, git_repository_workdir(wt), index, progress, err);
 }

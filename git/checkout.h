@@ -40,4 +40,13 @@
 int at_checkout_fresh(git_repository *wt, git_tree *tree, const struct at_progress_hook *progress,
 		      struct at_error *err);
 
+/*
+ * The same into dir (an empty directory) and index_path, with repo's
+ * objects and configuration only (a repository without a worktree will do):
+ * a base of layered tasks (git/layer.h).
+ */
+int at_checkout_into(git_repository *repo, git_tree *tree, const char *dir,
+		     const char *index_path, const struct at_progress_hook *progress,
+		     struct at_error *err);
+
 #endif

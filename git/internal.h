@@ -116,6 +116,9 @@ int at_git_snapshot_tree(const struct at_repo *r, git_repository *wt, const stru
  */
 bool at_git_filters_configured(git_repository *repo);
 
+/* Could a checkout filter touch base's files (attributes, core.autocrlf, core.eol)? */
+bool at_git_filters_may_apply(git_repository *repo, const git_commit *base);
+
 /*
  * The tree of the snapshot without libgit2's index (git/snapshot_fast.c);
  * AT_SNAPSHOT_DECLINED where it cannot.

@@ -31,6 +31,9 @@ const struct at_paths *at_repo_paths(const struct at_repo *r);
  */
 int at_repo_worktree_home(struct at_repo *r, struct at_error *err);
 
+/* Whether new tasks are layered (core/task.h): the person's agenttask.layered (git/wtplace.c). */
+bool at_repo_layered_default(struct at_repo *r);
+
 /*
  * No file larger than bytes is hashed from a worktree or diffed: such a
  * file is refused, unread, naming it (git/wtread.h). The default is the

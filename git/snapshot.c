@@ -2,6 +2,7 @@
 
 #include "core/fs.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,9 @@
 
 #include "core/trace.h"
 #include "core/util.h"
+#include "core/change.h"
 #include "git/internal.h"
+#include "git/layerstate.h"
 #include "git/scan.h"
 #include "git/wtread.h"
 
@@ -219,6 +222,8 @@ bool at_worktree_present(const struct at_task *t)
 	char pointer[PATH_MAX + 8];
 	struct stat st;
 
+	if (at_task_is_layered(t))
+		return true;    /* its files are its layer over its base: at_layered_tree */
 	return at_fmt(pointer, sizeof(pointer), "%s/.git", t->path) == 0 &&
 	       lstat(t->path, &st) == 0 && S_ISDIR(st.st_mode) && lstat(pointer, &st) == 0;
 }
@@ -286,6 +291,53 @@ static int check_no_diff(const struct at_worktree *w, struct at_error *err)
 	return 0;
 }
 
+/*
+ * A layered task's state tree (core/task.h): read from its upper only
+ * (git/layerstate.h), over the base whose checkout is its lower, with its
+ * index saying what is tracked. changes (or NULL) gets what differs from
+ * the base's tree.
+ */
+static int layered_tree(struct at_worktree *w, git_oid *tree, struct at_change_set *changes,
+			struct at_error *err)
+{
+	const struct at_paths *p = at_repo_paths(w->r);
+	char lower[PATH_MAX], upper[PATH_MAX], index[PATH_MAX];
+	struct at_oid base, out;
+	int lfd = -1, ufd = -1, rc;
+
+	if (at_paths_base_files(p, w->task.base_tree, lower, sizeof(lower), err) < 0 ||
+	    at_paths_layer_upper(p, w->task.name, upper, sizeof(upper), err) < 0)
+		return err->code;
+	if (at_fmt(index, sizeof(index), "%s/index", w->task.admin_dir) < 0 ||
+	    at_oid_parse(&base, w->task.base_tree) < 0)
+		return at_error_set(err, AT_ECORRUPT, "the layer of task '%s' is unusable",
+				    w->task.name);
+	at_trace("layer", upper);
+	lfd = open(lower, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	ufd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (lfd < 0 || ufd < 0)
+		rc = at_error_sys(err, AT_ECORRUPT, "cannot open the layers of task '%s' ('%s')",
+				  w->task.name, lfd < 0 ? lower : upper);
+	else
+		rc = at_layer_state(w->r, &base, lfd, ufd, index, &out, changes, err);
+	if (rc == 0)
+		at_oid_to_git(tree, &out);
+	if (lfd >= 0)
+		close(lfd);
+	if (ufd >= 0)
+		close(ufd);
+	return rc;
+}
+
+/* The tree of the worktree's files, whatever its form. */
+static int worktree_tree(struct at_repo *r, struct at_worktree *w, git_oid *tree,
+			 struct at_error *err)
+{
+	if (at_task_is_layered(&w->task))
+		return layered_tree(w, tree, NULL, err);
+	return at_git_snapshot_tree(r, w->repo, &w->task, tree, err);
+}
+
 int at_task_state(struct at_repo *r, const struct at_task *t, struct at_worktree *w,
 		  struct at_task_state *out, struct at_error *err)
 {
@@ -299,13 +351,79 @@ int at_task_state(struct at_repo *r, const struct at_task *t, struct at_worktree
 	if (!w)
 		rc = tip_only(r, t, &st, err);
 	else if ((rc = head_commit(w->repo, t, &tip, err)) == 0 &&
-		 (rc = at_git_snapshot_tree(r, w->repo, t, &tree, err)) == 0) {
+		 (rc = worktree_tree(r, w, &tree, err)) == 0) {
 		at_oid_from_git(&st.tip, &tip);
 		at_oid_from_git(&st.tree, &tree);
 		st.worktree = true;
 	}
 	if (rc == 0)
 		*out = st;
+	return rc;
+}
+
+/*
+ * A layered task's index brought to its state: its entries of the paths
+ * the layer changes against the base, and those only (the others keep
+ * their stat data, which are the base's files', as the overlay shows them).
+ */
+static int layered_index(struct at_worktree *w, const git_oid *tree_id,
+			 const struct at_change_set *cs, git_index **out, struct at_error *err)
+{
+	char index[PATH_MAX];
+	git_index *idx = NULL;
+	git_tree *tree = NULL;
+	size_t i;
+	int rc = 0;
+
+	if (at_fmt(index, sizeof(index), "%s/index", w->task.admin_dir) < 0)
+		return at_error_set(err, AT_ESYS, "path too long '%s'", w->task.admin_dir);
+	if (git_index_open(&idx, index) < 0 || git_tree_lookup(&tree, w->repo, tree_id) < 0) {
+		rc = at_git_error(err, AT_EGIT, "cannot read the index of task '%s'", w->task.name);
+		goto out;
+	}
+	for (i = 0; rc == 0 && i < cs->nfiles; i++) {
+		git_index_entry e;
+		git_tree_entry *te = NULL;
+		const char *path = cs->files[i].path;
+
+		if (git_tree_entry_bypath(&te, tree, path) < 0) {
+			git_error_clear();
+			if (git_index_remove_bypath(idx, path) < 0)
+				rc = at_git_error(err, AT_EGIT, "cannot stage '%s'", path);
+			continue;
+		}
+		memset(&e, 0, sizeof(e));
+		e.path = path;
+		e.mode = git_tree_entry_filemode(te);
+		git_oid_cpy(&e.id, git_tree_entry_id(te));
+		/* A directory where a file was: the file's entry goes, the directory's files are their own. */
+		if (e.mode == GIT_FILEMODE_TREE) {
+			if (git_index_remove_bypath(idx, path) < 0)
+				rc = at_git_error(err, AT_EGIT, "cannot stage '%s'", path);
+		} else if (git_index_add(idx, &e) < 0)
+			rc = at_git_error(err, AT_EGIT, "cannot stage '%s'", path);
+		git_tree_entry_free(te);
+	}
+out:
+	git_tree_free(tree);
+	if (rc == 0)
+		*out = idx;
+	else
+		git_index_free(idx);
+	return rc;
+}
+
+static int stage_layered(struct at_worktree *w, git_index **idx, git_oid *tree,
+			 struct at_error *err)
+{
+	struct at_change_set cs;
+	int rc;
+
+	memset(&cs, 0, sizeof(cs));
+	rc = layered_tree(w, tree, &cs, err);
+	if (rc == 0)
+		rc = layered_index(w, tree, &cs, idx, err);
+	at_change_set_release(&cs);
 	return rc;
 }
 
@@ -318,9 +436,13 @@ int at_worktree_stage(struct at_worktree *w, struct at_task_state *out, struct a
 	int rc;
 
 	if ((rc = check_no_diff(w, err)) < 0 ||
-	    (rc = head_commit(w->repo, &w->task, &tip, err)) < 0 ||
-	    (rc = snap_init(&s, w->r, w->repo, &w->task, cache, sizeof(cache), err)) < 0 ||
-	    (rc = snapshot(&s, &idx, &tree, err)) < 0)
+	    (rc = head_commit(w->repo, &w->task, &tip, err)) < 0)
+		return rc;
+	if (at_task_is_layered(&w->task))
+		rc = stage_layered(w, &idx, &tree, err);
+	else if ((rc = snap_init(&s, w->r, w->repo, &w->task, cache, sizeof(cache), err)) == 0)
+		rc = snapshot(&s, &idx, &tree, err);
+	if (rc < 0)
 		return rc;
 	git_index_free(w->staged);
 	w->staged = idx;

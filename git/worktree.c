@@ -1,6 +1,7 @@
 #include "git/worktree.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "core/util.h"
 #include "git/checkout.h"
 #include "git/internal.h"
+#include "git/snapshot.h"
 
 /*
  * The branch the base belongs to: the one named, else the one checked out
@@ -295,7 +297,7 @@ static int find_gitattributes(const char *root, const git_tree_entry *e, void *f
  * realpath() walks of the whole path a file): 2-3 times faster on 20,000
  * files (docs/performance.md).
  */
-static bool filters_may_apply(git_repository *repo, const git_commit *base)
+bool at_git_filters_may_apply(git_repository *repo, const git_commit *base)
 {
 	git_tree *tree = NULL;
 	bool found = false;
@@ -355,38 +357,165 @@ out:
 	return rc;
 }
 
-int at_task_add_worktree(struct at_repo *r, const struct at_task *t,
-			 const struct at_progress_hook *progress, struct at_error *err)
+/*
+ * Branch agenttask/NAME at t->base_commit and git's worktree of it at
+ * t->path, nothing checked out (git_worktree_add always checks out: a dry
+ * run). *wt and *base are the caller's to free, also on failure.
+ */
+static int add_registered(struct at_repo *r, const struct at_task *t, git_worktree **wt,
+			  git_commit **base, struct at_error *err)
 {
 	git_worktree_add_options wopts = GIT_WORKTREE_ADD_OPTIONS_INIT;
-	git_repository *repo = r->repo;
 	git_reference *branch = NULL;
-	git_commit *base = NULL;
-	git_worktree *wt = NULL;
 	git_oid id;
 	int rc = 0;
 
-	if (git_oid_fromstr(&id, t->base_commit) < 0 || git_commit_lookup(&base, repo, &id) < 0)
+	if (git_oid_fromstr(&id, t->base_commit) < 0 || git_commit_lookup(base, r->repo, &id) < 0)
 		return at_git_error(err, AT_ENOTFOUND, "unknown commit '%s'", t->base_commit);
-	if (git_branch_create(&branch, repo, t->branch + AT_REFS_HEADS_LEN, base, 0) < 0) {
-		rc = at_git_error(err, AT_EGIT, "cannot create branch '%s'",
-				  at_branch_short(t->branch));
-		git_commit_free(base);
-		return rc;
-	}
+	if (git_branch_create(&branch, r->repo, t->branch + AT_REFS_HEADS_LEN, *base, 0) < 0)
+		return at_git_error(err, AT_EGIT, "cannot create branch '%s'",
+				    at_branch_short(t->branch));
 	at_test_kill_point("new:branch");
-	/* git_worktree_add() always checks out: a dry run here, the real one in check_out(). */
 	wopts.ref = branch;
 	wopts.checkout_options.checkout_strategy = GIT_CHECKOUT_NONE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
-	if (git_worktree_add(&wt, repo, t->worktree_name, t->path, &wopts) < 0) {
+	if (git_worktree_add(wt, r->repo, t->worktree_name, t->path, &wopts) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot add worktree '%s'", t->path);
-	} else {
+	else
 		at_test_kill_point("new:worktree");
-		rc = check_out(wt, base, filters_may_apply(repo, base), progress, err);
-	}
-	git_worktree_free(wt);
 	git_reference_free(branch);
+	return rc;
+}
+
+int at_task_add_worktree(struct at_repo *r, const struct at_task *t,
+			 const struct at_progress_hook *progress, struct at_error *err)
+{
+	git_commit *base = NULL;
+	git_worktree *wt = NULL;
+	int rc = add_registered(r, t, &wt, &base, err);
+
+	if (rc == 0)
+		rc = check_out(wt, base, at_git_filters_may_apply(r->repo, base), progress, err);
+	git_worktree_free(wt);
 	git_commit_free(base);
+	return rc;
+}
+
+/* dst a copy of src (reflinked where it can be), made anew. */
+static int copy_file(const char *src, const char *dst, struct at_error *err)
+{
+	struct stat st;
+	int in, out, rc = 0;
+
+	if ((in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 || fstat(in, &st) < 0) {
+		rc = at_error_sys(err, AT_ESYS, "cannot read '%s'", src);
+		goto out;
+	}
+	if ((out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
+		rc = at_error_sys(err, AT_ESYS, "cannot create '%s'", dst);
+		goto out;
+	}
+	if (at_copy_bytes(in, out, st.st_size) < 0)
+		rc = at_error_sys(err, AT_ESYS, "cannot copy '%s'", src);
+	if (close(out) < 0 && rc == 0)
+		rc = at_error_sys(err, AT_ESYS, "cannot write '%s'", dst);
+out:
+	if (in >= 0)
+		close(in);
+	return rc;
+}
+
+/*
+ * The pointer git wrote at t->path/.git goes, and so does t->path: a
+ * layered task's path holds nothing on the host, so no reader mistakes it
+ * for a checkout. The upper gets an empty .git, the mount point over which
+ * app/layout.c binds the pointer's text inside (made from the admin dir's
+ * path: what the task may have left in the upper's copy is never read).
+ * Not synced: a placeholder lost in a crash is made again by the next run's
+ * bind, and the full checkout writes the pointer anew.
+ */
+static int move_pointer(const struct at_task *t, const char *upper, struct at_error *err)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+	int fd;
+
+	if (at_fmt(from, sizeof(from), "%s/.git", t->path) < 0 ||
+	    at_fmt(to, sizeof(to), "%s/.git", upper) < 0)
+		return at_error_set(err, AT_ESYS, "path too long '%s'", t->path);
+	fd = open(to, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return at_error_sys(err, AT_ESYS, "cannot write '%s'", to);
+	close(fd);
+	if (unlink(from) < 0 || rmdir(t->path) < 0)
+		return at_error_sys(err, AT_ESYS, "cannot remove '%s'", t->path);
+	return 0;
+}
+
+int at_task_add_layered(struct at_repo *r, const struct at_task *t, const char *upper,
+			const char *base_index, struct at_error *err)
+{
+	char index[PATH_MAX];
+	git_commit *base = NULL;
+	git_worktree *wt = NULL;
+	int rc = add_registered(r, t, &wt, &base, err);
+
+	if (rc == 0 && git_worktree_lock(wt, AT_LAYERED_LOCK_REASON) < 0)
+		rc = at_git_error(err, AT_EGIT, "cannot lock worktree '%s'", t->path);
+	if (rc == 0)
+		rc = move_pointer(t, upper, err);
+	if (rc == 0 && at_fmt(index, sizeof(index), "%s/index", t->admin_dir) < 0)
+		rc = at_error_set(err, AT_ESYS, "path too long '%s'", t->admin_dir);
+	/*
+	 * A hard link where it can be: git and libgit2 never write an index in
+	 * place (a new file renamed over it), so the first write gives the
+	 * task its own, and ten tasks of a base do not hold ten copies.
+	 */
+	if (rc == 0 && link(base_index, index) < 0)
+		rc = copy_file(base_index, index, err);
+	git_worktree_free(wt);
+	git_commit_free(base);
+	return rc;
+}
+
+int at_task_unlock_layered(const struct at_task *t, struct at_error *err)
+{
+	char path[PATH_MAX];
+
+	if (at_fmt(path, sizeof(path), "%s/locked", t->admin_dir) < 0)
+		return at_error_set(err, AT_ESYS, "path too long '%s'", t->admin_dir);
+	if (unlink(path) < 0 && errno != ENOENT)
+		return at_error_sys(err, AT_ESYS, "cannot remove '%s'", path);
+	return 0;
+}
+
+/* The same for a layered task: its state read from its layer (git/snapshot.h). */
+static int layered_dirty(struct at_repo *r, const struct at_task *t, bool *dirty,
+			 struct at_error *err)
+{
+	struct at_error e = AT_ERROR_INIT;
+	struct at_worktree *w = NULL;
+	struct at_task_state st;
+	git_commit *tip = NULL;
+	git_oid id;
+	int rc;
+
+	if ((rc = at_worktree_open(&w, r, t, err)) < 0)
+		return rc;
+	if ((rc = at_task_state(r, t, w, &st, &e)) == AT_EUNSAFE) {
+		*dirty = true;
+		rc = 0;
+	} else if (rc < 0) {
+		*err = e;
+	} else {
+		at_oid_to_git(&id, &st.tip);
+		if (git_commit_lookup(&tip, r->repo, &id) < 0) {
+			rc = at_git_error(err, AT_EGIT, "cannot read HEAD of task '%s'", t->name);
+		} else {
+			at_oid_to_git(&id, &st.tree);
+			*dirty = !git_oid_equal(&id, git_commit_tree_id(tip));
+		}
+	}
+	git_commit_free(tip);
+	at_worktree_free(w);
 	return rc;
 }
 
@@ -397,7 +526,7 @@ int at_task_add_worktree(struct at_repo *r, const struct at_task *t,
  * worktree the snapshot refuses (an embedded repository, a file over the
  * limit) has changes; `diff` names them.
  */
-static int worktree_dirty(const struct at_repo *r, const struct at_task *t, bool *dirty,
+static int worktree_dirty(struct at_repo *r, const struct at_task *t, bool *dirty,
 			  struct at_error *err)
 {
 	struct at_error e = AT_ERROR_INIT;
@@ -406,6 +535,8 @@ static int worktree_dirty(const struct at_repo *r, const struct at_task *t, bool
 	git_oid tree;
 	int rc;
 
+	if (at_task_is_layered(t))
+		return layered_dirty(r, t, dirty, err);
 	if ((rc = at_git_open_task_repo(&wt, t, err)) < 0)
 		return rc;
 	if ((rc = at_git_snapshot_tree(r, wt, t, &tree, &e)) == AT_EUNSAFE) {
@@ -442,7 +573,7 @@ int at_task_inspect(struct at_repo *r, const struct at_task *t, struct at_task_i
 	}
 	git_error_clear();
 	git_reference_free(ref);
-	info.worktree_missing = !at_path_exists(t->path);
+	info.worktree_missing = !at_task_is_layered(t) && !at_path_exists(t->path);
 	if (!info.worktree_missing)
 		rc = worktree_dirty(r, t, &info.dirty, err);
 	if (rc == 0)

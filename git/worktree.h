@@ -64,6 +64,22 @@ int at_task_add_worktree(struct at_repo *r, const struct at_task *t,
 			 const struct at_progress_hook *progress, struct at_error *err);
 
 /*
+ * The same for a layered task (core/task.h): the branch, and git's worktree
+ * registered at t->path and locked (reason AT_LAYERED_LOCK_REASON, so that
+ * `git worktree prune` keeps it), nothing checked out: the .git pointer
+ * goes into upper (the task's layer, made by the caller) and t->path is
+ * removed; the task's index the base_index (the base's: its stat data
+ * are the base's files', which the overlay shows unchanged), hard-linked
+ * (no index is ever written in place) or else copied.
+ */
+#define AT_LAYERED_LOCK_REASON "agenttask layered task"
+int at_task_add_layered(struct at_repo *r, const struct at_task *t, const char *upper,
+			const char *base_index, struct at_error *err);
+
+/* The lock of a layered task's worktree removed: its full checkout is in place. */
+int at_task_unlock_layered(const struct at_task *t, struct at_error *err);
+
+/*
  * Remove the task's worktree directory (moved aside in one rename first, so
  * that a kill leaves all of it or none) and its admin directory. Missing
  * ones are skipped.

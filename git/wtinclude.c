@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <linux/fs.h>
 
+#include "core/fs.h"
 #include "core/ignore.h"
 #include "core/util.h"
 #include "git/wtignore.h"
@@ -65,29 +66,6 @@ static void tell(struct walk *w, bool last)
 		return;
 	w->told_ms = t;
 	at_progress_say_bytes(w->progress, PROGRESS_WHAT, w->stats->files, 0, w->stats->bytes);
-}
-
-static int copy_bytes(int in, int out, off_t size)
-{
-	char buf[65536];
-	ssize_t n = 0;
-
-	if (ioctl(out, FICLONE, in) == 0)
-		return 0;
-	while (size > 0) {
-		n = copy_file_range(in, NULL, out, NULL, (size_t)size, 0);
-		if (n <= 0)
-			break;
-		size -= n;
-	}
-	if (size == 0)
-		return 0;
-	if (n < 0 && errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
-		return -1;
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (at_write_all(out, buf, (size_t)n) < 0)
-			return -1;
-	return n < 0 ? -1 : 0;
 }
 
 /* The directory rel's parent in the task (made as needed); -1 with errno on failure. */
@@ -141,7 +119,7 @@ static int copy_one(struct walk *w, int dfd, const char *name, const char *rel,
 				    st->st_mode & 0777);
 	if (out < 0 && errno != EEXIST && errno != ENOTDIR)
 		rc = at_error_sys(w->err, AT_ESYS, "cannot copy '%s' into the task", rel);
-	else if (out >= 0 && copy_bytes(in, out, st->st_size) < 0)
+	else if (out >= 0 && at_copy_bytes(in, out, st->st_size) < 0)
 		rc = at_error_sys(w->err, AT_ESYS, "cannot copy '%s' into the task", rel);
 	else if (out >= 0) {
 		w->stats->files++;

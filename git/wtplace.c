@@ -89,3 +89,16 @@ int at_repo_worktree_home(struct at_repo *r, struct at_error *err)
 		return at_error_set(err, AT_EUSAGE, "worktree directory too long '%.80s...'", base);
 	return at_paths_set_worktree_home(&r->paths, home, err);
 }
+
+bool at_repo_layered_default(struct at_repo *r)
+{
+	git_config *cfg = NULL;
+	int on = 0;
+
+	if (git_repository_config_snapshot(&cfg, r->repo) == 0 &&
+	    git_config_get_bool(&on, cfg, "agenttask.layered") < 0)
+		on = 0;
+	git_config_free(cfg);
+	git_error_clear();
+	return on != 0;
+}
