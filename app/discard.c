@@ -127,7 +127,10 @@ static int restore(struct at_repo *r, const struct at_app_restore_opts *o,
 		return rc;
 	/* A drop's entry goes back into its task, while the task is there. */
 	if (pick.part && at_task_resolve(r, o->name, ".", &out->task, &ignored) == 0)
-		return put_back(r, &pick, o->force, out, err);
+		return at_task_is_layered(&out->task)
+			       ? at_error_set(err, AT_EUSAGE, "task '%s' is layered: 'agenttask path "
+					      "%s' makes it full, then restore", o->name, o->name)
+			       : put_back(r, &pick, o->force, out, err);
 	if ((rc = at_app_task_create_at(r, o->name, &pick.tip, &t, err)) < 0)
 		return rc;
 	ready = t;

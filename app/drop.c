@@ -64,6 +64,8 @@ int at_app_drop(const struct at_app *app, const struct at_app_drop_opts *o,
 	if (!o->npaths && !o->pick_rest)
 		return at_error_set(err, AT_EUSAGE, "drop needs the changes to drop: -- PATHSPEC... "
 				    "('discard' throws the whole task away)");
+	if ((rc = at_app_full_first(app, o->name, err)) < 0)
+		return rc;
 	rc = at_app_lock(app, &l, o->name, &out->task, err);
 	if (rc == 0)
 		rc = at_app_pathspec(app->dir, out->task.path, at_repo_workdir(l.r), o->paths,

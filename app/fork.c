@@ -213,6 +213,8 @@ int at_app_fork(const struct at_app *app, const struct at_app_fork_opts *o,
 	memset(out, 0, sizeof(*out));
 	if ((rc = at_name_check(o->new_name, err)) < 0)
 		return rc;
+	if ((rc = at_app_full_first(app, o->name, err)) < 0)
+		return rc;
 	rc = at_app_lock(app, &l, o->name, &from, err);
 	if (rc == 0)
 		rc = fork_locked(l.r, o, &from, out, err);

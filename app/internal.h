@@ -62,6 +62,13 @@ int at_app_resolve_present(const struct at_app *app, struct at_repo *r, const ch
  */
 int at_app_fullform_finish(struct at_repo *r, const struct at_task *t, struct at_error *err);
 
+/*
+ * What writes a task's files on the host (rewind, drop, fork) makes a
+ * layered task full first, as `path` does (its files are then a real
+ * directory); a full task is left as it is. Before the caller's lock.
+ */
+int at_app_full_first(const struct at_app *app, const char *name, struct at_error *err);
+
 struct at_app_locked {
 	struct at_repo *r;
 	int lock;

@@ -175,6 +175,8 @@ int at_app_rewind(const struct at_app *app, const struct at_app_rewind_opts *o,
 		return at_error_set(err, AT_EUSAGE, "no checkpoint to rewind to");
 	if ((rc = at_app_checkpoint_number(o->to, &n, err)) < 0)
 		return rc;
+	if ((rc = at_app_full_first(app, o->name, err)) < 0)
+		return rc;
 	rc = at_app_lock(app, &l, o->name, &out->task, err);
 	if (rc == 0 && !at_worktree_present(&out->task))
 		rc = at_task_worktree_gone(&out->task, err);
