@@ -20,17 +20,6 @@
 #include "core/lock.h"
 #include "core/util.h"
 
-static int make_dir(const char *path, struct at_error *err)
-{
-	struct stat st;
-
-	if (mkdir(path, 0700) < 0 && errno != EEXIST)
-		return at_error_sys(err, AT_ESYS, "cannot create '%s'", path);
-	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-		return at_error_set(err, AT_ESANDBOX, "'%s' is not a directory", path);
-	return 0;
-}
-
 /* The layers' lock, last: nothing after it fails. Busy is no error. */
 static int lock_layers(const char *dir, struct at_app_cache *c, struct at_error *err)
 {
@@ -63,9 +52,9 @@ static int layers(const struct at_paths *p, const char *task, const char *lower,
 	    at_fmt(c->work, sizeof(c->work), "%s/work", dir) < 0 ||
 	    at_fmt(c->spare, sizeof(c->spare), "%s/work.1", dir) < 0)
 		return at_error_set(err, AT_EUSAGE, "--cache '%s': path too long", lower);
-	if ((rc = make_dir(p->caches_dir, err)) < 0 || (rc = make_dir(top, err)) < 0 ||
-	    (rc = make_dir(dir, err)) < 0 || (rc = make_dir(c->upper, err)) < 0 ||
-	    (rc = make_dir(c->work, err)) < 0)
+	if ((rc = at_app_make_dir(p->caches_dir, err)) < 0 || (rc = at_app_make_dir(top, err)) < 0 ||
+	    (rc = at_app_make_dir(dir, err)) < 0 || (rc = at_app_make_dir(c->upper, err)) < 0 ||
+	    (rc = at_app_make_dir(c->work, err)) < 0)
 		return rc;
 	return lock_layers(dir, c, err);
 }

@@ -4,8 +4,10 @@
  */
 #include "app/internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/lock.h"
 
@@ -112,4 +114,15 @@ void at_app_pick_work(char work[PATH_MAX], char spare[PATH_MAX])
 	memcpy(tmp, work, PATH_MAX);
 	memcpy(work, spare, PATH_MAX);
 	memcpy(spare, tmp, PATH_MAX);
+}
+
+int at_app_make_dir(const char *path, struct at_error *err)
+{
+	struct stat st;
+
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return at_error_sys(err, AT_ESYS, "cannot create '%s'", path);
+	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return at_error_set(err, AT_ESANDBOX, "'%s' is not a directory", path);
+	return 0;
 }

@@ -69,6 +69,9 @@ int at_app_fullform_finish(struct at_repo *r, const struct at_task *t, struct at
  */
 int at_app_full_first(const struct at_app *app, const char *name, struct at_error *err);
 
+/* A directory of agenttask's state (0700) made unless there; one that is not a directory: refused. */
+int at_app_make_dir(const char *path, struct at_error *err);
+
 struct at_app_locked {
 	struct at_repo *r;
 	int lock;

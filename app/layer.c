@@ -29,25 +29,14 @@ int at_app_layer_paths(const struct at_paths *p, const struct at_task *t, struct
 	return 0;
 }
 
-static int make_dir(const char *path, struct at_error *err)
-{
-	struct stat st;
-
-	if (mkdir(path, 0700) < 0 && errno != EEXIST)
-		return at_error_sys(err, AT_ESYS, "cannot create '%s'", path);
-	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-		return at_error_set(err, AT_ESANDBOX, "'%s' is not a directory", path);
-	return 0;
-}
-
 int at_app_layer_make(const struct at_paths *p, const struct at_task *t, struct at_app_layer *l,
 		      struct at_error *err)
 {
 	int rc;
 
 	if ((rc = at_app_layer_paths(p, t, l, err)) < 0 ||
-	    (rc = make_dir(p->layers_dir, err)) < 0 || (rc = make_dir(l->dir, err)) < 0 ||
-	    (rc = make_dir(l->upper, err)) < 0 || (rc = make_dir(l->work, err)) < 0)
+	    (rc = at_app_make_dir(p->layers_dir, err)) < 0 || (rc = at_app_make_dir(l->dir, err)) < 0 ||
+	    (rc = at_app_make_dir(l->upper, err)) < 0 || (rc = at_app_make_dir(l->work, err)) < 0)
 		return rc;
 	/* The upper's root shows as the worktree's root: the base's mode, not the state's 0700. */
 	if (chmod(l->upper, 0755) < 0)
@@ -84,7 +73,7 @@ int at_app_layer_open(const struct at_paths *p, const struct at_task *t, struct 
 	if ((rc = at_lock_try_file(path, &l->lock, err)) < 0)
 		return rc;
 	if (rc == 0) {
-		if ((rc = make_dir(l->work, err)) < 0)
+		if ((rc = at_app_make_dir(l->work, err)) < 0)
 			return rc;
 		at_app_pick_work(l->work, l->spare);
 		return 0;
@@ -93,7 +82,7 @@ int at_app_layer_open(const struct at_paths *p, const struct at_task *t, struct 
 	l->own = 1;
 	if (at_fmt(l->work, sizeof(l->work), "%s/run.%ld", l->dir, (long)getpid()) < 0)
 		return at_error_set(err, AT_ESYS, "path too long '%s'", l->dir);
-	if ((rc = at_rmtree(l->work, err)) < 0 || (rc = make_dir(l->work, err)) < 0)
+	if ((rc = at_rmtree(l->work, err)) < 0 || (rc = at_app_make_dir(l->work, err)) < 0)
 		return rc;
 	return 0;
 }

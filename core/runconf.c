@@ -70,9 +70,13 @@ static int string_list(const struct ctx *c, const at_json *j, const char *key, b
 	return 0;
 }
 
-/* PORT[:INNER] each (core/parse.h); what else a forward may not be is checked where it is used. */
-static int forward_list(const struct ctx *c, const at_json *j, const char *key,
-			struct at_strlist *out)
+/*
+ * A list of forwards: PORT[:INNER] each (core/parse.h), what else one may
+ * not be checked where it is used; publish's [HOSTPORT:]PORT has the same
+ * syntax. what names it in the error.
+ */
+static int port_pairs(const struct ctx *c, const at_json *j, const char *key, const char *what,
+		      struct at_strlist *out)
 {
 	size_t i, n = at_json_size(j);
 	int rc;
@@ -82,24 +86,7 @@ static int forward_list(const struct ctx *c, const at_json *j, const char *key,
 	for (i = out->n - n; i < out->n; i++) {
 		uint16_t host, inner;
 		if (!at_parse_forward(out->v[i], &host, &inner))
-			return bad(c, key, "not PORT[:INNER] (ports from 1 to 65535), in");
-	}
-	return 0;
-}
-
-/* [HOSTPORT:]PORT each: PORT alone, or HOSTPORT:PORT (the syntax of a forward). */
-static int publish_list(const struct ctx *c, const at_json *j, const char *key,
-			struct at_strlist *out)
-{
-	size_t i, n = at_json_size(j);
-	int rc;
-
-	if ((rc = string_list(c, j, key, false, out)) < 0)
-		return rc;
-	for (i = out->n - n; i < out->n; i++) {
-		uint16_t host, inner;
-		if (!at_parse_forward(out->v[i], &host, &inner))
-			return bad(c, key, "not [HOSTPORT:]PORT (ports from 1 to 65535), in");
+			return bad(c, key, what);
 	}
 	return 0;
 }
@@ -450,9 +437,11 @@ static int parse_set(const struct ctx *c, const at_json *j, const char *where,
 		else if (strcmp(k, "allow_hosts") == 0)
 			rc = string_list(c, m, key, false, &s->allow_hosts);
 		else if (strcmp(k, "forward") == 0)
-			rc = forward_list(c, m, key, &s->forward);
+			rc = port_pairs(c, m, key, "not PORT[:INNER] (ports from 1 to 65535), in",
+					&s->forward);
 		else if (strcmp(k, "publish") == 0)
-			rc = publish_list(c, m, key, &s->publish);
+			rc = port_pairs(c, m, key, "not [HOSTPORT:]PORT (ports from 1 to 65535), in",
+					&s->publish);
 		else if ((strcmp(k, "deny_private") == 0 || strcmp(k, "allow_private") == 0 ||
 			  strcmp(k, "notify") == 0) && !at_json_is_bool(m))
 			rc = bad(c, key, "not true or false:");

@@ -151,4 +151,10 @@ void at_git_oid_hex(char *buf, const git_oid *id);
 /* Author/committer from the repository's configuration, else agenttask <agenttask@localhost>. */
 int at_git_signature(git_signature **out, git_repository *repo, struct at_error *err);
 
+/*
+ * path in idx as it is in the tree from: its entry taken from there, or
+ * removed from idx when from has none (a directory there is not staged).
+ */
+int at_git_index_take(git_index *idx, git_tree *from, const char *path, struct at_error *err);
+
 #endif

@@ -63,7 +63,7 @@ static int check_each_matches(struct split *s, const struct at_partial_spec *spe
 }
 
 /* path in idx as `from` has it, or nothing. */
-static int take(git_index *idx, git_tree *from, const char *path, struct at_error *err)
+int at_git_index_take(git_index *idx, git_tree *from, const char *path, struct at_error *err)
 {
 	git_tree_entry *e = NULL;
 	git_index_entry ie;
@@ -102,9 +102,9 @@ static int build(struct split *s, git_tree *start, git_tree *from, git_oid *out)
 		f = &s->cs->files[i];
 		if (!selected(s, f))
 			continue;
-		rc = take(idx, from, f->old_path, s->err);
+		rc = at_git_index_take(idx, from, f->old_path, s->err);
 		if (rc == 0 && strcmp(f->old_path, f->path) != 0)
-			rc = take(idx, from, f->path, s->err);
+			rc = at_git_index_take(idx, from, f->path, s->err);
 	}
 	if (rc == 0 && git_index_write_tree_to(out, idx, s->repo) < 0)
 		rc = at_git_error(s->err, AT_EGIT, "cannot write the tree of the part");
@@ -358,7 +358,7 @@ static int part_index(struct at_repo *r, struct at_worktree *w, const struct at_
 	if (git_tree_lookup(&part, r->repo, &id) < 0)
 		return at_git_error(err, AT_EGIT, "cannot read the tree of the part");
 	for (i = 0; rc == 0 && i < p->left.n; i++)
-		rc = take(w->staged, part, p->left.v[i], err);
+		rc = at_git_index_take(w->staged, part, p->left.v[i], err);
 	if (rc == 0 && git_index_write(w->staged) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot write the index of task '%s'", w->task.name);
 	git_tree_free(part);

@@ -281,28 +281,6 @@ int at_pick_edit(struct at_repo *r, const struct at_pick *p, struct at_pick_file
 }
 
 /* path in idx as tree `from` has it (nothing when it has none). */
-static int take_entry(git_index *idx, git_tree *from, const char *path, struct at_error *err)
-{
-	git_tree_entry *e = NULL;
-	git_index_entry ie;
-	int rc = 0;
-
-	git_index_remove(idx, path, 0);
-	git_error_clear();
-	if (git_tree_entry_bypath(&e, from, path) < 0) {
-		git_error_clear();
-		return 0;
-	}
-	memset(&ie, 0, sizeof(ie));
-	ie.path = path;
-	ie.mode = git_tree_entry_filemode(e);
-	git_oid_cpy(&ie.id, git_tree_entry_id(e));
-	if (git_index_add(idx, &ie) < 0)
-		rc = at_git_error(err, AT_EGIT, "cannot stage '%s'", path);
-	git_tree_entry_free(e);
-	return rc;
-}
-
 static bool any(const struct at_pick_file *f)
 {
 	size_t i;
@@ -380,9 +358,9 @@ int at_pick_tree(struct at_repo *r, const struct at_pick *p, struct at_oid *tree
 		const struct at_pick_file *f = &p->f[i];
 
 		if (f->whole && f->take_whole) {
-			rc = take_entry(idx, state, f->old_path, err);
+			rc = at_git_index_take(idx, state, f->old_path, err);
 			if (rc == 0 && strcmp(f->old_path, f->path) != 0)
-				rc = take_entry(idx, state, f->path, err);
+				rc = at_git_index_take(idx, state, f->path, err);
 		} else if (!f->whole && any(f)) {
 			rc = put_hunks(r, p, f, idx, state, err);
 		}
