@@ -292,6 +292,22 @@ static int check_no_diff(const struct at_worktree *w, struct at_error *err)
 }
 
 /*
+ * Is the task's index still its base's (the hard link new made: git never
+ * writes an index in place)? Then what it tracks is the base tree's paths,
+ * and the index need not be read: a layered state costs its upper alone.
+ */
+static bool same_index(const struct at_paths *p, const struct at_task *t, const char *index)
+{
+	struct at_error ignored = AT_ERROR_INIT;
+	char base[PATH_MAX];
+	struct stat a, b;
+
+	return at_paths_base_index(p, t->base_tree, base, sizeof(base), &ignored) == 0 &&
+	       lstat(index, &a) == 0 && lstat(base, &b) == 0 && S_ISREG(a.st_mode) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/*
  * A layered task's state tree (core/task.h): read from its upper only
  * (git/layerstate.h), over the base whose checkout is its lower, with its
  * index saying what is tracked. changes (or NULL) gets what differs from
@@ -319,7 +335,8 @@ static int layered_tree(struct at_worktree *w, git_oid *tree, struct at_change_s
 		rc = at_error_sys(err, AT_ECORRUPT, "cannot open the layers of task '%s' ('%s')",
 				  w->task.name, lfd < 0 ? lower : upper);
 	else
-		rc = at_layer_state(w->r, &base, lfd, ufd, index, &out, changes, err);
+		rc = at_layer_state(w->r, &base, lfd, ufd, same_index(p, &w->task, index) ? NULL : index,
+				    &out, changes, err);
 	if (rc == 0)
 		at_oid_to_git(tree, &out);
 	if (lfd >= 0)
