@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # bench/checkpoint.sh BINARY [ROUNDS] - the cost of checkpoints and rewind (issue 26).
+# FORM=layered (or full, the default) picks the form of the tasks (issue 29); a
+# rewind makes a layered task full, so its rows are the full form's either way.
 #
 # On repositories of 20,000 and 100,000 small files (200 and 1,000
 # directories of 100, one commit), a task each. Interleaved (bench/interleave.py),
@@ -45,8 +47,7 @@ five='for i in 1 2 3 4 5; do echo "$(date +%N)" >d000$i/f001.txt; done'
 for n in 200 1000; do
 	r=$work/r$n
 	make_repo "$r" "$n"
-	"$AT" -C "$r" new t >/dev/null
-	wt=$("$AT" -C "$r" path t)
+	"$AT" -C "$r" new ${FORM:+--$FORM} t >/dev/null
 	"$AT" -C "$r" run t -- true >/dev/null   # the first checkpoint and the git view made
 	cmdfile "$work/$n.true" "$AT" -C "$r" run t -- true
 	cmdfile "$work/$n.true0" env AGENTTASK_TEST_NO_CHECKPOINT=1 "$AT" -C "$r" run t -- true
