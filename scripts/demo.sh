@@ -51,9 +51,9 @@ echo "(the real key, $DEMO_API_KEY, stays with agenttask's proxy, for requests t
 
 run "$AT" list
 run "$AT" diff fix-greeting
+run "$AT" log fix-greeting
 run "$AT" commit fix-greeting -m "Greet agenttask"
 run "$AT" accept fix-greeting
 run git log --oneline --graph
-run "$AT" log fix-greeting
 run ./greet.sh
 run git worktree list
