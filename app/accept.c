@@ -11,6 +11,7 @@
 #include "core/comments.h"
 #include "core/lock.h"
 #include "core/runs.h"
+#include "git/checkpoint.h"
 #include "git/merge.h"
 #include "git/partial.h"
 #include "git/trash.h"
@@ -295,7 +296,8 @@ static void kept_reviewed(struct accept *a, struct at_app_accept_result *out)
 {
 	struct at_error e = AT_ERROR_INIT;
 
-	if (at_comments_set_reviewed(at_repo_paths(a->r), out->task.name, &a->staged_tree, &e) < 0)
+	if (at_review_keep(a->r, out->task.name, &a->staged_tree, &e) < 0 ||
+	    at_comments_set_reviewed(at_repo_paths(a->r), out->task.name, &a->staged_tree, &e) < 0)
 		at_strlist_pushf(&out->warnings, "the reviewed state of task '%s' not recorded: %s",
 				 out->task.name, e.msg);
 }

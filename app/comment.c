@@ -7,6 +7,7 @@
 #include "app/gitview.h"
 #include "app/internal.h"
 #include "git/blob.h"
+#include "git/checkpoint.h"
 #include "git/linemap.h"
 #include "core/esc.h"
 #include "core/util.h"
@@ -62,6 +63,9 @@ static int add_locked(struct at_repo *r, const struct at_task *t, const struct a
 	for (i = 0; rc == 0 && i < n; i++)
 		rc = at_comments_add(&c, tree, v[i].path, v[i].first, v[i].last, v[i].text,
 				     (int64_t)time(NULL), ids ? &ids[i] : NULL, err);
+	/* The tree the comments are on kept from git's gc first: no comment without it. */
+	if (rc == 0)
+		rc = at_review_keep(r, t->name, tree, err);
 	if (rc == 0) {
 		c.reviewed = *tree;
 		c.has_reviewed = true;

@@ -52,7 +52,7 @@ static int remove_parts(struct at_repo *r, const struct at_task *t, bool only_un
 	if (at_paths_view(p, t->name, path, sizeof(path), NULL) == 0 && at_rmtree(path, err) < 0)
 		return err->code;
 	/* The person's review comments (core/comments.h) were on this task only. */
-	if (at_comments_remove(p, t->name, err) < 0)
+	if (at_comments_remove(p, t->name, err) < 0 || at_review_forget(r, t->name, err) < 0)
 		return err->code;
 	/* Its checkpoints (git/checkpoint.h: the trash keeps the full state, not these), and
 	 * the record of a rewind a kill left unfinished. */

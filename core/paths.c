@@ -174,6 +174,13 @@ int at_paths_checkpoint_glob(const char *name, char *buf, size_t size, struct at
 	return 0;
 }
 
+int at_paths_review_ref(const char *name, char *buf, size_t size, struct at_error *err)
+{
+	if (at_fmt(buf, size, AT_REVIEW_REFS "%s", name) < 0)
+		return at_error_set(err, AT_ESYS, "task name too long '%s'", name);
+	return 0;
+}
+
 int at_paths_record(const struct at_paths *p, const char *name, char *buf, size_t size,
 		    struct at_error *err)
 {

@@ -132,6 +132,15 @@ int at_paths_checkpoint_ref(const char *name, unsigned n, char *buf, size_t size
 			    struct at_error *err);
 /* The glob of all of them (NAME/ *, without the space), for a ref iterator. */
 int at_paths_checkpoint_glob(const char *name, char *buf, size_t size, struct at_error *err);
+/*
+ * The ref that keeps the trees a person's review of task NAME refers to
+ * (the comments' and the reviewed state's: git/checkpoint.h's
+ * at_review_keep), so that git's gc never prunes them while the task is
+ * there: refs/agenttask/reviews/NAME. Hidden from the agent as all of
+ * AT_HOST_REFS.
+ */
+#define AT_REVIEW_REFS "refs/agenttask/reviews/"
+int at_paths_review_ref(const char *name, char *buf, size_t size, struct at_error *err);
 
 /*
  * The layered form (core/task.h). A base: <bases_dir>/TREE (TREE the hex id

@@ -348,3 +348,52 @@ out:
 	git_repository_free(wt);
 	return rc;
 }
+
+int at_review_keep(struct at_repo *r, const char *name, const struct at_oid *tree,
+		   struct at_error *err)
+{
+	git_signature *sig = NULL;
+	git_commit *last = NULL;
+	git_tree *t = NULL;
+	char refname[AT_REF_MAX], msg[AT_NAME_MAX + 64];
+	git_oid tree_id, tip, id;
+	int rc, n;
+
+	if ((rc = at_paths_review_ref(name, refname, sizeof(refname), err)) < 0)
+		return rc;
+	at_oid_to_git(&tree_id, tree);
+	if (git_reference_name_to_id(&tip, r->repo, refname) == 0 &&
+	    git_commit_lookup(&last, r->repo, &tip) == 0 &&
+	    git_oid_equal(git_commit_tree_id(last), &tree_id)) {
+		git_commit_free(last);
+		return 0;
+	}
+	git_error_clear();
+	n = snprintf(msg, sizeof(msg), "agenttask: a state of task '%s' the person reviewed", name);
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		return at_error_set(err, AT_ESYS, "task name too long '%s'", name);
+	if ((rc = at_git_signature(&sig, r->repo, err)) == 0 &&
+	    (git_tree_lookup(&t, r->repo, &tree_id) < 0 ||
+	     git_commit_create_v(&id, r->repo, NULL, sig, sig, NULL, msg, t, last ? 1 : 0, last) < 0 ||
+	     git_reference_create_matching(NULL, r->repo, refname, &id, 1, last ? &tip : NULL,
+					   "agenttask: reviewed") < 0))
+		rc = at_git_error(err, AT_EGIT, "cannot keep the reviewed state of '%s'", name);
+	git_tree_free(t);
+	git_commit_free(last);
+	git_signature_free(sig);
+	return rc;
+}
+
+int at_review_forget(struct at_repo *r, const char *name, struct at_error *err)
+{
+	char refname[AT_REF_MAX];
+	int rc;
+
+	if ((rc = at_paths_review_ref(name, refname, sizeof(refname), err)) < 0)
+		return rc;
+	rc = git_reference_remove(r->repo, refname);
+	if (rc < 0 && rc != GIT_ENOTFOUND)
+		return at_git_error(err, AT_EGIT, "cannot delete '%s'", refname);
+	git_error_clear();
+	return 0;
+}

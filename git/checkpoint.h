@@ -44,6 +44,17 @@ int at_checkpoint_list(struct at_repo *r, const char *name, struct at_checkpoint
 int at_checkpoint_remove_all(struct at_repo *r, const char *name, struct at_error *err);
 
 /*
+ * Keep tree (a state of task name the person reviewed: a comment made on
+ * it, or the reviewed state) from git's gc while the task is there: a
+ * commit of it on AT_REVIEW_REFS/NAME, whose parent is the ref's last (so
+ * every tree kept stays reachable); nothing new when it is that one's tree.
+ * at_review_forget deletes the ref (the task removed).
+ */
+int at_review_keep(struct at_repo *r, const char *name, const struct at_oid *tree,
+		   struct at_error *err);
+int at_review_forget(struct at_repo *r, const char *name, struct at_error *err);
+
+/*
  * Bring t's worktree, its index and its branch to checkpoint `to`, from
  * `now` (the full state just taken, with the worktree unchanged since):
  * the files that differ written through git/apply_paths.h (each whole,

@@ -99,6 +99,26 @@ test_comments_go_with_the_task() {
 	assert_eq "$(py 'len(j["comments"])')" "0" "none"
 }
 
+test_comments_survive_the_persons_git_gc() {
+	# What: the person runs `git gc --prune=now` (or git's automatic gc
+	# prunes, weeks later) after a comment, when the state it was made on is
+	# no longer the task's. Must: that state is kept (a ref of agenttask's),
+	# so the comment is still carried, not outdated, and --since-review still
+	# reads it; the ref goes with the task.
+	setup
+	ok "comment" -C repo comment t1 f.txt:3 "why upper case?"
+	printf 'zero\nhalf\none\ntwo\nTHREE\nfour\nfive\n' >"$WT/f.txt"
+	git -C repo gc -q --prune=now
+	ok "comments" -C repo comments t1 --json
+	assert_eq "$(py 'j["comments"][0]["line"], j["comments"][0]["outdated"]')" "(5, False)" "carried after gc"
+	ok "since" -C repo diff t1 --since-review --name-only
+	assert_eq "$out" "f.txt" "since the review, after gc"
+	assert_eq "$(git -C repo for-each-ref --format='%(refname)' refs/agenttask/reviews)" \
+		"refs/agenttask/reviews/t1" "the ref that keeps it"
+	ok "discard" -C repo discard t1
+	assert_eq "$(git -C repo for-each-ref --format='%(refname)' refs/agenttask/reviews)" "" "gone with the task"
+}
+
 test_review_in_a_scripted_editor() {
 	# What: review with an editor that adds '>>' lines: before the first
 	# file, under an added line (two lines: one comment), under a removed
