@@ -64,11 +64,12 @@ demo: build
 	@bash scripts/demo.sh $(BUILD)/cmd/agenttask
 
 # Every test once: the unit tests under both builds; the integration suites
-# (label `suite`) under the sanitized one only; install and start-up (label
+# (label `suite`) under the sanitized one on full tasks, and again under the
+# plain one on layered tasks (label `layered`); install and start-up (label
 # `plain`) under the plain one only; every fuzz harness briefly.
 check: build build-asan build-fuzz
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE suite
-	ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS) -LE plain
+	ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS) -LE 'plain|layered'
 	ctest --test-dir $(BUILD_FUZZ) --output-on-failure -j $(JOBS)
 
 # `make check` three times in a row while two busy processes (one per core)

@@ -156,6 +156,41 @@ ok() {
 	expect_rc 0 "$what" "$@"
 }
 
+# The form of the tasks `new` makes in this run of the suite: layered when
+# AGENTTASK_TEST_FORM=layered (ctest's layered.* tests), else full. A test
+# that checks something only one form has asks layered_form.
+layered_form() {
+	[ "${AGENTTASK_TEST_FORM:-}" = layered ]
+}
+
+# agent_sh [-C DIR] TASK SCRIPT [ARGS...]: what the agent does, SCRIPT run by
+# sh in TASK's sandbox (`run`, from the worktree's top; ARGS are its $1...):
+# the way a test changes a task's files as its agent would, on either form
+# (a layered task's files exist on the host only once `path` made it full).
+# DIR defaults to repo. The run must succeed; its output is in $out.
+agent_sh() {
+	local dir=repo
+	if [ "$1" = -C ]; then
+		dir=$2
+		shift 2
+	fi
+	local task=$1 script=$2
+	shift 2
+	ok "the agent's script in '$task'" -C "$dir" run "$task" -- sh -c "$script" agent "$@"
+}
+
+# task_path [-C DIR] TASK: the task's worktree on the host into $out, as a
+# person opening it in an editor gets it (`path`: a layered task is made
+# full then, so a test that plays the agent uses agent_sh instead).
+task_path() {
+	local dir=repo
+	if [ "$1" = -C ]; then
+		dir=$2
+		shift 2
+	fi
+	ok "path of '$1'" -C "$dir" path "$1"
+}
+
 assert_eq() {
 	[ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"
 }

@@ -40,5 +40,5 @@ fi
 setpriv --reuid=65534 --regid=65534 --clear-groups \
 	env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$dir/home" TMPDIR="$dir/tmp" \
 	AGENTTASK="$dir/bin/agenttask" CI="${CI:-}" ASAN_OPTIONS="${ASAN_OPTIONS:-}" \
-	UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" \
+	UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" AGENTTASK_TEST_FORM="${AGENTTASK_TEST_FORM:-}" \
 	bash "$scripts/$suite"

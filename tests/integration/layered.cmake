@@ -1,0 +1,3 @@
+# The suites that run again on layered tasks (tests/CMakeLists.txt,
+# at_layered_suite): one line each.
+at_layered_suite(layered)
