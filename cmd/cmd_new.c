@@ -101,10 +101,11 @@ int cmd_new(const struct at_app *app, int argc, char **argv)
 	rc = setup(app, &a);
 	if (a.json) {
 		at_json *j = at_app_new_json(&res), *s = at_app_setup_json(app, res.task.name);
-		if (j && s && at_json_add(j, "setup", s) < 0)
+		/* at_json_add frees s when it fails. */
+		if (!j)
 			at_json_free(s);
-		else if (!j)
-			at_json_free(s);
+		else if (s)
+			(void)at_json_add(j, "setup", s);
 		if (at_cli_print_json(j) && rc == AT_EXIT_OK)
 			rc = AT_EXIT_FAIL;
 	} else {
