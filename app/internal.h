@@ -332,8 +332,6 @@ int at_app_publish_bind(struct at_app_publish *p, const struct at_paths *paths, 
 void at_app_publish_prepare(struct at_app_publish *p, struct at_sandbox_spec *s);
 /* The relay stopped (the host ports refuse from now on), the record removed; again is a no-op. */
 void at_app_publish_stop(struct at_app_publish *p);
-/* [{port, host_port, url}], NULL when none. */
-at_json *at_app_publish_json(const struct at_app_publish *p);
 
 /* ---- run --notify (notify.c) ---- */
 

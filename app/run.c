@@ -15,6 +15,7 @@
 #include "app/comment.h"
 #include "app/json.h"
 #include "app/internal.h"
+#include "app/publish.h"
 #include "core/parse.h"
 #include "core/array.h"
 #include "core/audit.h"
@@ -569,7 +570,7 @@ static void audit(const struct run *run, const struct at_app_run_opts *o,
 		.binds = run->binds, .nbinds = run->nbinds, .limits = &res->limits,
 		.timeout_ms = o->timeout_ms, .error = rerr && rerr->code ? rerr : NULL,
 		.network = o->proxy ? at_app_net_json(o->proxy) : NULL,
-		.published = at_app_publish_json(&run->publish),
+		.published = at_app_published_json(res->published, res->npublished),
 		.number = res->number,
 	};
 

@@ -169,6 +169,19 @@ test_without_host_port_the_same_port_from_run_to_run() {
 	kill $holder
 }
 
+test_run_json_says_where_its_ports_were() {
+	# run --json: published, as the schema of docs/json.md says.
+	make_repo repo
+	ok "new" -C repo new a
+	ok "run" -C repo run a --json --publish 3000 -- true
+	printf '%s' "$out" >run.json
+	python3 "$here/json_check.py" run run.json || fail "run --json does not match its schema"
+	assert_eq "$(json_get "$out" '[(p["port"], p["url"] == "http://127.0.0.1:%d/" % p["host_port"]) for p in j["published"]]')" \
+		"[(3000, True)]" "published"
+	ok "run" -C repo run a --json -- true
+	assert_eq "$(json_get "$out" '"published" in j')" "False" "none published, none said"
+}
+
 test_gc_sweeps_the_port_records_of_runs_and_tasks_gone() {
 	# What: a published run killed with SIGKILL leaves its live record, and a
 	# discarded task its assigned port. Must: `ports` never lists the dead
