@@ -19,3 +19,5 @@ set_tests_properties(unit.test_layerstate PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT
 # A task's checkpoints on a real repository, against git's own write-tree; the
 # task is made by app/lifecycle.c, as `new` makes it.
 at_unit_test(test_checkpoint unit/git/test_checkpoint.c at_app)
+# Commits signed a minute apart each, without waiting (libgit2's time()).
+target_link_options(test_checkpoint PRIVATE -Wl,--wrap=time)
