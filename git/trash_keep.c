@@ -129,6 +129,7 @@ static int keep_review(struct at_repo *r, const char *name, const char *stamp,
 		       struct at_error *err)
 {
 	char refname[AT_REF_MAX];
+	git_object *obj = NULL;
 	char *text = NULL;
 	git_oid tip, id;
 	bool has_tip;
@@ -136,7 +137,10 @@ static int keep_review(struct at_repo *r, const char *name, const char *stamp,
 
 	if ((rc = at_paths_review_ref(name, refname, sizeof(refname), err)) < 0)
 		return rc;
-	has_tip = git_reference_name_to_id(&tip, r->repo, refname) == 0;
+	/* A reviews ref that names no commit keeps nothing: it must not stop a discard. */
+	has_tip = git_reference_name_to_id(&tip, r->repo, refname) == 0 &&
+		  git_object_lookup(&obj, r->repo, &tip, GIT_OBJECT_COMMIT) == 0;
+	git_object_free(obj);
 	git_error_clear();
 	text = comments_text(r, name);
 	if (!has_tip && !text)
