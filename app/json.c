@@ -289,6 +289,7 @@ at_json *at_app_trash_json(const struct at_trash_entry *e)
 	bad |= at_json_add_string(o, "discarded", when);
 	bad |= at_json_add_string(o, "tip", e->tip);
 	bad |= at_json_add_string(o, "base_branch", at_branch_short(e->base_branch));
+	bad |= at_json_add_number(o, "checkpoints", (double)e->checkpoints);
 	return done(o, bad);
 }
 

@@ -12,8 +12,9 @@
  * checkpoint's (same tree, tip and kind) makes no new object: the new ref
  * names the same commit.
  *
- * The refs go with the task (app/lifecycle.c); the trash keeps the task's
- * full state, not its checkpoints.
+ * The refs go with the task (app/lifecycle.c); a trash entry of the task
+ * keeps refs of its own to them, which restore makes the task's again
+ * (git/trash_keep.h).
  */
 #ifndef AT_GIT_CHECKPOINT_H
 #define AT_GIT_CHECKPOINT_H

@@ -373,4 +373,143 @@ test_rewind_killed_at_each_step_leaves_old_new_or_what_gc_completes() {
 	assert_fsck repo
 }
 
+# checkpoints_of: the commits of t1's checkpoints, "N id" a line, by number.
+checkpoints_of() {
+	git -C repo for-each-ref --format='%(refname) %(objectname)' refs/agenttask/checkpoints/t1 |
+		sed 's,^refs/agenttask/checkpoints/t1/,,' | sort -n
+}
+
+# The refs a trash entry keeps whose entry is gone (none, when all is well).
+orphan_kept() {
+	local ref entry
+	git -C repo for-each-ref --format='%(refname)' refs/agenttask/trash-kept | while read -r ref; do
+		entry=$(printf '%s' "${ref#refs/agenttask/trash-kept/}" | cut -d/ -f1-2)
+		git -C repo rev-parse -q --verify "refs/agenttask/trash/$entry" >/dev/null || echo "$ref"
+	done
+}
+
+test_discard_then_restore_keeps_log_diff_and_rewind() {
+	# What: a task with two runs (the busy one, then another) is discarded,
+	# then restored. Must: the trash entry says it keeps 2 checkpoints, the
+	# task's own refs are gone meanwhile; restored, the same checkpoint
+	# commits are back, log and diff --run say what they said, and rewind 1
+	# brings back byte for byte the state before the busy run (host and
+	# inside agree); no kept ref is left once the entry is gone.
+	task
+	seed
+	local before ids log1 diff1
+	before=$(host_view)
+	busy_run
+	expect_rc 0 "run 2" -C repo run t1 -- sh -c 'echo two > second.txt'
+	ids=$(checkpoints_of)
+	assert_eq "$(printf '%s\n' "$ids" | wc -l)" 2 "two checkpoints"
+	ok "diff --run 1" -C repo diff t1 --run 1 --name-only
+	diff1=$out
+	ok "log" -C repo log t1
+	log1=$(printf '%s\n' "$out" | grep 'run [12]:')
+	ok "discard" -C repo discard t1
+	assert_empty "the task's own refs gone" git -C repo for-each-ref refs/agenttask/checkpoints
+	ok "trash --json" -C repo trash t1 --json
+	assert_eq "$(json_get "$out" 'j[0]["checkpoints"]')" 2 "the entry keeps two checkpoints"
+	ok "trash" -C repo trash t1
+	assert_contains "$out" "CHECKPOINTS" "the table shows them"
+	ok "restore" -C repo restore t1
+	assert_eq "$(checkpoints_of)" "$ids" "the same checkpoints back"
+	assert_empty "nothing kept once the entry is gone" git -C repo for-each-ref refs/agenttask/trash-kept
+	ok "diff --run 1 restored" -C repo diff t1 --run 1 --name-only
+	assert_eq "$out" "$diff1" "diff --run 1 as before the discard"
+	ok "log restored" -C repo log t1
+	assert_eq "$(printf '%s\n' "$out" | grep 'run [12]:')" "$log1" "log as before the discard"
+	ok "rewind 1" -C repo rewind t1 1
+	assert_eq "$(host_view)" "$before" "rewound to before the busy run"
+	assert_fsck repo
+}
+
+test_a_restored_tasks_git_sees_no_host_refs() {
+	# What: t1 is discarded and restored, t2 discarded (its entry keeps
+	# checkpoints under refs/agenttask/trash-kept/); t1's git lists every ref,
+	# loose and packed. Must: no refs/agenttask/ ref inside, the host has them.
+	task
+	expect_rc 0 "run 1" -C repo run t1 -- true
+	ok "new t2" -C repo new t2
+	expect_rc 0 "t2 runs" -C repo run t2 -- true
+	ok "discard t1" -C repo discard t1
+	ok "restore t1" -C repo restore t1
+	ok "discard t2" -C repo discard t2
+	assert_contains "$(git -C repo for-each-ref refs/agenttask)" "refs/agenttask/trash-kept/t2/" "kept on the host"
+	expect_rc 0 "git inside, loose" -C repo run t1 -- sh -c 'git for-each-ref; git show-ref'
+	assert_not_contains "$out" "refs/agenttask" "none inside"
+	git -C repo pack-refs --all
+	expect_rc 0 "git inside, packed" -C repo run t1 -- sh -c 'git for-each-ref; git show-ref'
+	assert_not_contains "$out" "refs/agenttask" "none inside, packed"
+}
+
+test_gc_of_a_trash_entry_removes_its_checkpoints() {
+	# What: gc --trash-days 0 prunes the entry of a discarded task with
+	# checkpoints and a comment. Must: no refs/agenttask ref is left.
+	task
+	expect_rc 0 "run 1" -C repo run t1 -- sh -c 'echo one > one.txt'
+	expect_rc 0 "run 2" -C repo run t1 -- sh -c 'echo two > two.txt'
+	ok "comment" -C repo comment t1 "a whole-change comment"
+	ok "discard" -C repo discard t1
+	assert_contains "$(git -C repo for-each-ref refs/agenttask/trash-kept)" "checkpoints/2" "kept"
+	ok "gc" -C repo gc --trash-days 0
+	assert_empty "nothing left" git -C repo for-each-ref refs/agenttask
+}
+
+# Kept: t1 there with its two checkpoints and comment, or its newest trash
+# entry keeping them; either way (after gc) no kept ref without its entry.
+kept_somewhere() {
+	local step=$1
+	[ "${2:-}" = before-gc ] || assert_empty "no kept ref without its entry ($step)" orphan_kept
+	# (a half-made task, which gc removes, is refused by comments: the entry then)
+	at -C repo comments t1
+	if [ "$rc" = 0 ]; then
+		assert_eq "$(checkpoints_of | wc -l)" 2 "the task keeps its checkpoints ($step)"
+		assert_contains "$out" "keep me" "the task keeps its comment ($step)"
+	else
+		ok "trash ($step)" -C repo trash t1 --json
+		assert_eq "$(json_get "$out" 'j[0]["checkpoints"]')" 2 "the entry keeps them ($step)"
+	fi
+}
+
+test_discard_and_restore_killed_at_each_step_keep_the_checkpoints() {
+	# What: SIGKILL at each step of a discard (the entry's refs kept, the
+	# entry not yet; the task half-removed) and of a restore (what the entry
+	# kept given back, the record not ready; ready, the entry not deleted;
+	# the entry deleted, what it kept not yet). Must: after the kill, and
+	# after gc, the task with its checkpoints and comment or the entry
+	# keeping them; no kept ref whose entry is gone; restore then gives the
+	# task its two checkpoints and comment.
+	task
+	expect_rc 0 "run 1" -C repo run t1 -- sh -c 'echo one > one.txt'
+	expect_rc 0 "run 2" -C repo run t1 -- sh -c 'echo two > two.txt'
+	ok "comment" -C repo comment t1 "keep me"
+	local step rc
+	for step in trash:kept remove:renamed restore:kept restore:ready trash:dropped; do
+		rc=0
+		case $step in
+		restore:*|trash:dropped)
+			ok "discard before $step" -C repo discard t1
+			AGENTTASK_TEST_KILL_AT=$step "$AT" -C repo restore t1 >/dev/null 2>&1 || rc=$? ;;
+		*)
+			AGENTTASK_TEST_KILL_AT=$step "$AT" -C repo discard t1 >/dev/null 2>&1 || rc=$? ;;
+		esac
+		assert_eq "$rc" 137 "killed at $step"
+		kept_somewhere "$step, killed" before-gc
+		ok "gc after $step" -C repo gc
+		kept_somewhere "$step"
+		# Still there: discard it; then restore the newest entry for the next step.
+		at -C repo list --name-only
+		if printf '%s\n' "$out" | grep -qx t1; then
+			ok "discard after $step" -C repo discard t1
+		fi
+		ok "restore after $step" -C repo restore t1
+		kept_somewhere "$step, restored"
+	done
+	ok "log" -C repo diff t1 --run 2 --name-only
+	assert_eq "$out" "two.txt" "diff --run 2 after it all"
+	assert_fsck repo
+}
+
 run_tests

@@ -119,6 +119,36 @@ test_comments_survive_the_persons_git_gc() {
 	assert_eq "$(git -C repo for-each-ref --format='%(refname)' refs/agenttask/reviews)" "" "gone with the task"
 }
 
+test_comments_survive_a_discard_and_restore() {
+	# What: a task with a comment on a line, one resolved, and a reviewed
+	# state is discarded, the person's git gc prunes what no ref holds, then
+	# the task is restored. Must: its comments come back as they were (the
+	# open one carried, not outdated; the resolved one with --all), the
+	# reviews ref with them, diff --since-review reads its base; nothing of
+	# them stays in the trash.
+	setup
+	ok "comment" -C repo comment t1 f.txt:3 "why upper case?"
+	ok "comment 2" -C repo comment t1 "and this"
+	ok "resolve" -C repo comment t1 --resolve 2
+	printf 'zero\none\ntwo\nTHREE\nfour\nfive\n' >"$WT/f.txt"
+	ok "comments before" -C repo comments t1 --json --all
+	local before=$out review
+	review=$(git -C repo rev-parse refs/agenttask/reviews/t1)
+	ok "discard" -C repo discard t1
+	assert_eq "$(state_of)" none "the task's comments file goes with it"
+	git -C repo gc -q --prune=now
+	ok "restore" -C repo restore t1
+	ok "comments after" -C repo comments t1 --json --all
+	assert_eq "$out" "$before" "the same comments, carried the same"
+	out=$before
+	assert_eq "$(py 'j["comments"][0]["line"], j["comments"][0]["outdated"], j["comments"][1]["resolved"]')" \
+		"(4, False, True)" "carried, and the resolved one"
+	assert_eq "$(git -C repo rev-parse refs/agenttask/reviews/t1)" "$review" "the reviews ref back"
+	ok "since" -C repo diff t1 --since-review --name-only
+	assert_eq "$out" "f.txt" "since the review"
+	assert_empty "nothing left in the trash" git -C repo for-each-ref refs/agenttask/trash-kept
+}
+
 test_review_in_a_scripted_editor() {
 	# What: review with an editor that adds '>>' lines: before the first
 	# file, under an added line (two lines: one comment), under a removed
