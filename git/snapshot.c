@@ -335,7 +335,7 @@ static int layered_tree(struct at_worktree *w, git_oid *tree, struct at_change_s
 		rc = at_error_sys(err, AT_ECORRUPT, "cannot open the layers of task '%s' ('%s')",
 				  w->task.name, lfd < 0 ? lower : upper);
 	else
-		rc = at_layer_state(w->r, &base, lfd, ufd, same_index(p, &w->task, index) ? NULL : index,
+		rc = at_layer_state(w->r, &w->task, &base, lfd, ufd, same_index(p, &w->task, index) ? NULL : index,
 				    &out, changes, err);
 	if (rc == 0)
 		at_oid_to_git(tree, &out);
