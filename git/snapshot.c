@@ -222,8 +222,8 @@ bool at_worktree_present(const struct at_task *t)
 	char pointer[PATH_MAX + 8];
 	struct stat st;
 
-	if (at_task_is_layered(t))
-		return true;    /* its files are its layer over its base: at_layered_tree */
+	if (at_task_is_layered(t))   /* its files are its layer over its base: layered_tree */
+		return lstat(t->upper, &st) == 0 && S_ISDIR(st.st_mode);
 	return at_fmt(pointer, sizeof(pointer), "%s/.git", t->path) == 0 &&
 	       lstat(t->path, &st) == 0 && S_ISDIR(st.st_mode) && lstat(pointer, &st) == 0;
 }
@@ -321,6 +321,9 @@ static int layered_tree(struct at_worktree *w, git_oid *tree, struct at_change_s
 	struct at_oid base, out;
 	int lfd = -1, ufd = -1, rc;
 
+	/* Its layer deleted by hand: say so, and what to do about it (core/task.h). */
+	if (!at_worktree_present(&w->task))
+		return at_task_worktree_gone(&w->task, err);
 	if (at_paths_base_files(p, w->task.base_tree, lower, sizeof(lower), err) < 0 ||
 	    at_paths_layer_upper(p, w->task.name, upper, sizeof(upper), err) < 0)
 		return err->code;
@@ -335,7 +338,7 @@ static int layered_tree(struct at_worktree *w, git_oid *tree, struct at_change_s
 		rc = at_error_sys(err, AT_ECORRUPT, "cannot open the layers of task '%s' ('%s')",
 				  w->task.name, lfd < 0 ? lower : upper);
 	else
-		rc = at_layer_state(w->r, &base, lfd, ufd, same_index(p, &w->task, index) ? NULL : index,
+		rc = at_layer_state(w->r, &w->task, &base, lfd, ufd, same_index(p, &w->task, index) ? NULL : index,
 				    &out, changes, err);
 	if (rc == 0)
 		at_oid_to_git(tree, &out);

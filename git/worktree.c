@@ -573,7 +573,8 @@ int at_task_inspect(struct at_repo *r, const struct at_task *t, struct at_task_i
 	}
 	git_error_clear();
 	git_reference_free(ref);
-	info.worktree_missing = !at_task_is_layered(t) && !at_path_exists(t->path);
+	info.worktree_missing = at_task_is_layered(t) ? !at_worktree_present(t)
+						      : !at_path_exists(t->path);
 	if (!info.worktree_missing)
 		rc = worktree_dirty(r, t, &info.dirty, err);
 	if (rc == 0)
