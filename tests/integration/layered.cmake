@@ -1,3 +1,7 @@
 # The suites that run again on layered tasks (tests/CMakeLists.txt,
 # at_layered_suite): one line each.
 at_layered_suite(layered)
+at_layered_suite(run_json)
+at_layered_suite(run_json_user)
+at_layered_suite(json_schema)
+at_layered_suite(json_schema_user)
