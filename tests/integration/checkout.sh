@@ -118,6 +118,29 @@ test_checkout_writes_what_git_writes() {
 	assert_fsck repo
 }
 
+test_checkout_the_person_opens_shows_the_agents_changes_to_git() {
+	# What: the agent rewrites a file keeping its size, replaces a
+	# directory's file the same way and adds one; then the
+	# person opens the task (path: a layered task's checkout made of its
+	# base and its layer, its index given the copies' stat data). Must:
+	# git on the host sees every change (diff-files, status), and every
+	# file the agent left alone is clean by its stat data alone.
+	make_rich_repo repo
+	ok "new t" -C repo new t
+	agent_sh t 'printf "HELLO\nline two\n" >README && rm -r src && mkdir src &&
+		printf "int main(void) { return 1; }\n" >src/main.c && echo new >added'
+	task_path t
+	local wt=$out
+	# First, before git rewrites the index (smudging what is racily clean):
+	# git finds a change where the stat data differs, or the file is no
+	# older than the index (within its second, here: it then reads the file).
+	assert_eq "$(stat_data_mismatches "$wt" | cut -d' ' -f1 | sort | tr '\n' ' ')" "README src/main.c " \
+		"the changed files' stat data is not vouched for, every other entry's is its file's"
+	assert_eq "$(git -C "$wt" diff-files --name-only)" "$(printf 'README\nsrc/main.c')" "diff-files"
+	assert_eq "$(git -C "$wt" status --porcelain)" \
+		"$(printf ' M README\n M src/main.c\n?? added')" "git's view"
+}
+
 test_checkout_with_many_files_uses_workers_and_stays_exact() {
 	make_rich_repo repo 3000
 	new_checkout repo t
