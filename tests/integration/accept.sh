@@ -84,7 +84,8 @@ trace_count() {
 # twice each: once before the lock (shared by the --tree check and the gate)
 # and once under it (checked against the first, then committed as it is).
 # The count comes from AGENTTASK_TRACE (core/trace.h), written by the
-# functions that walk the worktree, where they do it.
+# functions that walk the worktree, where they do it (a layered task's:
+# that read its layer; state_reads).
 test_accept_scans_the_worktree_at_most_twice() {
 	make_repo repo
 	mkdir -p repo/.agenttask
