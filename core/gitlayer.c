@@ -192,14 +192,13 @@ int at_gitlayer_open(const struct at_gitlayer *g, const char *rel, int *fd_out)
 bool at_gitlayer_is_dir(const struct at_gitlayer *g, const char *rel)
 {
 	char path[PATH_MAX], *name, *slash;
-	int upper = g->upper >= 0 ? fcntl(g->upper, F_DUPFD_CLOEXEC, 0) : -1;
-	int lower = g->lower >= 0 ? fcntl(g->lower, F_DUPFD_CLOEXEC, 0) : -1;
+	int upper, lower;
 	bool found;
 
-	if (at_fmt(path, sizeof(path), "%s", rel) < 0) {
-		close_fd(&upper);
-		close_fd(&lower);
-	}
+	if (at_fmt(path, sizeof(path), "%s", rel) < 0)
+		return false;
+	upper = g->upper >= 0 ? fcntl(g->upper, F_DUPFD_CLOEXEC, 0) : -1;
+	lower = g->lower >= 0 ? fcntl(g->lower, F_DUPFD_CLOEXEC, 0) : -1;
 	for (name = path; *name && (upper >= 0 || lower >= 0); name = slash + 1) {
 		if ((slash = strchr(name, '/')))
 			*slash = '\0';
