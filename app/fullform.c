@@ -32,6 +32,7 @@
 #include "core/state.h"
 #include "core/trace.h"
 #include "core/util.h"
+#include "git/layer.h"
 #include "git/worktree.h"
 
 int at_app_fullform_finish(struct at_repo *r, const struct at_task *t, struct at_error *err)
@@ -65,6 +66,26 @@ static int write_pointer(int dir, const struct at_task *t, struct at_error *err)
 	if (close(fd) < 0 && rc == 0)
 		rc = at_error_sys(err, AT_ESYS, "cannot write '%s/.git'", t->path);
 	return rc;
+}
+
+/*
+ * The index made to match the full checkout (git/layer.h): nothing is lost
+ * without it (git reads the files again), so a failure leaves the index as
+ * it was and path succeeds.
+ */
+static void restat_index(const struct at_app_layer *l, const struct at_task *t)
+{
+	struct at_error ignored = AT_ERROR_INIT;
+	char index[PATH_MAX];
+	int upper = open(l->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int dest = open(t->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (upper >= 0 && dest >= 0 && at_fmt(index, sizeof(index), "%s/index", t->admin_dir) == 0)
+		at_layer_restat_index(index, upper, dest, &ignored);
+	if (upper >= 0)
+		close(upper);
+	if (dest >= 0)
+		close(dest);
 }
 
 /* lower and upper flattened into tmp (made here, 0755 as a checkout's root is). */
@@ -116,6 +137,7 @@ static int make_full(struct at_repo *r, const struct at_task *t, struct at_error
 		return rc;
 	}
 	at_test_kill_point("path:renamed");
+	restat_index(&l, t);
 	return at_app_fullform_finish(r, t, err);
 }
 

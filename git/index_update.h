@@ -46,4 +46,18 @@ struct at_index_change {
 int at_index_update(const char *path, const struct at_index_change *changes, size_t n,
 		    struct at_error *err);
 
+/*
+ * A checkout copied from another (a layered task made full: app/fullform.c)
+ * keeps the index of the source, whose stat data no longer matches a file:
+ * git would read every file again. For each entry fresh(path, ctx) vouches
+ * for (its file the one the entry describes, copied), the stat data taken
+ * anew from lstat of path beneath dir, where it is still the entry's kind,
+ * exec bit and size; every other byte kept as it is (the cache tree
+ * included), the checksum made again, written through index.lock and
+ * renamed over the index (a hard link to another index is left alone).
+ * 0, AT_INDEX_DECLINED (version 4, or an index the reader declines:
+ * nothing written), or a negative code with err set.
+ */
+int at_index_restat(const char *path, int dir, bool (*fresh)(const char *path, void *ctx),
+		    void *ctx, struct at_error *err);
 #endif
