@@ -333,6 +333,29 @@ test_rewind_never_writes_through_a_link_the_run_planted() {
 	assert_empty "nothing written outside" ls -A outside
 }
 
+test_rewind_smudges_with_the_base_attributes_never_the_tasks() {
+	# What: a run commits a .gitattributes of its own (`* ident`, and a
+	# filter driver the host's config names) over a file holding "$Id$",
+	# then the person rewinds: while the files are written, the task's
+	# index still holds the agent's .gitattributes. Must: the file comes
+	# back byte for byte ("$Id$" unexpanded, no driver run): the filters'
+	# attributes are the base commit's alone.
+	task
+	printf 'id: $Id$\n' >"$WT/id.txt"
+	git -C repo config filter.evil.smudge "touch '$PWD/smudged'; cat"
+	local before
+	expect_rc 0 "run 1" -C repo run t1 -- true
+	before=$(host_view)
+	expect_rc 0 "run 2: attributes of its own" -C repo run t1 -- sh -c '
+		printf "* ident filter=evil\n" > .gitattributes
+		echo changed > id.txt
+		git add .gitattributes && git commit -qm attrs'
+	ok "rewind to 2" -C repo rewind t1 2
+	assert_eq "$(cat "$WT/id.txt")" 'id: $Id$' "not expanded"
+	assert_no_file smudged "no driver of the task's ran"
+	assert_eq "$(host_view)" "$before" "the state before the run"
+}
+
 # only_the_index_differs [FILEMODE]: the body of the two tests below.
 only_the_index_differs() {
 	task
