@@ -334,7 +334,8 @@ static int index_changed(git_repository *repo, const struct at_task *t, git_tree
 		}
 		out->count++;
 	}
-	qsort(out->strings, out->count, sizeof(char *), cmp_str);
+	if (out->count > 1)
+		qsort(out->strings, out->count, sizeof(char *), cmp_str);
 out:
 	git_diff_free(diff);
 	git_index_free(idx);
@@ -358,11 +359,21 @@ static int what_differs(git_repository *wt, const struct at_task *t,
 	at_oid_to_git(&b, &to->tree);
 	if (changed(wt, &a, &b, files, err) < 0)
 		return err->code;
+	/*
+	 * In byte order, as the index and the writers want them: the compare
+	 * lists a directory "d" where a tree sorts it ("d/", after "d.txt").
+	 */
+	if (files->count > 1)
+		qsort(files->strings, files->count, sizeof(char *), cmp_str);
 	if (at_oid_is_zero(&now->index))
 		return index_changed(wt, t, to_tip, index, err);
 	at_oid_to_git(&a, &now->index);
 	git_oid_cpy(&tip_tree, git_tree_id(to_tip));
-	return changed(wt, &a, &tip_tree, index, err);
+	if (changed(wt, &a, &tip_tree, index, err) < 0)
+		return err->code;
+	if (index->count > 1)
+		qsort(index->strings, index->count, sizeof(char *), cmp_str);
+	return 0;
 }
 
 int at_checkpoint_restore(struct at_repo *r, const struct at_task *t,
