@@ -448,7 +448,7 @@ static struct at_index_change *index_changes(struct apply *a)
 }
 
 /*
- * INDEX_COPY in TMP_DIR (or, with path.lock NULL, the index itself, through
+ * INDEX_COPY in TMP_DIR (without copy, the index itself, through
  * index.lock) made from the index file by git/index_update.c: the changed
  * entries only. AT_INDEX_DECLINED when it does not take that index.
  */

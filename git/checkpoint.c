@@ -336,6 +336,14 @@ static int index_changed(git_repository *repo, const struct at_task *t, git_tree
 	}
 	if (out->count > 1)
 		qsort(out->strings, out->count, sizeof(char *), cmp_str);
+	/* Each once: a type change is a deletion and an addition of one path. */
+	for (i = n = 0; i < out->count; i++) {
+		if (n && strcmp(out->strings[n - 1], out->strings[i]) == 0)
+			free(out->strings[i]);
+		else
+			out->strings[n++] = out->strings[i];
+	}
+	out->count = n;
 out:
 	git_diff_free(diff);
 	git_index_free(idx);
