@@ -24,7 +24,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 AT=$(realpath "$1")
 rounds=${2:-30}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# The tasks discarded first: their worktrees live in agenttask's state, not in $work.
+trap 'for n in 200 1000; do [ ! -d "$work/r$n" ] || "$AT" -C "$work/r$n" discard t -q >/dev/null 2>&1; done; rm -rf "$work"' EXIT
 
 make_repo() {
 	local r=$1 dirs=$2
