@@ -136,10 +136,23 @@ static int build_and_write(int fd, const char *lock, const struct at_index *idx,
 	return rc;
 }
 
+int at_index_update_to(const char *path, int fd, const char *name,
+		       const struct at_index_change *changes, size_t n, struct at_error *err)
+{
+	struct at_index idx = AT_INDEX_INIT;
+	int rc = at_index_read(path, &idx, err);
+
+	if (rc == 0 && !acceptable(&idx, changes, n))
+		rc = AT_INDEX_DECLINED;
+	if (rc == 0)
+		rc = build_and_write(fd, name, &idx, changes, n, err);
+	at_index_free(&idx);
+	return rc;
+}
+
 int at_index_update(const char *path, const struct at_index_change *changes, size_t n,
 		    struct at_error *err)
 {
-	struct at_index idx = AT_INDEX_INIT;
 	char lock[PATH_MAX];
 	int fd, rc;
 
@@ -150,18 +163,13 @@ int at_index_update(const char *path, const struct at_index_change *changes, siz
 		return errno == EEXIST ? at_error_set(err, AT_EBUSY, "'%s' exists: another git "
 						      "process holds the index", lock)
 				       : at_error_sys(err, AT_ESYS, "cannot create '%s'", lock);
-	rc = at_index_read(path, &idx, err);
-	if (rc == 0 && !acceptable(&idx, changes, n))
-		rc = AT_INDEX_DECLINED;
-	if (rc == 0)
-		rc = build_and_write(fd, lock, &idx, changes, n, err);
+	rc = at_index_update_to(path, fd, lock, changes, n, err);
 	if (close(fd) < 0 && rc == 0)
 		rc = at_error_sys(err, AT_ESYS, "cannot write '%s'", lock);
 	if (rc == 0 && rename(lock, path) < 0)
 		rc = at_error_sys(err, AT_ESYS, "cannot rename '%s'", lock);
 	if (rc != 0)
 		unlink(lock);
-	at_index_free(&idx);
 	return rc;
 }
 

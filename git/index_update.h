@@ -1,6 +1,7 @@
 /*
  * index_update.h - a worktree's index brought to a new tree path by path,
- * the fast way, for the import of a task's commits (git/import.c).
+ * the fast way, for the import of a task's commits (git/import.c) and a
+ * rewind (git/checkpoint.c, through git/apply_paths.h).
  *
  * libgit2 reads the whole index into its structures, checks and computes
  * its collision-detecting SHA-1 over it, and writes it all again: 20 to 40
@@ -47,6 +48,15 @@ int at_index_update(const char *path, const struct at_index_change *changes, siz
 		    struct at_error *err);
 
 /*
+ * The same, but the new index written to fd (named name in messages), not
+ * taken through path.lock: for a caller that puts it in place itself
+ * (git/apply_paths.c, whose kill-safe protocol takes the lock). The index
+ * is read without the lock held: the caller keeps other writers out.
+ */
+int at_index_update_to(const char *path, int fd, const char *name,
+		       const struct at_index_change *changes, size_t n, struct at_error *err);
+
+/*
  * A checkout copied from another (a layered task made full: app/fullform.c)
  * keeps the index of the source, whose stat data no longer matches a file:
  * git would read every file again. For each entry fresh(path, ctx) vouches
@@ -60,4 +70,5 @@ int at_index_update(const char *path, const struct at_index_change *changes, siz
  */
 int at_index_restat(const char *path, int dir, bool (*fresh)(const char *path, void *ctx),
 		    void *ctx, struct at_error *err);
+
 #endif

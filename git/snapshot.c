@@ -205,7 +205,7 @@ static int snap_init(struct at_snap *s, const struct at_repo *r, git_repository 
 }
 
 int at_git_snapshot_tree(const struct at_repo *r, git_repository *wt, const struct at_task *t,
-			 git_oid *tree, struct at_error *err)
+			 git_oid *tree, git_oid *index, struct at_error *err)
 {
 	char cache[PATH_MAX];
 	struct at_snap s;
@@ -213,7 +213,9 @@ int at_git_snapshot_tree(const struct at_repo *r, git_repository *wt, const stru
 
 	if ((rc = snap_init(&s, r, wt, t, cache, sizeof(cache), err)) < 0)
 		return rc;
-	rc = at_git_snapshot_fast(&s, tree, err);
+	if (index)
+		memset(index, 0, sizeof(*index));   /* the general path does not say */
+	rc = at_git_snapshot_fast(&s, tree, index, err);
 	return rc == AT_SNAPSHOT_DECLINED ? snapshot(&s, NULL, tree, err) : rc;
 }
 
@@ -351,29 +353,31 @@ static int layered_tree(struct at_worktree *w, git_oid *tree, struct at_change_s
 
 /* The tree of the worktree's files, whatever its form. */
 static int worktree_tree(struct at_repo *r, struct at_worktree *w, git_oid *tree,
-			 struct at_error *err)
+			 git_oid *index, struct at_error *err)
 {
 	if (at_task_is_layered(&w->task))
 		return layered_tree(w, tree, NULL, err);
-	return at_git_snapshot_tree(r, w->repo, &w->task, tree, err);
+	return at_git_snapshot_tree(r, w->repo, &w->task, tree, index, err);
 }
 
 int at_task_state(struct at_repo *r, const struct at_task *t, struct at_worktree *w,
 		  struct at_task_state *out, struct at_error *err)
 {
 	struct at_task_state st;
-	git_oid tip, tree;
+	git_oid tip, tree, index;
 	int rc;
 
 	memset(&st, 0, sizeof(st));
+	memset(&index, 0, sizeof(index));
 	if ((rc = check_no_diff(w, err)) < 0)
 		return rc;
 	if (!w)
 		rc = tip_only(r, t, &st, err);
 	else if ((rc = head_commit(w->repo, t, &tip, err)) == 0 &&
-		 (rc = worktree_tree(r, w, &tree, err)) == 0) {
+		 (rc = worktree_tree(r, w, &tree, &index, err)) == 0) {
 		at_oid_from_git(&st.tip, &tip);
 		at_oid_from_git(&st.tree, &tree);
+		at_oid_from_git(&st.index, &index);
 		st.worktree = true;
 	}
 	if (rc == 0)

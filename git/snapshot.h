@@ -41,6 +41,9 @@ bool at_worktree_present(const struct at_task *t);
 struct at_task_state {
 	struct at_oid tip;     /* the task branch's tip when the state was taken */
 	struct at_oid tree;    /* the tree of the full state */
+	struct at_oid index;   /* the tree of the worktree's index then (what is staged on
+				  tip's tree); zero: not known (a layered task, the general
+				  path of the scan) */
 	bool worktree;         /* the worktree was read; false: it is missing, tree is tip's */
 };
 

@@ -539,7 +539,7 @@ static int worktree_dirty(struct at_repo *r, const struct at_task *t, bool *dirt
 		return layered_dirty(r, t, dirty, err);
 	if ((rc = at_git_open_task_repo(&wt, t, err)) < 0)
 		return rc;
-	if ((rc = at_git_snapshot_tree(r, wt, t, &tree, &e)) == AT_EUNSAFE) {
+	if ((rc = at_git_snapshot_tree(r, wt, t, &tree, NULL, &e)) == AT_EUNSAFE) {
 		*dirty = true;
 		rc = 0;
 	} else if (rc < 0) {

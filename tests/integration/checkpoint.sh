@@ -333,6 +333,159 @@ test_rewind_never_writes_through_a_link_the_run_planted() {
 	assert_empty "nothing written outside" ls -A outside
 }
 
+test_rewind_smudges_with_the_base_attributes_never_the_tasks() {
+	# What: a run commits a .gitattributes of its own (`* ident`, and a
+	# filter driver the host's config names) over a file holding "$Id$",
+	# then the person rewinds: while the files are written, the task's
+	# index still holds the agent's .gitattributes. Must: the file comes
+	# back byte for byte ("$Id$" unexpanded, no driver run): the filters'
+	# attributes are the base commit's alone.
+	task
+	printf 'id: $Id$\n' >"$WT/id.txt"
+	git -C repo config filter.evil.smudge "touch '$PWD/smudged'; cat"
+	local before
+	expect_rc 0 "run 1" -C repo run t1 -- true
+	before=$(host_view)
+	expect_rc 0 "run 2: attributes of its own" -C repo run t1 -- sh -c '
+		printf "* ident filter=evil\n" > .gitattributes
+		echo changed > id.txt
+		git add .gitattributes && git commit -qm attrs'
+	ok "rewind to 2" -C repo rewind t1 2
+	assert_eq "$(cat "$WT/id.txt")" 'id: $Id$' "not expanded"
+	assert_no_file smudged "no driver of the task's ran"
+	assert_eq "$(host_view)" "$before" "the state before the run"
+}
+
+# only_the_index_differs [FILEMODE]: the body of the two tests below.
+only_the_index_differs() {
+	task
+	[ -z "${1:-}" ] || git -C repo config core.filemode "$1"
+	local before inside_before
+	expect_rc 0 "run 1" -C repo run t1 -- true
+	before=$(host_view)
+	inside_before=$(inside_view)
+	echo staged >>"$WT/README"
+	git -C "$WT" add README
+	git -C "$WT" show HEAD:README >"$WT/README"
+	[ "$(host_view)" != "$before" ] || fail "the index did not change"
+	ok "rewind to 1" -C repo rewind t1 1
+	assert_eq "$(host_view)" "$before" "the index is HEAD's again"
+	assert_eq "$(inside_view)" "$inside_before" "git inside agrees"
+}
+
+test_rewind_where_only_the_index_differs_brings_the_index_back() {
+	# What: after a checkpoint the person stages a change and puts the file
+	# back as it was: the worktree's files are the checkpoint's, only the
+	# index differs. Must: rewind to it unstages the change (the index is
+	# HEAD's tree again), as git status on the host and inside say.
+	only_the_index_differs
+}
+
+test_rewind_where_only_the_index_differs_without_filemode_too() {
+	# What: the same with core.filemode false, where the scan takes its
+	# general path (git/snapshot.c), which does not give the index's tree.
+	# Must: the same: the rewind reads the index itself and unstages it.
+	only_the_index_differs false
+}
+
+# type_changes [FILEMODE]: the body of the two tests below.
+type_changes() {
+	task
+	[ -z "${1:-}" ] || git -C repo config core.filemode "$1"
+	mkdir "$WT/d" && echo in-d >"$WT/d/x"
+	echo f >"$WT/f" && echo dx >"$WT/d-x" && echo dt >"$WT/d.txt"
+	git -C "$WT" add -A && git -C "$WT" commit -qm "types"
+	local before after saved
+	expect_rc 0 "run 1" -C repo run t1 -- true
+	before=$(host_view)
+	expect_rc 0 "run 2: the types turned" -C repo run t1 -- sh -c '
+		rm -r d && echo now-a-file > d
+		rm f && mkdir f && echo in-f > f/y
+		git add -A && git commit -qm turned'
+	after=$(host_view)
+	[ "$before" != "$after" ] || fail "the run changed nothing"
+	ok "rewind to 2" -C repo rewind t1 2 --json
+	saved=$(json_get "$out" 'j["saved"]')
+	assert_eq "$(host_view)" "$before" "the state before the run"
+	ok "undo" -C repo rewind t1 "$saved"
+	assert_eq "$(host_view)" "$after" "the state after it"
+	assert_fsck repo
+}
+
+test_rewind_across_committed_type_changes_and_back() {
+	# What: a run turns a directory into a file and a file into a directory,
+	# beside names that sort between them ("d", "d-x", "d.txt", "d/x"), and
+	# commits it: the index changes entry by entry across the type change.
+	# Must: rewind brings files, index and HEAD back byte for byte; undone,
+	# the state after the run, byte for byte too.
+	type_changes
+}
+
+test_rewind_across_type_changes_without_filemode_too() {
+	# What: the same with core.filemode false: the index is read and
+	# compared by libgit2 (a type change is a deletion and an addition of
+	# one path there). Must: the same.
+	type_changes false
+}
+
+# set_stat_like INDEX PATH FILE: the index entry of PATH takes FILE's stat
+# data (its id unchanged), the index's checksum made again: an index that
+# does not see what changed in FILE by its stat data.
+set_stat_like() {
+	python3 - "$1" "$2" "$3" <<-'PY'
+	import hashlib, os, struct, sys
+	index, path, f = sys.argv[1], sys.argv[2].encode(), sys.argv[3]
+	b = bytearray(open(index, "rb").read())
+	n = struct.unpack(">I", b[8:12])[0]
+	st, off = os.lstat(f), 12
+	for _ in range(n):
+	    flags = struct.unpack(">H", b[off + 60:off + 62])[0]
+	    fixed = 64 if flags & 0x4000 else 62
+	    end = b.index(b"\0", off + fixed)
+	    if bytes(b[off + fixed:end]) == path:
+	        struct.pack_into(">10I", b, off, int(st.st_ctime), st.st_ctime_ns % 10**9,
+	                         int(st.st_mtime), st.st_mtime_ns % 10**9, st.st_dev & 0xffffffff,
+	                         st.st_ino & 0xffffffff, struct.unpack(">I", b[off + 24:off + 28])[0],
+	                         st.st_uid, st.st_gid, st.st_size)
+	    off += (fixed + (end - off - fixed) + 8) & ~7
+	b[-20:] = hashlib.sha1(b[:-20]).digest()
+	open(index, "wb").write(b)
+	PY
+}
+
+test_rewind_keeps_a_racily_clean_change_it_does_not_write() {
+	# What: a file changed behind the index's back, the index's stat data of
+	# it those of the changed file, written in the same instant as the index
+	# (the racy case: same size, same mtime as the index); the rewind writes
+	# other paths and the index. Must: the scan that keeps the replaced state
+	# hashes that file (it is not taken as clean), and the index the rewind
+	# writes still has git look at it: git status shows it modified, as
+	# before the rewind, and its bytes stay.
+	task
+	echo more >>"$WT/README"
+	expect_rc 0 "run 1: a commit inside" -C repo run t1 -- sh -c \
+		'echo c > c.txt && git add c.txt && git commit -qm c'
+	local index
+	index=$(git -C "$WT" rev-parse --path-format=absolute --git-path index)
+	# A minute old, so that whatever writes the index next is later by the
+	# clock git reads (whole seconds), not by chance in the same second.
+	touch -d '-1 minute' "$WT/README"
+	set_stat_like "$index" README "$WT/README"
+	touch -r "$WT/README" "$index"   # the same mtime: racily clean
+	local bytes
+	bytes=$(sha256sum <"$WT/README")
+	ok "rewind to 1" -C repo rewind t1 1 --json
+	assert_no_file "$WT/c.txt" "the run's commit rewound"
+	assert_eq "$(sha256sum <"$WT/README")" "$bytes" "the change kept"
+	assert_eq "$(git -C "$WT" status --porcelain=v1)" " M README" "git sees it modified"
+	local saved
+	saved=$(json_get "$out" 'j["saved"]')
+	assert_eq "$(git -C repo show "refs/agenttask/checkpoints/t1/$saved:README" | sha256sum)" "$bytes" \
+		"the state kept has the change"
+	assert_eq "$(git -C repo show "refs/agenttask/checkpoints/t1/1:README" | sha256sum)" "$bytes" \
+		"checkpoint 1 had it too"
+}
+
 # The steps of a rewind a kill may stop at (app/rewind.c).
 STEPS="rewind:saved rewind:record apply:removed apply:written rewind:index rewind:view"
 
