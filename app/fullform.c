@@ -160,10 +160,3 @@ int at_app_path(const struct at_app *app, const char *name, struct at_task *out,
 	at_app_unlock(&l);
 	return rc;
 }
-
-int at_app_full_first(const struct at_app *app, const char *name, struct at_error *err)
-{
-	struct at_task t;
-
-	return at_app_path(app, name, &t, err);
-}

@@ -238,7 +238,7 @@ test_drop_and_restore() {
 
 # What: a drop's file changes in the task after the drop, then restore; and
 # a drop whose pathspec matches nothing. Must: each refused with one line
-# naming the file or the pathspec, nothing written.
+# naming the file or the pathspec, nothing written (a layered task left layered).
 test_drop_bad_input_and_a_changed_file() {
 	three_files
 	local state
@@ -247,6 +247,7 @@ test_drop_bad_input_and_a_changed_file() {
 	assert_eq "$errout" "agenttask: pathspec 'nothing.txt' matches no change of task 't'" "one line"
 	expect_rc 2 "no pathspec" -C repo drop t
 	assert_eq "$(state_tree t)" "$state" "nothing changed"
+	! layered_form || assert_no_file "$(wt_home repo)/t" "a layered task left layered"
 	assert_empty "nothing in the trash" git -C repo for-each-ref refs/agenttask/trash
 	ok "drop -- c" -C repo drop t -- c
 	agent_sh t 'printf "the agent again\n" >c'
