@@ -141,6 +141,20 @@ static int make_full(struct at_repo *r, const struct at_task *t, struct at_error
 	return at_app_fullform_finish(r, t, err);
 }
 
+int at_app_full_locked(struct at_repo *r, struct at_task *t, struct at_error *err)
+{
+	int rc;
+
+	if (t->form != AT_FORM_LAYERED)
+		return 0;
+	rc = at_task_is_layered(t) ? make_full(r, t, err) : at_app_fullform_finish(r, t, err);
+	if (rc == 0) {
+		t->form = AT_FORM_FULL;
+		t->base_tree[0] = '\0';
+	}
+	return rc;
+}
+
 int at_app_path(const struct at_app *app, const char *name, struct at_task *out,
 		struct at_error *err)
 {
@@ -160,22 +174,11 @@ int at_app_path(const struct at_app *app, const char *name, struct at_task *out,
 	rc = at_app_lock(app, &l, resolved, &t, err);
 	if (rc == 0 && t.form == AT_FORM_LAYERED &&
 	    (rc = at_runs_stop(at_repo_paths(l.r), t.name, false, &guard, err)) == 0) {
-		rc = at_task_is_layered(&t) ? make_full(l.r, &t, err)
-					    : at_app_fullform_finish(l.r, &t, err);
+		rc = at_app_full_locked(l.r, &t, err);
 		at_runs_release(&guard, false);
 	}
-	if (rc == 0) {
-		t.form = AT_FORM_FULL;
-		t.base_tree[0] = '\0';
+	if (rc == 0)
 		*out = t;
-	}
 	at_app_unlock(&l);
 	return rc;
-}
-
-int at_app_full_first(const struct at_app *app, const char *name, struct at_error *err)
-{
-	struct at_task t;
-
-	return at_app_path(app, name, &t, err);
 }

@@ -182,6 +182,7 @@ static int make_task(struct at_repo *r, struct at_task *t, bool ready,
 	/* A new task (not a restored one) gets the main worktree's listed ignored files. */
 	if (rc == 0 && ready)
 		rc = at_worktree_include(r, t->form == AT_FORM_LAYERED ? layer.upper : t->path,
+					 t->form == AT_FORM_LAYERED ? layer.lower : NULL,
 					 progress, included ? included : &none, err);
 	if (rc == 0 && ready) {
 		at_test_kill_point("new:ready");

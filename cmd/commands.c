@@ -273,7 +273,8 @@ const struct at_command at_commands[] = {
 	  cmd_fork_opts, 15, "task" },
 	{ "du", cmd_du, "agenttask du [NAME] [--json]",
 	  "show the disk each task takes",
-	  "\nEach task's worktree, HOME, caches and git view, counted as du(1) counts\n"
+	  "\nEach task's worktree (a layered task's: its own layer, not the base it\n"
+	  "shares), HOME, caches and git view, counted as du(1) counts\n"
 	  "them: the blocks allocated, a file with several links once (where it is first\n"
 	  "met), no symbolic link followed, no other mount entered; then the total, and\n"
 	  "the task's entries in the trash (their objects share the repository's store:\n"

@@ -479,6 +479,14 @@ static int usage_entry(struct usage *u, int dfd, const char *name, int depth)
 	if (depth + 1 > AT_USAGE_DEPTH)
 		return usage_refuse(u, "too deep");
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/*
+	 * du counts a directory it cannot list by its own blocks, as du(1) does:
+	 * the kernel makes overlayfs's work dirs 000 in a user namespace, and a
+	 * task that has run has them (its git view's, its layer's). A limit
+	 * (at_tree_usage) refuses it instead.
+	 */
+	if (fd < 0 && errno == EACCES && u->du)
+		errno = ENOENT;
 	if (fd < 0 && errno != ENOENT)
 		return usage_refuse(u, strerror(errno));
 	rc = fd < 0 ? 0 : usage_dir(u, fd, depth + 1);

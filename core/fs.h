@@ -50,7 +50,9 @@ int at_tree_usage(const char *path, uint64_t *bytes, struct at_error *err);
  * every entry, a file with several links counted once, where it is first
  * met (in any tree measured through the same struct at_du, as `du -s A B`
  * does), no link followed, no FIFO or device opened, no other mount entered
- * (du -x). Walked as at_tree_usage walks, with its limits and refusals.
+ * (du -x). Walked as at_tree_usage walks, with its limits and refusals, but
+ * for a directory it cannot list: counted by its own blocks, not entered,
+ * as du(1) counts it (overlayfs's work dirs, 000 in a user namespace).
  * at_du_release frees the inodes remembered.
  */
 struct at_du_inode;

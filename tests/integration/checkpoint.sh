@@ -16,6 +16,9 @@ task() {
 	make_repo repo
 	ok "new t1" -C repo new t1
 	WT=$out
+	# Where its files are on the host: a layered task's upper, until it is made full.
+	FILES=$WT
+	! layered_form || FILES=$(git -C repo rev-parse --path-format=absolute --git-common-dir)/agenttask/layers/t1/upper
 }
 
 # manifest DIR: every path but .git with its type, mode and content (a
@@ -40,8 +43,10 @@ manifest() {
 	)
 }
 
-# The host's view of the task: its branch, files, index and status.
+# The host's view of the task: its branch, files, index and status (a
+# layered task made full first, as the person's `path` makes it).
 host_view() {
+	! layered_form || "$AT" -C repo path t1 >/dev/null || fail "path t1"
 	manifest "$WT"
 	git -C "$WT" rev-parse HEAD
 	git -C "$WT" status --porcelain=v1 --untracked-files=all
@@ -69,45 +74,42 @@ busy_run() {
 		git add created.txt && git commit -qm "inside"'
 }
 
-# Before the busy run: an untracked file, a script, a file, a directory.
+# Before the busy run, made by run 1: an untracked file, a script, a file, a directory.
 seed() {
-	echo untracked >"$WT/untracked.txt"
-	printf '#!/bin/sh\n' >"$WT/tool.sh"
-	echo plain >"$WT/link.txt"
-	mkdir "$WT/dir" && echo inner >"$WT/dir/inner.txt"
-	git -C "$WT" add tool.sh link.txt dir
-	git -C "$WT" commit -qm "seed"
-	echo staged-not >"$WT/uncommitted.txt"
+	agent_sh t1 'echo untracked >untracked.txt && printf "#!/bin/sh\n" >tool.sh &&
+		echo plain >link.txt && mkdir dir && echo inner >dir/inner.txt &&
+		git add tool.sh link.txt dir && git commit -qm seed && echo staged-not >uncommitted.txt'
 }
 
 test_diff_run_shows_exactly_what_the_run_changed() {
 	# What: a run edits, creates, deletes, renames, chmods, turns a file into a
-	# link and a directory into a file, and commits. Must: diff --run 1 shows
-	# exactly those paths; log and log --json give them under run 1.
+	# link and a directory into a file, and commits. Must: diff --run 2 (run
+	# 1 the seed's) shows exactly those paths; log and log --json give them
+	# under run 2.
 	task
 	seed
 	busy_run
-	ok "diff --run 1 --name-only" -C repo diff t1 --run 1 --name-only
+	ok "diff --run 2 --name-only" -C repo diff t1 --run 2 --name-only
 	# (the rename shown by its new name, as git diff --name-only shows it)
 	assert_eq "$out" "$(printf '%s\n' README created.txt dir dir/inner.txt link.txt renamed.txt src/main.c tool.sh | LC_ALL=C sort)" \
-		"the paths run 1 changed"
-	ok "diff --run 1 --json" -C repo diff t1 --run 1 --json
+		"the paths run 2 changed"
+	ok "diff --run 2 --json" -C repo diff t1 --run 2 --json
 	assert_eq "$(python3 -c 'import json,sys; f={x["path"]:x for x in json.load(sys.stdin)["files"]}; print(f["tool.sh"]["new_mode"], f["link.txt"]["new_mode"], f["dir"]["status"], f["src/main.c"]["status"])' <<<"$out")" \
 		"100755 120000 added deleted" "modes, link, deletion"
 	ok "log" -C repo log t1
-	assert_contains "$out" "run 1: 8 files changed" "log counts run 1's files"
+	assert_contains "$out" "run 2: 8 files changed" "log counts run 2's files"
 	ok "log --json" -C repo log t1 --json
-	assert_eq "$(python3 -c 'import json,sys; r=[e for e in json.load(sys.stdin) if e["event"]=="run"]; print(r[0]["number"], len(r[0]["files"]))' <<<"$out")" \
-		"1 8" "log --json: run 1 and its files"
-	# A second run changes one file: --run 2 is that alone, --since 1 both.
-	expect_rc 0 "run 2" -C repo run t1 -- sh -c 'echo two > second.txt'
-	ok "diff --run 2" -C repo diff t1 --run 2 --name-only
-	assert_eq "$out" "second.txt" "run 2 alone"
-	ok "diff --run 1 after run 2" -C repo diff t1 --run 1 --name-only
-	assert_not_contains "$out" "second.txt" "run 1 ends where run 2 began"
-	ok "diff --since 1" -C repo diff t1 --since 1 --name-only
-	assert_contains "$out" "second.txt" "since 1: run 2's file"
-	assert_contains "$out" "created.txt" "since 1: run 1's files"
+	assert_eq "$(python3 -c 'import json,sys; r=[e for e in json.load(sys.stdin) if e["event"]=="run"]; print(r[1]["number"], len(r[1]["files"]))' <<<"$out")" \
+		"2 8" "log --json: run 2 and its files"
+	# A third run changes one file: --run 3 is that alone, --since 2 both.
+	expect_rc 0 "run 3" -C repo run t1 -- sh -c 'echo two > second.txt'
+	ok "diff --run 3" -C repo diff t1 --run 3 --name-only
+	assert_eq "$out" "second.txt" "run 3 alone"
+	ok "diff --run 2 after run 3" -C repo diff t1 --run 2 --name-only
+	assert_not_contains "$out" "second.txt" "run 2 ends where run 3 began"
+	ok "diff --since 2" -C repo diff t1 --since 2 --name-only
+	assert_contains "$out" "second.txt" "since 2: run 3's file"
+	assert_contains "$out" "created.txt" "since 2: run 2's files"
 }
 
 test_rewind_brings_back_the_state_byte_for_byte_and_is_undone() {
@@ -122,7 +124,7 @@ test_rewind_brings_back_the_state_byte_for_byte_and_is_undone() {
 	busy_run
 	after=$(host_view)
 	[ "$before" != "$after" ] || fail "the run changed nothing"
-	ok "rewind to before run 2" -C repo rewind t1 2 --json
+	ok "rewind to before run 3" -C repo rewind t1 3 --json
 	local saved
 	saved=$(json_get "$out" 'j["saved"]')
 	assert_eq "$(host_view)" "$before" "the host's view is the one before the run"
@@ -229,8 +231,7 @@ test_head_inside_naming_a_host_ref_imports_nothing_of_it() {
 	# (nothing there: no ref of the host's is read for the agent), and the
 	# task's branch does not move to the checkpoint's commit.
 	task
-	echo untracked >"$WT/untracked.txt"
-	expect_rc 0 "run 1" -C repo run t1 -- true
+	expect_rc 0 "run 1" -C repo run t1 -- sh -c 'echo untracked >untracked.txt'
 	local tip ck
 	tip=$(git -C repo rev-parse agenttask/t1)
 	ck=$(git -C repo rev-parse refs/agenttask/checkpoints/t1/1)
@@ -253,11 +254,14 @@ test_a_run_with_read_only_git_sees_no_host_refs_either() {
 	expect_rc 0 "run 2" -C repo run t1 -- true
 	assert_contains "$(cat repo/.git/packed-refs)" "refs/agenttask/checkpoints/t1/1" "packed on the host"
 	assert_contains "$(ls repo/.git/refs/agenttask/checkpoints/t1)" "2" "loose on the host"
-	"$AT" -C repo run t1 -- sh -c 'touch started; while [ ! -e go ]; do sleep 0.05; done; rm go' >/dev/null 2>&1 &
+	# (signalled through its HOME, a directory the host and the run share on either form)
+	local home
+	home=$(git -C repo rev-parse --path-format=absolute --git-common-dir)/agenttask/homes/t1
+	"$AT" -C repo run t1 -- sh -c 'touch "$HOME/started"; while [ ! -e "$HOME/go" ]; do sleep 0.05; done; rm "$HOME/go"' >/dev/null 2>&1 &
 	local pid=$!
-	wait_until 30 test -e "$WT/started" || fail "the first run did not start"
+	wait_until 30 test -e "$home/started" || fail "the first run did not start"
 	at -C repo run t1 -- sh -c 'git for-each-ref; git show-ref; ls -A "$(git rev-parse --git-common-dir)/refs/agenttask"'
-	touch "$WT/go"
+	touch "$home/go"
 	wait $pid
 	assert_contains "$errout" "another run of 't1' has its git" "read-only git"
 	assert_eq "$rc" 0 "the second run ran: $errout"
@@ -273,12 +277,17 @@ test_rewind_is_refused_during_a_live_run_and_force_stops_it() {
 	expect_rc 0 "run 1" -C repo run t1 -- sh -c 'echo one > one.txt'
 	"$AT" -C repo run t1 -- sh -c 'echo live > live.txt; while :; do sleep 1; done' >/dev/null 2>&1 &
 	local pid=$!
-	wait_until 30 test -f "$WT/live.txt" || fail "the live run did not start"
+	wait_until 30 test -f "$FILES/live.txt" || fail "the live run did not start"
 	local before
-	before=$(host_view)
+	# (a layered task cannot be made full while it runs: its files and branch)
+	if layered_form; then before=$(manifest "$FILES"; git -C repo rev-parse agenttask/t1); else before=$(host_view); fi
 	expect_rc 1 "rewind during the run" -C repo rewind t1 1
 	assert_contains "$errout" "running command" "says a command runs"
-	assert_eq "$(host_view)" "$before" "nothing changed"
+	if layered_form; then
+		assert_eq "$(manifest "$FILES"; git -C repo rev-parse agenttask/t1)" "$before" "nothing changed"
+	else
+		assert_eq "$(host_view)" "$before" "nothing changed"
+	fi
 	ok "rewind --force" -C repo rewind t1 1 --force
 	wait "$pid" || true
 	assert_no_file "$WT/one.txt" "back to before run 1"
@@ -294,12 +303,13 @@ test_checkpoint_of_a_hostile_tree_neither_hangs_nor_follows() {
 	task
 	echo secret >outside.txt
 	expect_rc 0 "run 1" -C repo run t1 -- true
-	# What a run leaves (made here: a run's file-size limit stops a 2 GB file).
-	ln -s "$PWD/outside.txt" "$WT/out-link"
-	mkfifo "$WT/fifo"
-	truncate -s 2G "$WT/sparse"
+	# What a run leaves (made here, where its files are: a run's file-size
+	# limit stops a 2 GB file).
+	ln -s "$PWD/outside.txt" "$FILES/out-link"
+	mkfifo "$FILES/fifo"
+	truncate -s 2G "$FILES/sparse"
 	local before
-	before=$(manifest "$WT")
+	before=$(manifest "$FILES")
 	expect_rc 0 "the next run" -C repo run t1 -- true
 	assert_contains "$errout" "no checkpoint" "warned"
 	case "$errout" in
@@ -308,8 +318,8 @@ test_checkpoint_of_a_hostile_tree_neither_hangs_nor_follows() {
 	esac
 	expect_rc 1 "rewind over it" -C repo rewind t1 1
 	assert_contains "$errout" "nothing rewound" "refused whole"
-	assert_eq "$(manifest "$WT")" "$before" "nothing changed"
-	rm "$WT/fifo" "$WT/sparse"
+	assert_eq "$(manifest "$FILES")" "$before" "nothing changed"
+	rm "$FILES/fifo" "$FILES/sparse"
 	expect_rc 0 "the link alone" -C repo run t1 -- true
 	local n
 	n=$(git -C repo for-each-ref --format='%(refname)' refs/agenttask/checkpoints/t1 | wc -l)
@@ -324,10 +334,10 @@ test_rewind_never_writes_through_a_link_the_run_planted() {
 	# files go back into the worktree's own directory; nothing is written
 	# through the link (the outside directory stays empty).
 	task
-	mkdir "$WT/sub" && echo inner >"$WT/sub/file.txt"
+	agent_sh t1 'mkdir sub && echo inner >sub/file.txt'
 	mkdir outside
-	expect_rc 0 "run 1" -C repo run t1 -- sh -c "rm -r sub && ln -s '$PWD/outside' sub"
-	ok "rewind" -C repo rewind t1 1
+	expect_rc 0 "run 2" -C repo run t1 -- sh -c "rm -r sub && ln -s '$PWD/outside' sub"
+	ok "rewind" -C repo rewind t1 2
 	[ -d "$WT/sub" ] && [ ! -L "$WT/sub" ] || fail "sub is a directory again"
 	assert_eq "$(cat "$WT/sub/file.txt")" inner "its file back"
 	assert_empty "nothing written outside" ls -A outside
@@ -501,7 +511,8 @@ test_rewind_killed_at_each_step_leaves_old_new_or_what_gc_completes() {
 	after=$(host_view)
 	for step in $STEPS; do
 		rc=0
-		AGENTTASK_TEST_KILL_AT=$step "$AT" -C repo rewind t1 1 >/dev/null 2>&1 || rc=$?
+		# (run 1 the seed's, run 2 the busy one)
+		AGENTTASK_TEST_KILL_AT=$step "$AT" -C repo rewind t1 2 >/dev/null 2>&1 || rc=$?
 		assert_eq "$rc" 137 "rewind killed at $step"
 		local now
 		now=$(host_view)
