@@ -21,6 +21,13 @@ task() {
 	! layered_form || FILES=$(git -C repo rev-parse --path-format=absolute --git-common-dir)/agenttask/layers/t1/upper
 }
 
+# The person's edits on the host before the runs (a rewind's subject is the
+# checkout on the host, which a rewind of a layered task makes full anyway):
+# a layered task made full first, as `path` does for the person.
+persons_checkout() {
+	! layered_form || ok "path t1" -C repo path t1
+}
+
 # manifest DIR: every path but .git with its type, mode and content (a
 # link's target, a file's hash): what "byte for byte" compares. Directories
 # are not listed: git records none, and an empty one is no state.
@@ -351,6 +358,7 @@ test_rewind_smudges_with_the_base_attributes_never_the_tasks() {
 	# back byte for byte ("$Id$" unexpanded, no driver run): the filters'
 	# attributes are the base commit's alone.
 	task
+	persons_checkout
 	printf 'id: $Id$\n' >"$WT/id.txt"
 	git -C repo config filter.evil.smudge "touch '$PWD/smudged'; cat"
 	local before
@@ -401,6 +409,7 @@ test_rewind_where_only_the_index_differs_without_filemode_too() {
 # type_changes [FILEMODE]: the body of the two tests below.
 type_changes() {
 	task
+	persons_checkout
 	[ -z "${1:-}" ] || git -C repo config core.filemode "$1"
 	mkdir "$WT/d" && echo in-d >"$WT/d/x"
 	echo f >"$WT/f" && echo dx >"$WT/d-x" && echo dt >"$WT/d.txt"
@@ -472,6 +481,7 @@ test_rewind_keeps_a_racily_clean_change_it_does_not_write() {
 	# writes still has git look at it: git status shows it modified, as
 	# before the rewind, and its bytes stay.
 	task
+	persons_checkout
 	echo more >>"$WT/README"
 	expect_rc 0 "run 1: a commit inside" -C repo run t1 -- sh -c \
 		'echo c > c.txt && git add c.txt && git commit -qm c'
@@ -553,10 +563,10 @@ orphan_kept() {
 }
 
 test_discard_then_restore_keeps_log_diff_and_rewind() {
-	# What: a task with two runs (the busy one, then another) is discarded,
-	# then restored. Must: the trash entry says it keeps 2 checkpoints, the
+	# What: a task with three runs (the seed, the busy one, then another) is discarded,
+	# then restored. Must: the trash entry says it keeps 3 checkpoints, the
 	# task's own refs are gone meanwhile; restored, the same checkpoint
-	# commits are back, log and diff --run say what they said, and rewind 1
+	# commits are back, log and diff --run say what they said, and rewind 2
 	# brings back byte for byte the state before the busy run (host and
 	# inside agree); no kept ref is left once the entry is gone.
 	task
@@ -564,27 +574,27 @@ test_discard_then_restore_keeps_log_diff_and_rewind() {
 	local before ids log1 diff1
 	before=$(host_view)
 	busy_run
-	expect_rc 0 "run 2" -C repo run t1 -- sh -c 'echo two > second.txt'
+	expect_rc 0 "run 3" -C repo run t1 -- sh -c 'echo two > second.txt'
 	ids=$(checkpoints_of)
-	assert_eq "$(printf '%s\n' "$ids" | wc -l)" 2 "two checkpoints"
-	ok "diff --run 1" -C repo diff t1 --run 1 --name-only
+	assert_eq "$(printf '%s\n' "$ids" | wc -l)" 3 "three checkpoints"
+	ok "diff --run 2" -C repo diff t1 --run 2 --name-only
 	diff1=$out
 	ok "log" -C repo log t1
-	log1=$(printf '%s\n' "$out" | grep 'run [12]:')
+	log1=$(printf '%s\n' "$out" | grep 'run [123]:')
 	ok "discard" -C repo discard t1
 	assert_empty "the task's own refs gone" git -C repo for-each-ref refs/agenttask/checkpoints
 	ok "trash --json" -C repo trash t1 --json
-	assert_eq "$(json_get "$out" 'j[0]["checkpoints"]')" 2 "the entry keeps two checkpoints"
+	assert_eq "$(json_get "$out" 'j[0]["checkpoints"]')" 3 "the entry keeps three checkpoints"
 	ok "trash" -C repo trash t1
 	assert_contains "$out" "CHECKPOINTS" "the table shows them"
 	ok "restore" -C repo restore t1
 	assert_eq "$(checkpoints_of)" "$ids" "the same checkpoints back"
 	assert_empty "nothing kept once the entry is gone" git -C repo for-each-ref refs/agenttask/trash-kept
-	ok "diff --run 1 restored" -C repo diff t1 --run 1 --name-only
-	assert_eq "$out" "$diff1" "diff --run 1 as before the discard"
+	ok "diff --run 2 restored" -C repo diff t1 --run 2 --name-only
+	assert_eq "$out" "$diff1" "diff --run 2 as before the discard"
 	ok "log restored" -C repo log t1
-	assert_eq "$(printf '%s\n' "$out" | grep 'run [12]:')" "$log1" "log as before the discard"
-	ok "rewind 1" -C repo rewind t1 1
+	assert_eq "$(printf '%s\n' "$out" | grep 'run [123]:')" "$log1" "log as before the discard"
+	ok "rewind 2" -C repo rewind t1 2
 	assert_eq "$(host_view)" "$before" "rewound to before the busy run"
 	assert_fsck repo
 }

@@ -139,7 +139,7 @@ test_comments_survive_a_discard_and_restore() {
 	ok "comment" -C repo comment t1 f.txt:3 "why upper case?"
 	ok "comment 2" -C repo comment t1 "and this"
 	ok "resolve" -C repo comment t1 --resolve 2
-	printf 'zero\none\ntwo\nTHREE\nfour\nfive\n' >"$WT/f.txt"
+	agent_writes 'zero\none\ntwo\nTHREE\nfour\nfive\n'
 	ok "comments before" -C repo comments t1 --json --all
 	local before=$out review
 	review=$(git -C repo rev-parse refs/agenttask/reviews/t1)
