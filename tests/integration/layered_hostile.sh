@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The red team of layered tasks (issue 29): what an agent plants in its
+# layer (the overlay's upper, on the host's file system) for the host to
+# read, copy or honour afterwards. Run by layered_hostile_user.sh as uid
+# 65534 too.
+#
+# Each test is an attack made for real from inside the sandbox; the host's
+# commands that read the upper (status, diff, path, fork) must do what they
+# do for a full task of the same files, and nothing more.
+. "$(dirname "$0")/lib.sh"
+
+require_user_namespaces
+
+# overlayfs in a user namespace (userxattr, Linux 5.11): a layered run needs it.
+require_overlay() {
+	local d
+	d=$(mktemp -d "$_at_root/ovl.XXXXXX")
+	mkdir "$d/l" "$d/u" "$d/w" "$d/m"
+	unshare -Urm sh -c "mount -t overlay -o lowerdir=$d/l,upperdir=$d/u,workdir=$d/w,userxattr \
+		none $d/m" 2>/dev/null || skip "overlayfs cannot be mounted in a user namespace here"
+}
+
+state() {
+	echo "$(git -C repo rev-parse --path-format=absolute --git-common-dir)/agenttask"
+}
+
+# A layered task t1 of ./repo (README, src/main.c); `new --layered` whatever the suite's form.
+layered_task() {
+	require_overlay
+	make_repo repo
+	ok "new --layered" -C repo new --layered "${1:-t1}"
+}
+
+# allocated_kb FILE: the disk space FILE takes, in KiB (not its size).
+allocated_kb() {
+	du -k "$1" | cut -f1
+}
+
+test_path_and_fork_keep_a_sparse_file_sparse() {
+	# What: the agent makes a sparse file (no disk used; 16 TB would do as
+	# well as 256 MB), in its worktree and its HOME, for the host's copy to
+	# write out as zeros: `path` (and so rewind, drop, fork of a layered task)
+	# and fork's copy of the HOME would fill the host's disk.
+	# Must: the copies are as sparse as the originals, byte for byte the same.
+	layered_task
+	agent_sh t1 'truncate -s 64M big && printf tail >>big &&
+		truncate -s 64M "$HOME/big" && printf tail >>"$HOME/big" && du -k big | cut -f1'
+	[ "$out" -lt 1024 ] || skip "this file system stores no sparse file (du says $out KiB)"
+	ok "path" -C repo path t1
+	local wt=$out
+	assert_eq "$(stat -c %s "$wt/big")" $((64 * 1024 * 1024 + 4)) "the file's size"
+	assert_eq "$(tail -c 4 "$wt/big")" "tail" "its last bytes"
+	[ "$(allocated_kb "$wt/big")" -lt 1024 ] ||
+		fail "path wrote the holes out: $(allocated_kb "$wt/big") KiB on disk"
+	ok "fork" -C repo fork t1 t2
+	local home2
+	home2="$(state)/homes/t2/big"
+	assert_eq "$(tail -c 4 "$home2")" "tail" "the forked HOME's file"
+	[ "$(allocated_kb "$home2")" -lt 1024 ] ||
+		fail "fork wrote the HOME's holes out: $(allocated_kb "$home2") KiB on disk"
+}
+
+run_tests
