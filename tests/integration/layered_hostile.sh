@@ -60,4 +60,25 @@ test_path_and_fork_keep_a_sparse_file_sparse() {
 		fail "fork wrote the HOME's holes out: $(allocated_kb "$home2") KiB on disk"
 }
 
+test_a_deep_tree_in_the_upper_is_made_full_as_a_full_task_holds_it() {
+	# What: the agent nests 1,000 directories in its layer (a path of 2,000
+	# bytes, which a full task's worktree, diff and checkpoints hold), so
+	# that `path` refuses the task (it kept a descriptor or more per level,
+	# and stopped at 256): the person can no longer make it full, nor
+	# rewind, drop or fork it, and the message named one component.
+	# Must: path makes it full, with the deep file and a link beside it (as
+	# its text), with as few as 64 descriptors to spend.
+	layered_task
+	agent_sh t1 'i=0; while [ $i -lt 1000 ]; do mkdir d && cd d || exit 1; i=$((i+1)); done;
+		echo deep >f && ln -s /etc up'
+	ok "diff" -C repo diff t1 --name-only
+	assert_eq "$(printf '%s\n' "$out" | wc -l)" 2 "diff names the deep file and the link"
+	(ulimit -n 64 && "$AT" -C repo path t1 >/dev/null) || fail "path of the deep task failed"
+	ok "path" -C repo path t1
+	local deep
+	deep=$(cd "$out" && find . -name f -path './d/*')
+	assert_eq "$(cat "$out/$deep")" "deep" "the deep file"
+	assert_eq "$(readlink "$out/${deep%/f}/up")" "/etc" "the link, as its text"
+}
+
 run_tests
