@@ -81,4 +81,53 @@ test_a_deep_tree_in_the_upper_is_made_full_as_a_full_task_holds_it() {
 	assert_eq "$(readlink "$out/${deep%/f}/up")" "/etc" "the link, as its text"
 }
 
+test_overlay_markers_the_agent_sets_are_never_honoured_by_the_host() {
+	# What: the agent sets overlayfs's own attributes in its merged view,
+	# user.overlay.opaque on src/ (the base's src/main.c would be hidden)
+	# and user.overlay.whiteout on an emptied README (deleted), hoping the
+	# host's reader of the upper takes them for the kernel's markers.
+	# Must: the kernel escapes them (Linux 6.7+: user.overlay.overlay.*) or
+	# refuses them; diff names README as changed, nothing deleted; path
+	# keeps src/main.c and an empty README.
+	layered_task
+	agent_sh t1 'command -v python3 >/dev/null || { echo none; exit 0; }
+		: >README && python3 -c "
+import os
+for path, name, value in ((\"src\", \"user.overlay.opaque\", b\"y\"),
+                          (\"README\", \"user.overlay.whiteout\", b\"\"),
+                          (\"src\", \"user.overlay.redirect\", b\"/d\")):
+    try:
+        os.setxattr(path, name, value)
+    except OSError:
+        pass
+print(\"set\")"'
+	[ "$out" != none ] || skip "no python3 to set extended attributes with"
+	ok "diff" -C repo diff t1 --name-only
+	assert_eq "$out" "README" "the host reads what the overlay shows"
+	ok "diff" -C repo diff t1
+	assert_not_contains "$out" "deleted file" "README is emptied, not deleted"
+	ok "path" -C repo path t1
+	assert_file "$out/src/main.c" "the base's file under the forged opaque directory"
+	assert_eq "$(stat -c %s "$out/README")" 0 "README, emptied, not deleted"
+}
+
+test_no_device_and_no_link_to_the_base_from_the_sandbox() {
+	# What: the agent makes a device node (a disk, /dev/null's 1:3) or a
+	# whiteout of its own with mknod, and a hard link to a base file, which
+	# every layered task of that tree shares, then writes through it.
+	# Must: mknod is refused; the link is to the agent's own copy (the
+	# overlay copies the file up first): the base and another task of the
+	# same base see README unchanged.
+	layered_task
+	ok "second task" -C repo new --layered t2
+	agent_sh t1 'mknod dev c 1 3 2>/dev/null && echo dev; mknod wo c 0 0 2>/dev/null && echo wo;
+		ln README hard && echo changed >>hard && cat README'
+	assert_eq "$out" "$(printf 'hello\nline two\nchanged')" "no node made; the link is the agent's copy"
+	[ -z "$(find "$(state)/layers/t1/upper" \( -type c -o -type b \) -print)" ] ||
+		fail "a device node in the upper"
+	assert_eq "$(cat "$(state)"/bases/*/files/README)" "$(printf 'hello\nline two')" "the base's README"
+	TASK=t2 agent_sh t2 'cat README'
+	assert_eq "$out" "$(printf 'hello\nline two')" "another task's README"
+}
+
 run_tests
