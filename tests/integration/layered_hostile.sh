@@ -130,4 +130,28 @@ test_no_device_and_no_link_to_the_base_from_the_sandbox() {
 	assert_eq "$out" "$(printf 'hello\nline two')" "another task's README"
 }
 
+test_path_is_refused_while_a_run_writes_the_upper() {
+	# What: the agent keeps a run alive, writing into its upper, while the
+	# person asks for `path`: the copy would be made from a changing upper
+	# (what the run writes after it lost, or a name swapped mid-copy), and
+	# the upper removed under the live overlay.
+	# Must: path refuses (exit 1, one line naming the running command), the
+	# task stays layered; once the run has ended, path makes it full with
+	# what the run wrote.
+	layered_task
+	local upper pid
+	upper="$(state)/layers/t1/upper"
+	"$AT" -C repo run t1 -- sh -c 'echo started >started; while :; do date >>clock; sleep 0.1; done' \
+		>/dev/null 2>&1 &
+	pid=$!
+	wait_until 60 test -s "$upper/clock" || fail "the run never wrote its upper"
+	expect_rc 1 "path during the run" -C repo path t1
+	assert_contains "$errout" "running command" "one line naming the run"
+	assert_file "$upper/started" "the layer is still there"
+	kill "$pid"
+	wait "$pid" || true
+	ok "path once the run ended" -C repo path t1
+	assert_eq "$(cat "$out/started")" "started" "what the run wrote"
+}
+
 run_tests
