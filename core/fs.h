@@ -76,9 +76,12 @@ int at_mkdirs(const char *path, unsigned int mode, struct at_error *err);
 int at_open_beneath(int dirfd, const char *path, int flags);
 
 /*
- * Copy size bytes from in to out (regular files): a reflink (FICLONE) where
- * the file system shares extents, else copy_file_range, else read and
- * write. 0, or -1 with errno set.
+ * Copy size bytes from in to out (regular files, out empty): a reflink
+ * (FICLONE) where the file system shares extents, else the data found by
+ * SEEK_DATA/SEEK_HOLE only (copy_file_range, else pread and pwrite), out then
+ * cut or extended to size, so that a sparse file's holes stay holes (a
+ * task's 1 TB sparse file costs no disk, nor does its copy). 0, or -1 with
+ * errno set.
  */
 int at_copy_bytes(int in, int out, off_t size);
 
