@@ -174,7 +174,8 @@ static int make_task(struct at_repo *r, struct at_task *t, bool ready,
 	int rc;
 
 	t->created = (int64_t)time(NULL);
-	rc = at_state_save(p, t, err);
+	/* Its directory synced by the READY record's save, before success is told. */
+	rc = at_state_save_creating(p, t, err);
 	if (rc == 0) {
 		at_test_kill_point("new:record");
 		rc = add_worktree(r, t, progress, &layer, err);

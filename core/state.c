@@ -139,7 +139,8 @@ out:
 	return rc;
 }
 
-int at_state_save(const struct at_paths *p, const struct at_task *t, struct at_error *err)
+static int save(const struct at_paths *p, const struct at_task *t, bool sync_dir,
+		struct at_error *err)
 {
 	AT_AUTOFREE char *text = NULL;
 	char path[PATH_MAX];
@@ -151,9 +152,23 @@ int at_state_save(const struct at_paths *p, const struct at_task *t, struct at_e
 	text = at_task_to_json(t);
 	if (!text)
 		return at_error_set(err, AT_ESYS, "out of memory writing '%s'", path);
-	if (at_write_atomic(path, text, strlen(text), 0600) < 0)
+	if ((sync_dir ? at_write_atomic : at_write_synced)(path, text, strlen(text), 0600) < 0)
 		return at_error_sys(err, AT_ESYS, "cannot write '%s'", path);
 	return 0;
+}
+
+int at_state_save(const struct at_paths *p, const struct at_task *t, struct at_error *err)
+{
+	return save(p, t, true, err);
+}
+
+int at_state_save_creating(const struct at_paths *p, const struct at_task *t,
+			   struct at_error *err)
+{
+	if (t->phase != AT_TASK_CREATING)
+		return at_error_set(err, AT_ESYS, "the record of task '%s' is not a creating one",
+				    t->name);
+	return save(p, t, false, err);
 }
 
 /* A record of the old place, in a repository that has moved since. */

@@ -17,6 +17,18 @@
 int at_state_save(const struct at_paths *p, const struct at_task *t, struct at_error *err);
 
 /*
+ * The same for the CREATING record of a task being made, with its
+ * directory not synced (at_write_synced): the READY record that ends every
+ * creation (at_state_save, the same file) syncs it before success is told.
+ * A kill midway finds the CREATING record (the page cache outlives the
+ * process) and rolls the task back; only a crash of the machine before
+ * the READY record can lose the mark (ext4's journal, in order, keeps it
+ * whenever it keeps what was made after it).
+ */
+int at_state_save_creating(const struct at_paths *p, const struct at_task *t,
+			   struct at_error *err);
+
+/*
  * Load the record of task `name` into *out (written only on success).
  * AT_ENOTFOUND when there is none; AT_ECORRUPT, naming the file, when it
  * cannot be parsed or lacks a field.

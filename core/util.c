@@ -128,7 +128,7 @@ char *at_read_fd(int fd, size_t max, size_t *len_out)
 }
 
 static int write_replace(const char *path, const void *data, size_t len, unsigned int mode,
-			 bool durable)
+			 bool sync_data, bool sync_dir)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
 	char *slash;
@@ -140,7 +140,7 @@ static int write_replace(const char *path, const void *data, size_t len, unsigne
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, (mode_t)mode);
 	if (fd < 0)
 		return -1;
-	if (at_write_all(fd, data, len) < 0 || (durable && fsync(fd) < 0)) {
+	if (at_write_all(fd, data, len) < 0 || (sync_data && fsync(fd) < 0)) {
 		saved = errno;
 		close(fd);
 		unlink(tmp);
@@ -154,7 +154,7 @@ static int write_replace(const char *path, const void *data, size_t len, unsigne
 		return -1;
 	}
 	slash = strrchr(dir, '/');
-	if (durable && slash) {
+	if (sync_dir && slash) {
 		*(slash == dir ? slash + 1 : slash) = '\0';
 		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd >= 0) {
@@ -167,12 +167,17 @@ static int write_replace(const char *path, const void *data, size_t len, unsigne
 
 int at_write_atomic(const char *path, const void *data, size_t len, unsigned int mode)
 {
-	return write_replace(path, data, len, mode, true);
+	return write_replace(path, data, len, mode, true, true);
+}
+
+int at_write_synced(const char *path, const void *data, size_t len, unsigned int mode)
+{
+	return write_replace(path, data, len, mode, true, false);
 }
 
 int at_write_replace(const char *path, const void *data, size_t len, unsigned int mode)
 {
-	return write_replace(path, data, len, mode, false);
+	return write_replace(path, data, len, mode, false, false);
 }
 
 uint64_t at_hash_name(const char *s)

@@ -68,6 +68,17 @@ uint64_t at_hash_name(const char *s);
 int at_write_atomic(const char *path, const void *data, size_t len, unsigned int mode);
 
 /*
+ * The same with one fsync fewer: the new file's bytes synced before the
+ * rename (a crash never leaves it empty or half written), its directory
+ * not, so that a crash of the machine may still show the old content (or
+ * no file) until the directory is synced next. A killed process loses
+ * nothing (the page cache outlives it). For a record that a later
+ * at_write_atomic in the same directory makes durable before anyone is
+ * told it was written.
+ */
+int at_write_synced(const char *path, const void *data, size_t len, unsigned int mode);
+
+/*
  * The same, without the two fsyncs (each a journal commit: milliseconds on
  * a disk): a reader sees the old content or the new, but a crash may lose
  * the new, or leave the file empty on some file systems. Only for a record

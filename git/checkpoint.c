@@ -154,22 +154,74 @@ static int checkpoint_commit(struct at_repo *r, const struct at_task *t,
 	return rc;
 }
 
+/* Is there a checkpoint N of task name (a ref by that name, loose or packed)? */
+static bool number_taken(git_repository *repo, const char *name, unsigned n)
+{
+	struct at_error ignored = AT_ERROR_INIT;
+	char refname[AT_REF_MAX];
+	git_oid id;
+	bool taken = at_paths_checkpoint_ref(name, n, refname, sizeof(refname), &ignored) == 0 &&
+		     git_reference_name_to_id(&id, repo, refname) == 0;
+
+	git_error_clear();
+	return taken;
+}
+
+/*
+ * The last number task name's checkpoints took (0: none), and *last that
+ * checkpoint when its commit reads as one (else last->n is 0). The numbers
+ * are dense, 1 to the last (a ref is only ever added, and removed only
+ * with all the others, app/lifecycle.c), so a search that doubles, then
+ * halves, finds the last in 2 log2(N) lookups of a ref by name: a take
+ * reads neither every ref nor every commit of a task that ran a thousand
+ * times (at_checkpoint_list does, for `log`).
+ */
+static int last_checkpoint(struct at_repo *r, const char *name, unsigned *max,
+			   struct at_checkpoint *last, struct at_error *err)
+{
+	char refname[AT_REF_MAX];
+	unsigned lo = 0, hi = 1, mid;
+
+	*max = 0;
+	memset(last, 0, sizeof(*last));
+	if (at_name_check(name, err) < 0)
+		return err->code;
+	/* lo is taken (or 0), hi is not. */
+	while (hi <= AT_CHECKPOINT_MAX && number_taken(r->repo, name, hi)) {
+		lo = hi;
+		hi *= 2;
+	}
+	if (hi > AT_CHECKPOINT_MAX + 1)
+		hi = AT_CHECKPOINT_MAX + 1;
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (number_taken(r->repo, name, mid))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*max = lo;
+	if (lo && (at_paths_checkpoint_ref(name, lo, refname, sizeof(refname), err) < 0 ||
+		   !read_one(r->repo, refname, lo, last)))
+		memset(last, 0, sizeof(*last));
+	return 0;
+}
+
 int at_checkpoint_take(struct at_repo *r, const struct at_task *t, const struct at_task_state *st,
 		       enum at_checkpoint_kind kind, struct at_checkpoint *out,
 		       struct at_error *err)
 {
-	struct at_checkpoint_list l;
+	struct at_checkpoint last;
 	git_reference *ref = NULL;
 	char refname[AT_REF_MAX];
 	git_oid id;
 	unsigned n, tries;
 	int rc;
 
-	if ((rc = at_checkpoint_list(r, t->name, &l, err)) < 0)
+	if ((rc = last_checkpoint(r, t->name, &n, &last, err)) < 0)
 		return rc;
-	rc = checkpoint_commit(r, t, st, kind, l.n ? &l.v[l.n - 1] : NULL, &id, err);
-	n = l.n ? l.v[l.n - 1].n + 1 : 1;
-	at_checkpoint_list_release(&l);
+	rc = checkpoint_commit(r, t, st, kind, last.n ? &last : NULL, &id, err);
+	n++;
 	/* Another taker may win a number: the next one then (the ref is created only if absent). */
 	for (tries = 0; rc == 0; tries++, n++) {
 		if (n > AT_CHECKPOINT_MAX)

@@ -175,6 +175,40 @@ test_checkpoints_are_hidden_refs_removed_with_the_task() {
 	assert_empty "gone with the task" git -C repo for-each-ref refs/agenttask/checkpoints
 }
 
+test_run_numbers_follow_on_across_packed_refs() {
+	# What: the refs of the checkpoints loose, packed by git's gc, or both,
+	# and past the powers of two (the last one is found by a doubling then
+	# halving search of its number, not by reading every one). Must: the
+	# numbers follow on, and a state unchanged since the last checkpoint
+	# shares its commit (it is compared with the last, not an earlier one).
+	task
+	local i n want=1
+	for i in 1 2 3 4 5; do
+		ok "run $i" -C repo run t1 --json -- true
+		assert_eq "$(json_get "$out" 'j["number"]')" "$want" "run $i's number"
+		want=$((want + 1))
+	done
+	git -C repo pack-refs --all
+	[ ! -e repo/.git/refs/agenttask/checkpoints/t1/5 ] || fail "checkpoint 5 still loose"
+	for i in 6 7 8 9; do
+		ok "run $i" -C repo run t1 --json -- sh -c "echo $i > n.txt"
+		n=$(json_get "$out" 'j["number"]')
+		assert_eq "$n" "$want" "run $i's number, after the refs were packed"
+		want=$((want + 1))
+	done
+	ok "run 10" -C repo run t1 --json -- true
+	assert_eq "$(json_get "$out" 'j["number"]')" 10 "run 10's number"
+	# Another committer from now on: a checkpoint compared with any but the
+	# last (whose state run 11 does not change) would make a commit of its own.
+	git -C repo config user.name "someone else"
+	ok "run 11" -C repo run t1 --json -- true
+	assert_eq "$(git -C repo rev-parse refs/agenttask/checkpoints/t1/10)" \
+		"$(git -C repo rev-parse refs/agenttask/checkpoints/t1/11)" "the same state: the same commit"
+	ok "diff --run 9" -C repo diff t1 --run 9 --name-only
+	assert_eq "$out" "n.txt" "run 9 changed n.txt"
+	assert_eq "$(git -C repo for-each-ref refs/agenttask/checkpoints/t1 | wc -l)" 11 "eleven checkpoints"
+}
+
 # Loose objects, reachable from a branch, in (nearly) every objects/xx of
 # the common dir: once the task's git has packed them in its view, each of
 # those directories is whited out there, and any object the host writes in

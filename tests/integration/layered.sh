@@ -68,6 +68,24 @@ test_new_layered_makes_a_locked_worktree_over_a_shared_base() {
 	assert_contains "$out" "clean" "a fresh layered task is clean"
 }
 
+test_a_warm_new_reads_no_tree_of_the_base_but_its_root() {
+	# What: a second task of a base already there, on a repository whose
+	# base tree holds a subtree (git_worktree_add's checkout, a dry run even
+	# with GIT_CHECKOUT_NONE, once walked the whole tree: 96% of a warm new
+	# at 100,000 files). Must: new reads the root tree alone, so it succeeds
+	# with the subtree's object set aside, and the task is whole once it is back.
+	layered_task
+	local sub obj
+	sub=$(git -C repo rev-parse main:src)
+	obj="$(git -C repo rev-parse --path-format=absolute --git-common-dir)/objects/${sub:0:2}/${sub:2}"
+	[ -f "$obj" ] || skip "the subtree is not a loose object here"
+	mv "$obj" "$obj.aside"
+	ok "warm new, the subtree's object away" -C repo new --layered t2
+	mv "$obj.aside" "$obj"
+	TASK=t2 inside 'test "$(cat src/main.c)" = "int main(void) { return 0; }" && test -z "$(git status --short)"'
+	assert_fsck repo
+}
+
 test_config_and_full_choose_the_form() {
 	require_overlay
 	make_repo repo
