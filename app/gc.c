@@ -110,13 +110,9 @@ static int gc_rewind(struct at_repo *r, const struct at_task *t, bool force,
  */
 static bool files_gone(struct at_repo *r, const struct at_task *t)
 {
-	struct at_error ignored = AT_ERROR_INIT;
-	struct at_app_layer layer;
-
 	if (!at_task_is_layered(t))
 		return !is_dir(t->path);
-	return at_app_layer_paths(at_repo_paths(r), t, &layer, &ignored) == 0 &&
-	       !is_dir(layer.upper);
+	return !at_task_files_present(r, t);
 }
 
 static int gc_records(struct at_repo *r, struct at_task_list *l, bool force,

@@ -228,6 +228,17 @@ bool at_worktree_present(const struct at_task *t)
 	       lstat(t->path, &st) == 0 && S_ISDIR(st.st_mode) && lstat(pointer, &st) == 0;
 }
 
+bool at_task_files_present(struct at_repo *r, const struct at_task *t)
+{
+	char upper[PATH_MAX];
+	struct stat st;
+
+	if (!at_task_is_layered(t))
+		return at_worktree_present(t);
+	return at_paths_layer_upper(at_repo_paths(r), t->name, upper, sizeof(upper), NULL) == 0 &&
+	       lstat(upper, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int at_worktree_open(struct at_worktree **out, struct at_repo *r, const struct at_task *t,
 		     struct at_error *err)
 {

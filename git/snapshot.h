@@ -37,6 +37,11 @@ void at_worktree_free(struct at_worktree *w);
 
 /* Is there a worktree at t's path to open (a directory holding a .git)? */
 bool at_worktree_present(const struct at_task *t);
+/*
+ * Are t's files there to be read: a full task's worktree (as above), a
+ * layered one's upper (a removal killed midway took it whole)?
+ */
+bool at_task_files_present(struct at_repo *r, const struct at_task *t);
 
 struct at_task_state {
 	struct at_oid tip;     /* the task branch's tip when the state was taken */

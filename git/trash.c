@@ -101,8 +101,8 @@ static bool trailer(const char *msg, const char *key, char *buf, size_t size)
 
 /*
  * The task's full state: its worktree's, scanned once; without a usable
- * worktree (gone, or no longer one: a removal killed midway took its .git)
- * its commits are all there is.
+ * worktree (gone, or no longer one: a removal killed midway took its .git;
+ * a layered task's upper gone) its commits are all there is.
  */
 static int full_state_tree(struct at_repo *r, const struct at_task *t, const git_commit *tip,
 			   git_oid *out, struct at_error *err)
@@ -112,7 +112,7 @@ static int full_state_tree(struct at_repo *r, const struct at_task *t, const git
 	git_oid state_tip;
 	int rc;
 
-	if (!at_worktree_present(t)) {
+	if (!at_task_files_present(r, t)) {
 		git_oid_cpy(out, git_commit_tree_id(tip));
 		return 0;
 	}
@@ -236,7 +236,7 @@ int at_trash_save_ext(struct at_repo *r, const struct at_task *t, bool commits_o
 
 	if ((rc = branch_tip(r->repo, t, &tip, err)) < 0)
 		goto out;
-	if (!at_worktree_present(t) && already_saved(r->repo, t, git_commit_id(tip), ref_out, ref_size))
+	if (!at_task_files_present(r, t) && already_saved(r->repo, t, git_commit_id(tip), ref_out, ref_size))
 		goto out;
 	if (commits_only)
 		git_oid_cpy(&tree_id, git_commit_tree_id(tip));
