@@ -573,7 +573,9 @@ int at_task_inspect(struct at_repo *r, const struct at_task *t, struct at_task_i
 	}
 	git_error_clear();
 	git_reference_free(ref);
-	info.worktree_missing = !at_task_is_layered(t) && !at_path_exists(t->path);
+	/* A layered task's files are its upper: gone, it is missing too (gc removes it). */
+	info.worktree_missing = at_task_is_layered(t) ? !at_task_files_present(r, t)
+						      : !at_path_exists(t->path);
 	if (!info.worktree_missing)
 		rc = worktree_dirty(r, t, &info.dirty, err);
 	if (rc == 0)
