@@ -236,7 +236,8 @@ int at_trash_save_ext(struct at_repo *r, const struct at_task *t, bool commits_o
 
 	if ((rc = branch_tip(r->repo, t, &tip, err)) < 0)
 		goto out;
-	if (!at_task_files_present(r, t) && already_saved(r->repo, t, git_commit_id(tip), ref_out, ref_size))
+	if (!at_task_files_present(r, t) &&
+	    already_saved(r->repo, t, git_commit_id(tip), ref_out, ref_size))
 		goto out;
 	if (commits_only)
 		git_oid_cpy(&tree_id, git_commit_tree_id(tip));
