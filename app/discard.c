@@ -9,8 +9,10 @@
 #include "core/audit.h"
 #include "core/runs.h"
 #include "core/state.h"
+#include "core/trace.h"
 #include "git/partial.h"
 #include "git/trash.h"
+#include "git/trash_keep.h"
 #include "git/worktree.h"
 
 static int save(struct at_repo *r, const struct at_app_discard_opts *o,
@@ -83,8 +85,9 @@ int at_app_discard(const struct at_app *app, const struct at_app_discard_opts *o
 /*
  * Bring back a trash entry: branch agenttask/NAME at the tip it had, its
  * worktree with the committed state checked out, the uncommitted state
- * written over it, and the task's base from the entry's trailers; the entry
- * is deleted afterwards. All or nothing: the task stays half-made (CREATING,
+ * written over it, its checkpoints and review comments as the entry kept
+ * them (git/trash_keep.h), and the task's base from the entry's trailers;
+ * the entry is deleted afterwards. All or nothing: the task stays half-made (CREATING,
  * its base the tip, so a rollback deletes the branch too) until its record
  * is saved ready.
  */
@@ -137,6 +140,9 @@ static int restore(struct at_repo *r, const struct at_app_restore_opts *o,
 	at_trash_pick_base(&pick, &ready);
 	ready.phase = AT_TASK_READY;
 	rc = at_trash_write_back(&t, &pick, err);
+	/* Its checkpoints and review back while it is CREATING: a rollback removes them. */
+	if (rc == 0 && (rc = at_trash_keep_restore(r, pick.ref, err)) == 0)
+		at_test_kill_point("restore:kept");
 	if (rc == 0)
 		rc = at_state_save(at_repo_paths(r), &ready, err);
 	if (rc < 0) {
@@ -144,6 +150,7 @@ static int restore(struct at_repo *r, const struct at_app_restore_opts *o,
 		at_app_task_rollback(r, &t, &ignored);
 		return rc;
 	}
+	at_test_kill_point("restore:ready");
 	if (!at_trash_drop(r, pick.ref))
 		at_strlist_pushf(&out->warnings, "could not delete trash entry '%s'", pick.ref);
 	out->task = ready;

@@ -39,6 +39,14 @@ static int drop_part(struct at_repo *r, const struct at_app_drop_opts *o, const 
 				     err)) < 0)
 		goto out;
 	at_test_kill_point("drop:saved");
+	/* What was asked can be done: a layered task made full now (its files are written on the host). */
+	if (out->task.form == AT_FORM_LAYERED) {
+		at_worktree_free(w);
+		w = NULL;
+		if ((rc = at_app_full_locked(r, &out->task, err)) < 0 ||
+		    (rc = at_worktree_open(&w, r, &out->task, err)) < 0)
+			goto out;
+	}
 	if ((rc = at_partial_drop(w, &p, err)) < 0)
 		goto out;
 	out->dropped = p.taken;
@@ -64,8 +72,6 @@ int at_app_drop(const struct at_app *app, const struct at_app_drop_opts *o,
 	if (!o->npaths && !o->pick_rest)
 		return at_error_set(err, AT_EUSAGE, "drop needs the changes to drop: -- PATHSPEC... "
 				    "('discard' throws the whole task away)");
-	if ((rc = at_app_full_first(app, o->name, err)) < 0)
-		return rc;
 	rc = at_app_lock(app, &l, o->name, &out->task, err);
 	if (rc == 0)
 		rc = at_app_pathspec(app->dir, out->task.path, at_repo_workdir(l.r), o->paths,

@@ -10,18 +10,29 @@
 #include "core/array.h"
 #include "core/fs.h"
 #include "core/state.h"
+#include "core/task.h"
 #include "git/trash.h"
 
 const char *const at_du_part_names[AT_DU_NPARTS] = { "worktree", "home", "caches", "git" };
 
+/*
+ * A layered task's worktree part is its layer (its own files, the upper, and
+ * its work dirs): its path holds nothing on the host, and the base below is
+ * shared by every task of that tree, no one task's.
+ */
 static int part_paths(const struct at_paths *p, const struct at_task *t,
 		      struct at_app_du_task *d, struct at_error *err)
 {
 	size_t n = strlen(t->path);
 
-	if (n >= sizeof(d->paths[AT_DU_WORKTREE]))
+	if (at_task_is_layered(t)) {
+		if (at_paths_layer(p, t->name, d->paths[AT_DU_WORKTREE], PATH_MAX, err) < 0)
+			return err->code;
+	} else if (n >= sizeof(d->paths[AT_DU_WORKTREE])) {
 		return at_error_set(err, AT_ESYS, "the path of task '%s' is too long", t->name);
-	memcpy(d->paths[AT_DU_WORKTREE], t->path, n + 1);
+	} else {
+		memcpy(d->paths[AT_DU_WORKTREE], t->path, n + 1);
+	}
 	if (at_paths_home(p, t->name, d->paths[AT_DU_HOME], PATH_MAX, err) < 0 ||
 	    at_paths_caches(p, t->name, d->paths[AT_DU_CACHES], PATH_MAX, err) < 0 ||
 	    at_paths_view(p, t->name, d->paths[AT_DU_VIEW], PATH_MAX, err) < 0)

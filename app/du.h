@@ -1,5 +1,6 @@
 /*
- * du.h - the disk a task takes: its worktree, HOME, caches and git view,
+ * du.h - the disk a task takes: its worktree (a layered task's: its layer,
+ * app/layer.h, not the base it shares), HOME, caches and git view,
  * counted as du(1) counts them (core/fs.h at_du_tree: allocated blocks, a
  * file with several links once, where first met in this order, task by task;
  * no link followed, no other mount entered), and its trash entries. Nothing

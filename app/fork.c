@@ -165,7 +165,7 @@ static int make_fork(struct at_repo *r, const struct at_task *from, const char *
 }
 
 static int fork_locked(struct at_repo *r, const struct at_app_fork_opts *o,
-		       const struct at_task *from, struct at_app_fork_result *out,
+		       struct at_task *from, struct at_app_fork_result *out,
 		       struct at_error *err)
 {
 	struct at_runs_guard guard = AT_RUNS_GUARD_INIT;
@@ -189,7 +189,10 @@ static int fork_locked(struct at_repo *r, const struct at_app_fork_opts *o,
 		return at_error_set(err, AT_EBUSY, "task '%s' has a running command; fork it once "
 				    "its commands have ended", from->name);
 	}
-	rc = at_app_import_before(r, from, &out->warnings, err);
+	/* Asked for what can be done: a layered NAME made full (its files then copied). */
+	rc = at_app_full_locked(r, from, err);
+	if (rc == 0)
+		rc = at_app_import_before(r, from, &out->warnings, err);
 	at_app_view_init(&v, r, from);
 	if (rc == 0)
 		rc = at_app_view_state(&v, &st, err);
@@ -212,8 +215,6 @@ int at_app_fork(const struct at_app *app, const struct at_app_fork_opts *o,
 
 	memset(out, 0, sizeof(*out));
 	if ((rc = at_name_check(o->new_name, err)) < 0)
-		return rc;
-	if ((rc = at_app_full_first(app, o->name, err)) < 0)
 		return rc;
 	rc = at_app_lock(app, &l, o->name, &from, err);
 	if (rc == 0)

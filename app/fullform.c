@@ -32,6 +32,7 @@
 #include "core/state.h"
 #include "core/trace.h"
 #include "core/util.h"
+#include "git/layer.h"
 #include "git/worktree.h"
 
 int at_app_fullform_finish(struct at_repo *r, const struct at_task *t, struct at_error *err)
@@ -65,6 +66,26 @@ static int write_pointer(int dir, const struct at_task *t, struct at_error *err)
 	if (close(fd) < 0 && rc == 0)
 		rc = at_error_sys(err, AT_ESYS, "cannot write '%s/.git'", t->path);
 	return rc;
+}
+
+/*
+ * The index made to match the full checkout (git/layer.h): nothing is lost
+ * without it (git reads the files again), so a failure leaves the index as
+ * it was and path succeeds.
+ */
+static void restat_index(const struct at_app_layer *l, const struct at_task *t)
+{
+	struct at_error ignored = AT_ERROR_INIT;
+	char index[PATH_MAX];
+	int upper = open(l->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int dest = open(t->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (upper >= 0 && dest >= 0 && at_fmt(index, sizeof(index), "%s/index", t->admin_dir) == 0)
+		at_layer_restat_index(index, upper, dest, &ignored);
+	if (upper >= 0)
+		close(upper);
+	if (dest >= 0)
+		close(dest);
 }
 
 /* lower and upper flattened into tmp (made here, 0755 as a checkout's root is). */
@@ -116,7 +137,22 @@ static int make_full(struct at_repo *r, const struct at_task *t, struct at_error
 		return rc;
 	}
 	at_test_kill_point("path:renamed");
+	restat_index(&l, t);
 	return at_app_fullform_finish(r, t, err);
+}
+
+int at_app_full_locked(struct at_repo *r, struct at_task *t, struct at_error *err)
+{
+	int rc;
+
+	if (t->form != AT_FORM_LAYERED)
+		return 0;
+	rc = at_task_is_layered(t) ? make_full(r, t, err) : at_app_fullform_finish(r, t, err);
+	if (rc == 0) {
+		t->form = AT_FORM_FULL;
+		t->base_tree[0] = '\0';
+	}
+	return rc;
 }
 
 int at_app_path(const struct at_app *app, const char *name, struct at_task *out,
@@ -138,22 +174,11 @@ int at_app_path(const struct at_app *app, const char *name, struct at_task *out,
 	rc = at_app_lock(app, &l, resolved, &t, err);
 	if (rc == 0 && t.form == AT_FORM_LAYERED &&
 	    (rc = at_runs_stop(at_repo_paths(l.r), t.name, false, &guard, err)) == 0) {
-		rc = at_task_is_layered(&t) ? make_full(l.r, &t, err)
-					    : at_app_fullform_finish(l.r, &t, err);
+		rc = at_app_full_locked(l.r, &t, err);
 		at_runs_release(&guard, false);
 	}
-	if (rc == 0) {
-		t.form = AT_FORM_FULL;
-		t.base_tree[0] = '\0';
+	if (rc == 0)
 		*out = t;
-	}
 	at_app_unlock(&l);
 	return rc;
-}
-
-int at_app_full_first(const struct at_app *app, const char *name, struct at_error *err)
-{
-	struct at_task t;
-
-	return at_app_path(app, name, &t, err);
 }

@@ -18,6 +18,7 @@
 #include "app/internal.h"
 #include "app/lifecycle.h"
 #include "core/fs.h"
+#include "core/ports.h"
 #include "core/runs.h"
 #include "core/state.h"
 #include "core/util.h"
@@ -110,9 +111,13 @@ static int gc_rewind(struct at_repo *r, const struct at_task *t, bool force,
  */
 static bool files_gone(struct at_repo *r, const struct at_task *t)
 {
+	struct at_error ignored = AT_ERROR_INIT;
+	struct at_app_layer layer;
+
 	if (!at_task_is_layered(t))
 		return !is_dir(t->path);
-	return !at_task_files_present(r, t);
+	return at_app_layer_paths(at_repo_paths(r), t, &layer, &ignored) == 0 &&
+	       !is_dir(layer.upper);
 }
 
 static int gc_records(struct at_repo *r, struct at_task_list *l, bool force,
@@ -329,6 +334,39 @@ static int gc_tmp_records(struct at_repo *r, struct at_report *rep, struct at_er
 	return rc;
 }
 
+/* The published ports' records of runs and tasks gone (core/ports.h). */
+struct gc_ports {
+	const struct at_task_list *l;
+	struct at_report *rep;
+	struct at_error *err;
+};
+
+static bool ports_task_there(const char *task, void *arg)
+{
+	const struct gc_ports *g = arg;
+
+	return has_task_named(g->l, task, false) || has_problem_named(g->l, task);
+}
+
+static int ports_remove(const char *path, void *arg)
+{
+	struct gc_ports *g = arg;
+
+	if (unlink(path) < 0 && errno != ENOENT) {
+		at_error_sys(g->err, AT_ESYS, "cannot remove '%s'", path);
+		return at_report_fail(g->rep, g->err);
+	}
+	return at_report_add(g->rep, "removed stale published-port record '%s'", path);
+}
+
+static int gc_ports(struct at_repo *r, const struct at_task_list *l, struct at_report *rep,
+		    struct at_error *err)
+{
+	struct gc_ports g = { l, rep, err };
+
+	return at_ports_stale(at_repo_paths(r), ports_task_there, ports_remove, &g);
+}
+
 /*
  * The end of one step of gc: a failure it reported (err set) becomes an item
  * and gc goes on; one with err unset was out of memory while reporting,
@@ -382,6 +420,8 @@ static int gc(struct at_repo *r, const struct at_app_gc_opts *opts, struct at_re
 		rc = step(&rep, at_app_bases_prune(r, &rep, err), err);
 	if (rc == 0)
 		rc = step(&rep, gc_tmp_records(r, &rep, err), err);
+	if (rc == 0)
+		rc = step(&rep, gc_ports(r, &l, &rep, err), err);
 	for (i = 0; rc == 0 && i < l.nproblems; i++)
 		rc = step(&rep, at_report_add(&rep, "left alone unreadable task record '%s': %s",
 						 l.problems[i].name, l.problems[i].err.msg), err);

@@ -64,10 +64,13 @@ int at_app_fullform_finish(struct at_repo *r, const struct at_task *t, struct at
 
 /*
  * What writes a task's files on the host (rewind, drop, fork) makes a
- * layered task full first, as `path` does (its files are then a real
- * directory); a full task is left as it is. Before the caller's lock.
+ * layered task full, as `path` does (its files are then a real directory):
+ * under the caller's repository lock, the task's runs stopped (its
+ * at_runs_stop guard held), once the caller has checked what it was asked,
+ * so that a command refused leaves a layered task layered. *t made full; a
+ * full task is left as it is.
  */
-int at_app_full_first(const struct at_app *app, const char *name, struct at_error *err);
+int at_app_full_locked(struct at_repo *r, struct at_task *t, struct at_error *err);
 
 /* A directory of agenttask's state (0700) made unless there; one that is not a directory: refused. */
 int at_app_make_dir(const char *path, struct at_error *err);
@@ -332,8 +335,6 @@ int at_app_publish_bind(struct at_app_publish *p, const struct at_paths *paths, 
 void at_app_publish_prepare(struct at_app_publish *p, struct at_sandbox_spec *s);
 /* The relay stopped (the host ports refuse from now on), the record removed; again is a no-op. */
 void at_app_publish_stop(struct at_app_publish *p);
-/* [{port, host_port, url}], NULL when none. */
-at_json *at_app_publish_json(const struct at_app_publish *p);
 
 /* ---- run --notify (notify.c) ---- */
 

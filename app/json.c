@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/publish.h"
 #include "core/array.h"
 #include "core/audit.h"
 #include "core/util.h"
@@ -288,6 +289,7 @@ at_json *at_app_trash_json(const struct at_trash_entry *e)
 	bad |= at_json_add_string(o, "discarded", when);
 	bad |= at_json_add_string(o, "tip", e->tip);
 	bad |= at_json_add_string(o, "base_branch", at_branch_short(e->base_branch));
+	bad |= at_json_add_number(o, "checkpoints", (double)e->checkpoints);
 	return done(o, bad);
 }
 
@@ -429,6 +431,10 @@ at_json *at_app_run_json(const struct at_app_run_opts *o, const struct at_app_ru
 	/* the person's open review comments, as the sandbox's file showed them */
 	if (res->comments)
 		bad |= at_json_add(j, "comments", at_json_dup(res->comments));
+	/* where the run's published ports were (run --publish) */
+	if (res->npublished)
+		bad |= at_json_add(j, "published",
+				   at_app_published_json(res->published, res->npublished));
 	bad |= res->number ? at_json_add_number(j, "number", res->number)
 			   : at_json_add_null(j, "number");
 	if (res->has_changes)

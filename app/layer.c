@@ -68,8 +68,7 @@ int at_app_layer_open(const struct at_paths *p, const struct at_task *t, struct 
 	if ((rc = at_app_layer_paths(p, t, l, err)) < 0)
 		return rc;
 	if (lstat(l->upper, &st) < 0 || !S_ISDIR(st.st_mode))
-		return at_error_set(err, AT_ECORRUPT, "the layer of task '%s' is missing '%s'",
-				    t->name, l->upper);
+		return at_task_worktree_gone(t, err);   /* its own files: deleted by hand */
 	if (lstat(l->lower, &st) < 0 || !S_ISDIR(st.st_mode))
 		return at_error_set(err, AT_ECORRUPT, "the base of task '%s' is missing '%s'",
 				    t->name, l->lower);

@@ -51,11 +51,11 @@ static int remove_parts(struct at_repo *r, const struct at_task *t, bool only_un
 	/* The task's git view (app/gitview.c): what it held was imported, or is refused. */
 	if (at_paths_view(p, t->name, path, sizeof(path), NULL) == 0 && at_rmtree(path, err) < 0)
 		return err->code;
-	/* The person's review comments (core/comments.h) were on this task only. */
+	/* The person's review comments (core/comments.h; a trash entry keeps a copy). */
 	if (at_comments_remove(p, t->name, err) < 0 || at_review_forget(r, t->name, err) < 0)
 		return err->code;
-	/* Its checkpoints (git/checkpoint.h: the trash keeps the full state, not these), and
-	 * the record of a rewind a kill left unfinished. */
+	/* Its checkpoints (git/checkpoint.h: a trash entry keeps its own refs to them,
+	 * git/trash_keep.h), and the record of a rewind a kill left unfinished. */
 	if (at_checkpoint_remove_all(r, t->name, err) < 0)
 		return err->code;
 	if (at_paths_rewind(p, t->name, path, sizeof(path), NULL) == 0)
@@ -182,6 +182,7 @@ static int make_task(struct at_repo *r, struct at_task *t, bool ready,
 	/* A new task (not a restored one) gets the main worktree's listed ignored files. */
 	if (rc == 0 && ready)
 		rc = at_worktree_include(r, t->form == AT_FORM_LAYERED ? layer.upper : t->path,
+					 t->form == AT_FORM_LAYERED ? layer.lower : NULL,
 					 progress, included ? included : &none, err);
 	if (rc == 0 && ready) {
 		at_test_kill_point("new:ready");

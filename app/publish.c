@@ -240,24 +240,33 @@ void at_app_publish_stop(struct at_app_publish *p)
 	p->live[0] = '\0';
 }
 
-at_json *at_app_publish_json(const struct at_app_publish *p)
+/* {port, host_port, url} of one published port; NULL when out of memory. */
+static at_json *port_json(at_json *o, uint16_t port, uint16_t host_port)
+{
+	char url[64];
+	int bad = !o;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/", host_port);
+	bad |= at_json_add_number(o, "port", port);
+	bad |= at_json_add_number(o, "host_port", host_port);
+	bad |= at_json_add_string(o, "url", url);
+	if (bad) {
+		at_json_free(o);
+		return NULL;
+	}
+	return o;
+}
+
+at_json *at_app_published_json(const struct at_port_map *m, size_t n)
 {
 	at_json *a;
 	int bad = 0;
 
-	if (!p || p->n == 0)
+	if (n == 0)
 		return NULL;
 	a = at_json_array();
-	for (size_t i = 0; i < p->n; i++) {
-		at_json *o = at_json_object();
-		char url[64];
-
-		snprintf(url, sizeof(url), "http://127.0.0.1:%u/", p->v[i].host_port);
-		bad |= at_json_add_number(o, "port", p->v[i].port);
-		bad |= at_json_add_number(o, "host_port", p->v[i].host_port);
-		bad |= at_json_add_string(o, "url", url);
-		bad |= at_json_append(a, o);
-	}
+	for (size_t i = 0; i < n; i++)
+		bad |= at_json_append(a, port_json(at_json_object(), m[i].port, m[i].host_port));
 	if (bad) {
 		at_json_free(a);
 		return NULL;
@@ -292,15 +301,10 @@ at_json *at_app_ports_json(const struct at_ports_live *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		for (size_t k = 0; k < v[i].n; k++) {
 			at_json *e = at_json_object();
-			char url[64];
 
-			snprintf(url, sizeof(url), "http://127.0.0.1:%u/", v[i].map[k].host_port);
 			bad |= at_json_add_string(e, "task", v[i].task);
 			bad |= at_json_add_number(e, "pid", v[i].pid);
-			bad |= at_json_add_number(e, "port", v[i].map[k].port);
-			bad |= at_json_add_number(e, "host_port", v[i].map[k].host_port);
-			bad |= at_json_add_string(e, "url", url);
-			bad |= at_json_append(a, e);
+			bad |= at_json_append(a, port_json(e, v[i].map[k].port, v[i].map[k].host_port));
 		}
 	}
 	bad |= at_json_add(o, "ports", a);

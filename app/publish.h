@@ -21,4 +21,7 @@ int at_app_ports(const struct at_app *app, const char *name, struct at_ports_liv
 /* {"ports": [{task, pid, port, host_port, url}]}, one element per published port. */
 at_json *at_app_ports_json(const struct at_ports_live *v, size_t n);
 
+/* [{port, host_port, url}] of one run's published ports (run --json, the log); NULL when none. */
+at_json *at_app_published_json(const struct at_port_map *m, size_t n);
+
 #endif

@@ -149,8 +149,15 @@ static int rewind_locked(struct at_repo *r, const struct at_app_rewind_opts *o,
 	if (rc == 0) {
 		out->saved = saved.n;
 		at_test_kill_point("rewind:saved");
-		rc = record_write(r, &out->task, to->n, err);
+		/*
+		 * What was asked can be done: a layered task made full now (its
+		 * files are written on the host), its state read again from there.
+		 */
+		rc = at_app_full_locked(r, &out->task, err);
+		at_app_view_release(&v);
 	}
+	if (rc == 0)
+		rc = record_write(r, &out->task, to->n, err);
 	if (rc == 0) {
 		at_test_kill_point("rewind:record");
 		at_progress_say(&o->progress, "bringing the worktree back", 0, 0);
@@ -175,10 +182,8 @@ int at_app_rewind(const struct at_app *app, const struct at_app_rewind_opts *o,
 		return at_error_set(err, AT_EUSAGE, "no checkpoint to rewind to");
 	if ((rc = at_app_checkpoint_number(o->to, &n, err)) < 0)
 		return rc;
-	if ((rc = at_app_full_first(app, o->name, err)) < 0)
-		return rc;
 	rc = at_app_lock(app, &l, o->name, &out->task, err);
-	if (rc == 0 && !at_worktree_present(&out->task))
+	if (rc == 0 && out->task.form != AT_FORM_LAYERED && !at_worktree_present(&out->task))
 		rc = at_task_worktree_gone(&out->task, err);
 	/* No command of the task runs from here until the rewind is done (or refused). */
 	if (rc == 0)

@@ -15,11 +15,13 @@
 #include "app/comment.h"
 #include "app/json.h"
 #include "app/internal.h"
+#include "app/publish.h"
 #include "core/parse.h"
 #include "core/array.h"
 #include "core/audit.h"
 #include "core/esc.h"
 #include "core/fs.h"
+#include "core/gitlayer.h"
 #include "core/runs.h"
 #include "core/trace.h"
 #include "core/util.h"
@@ -262,28 +264,52 @@ static int take_secrets(const struct at_app *app, const struct at_app_run_opts *
 						     err);
 }
 
+/* rel a directory of the worktree, reached with no link on the way? Sets errno when not. */
+static bool worktree_dir(const struct at_app_layout *l, const char *rel)
+{
+	struct at_gitlayer layers;
+	bool found;
+	int fd;
+
+	if (!l->layered) {
+		int root = open(l->worktree, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		fd = root < 0 ? -1 : at_open_beneath(root, rel[0] ? rel : ".", O_PATH | O_DIRECTORY);
+		if (root >= 0)
+			close(root);
+		if (fd >= 0)
+			close(fd);
+		return fd >= 0;
+	}
+	/* A layered task has no worktree on the host: the directory as its overlay will show it. */
+	layers.upper = open(l->layer.upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	layers.lower = open(l->layer.lower, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	found = layers.upper >= 0 && at_gitlayer_is_dir(&layers, rel);
+	if (layers.upper >= 0)
+		close(layers.upper);
+	if (layers.lower >= 0)
+		close(layers.lower);
+	if (!found)
+		errno = ENOENT;
+	return found;
+}
+
 /* --cwd: a directory of the worktree, reached with no link on the way (app/files.h). */
 static int take_cwd(struct run *run, const char *cwd, struct at_error *err)
 {
 	char rel[PATH_MAX], esc[200];
-	int root, fd, rc;
+	int rc;
 
 	if (!cwd)
 		return 0;
 	if ((rc = at_app_file_path(run->layout.worktree, cwd, rel, sizeof(rel), err)) < 0)
 		return rc;
-	root = open(run->layout.worktree, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	fd = root < 0 ? -1 : at_open_beneath(root, rel[0] ? rel : ".", O_PATH | O_DIRECTORY);
-	if (fd < 0)
-		rc = at_error_sys(err, AT_EUSAGE, "--cwd '%s' is no directory of the worktree",
-				  at_esc(esc, sizeof(esc), cwd));
-	else if (asprintf(&run->cwd, "%s%s%s", run->layout.worktree, rel[0] ? "/" : "", rel) < 0)
-		rc = at_error_set(err, AT_ESYS, "out of memory");
-	if (fd >= 0)
-		close(fd);
-	if (root >= 0)
-		close(root);
-	return rc;
+	if (!worktree_dir(&run->layout, rel))
+		return at_error_sys(err, AT_EUSAGE, "--cwd '%s' is no directory of the worktree",
+				    at_esc(esc, sizeof(esc), cwd));
+	if (asprintf(&run->cwd, "%s%s%s", run->layout.worktree, rel[0] ? "/" : "", rel) < 0)
+		return at_error_set(err, AT_ESYS, "out of memory");
+	return 0;
 }
 
 /* The proxy's variables first: the caller's K=V replace them. */
@@ -569,7 +595,7 @@ static void audit(const struct run *run, const struct at_app_run_opts *o,
 		.binds = run->binds, .nbinds = run->nbinds, .limits = &res->limits,
 		.timeout_ms = o->timeout_ms, .error = rerr && rerr->code ? rerr : NULL,
 		.network = o->proxy ? at_app_net_json(o->proxy) : NULL,
-		.published = at_app_publish_json(&run->publish),
+		.published = at_app_published_json(res->published, res->npublished),
 		.number = res->number,
 	};
 

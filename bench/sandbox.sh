@@ -45,7 +45,7 @@
 # round, the order reversed every other round); the script prints the load
 # average, and the median and minimum next to the mean. Back-to-back runs
 # flatter whatever a run just before left warm, so a third table times
-# PACE_ROUNDS rounds (default RUNS/4) with a pause of PACE_GAP seconds
+# PACE_ROUNDS rounds (default RUNS/4, at least 2) with a pause of PACE_GAP seconds
 # (default 0.2) before each run, as an agent's commands come.
 set -euo pipefail
 
@@ -121,7 +121,7 @@ python3 "$here/bench/interleave.py" "$RUNS" "agenttask run" "$work/cmd.0" "bwrap
 	"agenttask run --no-limits, git read-only" "$work/cmd.5" \
 	${bov[0]+"bwrap, git under an overlay" "$work/cmd.6"} >"$work/interleaved.json"
 PACE_GAP=${PACE_GAP:-0.2}
-INTERLEAVE_GAP=$PACE_GAP python3 "$here/bench/interleave.py" "${PACE_ROUNDS:-$((RUNS / 4))}" \
+INTERLEAVE_GAP=$PACE_GAP python3 "$here/bench/interleave.py" "${PACE_ROUNDS:-$((RUNS / 4 > 2 ? RUNS / 4 : 2))}" \
 	"agenttask run" "$work/cmd.0" "bwrap" "$work/cmd.1" \
 	"agenttask run --no-limits" "$work/cmd.4" \
 	"agenttask run --no-limits, git read-only" "$work/cmd.5" \
@@ -149,7 +149,7 @@ def table(path, title):
 
     def stats(name):
         t = runs[name]
-        return statistics.mean(t), statistics.stdev(t), statistics.median(t), t[0]
+        return statistics.mean(t), (statistics.stdev(t) if len(t) > 1 else 0.0), statistics.median(t), t[0]
 
     print("\n%s, %d runs each:\n" % (title, len(runs["bwrap"])))
     print("| Command | Mean ± σ [ms] | Median [ms] | Min [ms] | Ratio (to bwrap unless named): mean / median / min |")

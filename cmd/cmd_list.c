@@ -92,8 +92,8 @@ static void add_live(at_json *task, const char *name, const struct at_app_watch_
 }
 
 /* A record or task that cannot be read spoils only itself: say so, list the rest. */
-static int print_list(const struct at_app_list *l, enum list_form form, bool color,
-		      const struct at_app_watch_entry *live, size_t nlive)
+static int print_list(const struct at_app *app, const struct at_app_list *l, enum list_form form,
+		      bool color, const struct at_app_watch_entry *live, size_t nlive)
 {
 	at_json *arr = form == LIST_JSON ? at_json_array() : NULL;
 	int status = AT_EXIT_OK;
@@ -107,7 +107,14 @@ static int print_list(const struct at_app_list *l, enum list_form form, bool col
 		if (form == LIST_JSON) {
 			at_json *t = at_app_task_json(&l->v[i].task, &l->v[i].info);
 
+			at_json *setup = at_app_setup_json(app, l->v[i].task.name);
+
 			add_live(t, l->v[i].task.name, live, nlive);
+			/* as status has it: null when the task had no setup */
+			if (setup)
+				at_json_add(t, "setup", setup);
+			else
+				at_json_add_null(t, "setup");
 			at_json_append(arr, t);
 		}
 		else if (form == LIST_NAMES)
@@ -174,7 +181,7 @@ int cmd_list(const struct at_app *app, int argc, char **argv)
 		at_app_list_release(&l);
 		return at_cli_fail(&err);
 	}
-	rc = print_list(&l, a.json ? LIST_JSON : a.names ? LIST_NAMES : LIST_TABLE, color, live,
+	rc = print_list(app, &l, a.json ? LIST_JSON : a.names ? LIST_NAMES : LIST_TABLE, color, live,
 			nlive);
 	at_app_watch_free(w);
 	at_app_list_release(&l);

@@ -8,6 +8,7 @@
 #include "core/esc.h"
 
 #include <stdio.h>
+#include <unistd.h>
 
 struct new_args {
 	struct at_app_new_opts o;
@@ -101,14 +102,20 @@ int cmd_new(const struct at_app *app, int argc, char **argv)
 	rc = setup(app, &a);
 	if (a.json) {
 		at_json *j = at_app_new_json(&res), *s = at_app_setup_json(app, res.task.name);
-		if (j && s && at_json_add(j, "setup", s) < 0)
+		/* at_json_add frees s when it fails. */
+		if (!j)
 			at_json_free(s);
-		else if (!j)
-			at_json_free(s);
+		else if (s)
+			(void)at_json_add(j, "setup", s);
 		if (at_cli_print_json(j) && rc == AT_EXIT_OK)
 			rc = AT_EXIT_FAIL;
 	} else {
 		printf("%s\n", res.task.path);
+		/* A person at a terminal would cd there: a layered task's path holds nothing yet. */
+		if (!a.quiet && at_task_is_layered(&res.task) && isatty(STDERR_FILENO))
+			at_esc_printf(stderr, "agenttask: task '%s' is layered: its files appear at "
+				      "that path once 'agenttask path %s' makes it a full checkout\n",
+				      res.task.name, res.task.name);
 	}
 	at_app_new_result_release(&res);
 	return rc;

@@ -22,14 +22,14 @@ static void print_table(const struct at_trash_list *l)
 		if ((n = (int)strlen(at_branch_short(l->v[i].base_branch))) > wbase)
 			wbase = n;
 	}
-	printf("%-*s  ENTRY  %-20s  %-12s  %-*s  REF\n", wname, "NAME", "DISCARDED", "TIP", wbase,
-	       "BASE");
+	printf("%-*s  ENTRY  %-20s  %-12s  %-*s  CHECKPOINTS  REF\n", wname, "NAME", "DISCARDED",
+	       "TIP", wbase, "BASE");
 	for (i = 0; i < l->n; i++) {
 		at_time_iso(when, sizeof(when), (int64_t)l->v[i].sec);
-		printf("%-*s  %-5u  %-20s  %-12.12s  %-*s  %s\n", wname, l->v[i].name, l->v[i].index,
-		       when, l->v[i].tip[0] ? l->v[i].tip : "unreadable", wbase,
+		printf("%-*s  %-5u  %-20s  %-12.12s  %-*s  %-11u  %s\n", wname, l->v[i].name,
+		       l->v[i].index, when, l->v[i].tip[0] ? l->v[i].tip : "unreadable", wbase,
 		       l->v[i].base_branch[0] ? at_branch_short(l->v[i].base_branch) : "(detached)",
-		       l->v[i].ref);
+		       l->v[i].checkpoints, l->v[i].ref);
 	}
 }
 
@@ -39,7 +39,7 @@ struct trash_args {
 
 const struct at_cli_opt cmd_trash_opts[] = {
 	AT_CLI_OPT_FLAG(0, "json", struct trash_args, json,
-			"print a JSON array: task, entry, ref, discarded, tip, base_branch"),
+			"print a JSON array: task, entry, ref, discarded, tip, base_branch, checkpoints"),
 	AT_CLI_OPT_END,
 };
 

@@ -136,6 +136,8 @@ const struct at_command at_commands[] = {
 	  "it back until 'agenttask gc' prunes it (" AT_STR(AT_TRASH_DAYS_DEFAULT) " days by default). "
 	  "Ignored files\n"
 	  "(build output, node_modules/, .env) are not saved: they go with the worktree.\n"
+	  "The task's checkpoints (its runs' states: 'agenttask log NAME') and its\n"
+	  "review comments are kept in the trash with it, and come back with it.\n"
 	  "A task whose worktree was moved ('git worktree move') is refused.\n",
 	  cmd_discard_opts, 15, "task" },
 	{ "drop", cmd_drop, "agenttask drop [NAME] [--exclude PATHSPEC]... [--force] [--json]\n"
@@ -158,7 +160,9 @@ const struct at_command at_commands[] = {
 	  "\n"
 	  "The task comes back as it was discarded: its branch at the same commit, its\n"
 	  "worktree with the same files, uncommitted changes still uncommitted (unstaged)\n"
-	  "and untracked files still untracked. The trash entry is then deleted; other\n"
+	  "and untracked files still untracked, its checkpoints ('agenttask log NAME',\n"
+	  "'diff --run N', 'rewind N' work as before the discard) and its review\n"
+	  "comments ('agenttask comments NAME'). The trash entry is then deleted; other\n"
 	  "entries of the same name stay in the trash.\n"
 	  "Prints the worktree path. Exit 1 when a task NAME exists, 2 when there is no\n"
 	  "trash for NAME ('agenttask gc --trash-days N' prunes old entries).\n"
@@ -169,8 +173,9 @@ const struct at_command at_commands[] = {
 	  "list the discarded tasks that restore can bring back",
 	  "\nOne line an entry, newest first within each task: its name, its ENTRY number\n"
 	  "for 'agenttask restore NAME ENTRY', when it was discarded, the tip of its\n"
-	  "branch then, its base branch and its ref. 'agenttask gc' prunes entries older\n"
-	  "than --trash-days.\n",
+	  "branch then, its base branch, how many of the task's checkpoints it keeps\n"
+	  "(restore gives them back, with its review comments) and its ref.\n"
+	  "'agenttask gc' prunes entries older than --trash-days, with what they keep.\n",
 	  cmd_trash_opts, 15, "trash" },
 	{ "ports", cmd_ports, "agenttask ports [NAME] [--json]",
 	  "list the ports the running commands publish (run --publish)",
@@ -268,7 +273,8 @@ const struct at_command at_commands[] = {
 	  cmd_fork_opts, 15, "task" },
 	{ "du", cmd_du, "agenttask du [NAME] [--json]",
 	  "show the disk each task takes",
-	  "\nEach task's worktree, HOME, caches and git view, counted as du(1) counts\n"
+	  "\nEach task's worktree (a layered task's: its own layer, not the base it\n"
+	  "shares), HOME, caches and git view, counted as du(1) counts\n"
 	  "them: the blocks allocated, a file with several links once (where it is first\n"
 	  "met), no symbolic link followed, no other mount entered; then the total, and\n"
 	  "the task's entries in the trash (their objects share the repository's store:\n"

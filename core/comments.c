@@ -8,7 +8,6 @@
 #include "core/array.h"
 #include "core/util.h"
 
-#define COMMENTS_MAX_BYTES (8 * 1024 * 1024)
 #define LINE_MAX_NO 100000000.0
 
 void at_comments_release(struct at_comments *c)
@@ -231,7 +230,7 @@ int at_comments_load(const struct at_paths *p, const char *name, struct at_comme
 
 	if (at_paths_comments(p, name, path, sizeof(path), err) < 0)
 		return err->code;
-	text = at_read_file(path, COMMENTS_MAX_BYTES, NULL);
+	text = at_read_file(path, AT_COMMENTS_FILE_MAX, NULL);
 	if (!text) {
 		if (errno == ENOENT) {
 			memset(out, 0, sizeof(*out));

@@ -24,6 +24,7 @@
 
 #define AT_COMMENT_TEXT_MAX (16 * 1024)  /* bytes of one comment's text */
 #define AT_COMMENTS_MAX 10000            /* comments of one task */
+#define AT_COMMENTS_FILE_MAX (8 * 1024 * 1024) /* bytes of the file read back */
 
 struct at_comment {
 	unsigned long id;        /* 1, 2, ...: never reused within a task */

@@ -7,18 +7,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/fs.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include "core/esc.h"
+#include "core/fs.h"
 #include "core/util.h"
 
 /* A file with several links: where its first copy went (relative to dst's top). */
@@ -120,23 +119,10 @@ static int copy_xattrs(struct copy *c, int sfd, int dfd)
 	return 0;
 }
 
-/* The data of in into out: shared (FICLONE) where the file system can, else copied. */
+/* The data of in into out: shared (FICLONE) where the file system can, else copied, holes kept. */
 static int copy_data(struct copy *c, int in, int out, off_t size)
 {
-	char buf[65536];
-	ssize_t n;
-
-	if (ioctl(out, FICLONE, in) == 0)
-		return 0;
-	while (size > 0 && (n = copy_file_range(in, NULL, out, NULL, (size_t)size, 0)) > 0)
-		size -= n;
-	if (size <= 0)
-		return 0;
-	/* Not on this file system (EXDEV, EINVAL...): by hand from where it stopped. */
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (at_write_all(out, buf, (size_t)n) < 0)
-			return refuse_sys(c, "");
-	return n < 0 ? refuse_sys(c, "") : 0;
+	return at_copy_bytes(in, out, size) < 0 ? refuse_sys(c, "") : 0;
 }
 
 static int copy_file(struct copy *c, int sdir, int ddir, const char *name, const struct stat *st)

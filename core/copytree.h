@@ -10,7 +10,7 @@
  *    descriptor (same inode, still regular): a FIFO or a device is never
  *    opened, a link never followed;
  *  - a file's data is shared with FICLONE where the file system can
- *    (btrfs, XFS), else copied (copy_file_range, then read/write); its mode
+ *    (btrfs, XFS), else copied, its holes kept (at_copy_bytes); its mode
  *    (without setuid, setgid or sticky bits) and times are kept;
  *  - a symbolic link is copied as a link (its text), a FIFO made anew
  *    (mkfifo, never opened), an overlayfs whiteout (a 0/0 character

@@ -19,6 +19,9 @@
 
 struct flat {
 	struct at_error *err;
+	int upper, dest;           /* the tops of the upper's walk (apply) */
+	char rel[PATH_MAX];        /* the upper's directory being applied, below them; "" the top */
+	size_t len;
 };
 
 static int fail(struct flat *f, const char *what, const char *name)
@@ -167,68 +170,137 @@ static int copy_tree(struct flat *f, int src, int dst, int depth)
 	return rc;
 }
 
-static int apply(struct flat *f, int upper, int dst, int depth);
+/*
+ * The upper's directory f->rel, or the destination's, opened anew from its
+ * top (no link followed on the way): the upper's walk holds no descriptor
+ * while it is below, so that its depth is the upper's, bounded by PATH_MAX
+ * alone, as the state's reader (git/layerstate.h) and a full checkout have it.
+ */
+static int reopen(const struct flat *f, int top)
+{
+	int fd = f->len ? at_open_beneath(top, f->rel, O_RDONLY | O_DIRECTORY)
+			: fcntl(top, F_DUPFD_CLOEXEC, 0);
+
+	return fd < 0 ? fail((struct flat *)f, "open directory", f->len ? f->rel : ".") : fd;
+}
+
+/* The names of dirfd's entries but . and .., each NUL-ended, in *out (malloc'd): their count. */
+static ssize_t names_of(struct flat *f, int dirfd, char **out)
+{
+	struct dirent *de;
+	size_t len = 0, cap = 0, n;
+	ssize_t count = 0;
+	char *buf = NULL, *grown;
+	DIR *d = list(dirfd);
+
+	if (!d)
+		return fail(f, "list", f->len ? f->rel : ".");
+	while ((errno = 0, de = readdir(d))) {
+		if (dots(de->d_name))
+			continue;
+		n = strlen(de->d_name) + 1;
+		if (len + n > cap) {
+			cap = (len + n) * 2;
+			if (!(grown = realloc(buf, cap))) {
+				free(buf);
+				closedir(d);
+				return at_error_set(f->err, AT_ESYS, "out of memory");
+			}
+			buf = grown;
+		}
+		memcpy(buf + len, de->d_name, n);
+		len += n;
+		count++;
+	}
+	n = (size_t)errno;
+	closedir(d);
+	if (n) {
+		free(buf);
+		errno = (int)n;
+		return fail(f, "list", f->len ? f->rel : ".");
+	}
+	*out = buf;
+	return count;
+}
 
 /*
- * An upper directory over dst's entry of its name: merged into a lower
- * directory, or replacing it (opaque) or whatever else is there (a file, a
- * link: removed, never entered).
+ * An upper directory over dst's entry of its name made ready: merged into a
+ * lower directory, or replacing it (opaque) or whatever else is there (a
+ * file, a link: removed, never entered).
  */
-static int apply_dir(struct flat *f, int upper, int dst, const char *name,
-		     const struct stat *st, int depth)
+static int ready_dir(struct flat *f, int upper, int dst, const char *name, const struct stat *st)
 {
 	struct stat there;
 	int u, d, rc = 0;
 
-	if (depth >= AT_FLATTEN_DEPTH)
-		return at_error_set(f->err, AT_EUNSAFE, "too deep at '%s'", name);
 	if ((u = open_dir(upper, name)) < 0)
 		return fail(f, "open directory", name);
 	if (fstatat(dst, name, &there, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    (!S_ISDIR(there.st_mode) || at_layer_is_opaque(u)))
-		rc = remove_at(f, dst, name, depth);
+		rc = remove_at(f, dst, name, 0);
+	close(u);
 	if (rc == 0 && mkdirat(dst, name, (st->st_mode & 0777) | 0700) < 0 && errno != EEXIST)
 		rc = fail(f, "create directory", name);
 	if (rc == 0 && (d = open_dir(dst, name)) < 0)
 		rc = fail(f, "open directory", name);
 	if (rc == 0) {
 		fchmod(d, (st->st_mode & 0777) | 0700);
-		rc = apply(f, u, d, depth + 1);
 		close(d);
 	}
-	close(u);
 	return rc;
 }
 
-static int apply(struct flat *f, int upper, int dst, int depth)
+/* The upper's directory f->rel applied over the destination's. */
+static int apply(struct flat *f)
 {
-	struct dirent *de;
+	int upper = reopen(f, f->upper), dst = upper < 0 ? -1 : reopen(f, f->dest);
+	char *names = NULL, *name;
+	ssize_t count = upper < 0 || dst < 0 ? -1 : names_of(f, upper, &names);
+	size_t len = f->len, n;
 	struct stat st;
-	int rc = 0;
-	DIR *d = list(upper);
+	int rc = count < 0 ? -1 : 0;
 
-	if (!d)
-		return fail(f, "list", ".");
-	while (rc == 0 && (errno = 0, de = readdir(d))) {
-		const char *name = de->d_name;
-
-		if (dots(name))
-			continue;
-		if (fstatat(upper, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	for (name = names; rc == 0 && count-- > 0; name += strlen(name) + 1) {
+		if (fstatat(upper, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			rc = fail(f, "stat", name);
-		else if (S_ISDIR(st.st_mode))
-			rc = apply_dir(f, upper, dst, name, &st, depth);
-		else if ((rc = remove_at(f, dst, name, depth)) == 0 && !at_layer_is_whiteout(&st))
-			rc = copy_entry(f, upper, dst, name, &st, depth);
+		} else if (!S_ISDIR(st.st_mode)) {
+			if ((rc = remove_at(f, dst, name, 0)) == 0 && !at_layer_is_whiteout(&st))
+				rc = copy_entry(f, upper, dst, name, &st, 0);
+		} else if ((rc = ready_dir(f, upper, dst, name, &st)) == 0) {
+			/* Below it with no descriptor of this level held: reopened after. */
+			close(upper);
+			close(dst);
+			upper = dst = -1;
+			n = strlen(name);
+			if (len + (len ? 1 : 0) + n >= sizeof(f->rel))
+				rc = at_error_set(f->err, AT_EUNSAFE, "path too long at '%s/%s'",
+						  f->rel, name);
+			if (rc == 0) {
+				if (len)
+					f->rel[f->len++] = '/';
+				memcpy(f->rel + f->len, name, n + 1);
+				f->len += n;
+				rc = apply(f);
+				f->len = len;
+				f->rel[len] = '\0';
+			}
+			if (rc == 0 && ((upper = reopen(f, f->upper)) < 0 ||
+					(dst = reopen(f, f->dest)) < 0))
+				rc = -1;
+		}
 	}
-	closedir(d);
-	return rc;
+	free(names);
+	if (upper >= 0)
+		close(upper);
+	if (dst >= 0)
+		close(dst);
+	return rc < 0 ? f->err->code : 0;
 }
 
 int at_flatten(int lower, int upper, int dest, struct at_error *err)
 {
-	struct flat f = { err };
+	struct flat f = { .err = err, .upper = upper, .dest = dest };
 	int rc = copy_tree(&f, lower, dest, 0);
 
-	return rc < 0 ? rc : apply(&f, upper, dest, 0);
+	return rc < 0 ? rc : apply(&f);
 }

@@ -12,7 +12,13 @@
  * descriptors too, so a link the upper planted there is replaced, never
  * followed. overlayfs's markers are honoured (core/gitlayer.h): a whiteout
  * removes the entry, an opaque directory replaces the lower's whole
- * directory. Depth is bounded (AT_FLATTEN_DEPTH: AT_EUNSAFE past it).
+ * directory. The upper is walked holding no descriptor per level (each
+ * directory reopened from the top, openat2 without links, after a
+ * subdirectory), so its depth is bounded by PATH_MAX alone, as the state's
+ * reader and a full task's worktree bound it: an agent cannot make `path`
+ * (and so rewind, drop, fork) refuse a tree they hold. The lower (the
+ * base's checkout, agenttask's) and what removal meets of it are bounded
+ * by AT_FLATTEN_DEPTH (AT_EUNSAFE past it).
  */
 #ifndef AT_CORE_FLATTEN_H
 #define AT_CORE_FLATTEN_H

@@ -479,6 +479,14 @@ static int usage_entry(struct usage *u, int dfd, const char *name, int depth)
 	if (depth + 1 > AT_USAGE_DEPTH)
 		return usage_refuse(u, "too deep");
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/*
+	 * du counts a directory it cannot list by its own blocks, as du(1) does:
+	 * the kernel makes overlayfs's work dirs 000 in a user namespace, and a
+	 * task that has run has them (its git view's, its layer's). A limit
+	 * (at_tree_usage) refuses it instead.
+	 */
+	if (fd < 0 && errno == EACCES && u->du)
+		errno = ENOENT;
 	if (fd < 0 && errno != ENOENT)
 		return usage_refuse(u, strerror(errno));
 	rc = fd < 0 ? 0 : usage_dir(u, fd, depth + 1);
@@ -567,25 +575,52 @@ bool at_path_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
-int at_copy_bytes(int in, int out, off_t size)
+/* in's bytes [from, to) into out at the same offsets: copy_file_range, else pread and pwrite. */
+static int copy_range(int in, int out, off_t from, off_t to)
 {
 	char buf[65536];
-	ssize_t n = 0;
+	off_t ipos = from, opos = from;
+	ssize_t n = 0, w;
+
+	while (ipos < to && (n = copy_file_range(in, &ipos, out, &opos, (size_t)(to - ipos), 0)) > 0)
+		;
+	if (ipos >= to || n == 0)
+		return 0;   /* done, or the file ends sooner: the rest is the caller's ftruncate */
+	if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+		return -1;
+	while (ipos < to) {
+		n = pread(in, buf, (size_t)(to - ipos) < sizeof(buf) ? (size_t)(to - ipos) : sizeof(buf),
+			  ipos);
+		if (n <= 0)
+			return (int)n;
+		for (opos = 0; opos < n; opos += w)
+			if ((w = pwrite(out, buf + opos, (size_t)(n - opos), ipos + opos)) < 0)
+				return -1;
+		ipos += n;
+	}
+	return 0;
+}
+
+int at_copy_bytes(int in, int out, off_t size)
+{
+	off_t pos = 0, data, hole;
 
 	if (ioctl(out, FICLONE, in) == 0)
 		return 0;
-	while (size > 0) {
-		n = copy_file_range(in, NULL, out, NULL, (size_t)size, 0);
-		if (n <= 0)
+	/* The data only, hole by hole: a sparse file stays sparse (no terabyte of zeros written). */
+	while (pos < size) {
+		data = lseek(in, pos, SEEK_DATA);
+		if (data < 0 && errno == ENXIO)
+			break;   /* holes to the end */
+		if (data < 0)
+			data = pos, hole = size;   /* no SEEK_DATA here: all of it is data */
+		else if ((hole = lseek(in, data, SEEK_HOLE)) <= data || hole > size)
+			hole = size;
+		if (data >= size)
 			break;
-		size -= n;
-	}
-	if (size == 0)
-		return 0;
-	if (n < 0 && errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
-		return -1;
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (at_write_all(out, buf, (size_t)n) < 0)
+		if (copy_range(in, out, data, hole) < 0)
 			return -1;
-	return n < 0 ? -1 : 0;
+		pos = hole;
+	}
+	return ftruncate(out, size);
 }

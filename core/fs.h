@@ -50,7 +50,9 @@ int at_tree_usage(const char *path, uint64_t *bytes, struct at_error *err);
  * every entry, a file with several links counted once, where it is first
  * met (in any tree measured through the same struct at_du, as `du -s A B`
  * does), no link followed, no FIFO or device opened, no other mount entered
- * (du -x). Walked as at_tree_usage walks, with its limits and refusals.
+ * (du -x). Walked as at_tree_usage walks, with its limits and refusals, but
+ * for a directory it cannot list: counted by its own blocks, not entered,
+ * as du(1) counts it (overlayfs's work dirs, 000 in a user namespace).
  * at_du_release frees the inodes remembered.
  */
 struct at_du_inode;
@@ -74,9 +76,12 @@ int at_mkdirs(const char *path, unsigned int mode, struct at_error *err);
 int at_open_beneath(int dirfd, const char *path, int flags);
 
 /*
- * Copy size bytes from in to out (regular files): a reflink (FICLONE) where
- * the file system shares extents, else copy_file_range, else read and
- * write. 0, or -1 with errno set.
+ * Copy size bytes from in to out (regular files, out empty): a reflink
+ * (FICLONE) where the file system shares extents, else the data found by
+ * SEEK_DATA/SEEK_HOLE only (copy_file_range, else pread and pwrite), out then
+ * cut or extended to size, so that a sparse file's holes stay holes (a
+ * task's 1 TB sparse file costs no disk, nor does its copy). 0, or -1 with
+ * errno set.
  */
 int at_copy_bytes(int in, int out, off_t size);
 

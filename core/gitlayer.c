@@ -189,6 +189,29 @@ int at_gitlayer_open(const struct at_gitlayer *g, const char *rel, int *fd_out)
 	return 0;
 }
 
+bool at_gitlayer_is_dir(const struct at_gitlayer *g, const char *rel)
+{
+	char path[PATH_MAX], *name, *slash;
+	int upper, lower;
+	bool found;
+
+	if (at_fmt(path, sizeof(path), "%s", rel) < 0)
+		return false;
+	upper = g->upper >= 0 ? fcntl(g->upper, F_DUPFD_CLOEXEC, 0) : -1;
+	lower = g->lower >= 0 ? fcntl(g->lower, F_DUPFD_CLOEXEC, 0) : -1;
+	for (name = path; *name && (upper >= 0 || lower >= 0); name = slash + 1) {
+		if ((slash = strchr(name, '/')))
+			*slash = '\0';
+		descend(&upper, &lower, name);
+		if (!slash)
+			break;
+	}
+	found = upper >= 0 || lower >= 0;
+	close_fd(&upper);
+	close_fd(&lower);
+	return found;
+}
+
 int at_gitlayer_read(const struct at_gitlayer *g, const char *rel, size_t max, char **out,
 		     size_t *len, struct at_error *err)
 {

@@ -48,6 +48,12 @@ int at_gitlayer_read(const struct at_gitlayer *g, const char *rel, size_t max, c
  * on another failure. Also for a layered task's files (app/files.c).
  */
 int at_gitlayer_open(const struct at_gitlayer *g, const char *rel, int *fd_out);
+/*
+ * rel (relative, normalised; "" the top) a directory as the overlay shows
+ * it, reached with no link followed in either layer? (A layered task's
+ * `run --cwd`: app/run.c.)
+ */
+bool at_gitlayer_is_dir(const struct at_gitlayer *g, const char *rel);
 
 /*
  * The commit the worktree's HEAD names: admin_rel is the admin dir relative

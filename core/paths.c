@@ -181,6 +181,30 @@ int at_paths_review_ref(const char *name, char *buf, size_t size, struct at_erro
 	return 0;
 }
 
+int at_paths_trash_kept_checkpoint(const char *name, const char *stamp, unsigned n, char *buf,
+				   size_t size, struct at_error *err)
+{
+	if (at_fmt(buf, size, AT_TRASH_KEPT_REFS "%s/%s/checkpoints/%u", name, stamp, n) < 0)
+		return at_error_set(err, AT_ESYS, "task name too long '%s'", name);
+	return 0;
+}
+
+int at_paths_trash_kept_review(const char *name, const char *stamp, char *buf, size_t size,
+			       struct at_error *err)
+{
+	if (at_fmt(buf, size, AT_TRASH_KEPT_REFS "%s/%s/review", name, stamp) < 0)
+		return at_error_set(err, AT_ESYS, "task name too long '%s'", name);
+	return 0;
+}
+
+int at_paths_trash_kept_glob(const char *name, const char *stamp, char *buf, size_t size,
+			     struct at_error *err)
+{
+	if (at_fmt(buf, size, AT_TRASH_KEPT_REFS "%s/%s/*", name, stamp) < 0)
+		return at_error_set(err, AT_ESYS, "task name too long '%s'", name);
+	return 0;
+}
+
 int at_paths_record(const struct at_paths *p, const char *name, char *buf, size_t size,
 		    struct at_error *err)
 {

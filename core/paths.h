@@ -144,6 +144,25 @@ int at_paths_checkpoint_glob(const char *name, char *buf, size_t size, struct at
 int at_paths_review_ref(const char *name, char *buf, size_t size, struct at_error *err);
 
 /*
+ * What a trash entry (refs/agenttask/trash/NAME/STAMP, git/trash.h) keeps
+ * beside the task's state, so that restore gives it back (git/trash_keep.h):
+ * refs/agenttask/trash-kept/NAME/STAMP/checkpoints/N, the task's checkpoint
+ * N, and refs/agenttask/trash-kept/NAME/STAMP/review, its review (the
+ * comments file as a blob, on the reviews ref's commits). Written before the
+ * entry, deleted after it: kept refs without their entry are gc's to remove.
+ * STAMP is the entry's last component (SECONDS.NANOS).
+ */
+#define AT_TRASH_REFS "refs/agenttask/trash/"
+#define AT_TRASH_KEPT_REFS "refs/agenttask/trash-kept/"
+int at_paths_trash_kept_checkpoint(const char *name, const char *stamp, unsigned n, char *buf,
+				   size_t size, struct at_error *err);
+int at_paths_trash_kept_review(const char *name, const char *stamp, char *buf, size_t size,
+			       struct at_error *err);
+/* The glob of all the refs an entry keeps (NAME/STAMP/ *, without the space). */
+int at_paths_trash_kept_glob(const char *name, const char *stamp, char *buf, size_t size,
+			     struct at_error *err);
+
+/*
  * The layered form (core/task.h). A base: <bases_dir>/TREE (TREE the hex id
  * of a tree), holding files/ (the tree's checkout, read-only, shared by every
  * layered task of that tree) and index (the index of that checkout, with its

@@ -210,3 +210,39 @@ int at_ports_live_list(const struct at_paths *p, const char *task, struct at_por
 	*nout = n;
 	return 0;
 }
+
+int at_ports_stale(const struct at_paths *p, bool (*has_task)(const char *task, void *arg),
+		   int (*fn)(const char *path, void *arg), void *arg)
+{
+	static const char assigned[] = ".assigned";
+	char dir[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	if (at_paths_ports_dir(p, dir, sizeof(dir), NULL) < 0 || !(d = opendir(dir)))
+		return 0;
+	while (rc == 0 && (de = readdir(d))) {
+		struct at_ports_live one;
+		char path[PATH_MAX], task[AT_NAME_MAX + 1];
+		size_t len = strlen(de->d_name);
+		bool stale;
+
+		if (at_fmt(path, sizeof(path), "%s/%s", dir, de->d_name) < 0)
+			continue;
+		if (live_name(de->d_name, task, sizeof(task))) {
+			stale = !read_live(path, &one);
+		} else if (len > sizeof(assigned) - 1 && len - (sizeof(assigned) - 1) < sizeof(task) &&
+			   strcmp(de->d_name + len - (sizeof(assigned) - 1), assigned) == 0) {
+			memcpy(task, de->d_name, len - (sizeof(assigned) - 1));
+			task[len - (sizeof(assigned) - 1)] = '\0';
+			stale = !has_task(task, arg);
+		} else {
+			continue;
+		}
+		if (stale)
+			rc = fn(path, arg);
+	}
+	closedir(d);
+	return rc;
+}

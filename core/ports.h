@@ -15,6 +15,7 @@
 #ifndef AT_CORE_PORTS_H
 #define AT_CORE_PORTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,5 +55,15 @@ int at_ports_live_write(const struct at_paths *p, const char *task, const struct
  */
 int at_ports_live_list(const struct at_paths *p, const char *task, struct at_ports_live **out,
 		       size_t *nout, struct at_error *err);
+
+/*
+ * The records `agenttask gc` removes: a live record whose run is gone (a
+ * run killed with SIGKILL leaves its own), and the assignments of a task
+ * has_task says is no longer there. Each one's path goes to fn, which
+ * removes it; the walk stops at fn's first nonzero return, which it
+ * returns. 0 when there is no ports directory.
+ */
+int at_ports_stale(const struct at_paths *p, bool (*has_task)(const char *task, void *arg),
+		   int (*fn)(const char *path, void *arg), void *arg);
 
 #endif

@@ -69,7 +69,8 @@ int at_task_init(struct at_task *t, const struct at_paths *p, const char *name,
 	if (at_fmt(t->branch, sizeof(t->branch), AT_REFS_HEADS AT_BRANCH_PREFIX "%s", name) < 0 ||
 	    at_fmt(t->worktree_name, sizeof(t->worktree_name), AT_WORKTREE_PREFIX "%s", name) < 0 ||
 	    at_paths_worktree(p, name, t->path, sizeof(t->path), NULL) < 0 ||
-	    at_paths_admin(p, t->worktree_name, t->admin_dir, sizeof(t->admin_dir), NULL) < 0)
+	    at_paths_admin(p, t->worktree_name, t->admin_dir, sizeof(t->admin_dir), NULL) < 0 ||
+	    at_paths_layer_upper(p, name, t->upper, sizeof(t->upper), NULL) < 0)
 		return at_error_sys(err, AT_ESYS, "path too long for task '%s'", name);
 	t->phase = AT_TASK_CREATING;
 	return 0;
@@ -97,5 +98,6 @@ int at_task_worktree_gone(const struct at_task *t, struct at_error *err)
 {
 	return at_error_set(err, AT_ECORRUPT, "the worktree of task '%s' is gone ('%s'): "
 			    "'agenttask discard %s' or 'agenttask gc' removes the task, keeping "
-			    "its commits in the trash", t->name, t->path, t->name);
+			    "its commits in the trash", t->name,
+			    at_task_is_layered(t) ? t->upper : t->path, t->name);
 }

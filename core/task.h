@@ -69,6 +69,8 @@ struct at_task {
 	enum at_task_phase phase;
 	enum at_task_form form;
 	char base_tree[AT_OID_HEXSZ + 1];    /* layered: the tree of its lower (base), else "" */
+	char upper[PATH_MAX];                /* where its layer's upper is (core/paths.h), were
+						it layered: its own files, while it is */
 };
 
 /*
@@ -84,6 +86,7 @@ bool at_task_is_layered(const struct at_task *t);
 /*
  * The error for a task whose worktree directory is gone (AT_ECORRUPT), with
  * what to do about it: discard or gc remove the task, keeping its commits.
+ * For a layered task, what is gone is its layer's upper (its own files).
  */
 int at_task_worktree_gone(const struct at_task *t, struct at_error *err);
 

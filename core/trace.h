@@ -53,6 +53,12 @@ void at_trace(const char *event, const char *detail);
  *                     and the task's index made the part, its branch not moved
  *   accept:part-branch the task's branch moved to the part, the base not yet
  *   drop:saved        `drop`: the full state in the trash, no file written
+ *   trash:kept        a save in the trash (discard, accept, gc): the task's
+ *                     checkpoints and review kept, the entry not yet made
+ *   restore:kept      `restore`: the checkpoints and review given back, the
+ *                     record still CREATING
+ *   restore:ready     the record ready, the entry not yet deleted
+ *   trash:dropped     an entry deleted, what it kept not yet
  *   fork:files        `fork`: NEW half-made at NAME's tip, NAME's uncommitted
  *                     files written over it
  *   fork:home         NAME's HOME copied, its git view not yet

@@ -19,6 +19,7 @@ struct at_trash_entry {
 	unsigned index;             /* 1: the newest entry of its task, 2: the one before... */
 	char tip[AT_OID_HEXSZ + 1]; /* the task branch's tip when discarded; "" if unreadable */
 	char base_branch[256];      /* as recorded; "" when based on a detached HEAD */
+	unsigned checkpoints;       /* how many of the task's checkpoints it keeps (git/trash_keep.h) */
 };
 
 struct at_trash_list {

@@ -13,6 +13,8 @@
 #include "core/proc.h"
 #include "core/trace.h"
 #include "core/util.h"
+#include "git/index_read.h"
+#include "git/index_update.h"
 #include "git/internal.h"
 #include "git/wtread.h"
 
@@ -28,6 +30,10 @@ struct apply {
 	const git_oid *attr_commit; /* the filters' attributes, or NULL: the worktree's */
 	char *const *paths;
 	size_t n;
+	char *const *index_paths;   /* the index entries to change: `paths`, or a list of
+				       their own (at_apply_opts) */
+	size_t nindex;
+	bool index_file;            /* the index read from its file, index_update.c's way */
 	const char *workdir;        /* the worktree's path */
 	int root;                   /* the worktree */
 	int tmp;                    /* TMP_DIR, or -1: temporary files go beside their paths */
@@ -331,11 +337,11 @@ static int stage_all(struct apply *a, git_index *idx)
 	size_t i;
 	int rc = 0;
 
-	for (i = 0; i < a->n && rc == 0; i++) {
-		if (file_in(a->index_to, a->paths[i], &e)) {
-			rc = stage(a, idx, a->paths[i], e);
+	for (i = 0; i < a->nindex && rc == 0; i++) {
+		if (file_in(a->index_to, a->index_paths[i], &e)) {
+			rc = stage(a, idx, a->index_paths[i], e);
 			git_tree_entry_free(e);
-		} else if (git_index_remove(idx, a->paths[i], 0) < 0) {
+		} else if (git_index_remove(idx, a->index_paths[i], 0) < 0) {
 			git_error_clear();   /* it was not staged */
 		}
 	}
@@ -407,10 +413,73 @@ fail:
 			    a->workdir);
 }
 
+/* The index file at path read, the entries staged, written back, all by libgit2. */
+static int stage_in(struct apply *a, const char *path)
+{
+	git_index *idx = NULL;
+	int rc;
+
+	if (git_index_open(&idx, path) < 0)
+		rc = at_git_error(a->err, AT_EGIT, "cannot read the index");
+	else if ((rc = stage_all(a, idx)) == 0 && git_index_write(idx) < 0)
+		rc = at_git_error(a->err, AT_EGIT, "cannot write the index");
+	git_index_free(idx);
+	return rc;
+}
+
+/* The index changes of index_paths, as index_to has them (git/index_update.h); NULL: no memory. */
+static struct at_index_change *index_changes(struct apply *a)
+{
+	struct at_index_change *c = calloc(a->nindex ? a->nindex : 1, sizeof(*c));
+	git_tree_entry *e;
+	size_t i;
+
+	for (i = 0; c && i < a->nindex; i++) {
+		c[i].path = a->index_paths[i];
+		if (!file_in(a->index_to, c[i].path, &e)) {
+			c[i].remove = true;
+			continue;
+		}
+		c[i].mode = git_tree_entry_filemode(e);
+		git_oid_cpy(&c[i].id, git_tree_entry_id(e));
+		git_tree_entry_free(e);
+	}
+	return c;
+}
+
+/*
+ * INDEX_COPY in TMP_DIR (without copy, the index itself, through
+ * index.lock) made from the index file by git/index_update.c: the changed
+ * entries only. AT_INDEX_DECLINED when it does not take that index.
+ */
+static int index_fast(struct apply *a, bool copy)
+{
+	AT_AUTOFREE struct at_index_change *c = NULL;
+	char index[PATH_MAX];
+	int fd, rc;
+
+	if (at_fmt(index, sizeof(index), "%sindex", git_repository_path(a->repo)) < 0)
+		return at_error_set(a->err, AT_ESYS, "path too long '%s'",
+				    git_repository_path(a->repo));
+	if (!(c = index_changes(a)))
+		return at_error_set(a->err, AT_ESYS, "out of memory");
+	if (!copy)
+		return at_index_update(index, c, a->nindex, a->err);
+	unlinkat(a->tmp, INDEX_COPY, 0);
+	fd = openat(a->tmp, INDEX_COPY, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return at_error_sys(a->err, AT_ESYS, "cannot copy the index of '%s'", a->workdir);
+	rc = at_index_update_to(index, fd, INDEX_COPY, c, a->nindex, a->err);
+	if (close(fd) < 0 && rc == 0)
+		rc = at_error_sys(a->err, AT_ESYS, "cannot copy the index of '%s'", a->workdir);
+	return rc;
+}
+
 /*
  * Last: the index, in one rename. Without TMP_DIR, libgit2 writes it (its
  * own lock file and rename: a kill then may leave index.lock behind, as a
- * git command killed while writing it does).
+ * git command killed while writing it does). With index_file, from the
+ * index file, the changed entries only (libgit2 where that declines).
  */
 static int write_index(struct apply *a)
 {
@@ -419,6 +488,15 @@ static int write_index(struct apply *a)
 	char copy[PATH_MAX];
 	int rc;
 
+	if (a->index_file && a->nindex == 0)
+		return 0;   /* no entry to change */
+	if (a->tmp < 0 && a->index_file) {
+		rc = index_fast(a, false);
+		if (rc == AT_INDEX_DECLINED &&
+		    at_fmt(copy, sizeof(copy), "%sindex", git_repository_path(a->repo)) == 0)
+			rc = stage_in(a, copy);
+		return rc;
+	}
 	if (a->tmp < 0) {
 		if (git_repository_index(&idx, a->repo) < 0 || git_index_read(idx, true) < 0)
 			rc = at_git_error(a->err, AT_EGIT, "cannot read the index");
@@ -428,15 +506,18 @@ static int write_index(struct apply *a)
 		return rc;
 	}
 	gitdir = open(git_repository_path(a->repo), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (gitdir < 0 || copy_index(a, gitdir) < 0 ||
-	    at_fmt(copy, sizeof(copy), "%s" TMP_DIR "/" INDEX_COPY, git_repository_path(a->repo)) < 0)
+	if (gitdir < 0)
 		return at_error_sys(a->err, AT_ESYS, "cannot copy the index of '%s'",
 				    a->workdir);
-	if (git_index_open(&idx, copy) < 0)
-		rc = at_git_error(a->err, AT_EGIT, "cannot read the index");
-	else if ((rc = stage_all(a, idx)) == 0 && git_index_write(idx) < 0)
-		rc = at_git_error(a->err, AT_EGIT, "cannot write the index");
-	git_index_free(idx);
+	rc = a->index_file ? index_fast(a, true) : AT_INDEX_DECLINED;
+	if (rc == AT_INDEX_DECLINED) {
+		if (copy_index(a, gitdir) < 0 ||
+		    at_fmt(copy, sizeof(copy), "%s" TMP_DIR "/" INDEX_COPY,
+			   git_repository_path(a->repo)) < 0)
+			return at_error_sys(a->err, AT_ESYS, "cannot copy the index of '%s'",
+					    a->workdir);
+		rc = stage_in(a, copy);
+	}
 	return rc == 0 ? publish_index(a, gitdir) : rc;
 }
 
@@ -525,8 +606,14 @@ int at_apply_paths(git_repository *repo, git_tree *to, char *const *paths, size_
 int at_apply_paths_ext(git_repository *repo, git_tree *to, const struct at_apply_opts *o,
 		       char *const *paths, size_t n, struct at_error *err)
 {
-	struct apply a = { repo, to, o && o->index_to ? o->index_to : to, o ? o->attr_commit : NULL,
-			   paths, n, NULL, -1, -1, 0, true, "", -1, err };
+	struct apply a = {
+		.repo = repo, .to = to, .index_to = o && o->index_to ? o->index_to : to,
+		.attr_commit = o ? o->attr_commit : NULL, .paths = paths, .n = n,
+		.index_paths = o && o->own_index ? o->index_paths : paths,
+		.nindex = o && o->own_index ? o->nindex_paths : n,
+		.index_file = o && o->own_index, .root = -1, .tmp = -1, .symlinks = true,
+		.dir_fd = -1, .err = err,
+	};
 	const char *workdir = o && o->workdir ? o->workdir : git_repository_workdir(repo);
 	int rc;
 
@@ -591,8 +678,10 @@ static bool file_is(struct apply *a, const char *path, const git_tree_entry *e)
 
 bool at_apply_path_is_new(git_repository *repo, git_tree *to, const char *path)
 {
-	struct apply a = { repo, to, to, NULL, NULL, 0, git_repository_workdir(repo), -1, -1, 0, true, "", -1,
-			   NULL };
+	struct apply a = {
+		.repo = repo, .to = to, .index_to = to, .workdir = git_repository_workdir(repo),
+		.root = -1, .tmp = -1, .symlinks = true, .dir_fd = -1,
+	};
 	const char *workdir = git_repository_workdir(repo), *base;
 	git_tree_entry *e = NULL;
 	struct stat st;

@@ -72,6 +72,18 @@ struct at_apply_opts {
 	const git_oid *attr_commit;  /* attributes from this commit only; NULL: the worktree's */
 	const char *workdir;         /* the worktree, repo opened bare (libgit2 then reads no
 					worktree file: attributes from the index and attr_commit) */
+	/*
+	 * With own_index: the index entries to change are index_paths (sorted,
+	 * each once, from index_to; none: the index is not written), not
+	 * `paths`'; the index is then read from its file, never from repo
+	 * (whose index may be at_git_attrs_from_base's), and written as
+	 * git/index_update.h does (only those entries made anew, the others
+	 * copied; libgit2 where it declines), in the same one rename. A
+	 * rewind's, where files and index differ in other paths.
+	 */
+	bool own_index;
+	char *const *index_paths;
+	size_t nindex_paths;
 };
 
 int at_apply_paths_ext(git_repository *repo, git_tree *to, const struct at_apply_opts *o,

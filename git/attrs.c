@@ -118,7 +118,8 @@ int at_git_attrs_from_base(git_repository *repo, const git_oid *base, const char
 	if (git_repository_workdir(repo))
 		return at_error_set(err, AT_EGIT,
 				    "attributes asked of a repository with a worktree");
-	memcpy(v, paths, n * sizeof(*v));
+	if (n)
+		memcpy(v, paths, n * sizeof(*v));   /* paths may be NULL when n is 0 */
 	if (git_index_new(&idx) < 0 || git_repository_odb(&odb, repo) < 0)
 		rc = at_git_error(err, AT_EGIT, "cannot prepare the attributes");
 	else if (base && (git_object_lookup(&obj, repo, base, GIT_OBJECT_ANY) < 0 ||

@@ -4,6 +4,7 @@
  */
 #include "git/checkpoint.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,58 +293,152 @@ static int move_branch(git_repository *repo, const struct at_task *t, const stru
 	return rc;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The index entries that differ from tree `to` when the state did not say
+ * what the index was (the scan's general path): the index read whole by
+ * libgit2 and compared, no worktree file read. Sorted.
+ */
+static int index_changed(git_repository *repo, const struct at_task *t, git_tree *to,
+			 git_strarray *out, struct at_error *err)
+{
+	char path[PATH_MAX];
+	git_index *idx = NULL;
+	git_diff *diff = NULL;
+	size_t i, n = 0;
+	int rc = 0;
+
+	if (at_fmt(path, sizeof(path), "%s/index", t->admin_dir) < 0)
+		return at_error_set(err, AT_ESYS, "path too long '%s'", t->admin_dir);
+	if (git_index_open(&idx, path) < 0 ||
+	    git_diff_tree_to_index(&diff, repo, to, idx, NULL) < 0) {
+		rc = at_git_error(err, AT_EGIT, "cannot read the index of '%s'", t->name);
+		goto out;
+	}
+	n = git_diff_num_deltas(diff);
+	if (!(out->strings = calloc(n ? n : 1, sizeof(char *)))) {
+		rc = at_error_set(err, AT_ESYS, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		if (!(out->strings[out->count] = strdup(d->old_file.path ? d->old_file.path
+									  : d->new_file.path))) {
+			rc = at_error_set(err, AT_ESYS, "out of memory");
+			goto out;
+		}
+		out->count++;
+	}
+	if (out->count > 1)
+		qsort(out->strings, out->count, sizeof(char *), cmp_str);
+	/* Each once: a type change is a deletion and an addition of one path. */
+	for (i = n = 0; i < out->count; i++) {
+		if (n && strcmp(out->strings[n - 1], out->strings[i]) == 0)
+			free(out->strings[i]);
+		else
+			out->strings[n++] = out->strings[i];
+	}
+	out->count = n;
+out:
+	git_diff_free(diff);
+	git_index_free(idx);
+	return rc;
+}
+
+/*
+ * Which files differ: now's full state against to's, tree to tree (the
+ * scan that took now read the worktree; nothing reads it again). Which
+ * index entries differ: now's index (its tree, that the scan gave) against
+ * to's tip, tree to tree too, or else the index read.
+ */
+static int what_differs(git_repository *wt, const struct at_task *t,
+			const struct at_task_state *now, const struct at_checkpoint *to,
+			git_tree *to_tip, git_strarray *files, git_strarray *index,
+			struct at_error *err)
+{
+	git_oid a, b, tip_tree;
+
+	at_oid_to_git(&a, &now->tree);
+	at_oid_to_git(&b, &to->tree);
+	if (changed(wt, &a, &b, files, err) < 0)
+		return err->code;
+	/*
+	 * In byte order, as the index and the writers want them: the compare
+	 * lists a directory "d" where a tree sorts it ("d/", after "d.txt").
+	 */
+	if (files->count > 1)
+		qsort(files->strings, files->count, sizeof(char *), cmp_str);
+	if (at_oid_is_zero(&now->index))
+		return index_changed(wt, t, to_tip, index, err);
+	at_oid_to_git(&a, &now->index);
+	git_oid_cpy(&tip_tree, git_tree_id(to_tip));
+	if (changed(wt, &a, &tip_tree, index, err) < 0)
+		return err->code;
+	if (index->count > 1)
+		qsort(index->strings, index->count, sizeof(char *), cmp_str);
+	return 0;
+}
+
 int at_checkpoint_restore(struct at_repo *r, const struct at_task *t,
 			  const struct at_task_state *now, const struct at_checkpoint *to,
 			  size_t *npaths, struct at_error *err)
 {
-	struct at_apply_opts ao = { NULL, NULL, t->path };
-	git_strarray files = { NULL, 0 }, commits = { NULL, 0 };
-	git_oid now_tree, to_tree, now_tip_tree, to_tip_tree, base;
+	struct at_apply_opts ao = { .workdir = t->path };
+	git_strarray files = { NULL, 0 }, index = { NULL, 0 };
+	git_oid to_tree, base;
 	git_repository *wt = NULL;
-	git_tree *files_to = NULL, *now_tip = NULL;
+	git_tree *files_to = NULL;
 	struct at_strlist paths = AT_STRLIST_INIT;
 	struct at_oid base_id;
+	bool any;
 	int rc;
 
 	/* The task's repository opened bare: libgit2 reads no file of the worktree. */
 	if ((rc = at_git_open_task_repo(&wt, t, err)) < 0)
 		return rc;
-	at_oid_to_git(&now_tree, &now->tree);
 	at_oid_to_git(&to_tree, &to->tree);
 	if ((rc = commit_tree(wt, &to->tip, &ao.index_to, err)) < 0 ||
-	    (rc = commit_tree(wt, &now->tip, &now_tip, err)) < 0)
+	    (rc = what_differs(wt, t, now, to, ao.index_to, &files, &index, err)) < 0)
 		goto out;
-	git_oid_cpy(&now_tip_tree, git_tree_id(now_tip));
-	git_oid_cpy(&to_tip_tree, git_tree_id(ao.index_to));
-	/* The files that differ, and the index entries that do (what either tip committed). */
-	if ((rc = changed(wt, &now_tree, &to_tree, &files, err)) < 0 ||
-	    (rc = changed(wt, &now_tip_tree, &to_tip_tree, &commits, err)) < 0)
-		goto out;
-	if (merge_paths(&files, &commits, &paths) < 0) {
+	if (merge_paths(&files, &index, &paths) < 0) {
 		rc = at_error_set(err, AT_ESYS, "out of memory");
 		goto out;
 	}
-	/* Smudged with the base commit's attributes, as the scan cleaned them. */
+	/*
+	 * Smudged with the base commit's attributes alone, as the scan cleaned
+	 * them: repo's index becomes those (git/attrs.c), never the task's.
+	 */
 	if (at_oid_parse(&base_id, t->base_commit) == 0) {
 		at_oid_to_git(&base, &base_id);
 		ao.attr_commit = &base;
+		if ((rc = at_git_attrs_from_base(wt, &base, (const char *const *)files.strings,
+						 files.count, &any, err)) < 0)
+			goto out;
 	}
 	if (git_tree_lookup(&files_to, wt, &to_tree) < 0) {
 		rc = at_git_error(err, AT_EGIT, "cannot read checkpoint %u of '%s'", to->n, t->name);
 		goto out;
 	}
 	*npaths = paths.n;
+	ao.own_index = true;
+	ao.index_paths = index.strings;
+	ao.nindex_paths = index.count;
 	at_apply_clear_stale_lock(wt);
-	if (paths.n && (rc = at_apply_paths_ext(wt, files_to, &ao, paths.v, paths.n, err)) < 0)
+	if (paths.n &&
+	    (rc = at_apply_paths_ext(wt, files_to, &ao, files.strings, files.count, err)) < 0)
 		goto out;
 	at_test_kill_point("rewind:index");
 	rc = move_branch(r->repo, t, &now->tip, &to->tip, err);
 out:
 	at_strlist_release(&paths);
 	at_tree_paths_free(&files);
-	at_tree_paths_free(&commits);
+	at_tree_paths_free(&index);
 	git_tree_free(files_to);
-	git_tree_free(now_tip);
 	git_tree_free(ao.index_to);
 	git_repository_free(wt);
 	return rc;

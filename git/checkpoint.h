@@ -12,8 +12,9 @@
  * checkpoint's (same tree, tip and kind) makes no new object: the new ref
  * names the same commit.
  *
- * The refs go with the task (app/lifecycle.c); the trash keeps the task's
- * full state, not its checkpoints.
+ * The refs go with the task (app/lifecycle.c); a trash entry of the task
+ * keeps refs of its own to them, which restore makes the task's again
+ * (git/trash_keep.h).
  */
 #ifndef AT_GIT_CHECKPOINT_H
 #define AT_GIT_CHECKPOINT_H
@@ -58,11 +59,17 @@ int at_review_forget(struct at_repo *r, const char *name, struct at_error *err);
  * Bring t's worktree, its index and its branch to checkpoint `to`, from
  * `now` (the full state just taken, with the worktree unchanged since):
  * the files that differ written through git/apply_paths.h (each whole,
- * under a temporary name, never through a link), the index to `to`'s
- * tip (what was uncommitted then is uncommitted again), last the branch,
- * moved by compare-and-swap from now's tip. Again with the same `to`
- * after a kill, it completes what the killed one began. *npaths: how many
- * paths it wrote, removed or staged.
+ * under a temporary name, never through a link, smudged with the base
+ * commit's attributes alone), the index to `to`'s tip (what was
+ * uncommitted then is uncommitted again), last the branch, moved by
+ * compare-and-swap from now's tip. What differs comes from the scan that
+ * took `now`, tree to tree: the files, now's tree against to's; the index
+ * entries, now's index (its tree) against to's tip; only those entries
+ * are written (git/index_update.h; the index not written at all when none
+ * differ). When now does not know its index (the scan's general path),
+ * the index is read to compare. Again with the same `to` after a kill, it
+ * completes what the killed one began. *npaths: how many paths it wrote,
+ * removed or staged.
  */
 int at_checkpoint_restore(struct at_repo *r, const struct at_task *t,
 			  const struct at_task_state *now, const struct at_checkpoint *to,

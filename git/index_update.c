@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/util.h"
@@ -135,8 +136,101 @@ static int build_and_write(int fd, const char *lock, const struct at_index *idx,
 	return rc;
 }
 
+int at_index_update_to(const char *path, int fd, const char *name,
+		       const struct at_index_change *changes, size_t n, struct at_error *err)
+{
+	struct at_index idx = AT_INDEX_INIT;
+	int rc = at_index_read(path, &idx, err);
+
+	if (rc == 0 && !acceptable(&idx, changes, n))
+		rc = AT_INDEX_DECLINED;
+	if (rc == 0)
+		rc = build_and_write(fd, name, &idx, changes, n, err);
+	at_index_free(&idx);
+	return rc;
+}
+
 int at_index_update(const char *path, const struct at_index_change *changes, size_t n,
 		    struct at_error *err)
+{
+	char lock[PATH_MAX];
+	int fd, rc;
+
+	if (at_fmt(lock, sizeof(lock), "%s.lock", path) < 0)
+		return at_error_set(err, AT_ESYS, "path too long '%s'", path);
+	fd = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return errno == EEXIST ? at_error_set(err, AT_EBUSY, "'%s' exists: another git "
+						      "process holds the index", lock)
+				       : at_error_sys(err, AT_ESYS, "cannot create '%s'", lock);
+	rc = at_index_update_to(path, fd, lock, changes, n, err);
+	if (close(fd) < 0 && rc == 0)
+		rc = at_error_sys(err, AT_ESYS, "cannot write '%s'", lock);
+	if (rc == 0 && rename(lock, path) < 0)
+		rc = at_error_sys(err, AT_ESYS, "cannot rename '%s'", lock);
+	if (rc != 0)
+		unlink(lock);
+	return rc;
+}
+
+/* The entry's file still what it describes: its kind, exec bit and size. */
+static bool same_file(const git_index_entry *e, const struct stat *st)
+{
+	if (e->mode == 0160000)   /* a gitlink: the empty directory a checkout makes, size 0 */
+		return S_ISDIR(st->st_mode) && e->file_size == 0;
+	if ((uint32_t)st->st_size != e->file_size)
+		return false;
+	if (e->mode == 0120000)
+		return S_ISLNK(st->st_mode);
+	return (e->mode == 0100644 || e->mode == 0100755) && S_ISREG(st->st_mode) &&
+	       ((st->st_mode & S_IXUSR) != 0) == (e->mode == 0100755);
+}
+
+/* The stat data of an entry (versions 2 and 3: its bytes at p), from st. */
+static void put_stat(unsigned char *p, const struct stat *st)
+{
+	put32(p, (uint32_t)st->st_ctim.tv_sec);
+	put32(p + 4, (uint32_t)st->st_ctim.tv_nsec);
+	put32(p + 8, (uint32_t)st->st_mtim.tv_sec);
+	put32(p + 12, (uint32_t)st->st_mtim.tv_nsec);
+	put32(p + 16, (uint32_t)st->st_dev);
+	put32(p + 20, (uint32_t)st->st_ino);
+	put32(p + 28, st->st_uid);
+	put32(p + 32, st->st_gid);
+	put32(p + 36, S_ISDIR(st->st_mode) ? 0 : (uint32_t)st->st_size);
+}
+
+static int restat_and_write(int fd, const char *lock, const struct at_index *idx, int dir,
+			    bool (*fresh)(const char *, void *), void *ctx, struct at_error *err)
+{
+	const unsigned char *map = idx->map;
+	size_t i, fixed, size = idx->map_len - 1;   /* at_index_read maps a byte more */
+	size_t len = size - GIT_OID_RAWSZ;
+	unsigned char *buf;
+	struct stat st;
+	int rc = 0;
+
+	if (!(buf = malloc(size)))
+		return at_error_set(err, AT_ESYS, "out of memory writing the index");
+	memcpy(buf, map, size);
+	for (i = 0; i < idx->n; i++) {
+		const git_index_entry *e = &idx->v[i];
+
+		fixed = (e->flags & FLAG_EXTENDED) ? 64 : 62;
+		if ((e->flags & STAGE_MASK) == 0 && fresh(e->path, ctx) &&
+		    fstatat(dir, e->path, &st, AT_SYMLINK_NOFOLLOW) == 0 && same_file(e, &st))
+			put_stat(buf + ((const unsigned char *)e->path - fixed - map), &st);
+	}
+	if (at_index_checksum(buf + len, buf, len) < 0)
+		rc = at_error_set(err, AT_ESYS, "cannot hash the index");
+	else if (at_write_all(fd, buf, size) < 0)
+		rc = at_error_sys(err, AT_ESYS, "cannot write '%s'", lock);
+	free(buf);
+	return rc;
+}
+
+int at_index_restat(const char *path, int dir, bool (*fresh)(const char *path, void *ctx),
+		    void *ctx, struct at_error *err)
 {
 	struct at_index idx = AT_INDEX_INIT;
 	char lock[PATH_MAX];
@@ -150,10 +244,11 @@ int at_index_update(const char *path, const struct at_index_change *changes, siz
 						      "process holds the index", lock)
 				       : at_error_sys(err, AT_ESYS, "cannot create '%s'", lock);
 	rc = at_index_read(path, &idx, err);
-	if (rc == 0 && !acceptable(&idx, changes, n))
+	/* Version 4's paths are not in the file's bytes: where its entries lie is not known here. */
+	if (rc == 0 && (!idx.map || idx.paths || idx.map_len < HEADER_SIZE + GIT_OID_RAWSZ + 1))
 		rc = AT_INDEX_DECLINED;
 	if (rc == 0)
-		rc = build_and_write(fd, lock, &idx, changes, n, err);
+		rc = restat_and_write(fd, lock, &idx, dir, fresh, ctx, err);
 	if (close(fd) < 0 && rc == 0)
 		rc = at_error_sys(err, AT_ESYS, "cannot write '%s'", lock);
 	if (rc == 0 && rename(lock, path) < 0)

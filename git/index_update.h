@@ -1,6 +1,7 @@
 /*
  * index_update.h - a worktree's index brought to a new tree path by path,
- * the fast way, for the import of a task's commits (git/import.c).
+ * the fast way, for the import of a task's commits (git/import.c) and a
+ * rewind (git/checkpoint.c, through git/apply_paths.h).
  *
  * libgit2 reads the whole index into its structures, checks and computes
  * its collision-detecting SHA-1 over it, and writes it all again: 20 to 40
@@ -45,5 +46,29 @@ struct at_index_change {
  */
 int at_index_update(const char *path, const struct at_index_change *changes, size_t n,
 		    struct at_error *err);
+
+/*
+ * The same, but the new index written to fd (named name in messages), not
+ * taken through path.lock: for a caller that puts it in place itself
+ * (git/apply_paths.c, whose kill-safe protocol takes the lock). The index
+ * is read without the lock held: the caller keeps other writers out.
+ */
+int at_index_update_to(const char *path, int fd, const char *name,
+		       const struct at_index_change *changes, size_t n, struct at_error *err);
+
+/*
+ * A checkout copied from another (a layered task made full: app/fullform.c)
+ * keeps the index of the source, whose stat data no longer matches a file:
+ * git would read every file again. For each entry fresh(path, ctx) vouches
+ * for (its file the one the entry describes, copied), the stat data taken
+ * anew from lstat of path beneath dir, where it is still the entry's kind,
+ * exec bit and size; every other byte kept as it is (the cache tree
+ * included), the checksum made again, written through index.lock and
+ * renamed over the index (a hard link to another index is left alone).
+ * 0, AT_INDEX_DECLINED (version 4, or an index the reader declines:
+ * nothing written), or a negative code with err set.
+ */
+int at_index_restat(const char *path, int dir, bool (*fresh)(const char *path, void *ctx),
+		    void *ctx, struct at_error *err);
 
 #endif

@@ -102,10 +102,11 @@ struct at_snap {
 
 /*
  * The tree of t's full state (git/snapshot.h), in its repository wt
- * (at_git_open_task_repo), already open.
+ * (at_git_open_task_repo), already open. With index, the tree of its index
+ * too (struct at_task_state's index; zero when not known).
  */
 int at_git_snapshot_tree(const struct at_repo *r, git_repository *wt, const struct at_task *t,
-			 git_oid *tree, struct at_error *err);
+			 git_oid *tree, git_oid *index, struct at_error *err);
 
 /*
  * Could a filter (CRLF conversion, ident, a filter driver) apply to some
@@ -124,7 +125,8 @@ bool at_git_filters_may_apply(git_repository *repo, const git_commit *base);
  * AT_SNAPSHOT_DECLINED where it cannot.
  */
 #define AT_SNAPSHOT_DECLINED 1
-int at_git_snapshot_fast(const struct at_snap *s, git_oid *tree, struct at_error *err);
+int at_git_snapshot_fast(const struct at_snap *s, git_oid *tree, git_oid *index,
+			 struct at_error *err);
 
 struct at_scan;
 struct at_wt_hasher;

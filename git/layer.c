@@ -5,14 +5,19 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/fs.h"
+#include "core/gitlayer.h"
 #include "core/trace.h"
 #include "core/util.h"
 #include "git/checkout.h"
+#include "git/index_read.h"
+#include "git/index_update.h"
 #include "git/internal.h"
 
 static int make_dir(const char *path, struct at_error *err)
@@ -121,4 +126,47 @@ int at_layer_tree_of(struct at_repo *r, const char *commit_hex, char *tree_hex,
 	at_git_oid_hex(tree_hex, git_commit_tree_id(commit));
 	git_commit_free(commit);
 	return 0;
+}
+
+/*
+ * path untouched by the upper: no component of it there, or only
+ * directories that are not opaque above its first missing one. Its file
+ * in the full checkout is then the base's, copied, which the index's
+ * entry (the base's stat data) describes.
+ */
+static bool from_base(const char *path, void *ctx)
+{
+	int upper = *(const int *)ctx, dir;
+	const char *slash = path;
+	char prefix[PATH_MAX];
+	struct stat st;
+	bool opaque;
+	size_t n;
+
+	for (;; slash++) {
+		slash = strchr(slash, '/');
+		n = slash ? (size_t)(slash - path) : strlen(path);
+		if (n >= sizeof(prefix))
+			return false;
+		memcpy(prefix, path, n);
+		prefix[n] = '\0';
+		/* Each shorter prefix is a directory of the upper: nothing is followed. */
+		if (fstatat(upper, prefix, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return errno == ENOENT;
+		if (!slash || !S_ISDIR(st.st_mode))
+			return false;
+		dir = at_open_beneath(upper, prefix, O_RDONLY | O_DIRECTORY);
+		opaque = dir < 0 || at_layer_is_opaque(dir);
+		if (dir >= 0)
+			close(dir);
+		if (opaque)
+			return false;
+	}
+}
+
+int at_layer_restat_index(const char *index, int upper, int dest, struct at_error *err)
+{
+	int rc = at_index_restat(index, dest, from_base, &upper, err);
+
+	return rc == AT_INDEX_DECLINED ? 0 : rc;
 }

@@ -28,4 +28,16 @@ int at_layer_base(struct at_repo *r, const char *commit_hex, char *tree_hex,
 int at_layer_tree_of(struct at_repo *r, const char *commit_hex, char *tree_hex,
 		     struct at_error *err);
 
+/*
+ * A layered task made full (app/fullform.c: the base's files copied into
+ * dest, the task's upper applied over them) keeps the index that described
+ * the base's files, whose stat data no longer matches the copies: git would
+ * read every file again, and report each as modified to a plain diff-files.
+ * The entries whose path the upper does not touch (no component of it
+ * there, below directories that are not opaque) get their copy's stat data
+ * (git/index_update.h's at_index_restat); the others keep theirs, so that
+ * git reads the files the task changed. 0 or an error, the index unchanged.
+ */
+int at_layer_restat_index(const char *index, int upper, int dest, struct at_error *err);
+
 #endif

@@ -37,6 +37,7 @@
 #include <dirent.h>
 
 #include "core/fs.h"
+#include "core/strlist.h"
 #include "core/util.h"
 #include "git/index_read.h"
 #include "git/internal.h"
@@ -79,6 +80,9 @@ struct layer {
 	git_tree_update *drops;       /* step 4's removals */
 	size_t ndrops, capdrops;
 	char path[PATH_MAX];          /* the walk's current path */
+	char workdir[PATH_MAX];       /* the task's path with a '/', or "": where ... */
+	char modules[2][PATH_MAX];    /* ... a submodule's .git may point ("" none) */
+	struct at_strlist repos;      /* the embedded repositories the walk found */
 };
 
 static int too_long(const char *dir, const char *name, struct at_error *err)
@@ -370,6 +374,41 @@ oom:
 static int walk(struct layer *l, size_t plen, const git_tree *tsub, bool lower, bool dir_ignored,
 		struct at_error *err);
 
+/*
+ * A directory holding a '.git' (l->path: "a/b"): kept, to be refused with
+ * the others once the walk is done (the one line the scan gives, git/scan.h).
+ */
+static int embedded(struct layer *l, struct at_error *err)
+{
+	return at_strlist_push(&l->repos, l->path) < 0 ? at_error_set(err, AT_ESYS, "out of memory")
+						       : 0;
+}
+
+/* The walk's embedded repositories, if any, refused in one line. */
+static int refuse_embedded(struct layer *l, struct at_error *err)
+{
+	char list[200];
+
+	if (l->repos.n == 0)
+		return 0;
+	at_strlist_sort_unique(&l->repos);
+	at_wt_path_list(list, sizeof(list), (const char *const *)l->repos.v, l->repos.n);
+	return at_wt_embedded_error(list, err);
+}
+
+/*
+ * The upper's directory at l->path, a submodule's: no .git, or git's own
+ * (git/wtread.h). The lower's never holds one (a submodule is checked out
+ * as an empty directory).
+ */
+static bool submodule_git_ok(struct layer *l)
+{
+	const char *modules[2] = { l->modules[0], l->modules[1] };
+	AT_AUTOCLOSE int sub = at_open_beneath(l->upper, l->path, O_PATH | O_DIRECTORY | O_NOFOLLOW);
+
+	return sub < 0 || at_wt_submodule_git_ok(sub, l->workdir, l->path, modules);
+}
+
 /* The directory of the upper at l->path, named there from byte plen on, nlen bytes. */
 static int walk_dir(struct layer *l, size_t plen, size_t nlen, const git_tree *tsub, bool lower,
 		    bool dir_ignored, struct at_error *err)
@@ -382,8 +421,14 @@ static int walk_dir(struct layer *l, size_t plen, size_t nlen, const git_tree *t
 	unsigned int mode;
 	int rc;
 
-	/* A submodule's directory: its recorded commit stays the index's, never read in it. */
+	/*
+	 * A submodule's directory: its recorded commit stays the index's, never
+	 * read in it; a .git in it other than git's own is a repository the
+	 * agent made there, refused as the scan refuses it (git/scan.h).
+	 */
 	if ((mode = tracked(l, l->path, &id)) == GIT_FILEMODE_COMMIT) {
+		if (!submodule_git_ok(l))
+			return embedded(l, err);
 		if ((rc = push_op(l, OP_ID, l->path, err)) == 0) {
 			git_oid_cpy(&l->ops[l->nops - 1].id, &id);
 			l->ops[l->nops - 1].mode = mode;
@@ -446,7 +491,6 @@ static int walk(struct layer *l, size_t plen, const git_tree *tsub, bool lower, 
 	struct upper_entry *v = NULL;
 	size_t n = 0, i;
 	bool opaque;
-	char e[200];
 	int rc;
 
 	if ((rc = list_upper(l, plen, &v, &n, &opaque, err)) < 0)
@@ -475,11 +519,8 @@ static int walk(struct layer *l, size_t plen, const git_tree *tsub, bool lower, 
 			continue;   /* the worktree's own link to its repository */
 		else if (strcmp(v[i].name, ".git") == 0) {
 			l->path[plen - 1] = '\0';
-			rc = at_error_set(err, AT_EUNSAFE,
-					  "embedded repository '%s' (a '.git' inside): agenttask "
-					  "records none, nor reads it; remove it, or add it as a "
-					  "submodule yourself",
-					  at_esc(e, sizeof(e), l->path));
+			rc = embedded(l, err);
+			l->path[plen - 1] = '/';
 		} else if (S_ISDIR(v[i].st.st_mode))
 			rc = walk_dir(l, plen, nlen, tsub, lower, dir_ignored, err);
 		else if (S_ISREG(v[i].st.st_mode) || S_ISLNK(v[i].st.st_mode))
@@ -830,11 +871,12 @@ static void layer_release(struct layer *l)
 	git_index_free(l->gidx);
 	git_tree_free(l->lower_tree);
 	git_repository_free(l->repo);
+	at_strlist_release(&l->repos);
 }
 
-int at_layer_state(struct at_repo *r, const struct at_oid *lower_tree, int lower_fd, int upper_fd,
-		   const char *index_path, struct at_oid *tree, struct at_change_set *changes,
-		   struct at_error *err)
+int at_layer_state(struct at_repo *r, const struct at_task *t, const struct at_oid *lower_tree,
+		   int lower_fd, int upper_fd, const char *index_path, struct at_oid *tree,
+		   struct at_change_set *changes, struct at_error *err)
 {
 	struct layer l;
 	git_tree *result = NULL;
@@ -850,6 +892,12 @@ int at_layer_state(struct at_repo *r, const struct at_oid *lower_tree, int lower
 	if ((rc = at_repo_max_file_size(r, &max_size, err)) < 0 ||
 	    (rc = at_git_open_bare(&l.repo, r, err)) < 0)
 		goto out;
+	/* Where git's own .git of a submodule points: as git/scan.c's walk_init has it. */
+	if (t && (at_fmt(l.workdir, sizeof(l.workdir), "%s/", t->path) < 0 ||
+		  at_fmt(l.modules[0], sizeof(l.modules[0]), "%smodules/",
+			 git_repository_commondir(l.repo)) < 0 ||
+		  at_fmt(l.modules[1], sizeof(l.modules[1]), "%s/modules/", t->admin_dir) < 0))
+		memset(l.modules, 0, sizeof(l.modules));
 	if (git_tree_lookup(&l.lower_tree, l.repo, &id) < 0) {
 		rc = at_git_error(err, AT_EGIT, "cannot read the lower's tree");
 		goto out;
@@ -857,6 +905,7 @@ int at_layer_state(struct at_repo *r, const struct at_oid *lower_tree, int lower
 	if ((index_path && (rc = load_index(&l, index_path, err)) < 0) ||
 	    (rc = at_wt_ignore_open_reader(&l.ign, l.repo, read_merged, &l, err)) < 0 ||
 	    (rc = walk(&l, 0, l.lower_tree, true, false, err)) < 0 ||
+	    (rc = refuse_embedded(&l, err)) < 0 ||
 	    (rc = hash_files(&l, max_size, err)) < 0 || (rc = replay(&l, &final, err)) < 0)
 		goto out;
 	if (l.ents && git_tree_lookup(&l.walked, l.repo, &final) < 0) {

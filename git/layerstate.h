@@ -34,6 +34,7 @@
 #include "core/change.h"
 #include "core/error.h"
 #include "core/oid.h"
+#include "core/task.h"
 #include "git/repo.h"
 
 /*
@@ -41,6 +42,11 @@
  * gives for a full checkout of the same files: tracked files and untracked
  * files that are not ignored, modes, links):
  *
+ *   t           the task: its path (the worktree inside the sandbox) and
+ *               its git dir say where the ".git" file of a submodule's
+ *               directory may point (git/wtread.h's at_wt_submodule_git_ok:
+ *               anything else there is an embedded repository); NULL:
+ *               nowhere;
  *   lower_tree  the tree the lower holds (the base commit's; its
  *               .gitattributes files are the attributes files are hashed with);
  *   lower_fd    a directory holding exactly lower_tree's checkout (never read
@@ -61,8 +67,8 @@
  * .gitattributes or .gitmodules, an embedded repository, a path too long or
  * too deep. Nothing is written to *tree or *changes on failure.
  */
-int at_layer_state(struct at_repo *r, const struct at_oid *lower_tree, int lower_fd, int upper_fd,
-		   const char *index_path, struct at_oid *tree, struct at_change_set *changes,
-		   struct at_error *err);
+int at_layer_state(struct at_repo *r, const struct at_task *t, const struct at_oid *lower_tree,
+		   int lower_fd, int upper_fd, const char *index_path, struct at_oid *tree,
+		   struct at_change_set *changes, struct at_error *err);
 
 #endif

@@ -304,70 +304,19 @@ static int entry_type(int dfd, const struct dirent *de)
 }
 
 /*
- * Where a submodule's ".git" file points, lexically from its directory
- * (workdir + path, all real directories: the walk never crossed a link):
- * 1 if into one of the repository's own modules directories, which the
- * sandbox cannot write, else 0. Only leading ".." components are taken.
- */
-static bool gitdir_is_ours(const struct walk *w, const char *path, const char *target)
-{
-	char out[PATH_MAX], *end;
-	const char *p = target;
-	size_t len;
-	int i;
-
-	if (target[0] == '/') {
-		if (at_fmt(out, sizeof(out), "%s", target) < 0)
-			return false;
-	} else {
-		if (at_fmt(out, sizeof(out), "%s%s", w->workdir, path) < 0)
-			return false;
-		while (strncmp(p, "../", 3) == 0 || strcmp(p, "..") == 0) {
-			if (!(end = strrchr(out, '/')) || end == out)
-				return false;
-			*end = '\0';
-			p += p[2] ? 3 : 2;
-		}
-		len = strlen(out);
-		if (at_fmt(out + len, sizeof(out) - len, "/%s", p) < 0)
-			return false;
-	}
-	len = strlen(out);
-	if (len == 0 || (out[len - 1] != '/' && at_fmt(out + len, sizeof(out) - len, "/") < 0) ||
-	    strstr(out, "/../") || strstr(out, "/./") || strstr(out, "//"))
-		return false;
-	for (i = 0; i < 2; i++)
-		if (w->modules[i][0] && strncmp(out, w->modules[i], strlen(w->modules[i])) == 0)
-			return true;
-	return false;
-}
-
-/*
  * A submodule's directory, name in dfd: never entered. A ".git" in it is
- * left alone only as a small file saying "gitdir: <a modules directory of
- * the repository>" (what `git submodule update` writes); anything else is
- * a repository the agent made there, refused.
+ * left alone only as git/wtread.h's at_wt_submodule_git_ok says (what `git
+ * submodule update` writes); anything else is a repository the agent made
+ * there, refused.
  */
 static int check_gitlink_dir(struct walk *w, struct found *f, int dfd, const char *name,
 			     const char *path, size_t len)
 {
 	AT_AUTOCLOSE int sub = at_open_beneath(dfd, name, O_PATH | O_DIRECTORY);
-	AT_AUTOFREE char *text = NULL;
-	size_t n = 0;
-	char *nl;
-	struct stat st;
-	struct at_error ignored = AT_ERROR_INIT;
+	const char *modules[2] = { w->modules[0], w->modules[1] };
 
-	if (sub < 0 || fstatat(sub, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return 0;   /* gone meanwhile, or no .git: an uninitialised submodule */
-	if (S_ISREG(st.st_mode) && st.st_size < 4096 &&
-	    at_wt_read_small(sub, ".git", 4096, &text, &n, &ignored) == 0 && text &&
-	    strncmp(text, "gitdir: ", 8) == 0) {
-		if ((nl = strchr(text, '\n')))
-			*nl = '\0';
-		if (gitdir_is_ours(w, path, text + 8))
-			return 0;
-	}
+	if (sub < 0 || at_wt_submodule_git_ok(sub, w->workdir, path, modules))
+		return 0;   /* gone meanwhile, no .git (uninitialised), or git's own */
 	return refuse(f, REF_REPO, path, len, 0);
 }
 
@@ -691,25 +640,18 @@ static int refused_cmp(const void *a, const void *b)
 /* One line for what the scan refuses: the first kind of refusal, up to three paths. */
 static int refusal_error(struct refused *v, size_t n, struct at_error *err)
 {
-	char list[200] = "", e[64];
-	size_t i, k = 0, len;
+	char list[200];
+	const char *names[3];
+	size_t i, k = 0;
 
 	qsort(v, n, sizeof(*v), refused_cmp);
 	while (k < n && v[k].why == v[0].why)
 		k++;
-	for (i = 0; i < k && i < 3; i++) {
-		len = strlen(list);
-		snprintf(list + len, sizeof(list) - len, "%s'%s'", i ? ", " : "",
-			 at_esc(e, sizeof(e), v[i].path));
-	}
-	if (k > 3) {
-		len = strlen(list);
-		snprintf(list + len, sizeof(list) - len, " and %zu more", k - 3);
-	}
+	for (i = 0; i < k && i < 3; i++)
+		names[i] = v[i].path;
+	at_wt_path_list(list, sizeof(list), names, k);
 	if (v[0].why == REF_REPO)
-		return at_error_set(err, AT_EUNSAFE, "embedded repository %s (a '.git' inside): "
-				    "agenttask records none, nor reads it; remove it, or add it as "
-				    "a submodule yourself", list);
+		return at_wt_embedded_error(list, err);
 	if (v[0].why == REF_SPECIAL)
 		return at_error_set(err, AT_EUNSAFE, "%s %s %s: git records only files, symbolic "
 				    "links and submodules", list, k > 1 ? "are" : "is",

@@ -205,7 +205,7 @@ static int snap_init(struct at_snap *s, const struct at_repo *r, git_repository 
 }
 
 int at_git_snapshot_tree(const struct at_repo *r, git_repository *wt, const struct at_task *t,
-			 git_oid *tree, struct at_error *err)
+			 git_oid *tree, git_oid *index, struct at_error *err)
 {
 	char cache[PATH_MAX];
 	struct at_snap s;
@@ -213,7 +213,9 @@ int at_git_snapshot_tree(const struct at_repo *r, git_repository *wt, const stru
 
 	if ((rc = snap_init(&s, r, wt, t, cache, sizeof(cache), err)) < 0)
 		return rc;
-	rc = at_git_snapshot_fast(&s, tree, err);
+	if (index)
+		memset(index, 0, sizeof(*index));   /* the general path does not say */
+	rc = at_git_snapshot_fast(&s, tree, index, err);
 	return rc == AT_SNAPSHOT_DECLINED ? snapshot(&s, NULL, tree, err) : rc;
 }
 
@@ -222,21 +224,10 @@ bool at_worktree_present(const struct at_task *t)
 	char pointer[PATH_MAX + 8];
 	struct stat st;
 
-	if (at_task_is_layered(t))
-		return true;    /* its files are its layer over its base: at_layered_tree */
+	if (at_task_is_layered(t))   /* its files are its layer over its base: layered_tree */
+		return lstat(t->upper, &st) == 0 && S_ISDIR(st.st_mode);
 	return at_fmt(pointer, sizeof(pointer), "%s/.git", t->path) == 0 &&
 	       lstat(t->path, &st) == 0 && S_ISDIR(st.st_mode) && lstat(pointer, &st) == 0;
-}
-
-bool at_task_files_present(struct at_repo *r, const struct at_task *t)
-{
-	char upper[PATH_MAX];
-	struct stat st;
-
-	if (!at_task_is_layered(t))
-		return at_worktree_present(t);
-	return at_paths_layer_upper(at_repo_paths(r), t->name, upper, sizeof(upper), NULL) == 0 &&
-	       lstat(upper, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 int at_worktree_open(struct at_worktree **out, struct at_repo *r, const struct at_task *t,
@@ -332,6 +323,9 @@ static int layered_tree(struct at_worktree *w, git_oid *tree, struct at_change_s
 	struct at_oid base, out;
 	int lfd = -1, ufd = -1, rc;
 
+	/* Its layer deleted by hand: say so, and what to do about it (core/task.h). */
+	if (!at_worktree_present(&w->task))
+		return at_task_worktree_gone(&w->task, err);
 	if (at_paths_base_files(p, w->task.base_tree, lower, sizeof(lower), err) < 0 ||
 	    at_paths_layer_upper(p, w->task.name, upper, sizeof(upper), err) < 0)
 		return err->code;
@@ -346,7 +340,7 @@ static int layered_tree(struct at_worktree *w, git_oid *tree, struct at_change_s
 		rc = at_error_sys(err, AT_ECORRUPT, "cannot open the layers of task '%s' ('%s')",
 				  w->task.name, lfd < 0 ? lower : upper);
 	else
-		rc = at_layer_state(w->r, &base, lfd, ufd, same_index(p, &w->task, index) ? NULL : index,
+		rc = at_layer_state(w->r, &w->task, &base, lfd, ufd, same_index(p, &w->task, index) ? NULL : index,
 				    &out, changes, err);
 	if (rc == 0)
 		at_oid_to_git(tree, &out);
@@ -359,29 +353,31 @@ static int layered_tree(struct at_worktree *w, git_oid *tree, struct at_change_s
 
 /* The tree of the worktree's files, whatever its form. */
 static int worktree_tree(struct at_repo *r, struct at_worktree *w, git_oid *tree,
-			 struct at_error *err)
+			 git_oid *index, struct at_error *err)
 {
 	if (at_task_is_layered(&w->task))
 		return layered_tree(w, tree, NULL, err);
-	return at_git_snapshot_tree(r, w->repo, &w->task, tree, err);
+	return at_git_snapshot_tree(r, w->repo, &w->task, tree, index, err);
 }
 
 int at_task_state(struct at_repo *r, const struct at_task *t, struct at_worktree *w,
 		  struct at_task_state *out, struct at_error *err)
 {
 	struct at_task_state st;
-	git_oid tip, tree;
+	git_oid tip, tree, index;
 	int rc;
 
 	memset(&st, 0, sizeof(st));
+	memset(&index, 0, sizeof(index));
 	if ((rc = check_no_diff(w, err)) < 0)
 		return rc;
 	if (!w)
 		rc = tip_only(r, t, &st, err);
 	else if ((rc = head_commit(w->repo, t, &tip, err)) == 0 &&
-		 (rc = worktree_tree(r, w, &tree, err)) == 0) {
+		 (rc = worktree_tree(r, w, &tree, &index, err)) == 0) {
 		at_oid_from_git(&st.tip, &tip);
 		at_oid_from_git(&st.tree, &tree);
+		at_oid_from_git(&st.index, &index);
 		st.worktree = true;
 	}
 	if (rc == 0)

@@ -37,15 +37,13 @@ void at_worktree_free(struct at_worktree *w);
 
 /* Is there a worktree at t's path to open (a directory holding a .git)? */
 bool at_worktree_present(const struct at_task *t);
-/*
- * Are t's files there to be read: a full task's worktree (as above), a
- * layered one's upper (a removal killed midway took it whole)?
- */
-bool at_task_files_present(struct at_repo *r, const struct at_task *t);
 
 struct at_task_state {
 	struct at_oid tip;     /* the task branch's tip when the state was taken */
 	struct at_oid tree;    /* the tree of the full state */
+	struct at_oid index;   /* the tree of the worktree's index then (what is staged on
+				  tip's tree); zero: not known (a layered task, the general
+				  path of the scan) */
 	bool worktree;         /* the worktree was read; false: it is missing, tree is tip's */
 };
 

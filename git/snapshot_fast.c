@@ -294,7 +294,33 @@ static git_tree_update *final_updates(struct updates *u, size_t *n_out)
 	return v;
 }
 
-int at_git_snapshot_fast(const struct at_snap *s, git_oid *tree_out, struct at_error *err)
+/*
+ * The tree of the index (what is staged applied to HEAD's), for a rewind
+ * (git/checkpoint.c) to know which entries to change without reading the
+ * index again; zero when it cannot be made (a file staged where HEAD has
+ * a directory: git_tree_create_updated refuses).
+ */
+static int index_tree(git_repository *wt, git_tree *head, struct updates *u, git_oid *out)
+{
+	git_tree_update *staged;
+	size_t n;
+
+	if (u->n == 0) {
+		git_oid_cpy(out, git_tree_id(head));
+		return 0;
+	}
+	if (!(staged = final_updates(u, &n)))
+		return -1;
+	if (git_tree_create_updated(out, wt, head, n, staged) < 0) {
+		git_error_clear();
+		memset(out, 0, sizeof(*out));
+	}
+	free(staged);
+	return 0;
+}
+
+int at_git_snapshot_fast(const struct at_snap *s, git_oid *tree_out, git_oid *index_out,
+			 struct at_error *err)
 {
 	struct at_index idx = AT_INDEX_INIT;
 	struct at_scan scan = AT_SCAN_INIT;
@@ -323,6 +349,10 @@ int at_git_snapshot_fast(const struct at_snap *s, git_oid *tree_out, struct at_e
 		goto out;
 	if (staged_changes((git_tree *)head, &idx, &u) < 0) {
 		rc = at_git_error(err, AT_EGIT, "cannot compare the index with HEAD");
+		goto out;
+	}
+	if (index_out && index_tree(s->wt, (git_tree *)head, &u, index_out) < 0) {
+		rc = at_error_set(err, AT_ESYS, "out of memory");
 		goto out;
 	}
 	if ((rc = worktree_changes(s, &idx, &scan, &u, err)) < 0)

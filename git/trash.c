@@ -10,13 +10,15 @@
 #include "core/array.h"
 #include "core/name.h"
 #include "core/state.h"
+#include "core/trace.h"
 #include "core/util.h"
 #include "git/internal.h"
 #include "git/worktree.h"
 #include "git/snapshot.h"
+#include "git/trash_keep.h"
 #include "git/wtread.h"
 
-#define TRASH_PREFIX "refs/agenttask/trash/"
+#define TRASH_PREFIX AT_TRASH_REFS
 #define PART_LEFT "Agenttask-Part-Left"     /* a drop's entry: the tree the task was left with */
 
 /*
@@ -101,8 +103,8 @@ static bool trailer(const char *msg, const char *key, char *buf, size_t size)
 
 /*
  * The task's full state: its worktree's, scanned once; without a usable
- * worktree (gone, or no longer one: a removal killed midway took its .git;
- * a layered task's upper gone) its commits are all there is.
+ * worktree (gone, or no longer one: a removal killed midway took its .git)
+ * its commits are all there is.
  */
 static int full_state_tree(struct at_repo *r, const struct at_task *t, const git_commit *tip,
 			   git_oid *out, struct at_error *err)
@@ -112,7 +114,7 @@ static int full_state_tree(struct at_repo *r, const struct at_task *t, const git
 	git_oid state_tip;
 	int rc;
 
-	if (!at_task_files_present(r, t)) {
+	if (!at_worktree_present(t)) {
 		git_oid_cpy(out, git_commit_tree_id(tip));
 		return 0;
 	}
@@ -213,8 +215,15 @@ static int save(struct at_repo *r, const struct at_task *t, git_commit *tip, con
 		goto out;
 	}
 	if (git_tree_lookup(&tree, r->repo, tree_id) < 0 ||
-	    git_commit_create_v(&commit_id, r->repo, NULL, sig, sig, NULL, msg, tree, 1, tip) < 0 ||
-	    git_reference_create(&ref, r->repo, refname, &commit_id, 0,
+	    git_commit_create_v(&commit_id, r->repo, NULL, sig, sig, NULL, msg, tree, 1, tip) < 0) {
+		rc = at_git_error(err, AT_EGIT, "cannot save task '%s' in the trash", t->name);
+		goto out;
+	}
+	/* A discarded task's checkpoints and review, kept before the entry is (trash_keep.h). */
+	if (!left && (rc = at_trash_keep(r, refname, err)) < 0)
+		goto out;
+	at_test_kill_point("trash:kept");
+	if (git_reference_create(&ref, r->repo, refname, &commit_id, 0,
 				 left ? "agenttask: drop" : "agenttask: discard") < 0) {
 		rc = at_git_error(err, AT_EGIT, "cannot save task '%s' in the trash", t->name);
 		goto out;
@@ -236,8 +245,7 @@ int at_trash_save_ext(struct at_repo *r, const struct at_task *t, bool commits_o
 
 	if ((rc = branch_tip(r->repo, t, &tip, err)) < 0)
 		goto out;
-	if (!at_task_files_present(r, t) &&
-	    already_saved(r->repo, t, git_commit_id(tip), ref_out, ref_size))
+	if (!at_worktree_present(t) && already_saved(r->repo, t, git_commit_id(tip), ref_out, ref_size))
 		goto out;
 	if (commits_only)
 		git_oid_cpy(&tree_id, git_commit_tree_id(tip));
@@ -295,6 +303,8 @@ int at_trash_prune(struct at_repo *r, int days, struct at_report *rep, struct at
 			if (git_reference_delete(ref) < 0) {
 				at_git_error(err, AT_EGIT, "cannot prune '%s'", name);
 				rc = at_report_fail(rep, err);
+			} else if (at_trash_keep_drop(r, name, err) < 0) {
+				rc = at_report_fail(rep, err);
 			} else {
 				rc = at_report_add(rep, "pruned trash '%s'", name);
 			}
@@ -303,6 +313,9 @@ int at_trash_prune(struct at_repo *r, int days, struct at_report *rep, struct at
 	}
 	git_reference_iterator_free(it);
 	git_error_clear();
+	/* And what entries gone kept (a kill between an entry's deletion and theirs). */
+	if (rc == 0 && at_trash_keep_prune(r, rep, err) < 0)
+		rc = at_report_fail(rep, err);
 	return rc;
 }
 
@@ -403,20 +416,26 @@ static int entry_commit(git_repository *repo, const char *refname, git_commit **
 
 bool at_trash_drop(struct at_repo *r, const char *refname)
 {
+	struct at_error ignored = AT_ERROR_INIT;
 	git_reference *ref = NULL;
 	bool kept = git_reference_lookup(&ref, r->repo, refname) < 0 ||
 		    git_reference_delete(ref) < 0;
 
 	git_reference_free(ref);
 	git_error_clear();
-	return !kept;
+	if (kept)
+		return false;
+	/* What it kept goes after it (a kill between: gc's at_trash_keep_prune). */
+	at_test_kill_point("trash:dropped");
+	return at_trash_keep_drop(r, refname, &ignored) == 0;
 }
 
 /* ---- listing ---- */
 
 /* refs/agenttask/trash/NAME/STAMP into e, with what its commit records; false if unreadable. */
-static bool read_entry(git_repository *repo, const char *refname, struct at_trash_entry *e)
+static bool read_entry(struct at_repo *r, const char *refname, struct at_trash_entry *e)
 {
+	git_repository *repo = r->repo;
 	const char *task = refname + strlen(TRASH_PREFIX), *slash = strrchr(task, '/');
 	struct at_error ignored = AT_ERROR_INIT;
 	git_commit *c = NULL;
@@ -432,6 +451,7 @@ static bool read_entry(git_repository *repo, const char *refname, struct at_tras
 	snprintf(e->ref, sizeof(e->ref), "%s", refname);
 	e->sec = when.sec;
 	e->nsec = when.nsec;
+	e->checkpoints = at_trash_keep_count(r, refname);
 	/* An entry whose commit cannot be read is listed all the same (tip ""): restore says why. */
 	if (entry_commit(repo, refname, &c, &tip, &ignored) < 0) {
 		git_error_clear();
@@ -476,7 +496,7 @@ int at_trash_list(struct at_repo *r, const char *name, struct at_trash_list *out
 	if (git_reference_iterator_glob_new(&it, r->repo, glob) < 0)
 		return at_git_error(err, AT_EGIT, "cannot list the trash");
 	while (git_reference_next(&ref, it) == 0) {
-		bool ok = read_entry(r->repo, git_reference_name(ref), &e);
+		bool ok = read_entry(r, git_reference_name(ref), &e);
 
 		git_reference_free(ref);
 		if (!ok || (name && strcmp(e.name, name) != 0))

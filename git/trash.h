@@ -5,7 +5,9 @@
  * untracked files, modes) is saved as a commit under
  * refs/agenttask/trash/NAME/<seconds>.<nanoseconds>. `agenttask trash` lists
  * them, `agenttask restore` brings one back (the most recent by default);
- * `agenttask gc` prunes entries older than --trash-days.
+ * `agenttask gc` prunes entries older than --trash-days. A save of a whole
+ * task keeps its checkpoints and review with it (git/trash_keep.h, written
+ * before the entry); at_trash_drop and at_trash_prune delete them after it.
  */
 #ifndef AT_GIT_TRASH_H
 #define AT_GIT_TRASH_H

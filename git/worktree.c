@@ -539,7 +539,7 @@ static int worktree_dirty(struct at_repo *r, const struct at_task *t, bool *dirt
 		return layered_dirty(r, t, dirty, err);
 	if ((rc = at_git_open_task_repo(&wt, t, err)) < 0)
 		return rc;
-	if ((rc = at_git_snapshot_tree(r, wt, t, &tree, &e)) == AT_EUNSAFE) {
+	if ((rc = at_git_snapshot_tree(r, wt, t, &tree, NULL, &e)) == AT_EUNSAFE) {
 		*dirty = true;
 		rc = 0;
 	} else if (rc < 0) {
@@ -573,8 +573,7 @@ int at_task_inspect(struct at_repo *r, const struct at_task *t, struct at_task_i
 	}
 	git_error_clear();
 	git_reference_free(ref);
-	/* A layered task's files are its upper: gone, it is missing too (gc removes it). */
-	info.worktree_missing = at_task_is_layered(t) ? !at_task_files_present(r, t)
+	info.worktree_missing = at_task_is_layered(t) ? !at_worktree_present(t)
 						      : !at_path_exists(t->path);
 	if (!info.worktree_missing)
 		rc = worktree_dirty(r, t, &info.dirty, err);

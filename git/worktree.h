@@ -25,11 +25,13 @@ struct at_include_stats {
 /*
  * Copy into the new worktree at task_path the files of the main worktree
  * that git ignores and its .worktreeinclude lists (none without that file).
- * progress (or NULL) is told "Copying included files", the files and bytes
+ * A layered task's: task_path its upper, lower its base's files (NULL for a
+ * full task), and a path the base has is not copied, as a full task's
+ * checkout has it (a tracked file stays as committed). progress (or NULL) is told "Copying included files", the files and bytes
  * copied so far, at most every AT_INCLUDE_PROGRESS_MS and once at the end.
  */
 #define AT_INCLUDE_PROGRESS_MS 100
-int at_worktree_include(struct at_repo *r, const char *task_path,
+int at_worktree_include(struct at_repo *r, const char *task_path, const char *lower,
 			const struct at_progress_hook *progress, struct at_include_stats *stats,
 			struct at_error *err);
 

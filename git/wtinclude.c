@@ -9,7 +9,8 @@
  * opened, nothing named .git entered or copied, nothing outside the
  * worktree reached (every open is relative to a directory descriptor,
  * O_NOFOLLOW). A path the checkout already wrote (a tracked file matching
- * an ignore pattern is not ignored) is left as checked out. The bytes go by
+ * an ignore pattern is not ignored; in a layered task's base) is left as
+ * checked out. The bytes go by
  * reflink (FICLONE) where the file system shares extents, else
  * copy_file_range, else read and write.
  */
@@ -43,6 +44,7 @@ struct walk {
 	struct at_ignore *include;
 	struct at_wt_ignore *ignore;
 	int dst_root;
+	int lower;                /* a layered task's base (its files), else -1 */
 	/* The task's directory of the last file copied: the walk copies a directory's files in turn. */
 	char last_dir[PATH_MAX];
 	int last_fd;
@@ -132,6 +134,21 @@ static int copy_one(struct walk *w, int dfd, const char *name, const char *rel,
 	return rc;
 }
 
+/* The checkout wrote something at rel: a full task's (O_EXCL refuses it), a layered one's base. */
+static bool in_base(const struct walk *w, const char *rel)
+{
+	int fd;
+
+	if (w->lower < 0)
+		return false;
+	fd = at_open_beneath(w->lower, rel, O_PATH | O_NOFOLLOW);
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	return errno != ENOENT;   /* a link or a file on the way: not copied there either */
+}
+
 static int walk_dir(struct walk *w, int dfd, const char *prefix, bool parent_ignored, int depth);
 
 static int visit(struct walk *w, int dfd, const char *name, const char *prefix,
@@ -150,7 +167,7 @@ static int visit(struct walk *w, int dfd, const char *name, const char *prefix,
 	    (rc = at_wt_ignored(w->ignore, rel, S_ISDIR(st.st_mode), true, &ignored, w->err)) < 0)
 		return rc;
 	if (S_ISREG(st.st_mode))
-		return ignored && at_ignore_excluded(w->include, rel, false)
+		return ignored && at_ignore_excluded(w->include, rel, false) && !in_base(w, rel)
 			       ? copy_one(w, dfd, name, rel, &st) : 0;
 	if (depth >= DEPTH_MAX || at_fmt(rel, sizeof(rel), "%s%s/", prefix, name) < 0)
 		return 0;
@@ -176,11 +193,11 @@ static int walk_dir(struct walk *w, int dfd, const char *prefix, bool parent_ign
 	return rc;
 }
 
-int at_worktree_include(struct at_repo *r, const char *task_path,
+int at_worktree_include(struct at_repo *r, const char *task_path, const char *lower,
 			const struct at_progress_hook *progress, struct at_include_stats *stats,
 			struct at_error *err)
 {
-	struct walk w = { .stats = stats, .err = err, .dst_root = -1, .last_fd = -1,
+	struct walk w = { .stats = stats, .err = err, .dst_root = -1, .lower = -1, .last_fd = -1,
 			  .progress = progress, .told_ms = -1 };
 	const char *workdir = at_repo_workdir(r);
 	AT_AUTOFREE char *text = NULL;
@@ -207,6 +224,10 @@ int at_worktree_include(struct at_repo *r, const char *task_path,
 		rc = at_error_sys(err, AT_ESYS, "cannot open '%s'", task_path);
 		goto out;
 	}
+	if (lower && (w.lower = open(lower, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		rc = at_error_sys(err, AT_ESYS, "cannot open '%s'", lower);
+		goto out;
+	}
 	rc = walk_dir(&w, fcntl(root, F_DUPFD_CLOEXEC, 0), "", false, 0);
 	if (rc == 0)
 		tell(&w, true);
@@ -215,6 +236,8 @@ out:
 		close(w.last_fd);
 	if (w.dst_root >= 0)
 		close(w.dst_root);
+	if (w.lower >= 0)
+		close(w.lower);
 	at_wt_ignore_free(w.ignore);
 	at_ignore_free(w.include);
 	close(root);

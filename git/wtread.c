@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/fs.h"
@@ -26,6 +27,89 @@ const char *at_wt_kind(mode_t mode)
 	if (S_ISLNK(mode))
 		return "a symbolic link";
 	return "not a file";
+}
+
+/*
+ * Where a submodule's ".git" file points, lexically from its directory
+ * (workdir + path, all real directories: the walkers never cross a link):
+ * true if into one of modules, else false.
+ */
+static bool gitdir_is_ours(const char *workdir, const char *path, const char *target,
+			   const char *const modules[2])
+{
+	char out[PATH_MAX], *end;
+	const char *p = target;
+	size_t len;
+	int i;
+
+	if (target[0] == '/') {
+		if (at_fmt(out, sizeof(out), "%s", target) < 0)
+			return false;
+	} else {
+		if (at_fmt(out, sizeof(out), "%s%s", workdir, path) < 0)
+			return false;
+		while (strncmp(p, "../", 3) == 0 || strcmp(p, "..") == 0) {
+			if (!(end = strrchr(out, '/')) || end == out)
+				return false;
+			*end = '\0';
+			p += p[2] ? 3 : 2;
+		}
+		len = strlen(out);
+		if (at_fmt(out + len, sizeof(out) - len, "/%s", p) < 0)
+			return false;
+	}
+	len = strlen(out);
+	if (len == 0 || (out[len - 1] != '/' && at_fmt(out + len, sizeof(out) - len, "/") < 0) ||
+	    strstr(out, "/../") || strstr(out, "/./") || strstr(out, "//"))
+		return false;
+	for (i = 0; i < 2; i++)
+		if (modules[i][0] && strncmp(out, modules[i], strlen(modules[i])) == 0)
+			return true;
+	return false;
+}
+
+bool at_wt_submodule_git_ok(int sub, const char *workdir, const char *path,
+			    const char *const modules[2])
+{
+	AT_AUTOFREE char *text = NULL;
+	struct at_error ignored = AT_ERROR_INIT;
+	struct stat st;
+	size_t n = 0;
+	char *nl;
+
+	if (fstatat(sub, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return true;   /* none (gone meanwhile, or an uninitialised submodule) */
+	if (!S_ISREG(st.st_mode) || st.st_size >= 4096 ||
+	    at_wt_read_small(sub, ".git", 4096, &text, &n, &ignored) < 0 || !text ||
+	    strncmp(text, "gitdir: ", 8) != 0)
+		return false;
+	if ((nl = strchr(text, '\n')))
+		*nl = '\0';
+	return gitdir_is_ours(workdir, path, text + 8, modules);
+}
+
+void at_wt_path_list(char *buf, size_t size, const char *const *paths, size_t n)
+{
+	char e[64];
+	size_t i, len;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && i < 3; i++) {
+		len = strlen(buf);
+		snprintf(buf + len, size - len, "%s'%s'", i ? ", " : "",
+			 at_esc(e, sizeof(e), paths[i]));
+	}
+	if (n > 3) {
+		len = strlen(buf);
+		snprintf(buf + len, size - len, " and %zu more", n - 3);
+	}
+}
+
+int at_wt_embedded_error(const char *list, struct at_error *err)
+{
+	return at_error_set(err, AT_EUNSAFE, "embedded repository %s (a '.git' inside): agenttask "
+			    "records none, nor reads it; remove it, or add it as a submodule "
+			    "yourself", list);
 }
 
 int at_wt_open_root(const char *path, struct at_error *err)

@@ -76,6 +76,27 @@ int at_wt_read_small(int root, const char *path, uint64_t max, char **buf, size_
 int at_git_check_entry(const char *path, unsigned int mode, uint64_t size, uint64_t max,
 		       struct at_error *err);
 
+/*
+ * The ".git" in a submodule's directory (sub, a descriptor of it, at path
+ * below the worktree workdir, which ends in '/') is git's own: none at all,
+ * or a small file "gitdir: TARGET" (what `git submodule update` writes)
+ * whose TARGET, taken lexically from workdir + path (only leading ".."
+ * components), is inside one of modules ("<git dir>/modules/" each, ""
+ * for none): the repository's own, which the sandbox cannot write.
+ * Anything else is a repository the agent made there: false.
+ */
+bool at_wt_submodule_git_ok(int sub, const char *workdir, const char *path,
+			    const char *const modules[2]);
+
+/*
+ * "'a', 'b', 'c' and N more": a list of n paths for a message, escaped, the
+ * first three named (paths holds at least those), into buf.
+ */
+void at_wt_path_list(char *buf, size_t size, const char *const *paths, size_t n);
+
+/* AT_EUNSAFE for the embedded repositories list names (at_wt_path_list's). */
+int at_wt_embedded_error(const char *list, struct at_error *err);
+
 /* "a fifo", "a socket", "a device", ... for a message. */
 const char *at_wt_kind(mode_t mode);
 

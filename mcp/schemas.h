@@ -72,7 +72,9 @@
 #define AT_MCP_OUT_TASK \
 	OBJ("\"name\":" S_STR ",\"phase\":" S_STR ",\"branch\":" S_STR ",\"base_branch\":" S_STR \
 	    ",\"base_commit\":" S_STR ",\"head_commit\":" S_STR ",\"path\":" S_STR ",\"created\":" \
-	    S_STR ",\"dirty\":" S_BOOL ",\"commits_ahead\":" S_INT, \
+	    S_STR ",\"dirty\":" S_BOOL ",\"commits_ahead\":" S_INT ",\"setup\":{\"type\":" \
+	    "\"object\",\"description\":\"the run configuration's setup, run by task_new (absent " \
+	    "when it has none): state done or failed, steps, done, command, exit_code, timed_out\"}", \
 	    "\"name\",\"branch\",\"base_commit\",\"path\",\"dirty\"")
 #define AT_MCP_OUT_TASK_LIST \
 	OBJ("\"tasks\":{\"type\":\"array\",\"items\":" AT_MCP_OUT_TASK "}", "\"tasks\"")
@@ -127,7 +129,8 @@
 
 #define AT_MCP_DOC_TASK_NEW \
 	"Create a task: a git worktree of its own on branch agenttask/NAME, from the " \
-	"repository's HEAD (or base). One task per change."
+	"repository's HEAD (or base), with the person's setup commands run in it (setup " \
+	"says how they went; a failed setup keeps the task). One task per change."
 #define AT_MCP_DOC_TASK_LIST "List the repository's tasks with their state."
 #define AT_MCP_DOC_TASK_STATUS \
 	"One task's state: its branch, its commits, whether its worktree has changes, and " \

@@ -19,6 +19,7 @@
 #include "app/rewind.h"
 #include "app/new.h"
 #include "app/run.h"
+#include "app/setup.h"
 #include "app/task.h"
 #include "core/array.h"
 #include "core/change.h"
@@ -27,6 +28,18 @@
 #include "mcp/schemas.h"
 
 /* ---- tasks ---- */
+
+/* The run configuration's setup in the task just made; < 0 only when it could not start. */
+static int task_setup(const struct at_mcp_call *c, const char *name, struct at_error *err)
+{
+	struct at_app_setup_opts so = AT_APP_SETUP_OPTS_INIT;
+	struct at_app_setup_result res;
+
+	so.name = name;
+	so.capture = true;
+	so.cancel_fd = c->cancel_fd;
+	return at_app_setup(c->app, &so, &res, err) < 0 ? err->code : 0;
+}
 
 static int task_new(const struct at_mcp_call *c, const at_json *args, at_json **out,
 		    struct at_error *err)
@@ -45,8 +58,17 @@ static int task_new(const struct at_mcp_call *c, const at_json *args, at_json **
 	o.base_on_branches = true;
 	if ((rc = at_app_new(c->app, &o, &res, err)) == 0)
 		rc = at_mcp_session_add(c->session, &res.task, err);
+	/* The setup, as `new` runs it; the task stays whatever it gives (setup says). */
+	if (rc == 0)
+		rc = task_setup(c, res.task.name, err);
 	if (rc == 0 && !(*out = at_app_new_json(&res)))
 		rc = at_mcp_oom(NULL, err);
+	if (rc == 0) {
+		at_json *setup = at_app_setup_json(c->app, res.task.name);
+
+		if (setup && at_json_add(*out, "setup", setup) < 0)
+			rc = at_mcp_oom(NULL, err);
+	}
 	at_app_new_result_release(&res);
 	return rc;
 }

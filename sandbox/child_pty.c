@@ -5,35 +5,13 @@
  * Async-signal-safe: see child.h.
  */
 #include "sandbox/child.h"
+#include "sandbox/fdpass.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-static int send_fd(int sock, int fd)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} ctl;
-	char byte = 'm';
-	struct iovec iov = {&byte, 1};
-	struct msghdr msg = {.msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = ctl.buf,
-			     .msg_controllen = sizeof(ctl.buf)};
-	struct cmsghdr *cm;
-
-	memset(&ctl, 0, sizeof(ctl));
-	cm = CMSG_FIRSTHDR(&msg);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
-}
 
 int at_sb_pty_make(struct at_sb_stdio_child *cs)
 {
@@ -49,7 +27,7 @@ int at_sb_pty_make(struct at_sb_stdio_child *cs)
 		goto fail;
 	if (slave >= 0 && cs->have_ws && ioctl(slave, TIOCSWINSZ, &cs->ws) < 0)
 		goto fail;
-	if (slave < 0 || send_fd(cs->sock, master) < 0)
+	if (slave < 0 || at_fd_send(cs->sock, 'm', master) < 0)
 		goto fail;
 	close(master);
 	close(cs->sock);

@@ -25,6 +25,7 @@
  * back. It dies with us (PR_SET_PDEATHSIG) and at the end of its socket.
  * What it sends is checked all the same: a TCP stream socket, unconnected.
  */
+#include "sandbox/fdpass.h"
 #include "sandbox/internal.h"
 
 #include <errno.h>
@@ -43,30 +44,6 @@ struct at_sandbox_sockets {
 	int sock;
 	pid_t pid;
 };
-
-static int send_fd(int sock, char status, int fd)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} ctl;
-	struct iovec iov = { &status, 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-	memset(&ctl, 0, sizeof(ctl));
-	if (fd >= 0) {
-		struct cmsghdr *cm;
-
-		msg.msg_control = ctl.buf;
-		msg.msg_controllen = sizeof(ctl.buf);
-		cm = CMSG_FIRSTHDR(&msg);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	}
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 ? -1 : 0;
-}
 
 /* In the forked process: async-signal-safe only (the supervisor may have threads). */
 _Noreturn static void maker(int sock, int userns_fd, int netns_fd, pid_t parent)
@@ -91,11 +68,11 @@ _Noreturn static void maker(int sock, int userns_fd, int netns_fd, pid_t parent)
 		status = (char)(errno < 127 ? errno : EINVAL);
 	close(4);
 	close(5);
-	if (send_fd(3, status, -1) < 0 || status)
+	if (at_fd_send(3, status, -1) < 0 || status)
 		_exit(1);
 	while (read(3, &req, 1) == 1) {
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (send_fd(3, fd < 0 ? (char)errno : 0, fd) < 0)
+		if (at_fd_send(3, fd < 0 ? (char)errno : 0, fd) < 0)
 			_exit(1);
 		if (fd >= 0)
 			close(fd);
@@ -106,45 +83,18 @@ _Noreturn static void maker(int sock, int userns_fd, int netns_fd, pid_t parent)
 /* One status byte and, with 0, one descriptor; -1 with errno. */
 static int recv_reply(int sock, int *fd)
 {
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int) * 2)];
-	} ctl;
-	char status;
-	struct iovec iov = { &status, 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-			      .msg_controllen = sizeof(ctl.buf) };
-	struct cmsghdr *cm;
-	ssize_t rc;
+	char status = 0;
+	int rc = at_fd_recv(sock, &status, fd);
 
-	*fd = -1;
-	do
-		rc = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (rc < 0 && errno == EINTR);
 	if (rc <= 0) {
 		errno = rc < 0 ? errno : ECONNRESET;
 		return -1;
 	}
-	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
-		size_t i, n;
-
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (i = 0; i < n; i++) {
-			int one;
-			memcpy(&one, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-			if (*fd < 0)
-				*fd = one;
-			else
-				close(one);
-		}
-	}
-	if (status || (msg.msg_flags & MSG_CTRUNC)) {
+	if (status) {
 		if (*fd >= 0)
 			close(*fd);
 		*fd = -1;
-		errno = status ? status : EPROTO;
+		errno = status;
 		return -1;
 	}
 	return 0;

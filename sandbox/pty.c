@@ -24,6 +24,7 @@
  * window size. The pty's socketpair is made and closed by stdio.c; the
  * init's side, which makes the pty, is child_pty.c.
  */
+#include "sandbox/fdpass.h"
 #include "sandbox/internal.h"
 
 #include <errno.h>
@@ -36,50 +37,6 @@
 
 
 /* ---- in the supervisor ---- */
-
-static int recv_fd(int sock)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int) * 4)];
-	} ctl;
-	char byte;
-	struct iovec iov = {&byte, 1};
-	struct msghdr msg = {.msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = ctl.buf,
-			     .msg_controllen = sizeof(ctl.buf)};
-	struct cmsghdr *cm;
-	int fd = -1, extra;
-	ssize_t rc;
-
-	do
-		rc = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (rc < 0 && errno == EINTR);
-	if (rc <= 0)
-		return rc < 0 ? -1 : -2;
-	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
-		size_t i, n;
-
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (i = 0; i < n; i++) {
-			memcpy(&extra, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-			if (fd < 0)
-				fd = extra;
-			else
-				close(extra);
-		}
-	}
-	if (fd < 0 || (msg.msg_flags & MSG_CTRUNC)) {
-		if (fd >= 0)
-			close(fd);
-		errno = EPROTO;
-		return -1;
-	}
-	return fd;
-}
 
 /* Made by our own init before the task ran, but checked all the same: a pty master. */
 static bool is_pty_master(int fd)
@@ -153,14 +110,18 @@ static int start_relay(struct at_sb_stdio *io, struct at_error *err)
  */
 int at_sb_pty_receive(struct at_sb_stdio *io, struct at_error *err)
 {
-	int fd = recv_fd(io->pty_sock);
+	char byte;
+	int fd, rc = at_fd_recv(io->pty_sock, &byte, &fd);
 
 	close(io->pty_sock);
 	io->pty_sock = -1;
-	if (fd == -2)
+	if (rc == 0)
 		return 0;
-	if (fd < 0)
+	if (rc < 0 || fd < 0) {
+		if (rc >= 0)
+			errno = EPROTO;
 		return at_error_sys(err, AT_ESANDBOX, "cannot receive the sandbox's terminal");
+	}
 	if (!is_pty_master(fd)) {
 		close(fd);
 		return at_error_set(err, AT_ESANDBOX, "the sandbox's terminal is not a pty");

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if ((rc = at_repo_open(&r, argv[1], &err)) == 0)
-		rc = at_layer_state(r, &lower_tree, lower, upper, argc == 6 ? argv[5] : NULL, &tree,
+		rc = at_layer_state(r, NULL, &lower_tree, lower, upper, argc == 6 ? argv[5] : NULL, &tree,
 				    verbose ? &cs : NULL, &err);
 	if (rc < 0) {
 		fprintf(stderr, "layerstate_tool: %s\n", err.msg);

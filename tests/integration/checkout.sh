@@ -100,9 +100,17 @@ same_checkout_as_git() {
 	git -C "$repo" worktree remove --force "$ref"
 }
 
+# new_checkout REPO NAME: a new task, its checkout on the host in $out: a
+# layered task's made by `path` (its base's files and its layer, as the
+# person gets them), which must be what git writes as well.
+new_checkout() {
+	ok "new $2" -C "$1" new "$2"
+	task_path -C "$1" "$2"
+}
+
 test_checkout_writes_what_git_writes() {
 	make_rich_repo repo
-	ok "new t" -C repo new t
+	new_checkout repo t
 	same_checkout_as_git repo "$out"
 	[ -d "$out/sub" ] && [ -z "$(ls -A "$out/sub")" ] || fail "gitlink: not an empty directory"
 	assert_eq "$(readlink "$out/deep/to-readme")" "../README" "relative link"
@@ -110,9 +118,32 @@ test_checkout_writes_what_git_writes() {
 	assert_fsck repo
 }
 
+test_checkout_the_person_opens_shows_the_agents_changes_to_git() {
+	# What: the agent rewrites a file keeping its size, replaces a
+	# directory's file the same way and adds one; then the
+	# person opens the task (path: a layered task's checkout made of its
+	# base and its layer, its index given the copies' stat data). Must:
+	# git on the host sees every change (diff-files, status), and every
+	# file the agent left alone is clean by its stat data alone.
+	make_rich_repo repo
+	ok "new t" -C repo new t
+	agent_sh t 'printf "HELLO\nline two\n" >README && rm -r src && mkdir src &&
+		printf "int main(void) { return 1; }\n" >src/main.c && echo new >added'
+	task_path t
+	local wt=$out
+	# First, before git rewrites the index (smudging what is racily clean):
+	# git finds a change where the stat data differs, or the file is no
+	# older than the index (within its second, here: it then reads the file).
+	assert_eq "$(stat_data_mismatches "$wt" | cut -d' ' -f1 | sort | tr '\n' ' ')" "README src/main.c " \
+		"the changed files' stat data is not vouched for, every other entry's is its file's"
+	assert_eq "$(git -C "$wt" diff-files --name-only)" "$(printf 'README\nsrc/main.c')" "diff-files"
+	assert_eq "$(git -C "$wt" status --porcelain)" \
+		"$(printf ' M README\n M src/main.c\n?? added')" "git's view"
+}
+
 test_checkout_with_many_files_uses_workers_and_stays_exact() {
 	make_rich_repo repo 3000
-	ok "new t" -C repo new t
+	new_checkout repo t
 	same_checkout_as_git repo "$out"
 	assert_eq "$(git -C "$out" ls-files bulk | wc -l)" "3000" "bulk files in the index"
 	ok "diff of a fresh task" -C repo diff t --name-only
@@ -127,18 +158,28 @@ test_checkout_honours_the_umask() {
 		"700 600 700" "modes under umask 077"
 }
 
+# git_status NAME: `git status --porcelain` of the task into $out: on the
+# host in its worktree, or inside its sandbox on the layered form (whose
+# files are not on the host).
+git_status() {
+	if layered_form; then
+		agent_sh "$1" 'git status --porcelain'
+	else
+		out=$(git -C "$(wt_home repo)/$1" status --porcelain)
+	fi
+}
+
 test_checkout_index_is_read_by_libgit2_and_git_alike() {
 	make_rich_repo repo 1500
 	ok "new t" -C repo new t
-	wt=$out
-	printf 'changed\n' >>"$wt/bulk/f7.txt"
-	rm "$wt/blob.bin"
+	agent_sh t 'printf "changed\n" >>bulk/f7.txt && rm blob.bin'
 	ok "diff" -C repo diff t --name-only
 	assert_eq "$out" "$(printf 'blob.bin\nbulk/f7.txt')" "agenttask's view"
-	assert_eq "$(git -C "$wt" status --porcelain)" "$(printf ' D blob.bin\n M bulk/f7.txt')" \
-		"git's view"
+	git_status t
+	assert_eq "$out" "$(printf ' D blob.bin\n M bulk/f7.txt')" "git's view"
 	ok "commit" -C repo commit t -m change
-	assert_empty "clean after commit" git -C "$wt" status --porcelain
+	git_status t
+	assert_no_output "$out" "clean after commit"
 	assert_fsck repo
 }
 

@@ -16,6 +16,16 @@ task() {
 	make_repo repo
 	ok "new t1" -C repo new t1
 	WT=$out
+	# Where its files are on the host: a layered task's upper, until it is made full.
+	FILES=$WT
+	! layered_form || FILES=$(git -C repo rev-parse --path-format=absolute --git-common-dir)/agenttask/layers/t1/upper
+}
+
+# The person's edits on the host before the runs (a rewind's subject is the
+# checkout on the host, which a rewind of a layered task makes full anyway):
+# a layered task made full first, as `path` does for the person.
+persons_checkout() {
+	! layered_form || ok "path t1" -C repo path t1
 }
 
 # manifest DIR: every path but .git with its type, mode and content (a
@@ -40,8 +50,10 @@ manifest() {
 	)
 }
 
-# The host's view of the task: its branch, files, index and status.
+# The host's view of the task: its branch, files, index and status (a
+# layered task made full first, as the person's `path` makes it).
 host_view() {
+	! layered_form || "$AT" -C repo path t1 >/dev/null || fail "path t1"
 	manifest "$WT"
 	git -C "$WT" rev-parse HEAD
 	git -C "$WT" status --porcelain=v1 --untracked-files=all
@@ -69,45 +81,42 @@ busy_run() {
 		git add created.txt && git commit -qm "inside"'
 }
 
-# Before the busy run: an untracked file, a script, a file, a directory.
+# Before the busy run, made by run 1: an untracked file, a script, a file, a directory.
 seed() {
-	echo untracked >"$WT/untracked.txt"
-	printf '#!/bin/sh\n' >"$WT/tool.sh"
-	echo plain >"$WT/link.txt"
-	mkdir "$WT/dir" && echo inner >"$WT/dir/inner.txt"
-	git -C "$WT" add tool.sh link.txt dir
-	git -C "$WT" commit -qm "seed"
-	echo staged-not >"$WT/uncommitted.txt"
+	agent_sh t1 'echo untracked >untracked.txt && printf "#!/bin/sh\n" >tool.sh &&
+		echo plain >link.txt && mkdir dir && echo inner >dir/inner.txt &&
+		git add tool.sh link.txt dir && git commit -qm seed && echo staged-not >uncommitted.txt'
 }
 
 test_diff_run_shows_exactly_what_the_run_changed() {
 	# What: a run edits, creates, deletes, renames, chmods, turns a file into a
-	# link and a directory into a file, and commits. Must: diff --run 1 shows
-	# exactly those paths; log and log --json give them under run 1.
+	# link and a directory into a file, and commits. Must: diff --run 2 (run
+	# 1 the seed's) shows exactly those paths; log and log --json give them
+	# under run 2.
 	task
 	seed
 	busy_run
-	ok "diff --run 1 --name-only" -C repo diff t1 --run 1 --name-only
+	ok "diff --run 2 --name-only" -C repo diff t1 --run 2 --name-only
 	# (the rename shown by its new name, as git diff --name-only shows it)
 	assert_eq "$out" "$(printf '%s\n' README created.txt dir dir/inner.txt link.txt renamed.txt src/main.c tool.sh | LC_ALL=C sort)" \
-		"the paths run 1 changed"
-	ok "diff --run 1 --json" -C repo diff t1 --run 1 --json
+		"the paths run 2 changed"
+	ok "diff --run 2 --json" -C repo diff t1 --run 2 --json
 	assert_eq "$(python3 -c 'import json,sys; f={x["path"]:x for x in json.load(sys.stdin)["files"]}; print(f["tool.sh"]["new_mode"], f["link.txt"]["new_mode"], f["dir"]["status"], f["src/main.c"]["status"])' <<<"$out")" \
 		"100755 120000 added deleted" "modes, link, deletion"
 	ok "log" -C repo log t1
-	assert_contains "$out" "run 1: 8 files changed" "log counts run 1's files"
+	assert_contains "$out" "run 2: 8 files changed" "log counts run 2's files"
 	ok "log --json" -C repo log t1 --json
-	assert_eq "$(python3 -c 'import json,sys; r=[e for e in json.load(sys.stdin) if e["event"]=="run"]; print(r[0]["number"], len(r[0]["files"]))' <<<"$out")" \
-		"1 8" "log --json: run 1 and its files"
-	# A second run changes one file: --run 2 is that alone, --since 1 both.
-	expect_rc 0 "run 2" -C repo run t1 -- sh -c 'echo two > second.txt'
-	ok "diff --run 2" -C repo diff t1 --run 2 --name-only
-	assert_eq "$out" "second.txt" "run 2 alone"
-	ok "diff --run 1 after run 2" -C repo diff t1 --run 1 --name-only
-	assert_not_contains "$out" "second.txt" "run 1 ends where run 2 began"
-	ok "diff --since 1" -C repo diff t1 --since 1 --name-only
-	assert_contains "$out" "second.txt" "since 1: run 2's file"
-	assert_contains "$out" "created.txt" "since 1: run 1's files"
+	assert_eq "$(python3 -c 'import json,sys; r=[e for e in json.load(sys.stdin) if e["event"]=="run"]; print(r[1]["number"], len(r[1]["files"]))' <<<"$out")" \
+		"2 8" "log --json: run 2 and its files"
+	# A third run changes one file: --run 3 is that alone, --since 2 both.
+	expect_rc 0 "run 3" -C repo run t1 -- sh -c 'echo two > second.txt'
+	ok "diff --run 3" -C repo diff t1 --run 3 --name-only
+	assert_eq "$out" "second.txt" "run 3 alone"
+	ok "diff --run 2 after run 3" -C repo diff t1 --run 2 --name-only
+	assert_not_contains "$out" "second.txt" "run 2 ends where run 3 began"
+	ok "diff --since 2" -C repo diff t1 --since 2 --name-only
+	assert_contains "$out" "second.txt" "since 2: run 3's file"
+	assert_contains "$out" "created.txt" "since 2: run 2's files"
 }
 
 test_rewind_brings_back_the_state_byte_for_byte_and_is_undone() {
@@ -122,7 +131,7 @@ test_rewind_brings_back_the_state_byte_for_byte_and_is_undone() {
 	busy_run
 	after=$(host_view)
 	[ "$before" != "$after" ] || fail "the run changed nothing"
-	ok "rewind to before run 2" -C repo rewind t1 2 --json
+	ok "rewind to before run 3" -C repo rewind t1 3 --json
 	local saved
 	saved=$(json_get "$out" 'j["saved"]')
 	assert_eq "$(host_view)" "$before" "the host's view is the one before the run"
@@ -229,8 +238,7 @@ test_head_inside_naming_a_host_ref_imports_nothing_of_it() {
 	# (nothing there: no ref of the host's is read for the agent), and the
 	# task's branch does not move to the checkpoint's commit.
 	task
-	echo untracked >"$WT/untracked.txt"
-	expect_rc 0 "run 1" -C repo run t1 -- true
+	expect_rc 0 "run 1" -C repo run t1 -- sh -c 'echo untracked >untracked.txt'
 	local tip ck
 	tip=$(git -C repo rev-parse agenttask/t1)
 	ck=$(git -C repo rev-parse refs/agenttask/checkpoints/t1/1)
@@ -253,11 +261,14 @@ test_a_run_with_read_only_git_sees_no_host_refs_either() {
 	expect_rc 0 "run 2" -C repo run t1 -- true
 	assert_contains "$(cat repo/.git/packed-refs)" "refs/agenttask/checkpoints/t1/1" "packed on the host"
 	assert_contains "$(ls repo/.git/refs/agenttask/checkpoints/t1)" "2" "loose on the host"
-	"$AT" -C repo run t1 -- sh -c 'touch started; while [ ! -e go ]; do sleep 0.05; done; rm go' >/dev/null 2>&1 &
+	# (signalled through its HOME, a directory the host and the run share on either form)
+	local home
+	home=$(git -C repo rev-parse --path-format=absolute --git-common-dir)/agenttask/homes/t1
+	"$AT" -C repo run t1 -- sh -c 'touch "$HOME/started"; while [ ! -e "$HOME/go" ]; do sleep 0.05; done; rm "$HOME/go"' >/dev/null 2>&1 &
 	local pid=$!
-	wait_until 30 test -e "$WT/started" || fail "the first run did not start"
+	wait_until 30 test -e "$home/started" || fail "the first run did not start"
 	at -C repo run t1 -- sh -c 'git for-each-ref; git show-ref; ls -A "$(git rev-parse --git-common-dir)/refs/agenttask"'
-	touch "$WT/go"
+	touch "$home/go"
 	wait $pid
 	assert_contains "$errout" "another run of 't1' has its git" "read-only git"
 	assert_eq "$rc" 0 "the second run ran: $errout"
@@ -273,12 +284,17 @@ test_rewind_is_refused_during_a_live_run_and_force_stops_it() {
 	expect_rc 0 "run 1" -C repo run t1 -- sh -c 'echo one > one.txt'
 	"$AT" -C repo run t1 -- sh -c 'echo live > live.txt; while :; do sleep 1; done' >/dev/null 2>&1 &
 	local pid=$!
-	wait_until 30 test -f "$WT/live.txt" || fail "the live run did not start"
+	wait_until 30 test -f "$FILES/live.txt" || fail "the live run did not start"
 	local before
-	before=$(host_view)
+	# (a layered task cannot be made full while it runs: its files and branch)
+	if layered_form; then before=$(manifest "$FILES"; git -C repo rev-parse agenttask/t1); else before=$(host_view); fi
 	expect_rc 1 "rewind during the run" -C repo rewind t1 1
 	assert_contains "$errout" "running command" "says a command runs"
-	assert_eq "$(host_view)" "$before" "nothing changed"
+	if layered_form; then
+		assert_eq "$(manifest "$FILES"; git -C repo rev-parse agenttask/t1)" "$before" "nothing changed"
+	else
+		assert_eq "$(host_view)" "$before" "nothing changed"
+	fi
 	ok "rewind --force" -C repo rewind t1 1 --force
 	wait "$pid" || true
 	assert_no_file "$WT/one.txt" "back to before run 1"
@@ -294,12 +310,13 @@ test_checkpoint_of_a_hostile_tree_neither_hangs_nor_follows() {
 	task
 	echo secret >outside.txt
 	expect_rc 0 "run 1" -C repo run t1 -- true
-	# What a run leaves (made here: a run's file-size limit stops a 2 GB file).
-	ln -s "$PWD/outside.txt" "$WT/out-link"
-	mkfifo "$WT/fifo"
-	truncate -s 2G "$WT/sparse"
+	# What a run leaves (made here, where its files are: a run's file-size
+	# limit stops a 2 GB file).
+	ln -s "$PWD/outside.txt" "$FILES/out-link"
+	mkfifo "$FILES/fifo"
+	truncate -s 2G "$FILES/sparse"
 	local before
-	before=$(manifest "$WT")
+	before=$(manifest "$FILES")
 	expect_rc 0 "the next run" -C repo run t1 -- true
 	assert_contains "$errout" "no checkpoint" "warned"
 	case "$errout" in
@@ -308,8 +325,8 @@ test_checkpoint_of_a_hostile_tree_neither_hangs_nor_follows() {
 	esac
 	expect_rc 1 "rewind over it" -C repo rewind t1 1
 	assert_contains "$errout" "nothing rewound" "refused whole"
-	assert_eq "$(manifest "$WT")" "$before" "nothing changed"
-	rm "$WT/fifo" "$WT/sparse"
+	assert_eq "$(manifest "$FILES")" "$before" "nothing changed"
+	rm "$FILES/fifo" "$FILES/sparse"
 	expect_rc 0 "the link alone" -C repo run t1 -- true
 	local n
 	n=$(git -C repo for-each-ref --format='%(refname)' refs/agenttask/checkpoints/t1 | wc -l)
@@ -324,13 +341,169 @@ test_rewind_never_writes_through_a_link_the_run_planted() {
 	# files go back into the worktree's own directory; nothing is written
 	# through the link (the outside directory stays empty).
 	task
-	mkdir "$WT/sub" && echo inner >"$WT/sub/file.txt"
+	agent_sh t1 'mkdir sub && echo inner >sub/file.txt'
 	mkdir outside
-	expect_rc 0 "run 1" -C repo run t1 -- sh -c "rm -r sub && ln -s '$PWD/outside' sub"
-	ok "rewind" -C repo rewind t1 1
+	expect_rc 0 "run 2" -C repo run t1 -- sh -c "rm -r sub && ln -s '$PWD/outside' sub"
+	ok "rewind" -C repo rewind t1 2
 	[ -d "$WT/sub" ] && [ ! -L "$WT/sub" ] || fail "sub is a directory again"
 	assert_eq "$(cat "$WT/sub/file.txt")" inner "its file back"
 	assert_empty "nothing written outside" ls -A outside
+}
+
+test_rewind_smudges_with_the_base_attributes_never_the_tasks() {
+	# What: a run commits a .gitattributes of its own (`* ident`, and a
+	# filter driver the host's config names) over a file holding "$Id$",
+	# then the person rewinds: while the files are written, the task's
+	# index still holds the agent's .gitattributes. Must: the file comes
+	# back byte for byte ("$Id$" unexpanded, no driver run): the filters'
+	# attributes are the base commit's alone.
+	task
+	persons_checkout
+	printf 'id: $Id$\n' >"$WT/id.txt"
+	git -C repo config filter.evil.smudge "touch '$PWD/smudged'; cat"
+	local before
+	expect_rc 0 "run 1" -C repo run t1 -- true
+	before=$(host_view)
+	expect_rc 0 "run 2: attributes of its own" -C repo run t1 -- sh -c '
+		printf "* ident filter=evil\n" > .gitattributes
+		echo changed > id.txt
+		git add .gitattributes && git commit -qm attrs'
+	ok "rewind to 2" -C repo rewind t1 2
+	assert_eq "$(cat "$WT/id.txt")" 'id: $Id$' "not expanded"
+	assert_no_file smudged "no driver of the task's ran"
+	assert_eq "$(host_view)" "$before" "the state before the run"
+}
+
+# only_the_index_differs [FILEMODE]: the body of the two tests below.
+only_the_index_differs() {
+	task
+	[ -z "${1:-}" ] || git -C repo config core.filemode "$1"
+	local before inside_before
+	expect_rc 0 "run 1" -C repo run t1 -- true
+	before=$(host_view)
+	inside_before=$(inside_view)
+	echo staged >>"$WT/README"
+	git -C "$WT" add README
+	git -C "$WT" show HEAD:README >"$WT/README"
+	[ "$(host_view)" != "$before" ] || fail "the index did not change"
+	ok "rewind to 1" -C repo rewind t1 1
+	assert_eq "$(host_view)" "$before" "the index is HEAD's again"
+	assert_eq "$(inside_view)" "$inside_before" "git inside agrees"
+}
+
+test_rewind_where_only_the_index_differs_brings_the_index_back() {
+	# What: after a checkpoint the person stages a change and puts the file
+	# back as it was: the worktree's files are the checkpoint's, only the
+	# index differs. Must: rewind to it unstages the change (the index is
+	# HEAD's tree again), as git status on the host and inside say.
+	only_the_index_differs
+}
+
+test_rewind_where_only_the_index_differs_without_filemode_too() {
+	# What: the same with core.filemode false, where the scan takes its
+	# general path (git/snapshot.c), which does not give the index's tree.
+	# Must: the same: the rewind reads the index itself and unstages it.
+	only_the_index_differs false
+}
+
+# type_changes [FILEMODE]: the body of the two tests below.
+type_changes() {
+	task
+	persons_checkout
+	[ -z "${1:-}" ] || git -C repo config core.filemode "$1"
+	mkdir "$WT/d" && echo in-d >"$WT/d/x"
+	echo f >"$WT/f" && echo dx >"$WT/d-x" && echo dt >"$WT/d.txt"
+	git -C "$WT" add -A && git -C "$WT" commit -qm "types"
+	local before after saved
+	expect_rc 0 "run 1" -C repo run t1 -- true
+	before=$(host_view)
+	expect_rc 0 "run 2: the types turned" -C repo run t1 -- sh -c '
+		rm -r d && echo now-a-file > d
+		rm f && mkdir f && echo in-f > f/y
+		git add -A && git commit -qm turned'
+	after=$(host_view)
+	[ "$before" != "$after" ] || fail "the run changed nothing"
+	ok "rewind to 2" -C repo rewind t1 2 --json
+	saved=$(json_get "$out" 'j["saved"]')
+	assert_eq "$(host_view)" "$before" "the state before the run"
+	ok "undo" -C repo rewind t1 "$saved"
+	assert_eq "$(host_view)" "$after" "the state after it"
+	assert_fsck repo
+}
+
+test_rewind_across_committed_type_changes_and_back() {
+	# What: a run turns a directory into a file and a file into a directory,
+	# beside names that sort between them ("d", "d-x", "d.txt", "d/x"), and
+	# commits it: the index changes entry by entry across the type change.
+	# Must: rewind brings files, index and HEAD back byte for byte; undone,
+	# the state after the run, byte for byte too.
+	type_changes
+}
+
+test_rewind_across_type_changes_without_filemode_too() {
+	# What: the same with core.filemode false: the index is read and
+	# compared by libgit2 (a type change is a deletion and an addition of
+	# one path there). Must: the same.
+	type_changes false
+}
+
+# set_stat_like INDEX PATH FILE: the index entry of PATH takes FILE's stat
+# data (its id unchanged), the index's checksum made again: an index that
+# does not see what changed in FILE by its stat data.
+set_stat_like() {
+	python3 - "$1" "$2" "$3" <<-'PY'
+	import hashlib, os, struct, sys
+	index, path, f = sys.argv[1], sys.argv[2].encode(), sys.argv[3]
+	b = bytearray(open(index, "rb").read())
+	n = struct.unpack(">I", b[8:12])[0]
+	st, off = os.lstat(f), 12
+	for _ in range(n):
+	    flags = struct.unpack(">H", b[off + 60:off + 62])[0]
+	    fixed = 64 if flags & 0x4000 else 62
+	    end = b.index(b"\0", off + fixed)
+	    if bytes(b[off + fixed:end]) == path:
+	        struct.pack_into(">10I", b, off, int(st.st_ctime), st.st_ctime_ns % 10**9,
+	                         int(st.st_mtime), st.st_mtime_ns % 10**9, st.st_dev & 0xffffffff,
+	                         st.st_ino & 0xffffffff, struct.unpack(">I", b[off + 24:off + 28])[0],
+	                         st.st_uid, st.st_gid, st.st_size)
+	    off += (fixed + (end - off - fixed) + 8) & ~7
+	b[-20:] = hashlib.sha1(b[:-20]).digest()
+	open(index, "wb").write(b)
+	PY
+}
+
+test_rewind_keeps_a_racily_clean_change_it_does_not_write() {
+	# What: a file changed behind the index's back, the index's stat data of
+	# it those of the changed file, written in the same instant as the index
+	# (the racy case: same size, same mtime as the index); the rewind writes
+	# other paths and the index. Must: the scan that keeps the replaced state
+	# hashes that file (it is not taken as clean), and the index the rewind
+	# writes still has git look at it: git status shows it modified, as
+	# before the rewind, and its bytes stay.
+	task
+	persons_checkout
+	echo more >>"$WT/README"
+	expect_rc 0 "run 1: a commit inside" -C repo run t1 -- sh -c \
+		'echo c > c.txt && git add c.txt && git commit -qm c'
+	local index
+	index=$(git -C "$WT" rev-parse --path-format=absolute --git-path index)
+	# A minute old, so that whatever writes the index next is later by the
+	# clock git reads (whole seconds), not by chance in the same second.
+	touch -d '-1 minute' "$WT/README"
+	set_stat_like "$index" README "$WT/README"
+	touch -r "$WT/README" "$index"   # the same mtime: racily clean
+	local bytes
+	bytes=$(sha256sum <"$WT/README")
+	ok "rewind to 1" -C repo rewind t1 1 --json
+	assert_no_file "$WT/c.txt" "the run's commit rewound"
+	assert_eq "$(sha256sum <"$WT/README")" "$bytes" "the change kept"
+	assert_eq "$(git -C "$WT" status --porcelain=v1)" " M README" "git sees it modified"
+	local saved
+	saved=$(json_get "$out" 'j["saved"]')
+	assert_eq "$(git -C repo show "refs/agenttask/checkpoints/t1/$saved:README" | sha256sum)" "$bytes" \
+		"the state kept has the change"
+	assert_eq "$(git -C repo show "refs/agenttask/checkpoints/t1/1:README" | sha256sum)" "$bytes" \
+		"checkpoint 1 had it too"
 }
 
 # The steps of a rewind a kill may stop at (app/rewind.c).
@@ -348,7 +521,8 @@ test_rewind_killed_at_each_step_leaves_old_new_or_what_gc_completes() {
 	after=$(host_view)
 	for step in $STEPS; do
 		rc=0
-		AGENTTASK_TEST_KILL_AT=$step "$AT" -C repo rewind t1 1 >/dev/null 2>&1 || rc=$?
+		# (run 1 the seed's, run 2 the busy one)
+		AGENTTASK_TEST_KILL_AT=$step "$AT" -C repo rewind t1 2 >/dev/null 2>&1 || rc=$?
 		assert_eq "$rc" 137 "rewind killed at $step"
 		local now
 		now=$(host_view)
@@ -370,6 +544,145 @@ test_rewind_killed_at_each_step_leaves_old_new_or_what_gc_completes() {
 			[ "$now" = "$after" ] || fail "could not get back to the run's state after $step: $(diff <(echo "$after") <(echo "$now"))"
 		fi
 	done
+	assert_fsck repo
+}
+
+# checkpoints_of: the commits of t1's checkpoints, "N id" a line, by number.
+checkpoints_of() {
+	git -C repo for-each-ref --format='%(refname) %(objectname)' refs/agenttask/checkpoints/t1 |
+		sed 's,^refs/agenttask/checkpoints/t1/,,' | sort -n
+}
+
+# The refs a trash entry keeps whose entry is gone (none, when all is well).
+orphan_kept() {
+	local ref entry
+	git -C repo for-each-ref --format='%(refname)' refs/agenttask/trash-kept | while read -r ref; do
+		entry=$(printf '%s' "${ref#refs/agenttask/trash-kept/}" | cut -d/ -f1-2)
+		git -C repo rev-parse -q --verify "refs/agenttask/trash/$entry" >/dev/null || echo "$ref"
+	done
+}
+
+test_discard_then_restore_keeps_log_diff_and_rewind() {
+	# What: a task with three runs (the seed, the busy one, then another) is discarded,
+	# then restored. Must: the trash entry says it keeps 3 checkpoints, the
+	# task's own refs are gone meanwhile; restored, the same checkpoint
+	# commits are back, log and diff --run say what they said, and rewind 2
+	# brings back byte for byte the state before the busy run (host and
+	# inside agree); no kept ref is left once the entry is gone.
+	task
+	seed
+	local before ids log1 diff1
+	before=$(host_view)
+	busy_run
+	expect_rc 0 "run 3" -C repo run t1 -- sh -c 'echo two > second.txt'
+	ids=$(checkpoints_of)
+	assert_eq "$(printf '%s\n' "$ids" | wc -l)" 3 "three checkpoints"
+	ok "diff --run 2" -C repo diff t1 --run 2 --name-only
+	diff1=$out
+	ok "log" -C repo log t1
+	log1=$(printf '%s\n' "$out" | grep 'run [123]:')
+	ok "discard" -C repo discard t1
+	assert_empty "the task's own refs gone" git -C repo for-each-ref refs/agenttask/checkpoints
+	ok "trash --json" -C repo trash t1 --json
+	assert_eq "$(json_get "$out" 'j[0]["checkpoints"]')" 3 "the entry keeps three checkpoints"
+	ok "trash" -C repo trash t1
+	assert_contains "$out" "CHECKPOINTS" "the table shows them"
+	ok "restore" -C repo restore t1
+	assert_eq "$(checkpoints_of)" "$ids" "the same checkpoints back"
+	assert_empty "nothing kept once the entry is gone" git -C repo for-each-ref refs/agenttask/trash-kept
+	ok "diff --run 2 restored" -C repo diff t1 --run 2 --name-only
+	assert_eq "$out" "$diff1" "diff --run 2 as before the discard"
+	ok "log restored" -C repo log t1
+	assert_eq "$(printf '%s\n' "$out" | grep 'run [123]:')" "$log1" "log as before the discard"
+	ok "rewind 2" -C repo rewind t1 2
+	assert_eq "$(host_view)" "$before" "rewound to before the busy run"
+	assert_fsck repo
+}
+
+test_a_restored_tasks_git_sees_no_host_refs() {
+	# What: t1 is discarded and restored, t2 discarded (its entry keeps
+	# checkpoints under refs/agenttask/trash-kept/); t1's git lists every ref,
+	# loose and packed. Must: no refs/agenttask/ ref inside, the host has them.
+	task
+	expect_rc 0 "run 1" -C repo run t1 -- true
+	ok "new t2" -C repo new t2
+	expect_rc 0 "t2 runs" -C repo run t2 -- true
+	ok "discard t1" -C repo discard t1
+	ok "restore t1" -C repo restore t1
+	ok "discard t2" -C repo discard t2
+	assert_contains "$(git -C repo for-each-ref refs/agenttask)" "refs/agenttask/trash-kept/t2/" "kept on the host"
+	expect_rc 0 "git inside, loose" -C repo run t1 -- sh -c 'git for-each-ref; git show-ref'
+	assert_not_contains "$out" "refs/agenttask" "none inside"
+	git -C repo pack-refs --all
+	expect_rc 0 "git inside, packed" -C repo run t1 -- sh -c 'git for-each-ref; git show-ref'
+	assert_not_contains "$out" "refs/agenttask" "none inside, packed"
+}
+
+test_gc_of_a_trash_entry_removes_its_checkpoints() {
+	# What: gc --trash-days 0 prunes the entry of a discarded task with
+	# checkpoints and a comment. Must: no refs/agenttask ref is left.
+	task
+	expect_rc 0 "run 1" -C repo run t1 -- sh -c 'echo one > one.txt'
+	expect_rc 0 "run 2" -C repo run t1 -- sh -c 'echo two > two.txt'
+	ok "comment" -C repo comment t1 "a whole-change comment"
+	ok "discard" -C repo discard t1
+	assert_contains "$(git -C repo for-each-ref refs/agenttask/trash-kept)" "checkpoints/2" "kept"
+	ok "gc" -C repo gc --trash-days 0
+	assert_empty "nothing left" git -C repo for-each-ref refs/agenttask
+}
+
+# Kept: t1 there with its two checkpoints and comment, or its newest trash
+# entry keeping them; either way (after gc) no kept ref without its entry.
+kept_somewhere() {
+	local step=$1
+	[ "${2:-}" = before-gc ] || assert_empty "no kept ref without its entry ($step)" orphan_kept
+	# (a half-made task, which gc removes, is refused by comments: the entry then)
+	at -C repo comments t1
+	if [ "$rc" = 0 ]; then
+		assert_eq "$(checkpoints_of | wc -l)" 2 "the task keeps its checkpoints ($step)"
+		assert_contains "$out" "keep me" "the task keeps its comment ($step)"
+	else
+		ok "trash ($step)" -C repo trash t1 --json
+		assert_eq "$(json_get "$out" 'j[0]["checkpoints"]')" 2 "the entry keeps them ($step)"
+	fi
+}
+
+test_discard_and_restore_killed_at_each_step_keep_the_checkpoints() {
+	# What: SIGKILL at each step of a discard (the entry's refs kept, the
+	# entry not yet; the task half-removed) and of a restore (what the entry
+	# kept given back, the record not ready; ready, the entry not deleted;
+	# the entry deleted, what it kept not yet). Must: after the kill, and
+	# after gc, the task with its checkpoints and comment or the entry
+	# keeping them; no kept ref whose entry is gone; restore then gives the
+	# task its two checkpoints and comment.
+	task
+	expect_rc 0 "run 1" -C repo run t1 -- sh -c 'echo one > one.txt'
+	expect_rc 0 "run 2" -C repo run t1 -- sh -c 'echo two > two.txt'
+	ok "comment" -C repo comment t1 "keep me"
+	local step rc
+	for step in trash:kept remove:renamed restore:kept restore:ready trash:dropped; do
+		rc=0
+		case $step in
+		restore:*|trash:dropped)
+			ok "discard before $step" -C repo discard t1
+			AGENTTASK_TEST_KILL_AT=$step "$AT" -C repo restore t1 >/dev/null 2>&1 || rc=$? ;;
+		*)
+			AGENTTASK_TEST_KILL_AT=$step "$AT" -C repo discard t1 >/dev/null 2>&1 || rc=$? ;;
+		esac
+		assert_eq "$rc" 137 "killed at $step"
+		kept_somewhere "$step, killed" before-gc
+		ok "gc after $step" -C repo gc
+		kept_somewhere "$step"
+		# Still there: discard it; then restore the newest entry for the next step.
+		at -C repo list --name-only
+		if printf '%s\n' "$out" | grep -qx t1; then
+			ok "discard after $step" -C repo discard t1
+		fi
+		ok "restore after $step" -C repo restore t1
+		kept_somewhere "$step, restored"
+	done
+	ok "log" -C repo diff t1 --run 2 --name-only
+	assert_eq "$out" "two.txt" "diff --run 2 after it all"
 	assert_fsck repo
 }
 

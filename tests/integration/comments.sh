@@ -7,13 +7,18 @@
 . "$(dirname "$0")/lib.sh"
 
 setup() {
+	require_user_namespaces
 	make_repo repo
 	printf 'one\ntwo\nthree\nfour\nfive\n' >repo/f.txt
 	git -C repo add f.txt
 	git -C repo commit -q -m "f"
 	ok "new t1" -C repo new t1
-	WT=$(realpath "$out")
-	printf 'one\ntwo\nTHREE\nfour\nfive\n' >"$WT/f.txt"
+	agent_writes 'one\ntwo\nTHREE\nfour\nfive\n'
+}
+
+# agent_writes TEXT: t1's agent writes f.txt (TEXT a printf format), on either form.
+agent_writes() {
+	agent_sh t1 'printf "$1" >f.txt' "$1"
 }
 
 # py EXPR: EXPR over j, the JSON in $out, printed.
@@ -34,7 +39,7 @@ test_comment_on_a_line_is_carried_forward() {
 	assert_eq "$out" "comment 1 on 't1'" "id"
 	ok "comments" -C repo comments t1 --json
 	assert_eq "$(py 'j["open"], j["comments"][0]["line"], j["comments"][0]["outdated"]')" "(1, 3, False)" "as made"
-	printf 'zero\nhalf\none\ntwo\nTHREE\nfour\nfive\n' >"$WT/f.txt"
+	agent_writes 'zero\nhalf\none\ntwo\nTHREE\nfour\nfive\n'
 	ok "comments" -C repo comments t1 --json
 	assert_eq "$(py 'j["comments"][0]["line"], j["comments"][0]["end_line"], j["comments"][0]["outdated"], j["comments"][0]["made_on"]["line"], j["comments"][0]["text"]')" "(5, 5, False, 3, 'why upper case?')" "moved down"
 	ok "text" -C repo comments t1
@@ -46,7 +51,7 @@ test_comment_whose_line_went_is_outdated() {
 	# Must: outdated, no current line; the text says so.
 	setup
 	ok "comment" -C repo comment t1 f.txt:2-3 "these two"
-	printf 'one\ntwo\nthree again\nfour\nfive\n' >"$WT/f.txt"
+	agent_writes 'one\ntwo\nthree again\nfour\nfive\n'
 	ok "comments" -C repo comments t1 --json
 	assert_eq "$(py 'j["comments"][0]["outdated"], j["comments"][0]["line"], j["comments"][0]["made_on"]["end_line"]')" "(True, None, 3)" "outdated"
 	ok "text" -C repo comments t1
@@ -107,7 +112,11 @@ test_comments_survive_the_persons_git_gc() {
 	# reads it; the ref goes with the task.
 	setup
 	ok "comment" -C repo comment t1 f.txt:3 "why upper case?"
-	printf 'zero\nhalf\none\ntwo\nTHREE\nfour\nfive\n' >"$WT/f.txt"
+	agent_writes 'zero\nhalf\none\ntwo\nTHREE\nfour\nfive\n'
+	# The runs' checkpoints also hold the commented state: without them
+	# only the reviews ref can keep it from the gc.
+	git -C repo for-each-ref --format='delete %(refname)' refs/agenttask/checkpoints |
+		git -C repo update-ref --stdin
 	git -C repo gc -q --prune=now
 	ok "comments" -C repo comments t1 --json
 	assert_eq "$(py 'j["comments"][0]["line"], j["comments"][0]["outdated"]')" "(5, False)" "carried after gc"
@@ -117,6 +126,36 @@ test_comments_survive_the_persons_git_gc() {
 		"refs/agenttask/reviews/t1" "the ref that keeps it"
 	ok "discard" -C repo discard t1
 	assert_eq "$(git -C repo for-each-ref --format='%(refname)' refs/agenttask/reviews)" "" "gone with the task"
+}
+
+test_comments_survive_a_discard_and_restore() {
+	# What: a task with a comment on a line, one resolved, and a reviewed
+	# state is discarded, the person's git gc prunes what no ref holds, then
+	# the task is restored. Must: its comments come back as they were (the
+	# open one carried, not outdated; the resolved one with --all), the
+	# reviews ref with them, diff --since-review reads its base; nothing of
+	# them stays in the trash.
+	setup
+	ok "comment" -C repo comment t1 f.txt:3 "why upper case?"
+	ok "comment 2" -C repo comment t1 "and this"
+	ok "resolve" -C repo comment t1 --resolve 2
+	agent_writes 'zero\none\ntwo\nTHREE\nfour\nfive\n'
+	ok "comments before" -C repo comments t1 --json --all
+	local before=$out review
+	review=$(git -C repo rev-parse refs/agenttask/reviews/t1)
+	ok "discard" -C repo discard t1
+	assert_eq "$(state_of)" none "the task's comments file goes with it"
+	git -C repo gc -q --prune=now
+	ok "restore" -C repo restore t1
+	ok "comments after" -C repo comments t1 --json --all
+	assert_eq "$out" "$before" "the same comments, carried the same"
+	out=$before
+	assert_eq "$(py 'j["comments"][0]["line"], j["comments"][0]["outdated"], j["comments"][1]["resolved"]')" \
+		"(4, False, True)" "carried, and the resolved one"
+	assert_eq "$(git -C repo rev-parse refs/agenttask/reviews/t1)" "$review" "the reviews ref back"
+	ok "since" -C repo diff t1 --since-review --name-only
+	assert_eq "$out" "f.txt" "since the review"
+	assert_empty "nothing left in the trash" git -C repo for-each-ref refs/agenttask/trash-kept
 }
 
 test_review_in_a_scripted_editor() {
@@ -166,12 +205,8 @@ test_review_places_comments_across_renames_and_type_changes() {
 	git -C repo add a.txt l
 	git -C repo commit -q -m more
 	ok "new" -C repo new t2
-	W2=$(realpath "$out")
-	git -C "$W2" mv a.txt b.txt
-	printf '1\n2\nthree\n' >"$W2/b.txt"
-	rm "$W2/l"
-	ln -s b.txt "$W2/l"
-	echo more >>"$W2/f.txt"
+	agent_sh t2 'git mv a.txt b.txt && printf "1\n2\nthree\n" >b.txt && rm l && ln -s b.txt l &&
+		echo more >>f.txt'
 	cat >ed.py <<'PY'
 import sys
 p = sys.argv[1]
@@ -192,7 +227,7 @@ test_review_editor_line_is_not_built_from_task_bytes() {
 	# whose directory name is too. Must: the editor gets the review file as
 	# one argument, never part of the shell line; nothing in either runs.
 	setup
-	touch "$WT/\$(touch pwned)\`touch pwned2\`;x"
+	agent_sh t1 'touch "$1"' "\$(touch pwned)\`touch pwned2\`;x"
 	mkdir "tmp \$(touch pwned3);x"
 	printf '#!/bin/sh\n[ $# = 1 ] && grep -q pwned "$1" && echo ok >%s\n' "$PWD/got" >ed.sh
 	chmod +x ed.sh
@@ -214,8 +249,7 @@ test_since_review_shows_the_fix_only() {
 	ok "comment" -C repo comment t1 f.txt:3 "lower case please"
 	ok "nothing since" -C repo diff t1 --since-review
 	assert_no_output "$out" "nothing changed since"
-	printf 'one\ntwo\nthree\nfour\nfive\n' >"$WT/f.txt"
-	echo new >"$WT/g.txt"
+	agent_sh t1 'printf "one\ntwo\nthree\nfour\nfive\n" >f.txt && echo new >g.txt'
 	ok "since" -C repo diff t1 --since-review --name-only
 	assert_eq "$out" "$(printf 'f.txt\ng.txt')" "the fix"
 	ok "since" -C repo diff t1 --since-review
@@ -228,7 +262,7 @@ test_accept_keep_marks_reviewed() {
 	# shows only what came after the accept.
 	setup
 	ok "accept" -C repo accept t1 --keep
-	echo more >"$WT/h.txt"
+	agent_sh t1 'echo more >h.txt'
 	ok "since" -C repo diff t1 --since-review --name-only
 	assert_eq "$out" "h.txt" "after the accept"
 }
@@ -257,7 +291,7 @@ test_agent_reads_comments_in_the_sandbox() {
 	unshare -Ur true 2>/dev/null || skip "user namespaces are unavailable here"
 	setup
 	ok "comment" -C repo comment t1 f.txt:3 "lower case please"
-	printf 'zero\none\ntwo\nTHREE\nfour\nfive\n' >"$WT/f.txt"
+	agent_writes 'zero\none\ntwo\nTHREE\nfour\nfive\n'
 	ok "run" -C repo run t1 -- sh -c 'echo "$AGENTTASK_COMMENTS"; python3 -c "import json,os; c=json.load(open(os.environ[\"AGENTTASK_COMMENTS\"])); print(c[0][\"line\"], c[0][\"text\"])"; (echo x >"$AGENTTASK_COMMENTS") 2>/dev/null && echo WROTE || echo readonly; (chmod 666 "$AGENTTASK_COMMENTS") 2>/dev/null && echo CHMOD || echo nochmod'
 	assert_eq "$out" "$(printf '/run/agenttask/comments.json\n4 lower case please\nreadonly\nnochmod')" "read, not written"
 	ok "run json" -C repo run t1 --json -- true

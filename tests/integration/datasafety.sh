@@ -2,7 +2,8 @@
 # Attacks on the promise that nothing the user did not choose to lose is lost:
 # accept refusing over user files in unusual places, accept killed midway,
 # gc and discard of a task whose worktree the user moved, discard of ignored
-# files. git is the oracle throughout.
+# files. git is the oracle throughout. The task's changes are its agent's,
+# made in its sandbox (agent_sh), on either form of the task.
 . "$(dirname "$0")/lib.sh"
 
 # state DIR: everything of the user's that a refusal must leave alone: status
@@ -32,9 +33,7 @@ refused_unchanged() {
 test_dir_to_file_over_a_users_untracked_file_refuses() {
 	make_repo repo
 	ok "new" -C repo new t
-	w=$("$AT" -C repo path t)
-	git -C "$w" rm -q src/main.c
-	echo file >"$w/src"
+	agent_sh t 'rm -r src && echo file >src'
 	echo mine >repo/src/user.txt
 	refused_unchanged repo t
 	assert_contains "$errout" "src/user.txt" "the path in the way is named"
@@ -47,9 +46,7 @@ test_dir_to_file_over_a_users_ignored_files_refuses() {
 	mkdir repo/d && echo a >repo/d/a
 	git -C repo add -A && git -C repo commit -q -m d
 	ok "new" -C repo new t
-	w=$("$AT" -C repo path t)
-	git -C "$w" rm -rq d
-	echo file >"$w/d"
+	agent_sh t 'rm -r d && echo file >d'
 	mkdir -p repo/d/build && echo cache >repo/d/build/obj
 	refused_unchanged repo t
 }
@@ -60,9 +57,7 @@ test_ignored_file_at_a_path_the_task_adds_refuses() {
 	echo '*.env' >repo/.gitignore
 	git -C repo add .gitignore && git -C repo commit -q -m ignore
 	ok "new" -C repo new t
-	w=$("$AT" -C repo path t)
-	echo from-task >"$w/x.env"
-	git -C "$w" add -f x.env && git -C "$w" commit -q -m env
+	agent_sh t 'echo from-task >x.env && git add -f x.env && git commit -q -m env'
 	echo SECRET >repo/x.env
 	refused_unchanged repo t
 	assert_eq "$(cat repo/x.env)" "SECRET" "the user's ignored file"
@@ -72,8 +67,7 @@ test_ignored_file_at_a_path_the_task_adds_refuses() {
 test_file_to_dir_over_a_users_change_refuses() {
 	make_repo repo
 	ok "new" -C repo new t
-	w=$("$AT" -C repo path t)
-	rm "$w/README" && mkdir "$w/README" && echo in >"$w/README/f"
+	agent_sh t 'rm README && mkdir README && echo in >README/f'
 	echo mine >>repo/README
 	refused_unchanged repo t
 }
@@ -84,7 +78,7 @@ test_accept_during_a_cherry_pick_refuses() {
 	git -C repo checkout -q -b other && echo o >repo/README && git -C repo commit -q -am o
 	git -C repo checkout -q main && echo m >repo/README && git -C repo commit -q -am m
 	ok "new" -C repo new t
-	echo new >"$("$AT" -C repo path t)/added"
+	agent_sh t 'echo new >added'
 	git -C repo cherry-pick other >/dev/null 2>&1 || true
 	assert_file repo/.git/CHERRY_PICK_HEAD "the cherry-pick stopped"
 	refused_unchanged repo t
@@ -99,7 +93,7 @@ test_base_checked_out_twice_updates_both_and_keeps_user_changes() {
 	make_repo repo
 	git -C repo worktree add -q --force ../second main
 	ok "new" -C repo new t
-	echo new >"$("$AT" -C repo path t)/added"
+	agent_sh t 'echo new >added'
 	echo mine >>second/README
 	ok "accept" -C repo accept t
 	assert_eq "$(cat repo/added)" "new" "main worktree updated"
@@ -113,17 +107,16 @@ test_base_checked_out_twice_updates_both_and_keeps_user_changes() {
 # exactly the tree an uninterrupted accept lands. The task changes 400 small
 # files, deletes one, adds one, and rewrites a 4 MiB file.
 make_accept_repo() {
-	local w i
+	local i
 	make_repo "$1"
 	mkdir "$1/many"
 	for i in $(seq 1 400); do echo "file $i" >"$1/many/f$i"; done
 	head -c 4194304 /dev/zero | tr '\0' o >"$1/big"
 	git -C "$1" add -A && git -C "$1" commit -q -m many
 	ok "new" -C "$1" new t
-	w=$("$AT" -C "$1" path t)
-	for i in $(seq 1 400); do echo "task $i" >>"$w/many/f$i"; done
-	head -c 4194304 /dev/zero | tr '\0' n >"$w/big"
-	rm "$w/src/main.c" && echo new >"$w/added"
+	agent_sh -C "$1" t 'for i in $(seq 1 400); do echo "task $i" >>many/f$i; done
+		head -c 4194304 /dev/zero | tr "\0" n >big
+		rm src/main.c && echo new >added'
 	echo mine >>"$1/README"
 	echo untracked >"$1/mine.txt"
 	echo staged >"$1/st.txt" && git -C "$1" add st.txt
@@ -241,7 +234,8 @@ test_a_killed_removers_branch_lock_does_not_block_the_next() {
 test_gc_and_discard_leave_a_moved_worktree_alone() {
 	make_repo repo
 	ok "new" -C repo new t
-	w=$("$AT" -C repo path t)
+	task_path t    # the person's worktree, which they move
+	w=$out
 	echo committed >"$w/c" && ok "commit" -C repo commit t -m c
 	git -C repo worktree move "$w" "$PWD/moved"
 	echo uncommitted >>moved/README
@@ -268,13 +262,16 @@ test_discard_saves_untracked_but_not_ignored_files() {
 	printf 'node_modules/\n.env\n' >repo/.gitignore
 	git -C repo add .gitignore && git -C repo commit -q -m ignore
 	ok "new" -C repo new t
-	w=$("$AT" -C repo path t)
-	mkdir "$w/node_modules" && echo dep >"$w/node_modules/x.js"
-	echo KEY=1 >"$w/.env"
-	echo notes >"$w/notes.txt"
+	w=$out
+	agent_sh t 'mkdir node_modules && echo dep >node_modules/x.js && echo KEY=1 >.env &&
+		echo notes >notes.txt'
 	ok "discard" -C repo discard t
 	assert_no_file "$w" "the worktree is gone"
+	assert_no_file "$(git -C repo rev-parse --absolute-git-dir)/agenttask/layers/t" \
+		"a layered task's layer is gone"
 	ok "restore" -C repo restore t
+	task_path t
+	w=$out
 	assert_eq "$(cat "$w/notes.txt")" "notes" "the untracked file came back"
 	assert_no_file "$w/.env" "ignored files are not saved"
 	assert_no_file "$w/node_modules" "ignored directories are not saved"
@@ -285,14 +282,15 @@ test_discard_saves_untracked_but_not_ignored_files() {
 test_reused_name_keeps_both_discards_and_restores_newest_first() {
 	make_repo repo
 	ok "new" -C repo new t
-	echo first >"$("$AT" -C repo path t)/f"
+	agent_sh t 'echo first >f'
 	ok "discard" -C repo discard t
 	ok "new again" -C repo new t
-	echo second >"$("$AT" -C repo path t)/f"
+	agent_sh t 'echo second >f'
 	ok "discard again" -C repo discard t
 	assert_eq "$(git -C repo for-each-ref refs/agenttask/trash | wc -l)" "2" "both entries kept"
 	ok "restore" -C repo restore t
-	assert_eq "$(cat "$("$AT" -C repo path t)/f")" "second" "newest first"
+	task_path t
+	assert_eq "$(cat "$out/f")" "second" "newest first"
 	left=$(git -C repo for-each-ref --format='%(refname)' refs/agenttask/trash)
 	assert_eq "$(git -C repo show "$left:f")" "first" "the older entry is intact"
 	assert_fsck repo

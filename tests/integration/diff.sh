@@ -3,6 +3,10 @@
 # git command line as the oracle. The oracle stages the worktree's full
 # state into a throwaway index (GIT_INDEX_FILE), so that neither the task's
 # index nor its files are touched, and runs `git diff --cached MERGE-BASE`.
+# The agent makes the task's changes in its sandbox (agent_sh); a layered
+# task's files, which are not on the host, are judged by git in a copy the
+# agent's sandbox gives of them (in_task): agenttask's diff read from the
+# layer against git's on a full checkout of the same state.
 . "$(dirname "$0")/lib.sh"
 
 unset COLUMNS NO_COLOR
@@ -13,26 +17,55 @@ new_task() {
 	wt=$out
 }
 
+# admin_dir WT: git's directory of the task whose worktree is WT.
+admin_dir() {
+	echo "$(git -C repo rev-parse --path-format=absolute --git-common-dir)/worktrees/agenttask-$(basename "$1")"
+}
+
+# in_task WT COMMAND...: COMMAND run at the top of the task's worktree WT.
+# A layered task has none on the host: then at the top of a copy of its
+# files as its agent sees them (taken in its sandbox by tar), with the
+# task's own git directory: git on a full checkout of the same state.
+in_task() {
+	local wt=$1 copy status=0 admin
+	shift
+	if [ -e "$wt/.git" ]; then
+		(cd "$wt" && "$@")
+		return
+	fi
+	admin=$(admin_dir "$wt")
+	copy=$(mktemp -d "$_at_root/files.XXXXXX")
+	"$AT" -C repo run "$(basename "$wt")" -- tar -cf - --exclude=./.git . | tar -xf - -C "$copy" ||
+		fail "the files of the task at '$wt'"
+	# No optional lock: git status must not refresh the task's index with the copy's stat data.
+	(cd "$copy" && GIT_DIR=$admin GIT_WORK_TREE=$copy GIT_OPTIONAL_LOCKS=0 "$@") ||
+		status=$?
+	rm -rf "$copy"
+	return $status
+}
+
+# staged_git INDEX ARGS...: git add -A into a copy of INDEX (-p: a copy
+# with a newer mtime would hide racily-clean files from git), then git ARGS.
+staged_git() {
+	local idx
+	idx=$(mktemp "$_at_root/index.XXXXXX")
+	cp -p "$1" "$idx"
+	shift
+	GIT_INDEX_FILE=$idx git add -A
+	GIT_INDEX_FILE=$idx git "$@"
+	rm -f "$idx"
+}
+
 # oracle WT BASE ARGS...: `git diff --cached BASE ARGS` of the worktree's full state.
 oracle() {
-	local wt=$1 base=$2 idx
+	local wt=$1 base=$2
 	shift 2
-	idx=$(mktemp "$_at_root/index.XXXXXX")
-	# -p: a copy with a newer mtime would hide racily-clean files from git
-	cp -p "$(git -C "$wt" rev-parse --path-format=absolute --git-path index)" "$idx"
-	GIT_INDEX_FILE=$idx git -C "$wt" add -A
-	GIT_INDEX_FILE=$idx git -C "$wt" diff --cached "$base" "$@"
-	rm -f "$idx"
+	in_task "$wt" staged_git "$(admin_dir "$wt")/index" diff --cached "$base" "$@"
 }
 
 # oracle_tree WT: the id of the tree of the worktree's full state.
 oracle_tree() {
-	local idx
-	idx=$(mktemp "$_at_root/index.XXXXXX")
-	cp -p "$(git -C "$1" rev-parse --path-format=absolute --git-path index)" "$idx"
-	GIT_INDEX_FILE=$idx git -C "$1" add -A
-	GIT_INDEX_FILE=$idx git -C "$1" write-tree
-	rm -f "$idx"
+	in_task "$1" staged_git "$(admin_dir "$1")/index" write-tree
 }
 
 # same_as_git WHAT REPO NAME WT BASE ARGS...: agenttask diff NAME ARGS and the
@@ -83,33 +116,32 @@ make_rich_task() {
 	git -C repo commit -q -m "files of every kind"
 
 	new_task repo rich
-	# committed on the task branch
-	printf 'a\nB\nc\nd\n' >"$wt/f"
-	chmod +x "$wt/tool.sh"
-	git -C "$wt" mv old new
-	printf 'more4\n' >>"$wt/new"
-	git -C "$wt" mv lib/deep/mod.c lib/mod.c
-	git -C "$wt" commit -q -am "committed part"
-	# uncommitted and untracked
-	printf 'y\n' >>"$wt/my file.txt"
-	printf 'z\n' >>"$wt/naïve-ü.txt"
-	printf 'last2' >"$wt/eol"
-	printf 'bin\0ary2' >"$wt/bin.dat"
-	printf 'n\0b' >"$wt/newbin"
-	ln -sf tool.sh "$wt/link"
-	rm "$wt/typechange"
-	ln -s f "$wt/typechange"
-	ln -s "my file.txt" "$wt/new link"
-	rm "$wt/gone.txt" "$wt/empty-gone"
-	: >"$wt/empty-new"
-	printf 'new\n' >"$wt/new file.txt"
-	printf 'one\r\nTWO\r\n' >"$wt/crlf.txt"
-	sed -i 's/x += 6;/x -= 6;/' "$wt/func.c"
-	printf 'a\n\n   \nx \t\n\tb\n \tc\n' >"$wt/ws.txt"
-	mkdir -p "$wt/sub dir" "$wt/build"
-	printf 'nested\n' >"$wt/sub dir/n.txt"
-	printf 'noise\n' >"$wt/ignored.log"
-	printf 'noise\n' >"$wt/build/out.o"
+	# The agent's work: committed on the task branch, then uncommitted and untracked.
+	agent_sh rich 'printf "a\nB\nc\nd\n" >f
+		chmod +x tool.sh
+		git mv old new
+		printf "more4\n" >>new
+		git mv lib/deep/mod.c lib/mod.c
+		git commit -q -am "committed part"
+		printf "y\n" >>"my file.txt"
+		printf "z\n" >>"naïve-ü.txt"
+		printf "last2" >eol
+		printf "bin\0ary2" >bin.dat
+		printf "n\0b" >newbin
+		ln -sf tool.sh link
+		rm typechange
+		ln -s f typechange
+		ln -s "my file.txt" "new link"
+		rm gone.txt empty-gone
+		: >empty-new
+		printf "new\n" >"new file.txt"
+		printf "one\r\nTWO\r\n" >crlf.txt
+		sed -i "s/x += 6;/x -= 6;/" func.c
+		printf "a\n\n   \nx \t\n\tb\n \tc\n" >ws.txt
+		mkdir -p "sub dir" build
+		printf "nested\n" >"sub dir/n.txt"
+		printf "noise\n" >ignored.log
+		printf "noise\n" >build/out.o'
 }
 
 # ---------------------------------------------------------------- output
@@ -117,12 +149,9 @@ make_rich_task() {
 test_diff_shows_committed_uncommitted_and_untracked_like_git() {
 	make_repo repo
 	new_task repo t
-	printf 'committed\n' >>"$wt/README"
-	git -C "$wt" commit -q -am "on the task branch"
-	printf 'uncommitted\n' >>"$wt/src/main.c"
-	printf 'untracked\n' >"$wt/NEW.txt"
-	printf '*.log\n' >"$wt/.gitignore"
-	printf 'ignored\n' >"$wt/debug.log"
+	agent_sh t 'printf "committed\n" >>README && git commit -q -am "on the task branch" &&
+		printf "uncommitted\n" >>src/main.c && printf "untracked\n" >NEW.txt &&
+		printf "*.log\n" >.gitignore && printf "ignored\n" >debug.log'
 	local base
 	base=$(merge_base repo t)
 	same_as_git "patch" repo t "$wt" "$base"
@@ -203,10 +232,9 @@ test_diff_finds_renames_with_gits_similarity() {
 	git -C repo add -A
 	git -C repo commit -q -m "two files"
 	new_task repo t
-	git -C "$wt" mv a.txt moved-a.txt
-	seq 41 47 >>"$wt/moved-a.txt"
-	git -C "$wt" mv b.txt moved-b.txt
-	seq 200 240 >"$wt/moved-b.txt"   # too different: a deletion and an addition
+	# moved-b.txt too different: a deletion and an addition
+	agent_sh t 'git mv a.txt moved-a.txt && seq 41 47 >>moved-a.txt &&
+		git mv b.txt moved-b.txt && seq 200 240 >moved-b.txt'
 	same_as_git "renames" repo t "$wt" "$(merge_base repo t)"
 	ok "patch" -C repo diff t
 	assert_contains "$out" "rename to moved-a.txt" "similar file renamed"
@@ -229,16 +257,9 @@ test_diff_pairs_renames_as_git_does_where_libgit2_would_not() {
 	git -C repo add -A
 	git -C repo commit -q -m "kinds"
 	new_task repo t
-	mv "$wt/link" "$wt/link2"
-	rm "$wt/typed"
-	ln -s elsewhere "$wt/typed"
-	seq 1 30 >"$wt/copy-of-typed"
-	mkdir "$wt/new"
-	{ seq 1 50; echo more; } >"$wt/new/util.c"
-	rm "$wt/lib/util.c"
-	rm "$wt/twice"
-	ln -s target "$wt/twice-a"
-	ln -s target "$wt/twice-b"
+	agent_sh t 'mv link link2 && rm typed && ln -s elsewhere typed && seq 1 30 >copy-of-typed &&
+		mkdir new && { seq 1 50; echo more; } >new/util.c && rm lib/util.c twice &&
+		ln -s target twice-a && ln -s target twice-b'
 	same_as_git "renames" repo t "$wt" "$(merge_base repo t)"
 	same_as_git "name-status" repo t "$wt" "$(merge_base repo t)" --name-only
 	ok "json" -C repo diff t --json
@@ -249,7 +270,7 @@ test_diff_pairs_renames_as_git_does_where_libgit2_would_not() {
 test_diff_is_against_the_merge_base_after_the_base_moves() {
 	make_repo repo
 	new_task repo t
-	printf 'task line\n' >>"$wt/README"
+	agent_sh t 'printf "task line\n" >>README'
 	printf 'base moved on\n' >repo/LATER.txt
 	printf 'main line\n' >>repo/src/main.c
 	git -C repo add -A
@@ -264,8 +285,7 @@ test_diff_is_against_the_merge_base_after_the_base_moves() {
 	ok "json" -C repo diff t --json
 	assert_eq "$(json_get "$out" 'j["merge_base"]')" "$base" "JSON base is the merge base"
 	# The task merged main in: the merge base moves with it.
-	git -C "$wt" commit -q -am "task work"
-	git -C "$wt" merge -q --no-edit main
+	agent_sh t 'git commit -q -am "task work" && git merge -q --no-edit main'
 	ok "json after merge" -C repo diff t --json
 	assert_eq "$(json_get "$out" 'j["merge_base"]')" "$(git -C repo rev-parse main)" "merge base after merging main"
 	assert_eq "$(json_get "$out" '[f["path"] for f in j["files"]]')" "['README']" "only the task's change"
@@ -275,12 +295,17 @@ test_diff_uses_base_commit_when_base_branch_is_gone() {
 	make_repo repo
 	git -C repo branch feature
 	ok "new --base feature" -C repo new t --base feature
-	wt=$out
-	printf 'x\n' >"$wt/x.txt"
+	agent_sh t 'printf "x\n" >x.txt'
 	git -C repo branch -D -q feature
 	ok "json" -C repo diff t --json
 	assert_eq "$(json_get "$out" 'j["merge_base"]')" "$(git -C repo rev-parse main)" "base commit"
 	assert_eq "$(json_get "$out" '[f["path"] for f in j["files"]]')" "['x.txt']" "files"
+}
+
+# task_file NAME PATH: the bytes of PATH in the task's worktree on stdout,
+# as its agent reads them (in its sandbox: a layered task's, from its layers).
+task_file() {
+	"$AT" -C repo run "$1" -- cat "$2" || fail "cannot read '$2' in '$1'"
 }
 
 # new checks out without libgit2's filters only when no attribute or
@@ -296,9 +321,11 @@ test_new_converts_line_endings_when_attributes_ask() {
 	git -C repo commit -q -m "attributes"
 	new_task repo t
 	git -C repo worktree add -q -b by-git "$PWD/by-git" main
-	cmp -s "$wt/docs/a.txt" by-git/docs/a.txt || fail "eol=crlf file differs from git's checkout"
-	assert_eq "$(od -c "$wt/docs/a.txt" | head -1)" "$(printf 'one\r\ntwo\r\n' | od -c | head -1)" "CRLF written"
-	cmp -s "$wt/b.dat" repo/b.dat || fail "file without attributes changed"
+	task_file t docs/a.txt >a.txt
+	task_file t b.dat >b.dat
+	cmp -s a.txt by-git/docs/a.txt || fail "eol=crlf file differs from git's checkout"
+	assert_eq "$(od -c a.txt | head -1)" "$(printf 'one\r\ntwo\r\n' | od -c | head -1)" "CRLF written"
+	cmp -s b.dat repo/b.dat || fail "file without attributes changed"
 	"$AT" -C repo diff t >out.diff || fail "diff"
 	assert_eq "$(wc -c <out.diff)" "0" "converted files are no change"
 }
@@ -307,10 +334,12 @@ test_new_honours_core_autocrlf() {
 	make_repo repo
 	git -C repo config core.autocrlf true
 	new_task repo t
-	assert_eq "$(od -c "$wt/README" | head -1)" "$(printf 'hello\r\nline two\r\n' | od -c | head -1)" "autocrlf applied"
+	task_file t README >t.README
+	assert_eq "$(od -c t.README | head -1)" "$(printf 'hello\r\nline two\r\n' | od -c | head -1)" "autocrlf applied"
 	git -C repo config core.autocrlf false
 	new_task repo u
-	cmp -s "$wt/README" repo/README || fail "no conversion without autocrlf"
+	task_file u README >u.README
+	cmp -s u.README repo/README || fail "no conversion without autocrlf"
 }
 
 # ---------------------------------------------------------------- JSON
@@ -357,7 +386,7 @@ test_diff_of_a_task_without_changes_is_empty() {
 test_diff_colours_only_when_asked_or_on_a_terminal() {
 	make_repo repo
 	new_task repo t
-	printf 'more\n' >>"$wt/README"
+	agent_sh t 'printf "more\n" >>README'
 	local esc=$'\033['
 	ok "always" -C repo diff t --color=always
 	assert_contains "$out" "${esc}1mdiff --git" "bold header"
@@ -409,33 +438,49 @@ test_diff_rejects_bad_options() {
 test_diff_from_inside_the_worktree_needs_no_name() {
 	make_repo repo
 	new_task repo t
-	printf 'inside\n' >>"$wt/README"
-	mkdir -p "$wt/src/deeper"
+	agent_sh t 'printf "inside\n" >>README && mkdir -p src/deeper'
 	"$AT" -C repo diff t >by-name.out || fail "diff by name"
+	task_path t   # the person in the worktree: a layered task's made then
+	wt=$out
 	(cd "$wt/src/deeper" && "$AT" diff) >from-inside.out || fail "diff from inside"
 	cmp -s by-name.out from-inside.out || fail "diff from inside differs"
 	assert_contains "$(cat from-inside.out)" "+inside" "the task's change"
 	expect_rc 2 "no name outside a task" -C repo diff
 }
 
+# files_on_disk WT: every file of the task's worktree WT with its size,
+# mtime and mode; a layered task's: those of its layer and of the bases.
+files_on_disk() {
+	local common dir
+	if [ -e "$1/.git" ]; then
+		(cd "$1" && find . -path ./.git -prune -o -print0 | sort -z | xargs -0 stat -c '%n %s %Y %a' --)
+		return
+	fi
+	common=$(git -C repo rev-parse --path-format=absolute --git-common-dir)
+	for dir in "$common/agenttask/layers/$(basename "$1")/upper" "$common/agenttask/bases"; do
+		(cd "$dir" && find . -print0 | sort -z | xargs -0 stat -c '%n %s %Y %a' --)
+	done
+}
+
 test_diff_leaves_index_and_files_untouched() {
 	make_rich_task
 	local index before_sum before_time before_status before_files
-	index=$(git -C "$wt" rev-parse --path-format=absolute --git-path index)
-	before_status=$(git -C "$wt" status --porcelain)   # first: git status may refresh the index
+	index=$(admin_dir "$wt")/index
+	before_status=$(in_task "$wt" git status --porcelain)   # first: git status may refresh the index
 	before_sum=$(sha256sum <"$index")
 	before_time=$(stat -c %y "$index")
-	before_files=$(cd "$wt" && find . -path ./.git -prune -o -print0 | sort -z | xargs -0 stat -c '%n %s %Y %a' --)
+	before_files=$(files_on_disk "$wt")
 	sleep 1.1   # so that a rewrite would show in the mtime
 	"$AT" -C repo diff rich >/dev/null || fail "diff"
 	"$AT" -C repo diff rich --stat >/dev/null || fail "diff --stat"
 	"$AT" -C repo diff rich --name-only >/dev/null || fail "diff --name-only"
 	"$AT" -C repo diff rich --json >/dev/null || fail "diff --json"
-	(cd "$wt" && "$AT" diff >/dev/null) || fail "diff from inside"
+	# From inside the worktree (a layered task has none until path makes it full).
+	[ ! -e "$wt/.git" ] || (cd "$wt" && "$AT" diff >/dev/null) || fail "diff from inside"
 	assert_eq "$(sha256sum <"$index")" "$before_sum" "index bytes"
 	assert_eq "$(stat -c %y "$index")" "$before_time" "index mtime"
-	assert_eq "$(git -C "$wt" status --porcelain)" "$before_status" "git status"
-	assert_eq "$(cd "$wt" && find . -path ./.git -prune -o -print0 | sort -z | xargs -0 stat -c '%n %s %Y %a' --)" "$before_files" "files on disk"
+	assert_eq "$(in_task "$wt" git status --porcelain)" "$before_status" "git status"
+	assert_eq "$(files_on_disk "$wt")" "$before_files" "files on disk"
 	assert_fsck repo
 }
 
@@ -443,7 +488,7 @@ test_diff_previews_the_merge_when_the_base_moved() {
 	make_repo repo
 	ok "new" -C repo new t
 	local wt=$out
-	echo task >"$wt/task.txt"
+	agent_sh t 'echo task >task.txt'
 	ok "diff --json before the base moves" -C repo diff t --json
 	assert_eq "$(json_get "$out" '(j["base_moved"], j["base_ahead"], j["merges_cleanly"], j["conflicts"])')" "(False, 0, True, [])" "unmoved base"
 	ok "patch before the base moves" -C repo diff t
@@ -456,16 +501,16 @@ test_diff_previews_the_merge_when_the_base_moved() {
 	ok "patch after the base moved" -C repo diff t
 	assert_eq "$errout" "agenttask: note: main moved on by 1 commit since the task began; merges cleanly" "note on stderr"
 	assert_not_contains "$out" "moved on" "the patch on stdout stays a patch"
-	echo theirs >"$wt/README"
+	agent_sh t 'echo theirs >README'
 	echo ours >repo/README
 	git -C repo commit -q -am "conflicting"
 	ok "diff --json with a conflicting base" -C repo diff t --json
 	assert_eq "$(json_get "$out" '(j["base_moved"], j["base_ahead"], j["merges_cleanly"], j["conflicts"])')" "(True, 2, False, ['README'])" "conflict previewed"
 	local before
-	before=$(git -C repo rev-parse main agenttask/t; git -C "$wt" status --porcelain; git -C repo status --porcelain)
+	before=$(git -C repo rev-parse main agenttask/t; in_task "$wt" git status --porcelain; git -C repo status --porcelain)
 	ok "patch with a conflicting base" -C repo diff t
 	assert_contains "$errout" "would conflict in: README" "note names the conflicting path"
-	assert_eq "$(git -C repo rev-parse main agenttask/t; git -C "$wt" status --porcelain; git -C repo status --porcelain)" "$before" "the preview writes nothing"
+	assert_eq "$(git -C repo rev-parse main agenttask/t; in_task "$wt" git status --porcelain; git -C repo status --porcelain)" "$before" "the preview writes nothing"
 }
 
 # ---------------------------------------------------------------- pathspec
@@ -478,11 +523,8 @@ make_spread_task() {
 	printf 'notes\n' >repo/doc/notes.txt
 	git -C repo add -A && git -C repo commit -q -m docs
 	new_task repo t
-	printf 'more\n' >>"$wt/README"
-	printf 'int x;\n' >>"$wt/src/main.c"
-	printf 'new\n' >"$wt/src/new.c"
-	printf 'changed\n' >>"$wt/doc/guide.md"
-	rm "$wt/doc/notes.txt"
+	agent_sh t 'printf "more\n" >>README && printf "int x;\n" >>src/main.c && printf "new\n" >src/new.c &&
+		printf "changed\n" >>doc/guide.md && rm doc/notes.txt'
 }
 
 test_diff_pathspec_limits_it_as_git_does() {
@@ -495,16 +537,18 @@ test_diff_pathspec_limits_it_as_git_does() {
 	same_as_git "--stat" repo t "$wt" "$base" --stat -- src
 	same_as_git "--name-only" repo t "$wt" "$base" --name-only -- doc
 	same_as_git "nothing matches" repo t "$wt" "$base" -- nowhere
-	# Relative to the current directory, as git's; ':/' from the top.
+	ok "--json" -C repo diff t --json -- src
+	assert_eq "$(json_get "$out" '",".join(f["path"] for f in j["files"])')" "src/main.c,src/new.c" "files"
+	assert_eq "$(json_get "$out" 'j["tree"]')" "$(oracle_tree "$wt")" "the tree is the whole state's"
+	# Relative to the current directory, as git's; ':/' from the top (the
+	# person in the worktree: a layered task's made then).
+	task_path t
 	ok "from src" -C "$wt/src" diff --name-only -- main.c ../README
 	assert_eq "$out" "$(printf 'README\nsrc/main.c')" "cwd-relative"
 	ok "from src, :/doc" -C "$wt/src" diff --name-only -- :/doc
 	assert_eq "$out" "$(printf 'doc/guide.md\ndoc/notes.txt')" "top-relative"
 	ok "'.' at the top is everything" -C repo diff t --name-only -- .
 	assert_eq "$(printf '%s\n' "$out" | wc -l)" "5" "every file"
-	ok "--json" -C repo diff t --json -- src
-	assert_eq "$(json_get "$out" '",".join(f["path"] for f in j["files"])')" "src/main.c,src/new.c" "files"
-	assert_eq "$(json_get "$out" 'j["tree"]')" "$(oracle_tree "$wt")" "the tree is the whole state's"
 	expect_rc 2 "outside the repository" -C repo diff t -- ../elsewhere
 	assert_contains "$errout" "pathspec '../elsewhere' is outside the repository" "says so"
 }

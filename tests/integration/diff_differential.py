@@ -14,7 +14,9 @@ counts (diff --json), its --name-only and its patch must equal git's
     untracked, where the full-state tree must be B's tree as well.
 A path the review leaves out would be merged unseen (hole 1 of the
 hostile-worktree issue: a directory replaced by a file showed only the
-deletions).
+deletions). B is written by the agent, inside the task's sandbox: with
+AGENTTASK_TEST_FORM=layered the task is layered, and its diff is read
+from its layer (whiteouts, opaque directories, type changes, renames).
 
 One interpreter drives it all: the trees' objects are written here (zlib,
 SHA-1), so that a pair costs only the git and agenttask commands compared.
@@ -27,6 +29,7 @@ $AGENTTASK is the binary under test. Ends with "N passed, N failed".
 """
 import argparse
 import hashlib
+import inspect
 import json
 import os
 import shutil
@@ -165,18 +168,34 @@ def ci_mode(work, seed):
             [AT, "-C", repo, "diff", "--base", a, "--head", b])
 
 
+# What the agent runs in its sandbox (python3 -c, the tree as JSON in argv[1]):
+# everything but .git removed, then B's tree written (difftree_check.write).
+AGENT_WRITES_B = """
+import json, os, shutil, sys
+%s
+for name in os.listdir("."):
+    if name != ".git":
+        if os.path.isdir(name) and not os.path.islink(name):
+            shutil.rmtree(name)
+        else:
+            os.unlink(name)
+write(".", json.loads(sys.argv[1]))
+""" % inspect.getsource(difftree_check.write)
+
+
+LAYERED = [0, 0]   # tasks made layered, and full (a tree the layered form declines)
+
+
 def task_mode(work, seed, env):
     shutil.rmtree(env["XDG_DATA_HOME"], ignore_errors=True)
     repo, a, b, tb = new_pair(work, seed, True)
     wt = run([AT, "-C", repo, "new", "t"], env=env).decode().strip()
-    for name in os.listdir(wt):
-        if name != ".git":
-            p = os.path.join(wt, name)
-            if os.path.isdir(p) and not os.path.islink(p):
-                shutil.rmtree(p)
-            else:
-                os.unlink(p)
-    difftree_check.write(wt, tb)
+    if os.environ.get("AGENTTASK_TEST_FORM") == "layered":
+        LAYERED[os.path.exists(wt)] += 1   # a layered task has no worktree on the host
+    # The agent writes B over A in its worktree (a layered task's: its
+    # layer, whiteouts, opaque directories and all, under AGENTTASK_TEST_FORM=layered).
+    run([AT, "-C", repo, "run", "t", "--", "python3", "-c", AGENT_WRITES_B, json.dumps(tb)],
+        env=env)
     # The full-state tree of the task must be B's too.
     compare(work, "seed %d (task)" % seed, repo, a, b, [AT, "-C", repo, "diff", "t"], env)
 
@@ -207,6 +226,11 @@ def main():
             except Failure as e:
                 failed += 1
                 print("FAIL test_%s\n    %s" % (name, str(e).replace("\n", "\n    ")), flush=True)
+    if os.environ.get("AGENTTASK_TEST_FORM") == "layered":
+        print("layered tasks: %d, full: %d" % tuple(LAYERED))
+        if not LAYERED[0]:
+            failed += 1
+            print("FAIL no task was layered")
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

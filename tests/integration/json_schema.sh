@@ -19,11 +19,10 @@ test_review_comments_match_their_schemas() {
 	# run shown them, with --json. Must: each the document docs/json.md describes.
 	make_repo repo
 	ok "new" -C repo new t1
-	WT=$out
 	ok "comment" -C repo comment t1 README:2 "why?" --json; valid comment
 	ok "comment" -C repo comment t1 "all of it" --json; valid comment
 	ok "comments" -C repo comments t1 --json; valid comments
-	echo changed >"$WT/README"
+	agent_sh t1 'echo changed >README'
 	ok "comments, outdated" -C repo comments t1 --json; valid comments
 	assert_eq "$(json_get "$out" 'j["comments"][0]["outdated"]')" "True" "outdated"
 	ok "resolve" -C repo comment t1 --resolve 2 --json; valid comment
@@ -39,26 +38,24 @@ test_every_command_matches_its_schema() {
 	# output is the one JSON document docs/json.md describes.
 	make_repo repo
 	ok "new" -C repo new t1 --json; valid new
-	WT=$(json_get "$out" 'j["path"]')
 	ok "list" -C repo list --json; valid list
 	ok "du" -C repo du --json; valid du
-	ok "fork" -C repo fork t1 t1f --json; valid new
-	ok "discard the fork" -C repo discard t1f
 	ok "status" -C repo status t1 --json; valid status
-	echo change >"$WT/file"
-	printf 'a\0b\377' >"$WT/bin"
+	agent_sh t1 'echo change >file; printf "a\0b\377" >bin'
 	ok "diff" -C repo diff t1 --json; valid diff
 	ok "run" -C repo run t1 --json -- sh -c 'printf "x\0\377"; echo e >&2'; valid run
 	expect_rc 124 "run timeout" -C repo run t1 --json --timeout 0.2 -- sleep 3; valid run
-	assert_eq "$(json_get "$out" 'j["number"]')" 2 "run: its number"
-	ok "rewind" -C repo rewind t1 2 --json; valid rewind
+	assert_eq "$(json_get "$out" 'j["number"]')" 3 "run: its number"
+	# fork and rewind make a layered task full: after the layered form's reports.
+	ok "fork" -C repo fork t1 t1f --json; valid new
+	ok "discard the fork" -C repo discard t1f
+	ok "rewind" -C repo rewind t1 3 --json; valid rewind
 	ok "commit" -C repo commit t1 -m c --json; valid commit
 	ok "commit nothing" -C repo commit t1 --json; valid commit
 	ok "gate" -C repo gate t1 --json; valid gate
 	assert_eq "$(json_get "$out" 'j["task"]')" "t1" "gate names its task"
 	# A file the host runs: listed by diff and gate (which fails on it), then accepted.
-	mkdir -p "$WT/.vscode"
-	echo '{}' >"$WT/.vscode/settings.json"
+	agent_sh t1 'mkdir -p .vscode && echo "{}" >.vscode/settings.json'
 	ok "diff, a host file" -C repo diff t1 --json; valid diff
 	assert_eq "$(json_get "$out" 'j["host_files"]')" "['.vscode/settings.json']" "diff lists it"
 	expect_rc 1 "gate, a host file" -C repo gate t1 --json; valid gate
@@ -106,10 +103,7 @@ test_partial_accept_and_drop_match_their_schemas() {
 	# nothing, with --json. Must: each the document docs/json.md describes.
 	make_repo repo
 	ok "new" -C repo new t1
-	local wt=$out
-	echo a >"$wt/a"
-	echo b >"$wt/b"
-	echo c >"$wt/c"
+	agent_sh t1 'echo a >a; echo b >b; echo c >c'
 	ok "drop" -C repo drop t1 --json -- c; valid drop
 	ok "accept a part" -C repo accept t1 --json -- a; valid accept
 	assert_eq "$(json_get "$out" 'j["accepted_paths"], j["left_paths"]')" "(['a'], ['b'])" "paths"

@@ -9,6 +9,7 @@
 # tasks' layers. The host must never follow what it planted, never open a
 # FIFO of it, and never let one task see another's files.
 . "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
 
 require_user_namespaces
 
@@ -35,6 +36,20 @@ layered_task() {
 
 inside() {
 	expect_rc 0 "inside: $*" -C repo run "${TASK:-t1}" -- sh -c "$*"
+}
+
+test_new_layered_tells_a_person_at_a_terminal_where_its_files_appear() {
+	# A person at a terminal would cd to the path new prints: for a layered
+	# task new says on stderr that `path` makes it; to a pipe (a script) only
+	# the path, as for a full task.
+	layered_task
+	assert_eq "$errout" "" "nothing but the path to a pipe"
+	local tty
+	tty=$(cd repo && python3 "$HERE/ptyrun.py" "$AT" new --layered t2)
+	assert_contains "$tty" "task 't2' is layered: its files appear at that path once 'agenttask path t2' makes it a full checkout" \
+		"the note on a terminal"
+	tty=$(cd repo && python3 "$HERE/ptyrun.py" "$AT" new --full t3)
+	assert_not_contains "$tty" "is layered:" "no note for a full task"
 }
 
 test_new_layered_makes_a_locked_worktree_over_a_shared_base() {

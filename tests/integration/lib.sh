@@ -191,6 +191,30 @@ task_path() {
 	ok "path of '$1'" -C "$dir" path "$1"
 }
 
+# state_tree [-C DIR] TASK: print the tree of TASK's full state, its files as
+# `git add -A` stages them on a copy of its index (its time kept, so that git
+# still sees a racily clean entry as one), by git's own reckoning in
+# TASK's sandbox (agent_sh: on either form, a layered task left layered),
+# and copy that tree's objects into DIR's repository (a pack through the
+# run's output) so that the host's git can read it (an oracle's diff or
+# apply). DIR defaults to repo.
+state_tree() {
+	local dir=repo
+	if [ "$1" = -C ]; then
+		dir=$2
+		shift 2
+	fi
+	agent_sh -C "$dir" "$1" 'set -e
+		idx=$(mktemp)
+		cp -p "$(git rev-parse --git-path index)" "$idx"
+		t=$(GIT_INDEX_FILE=$idx git add -A && GIT_INDEX_FILE=$idx git write-tree)
+		rm -f "$idx"
+		echo "$t"
+		git rev-list --objects "$t" | git pack-objects -q --stdout | base64 -w0'
+	printf '%s' "${out#*$'\n'}" | base64 -d | git -C "$dir" unpack-objects -q
+	echo "${out%%$'\n'*}"
+}
+
 assert_eq() {
 	[ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"
 }

@@ -33,10 +33,14 @@ mechanism() {
 MECH=$(mechanism)
 cgroup() { [ "$MECH" != rlimit ]; }
 
+# lt_task: a task t1, and $SIG, a directory of the test's through which it
+# signals a run that waits for it (shown to the run with --ro "$SIG": a
+# layered task's files exist on the host only inside its runs).
 lt_task() {
 	make_repo repo
 	ok "new t1" -C repo new t1
-	WT=$(realpath "$out")
+	SIG=$PWD/sig
+	mkdir -p "$SIG"
 }
 
 lrun() {
@@ -183,7 +187,7 @@ test_a_fork_bomb_is_contained_without_any_flag() {
 		# The reason, with a bomb that hits the limit by construction: it
 		# forks until a fork fails, however slow the machine, then exits 3.
 		forker
-		lrun --json --timeout $((120 * SCALE)) -- ./forker
+		lrun --json --timeout $((120 * SCALE)) --ro "$PWD/bin" -- "$PWD/bin/forker"
 		assert_eq "$(json_get "$out" 'j["exit_code"], j["reason"]')" "(3, 'pids')" "reason pids"
 	fi
 	local left
@@ -207,8 +211,8 @@ test_a_fork_bomb_is_contained_without_any_flag() {
 bomb_watched() {
 	# It waits for a file before it bombs, so that its cgroup is found
 	# while the machine still answers: sampling it is then a read.
-	"$AT" -C repo run t1 -v --timeout "$1" -- \
-		sh -c 'while [ ! -e go ]; do sleep 0.05; done; exec 2>/dev/null; b() { b | b & }; b; sleep 3; echo survived' "bomb-$ME-$$" \
+	"$AT" -C repo run t1 -v --timeout "$1" --ro "$SIG" -- \
+		sh -c 'while [ ! -e "$1/go" ]; do sleep 0.05; done; exec 2>/dev/null; b() { b | b & }; b; sleep 3; echo survived' "bomb-$ME-$$" "$SIG" \
 		>bomb.out 2>bomb.err &
 	local pid=$! max=0 v f hit=false after=0 status=0 cgs="" pmax="" refused=0
 	if cgroup; then
@@ -219,7 +223,7 @@ bomb_watched() {
 		done
 		[ -n "$cgs" ] || fail "no pids cgroup for the run"
 	fi
-	touch "$WT/go"
+	touch "$SIG/go"
 	while kill -0 $pid 2>/dev/null; do
 		if cgroup; then
 			for f in $cgs; do
@@ -254,11 +258,12 @@ bomb_watched() {
 	[ "$max" -le 4097 ] || fail "the bomb held $max tasks: over the limit"
 }
 
-# forker: $WT/forker, a program that forks until a fork fails (each child
-# waits on a pipe the parent holds), then exits 3: a bomb whose end is the
-# limit itself, not a time.
+# forker: $PWD/bin/forker, a program that forks until a fork fails (each
+# child waits on a pipe the parent holds), then exits 3: a bomb whose end is
+# the limit itself, not a time. A run is shown it with --ro "$PWD/bin".
 forker() {
-	cat >"$WT/forker.c" <<'EOF'
+	mkdir -p bin
+	cat >bin/forker.c <<'EOF'
 #include <unistd.h>
 int main(void)
 {
@@ -277,7 +282,7 @@ int main(void)
 	}
 }
 EOF
-	cc -o "$WT/forker" "$WT/forker.c" || fail "cannot build the forker"
+	cc -o bin/forker bin/forker.c || fail "cannot build the forker"
 }
 
 test_pids_limit() {
@@ -374,8 +379,8 @@ test_cpus_limit() {
 	lrun -v --cpus 0.5 -- true
 	assert_contains "$errout" "limit cpus=500 enforced by $MECH" "mechanism"
 	# The run lasts until the test has read its cgroup: it waits for a file.
-	"$AT" -C repo run t1 --cpus 0.5 --memory 100M --pids 50 -- \
-		sh -c 'while [ ! -e read ]; do sleep 0.05; done' >/dev/null 2>&1 &
+	"$AT" -C repo run t1 --cpus 0.5 --memory 100M --pids 50 --ro "$SIG" -- \
+		sh -c 'while [ ! -e "$1/read" ]; do sleep 0.05; done' sh "$SIG" >/dev/null 2>&1 &
 	local pid=$! dir
 	run_cgroup_of $pid >/dev/null
 	# This run's (another identity's suite may be running: check-vm), the cpu one.
@@ -388,7 +393,7 @@ test_cpus_limit() {
 	else
 		assert_eq "$(cat "$dir/cpu.cfs_quota_us")" "50000" "cpu.cfs_quota_us"
 	fi
-	touch "$WT/read"
+	touch "$SIG/read"
 	wait $pid
 }
 

@@ -6,13 +6,13 @@
 . "$(dirname "$0")/lib.sh"
 AT_SUITE=$(cd "$(dirname "$0")" && pwd)/partial.sh
 
-# new_task REPO NAME: create a task; its worktree path in $wt.
+# new_task REPO NAME: create a task (of either form: its files are changed
+# by its agent, agent_sh, and its full state read by state_tree, lib.sh).
 new_task() {
 	ok "new $2" -C "$1" new "$2"
-	wt=$out
 }
 
-# three_files: ./repo with a, b, c on main; task t changes all three (a in a commit).
+# three_files: ./repo with a, b, c on main; task t's agent changes all three (a in a commit).
 three_files() {
 	make_repo repo
 	printf 'a\n' >repo/a
@@ -21,21 +21,8 @@ three_files() {
 	git -C repo add -A
 	git -C repo commit -q -m "three files"
 	new_task repo t
-	printf 'a changed\n' >"$wt/a"
-	git -C "$wt" add a
-	git -C "$wt" commit -q -m "a in a commit"
-	sed -i 's/b2/B2/; s/b9/B9/' "$wt/b"
-	printf 'c changed\n' >>"$wt/c"
-}
-
-# The tree of a worktree's full state, by git's own reckoning (git add -A on a copy of the index).
-full_state_tree() {
-	local idx
-	idx=$(mktemp)
-	cp "$(git -C "$1" rev-parse --git-path index)" "$idx"
-	GIT_INDEX_FILE=$idx git -C "$1" add -A
-	GIT_INDEX_FILE=$idx git -C "$1" write-tree
-	rm -f "$idx"
+	agent_sh t 'printf "a changed\n" >a && git add a && git commit -q -m "a in a commit" &&
+		sed -i "s/b2/B2/; s/b9/B9/" b && printf "c changed\n" >>c'
 }
 
 # expected_part REPO BASE STATE PATH...: git's answer: BASE's tree with the
@@ -59,7 +46,7 @@ test_accept_one_file_of_three() {
 	three_files
 	local base state want
 	base=$(git -C repo rev-parse main)
-	state=$(full_state_tree "$wt")
+	state=$(state_tree t)
 	want=$(expected_part repo "$base" "$state" b)
 	ok "accept -- b" -C repo accept t --json -- b
 	assert_eq "$(json_get "$out" 'j["partial"]')" "True" "partial"
@@ -68,7 +55,7 @@ test_accept_one_file_of_three() {
 	assert_eq "$(json_get "$out" 'j["kept"]')" "True" "kept"
 	assert_eq "$(json_get "$out" 'j["part_tree"]')" "$want" "the part's tree"
 	assert_eq "$(git -C repo rev-parse 'main^{tree}')" "$want" "main has exactly b's change"
-	assert_eq "$(full_state_tree "$wt")" "$state" "the task's files untouched"
+	assert_eq "$(state_tree t)" "$state" "the task's files untouched"
 	ok "diff --name-only" -C repo diff t --name-only
 	assert_eq "$(echo $out)" "a c" "the diff shows exactly the rest"
 	assert_eq "$(git -C repo diff --name-only main "$state" | tr '\n' ' ')" "a c " "git agrees"
@@ -84,7 +71,7 @@ test_accept_with_exclude() {
 	three_files
 	local base state
 	base=$(git -C repo rev-parse main)
-	state=$(full_state_tree "$wt")
+	state=$(state_tree t)
 	ok "accept --exclude a" -C repo accept t --exclude a
 	assert_eq "$(git -C repo rev-parse 'main^{tree}')" \
 		"$(expected_part repo "$base" "$state" b c)" "b and c accepted"
@@ -120,9 +107,7 @@ test_accept_a_rename_partially() {
 	git -C repo add -A
 	git -C repo commit -q -m "old"
 	new_task repo t
-	git -C "$wt" mv old.txt new.txt
-	echo 21 >>"$wt/new.txt"
-	printf 'other\n' >"$wt/other"
+	agent_sh t 'git mv old.txt new.txt && echo 21 >>new.txt && printf "other\n" >other'
 	local tip
 	tip=$(git -C repo rev-parse main)
 	expect_rc 2 "the sides split" -C repo accept t --exclude new.txt -- old.txt
@@ -141,9 +126,7 @@ test_accept_a_rename_partially() {
 test_accept_a_type_change_partially() {
 	make_repo repo
 	new_task repo t
-	rm "$wt/README"
-	ln -s src/main.c "$wt/README"
-	printf 'x\n' >"$wt/x"
+	agent_sh t 'rm README && ln -s src/main.c README && printf "x\n" >x'
 	ok "accept -- README" -C repo accept t -- README
 	assert_eq "$(git -C repo ls-tree main README | cut -c1-6)" "120000" "a link on main"
 	assert_eq "$(git -C repo cat-file -p main:README)" "src/main.c" "its target"
@@ -159,9 +142,9 @@ test_accept_a_part_with_tree() {
 	three_files
 	local base state part tip branch
 	base=$(git -C repo rev-parse main)
-	state=$(full_state_tree "$wt")
+	state=$(state_tree t)
 	part=$(expected_part repo "$base" "$state" b)
-	printf 'agent again\n' >>"$wt/b"
+	agent_sh t 'printf "agent again\n" >>b'
 	tip=$(git -C repo rev-parse main)
 	branch=$(git -C repo rev-parse agenttask/t)
 	expect_rc 1 "a stale part" -C repo accept t --tree "$part" -- b
@@ -169,7 +152,7 @@ test_accept_a_part_with_tree() {
 	assert_contains "$errout" "reviewed $part" "and the reviewed one"
 	assert_eq "$(git -C repo rev-parse main)" "$tip" "nothing merged"
 	assert_eq "$(git -C repo rev-parse agenttask/t)" "$branch" "the branch unmoved"
-	sed -i '$d' "$wt/b"
+	agent_sh t 'sed -i "\$d" b'
 	ok "the reviewed part" -C repo accept t --tree "$part" -- b
 	assert_eq "$(git -C repo rev-parse 'main^{tree}')" "$part" "exactly the reviewed tree"
 }
@@ -181,7 +164,7 @@ test_accept_bad_input_changes_nothing() {
 	local tip branch state
 	tip=$(git -C repo rev-parse main)
 	branch=$(git -C repo rev-parse agenttask/t)
-	state=$(full_state_tree "$wt")
+	state=$(state_tree t)
 	expect_rc 2 "no match" -C repo accept t -- nothing.txt
 	assert_eq "$errout" "agenttask: pathspec 'nothing.txt' matches no change of task 't'" "one line"
 	expect_rc 2 "--squash" -C repo accept t --squash -- b
@@ -190,7 +173,7 @@ test_accept_bad_input_changes_nothing() {
 	assert_contains "$errout" "--drop-rest needs a PATHSPEC" "says why"
 	assert_eq "$(git -C repo rev-parse main)" "$tip" "main unmoved"
 	assert_eq "$(git -C repo rev-parse agenttask/t)" "$branch" "branch unmoved"
-	assert_eq "$(full_state_tree "$wt")" "$state" "files unchanged"
+	assert_eq "$(state_tree t)" "$state" "files unchanged"
 }
 
 # What: --drop-rest. Must: the part lands, the full state is in the trash,
@@ -198,13 +181,13 @@ test_accept_bad_input_changes_nothing() {
 test_accept_drop_rest_and_restore() {
 	three_files
 	local state
-	state=$(full_state_tree "$wt")
+	state=$(state_tree t)
 	ok "accept --drop-rest -- b" -C repo accept t --drop-rest --json -- b
 	assert_eq "$(json_get "$out" 'j["removed"]')" "True" "removed"
 	assert_contains "$(json_get "$out" 'j["trash"]')" "refs/agenttask/trash/t/" "in the trash"
 	expect_rc 2 "task gone" -C repo status t
 	ok "restore" -C repo restore t
-	assert_eq "$(full_state_tree "$out")" "$state" "the whole state back"
+	assert_eq "$(state_tree t)" "$state" "the whole state back"
 }
 
 # What: a kill at each step of a partial accept (the part committed and the
@@ -214,16 +197,18 @@ test_accept_drop_rest_and_restore() {
 test_partial_accept_killed_at_each_step() {
 	local step
 	for step in accept:part-index accept:part-branch; do
+		# (the sandbox's overlay work dirs are left without permissions)
+		chmod -R u+rwX repo "$XDG_DATA_HOME" 2>/dev/null || true
 		rm -rf repo "$XDG_DATA_HOME"
 		three_files
 		local base state want tip rc=0
 		base=$(git -C repo rev-parse main)
-		state=$(full_state_tree "$wt")
+		state=$(state_tree t)
 		want=$(expected_part repo "$base" "$state" b)
 		AGENTTASK_TEST_KILL_AT=$step "$AT" -C repo accept t -- b >/dev/null 2>&1 || rc=$?
 		assert_eq "$rc" 137 "killed at $step"
 		assert_eq "$(git -C repo rev-parse main)" "$base" "main unmoved ($step)"
-		assert_eq "$(full_state_tree "$wt")" "$state" "the full state kept ($step)"
+		assert_eq "$(state_tree t)" "$state" "the full state kept ($step)"
 		ok "accept again ($step)" -C repo accept t -- b
 		assert_eq "$(git -C repo rev-parse 'main^{tree}')" "$want" "the part ($step)"
 		ok "diff ($step)" -C repo diff t --name-only
@@ -237,38 +222,40 @@ test_partial_accept_killed_at_each_step() {
 test_drop_and_restore() {
 	three_files
 	local state
-	state=$(full_state_tree "$wt")
+	state=$(state_tree t)
 	ok "drop -- a" -C repo drop t --json -- a
 	assert_eq "$(json_get "$out" '",".join(j["dropped_paths"])')" "a" "dropped"
 	assert_eq "$(json_get "$out" '",".join(j["left_paths"])')" "b,c" "left"
-	assert_eq "$(cat "$wt/a")" "a" "a is the base's again"
+	agent_sh t 'cat a'
+	assert_eq "$out" "a" "a is the base's again"
 	ok "diff --name-only" -C repo diff t --name-only
 	assert_eq "$(echo $out)" "b c" "the rest stays"
 	assert_eq "$(git -C repo for-each-ref --count=9 refs/agenttask/trash | wc -l)" "1" "saved"
 	ok "restore" -C repo restore t
-	assert_eq "$(full_state_tree "$wt")" "$state" "all of it back"
+	assert_eq "$(state_tree t)" "$state" "all of it back"
 	assert_empty "the entry is gone" git -C repo for-each-ref refs/agenttask/trash
 }
 
 # What: a drop's file changes in the task after the drop, then restore; and
 # a drop whose pathspec matches nothing. Must: each refused with one line
-# naming the file or the pathspec, nothing written.
+# naming the file or the pathspec, nothing written (a layered task left layered).
 test_drop_bad_input_and_a_changed_file() {
 	three_files
 	local state
-	state=$(full_state_tree "$wt")
+	state=$(state_tree t)
 	expect_rc 2 "no match" -C repo drop t -- nothing.txt
 	assert_eq "$errout" "agenttask: pathspec 'nothing.txt' matches no change of task 't'" "one line"
 	expect_rc 2 "no pathspec" -C repo drop t
-	assert_eq "$(full_state_tree "$wt")" "$state" "nothing changed"
+	assert_eq "$(state_tree t)" "$state" "nothing changed"
+	! layered_form || assert_no_file "$(wt_home repo)/t" "a layered task left layered"
 	assert_empty "nothing in the trash" git -C repo for-each-ref refs/agenttask/trash
 	ok "drop -- c" -C repo drop t -- c
-	printf 'the agent again\n' >"$wt/c"
-	state=$(full_state_tree "$wt")
+	agent_sh t 'printf "the agent again\n" >c'
+	state=$(state_tree t)
 	expect_rc 1 "restore over a changed file" -C repo restore t
 	assert_eq "$(echo "$errout" | grep -c .)" "1" "one line"
 	assert_contains "$errout" "'c' of task 't' changed since it was dropped" "names it"
-	assert_eq "$(full_state_tree "$wt")" "$state" "nothing written"
+	assert_eq "$(state_tree t)" "$state" "nothing written"
 }
 
 # What: the agent turns a directory of its worktree into a symbolic link to
@@ -282,15 +269,15 @@ test_drop_never_writes_through_a_planted_link() {
 	new_task repo t
 	mkdir outside
 	printf 'host file\n' >outside/main.c
-	rm -rf "$wt/src"
-	ln -s "$PWD/outside" "$wt/src"
+	agent_sh t 'rm -rf src && ln -s "$1" src' "$PWD/outside"
 	expect_rc 2 "one side of the link" -C repo drop t -- src/main.c
 	assert_contains "$errout" "splits the change of 'src'" "names it"
 	ok "drop -- src" -C repo drop t -- src
 	assert_eq "$(cat outside/main.c)" "host file" "the host's file untouched"
 	assert_eq "$(ls -A outside)" "main.c" "nothing written beside it"
-	[ ! -L "$wt/src" ] && [ -d "$wt/src" ] || fail "src is a directory again"
-	assert_eq "$(cat "$wt/src/main.c")" "int main(void) { return 0; }" "the base's file"
+	agent_sh t 'if [ -L src ]; then echo link; elif [ -d src ]; then echo directory; fi; cat src/main.c'
+	assert_eq "$out" "$(printf 'directory\nint main(void) { return 0; }')" \
+		"src is a directory again, with the base's file"
 }
 
 # What: differential, over generated changes: random edits (modify, add,
@@ -307,7 +294,8 @@ test_partial_accept_differential() {
 		git -C "$r" add -A
 		git -C "$r" commit -q -m files
 		new_task "$r" "t$seed"
-		python3 - "$wt" "$seed" <<'EOF'
+		local edits
+		edits=$(cat <<'EOF'
 import os, random, sys
 wt, seed = sys.argv[1], int(sys.argv[2])
 rnd = random.Random(seed)
@@ -329,9 +317,11 @@ for f in files[:6]:
         os.chmod(p, 0o755)
 open(os.path.join(wt, "added"), "w").write("new\n")
 EOF
+		)
+		agent_sh -C "$r" "t$seed" 'python3 -c "$1" . "$2"' "$edits" "$seed"
 		local base state names pick want
 		base=$(git -C "$r" rev-parse main)
-		state=$(full_state_tree "$wt")
+		state=$(state_tree -C "$r" "t$seed")
 		names=$(git -C "$r" diff --name-only --no-renames "$base" "$state")
 		# A random half of the changed paths (both sides of a rename are paths).
 		pick=$(echo "$names" | python3 -c 'import sys,random; r=random.Random(int(sys.argv[1])); n=sys.stdin.read().split(); k=[x for x in n if r.random()<0.5] or n[:1]; print(" ".join(k))' "$seed")
@@ -377,8 +367,7 @@ two_hunks() {
 	git -C repo add -A
 	git -C repo commit -q -m "f and g"
 	new_task repo t
-	sed -i 's/^2$/two/; s/^29$/twenty-nine/' "$wt/f"
-	printf 'g2\n' >>"$wt/g"
+	agent_sh t 'sed -i "s/^2\$/two/; s/^29\$/twenty-nine/" f && printf "g2\n" >>g'
 }
 
 # git's answer for hunks: the merge base with the given hunks of `git diff` (python
@@ -420,10 +409,10 @@ sys.stdout.write("".join(out))' "$pick" | GIT_INDEX_FILE=$idx git -C "$repo" app
 # the task (its diff the other two), and the hunks printed are escaped.
 test_accept_p_one_hunk_of_two() {
 	two_hunks
-	printf 'x\033[2Jy\n' >>"$wt/g"
+	agent_sh t 'printf "x\033[2Jy\n" >>g'
 	local base state want
 	base=$(git -C repo rev-parse main)
-	state=$(full_state_tree "$wt")
+	state=$(state_tree t)
 	want=$(git_hunks repo "$base" "$state" 0)
 	keys "y,n,n,y" -C repo accept t -p
 	assert_eq "$rc" 0 "accepted: $out"
@@ -445,7 +434,7 @@ test_accept_p_split_hunk() {
 	git -C repo add -A
 	git -C repo commit -q -m f
 	new_task repo t
-	sed -i 's/^3$/three/; s/^7$/seven/' "$wt/f"
+	agent_sh t 'sed -i "s/^3\$/three/; s/^7\$/seven/" f'
 	keys "s,y,n,y" -C repo accept t -p
 	assert_eq "$rc" 0 "accepted: $out"
 	assert_contains "$out" "Split into 2 hunks." "split"
@@ -494,19 +483,22 @@ test_accept_p_refuses_without_a_terminal() {
 test_drop_p_one_hunk_and_restore() {
 	two_hunks
 	local state
-	state=$(full_state_tree "$wt")
-	cp "$wt/f" want
+	state=$(state_tree t)
+	agent_sh t 'cat f'
+	printf '%s\n' "$out" >want
 	sed -i 's/^two$/2/' want
 	keys "y,n,n,y" -C repo drop t -p
 	assert_eq "$rc" 0 "dropped: $out"
 	assert_contains "$out" "The changes to drop:" "the --stat of what goes"
-	assert_eq "$(cat "$wt/f")" "$(cat want)" "exactly that hunk undone"
-	assert_eq "$(cat "$wt/g")" "$(printf 'g\ng2')" "the other file untouched"
+	agent_sh t 'cat f'
+	assert_eq "$out" "$(cat want)" "exactly that hunk undone"
+	agent_sh t 'cat g'
+	assert_eq "$out" "$(printf 'g\ng2')" "the other file untouched"
 	ok "diff" -C repo diff t
 	assert_not_contains "$out" "+two" "gone from the change"
 	assert_contains "$out" "+twenty-nine" "the other hunk stays"
 	ok "restore" -C repo restore t
-	assert_eq "$(full_state_tree "$wt")" "$state" "all of it back"
+	assert_eq "$(state_tree t)" "$state" "all of it back"
 }
 
 # What: a kill of drop right after the full state is saved, before a file is
@@ -515,15 +507,16 @@ test_drop_p_one_hunk_and_restore() {
 test_drop_killed_after_the_save() {
 	three_files
 	local state rc=0
-	state=$(full_state_tree "$wt")
+	state=$(state_tree t)
 	AGENTTASK_TEST_KILL_AT=drop:saved "$AT" -C repo drop t -- a >/dev/null 2>&1 || rc=$?
 	assert_eq "$rc" 137 "killed"
-	assert_eq "$(full_state_tree "$wt")" "$state" "nothing written"
+	assert_eq "$(state_tree t)" "$state" "nothing written"
 	assert_eq "$(git -C repo for-each-ref refs/agenttask/trash | wc -l)" "1" "saved"
 	ok "drop again" -C repo drop t -- a
-	assert_eq "$(cat "$wt/a")" "a" "dropped"
+	agent_sh t 'cat a'
+	assert_eq "$out" "a" "dropped"
 	ok "restore" -C repo restore t
-	assert_eq "$(full_state_tree "$wt")" "$state" "back"
+	assert_eq "$(state_tree t)" "$state" "back"
 }
 
 # What: differential, over generated edits of two files (several hunks each)
@@ -539,7 +532,8 @@ test_accept_p_differential() {
 		git -C "$r" add -A
 		git -C "$r" commit -q -m files
 		new_task "$r" "t$seed"
-		python3 - "$wt" "$seed" <<'EOF'
+		local edits
+		edits=$(cat <<'EOF'
 import os, random, sys
 wt, seed = sys.argv[1], int(sys.argv[2])
 rnd = random.Random(seed)
@@ -556,9 +550,11 @@ for name in ("f1", "f2"):
             del lines[at]
     open(p, "w").write("\n".join(lines) + "\n")
 EOF
+		)
+		agent_sh -C "$r" "t$seed" 'python3 -c "$1" . "$2"' "$edits" "$seed"
 		local base state n answers picks want
 		base=$(git -C "$r" rev-parse main)
-		state=$(full_state_tree "$wt")
+		state=$(state_tree -C "$r" "t$seed")
 		n=$(git -C "$r" diff "$base" "$state" | grep -c '^@@')
 		answers=$(python3 -c 'import random,sys; r=random.Random(int(sys.argv[1])); a=[r.choice("yn") for _ in range(int(sys.argv[2]))]; a[0]="y"; print(",".join(a))' "$seed" "$n")
 		picks=$(python3 -c 'import sys; print(",".join(str(i) for i, a in enumerate(sys.argv[1].split(",")) if a == "y"))' "$answers")

@@ -169,6 +169,45 @@ test_without_host_port_the_same_port_from_run_to_run() {
 	kill $holder
 }
 
+test_run_json_says_where_its_ports_were() {
+	# run --json: published, as the schema of docs/json.md says.
+	make_repo repo
+	ok "new" -C repo new a
+	ok "run" -C repo run a --json --publish 3000 -- true
+	printf '%s' "$out" >run.json
+	python3 "$here/json_check.py" run run.json || fail "run --json does not match its schema"
+	assert_eq "$(json_get "$out" '[(p["port"], p["url"] == "http://127.0.0.1:%d/" % p["host_port"]) for p in j["published"]]')" \
+		"[(3000, True)]" "published"
+	ok "run" -C repo run a --json -- true
+	assert_eq "$(json_get "$out" '"published" in j')" "False" "none published, none said"
+}
+
+test_gc_sweeps_the_port_records_of_runs_and_tasks_gone() {
+	# What: a published run killed with SIGKILL leaves its live record, and a
+	# discarded task its assigned port. Must: `ports` never lists the dead
+	# run, and `gc` removes both records (and says so), keeping those of a
+	# task that is still there.
+	make_repo repo
+	local dir=repo/.git/agenttask/ports pid
+	new_task a
+	new_task b
+	ok "b's port" -C repo run b --publish 3000 -- true
+	serve a --publish 3000
+	pid=$(cat a.pid)
+	wait_until 30 listed a || fail "a's port never listed: $(cat a.err)"
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null || true
+	[ -n "$(ls "$dir" | grep '^a\.[0-9]*\.live$')" ] || fail "no live record left by the killed run: $(ls "$dir")"
+	ok "ports" -C repo ports
+	assert_not_contains "$out" "3000" "a dead run's port listed"
+	ok "discard a" -C repo discard a
+	assert_file "$dir/a.assigned"
+	ok "gc" -C repo gc
+	assert_contains "$out$errout" "stale published-port record" "gc says what it removed"
+	[ -z "$(ls "$dir" | grep '^a\.')" ] || fail "a's records left: $(ls "$dir")"
+	assert_file "$dir/b.assigned"
+}
+
 test_bad_publish_input_is_one_line_and_changes_nothing() {
 	make_repo repo
 	ok "new" -C repo new a

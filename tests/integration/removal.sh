@@ -54,7 +54,8 @@ test_discard_while_a_process_swaps_directories_for_links_never_touches_the_host(
 	for i in $(seq 1 30); do
 		chmod 0644 host
 		ok "new ($i)" -C repo new t
-		w=$("$AT" -C repo path t)
+		task_path t    # a host process works in the worktree (a layered task's made full)
+		w=$out
 		victims "$w/sub" 32 "$PWD/host"
 		start_swapper "$w/sub"
 		at -C repo discard --force t
@@ -68,36 +69,40 @@ test_discard_while_a_process_swaps_directories_for_links_never_touches_the_host(
 	done
 }
 
-# deep DIR N: a chain of N directories below DIR, deeper than a path can name.
-deep() {
-	python3 - "$1" "$2" <<'PY'
+# DEEP: a python3 program, DIR N its arguments: a chain of N directories
+# below DIR, deeper than a path can name.
+DEEP='
 import os, sys
 os.chdir(sys.argv[1])
 for i in range(int(sys.argv[2])):
     os.mkdir("dddddddd")
     os.chdir("dddddddd")
-open("bottom", "w").write("x\n")
-PY
-}
+open("bottom", "w").write("x")
+'
 
 test_discard_removes_a_tree_1100_levels_deep_under_ulimit_n_1024() {
 	# What: the agent leaves a chain of 1,100 directories, 9,900 bytes of
 	# path, so that the task cannot be removed: the old remover held one
 	# descriptor per level and failed with EMFILE under `ulimit -n 1024`.
-	# Must: discard removes it, with that limit. (--force: git cannot
-	# record a tree that deep, so only the commits go to the trash.)
+	# Must: discard removes it (the worktree, or a layered task's layer),
+	# with that limit. (--force: git cannot record a tree that deep, so only
+	# the commits go to the trash.)
 	local w
 	make_repo repo
 	ok "new" -C repo new t
-	w=$("$AT" -C repo path t)
-	deep "$w" 1100
+	w=$out
+	agent_sh t 'python3 -c "$1" . 1100' "$DEEP"
 	at_rc=$(ulimit -n 1024 && at -C repo discard --force t && echo "$rc:$errout")
 	case "$at_rc" in
 	0:*) ;;
 	*) fail "discard under ulimit -n 1024: $at_rc" ;;
 	esac
 	assert_no_file "$w" "the worktree"
-	assert_empty "nothing left for gc" ls -A "$(wt_home repo)"
+	assert_no_file "$(git -C repo rev-parse --absolute-git-dir)/agenttask/layers/t" "the layer"
+	# (a layered task made no directory there)
+	if ! layered_form || [ -d "$(wt_home repo)" ]; then
+		assert_empty "nothing left for gc" ls -A "$(wt_home repo)"
+	fi
 }
 
 # in_mount_ns CMD...: CMD in a mount namespace of its own (root in a user
@@ -118,9 +123,11 @@ test_gc_goes_on_past_a_failure_and_reports_each() {
 	make_repo repo
 	common=$(git -C repo rev-parse --path-format=absolute --git-common-dir)
 	ok "new a" -C repo new a
-	wa=$("$AT" -C repo path a)
+	task_path a    # the worktrees removed by hand (a layered task's made full first)
+	wa=$out
 	ok "new b" -C repo new b
-	wb=$("$AT" -C repo path b)
+	task_path b
+	wb=$out
 	rm -rf "$wa" "$wb"
 	mkdir -p "$common/agenttask/worktrees/stray1/m" "$common/agenttask/worktrees/stray2/d"
 	mkdir "$common/worktrees/agenttask-a/m"

@@ -9,8 +9,8 @@ require_user_namespaces
 setup() {
 	make_repo repo
 	ok "new t1" -C repo new t1
-	WT=$(realpath "$out")
-	mkdir -p "$WT/sub/deeper"
+	WT=$(realpath -m "$out")
+	agent_sh t1 'mkdir -p sub/deeper'
 }
 
 # py EXPR: EXPR over j, the JSON in $out (json.loads, strict), printed.
@@ -80,19 +80,27 @@ test_reason_and_resources() {
 
 test_cwd() {
 	# What: --cwd inside the worktree, and attempts to leave it (.., an
-	# absolute path elsewhere, .git, a planted symbolic link). Must: the
-	# command starts there; every escape is refused before anything runs.
+	# absolute path elsewhere, .git, a symbolic link the agent planted, a
+	# directory it removed). Must: the command starts there; every escape is
+	# refused before anything runs (on a layered task too, whose worktree
+	# is its layers: the directory as the overlay shows it).
 	setup
 	ok "sub" -C repo run t1 --json --cwd sub/deeper -- pwd
 	assert_eq "$(py 'j["stdout"]')" "$WT/sub/deeper" "cwd"
 	ok "absolute inside" -C repo run t1 --json --cwd "$WT/sub" -- pwd
 	assert_eq "$(py 'j["stdout"]')" "$WT/sub" "absolute cwd"
-	ln -s /etc "$WT/evil"
+	agent_sh t1 'ln -s /etc evil'
 	for bad in .. ../.. /etc /tmp .git evil sub/../../x nosuch; do
 		expect_rc 2 "cwd $bad" -C repo run t1 --json --cwd "$bad" -- touch "$PWD/escaped"
 		assert_eq "$(py 'list(j), j["error"]["code"]')" "(['error'], 'usage')" "cwd $bad refused"
 		[ ! -e escaped ] || fail "ran with --cwd $bad"
 	done
+	# A directory of the base (a layered task's lower), then one the agent removed.
+	ok "base dir" -C repo run t1 --json --cwd src -- pwd
+	assert_eq "$(py 'j["stdout"]')" "$WT/src" "cwd in the base's directory"
+	agent_sh t1 'rm -r src'
+	expect_rc 2 "cwd removed" -C repo run t1 --json --cwd src -- true
+	assert_eq "$(py 'j["error"]["code"]')" "usage" "a removed directory refused"
 }
 
 test_errors_are_json() {

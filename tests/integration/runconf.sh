@@ -98,12 +98,10 @@ test_the_worktree_file_is_never_read() {
 	echo PRIVATE-KEY >home/.ssh/id_ed25519
 	user_config '{"run": {"ro": ["~/.ssh"]}}'
 	ok "new" -C repo new t
-	local wt=$out
 	user_config '{}'
-	mkdir -p "$wt/.agenttask"
-	echo '{"run": {"ro": ["~/.ssh"], "env": {"X": "planted"}}}' >"$wt/.agenttask/run.json"
-	git -C "$wt" add .agenttask/run.json
-	git -C "$wt" commit -q -m plant
+	agent_sh t 'mkdir -p .agenttask && printf "%s\n" "$1" >.agenttask/run.json &&
+		git add .agenttask/run.json && git commit -q -m plant' \
+		'{"run": {"ro": ["~/.ssh"], "env": {"X": "planted"}}}'
 	ok "run" -C repo run t -- sh -c "echo \${X:-none}; cat '$HOMEDIR/.ssh/id_ed25519' 2>&1; true"
 	assert_contains "$out" "none" "the task's file was not read"
 	assert_not_contains "$out" "PRIVATE-KEY" "the key stays out"
@@ -228,10 +226,8 @@ test_an_agent_never_picks_the_commit_whose_run_json_applies() {
 $(mcp_call 1 task_new '{"task": "t1"}')
 EOF_
 	assert_contains "$(mcp_answer 1)" "ok " "task_new"
-	local wt
-	wt=$(git -C repo worktree list --porcelain | sed -n 's/^worktree //p' | grep '/t1$')
-	echo '{"run": {"ro": ["~/.cargo"], "env": {"X": "agent"}}}' >"$wt/.agenttask/run.json"
-	git -C "$wt" commit -q -am "the agent's run.json"
+	agent_sh t1 'printf "%s\n" "$1" >.agenttask/run.json && git commit -q -am "the run.json of the agent"' \
+		'{"run": {"ro": ["~/.cargo"], "env": {"X": "agent"}}}'
 	local tip
 	tip=$(git -C repo rev-parse agenttask/t1)
 	mcp_session <<EOF_

@@ -16,8 +16,37 @@ require_user_namespaces
 task() {
 	make_repo repo
 	ok "new t1" -C repo new t1
-	WT=$(realpath "$out")
+	WT=$out
 	COMMON=$(realpath "$(git -C repo rev-parse --absolute-git-dir)")
+}
+
+# host_git ARGS...: git on the host with t1's git dir (its HEAD, index,
+# refs), as the person's git in the worktree has them; no worktree needed,
+# so on either form of the task.
+host_git() {
+	git --git-dir="$COMMON/worktrees/agenttask-t1" "$@"
+}
+
+# wt_file PATH: the bytes of t1's file at PATH (relative): the worktree's on
+# the host, a layered task's (which has none there) as its sandbox shows it.
+wt_file() {
+	if layered_form; then
+		expect_rc 0 "cat $1 inside" -C repo run t1 -- cat "$1"
+		printf '%s\n' "$out"
+	else
+		cat "$WT/$1"
+	fi
+}
+
+# wt_status: what git status says of t1's worktree: git on the host in it,
+# or in the sandbox for a layered task (whose files are there alone).
+wt_status() {
+	if layered_form; then
+		expect_rc 0 "git status inside" -C repo run t1 -- git status --porcelain
+		printf '%s' "$out"
+	else
+		git -C "$WT" status --porcelain
+	fi
 }
 
 inside() {
@@ -30,7 +59,7 @@ tip() {
 
 # The host's view of the worktree agrees with its HEAD: nothing staged.
 host_consistent() {
-	assert_empty "nothing staged on the host" git -C "$WT" diff --cached --name-only
+	assert_empty "nothing staged on the host" host_git diff --cached --name-only
 	assert_fsck repo
 }
 
@@ -63,8 +92,8 @@ test_aider_loop_of_twenty_commits_then_accept() {
 		inside "echo line $i >> notes.txt && git add notes.txt && git commit -qm 'edit $i'"
 	done
 	assert_eq "$(git -C repo rev-list --count main..agenttask/t1)" 20 "20 commits on the host"
-	assert_eq "$(git -C "$WT" log -1 --format=%s)" "edit 20" "host git log in the worktree"
-	assert_empty "host git status clean" git -C "$WT" status --porcelain
+	assert_eq "$(host_git log -1 --format=%s)" "edit 20" "host git log in the worktree"
+	assert_empty "git status clean" wt_status
 	host_consistent
 	ok "diff" -C repo diff t1
 	assert_contains "$out" "+line 20" "the diff holds the commits made inside"
@@ -80,7 +109,7 @@ test_stash_and_pop_round_trip_across_runs() {
 	task
 	inside "echo wip >> README && git stash -q && ! grep -q wip README"
 	inside "git stash list | grep -q WIP && git stash pop -q && grep -q wip README"
-	assert_contains "$(cat "$WT/README")" "wip" "popped"
+	assert_contains "$(wt_file README)" "wip" "popped"
 	host_consistent
 	assert_exit 1 "no stash on the host" git -C repo rev-parse -q --verify refs/stash
 }
@@ -108,14 +137,16 @@ test_branches_tags_and_config_stay_private_to_the_task() {
 
 test_task_hook_runs_inside_only() {
 	# The task installs a pre-commit hook. It runs inside; agenttask commit,
-	# accept and a user's git commit on the host run nothing of it.
+	# accept and a user's git commit on the host (in the worktree `path`
+	# gives the person) run nothing of it.
 	task
 	inside 'h=$(git rev-parse --git-common-dir)/hooks; mkdir -p "$h"; printf "#!/bin/sh\necho ran >> hook-ran\n" > "$h/pre-commit"; chmod +x "$h/pre-commit"; echo a >> README; git commit -qam a; test -s hook-ran'
-	assert_eq "$(wc -l <"$WT/hook-ran")" 1 "the hook ran inside"
+	assert_eq "$(wt_file hook-ran | wc -l)" 1 "the hook ran inside"
 	assert_no_file "$COMMON/hooks/pre-commit" "no hook on the host"
-	echo b >>"$WT/README"
+	inside "echo b >> README"
 	ok "commit on the host" -C repo commit t1 -m b
-	git -C "$WT" commit -q --allow-empty -m user
+	task_path t1
+	git -C "$out" commit -q --allow-empty -m user
 	ok "accept" -C repo accept t1
 	assert_eq "$(git -C repo show main:hook-ran | wc -l)" 1 "no hook ran on the host"
 	assert_fsck repo
@@ -124,7 +155,7 @@ test_task_hook_runs_inside_only() {
 test_host_commit_is_seen_by_the_next_run() {
 	task
 	inside "echo a >> README && git commit -qam inside1"
-	echo host >>"$WT/README"
+	inside "echo host >> README"
 	ok "commit on the host" -C repo commit t1 -m host
 	inside 'test "$(git log -1 --format=%s)" = host && git status --porcelain | grep -q . && exit 1; echo c >> README && git commit -qam inside2'
 	assert_eq "$(git -C repo log --format=%s -3 agenttask/t1 | tr '\n' ' ')" "inside2 host inside1 " "one history"
@@ -329,7 +360,7 @@ test_overlay_refused_falls_back_to_read_only_git() {
 	at -C repo run t1 -- sh -c 'echo ran >> ran.txt; git status --short >/dev/null; git commit -qm x --allow-empty'
 	umount "$COMMON/agenttask/git/t1/work"
 	assert_contains "$errout" "git is read-only in this run" "said once"
-	assert_eq "$(wc -l <"$WT/ran.txt")" 1 "the command ran once"
+	assert_eq "$(wt_file ran.txt | wc -l)" 1 "the command ran once"
 	[ "$rc" != 0 ] || fail "a commit succeeded with read-only git"
 	assert_fsck repo
 }
@@ -338,12 +369,15 @@ test_a_second_concurrent_run_of_the_task_sees_git_read_only() {
 	# One view per task at a time: two overlays on one upper would corrupt
 	# it. The second run goes on, with the repository read-only, and says so.
 	task
-	# The first run holds the view until the second has ended: it waits for a file.
-	"$AT" -C repo run t1 -- sh -c 'touch started; while [ ! -e go ]; do sleep 0.05; done; rm go; echo a >> README; git commit -qam first' >/dev/null 2>&1 &
+	# The first run holds the view until the second has ended: it waits for
+	# a file, in a directory of the test's that it is shown.
+	local sig=$PWD/sig
+	mkdir "$sig"
+	"$AT" -C repo run t1 --rw "$sig" -- sh -c 'touch "$1/started"; while [ ! -e "$1/go" ]; do sleep 0.05; done; echo a >> README; git commit -qam first' sh "$sig" >/dev/null 2>&1 &
 	local pid=$!
-	wait_until 30 test -e "$WT/started" || fail "the first run did not start"
+	wait_until 30 test -e "$sig/started" || fail "the first run did not start"
 	at -C repo run t1 -- sh -c 'git commit -q --allow-empty -m second'
-	touch "$WT/go"
+	touch "$sig/go"
 	assert_contains "$errout" "another run of 't1' has its git" "said"
 	[ "$rc" != 0 ] || fail "the second run committed"
 	wait $pid
@@ -557,7 +591,7 @@ test_submodule_update_inside_stays_in_the_task() {
 	git -C repo commit -q -m "add lib"
 	lib=$(git -C repo rev-parse HEAD:vendor/lib)
 	ok "new t1" -C repo new t1
-	WT=$(realpath "$out")
+	WT=$out
 	COMMON=$(realpath "$(git -C repo rev-parse --absolute-git-dir)")
 	expect_rc 0 "submodule update" -C repo run t1 --ro "$sub" -- sh -c "
 		git -c protocol.file.allow=always submodule update -q --init &&
@@ -568,7 +602,11 @@ test_submodule_update_inside_stays_in_the_task() {
 	assert_eq "$(git -C repo rev-parse agenttask/t1:vendor/lib)" "$lib" "the gitlink as the base has it"
 	[ ! -e "$COMMON/worktrees/agenttask-t1/modules" ] ||
 		fail "the submodule's clone reached the host's git dir"
-	assert_file "$WT/vendor/lib/lib.txt"
+	assert_eq "$(wt_file vendor/lib/lib.txt)" lib "the submodule's file"
+	# The .git file git wrote in the submodule's directory is git's own: read
+	# as such, not refused as an embedded repository.
+	ok "diff" -C repo diff t1 --name-only
+	assert_eq "$out" README "the change"
 	assert_fsck repo
 }
 
@@ -589,8 +627,9 @@ test_a_gitlink_committed_inside_is_refused_by_the_import() {
 		git -C inner config core.fsmonitor "touch '"$marker"'"'
 	assert_contains "$errout" "records a repository at 'inner'" "refused, the path named"
 	assert_eq "$(tip)" "$old" "the branch unchanged"
-	assert_eq "$(git -C "$WT" ls-files -s inner)" "" "no gitlink in the host's index"
-	git -C "$WT" status >/dev/null 2>&1 || true
+	assert_eq "$(host_git ls-files -s inner)" "" "no gitlink in the host's index"
+	task_path t1
+	git -C "$out" status >/dev/null 2>&1 || true
 	assert_no_file "$marker" "the agent's fsmonitor ran on the host"
 	expect_rc 0 "status" -C repo status t1
 	assert_contains "$errout" "records a repository at 'inner'" "status says why"
@@ -614,7 +653,8 @@ break_with_a_gitlink() {
 	[ "$(tip)" != "$BROKEN" ] || fail "the gitlink commit was imported"
 }
 
-# What git says of the task: inside a run (in $out) or in the worktree on the host.
+# What git says of the task: inside a run (in $out) or in the worktree on the
+# host, as the person opens it (`path`: a layered task is made full then).
 # The refs are all but agenttask's own (checkpoints, the trash), which the
 # host has and the view never shows.
 GIT_STATE='git rev-parse HEAD && git symbolic-ref HEAD && git log --format=%H && git status --porcelain && git for-each-ref --format="%(refname)" | grep -v ^refs/agenttask/'
@@ -622,7 +662,8 @@ state_inside() {
 	expect_rc 0 "git's state inside" -C repo run t1 -- sh -c "$GIT_STATE"
 }
 state_on_host() {
-	(cd "$WT" && sh -c "$GIT_STATE")
+	task_path t1
+	(cd "$out" && sh -c "$GIT_STATE")
 }
 
 test_a_task_stuck_on_a_refused_commit_is_repaired_from_the_host() {

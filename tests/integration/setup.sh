@@ -36,9 +36,16 @@ test_setup_runs_in_the_new_tasks_sandbox() {
 	assert_eq "$(setup_state t)" "('done', 2, 2, None, None)" "status says done"
 	ok "status" -C repo status t
 	assert_contains "$out" "setup:        done (2 commands)" "status text"
+	ok "list" -C repo list --json
+	printf '%s' "$out" >list.json
+	python3 "$here/json_check.py" list list.json || fail "list --json does not match its schema"
+	assert_eq "$(json_get "$out" '[(e["name"], e["setup"]["state"], e["setup"]["done"]) for e in j]')" \
+		"[('t', 'done', 2)]" "list --json has it as status does"
 	rm "$CONF"
 	ok "no setup" -C repo new u --quiet
 	assert_eq "$(setup_state u)" "None" "a task without setup has none"
+	ok "list" -C repo list --json
+	assert_eq "$(json_get "$out" '[e["setup"] for e in j if e["name"] == "u"]')" "[None]" "list: none"
 }
 
 test_failed_setup_keeps_the_task_and_says_so() {

@@ -11,6 +11,16 @@ new_task() {
 	wt=$out
 }
 
+# person_task REPO NAME: a task the person changes on the host (git's index
+# too): made full at once on the layered form (`path`), as for an editor.
+person_task() {
+	new_task "$@"
+	task_path -C "$1" "$2"
+	wt=$out
+}
+
+layered=
+
 index_of() {
 	git -C "$1" rev-parse --path-format=absolute --git-path index
 }
@@ -26,10 +36,29 @@ oracle_tree() {
 	rm -f "$idx"
 }
 
+# layered_tree NAME: a layered task (its files in its layer; the agent made
+# its changes) into $layered: its tree by diff --json, read from its layer
+# (the index on the host unchanged by it), and the task made full (`path`)
+# for git to judge the same files. Nothing for a full task.
+layered_tree() {
+	local idx before
+	[ ! -e "$wt/.git" ] || return 0
+	idx=$(git -C repo rev-parse --path-format=absolute --git-common-dir)/worktrees/agenttask-$1/index
+	before=$(mktemp "$_at_root/index.XXXXXX")
+	cp -p "$idx" "$before"
+	ok "diff $1 (layered)" -C repo diff "$1" --json
+	layered=$(json_get "$out" 'j["tree"]')
+	cmp -s "$before" "$idx" || fail "diff of the layered task changed the index on disk"
+	task_path "$1"
+	rm -f "$before"
+}
+
 # same_tree_as_git WHAT WT NAME: diff's tree (left in $tree) equals git's,
-# the index and git's view of the worktree are unchanged by it.
+# the index and git's view of the worktree are unchanged by it; a layered
+# task's tree (layered_tree) is the same as its full checkout's.
 same_tree_as_git() {
 	local what=$1 wt=$2 name=$3 before status_before
+	layered_tree "$name"
 	before=$(mktemp "$_at_root/index.XXXXXX")
 	cp -p "$(index_of "$wt")" "$before"
 	status_before=$(git -C "$wt" status --porcelain --untracked-files=all)
@@ -38,6 +67,8 @@ same_tree_as_git() {
 	tree=$(json_get "$out" 'j["tree"]')
 	cmp -s "$before" "$(index_of "$wt")" || fail "$what: diff changed the index on disk"
 	assert_eq "$tree" "$(oracle_tree "$wt")" "$what: tree"
+	[ -z "$layered" ] || assert_eq "$layered" "$tree" "$what: the tree of the layered task"
+	layered=
 	assert_eq "$(git -C "$wt" status --porcelain --untracked-files=all)" "$status_before" \
 		"$what: worktree status"
 	# commit takes the general path (libgit2's index, which it writes): its
@@ -55,7 +86,7 @@ same_tree_as_git() {
 
 test_snapshot__staged_only_change_is_in_the_tree() {
 	make_repo repo
-	new_task repo t
+	person_task repo t
 	# the index differs from HEAD, the files from the index do not
 	printf 'staged\n' >>"$wt/README"
 	printf 'staged new\n' >"$wt/src/new.c"
@@ -76,22 +107,25 @@ test_snapshot__every_kind_of_change_matches_git() {
 	git -C repo add -A
 	git -C repo commit -q -m "more files"
 	new_task repo t
-	printf 'staged\n' >"$wt/staged-new"
-	printf 'more\n' >>"$wt/src/main.c"
+	# The agent's changes, then what the person stages (the layered task
+	# made full first: layered_tree).
+	agent_sh t 'printf "staged\n" >staged-new
+		printf "more\n" >>src/main.c
+		printf "unstaged\n" >>README
+		printf "untracked\n" >untracked
+		mkdir -p "new dir/sub"
+		printf "space\n" >"new dir/sub/a file"
+		printf "utf8\n" >"$1"
+		rm -r gone keep/deep/two
+		chmod +x script
+		ln -s README link
+		rm becomes-dir
+		mkdir becomes-dir
+		printf "inside\n" >becomes-dir/file
+		printf "ignored\n" >.gitignore' "caf$(printf '\303\251').txt"
+	layered_tree t
 	git -C "$wt" add staged-new src/main.c
-	printf 'unstaged\n' >>"$wt/README"
-	printf 'untracked\n' >"$wt/untracked"
-	mkdir -p "$wt/new dir/sub"
-	printf 'space\n' >"$wt/new dir/sub/a file"
-	printf 'utf8\n' >"$wt/caf$(printf '\303\251').txt"
-	rm -r "$wt/gone"
-	git -C "$wt" rm -q keep/deep/two
-	chmod +x "$wt/script"
-	ln -s README "$wt/link"
-	rm "$wt/becomes-dir"
-	mkdir "$wt/becomes-dir"
-	printf 'inside\n' >"$wt/becomes-dir/file"
-	printf 'ignored\n' >"$wt/.gitignore"
+	git -C "$wt" rm -q --cached keep/deep/two
 	same_tree_as_git "every kind" "$wt" t
 	git -C repo cat-file -e "$tree" || fail "tree not in the object database"
 }
@@ -99,20 +133,17 @@ test_snapshot__every_kind_of_change_matches_git() {
 test_snapshot__directory_replaced_by_file_matches_git() {
 	make_repo repo
 	new_task repo t
-	rm -r "$wt/src"
-	printf 'now a file\n' >"$wt/src"
+	agent_sh t 'rm -r src && printf "now a file\n" >src'
 	same_tree_as_git "dir to file" "$wt" t
 }
 
 test_snapshot__staged_type_changes_match_git() {
 	make_repo repo
 	new_task repo t
-	rm "$wt/README"
-	ln -s src/main.c "$wt/README"
+	agent_sh t 'rm README && ln -s src/main.c README && rm src/main.c && mkdir src/main.c &&
+		printf "x\n" >src/main.c/x'
+	layered_tree t
 	git -C "$wt" add README
-	rm "$wt/src/main.c"
-	mkdir "$wt/src/main.c"
-	printf 'x\n' >"$wt/src/main.c/x"
 	git -C "$wt" add -A src
 	same_tree_as_git "staged type changes" "$wt" t
 }
@@ -132,10 +163,10 @@ test_snapshot__crlf_attributes_match_git() {
 	git -C repo add -A
 	git -C repo commit -q -m "crlf"
 	new_task repo t
-	printf 'one\r\ntwo\r\nthree\r\n' >"$wt/docs/a.txt"
-	printf 'lf only\n' >"$wt/docs/new.txt"
-	printf 'mixed\r\nlines\n' >"$wt/docs/mixed.txt"
-	printf 'raw\r\n' >"$wt/data.bin"
+	agent_sh t 'printf "one\r\ntwo\r\nthree\r\n" >docs/a.txt
+		printf "lf only\n" >docs/new.txt
+		printf "mixed\r\nlines\n" >docs/mixed.txt
+		printf "raw\r\n" >data.bin'
 	same_tree_as_git "eol=crlf" "$wt" t
 	assert_eq "$(git -C repo cat-file -p "$tree:docs/a.txt" | od -c | head -1)" \
 		"$(printf 'one\ntwo\nthree\n' | od -c | head -1)" "crlf normalised in the blob"
@@ -144,9 +175,9 @@ test_snapshot__crlf_attributes_match_git() {
 test_snapshot__deleting_a_whole_directory_matches_git() {
 	make_repo repo
 	new_task repo t
-	git -C "$wt" rm -q -r src
-	mkdir -p "$wt/a/b/c"
-	printf 'deep\n' >"$wt/a/b/c/d"
+	agent_sh t 'rm -r src && mkdir -p a/b/c && printf "deep\n" >a/b/c/d'
+	layered_tree t
+	git -C "$wt" rm -q -r --cached src
 	same_tree_as_git "whole directory" "$wt" t
 	git -C repo cat-file -p "$tree" | grep -q '	src$' && fail "empty directory left in the tree"
 	true
@@ -156,10 +187,9 @@ test_snapshot__index_versions_and_cache_tree_match_git() {
 	local version
 	make_repo repo
 	new_task repo t
-	printf 'more\n' >>"$wt/src/main.c"
-	printf 'new\n' >"$wt/src/new.c"
+	agent_sh t 'printf "more\n" >>src/main.c; printf "new\n" >src/new.c; printf "untracked\n" >untracked'
+	layered_tree t
 	git -C "$wt" add src/new.c
-	printf 'untracked\n' >"$wt/untracked"
 	for version in 2 3 4 2; do
 		git -C "$wt" update-index --index-version "$version"
 		same_tree_as_git "index version $version" "$wt" t
@@ -176,7 +206,7 @@ test_snapshot__index_versions_and_cache_tree_match_git() {
 
 test_snapshot__staged_then_deleted_and_added_then_removed_match_git() {
 	make_repo repo
-	new_task repo t
+	person_task repo t
 	printf 'staged, then deleted\n' >"$wt/gone-again"
 	git -C "$wt" add gone-again
 	rm "$wt/gone-again"

@@ -15,24 +15,46 @@ du_bytes() {
 	du -csB1 "$@" | tail -n 1 | cut -f 1
 }
 
+# worktree_part REPO NAME: what du counts as task NAME's worktree: its
+# checkout, or a layered task's layer (app/du.h; its upper holds its files).
+worktree_part() {
+	if layered_form; then
+		echo "$(state_dir "$1")/layers/$2"
+	else
+		echo "$(wt_home "$1")/$2"
+	fi
+}
+
+# task_files REPO NAME: where task NAME's files are on the host, its
+# checkout or a layered task's upper (to see what its command wrote).
+task_files() {
+	if layered_form; then
+		echo "$(worktree_part "$1" "$2")/upper"
+	else
+		worktree_part "$1" "$2"
+	fi
+}
+
 # What: a task plants a hard link to a file of the task, twice, and a
 # symbolic link to a large file outside its worktree, hoping to be counted
 # twice or to have agenttask walk out of the tree. Must: each part and the
 # total are what du -sB1 counts on the same paths: a file with several links
 # once, the link counted as a link, the file outside never.
 test_du_counts_as_du_does() {
+	require_user_namespaces
 	make_repo repo
 	ok "new t" -C repo new t
-	local wt=$out st
+	local wt st files
 	st=$(state_dir repo)
-	head -c 300000 /dev/urandom >"$wt/big"
-	ln "$wt/big" "$wt/big.link"
+	wt=$(worktree_part repo t)
+	files=$(task_files repo t)
+	head -c 2000000 /dev/urandom >outside
+	agent_sh t 'head -c 300000 /dev/urandom >big && ln big big.link && ln -s "$1" out.link' \
+		"$PWD/outside"
 	mkdir -p "$st/homes/t/.cache" "$st/caches/t/npm" "$st/git/t/upper"
-	ln "$wt/big" "$st/homes/t/.cache/again"
+	ln "$files/big" "$st/homes/t/.cache/again"
 	head -c 5000 /dev/urandom >"$st/caches/t/npm/blob"
 	printf 'ref: refs/heads/agenttask/t\n' >"$st/git/t/upper/HEAD"
-	head -c 2000000 /dev/urandom >outside
-	ln -s "$PWD/outside" "$wt/out.link"
 	ln -s "$PWD" "$st/homes/t/up"
 	ok "du --json" -C repo du t --json
 	local j=$out part i=0
@@ -52,7 +74,7 @@ test_du_counts_as_du_does() {
 	ok "new u" -C repo new u
 	ok "du --json" -C repo du --json
 	assert_eq "$(json_get "$out" 'j["tasks"][1]["task"]')" "u" "every task"
-	assert_eq "$(json_get "$out" 'j["tasks"][1]["worktree"]')" "$(du_bytes "$(wt_home repo)/u")" "u's"
+	assert_eq "$(json_get "$out" 'j["tasks"][1]["worktree"]')" "$(du_bytes "$(worktree_part repo u)")" "u's"
 	ok "du" -C repo du
 	assert_contains "$out" "total" "a total line"
 }
@@ -102,10 +124,11 @@ later() {
 }
 
 test_gc_max_age_moves_idle_tasks_to_the_trash_and_restore_brings_them_back() {
+	require_user_namespaces
 	make_repo repo
 	ok "new old" -C repo new old
-	local wt=$out now
-	echo work >"$wt/uncommitted"
+	local now
+	agent_sh old 'echo work >uncommitted'
 	ok "new young" -C repo new young
 	now=$(later)
 	log_at repo young $((now - 3 * 86400)) commit
@@ -125,7 +148,8 @@ test_gc_max_age_moves_idle_tasks_to_the_trash_and_restore_brings_them_back() {
 	ok "log" -C repo log old --json
 	assert_eq "$(json_get "$out" 'j[-1]["event"]')" "discard" "logged as a discard"
 	ok "restore" -C repo restore old
-	assert_eq "$(cat "$wt/uncommitted")" "work" "its uncommitted file came back"
+	agent_sh old 'cat uncommitted'
+	assert_eq "$out" "work" "its uncommitted file came back"
 }
 
 test_gc_max_age_bad_input_is_one_line() {
@@ -164,20 +188,17 @@ test_gc_max_age_never_moves_a_running_task() {
 	wait "$pid" || true
 }
 
-# A task with a commit, uncommitted and untracked changes, a HOME and a git
-# view as runs leave them (written here by hand: the sandbox is not needed
-# to hold what it would leave), some of it hostile.
+# A task with a commit, uncommitted and untracked changes (its agent's), a
+# HOME and a git view as runs leave them (written here by hand: the sandbox
+# is not needed to hold what it would leave), some of it hostile.
 forkable_task() {
+	require_user_namespaces
 	make_repo repo
 	ok "new a" -C repo new a
 	WT=$out
 	ST=$(state_dir repo)
-	echo committed >"$WT/committed"
-	git -C "$WT" add committed
-	git -C "$WT" commit -qm "a's commit"
-	echo changed >>"$WT/README"
-	rm "$WT/src/main.c"
-	echo new >"$WT/untracked"
+	agent_sh a 'echo committed >committed && git add committed && git commit -qm "the commit of a" &&
+		echo changed >>README && rm src/main.c && echo new >untracked'
 	mkdir -p "$ST/homes/a/.config" "$ST/git/a/upper/worktrees/agenttask-a" \
 		"$ST/git/a/upper/refs/heads"
 	echo settings >"$ST/homes/a/.config/tool"
@@ -232,7 +253,7 @@ test_fork_copies_the_whole_state_and_follows_nothing() {
 	assert_eq "$(cat "$v/refs/heads/experiment")" "$(git -C repo rev-parse main)" "a branch made inside"
 	ok "log b" -C repo log b --json
 	assert_eq "$(json_get "$out" 'j[-1]["event"], j[-1]["from"]')" "('fork', 'a')" "logged"
-	# a is as it was.
+	# a is as it was (its checkout: fork made a layered a full).
 	assert_eq "$(git -C "$WT" status --porcelain | sort)" \
 		"$(printf ' D src/main.c\n M README\n?? untracked')" "a untouched"
 }
@@ -241,14 +262,16 @@ test_fork_onto_an_existing_or_from_an_unknown_task_is_one_line() {
 	forkable_task
 	ok "new b" -C repo new b
 	local before
-	before=$(git -C repo for-each-ref; ls -R "$ST")
+	# (overlayfs's work dirs, which a run leaves unreadable to an ordinary user, not entered)
+	before=$(git -C repo for-each-ref; find "$ST" -path '*/work/work' -prune -o -print | sort)
 	expect_rc 1 "fork onto b" -C repo fork a b
 	assert_eq "$errout" "agenttask: task 'b' already exists" "one line"
 	expect_rc 2 "fork nope" -C repo fork nope c
 	assert_eq "$errout" "agenttask: no such task 'nope'" "one line"
 	expect_rc 2 "fork a 'bad name'" -C repo fork a 'bad name'
 	expect_rc 2 "fork a" -C repo fork a
-	assert_eq "$(git -C repo for-each-ref; ls -R "$ST")" "$before" "nothing made"
+	assert_eq "$(git -C repo for-each-ref; find "$ST" -path '*/work/work' -prune -o -print | sort)" \
+		"$before" "nothing made"
 }
 
 # What: fork killed (SIGKILL) at each step. Must: a half-made task that gc
@@ -256,6 +279,8 @@ test_fork_onto_an_existing_or_from_an_unknown_task_is_one_line() {
 # fork of that name afterwards works.
 test_fork_killed_at_each_step_leaves_what_gc_removes() {
 	forkable_task
+	# Each fork makes a layered a full before its first step: compare with that.
+	task_path a
 	local step sum
 	sum=$(git -C "$WT" status --porcelain; git -C repo rev-parse agenttask/a; ls -lR "$ST/homes/a" "$ST/git/a/upper")
 	for step in new:record new:branch new:worktree new:files fork:files fork:home fork:git; do
@@ -353,7 +378,7 @@ test_fork_of_a_running_task_is_refused() {
 	ok "new a" -C repo new a
 	"$AT" -C repo run a -- sh -c 'touch started; exec sleep 1000' >/dev/null 2>&1 &
 	local pid=$!
-	wait_until 20 test -e "$(wt_home repo)/a/started" || fail "a did not start"
+	wait_until 20 test -e "$(task_files repo a)/started" || fail "a did not start"
 	expect_rc 1 "fork a b" -C repo fork a b
 	assert_eq "$errout" "agenttask: task 'a' has a running command; fork it once its commands have ended" "one line"
 	assert_empty "no branch" git -C repo branch --list agenttask/b
@@ -374,7 +399,7 @@ test_list_json_gives_each_tasks_state() {
 	ok "gate done" -C repo gate done
 	"$AT" -C repo run busy -- sh -c 'touch started; exec sleep 1000' >/dev/null 2>&1 &
 	local pid=$!
-	wait_until 20 test -e "$(wt_home repo)/busy/started" || fail "busy did not start"
+	wait_until 20 test -e "$(task_files repo busy)/started" || fail "busy did not start"
 	ok "list --json" -C repo list --json
 	local j=$out
 	assert_eq "$(json_get "$j" '[(t["name"], t["live"]["state"]) for t in j]')" \

@@ -8,11 +8,12 @@ PTY="python3 $(cd "$(dirname "$0")" && pwd)/pty_run.py"
 export TERM=xterm
 unset NO_COLOR GIT_PAGER PAGER LESS LV
 
-# A task t whose diff is a few lines.
+# A task t whose diff is a few lines (its agent's change).
 task_repo() {
+	require_user_namespaces
 	make_repo repo
 	ok "new" -C repo new t
-	printf 'changed\n' >"$out/README"
+	agent_sh t 'printf "changed\n" >README'
 	export HOME=$PWD   # no global config of the machine's
 }
 
@@ -69,7 +70,7 @@ test_task_worktree_config_never_picks_the_pager() {
 	task_repo
 	git -C repo config extensions.worktreeConfig true
 	local wt
-	wt=$("$AT" -C repo path t)
+	wt=$("$AT" -C repo path t)   # (a layered task made full: a directory to run in)
 	git -C "$wt" config --worktree core.pager "touch $PWD/pwned; cat"
 	PAGER=cat $PTY "$AT" -C "$wt" diff >/dev/null
 	assert_no_file "$PWD/pwned" "the task's core.pager never ran"
@@ -150,7 +151,9 @@ for d in range(10):
 	out=$(AGENTTASK_PROGRESS_DELAY_MS=0 $PTY "$AT" -C repo new t)
 	assert_contains "$out" "Copying included files: 3000, 11.72 MiB, done." "files and bytes"
 	assert_contains "$out" "$(printf '\r')Copying included files" "redrawn in place"
-	assert_eq "$(find "$(wt_home repo)/t/vendor" -type f | wc -l)" "3000" "all copied"
+	require_user_namespaces
+	agent_sh t 'find vendor -type f | wc -l'
+	assert_eq "$out" "3000" "all copied"
 	out=$(AGENTTASK_PROGRESS_DELAY_MS=0 "$AT" -C repo new u 2>&1)
 	assert_not_contains "$out" "Copying" "a pipe"
 	out=$(AGENTTASK_PROGRESS_DELAY_MS=0 $PTY sh -c '"$1" -C repo new v 2>err' _ "$AT")

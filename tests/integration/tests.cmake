@@ -57,6 +57,10 @@ at_integration_test(layered.sh)
 at_integration_test(layered_user.sh)
 set_tests_properties(integration.layered integration.layered_user PROPERTIES
 	SKIP_RETURN_CODE 77)
+at_integration_test(layered_hostile.sh)
+at_integration_test(layered_hostile_user.sh)
+set_tests_properties(integration.layered_hostile integration.layered_hostile_user PROPERTIES
+	SKIP_RETURN_CODE 77)
 at_integration_test(run_json.sh)
 at_integration_test(run_json_user.sh)
 at_integration_test(json_schema.sh)

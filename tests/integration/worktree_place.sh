@@ -16,6 +16,9 @@ test_default_place_is_the_data_directory_outside_git() {
 	ok "new" -C repo new t
 	assert_eq "$out" "$(wt_home repo)/t" "under \$XDG_DATA_HOME/agenttask/worktrees/<repo>-<id>"
 	case $out in *"/.git/"*) fail "the worktree is inside .git: $out" ;; esac
+	# (a layered task's directory is made there when the person asks for it)
+	task_path t
+	assert_eq "$out" "$(wt_home repo)/t" "the path the person gets"
 	assert_eq "$(stat -c %a "$XDG_DATA_HOME/agenttask")" "700" "a private directory"
 	assert_eq "$(git -C "$out" rev-parse --abbrev-ref HEAD)" "agenttask/t" "git knows the worktree"
 	git -C repo worktree list --porcelain | grep -qx "worktree $out" || fail "not registered"
@@ -67,6 +70,7 @@ test_a_tasks_own_config_is_never_read() {
 	make_repo repo
 	git -C repo config extensions.worktreeConfig true
 	ok "new t" -C repo new t
+	task_path t   # a directory to be in: a layered task made full
 	local wt=$out
 	git -C "$wt" config --worktree agenttask.worktreeDir "$PWD/steered"
 	ok "new u from inside t" -C "$wt" new u
@@ -74,10 +78,11 @@ test_a_tasks_own_config_is_never_read() {
 	assert_no_file steered "the task's config was not read"
 }
 
-# A task as agenttask made it before worktrees moved out of .git.
+# A task as agenttask made it before worktrees moved out of .git (a full
+# one: there were no layered tasks then).
 make_old_style_task() {
 	make_repo repo
-	ok "new" -C repo new old
+	ok "new" -C repo new --full old
 	local cd old
 	cd=$(common_dir repo)
 	old=$cd/agenttask/worktrees/old
@@ -208,6 +213,7 @@ test_worktreeinclude_copies_ignored_listed_files_and_nothing_else() {
 	ln -s "$PWD/outside/f" repo/link.env
 	mkfifo repo/fifo.env
 	ok "new" -C repo new t
+	task_path t   # the task's files as the person sees them (a layered one's: its upper's copies)
 	local wt=$out
 	assert_eq "$(cat "$wt/.env")" "API_KEY=1" ".env copied"
 	assert_eq "$(cat "$wt/sub/.env")" "nested" "at any depth"

@@ -362,6 +362,33 @@ await check('run: allow_hosts only names hosts the person allows, exactly', asyn
 		/'pypi\.org'/);
 });
 
+await check('task_new runs the person\'s setup in the new task, as new does', async () => {
+	// The person's config.json names the setup; the agent's task_new runs it in
+	// the task's sandbox and says how it went (a failed one keeps the task).
+	const xdg = join(top, 'xdg-setup');
+	mkdirSync(join(xdg, 'agenttask'), { recursive: true });
+	writeFileSync(join(xdg, 'agenttask', 'config.json'),
+		'{"setup": [["sh", "-c", "echo ready >setup.txt"], ["sh", "-c", "exit 3"]]}');
+	const c = await connect([], { XDG_CONFIG_HOME: xdg });
+	const r = await call(c, 'task_new', { task: 'with-setup' });
+	assert.equal(r.isError, false, r.content[0].text);
+	assert.equal(r.structuredContent.setup.state, 'failed');
+	assert.equal(r.structuredContent.setup.done, 1);
+	assert.equal(r.structuredContent.setup.exit_code, 3);
+	const f = await call(c, 'read_file', { task: 'with-setup', path: 'setup.txt' });
+	assert.equal(f.isError, false, f.content[0].text);
+	assert.match(f.structuredContent.content, /^ready/);
+	await c.close();
+	// Without a setup, none is said.
+	const c2 = await connect();
+	const n = await call(c2, 'task_new', { task: 'no-setup' });
+	assert.equal(n.isError, false);
+	assert.equal(n.structuredContent.setup, undefined);
+	await c2.close();
+	for (const t of ['with-setup', 'no-setup'])
+		execFileSync(AGENTTASK, ['-C', repo, 'discard', '--force', t], { env, stdio: 'ignore' });
+});
+
 await check('run: an agent cannot add secrets; the person\'s reach it only as placeholders', async () => {
 	// What: a prompt-injected agent asks the run tool for a secret (to have the proxy send
 	// the person's key where it likes), or reads the one the person's config.json gives.

@@ -218,6 +218,37 @@ static void test_gitlayer__packed_drop_takes_out_a_prefix_with_its_peeled_lines(
 	assert_int_equal(at_gitlayer_packed_drop(text, 0, "refs/agenttask/"), 0);
 }
 
+static void test_gitlayer__is_dir_as_the_overlay_shows_it(void **state)
+{
+	struct fixture *f = *state;
+	char p[PATH_MAX + 64], target[PATH_MAX + 64];
+
+	put(f->root, "lower", "src/deep/file", "x");
+	put(f->root, "upper", "new/file", "x");
+	put(f->root, "upper", "src/mine", "x");
+	assert_true(at_gitlayer_is_dir(&f->g, ""));
+	assert_true(at_gitlayer_is_dir(&f->g, "src/deep"));   /* the lower's, below an upper dir */
+	assert_true(at_gitlayer_is_dir(&f->g, "new"));
+	assert_false(at_gitlayer_is_dir(&f->g, "new/file"));   /* a file */
+	assert_false(at_gitlayer_is_dir(&f->g, "nosuch"));
+	/* A link the agent planted, to a directory outside: never followed. */
+	snprintf(target, sizeof(target), "%s/lower", f->root);
+	snprintf(p, sizeof(p), "%s/upper/evil", f->root);
+	assert_int_equal(symlink(target, p), 0);
+	assert_false(at_gitlayer_is_dir(&f->g, "evil"));
+	assert_false(at_gitlayer_is_dir(&f->g, "evil/src"));
+	/* A file of the upper over the lower's directory hides it. */
+	put(f->root, "lower", "gone/sub/x", "x");
+	put(f->root, "upper", "gone", "now a file");
+	assert_false(at_gitlayer_is_dir(&f->g, "gone/sub"));
+	/* An opaque directory hides the lower's below it. */
+	snprintf(p, sizeof(p), "%s/upper/src", f->root);
+	if (setxattr(p, "user.overlay.opaque", "y", 1, 0) < 0)
+		skip();
+	assert_false(at_gitlayer_is_dir(&f->g, "src/deep"));
+	assert_true(at_gitlayer_is_dir(&f->g, "src"));
+}
+
 #define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -230,6 +261,7 @@ int main(void)
 		TEST(test_gitlayer__lower_read_straight_follows_no_link),
 		TEST(test_gitlayer__malformed_refs),
 		TEST(test_gitlayer__packed_drop_takes_out_a_prefix_with_its_peeled_lines),
+		TEST(test_gitlayer__is_dir_as_the_overlay_shows_it),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

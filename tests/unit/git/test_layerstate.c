@@ -196,7 +196,7 @@ static void layer_state(struct fx *f, bool index, struct result *res)
 	snprintf(path, sizeof(path), "%s/U", f->d);
 	upper = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	snprintf(path, sizeof(path), "%s/idx.task", f->d);
-	res->rc = at_layer_state(r, &f->lower, lower, upper, index ? path : NULL, &tree, &res->cs,
+	res->rc = at_layer_state(r, NULL, &f->lower, lower, upper, index ? path : NULL, &tree, &res->cs,
 				 &res->err);
 	if (res->rc == 0)
 		at_oid_fmt(res->tree, &tree);

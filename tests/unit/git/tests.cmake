@@ -16,3 +16,8 @@ at_unit_test(test_linemap unit/git/test_linemap.c at_git)
 # 77 where an overlay cannot be mounted in a user namespace.
 at_unit_test(test_layerstate unit/git/test_layerstate.c at_git)
 set_tests_properties(unit.test_layerstate PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
+# A task's checkpoints on a real repository, against git's own write-tree; the
+# task is made by app/lifecycle.c, as `new` makes it.
+at_unit_test(test_checkpoint unit/git/test_checkpoint.c at_app)
+# Commits signed a minute apart each, without waiting (libgit2's time()).
+target_link_options(test_checkpoint PRIVATE -Wl,--wrap=time)
