@@ -11,6 +11,7 @@
 #include "app/internal.h"
 #include "core/fs.h"
 #include "core/lock.h"
+#include "core/trace.h"
 #include "core/util.h"
 #include "sandbox/sandbox.h"
 
@@ -46,11 +47,15 @@ int at_app_layer_make(const struct at_paths *p, const struct at_task *t, struct 
 
 int at_app_layer_remove(const struct at_paths *p, const char *name, struct at_error *err)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], doomed[PATH_MAX];
 
-	if (at_paths_layer(p, name, dir, sizeof(dir), err) < 0)
+	if (at_paths_layer(p, name, dir, sizeof(dir), err) < 0 ||
+	    at_paths_layer_removing(p, name, doomed, sizeof(doomed), err) < 0)
 		return err->code;
-	return at_rmtree(dir, err);
+	if (rename(dir, doomed) < 0)
+		return at_rmtree(dir, err);
+	at_test_kill_point("remove:renamed");
+	return at_rmtree(doomed, err);
 }
 
 int at_app_layer_open(const struct at_paths *p, const struct at_task *t, struct at_app_layer *l,

@@ -33,7 +33,11 @@ int at_app_layer_paths(const struct at_paths *p, const struct at_task *t, struct
 int at_app_layer_make(const struct at_paths *p, const struct at_task *t, struct at_app_layer *l,
 		      struct at_error *err);
 
-/* Remove the task's layer; a missing one is success. */
+/*
+ * Remove the task's layer; a missing one is success. It is renamed out of
+ * its place first (core/paths.h), so a kill midway leaves the task's upper
+ * whole or gone, never half-deleted; what is left aside is gc's.
+ */
 int at_app_layer_remove(const struct at_paths *p, const char *name, struct at_error *err);
 
 /*

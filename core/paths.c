@@ -255,6 +255,22 @@ int at_paths_layer(const struct at_paths *p, const char *name, char *buf, size_t
 	return part(buf, size, p->layers_dir, name, "", err);
 }
 
+bool at_paths_is_base_tmp(const char *leaf, const char *tree_hex)
+{
+	size_t n = strlen(tree_hex);
+
+	return strncmp(leaf, ".new-", 5) == 0 && strncmp(leaf + 5, tree_hex, n) == 0 &&
+	       leaf[5 + n] == '.';
+}
+
+int at_paths_layer_removing(const struct at_paths *p, const char *name, char *buf, size_t size,
+			    struct at_error *err)
+{
+	if (at_fmt(buf, size, "%s/.removing-%s.%ld", p->layers_dir, name, (long)getpid()) < 0)
+		return at_error_sys(err, AT_ESYS, "path too long for task '%s'", name);
+	return 0;
+}
+
 static int below(char *buf, size_t size, const char *dir, const char *leaf, struct at_error *err)
 {
 	char tmp[PATH_MAX];

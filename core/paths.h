@@ -11,6 +11,7 @@
 #define AT_CORE_PATHS_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/error.h"
@@ -176,6 +177,14 @@ int at_paths_base_tmp(const struct at_paths *p, const char *tree_hex, char *buf,
 		      struct at_error *err);
 int at_paths_layer(const struct at_paths *p, const char *name, char *buf, size_t size,
 		   struct at_error *err);
+/* Whether leaf, a name in bases_dir, is a temporary twin of tree_hex's base (any maker's). */
+bool at_paths_is_base_tmp(const char *leaf, const char *tree_hex);
+/*
+ * Where a layer is renamed to be removed, out of its place in one step:
+ * <layers_dir>/.removing-NAME.PID (what a kill leaves there is gc's).
+ */
+int at_paths_layer_removing(const struct at_paths *p, const char *name, char *buf, size_t size,
+			    struct at_error *err);
 /* A base's files/ and index; a layer's upper/ (the task's files over the base). */
 int at_paths_base_files(const struct at_paths *p, const char *tree_hex, char *buf, size_t size,
 			struct at_error *err);

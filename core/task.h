@@ -115,7 +115,7 @@ const char *at_branch_short(const char *ref);
 /* What a task looks like right now (git/worktree.h fills it). */
 struct at_task_info {
 	char head_commit[AT_OID_HEXSZ + 1];  /* tip of the task branch, "" if missing */
-	bool worktree_missing;
+	bool worktree_missing;  /* its worktree, or a layered task's upper, is gone */
 	bool dirty;             /* uncommitted or untracked (not ignored) changes */
 	size_t commits_ahead;   /* commits on the task branch not in its base commit */
 };

@@ -3,6 +3,7 @@
  */
 #include "git/layer.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -24,6 +25,31 @@ static int make_dir(const char *path, struct at_error *err)
 	if (mkdir(path, 0700) < 0 && errno != EEXIST)
 		return at_error_sys(err, AT_ESYS, "cannot create '%s'", path);
 	return 0;
+}
+
+/*
+ * The temporary twins of tree_hex's base that makers killed midway left
+ * (core/paths.h): the caller holds the repository lock, so no maker of one
+ * is alive.
+ */
+static int remove_leftovers(const struct at_paths *p, const char *tree_hex, struct at_error *err)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	if (!(d = opendir(p->bases_dir)))
+		return 0;
+	while (rc == 0 && (de = readdir(d)))
+		if (at_paths_is_base_tmp(de->d_name, tree_hex)) {
+			if (at_fmt(path, sizeof(path), "%s/%s", p->bases_dir, de->d_name) < 0)
+				rc = at_error_set(err, AT_ESYS, "path too long '%s'", p->bases_dir);
+			else
+				rc = at_rmtree(path, err);
+		}
+	closedir(d);
+	return rc;
 }
 
 /* The checkout into tmp/files and tmp/index; AT_LAYER_DECLINED when it cannot be this one. */
@@ -69,8 +95,8 @@ int at_layer_base(struct at_repo *r, const char *commit_hex, char *tree_hex,
 		goto out;
 	if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode))
 		goto done;
-	/* A leftover of a maker killed with our pid, or a stray: ours to replace. */
-	if ((rc = make_dir(p->bases_dir, err)) < 0 || (rc = at_rmtree(tmp, err)) < 0)
+	/* The leftovers of makers killed (one may have had our pid): ours to replace. */
+	if ((rc = make_dir(p->bases_dir, err)) < 0 || (rc = remove_leftovers(p, hex, err)) < 0)
 		goto out;
 	rc = check_out(r, commit, tmp, progress, err);
 	if (rc == 0)

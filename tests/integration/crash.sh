@@ -5,6 +5,9 @@
 
 NFILES=20000
 
+# A layered task's files are seen through its sandbox (agent_sh).
+! layered_form || require_user_namespaces
+
 common_dir() {
 	git -C "$1" rev-parse --path-format=absolute --git-common-dir
 }
@@ -41,10 +44,18 @@ kill_new_at() {
 	assert_eq "$rc" 137 "'new' killed at $1"
 }
 
-# assert_nothing_left REPO NAME: no trace of task NAME anywhere.
+# assert_nothing_left REPO NAME: no trace of task NAME anywhere (and, no
+# task being left, no base of layered tasks either).
 assert_nothing_left() {
 	local repo=$1 name=$2 cd
 	cd=$(common_dir "$repo")
+	assert_no_file "$cd/agenttask/layers/$name" "no layer"
+	if [ -d "$cd/agenttask/layers" ]; then
+		assert_empty "nothing else under the layers directory" ls -A "$cd/agenttask/layers"
+	fi
+	if [ -d "$cd/agenttask/bases" ]; then
+		assert_empty "no base (nor half-made one) left" ls -A "$cd/agenttask/bases"
+	fi
 	assert_eq "$(git -C "$repo" worktree list --porcelain | grep -c '^worktree ')" "1" "only the main worktree"
 	assert_empty "no branch" git -C "$repo" for-each-ref "refs/heads/agenttask/$name"
 	assert_no_file "$cd/worktrees/agenttask-$name" "no admin directory"
@@ -60,12 +71,19 @@ assert_nothing_left() {
 	assert_fsck "$repo"
 }
 
-# assert_complete_task REPO NAME: the task exists and holds every file.
+# assert_complete_task REPO NAME: the task exists and holds every file (a
+# layered task: as its agent sees them, its base whole under its layer).
 assert_complete_task() {
 	local repo=$1 name=$2 wt
 	wt=$(wt_home "$repo")/$name
-	assert_eq "$(git -C "$wt" status --porcelain | wc -l)" "0" "worktree clean"
-	assert_eq "$(find "$wt" -name '*.txt' -type f | wc -l)" "$NFILES" "every file checked out"
+	if layered_form; then
+		assert_no_file "$wt" "a layered task's path holds nothing on the host"
+		agent_sh -C "$repo" "$name" 'git status --porcelain | wc -l; find . -name "*.txt" -type f | wc -l'
+		assert_eq "$out" "$(printf '0\n%s' "$NFILES")" "worktree clean, every file there"
+	else
+		assert_eq "$(git -C "$wt" status --porcelain | wc -l)" "0" "worktree clean"
+		assert_eq "$(find "$wt" -name '*.txt' -type f | wc -l)" "$NFILES" "every file checked out"
+	fi
 	assert_eq "$(git -C "$repo" rev-parse "agenttask/$name")" "$(git -C "$repo" rev-parse main)" "branch at base"
 	assert_fsck "$repo"
 }
@@ -108,23 +126,29 @@ test_new_killed_at_every_step_never_leaves_junk() {
 	done
 }
 
-# What: discard killed while it deletes the worktree (renamed aside whole,
-# the trash already written, the record not yet removed). Must: the worktree
-# is whole or gone (never half-deleted), the full state is in the trash, and
-# discard (or gc) run again finishes the job with nothing lost.
+# What: discard killed while it deletes the worktree, or a layered task's
+# layer (renamed aside whole, the trash already written, the record not yet
+# removed). Must: the worktree (the layer) is whole or gone (never
+# half-deleted), the full state is in the trash, and discard (or gc) run
+# again finishes the job with nothing lost.
 test_discard_killed_midway_loses_nothing() {
 	make_big_repo big
-	local wt ref found=no rc=0
+	local wt ref found=no rc=0 gone stray="stray worktree directory"
 	ok "new" -C big new d
 	wt=$out
-	echo "precious" >"$wt/precious.txt"
+	gone=$wt
+	if layered_form; then
+		gone=$(common_dir big)/agenttask/layers/d
+		stray="stray task layer"
+	fi
+	agent_sh -C big d 'echo precious >precious.txt'
 	AGENTTASK_TEST_KILL_AT=remove:renamed "$AT" -C big discard d >/dev/null 2>&1 || rc=$?
 	assert_eq "$rc" 137 "discard killed while removing"
 	assert_file "$(common_dir big)/agenttask/tasks/d.json" "the record is still there"
-	assert_no_file "$wt" "the worktree is gone from its path, not half there"
+	assert_no_file "$gone" "the task's files are gone from their place, not half there"
 	ok "discard again" -C big discard d
 	ok "gc" -C big gc
-	assert_contains "$out" "stray worktree directory" "gc removes what was renamed aside"
+	assert_contains "$out" "$stray" "gc removes what was renamed aside"
 	assert_nothing_left big d
 	for ref in $(git -C big for-each-ref --format='%(refname)' "refs/agenttask/trash/d/"); do
 		if [ "$(git -C big cat-file -p "$ref:precious.txt" 2>/dev/null)" = "precious" ] &&

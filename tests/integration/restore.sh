@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
-# Discard that can be undone: restore, the trash, and gc pruning it.
+# Discard that can be undone: restore, the trash, and gc pruning it. The
+# tests play the agent (agent_sh) to change a task; a restored task is full
+# (a checkout at its path) whatever the form of the one discarded.
 . "$(dirname "$0")/lib.sh"
 
-# state_of DIR: one line per file and symlink below DIR (.git left out):
-# path, then mode and sha256 for a file, or the target for a symlink.
+# One line per file and symlink below the current directory (.git left
+# out): path, then mode and sha256 for a file, or the target for a symlink.
+# A script for sh, run on the host (state_of) or by the agent (agent_sh).
+STATE_OF='find . -path ./.git -prune -o \( -type f -o -type l \) -print | LC_ALL=C sort |
+	while IFS= read -r f; do
+		if [ -L "$f" ]; then
+			printf "%s link %s\n" "$f" "$(readlink "$f")"
+		else
+			printf "%s %s %s\n" "$f" "$(stat -c %a "$f")" "$(sha256sum <"$f" | cut -d" " -f1)"
+		fi
+	done'
+
+# state_of DIR: $STATE_OF of DIR, on the host.
 state_of() {
-	(
-		cd "$1"
-		find . -path ./.git -prune -o \( -type f -o -type l \) -print | LC_ALL=C sort |
-			while IFS= read -r f; do
-				if [ -L "$f" ]; then
-					printf '%s link %s\n' "$f" "$(readlink "$f")"
-				else
-					printf '%s %s %s\n' "$f" "$(stat -c %a "$f")" \
-						"$(sha256sum <"$f" | cut -d' ' -f1)"
-				fi
-			done
-	)
+	(cd "$1" && sh -c "$STATE_OF")
 }
 
 trash_refs() {
@@ -25,6 +27,7 @@ trash_refs() {
 
 # A task with a commit of its own and every kind of uncommitted change.
 make_busy_task() {
+	require_user_namespaces
 	make_repo repo
 	printf '#!/bin/sh\necho tool\n' >repo/tool.sh
 	chmod +x repo/tool.sh
@@ -32,31 +35,36 @@ make_busy_task() {
 	git -C repo commit -q -m "a tool"
 	ok "new" -C repo new t
 	wt=$out
-	printf 'committed in the task\n' >"$wt/committed.txt"
-	git -C "$wt" add committed.txt
-	git -C "$wt" commit -q -m "task commit"
-	printf 'changed, not committed\n' >>"$wt/README"
-	rm "$wt/src/main.c"
-	chmod -x "$wt/tool.sh"
-	printf 'untracked\n' >"$wt/new.txt"
-	mkdir -p "$wt/deep/er"
-	printf '\000\001binary\377' >"$wt/deep/er/blob.bin"
-	printf '#!/bin/sh\nexit 0\n' >"$wt/run.sh"
-	chmod 755 "$wt/run.sh"
-	ln -s README "$wt/link"
-	ln -s ../README "$wt/deep/up"
+	agent_sh t 'set -e
+		printf "committed in the task\n" >committed.txt
+		git add committed.txt
+		git commit -q -m "task commit"
+		printf "changed, not committed\n" >>README
+		rm src/main.c
+		chmod -x tool.sh
+		printf "untracked\n" >new.txt
+		mkdir -p deep/er
+		printf "\000\001binary\377" >deep/er/blob.bin
+		printf "#!/bin/sh\nexit 0\n" >run.sh
+		chmod 755 run.sh
+		ln -s README link
+		ln -s ../README deep/up'
 }
 
 test_restore_brings_the_task_back_byte_for_byte() {
 	make_busy_task
 	local before status tip
-	before=$(state_of "$wt")
-	status=$(git -C "$wt" status --porcelain)
+	agent_sh t "$STATE_OF"
+	before=$out
+	agent_sh t 'git status --porcelain'
+	status=$out
 	tip=$(git -C repo rev-parse agenttask/t)
 	[ -n "$status" ] || fail "the task should have uncommitted changes"
+	assert_contains "$before" "./deep/er/blob.bin " "the agent's files seen"
 
 	ok "discard" -C repo discard t
 	assert_no_file "$wt" "worktree removed by discard"
+	assert_no_file "$(git -C repo rev-parse --absolute-git-dir)/agenttask/layers/t" "layer removed by discard"
 	assert_eq "$(trash_refs t | wc -l)" "1" "one trash entry"
 
 	ok "restore" -C repo restore t
@@ -90,12 +98,13 @@ test_restore_keeps_the_base_branch_and_commit() {
 }
 
 test_restore_takes_the_most_recent_of_two_discards() {
+	require_user_namespaces
 	make_repo repo
 	ok "new" -C repo new t
-	printf 'first\n' >"$out/which"
+	agent_sh t 'printf "first\n" >which'
 	ok "discard 1" -C repo discard t
 	ok "new again" -C repo new t
-	printf 'second\n' >"$out/which"
+	agent_sh t 'printf "second\n" >which'
 	ok "discard 2" -C repo discard t
 	assert_eq "$(trash_refs t | wc -l)" "2" "two trash entries"
 
@@ -111,15 +120,16 @@ test_restore_takes_the_most_recent_of_two_discards() {
 }
 
 test_restore_refuses_when_the_task_exists() {
+	require_user_namespaces
 	make_repo repo
 	ok "new" -C repo new t
 	ok "discard" -C repo discard t
 	ok "new again" -C repo new t
-	local wt=$out
-	printf 'keep me\n' >"$wt/mine"
+	agent_sh t 'printf "keep me\n" >mine'
 	expect_rc 1 "restore over an existing task" -C repo restore t
 	assert_contains "$errout" "'t'" "message names the task"
-	assert_eq "$(cat "$wt/mine")" "keep me" "existing task untouched"
+	agent_sh t 'cat mine'
+	assert_eq "$out" "keep me" "existing task untouched"
 	assert_eq "$(trash_refs t | wc -l)" "1" "trash entry kept"
 }
 
@@ -149,11 +159,11 @@ test_restore_changes_nothing_when_the_worktree_path_is_taken() {
 }
 
 test_restore_brings_staged_changes_back_unstaged() {
+	require_user_namespaces
 	make_repo repo
 	ok "new" -C repo new t
 	local wt=$out
-	printf 'staged\n' >>"$wt/README"
-	git -C "$wt" add README
+	agent_sh t 'printf "staged\n" >>README && git add README'
 	ok "discard" -C repo discard t
 	ok "restore" -C repo restore t
 	assert_eq "$(tail -n1 "$wt/README")" "staged" "content back"
@@ -176,26 +186,33 @@ test_gc_trash_days_0_prunes_the_trash() {
 }
 
 # What a discard killed while removing the worktree leaves: the record, the
-# branch, the admin dir and part of the worktree, its .git pointer gone.
+# branch, the admin dir and part of the worktree, its .git pointer gone (a
+# layered task's: the record and the branch, git's admin dir gone and the
+# layer renamed aside whole, crash.sh's kill at remove:renamed).
 test_discard_after_a_killed_discard_keeps_the_full_save() {
+	require_user_namespaces
 	make_repo repo
 	ok "new" -C repo new t
 	local wt=$out common tip
 	common=$(git -C repo rev-parse --absolute-git-dir)
-	printf 'precious\n' >"$wt/precious.txt"
+	agent_sh t 'printf "precious\n" >precious.txt'
 	tip=$(git -C repo rev-parse agenttask/t)
 	cp -a "$common/agenttask/tasks/t.json" record.json
-	cp -a "$common/worktrees/agenttask-t" admin
-	cp -a "$wt" half
+	if ! layered_form; then
+		cp -a "$common/worktrees/agenttask-t" admin
+		cp -a "$wt" half
+	fi
 	ok "discard" -C repo discard t
 	local saved
 	saved=$(trash_refs t)
 	# Put back the state of the kill.
 	cp -a record.json "$common/agenttask/tasks/t.json"
-	cp -a admin "$common/worktrees/agenttask-t"
 	git -C repo branch agenttask/t "$tip"
-	rm half/.git half/README
-	cp -a half "$wt"
+	if ! layered_form; then
+		cp -a admin "$common/worktrees/agenttask-t"
+		rm half/.git half/README
+		cp -a half "$wt"
+	fi
 
 	ok "discard again" -C repo discard t
 	assert_eq "$(trash_refs t)" "$saved" "the complete save stands; no worse entry on top"
@@ -213,11 +230,12 @@ test_restore_help() {
 
 # discard_three: task t discarded three times, its file f holding v1, v2, v3.
 discard_three() {
+	require_user_namespaces
 	make_repo repo
 	local i
 	for i in 1 2 3; do
 		ok "new $i" -C repo new t
-		printf 'v%s\n' "$i" >"$out/f"
+		agent_sh t 'printf "v%s\n" "$1" >f' "$i"
 		ok "discard $i" -C repo discard t
 	done
 	ok "new other" -C repo new other

@@ -12,15 +12,33 @@ ME=$(id -u)
 TAG=$((900000 + RANDOM % 90000))$ME
 
 # A repository with tasks t1 (the one run) and t2 (another task), and a
-# remote URL holding a credential. WT, WT2, COMMON are their real paths.
+# remote URL holding a credential. WT, WT2, COMMON are their real paths (a
+# layered task's path holds nothing on the host: its files are its layer's
+# upper over its base, mounted at WT inside).
 sb_task() {
 	make_repo repo
 	git -C repo config remote.origin.url "https://user:SECRET-TOKEN@example.com/x.git"
 	ok "new t1" -C repo new t1
-	WT=$(realpath "$out")
+	WT=$(realpath -m "$out")
 	ok "new t2" -C repo new t2
-	WT2=$(realpath "$out")
+	WT2=$(realpath -m "$out")
 	COMMON=$(realpath "$(git -C repo rev-parse --absolute-git-dir)")
+}
+
+# wt_file [REL]: where the host holds what t1's commands wrote at REL of
+# the worktree: its checkout, or a layered task's upper (app/layer.h).
+wt_file() {
+	if layered_form; then
+		echo "$COMMON/agenttask/layers/t1/upper${1:+/$1}"
+	else
+		echo "$WT${1:+/$1}"
+	fi
+}
+
+# assert_t1_files_gone: t1's worktree (a layered task's layer too) removed.
+assert_t1_files_gone() {
+	assert_no_file "$WT" "the worktree"
+	assert_no_file "$COMMON/agenttask/layers/t1" "the layer"
 }
 
 # sbrun ARGS...: agenttask run t1 ARGS; $out $errout $rc.
@@ -72,7 +90,7 @@ test_worktree_is_writable() {
 	sb_task
 	sbok "write in the worktree" -- sh -c 'echo passed > test_output.txt && cat test_output.txt'
 	assert_eq "$out" "passed" "output"
-	assert_eq "$(cat "$WT/test_output.txt")" "passed" "file on the host"
+	assert_eq "$(cat "$(wt_file test_output.txt)")" "passed" "file on the host"
 	sbok "cwd" -- pwd
 	assert_eq "$out" "$WT" "the working directory is the worktree, at its own path"
 }
@@ -101,7 +119,8 @@ test_etc_shows_what_is_world_readable_and_nothing_else() {
 	sbok "public" -- cat "$public"
 	assert_eq "$out" "$(cat "$public")" "'$public' as on the host"
 	if [ -d /etc/java-17-openjdk ] && command -v javac >/dev/null; then
-		printf 'class A { public static void main(String[] a) { System.out.println("javac-ok"); } }\n' >"$WT/A.java"
+		agent_sh t1 'printf "%s\n" "$1" >A.java' \
+			'class A { public static void main(String[] a) { System.out.println("javac-ok"); } }'
 		sbok "javac" -- sh -c 'javac A.java && java -cp . A'
 		assert_eq "$out" "javac-ok" "javac finds its /etc/java-17-openjdk"
 	fi
@@ -239,7 +258,7 @@ moved" "the next run of the task sees its own writes"
 	expect_rc 0 "another task" -C repo run t2 --cache "$PWD/cache" -- cat "$PWD/cache/pkgs/a.tgz"
 	assert_eq "$out" "warm" "another task sees the host's cache, not t1's writes"
 	expect_rc 2 "a file" -C repo run t1 --cache "$PWD/cache/pkgs/a.tgz" -- true
-	expect_rc 2 "the worktree" -C repo run t1 --cache "$WT" -- true
+	expect_rc 2 "the worktree" -C repo run t1 --cache "$(wt_file)" -- true
 	expect_rc 2 "the git dir" -C repo run t1 --cache "$COMMON" -- true
 	expect_rc 2 "missing" -C repo run t1 --cache "$PWD/nothing" -- true
 	ok "discard" -C repo discard t1
@@ -262,16 +281,18 @@ test_cache_of_a_concurrent_run_is_read_only_and_its_scratch_kept() {
 	echo warm >cache/b
 	local before layer
 	before=$(tree_state cache)
-	"$AT" -C repo run t1 --cache "$PWD/cache" -- sh -c "
-		echo one >'$PWD/cache/a'; touch started
-		while [ ! -e go ]; do sleep 0.05; done
+	# The first run and the test meet in a directory of the test's own.
+	mkdir sync
+	"$AT" -C repo run t1 --cache "$PWD/cache" --rw "$PWD/sync" -- sh -c "
+		echo one >'$PWD/cache/a'; touch '$PWD/sync/started'
+		while [ ! -e '$PWD/sync/go' ]; do sleep 0.05; done
 		echo two >'$PWD/cache/b'" >/dev/null 2>&1 &
 	local pid=$!
-	wait_until 10 test -e "$WT/started" || fail "the first run did not start"
+	wait_until 10 test -e sync/started || fail "the first run did not start"
 	expect_rc 7 "the second run" -C repo run t1 --cache "$PWD/cache" -- sh -c "cat '$PWD/cache/a'; touch '$PWD/cache/c' || exit 7"
 	assert_contains "$errout" "another run of 't1' has its cache '$PWD/cache': read-only in this one" "said"
 	assert_contains "$out" "warm" "the host's copy, not the first run's layer"
-	touch "$WT/go"
+	touch sync/go
 	wait $pid || fail "the first run failed after the second had ended"
 	sbok "the layer" --cache "$PWD/cache" -- cat "$PWD/cache/a" "$PWD/cache/b"
 	assert_eq "$out" "one
@@ -328,7 +349,7 @@ test_home_size_caps_the_lasting_home() {
 	expect_rc 1 "the next capped run" -C repo run t1 --home-size 1M -- touch "$WT/ran"
 	assert_contains "$errout" "the home of 't1' holds 2.9 MiB, over --home-size 1.0 MiB" "refused"
 	assert_eq "$(printf '%s\n' "$errout" | wc -l)" "1" "one line"
-	assert_no_file "$WT/ran" "nothing ran"
+	assert_no_file "$(wt_file ran)" "nothing ran"
 	sbok "a larger cap frees it" --home-size 10M -- sh -c 'rm "$HOME/big"'
 	sbok "the cap holds again" --home-size 1M -- true
 	sbok "hard links" --home-size 2M -- sh -c 'head -c 1500000 /dev/zero >"$HOME/one"
@@ -390,7 +411,7 @@ test_proc_is_the_sandboxs_own() {
 test_git_works_read_only() {
 	# What: git status/log/diff inside. Must: succeed.
 	sb_task
-	echo change >>"$WT/README"
+	agent_sh t1 'echo change >>README'
 	sbok "git status" -- git status --short
 	assert_eq "$out" " M README" "git status sees the change"
 	sbok "git log" -- git log --oneline
@@ -408,7 +429,7 @@ test_git_metadata_changes_stay_inside() {
 	sb_task
 	local before
 	before=$(md5sum "$COMMON/config" "$COMMON/worktrees/agenttask-t1/HEAD" | md5sum)
-	echo change >>"$WT/README"
+	agent_sh t1 'echo change >>README'
 	sbok "commit" -- sh -c 'git add -A && git -c user.name=x -c user.email=x@y commit -qm x'
 	assert_eq "$(git -C repo log -1 --format=%s agenttask/t1)" "x" "the commit imported"
 	sbok "hooksPath" -- git config core.hooksPath /tmp/hooks
@@ -468,7 +489,7 @@ test_real_config_is_not_readable() {
 test_other_tasks_and_state_are_invisible() {
 	# What: look for task t2's worktree, records, logs and lock. Must: absent.
 	sb_task
-	echo other >"$WT2/other-file"
+	agent_sh t2 'echo other >other-file'
 	sbok "look" -- sh -c "ls -A '$COMMON/agenttask'; ls -A '$(dirname "$WT")'; test -e '$WT2/other-file' && echo OTHER; true"
 	assert_eq "$out" "t1" "the state dir empty, only this task's worktree beside it"
 	# With a bind that could show them (--ro of the data directory), the same.
@@ -494,7 +515,7 @@ test_read_only_git_files_cannot_be_hardlinked_into_the_worktree() {
 	[ "$rc" != 0 ] || fail "a hard link out of the worktree was made"
 	assert_contains "$errout" "cross-device" "refused as cross-device"
 	assert_eq "$(md5sum "$head" | cut -d' ' -f1)" "$before" "HEAD unchanged"
-	assert_no_file "$WT/h1" "no link"
+	assert_no_file "$(wt_file h1)" "no link"
 }
 
 test_the_init_cannot_be_inspected() {
@@ -561,17 +582,20 @@ refused" "no agent socket, no abstract socket"
 # ---- symlinks planted in what setup mounts ----
 
 test_planted_git_pointer_symlink_is_refused() {
-	# What: the worktree's .git replaced by a symlink to /etc/passwd.
+	# What: the worktree's .git (a layered task's: the mount point in its
+	# upper) replaced by a symlink to /etc/passwd.
 	# Must: setup refuses (125), never follows it, the command never runs.
 	sb_task
-	mv "$WT/.git" "$WT/.git.real"
-	ln -s /etc/passwd "$WT/.git"
+	local git
+	git=$(wt_file .git)
+	mv "$git" "$git.real"
+	ln -s /etc/passwd "$git"
 	sbrun -- sh -c "echo RAN > ran-$TAG"
-	rm "$WT/.git"
-	mv "$WT/.git.real" "$WT/.git"
+	rm "$git"
+	mv "$git.real" "$git"
 	assert_eq "$rc" 125 "exit status"
 	assert_contains "$errout" "symbolic link" "the error names the link"
-	assert_no_file "$WT/ran-$TAG" "the command did not run"
+	assert_no_file "$(wt_file ran-$TAG)" "the command did not run"
 }
 
 test_rw_symlink_is_refused() {
@@ -593,8 +617,11 @@ test_bind_policy() {
 	expect_rc 2 "--rw common dir" -C repo run t1 --rw "$COMMON" -- true
 	expect_rc 2 "--rw parent of common dir" -C repo run t1 --rw "$(dirname "$COMMON")" -- true
 	expect_rc 2 "--ro config" -C repo run t1 --ro "$COMMON/config" -- true
-	expect_rc 2 "--ro other task" -C repo run t1 --ro "$WT2" -- true
-	expect_rc 2 "--rw .git pointer" -C repo run t1 --rw "$WT/.git" -- true
+	# Another task's files: its worktree, or a layered task's upper.
+	local other=$WT2
+	! layered_form || other=$COMMON/agenttask/layers/t2/upper
+	expect_rc 2 "--ro other task" -C repo run t1 --ro "$other" -- true
+	expect_rc 2 "--rw .git pointer" -C repo run t1 --rw "$(wt_file .git)" -- true
 	expect_rc 2 "--ro missing" -C repo run t1 --ro "$PWD/missing" -- true
 	mkdir ro rw
 	echo data >ro/f
@@ -698,12 +725,13 @@ test_cannot_mount_or_unshare_inside() {
 	# where the worktree's file system allows devices.
 	sbrun -- mknod dev-null-copy c 1 3
 	[ "$rc" != 0 ] || fail "mknod succeeded"
-	assert_no_file "$WT/dev-null-copy" "no device node in the worktree"
+	assert_no_file "$(wt_file dev-null-copy)" "no device node in the worktree"
 }
 
-# probe.c: system calls the seccomp filter must refuse, compiled on the host.
+# probe.c: system calls the seccomp filter must refuse, compiled on the host
+# (./probe) and copied into the worktree by the agent.
 build_probe() {
-	cat >"$WT/probe.c" <<'EOF'
+	cat >probe.c <<'EOF'
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
@@ -742,7 +770,8 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-	cc -o "$WT/probe" "$WT/probe.c" || fail "cannot build probe"
+	cc -o probe probe.c || fail "cannot build probe"
+	expect_rc 0 "the probe copied in" -C repo run t1 -- sh -c 'cat >probe && chmod 755 probe' <probe
 }
 
 test_seccomp_refuses_tiocsti_and_friends() {
@@ -779,7 +808,7 @@ test_seccomp_kills_i386_system_calls() {
 	sb_task
 	build_probe
 	local host_rc=0
-	"$WT/probe" i386 >/dev/null 2>&1 || host_rc=$?
+	./probe i386 >/dev/null 2>&1 || host_rc=$?
 	[ "$host_rc" = 0 ] || skip "this kernel refuses IA-32 system calls itself (the probe outside any sandbox exits $host_rc)"
 	sbrun -- ./probe i386
 	assert_eq "$rc" 159 "i386 system call"
@@ -856,17 +885,16 @@ test_signals_reach_the_command() {
 	sb_task
 	local sig
 	for sig in TERM INT; do
-		rm -f "$WT/ready" "$WT/got"
-		"$AT" -C repo run t1 -- sh -c "trap 'echo $sig > got; exit 42' $sig; touch ready; while :; do sleep 0.1; done" &
+		"$AT" -C repo run t1 -- sh -c "trap 'echo $sig > got-$sig; exit 42' $sig; touch ready-$sig; while :; do sleep 0.1; done" &
 		local pid=$!
-		wait_until 10 test -e "$WT/ready" || fail "not started"
+		wait_until 10 test -e "$(wt_file ready-$sig)" || fail "not started"
 		kill -$sig $pid
 		set +e
 		wait $pid
 		rc=$?
 		set -e
 		assert_eq "$rc" 42 "status after SIG$sig"
-		assert_eq "$(cat "$WT/got")" "$sig" "the trap ran"
+		assert_eq "$(cat "$(wt_file got-$sig)")" "$sig" "the trap ran"
 	done
 }
 
@@ -943,19 +971,20 @@ test_discard_refuses_while_a_command_runs_and_force_stops_it_first() {
 	# is logged as killed (137).
 	sb_task
 	local s=sleep_${TAG}d before
+	agent_sh t1 'echo change >file'
 	start_run $s
-	echo change >"$WT/file"
-	before=$(git -C repo for-each-ref; ls -A "$WT"; ls "$COMMON/agenttask/tasks")
+	before=$(git -C repo for-each-ref; ls -A "$(wt_file)"; ls "$COMMON/agenttask/tasks")
 	expect_rc 1 "discard during a run" -C repo discard t1
 	assert_eq "$errout" "agenttask: task 't1' has a running command (pid $RUN_PID); stop it or use --force" "the refusal"
-	assert_eq "$(git -C repo for-each-ref; ls -A "$WT"; ls "$COMMON/agenttask/tasks")" "$before" "the refusal changed something"
+	assert_eq "$(git -C repo for-each-ref; ls -A "$(wt_file)"; ls "$COMMON/agenttask/tasks")" "$before" "the refusal changed something"
 	sleeping $s || fail "the refusal stopped the command"
 	ok "discard --force" -C repo discard --force t1
 	! sleeping $s || fail "the command outlived discard --force: $(pgrep -a -f "^/tmp/$s")"
 	assert_eq "$(run_status)" 137 "the run's status"
-	assert_no_file "$WT" "the worktree"
+	assert_t1_files_gone
 	ok "log" -C repo log t1 --json
-	assert_eq "$(json_get "$out" '[e["exit_code"] for e in j if e["event"] == "run"]')" "[137]" "the run is logged as killed"
+	assert_eq "$(json_get "$out" '[e["exit_code"] for e in j if e["event"] == "run"]')" "[0, 137]" \
+		"the agent's run, then this one logged as killed"
 	ok "restore" -C repo restore t1
 	assert_eq "$(cat "$WT/file")" change "the change was saved before the removal"
 }
@@ -966,8 +995,8 @@ test_accept_refuses_while_a_command_runs_unless_kept_or_forced() {
 	# the command alone; accept --force kills it, then merges and removes.
 	sb_task
 	local s=sleep_${TAG}a main
+	agent_sh t1 'echo one >one'
 	start_run $s
-	echo one >"$WT/one"
 	main=$(git -C repo rev-parse main)
 	expect_rc 1 "accept during a run" -C repo accept t1
 	assert_eq "$errout" "agenttask: task 't1' has a running command (pid $RUN_PID); stop it or use --force" "the refusal"
@@ -976,23 +1005,24 @@ test_accept_refuses_while_a_command_runs_unless_kept_or_forced() {
 	ok "accept --keep during a run" -C repo accept --keep t1
 	assert_file repo/one "the change landed"
 	sleeping $s || fail "accept --keep stopped the command"
-	echo two >"$WT/two"
+	# A second run of the task while the first goes on.
+	agent_sh t1 'echo two >two'
 	ok "accept --force" -C repo accept --force t1
 	! sleeping $s || fail "the command outlived accept --force"
 	assert_eq "$(run_status)" 137 "the run's status"
 	assert_file repo/two "the second change landed"
-	assert_no_file "$WT" "the worktree"
+	assert_t1_files_gone
 }
 
 test_gc_leaves_a_task_with_a_running_command_alone_unless_forced() {
-	# What: the worktree of a task is deleted by hand while a command of
-	# the task still runs in it; gc would remove the task. Must: gc leaves
-	# it alone and says why (exit 0); gc --force kills the command and
-	# removes the task.
+	# What: the worktree of a task (a layered task's upper) is deleted by
+	# hand while a command of the task still runs in it; gc would remove
+	# the task. Must: gc leaves it alone and says why (exit 0); gc --force
+	# kills the command and removes the task.
 	sb_task
 	local s=sleep_${TAG}g
 	start_run $s
-	rm -rf "$WT"
+	rm -rf "$(wt_file)"
 	ok "gc during a run" -C repo gc
 	assert_contains "$out" "left alone: task 't1' has a running command (pid $RUN_PID)" "gc says why"
 	"$AT" -C repo list | grep -q '^t1 ' || fail "gc removed the task"
@@ -1014,7 +1044,7 @@ test_force_stops_a_run_whose_supervisor_is_stopped() {
 	ok "discard --force" -C repo discard --force t1
 	! sleeping $s || fail "the command outlived discard --force"
 	assert_eq "$(run_status)" 137 "the run's status"
-	assert_no_file "$WT" "the worktree"
+	assert_t1_files_gone
 }
 
 test_a_run_waits_while_a_remover_holds_the_task() {
@@ -1073,7 +1103,7 @@ test_file_size_limit() {
 	sb_task
 	sbrun --file-size 1M -- sh -c 'head -c 2097152 /dev/zero > big'
 	[ "$rc" != 0 ] || fail "write succeeded"
-	[ "$(stat -c %s "$WT/big")" -le 1048576 ] || fail "file grew past the limit"
+	[ "$(stat -c %s "$(wt_file big)")" -le 1048576 ] || fail "file grew past the limit"
 }
 
 test_cpu_limit() {
@@ -1106,7 +1136,7 @@ test_exit_statuses() {
 	expect_rc 3 "exit 3" -C repo run t1 -- sh -c 'exit 3'
 	expect_rc 127 "not found" -C repo run t1 -- no-such-command-$TAG
 	assert_contains "$errout" "cannot execute 'no-such-command-$TAG'" "message"
-	printf 'data\n' >"$WT/notexec"
+	agent_sh t1 'printf "data\n" >notexec'
 	expect_rc 126 "not executable" -C repo run t1 -- ./notexec
 	expect_rc 137 "SIGKILL" -C repo run t1 -- sh -c 'kill -KILL $$'
 	expect_rc 143 "SIGTERM" -C repo run t1 -- sh -c 'kill -TERM $$'
@@ -1139,6 +1169,8 @@ test_audit_log() {
 	ok "log text" -C repo log t1
 	assert_contains "$out" "exit 5" "human log"
 	assert_contains "$out" "corrupt" "the corrupt line is reported"
+	# The person in the worktree (a layered task: made full by path).
+	task_path t1
 	( cd "$WT" && "$AT" log ) >/dev/null || fail "log without NAME in the worktree"
 }
 
@@ -1160,7 +1192,7 @@ test_setup_failure_is_125_with_the_cause() {
 	unshare -Ur sh -c "echo 0 > /proc/sys/user/max_user_namespaces && exec '$AT' -C repo run t1 -- touch ran-$TAG" >out.txt 2>err.txt && rc=0 || rc=$?
 	assert_eq "$rc" 125 "exit status"
 	assert_contains "$(cat err.txt)" "user.max_user_namespaces=0" "the cause is named"
-	assert_no_file "$WT/ran-$TAG" "the command did not run unsandboxed"
+	assert_no_file "$(wt_file ran-$TAG)" "the command did not run unsandboxed"
 }
 
 run_tests

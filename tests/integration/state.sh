@@ -11,12 +11,26 @@ record() {
 	echo "$(common_dir "$1")/agenttask/tasks/$2.json"
 }
 
-# three_tasks: repo with tasks good1, bad, good2.
+# three_tasks: repo with tasks good1, bad, good2; bad's agent wrote a file
+# of its own, mine (on a layered task: in its layer's upper).
 three_tasks() {
+	require_user_namespaces
 	make_repo repo
 	ok "new good1" -C repo new good1
 	ok "new bad" -C repo new bad
 	ok "new good2" -C repo new good2
+	agent_sh bad 'echo mine >mine'
+}
+
+# bad_files_left_alone: what bad's agent wrote is still where it wrote it.
+bad_files_left_alone() {
+	if layered_form; then
+		assert_file "$(common_dir repo)/agenttask/layers/bad/upper/mine" "its layer is left alone"
+		assert_file "$(common_dir repo)/worktrees/agenttask-bad" "git's worktree of it is left alone"
+	else
+		assert_file "$(wt_home repo)/bad/README" "its worktree is left alone"
+		assert_file "$(wt_home repo)/bad/mine" "its files are left alone"
+	fi
 }
 
 # others_still_work WHY: good1 and good2 are listed and usable while 'bad'
@@ -36,10 +50,13 @@ others_still_work() {
 	assert_contains "$errout" "$rec" "names the file"
 	assert_contains "$errout" "$why" "says what is wrong"
 	assert_eq "$(printf '%s\n' "$errout" | wc -l)" "1" "one line"
-	echo change >"$(wt_home repo)/good2/change"
+	agent_sh good2 'echo change >change'
 	ok "commit in another task" -C repo commit good2
+	assert_eq "$(git -C repo show agenttask/good2:change)" "change" "the commit holds the change"
+	# The person in good1's worktree (a layered task: made full by path).
+	task_path good1
 	(
-		cd "$(wt_home repo)/good1"
+		cd "$out"
 		ok "status from inside another task" status --json
 		assert_eq "$(json_get "$out" 'j["name"]')" "good1" "found by cwd"
 	)
@@ -47,7 +64,7 @@ others_still_work() {
 	assert_contains "$errout" "$rec" "names the file"
 	expect_rc 1 "discard of the damaged task" -C repo discard bad
 	assert_eq "$(git -C repo branch --list agenttask/bad | wc -l)" "1" "its branch is left alone"
-	assert_file "$(wt_home repo)/bad/README" "its worktree is left alone"
+	bad_files_left_alone
 	ok "new of another name" -C repo new good3
 	ok "discard of another task" -C repo discard good1
 }
