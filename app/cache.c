@@ -77,7 +77,7 @@ int at_app_cache_add(struct at_repo *r, const struct at_task *t, const struct at
 
 	memset(&c, 0, sizeof(c));
 	c.lock = -1;
-	if ((rc = at_app_check_bind(l, path, false, err)) < 0)
+	if ((rc = at_app_check_bind(l, "--cache", path, false, err)) < 0)
 		return rc;
 	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
 		return at_error_set(err, AT_EUSAGE, "--cache '%s': not a directory", path);

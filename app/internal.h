@@ -502,13 +502,14 @@ int at_app_layout_resolve(struct at_repo *r, const struct at_task *where,
 void at_app_layout_release(struct at_app_layout *l);
 
 /*
- * A --ro/--rw path: absolute, existing, no symbolic link on the way; never
+ * A --ro/--rw path (opt the option messages name: "--ro", "--rw", "--cache"):
+ * absolute, existing, no symbolic link on the way; never
  * anything inside the common dir but the worktree (git metadata and state,
  * even read-only: the real config, other tasks), never the .git pointer
  * writable, never a parent of the common dir writable. AT_EUSAGE otherwise.
  */
-int at_app_check_bind(const struct at_app_layout *l, const char *path, bool writable,
-		      struct at_error *err);
+int at_app_check_bind(const struct at_app_layout *l, const char *opt, const char *path,
+		      bool writable, struct at_error *err);
 
 /*
  * Run argv in the sandbox of worktree `where`: the system layout, the

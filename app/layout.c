@@ -136,10 +136,9 @@ void at_app_layout_release(struct at_app_layout *l)
 		at_app_layer_close(&l->layer);
 }
 
-int at_app_check_bind(const struct at_app_layout *l, const char *path, bool writable,
-		      struct at_error *err)
+int at_app_check_bind(const struct at_app_layout *l, const char *opt, const char *path,
+		      bool writable, struct at_error *err)
 {
-	const char *opt = writable ? "--rw" : "--ro";
 	char real[PATH_MAX];
 	struct stat st;
 

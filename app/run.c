@@ -103,7 +103,7 @@ static int take_bind(struct run *run, const char *path, bool writable,
 		return at_error_set(err, AT_ESYS, "out of memory");
 	run->binds[run->nbinds].path = abs;
 	run->binds[run->nbinds++].writable = writable;
-	return at_app_check_bind(&run->layout, abs, writable, err);
+	return at_app_check_bind(&run->layout, writable ? "--rw" : "--ro", abs, writable, err);
 }
 
 /* The binds (the configuration's ro, then the options'), absolute and checked against the

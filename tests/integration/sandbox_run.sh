@@ -261,6 +261,7 @@ moved" "the next run of the task sees its own writes"
 	expect_rc 2 "the worktree" -C repo run t1 --cache "$(wt_file)" -- true
 	expect_rc 2 "the git dir" -C repo run t1 --cache "$COMMON" -- true
 	expect_rc 2 "missing" -C repo run t1 --cache "$PWD/nothing" -- true
+	assert_contains "$errout" "agenttask: --cache '$PWD/nothing': No such file or directory" "the option named"
 	ok "discard" -C repo discard t1
 	assert_no_file "$COMMON/agenttask/caches/t1" "the task's cache layers go with it"
 	assert_eq "$(tree_state cache)" "$before" "still unchanged"

@@ -83,7 +83,7 @@ static int check(struct tree *t, const char *path, bool writable)
 {
 	struct at_error err = AT_ERROR_INIT;
 
-	return at_app_check_bind(&t->l, path, writable, &err);
+	return at_app_check_bind(&t->l, writable ? "--rw" : "--ro", path, writable, &err);
 }
 
 static void test_bind__refuses_git_metadata_and_state(void **state)
