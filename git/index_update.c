@@ -150,20 +150,24 @@ int at_index_update_to(const char *path, int fd, const char *name,
 	return rc;
 }
 
-int at_index_update(const char *path, const struct at_index_change *changes, size_t n,
-		    struct at_error *err)
+/* path's index.lock made as git makes it (exclusively): its descriptor, or < 0 with err set. */
+static int lock_index(const char *path, char *lock, size_t size, struct at_error *err)
 {
-	char lock[PATH_MAX];
-	int fd, rc;
+	int fd;
 
-	if (at_fmt(lock, sizeof(lock), "%s.lock", path) < 0)
+	if (at_fmt(lock, size, "%s.lock", path) < 0)
 		return at_error_set(err, AT_ESYS, "path too long '%s'", path);
 	fd = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return errno == EEXIST ? at_error_set(err, AT_EBUSY, "'%s' exists: another git "
 						      "process holds the index", lock)
 				       : at_error_sys(err, AT_ESYS, "cannot create '%s'", lock);
-	rc = at_index_update_to(path, fd, lock, changes, n, err);
+	return fd;
+}
+
+/* The lock closed, then renamed over path when all went well (rc 0), else removed. */
+static int unlock_index(int fd, const char *lock, const char *path, int rc, struct at_error *err)
+{
 	if (close(fd) < 0 && rc == 0)
 		rc = at_error_sys(err, AT_ESYS, "cannot write '%s'", lock);
 	if (rc == 0 && rename(lock, path) < 0)
@@ -171,6 +175,17 @@ int at_index_update(const char *path, const struct at_index_change *changes, siz
 	if (rc != 0)
 		unlink(lock);
 	return rc;
+}
+
+int at_index_update(const char *path, const struct at_index_change *changes, size_t n,
+		    struct at_error *err)
+{
+	char lock[PATH_MAX];
+	int fd = lock_index(path, lock, sizeof(lock), err);
+
+	if (fd < 0)
+		return fd;
+	return unlock_index(fd, lock, path, at_index_update_to(path, fd, lock, changes, n, err), err);
 }
 
 /* The entry's file still what it describes: its kind, exec bit and size. */
@@ -234,27 +249,17 @@ int at_index_restat(const char *path, int dir, bool (*fresh)(const char *path, v
 {
 	struct at_index idx = AT_INDEX_INIT;
 	char lock[PATH_MAX];
-	int fd, rc;
+	int fd = lock_index(path, lock, sizeof(lock), err), rc;
 
-	if (at_fmt(lock, sizeof(lock), "%s.lock", path) < 0)
-		return at_error_set(err, AT_ESYS, "path too long '%s'", path);
-	fd = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd < 0)
-		return errno == EEXIST ? at_error_set(err, AT_EBUSY, "'%s' exists: another git "
-						      "process holds the index", lock)
-				       : at_error_sys(err, AT_ESYS, "cannot create '%s'", lock);
+		return fd;
 	rc = at_index_read(path, &idx, err);
 	/* Version 4's paths are not in the file's bytes: where its entries lie is not known here. */
 	if (rc == 0 && (!idx.map || idx.paths || idx.map_len < HEADER_SIZE + GIT_OID_RAWSZ + 1))
 		rc = AT_INDEX_DECLINED;
 	if (rc == 0)
 		rc = restat_and_write(fd, lock, &idx, dir, fresh, ctx, err);
-	if (close(fd) < 0 && rc == 0)
-		rc = at_error_sys(err, AT_ESYS, "cannot write '%s'", lock);
-	if (rc == 0 && rename(lock, path) < 0)
-		rc = at_error_sys(err, AT_ESYS, "cannot rename '%s'", lock);
-	if (rc != 0)
-		unlink(lock);
+	rc = unlock_index(fd, lock, path, rc, err);
 	at_index_free(&idx);
 	return rc;
 }

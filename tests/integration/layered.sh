@@ -13,19 +13,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 
 require_user_namespaces
 
-# overlayfs in a user namespace (userxattr, Linux 5.11): a layered run needs it.
-require_overlay() {
-	local d
-	d=$(mktemp -d "$_at_root/ovl.XXXXXX")
-	mkdir "$d/l" "$d/u" "$d/w" "$d/m"
-	unshare -Urm sh -c "mount -t overlay -o lowerdir=$d/l,upperdir=$d/u,workdir=$d/w,userxattr \
-		none $d/m" 2>/dev/null || skip "overlayfs cannot be mounted in a user namespace here"
-}
-
-state() {
-	echo "$(git -C repo rev-parse --path-format=absolute --git-common-dir)/agenttask"
-}
-
 # A layered task t1 of ./repo; WT its path (which holds nothing on the host).
 layered_task() {
 	require_overlay
@@ -61,7 +48,7 @@ test_new_layered_makes_a_locked_worktree_over_a_shared_base() {
 	git -C repo worktree prune
 	assert_contains "$(git -C repo worktree list)" "agenttask/t1" "prune keeps the task"
 	ok "second task" -C repo new --layered t2
-	assert_eq "$(ls "$(state)/bases" | wc -l)" 1 "one base for two tasks of one tree"
+	assert_eq "$(ls "$(repo_state)/bases" | wc -l)" 1 "one base for two tasks of one tree"
 	inside 'test "$(cat README)" = "$(printf "hello\nline two")" && s=$(git status --short) &&
 		test -z "$s"'
 	ok "list" -C repo list
@@ -110,7 +97,7 @@ test_run_writes_the_upper_and_the_host_reads_it() {
 	inside 's=$(git status --short) && echo "$s" && test -z "$s"'
 	ok "accept" -C repo accept t1
 	assert_eq "$(git -C repo show main:README)" "changed" "accepted"
-	assert_no_file "$(state)/layers/t1" "accept removed the layer"
+	assert_no_file "$(repo_state)/layers/t1" "accept removed the layer"
 }
 
 test_base_is_never_writable_from_the_sandbox() {
@@ -119,13 +106,13 @@ test_base_is_never_writable_from_the_sandbox() {
 	# as it was (only the upper changes), and the state dir shows nothing of it.
 	layered_task
 	local base sum
-	base=$(echo "$(state)"/bases/*/files)
+	base=$(echo "$(repo_state)"/bases/*/files)
 	sum=$(cd "$base" && find . -printf '%p %m %s\n' | sort; cat README src/main.c)
 	inside "find . -path ./.git -prune -o -type f -print | while read f; do echo x >\"\$f\";
-		chmod 777 \"\$f\"; done; rm -rf src; ls -a '$(state)' >seen; ! test -e '$base'"
+		chmod 777 \"\$f\"; done; rm -rf src; ls -a '$(repo_state)' >seen; ! test -e '$base'"
 	assert_eq "$(cd "$base" && find . -printf '%p %m %s\n' | sort; cat README src/main.c)" \
 		"$sum" "the base is unchanged"
-	assert_eq "$(cat "$(state)/layers/t1/upper/seen")" "$(printf '.\n..')" \
+	assert_eq "$(cat "$(repo_state)/layers/t1/upper/seen")" "$(printf '.\n..')" \
 		"agenttask's state is empty inside"
 }
 
@@ -137,8 +124,8 @@ test_one_task_never_sees_another_tasks_upper() {
 	local wt2=$out
 	inside 'echo secret >secret.txt'
 	TASK=t2 inside "! test -e secret.txt && ! test -e '$WT/secret.txt' &&
-		! grep -rqs secret '$(state)' '$WT' && ! ls '$(state)/layers' 2>/dev/null"
-	assert_no_file "$(state)/layers/t2/upper/secret.txt" "t2's upper has no t1 file"
+		! grep -rqs secret '$(repo_state)' '$WT' && ! ls '$(repo_state)/layers' 2>/dev/null"
+	assert_no_file "$(repo_state)/layers/t2/upper/secret.txt" "t2's upper has no t1 file"
 	assert_no_file "$wt2" "t2's path still holds nothing"
 }
 
@@ -155,9 +142,9 @@ test_path_materialises_a_full_checkout_and_the_task_stays_full() {
 	assert_eq "$(readlink "$WT/lnk")" "README" "a link copied as a link"
 	assert_eq "$(git -C "$WT" status --porcelain | sort)" \
 		"$(printf ' D src/main.c\n M README\n?? a/\n?? lnk\n?? src/x')" "git on the host agrees"
-	assert_no_file "$(state)/layers/t1" "the layer went"
+	assert_no_file "$(repo_state)/layers/t1" "the layer went"
 	assert_not_contains "$(git -C repo worktree list)" "locked" "git's lock went"
-	assert_not_contains "$(cat "$(state)/tasks/t1.json")" "layered" "the record says full"
+	assert_not_contains "$(cat "$(repo_state)/tasks/t1.json")" "layered" "the record says full"
 	inside 'echo again >README'
 	assert_eq "$(cat "$WT/README")" "again" "the next run writes the full checkout"
 }
@@ -200,12 +187,12 @@ test_discard_saves_the_layer_and_gc_removes_unused_bases() {
 	layered_task
 	inside 'echo changed >README'
 	ok "discard" -C repo discard t1
-	assert_no_file "$(state)/layers/t1" "the layer went"
+	assert_no_file "$(repo_state)/layers/t1" "the layer went"
 	assert_eq "$(git -C repo show "$(git -C repo for-each-ref --format='%(refname)' \
 		refs/agenttask/trash | head -1)":README)" "changed" "the trash holds the change"
 	ok "gc" -C repo gc
 	assert_contains "$out" "removed base" "gc removes the unused base"
-	assert_eq "$(ls -A "$(state)/bases")" "" "no base left"
+	assert_eq "$(ls -A "$(repo_state)/bases")" "" "no base left"
 	ok "restore" -C repo restore t1
 	assert_eq "$(cat "$out/README")" "changed" "restored (as a full task)"
 }
@@ -222,7 +209,7 @@ test_a_kill_midway_through_path_leaves_a_working_task() {
 	ok "gc" -C repo gc
 	ok "path" -C repo path t1
 	assert_eq "$(cat "$WT/README")" "changed" "full after all"
-	assert_no_file "$(state)/layers/t1" "the layer went"
+	assert_no_file "$(repo_state)/layers/t1" "the layer went"
 	assert_eq "$(ls -A "$(dirname "$WT")" | grep -c '^\.full-')" 0 "no temporary left"
 }
 
@@ -236,7 +223,7 @@ test_a_directory_made_at_the_path_does_not_pass_for_the_full_checkout() {
 	ok "gc" -C repo gc
 	ok "diff" -C repo diff t1 --name-only
 	assert_eq "$out" "README" "the layer's change is still the task's"
-	assert_file "$(state)/layers/t1/upper/README" "the layer kept"
+	assert_file "$(repo_state)/layers/t1/upper/README" "the layer kept"
 }
 
 # mcp_calls TASK TOOL JSON-ARGS...: each tool call through `agenttask mcp --task TASK`,
@@ -279,7 +266,7 @@ test_mcp_file_tools_read_and_write_a_layered_task_through_its_layers() {
 	layered_task
 	inside 'ln -s /etc/passwd lnk && mkfifo pipe'
 	local base
-	base=$(echo "$(state)"/bases/*/files)
+	base=$(echo "$(repo_state)"/bases/*/files)
 	out=$(mcp_calls t1 read_file '{"path":"README"}' \
 		write_file '{"path":"src/new.c","content":"x\n"}' \
 		edit_file '{"path":"README","old_string":"hello","new_string":"bye"}' \

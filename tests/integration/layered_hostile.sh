@@ -11,19 +11,6 @@
 
 require_user_namespaces
 
-# overlayfs in a user namespace (userxattr, Linux 5.11): a layered run needs it.
-require_overlay() {
-	local d
-	d=$(mktemp -d "$_at_root/ovl.XXXXXX")
-	mkdir "$d/l" "$d/u" "$d/w" "$d/m"
-	unshare -Urm sh -c "mount -t overlay -o lowerdir=$d/l,upperdir=$d/u,workdir=$d/w,userxattr \
-		none $d/m" 2>/dev/null || skip "overlayfs cannot be mounted in a user namespace here"
-}
-
-state() {
-	echo "$(git -C repo rev-parse --path-format=absolute --git-common-dir)/agenttask"
-}
-
 # A layered task t1 of ./repo (README, src/main.c); `new --layered` whatever the suite's form.
 layered_task() {
 	require_overlay
@@ -54,7 +41,7 @@ test_path_and_fork_keep_a_sparse_file_sparse() {
 		fail "path wrote the holes out: $(allocated_kb "$wt/big") KiB on disk"
 	ok "fork" -C repo fork t1 t2
 	local home2
-	home2="$(state)/homes/t2/big"
+	home2="$(repo_state)/homes/t2/big"
 	assert_eq "$(tail -c 4 "$home2")" "tail" "the forked HOME's file"
 	[ "$(allocated_kb "$home2")" -lt 1024 ] ||
 		fail "fork wrote the HOME's holes out: $(allocated_kb "$home2") KiB on disk"
@@ -123,9 +110,9 @@ test_no_device_and_no_link_to_the_base_from_the_sandbox() {
 	agent_sh t1 'mknod dev c 1 3 2>/dev/null && echo dev; mknod wo c 0 0 2>/dev/null && echo wo;
 		ln README hard && echo changed >>hard && cat README'
 	assert_eq "$out" "$(printf 'hello\nline two\nchanged')" "no node made; the link is the agent's copy"
-	[ -z "$(find "$(state)/layers/t1/upper" \( -type c -o -type b \) -print)" ] ||
+	[ -z "$(find "$(repo_state)/layers/t1/upper" \( -type c -o -type b \) -print)" ] ||
 		fail "a device node in the upper"
-	assert_eq "$(cat "$(state)"/bases/*/files/README)" "$(printf 'hello\nline two')" "the base's README"
+	assert_eq "$(cat "$(repo_state)"/bases/*/files/README)" "$(printf 'hello\nline two')" "the base's README"
 	TASK=t2 agent_sh t2 'cat README'
 	assert_eq "$out" "$(printf 'hello\nline two')" "another task's README"
 }
@@ -140,7 +127,7 @@ test_path_is_refused_while_a_run_writes_the_upper() {
 	# what the run wrote.
 	layered_task
 	local upper pid
-	upper="$(state)/layers/t1/upper"
+	upper="$(repo_state)/layers/t1/upper"
 	"$AT" -C repo run t1 -- sh -c 'echo started >started; while :; do date >>clock; sleep 0.1; done' \
 		>/dev/null 2>&1 &
 	pid=$!

@@ -156,6 +156,21 @@ ok() {
 	expect_rc 0 "$what" "$@"
 }
 
+# overlayfs in a user namespace (userxattr, Linux 5.11): a layered run needs
+# it; skips the test where it cannot be mounted.
+require_overlay() {
+	local d
+	d=$(mktemp -d "$_at_root/ovl.XXXXXX")
+	mkdir "$d/l" "$d/u" "$d/w" "$d/m"
+	unshare -Urm sh -c "mount -t overlay -o lowerdir=$d/l,upperdir=$d/u,workdir=$d/w,userxattr \
+		none $d/m" 2>/dev/null || skip "overlayfs cannot be mounted in a user namespace here"
+}
+
+# agenttask's state directory of ./repo (the bases, layers, tasks, ...).
+repo_state() {
+	echo "$(git -C repo rev-parse --path-format=absolute --git-common-dir)/agenttask"
+}
+
 # The form of the tasks `new` makes in this run of the suite: layered when
 # AGENTTASK_TEST_FORM=layered (ctest's layered.* tests), else full. A test
 # that checks something only one form has asks layered_form.
