@@ -22,13 +22,13 @@ BUILD ?= build
 BUILD_ASAN ?= build-asan
 BUILD_FUZZ ?= build-fuzz
 FUZZ_SECONDS ?= 300
-FUZZ_CHECK_SECONDS ?= 20
+FUZZ_CHECK_SECONDS ?= 12
 FUZZ ?=
 
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps build build-asan build-fuzz demo check check-fast check-under-load check-vm fuzz bench install \
+.PHONY: all deps build build-asan build-fuzz demo check check-layered check-fast check-under-load check-vm fuzz bench install \
 	uninstall configure-prefix deb check-deb clean
 
 all: build
@@ -68,9 +68,14 @@ demo: build
 # plain one on layered tasks (label `layered`); install and start-up (label
 # `plain`) under the plain one only; every fuzz harness briefly.
 check: build build-asan build-fuzz
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE suite
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE 'suite|layered_extra'
 	ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS) -LE 'plain|layered'
 	ctest --test-dir $(BUILD_FUZZ) --output-on-failure -j $(JOBS)
+
+# Every suite again on layered tasks (labels layered and layered_extra:
+# tests/integration/layered.cmake), under the plain build.
+check-layered: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L layered
 
 # `make check` three times in a row while two busy processes (one per core)
 # run beside it: no test may depend on how fast or quiet the machine is.
